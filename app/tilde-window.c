@@ -1,0 +1,535 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "tilde-window.h"
+
+struct _TildeWindow
+{
+  AdwApplicationWindow parent_instance;
+
+  /* Template children */
+  AdwWindowTitle  *window_title;
+  AdwToastOverlay *toast_overlay;
+  GtkSourceView   *source_view;
+
+  GtkSourceBuffer *buffer;
+  GtkSourceFile   *source_file;
+  GCancellable    *cancellable;
+  guint            loading : 1;
+  guint            saving : 1;
+  guint            close_after_save : 1;
+  guint            close_confirmed : 1;
+};
+
+G_DEFINE_FINAL_TYPE (TildeWindow, tilde_window, ADW_TYPE_APPLICATION_WINDOW)
+
+enum {
+  PROP_0,
+  PROP_FILE,
+  PROP_LOADING,
+  PROP_SAVING,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+TildeWindow *
+tilde_window_new (TildeApplication *app)
+{
+  return g_object_new (TILDE_TYPE_WINDOW, "application", app, NULL);
+}
+
+GFile *
+tilde_window_get_file (TildeWindow *self)
+{
+  g_return_val_if_fail (TILDE_IS_WINDOW (self), NULL);
+  return gtk_source_file_get_location (self->source_file);
+}
+
+GtkSourceBuffer *
+tilde_window_get_buffer (TildeWindow *self)
+{
+  g_return_val_if_fail (TILDE_IS_WINDOW (self), NULL);
+  return self->buffer;
+}
+
+GtkSourceView *
+tilde_window_get_view (TildeWindow *self)
+{
+  g_return_val_if_fail (TILDE_IS_WINDOW (self), NULL);
+  return self->source_view;
+}
+
+gboolean
+tilde_window_is_loading (TildeWindow *self)
+{
+  g_return_val_if_fail (TILDE_IS_WINDOW (self), FALSE);
+  return self->loading;
+}
+
+gboolean
+tilde_window_is_saving (TildeWindow *self)
+{
+  g_return_val_if_fail (TILDE_IS_WINDOW (self), FALSE);
+  return self->saving;
+}
+
+gboolean
+tilde_window_is_pristine (TildeWindow *self)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->buffer);
+
+  return tilde_window_get_file (self) == NULL
+         && !self->loading
+         && !gtk_text_buffer_get_modified (buffer)
+         && gtk_text_buffer_get_char_count (buffer) == 0;
+}
+
+static void
+show_error_toast (TildeWindow *self, const char *what, const GError *error)
+{
+  g_autofree char *text = g_strdup_printf ("%s: %s", what, error->message);
+  AdwToast *toast = adw_toast_new (text);
+
+  adw_toast_set_timeout (toast, 0);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+static void
+update_title (TildeWindow *self)
+{
+  GFile *file = tilde_window_get_file (self);
+  gboolean modified = gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (self->buffer));
+  g_autofree char *name = NULL;
+  g_autofree char *title = NULL;
+  g_autofree char *subtitle = NULL;
+
+  if (file != NULL)
+    {
+      g_autoptr(GFile) parent = g_file_get_parent (file);
+
+      name = g_file_get_basename (file);
+      if (parent != NULL)
+        {
+          g_autofree char *dir = g_file_get_parse_name (parent);
+          const char *home = g_get_home_dir ();
+
+          if (home && g_str_has_prefix (dir, home) && home[1] != '\0')
+            subtitle = g_strconcat ("~", dir + strlen (home), NULL);
+          else
+            subtitle = g_steal_pointer (&dir);
+        }
+    }
+  else
+    name = g_strdup (_("Untitled model"));
+
+  title = modified ? g_strconcat ("• ", name, NULL) : g_strdup (name);
+  adw_window_title_set_title (self->window_title, title);
+  adw_window_title_set_subtitle (self->window_title, subtitle ? subtitle : "");
+  gtk_window_set_title (GTK_WINDOW (self), title);
+}
+
+static void
+set_loading (TildeWindow *self, gboolean loading)
+{
+  if (self->loading == !!loading)
+    return;
+  self->loading = !!loading;
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (self->source_view), !loading);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+}
+
+static void
+set_saving (TildeWindow *self, gboolean saving)
+{
+  if (self->saving == !!saving)
+    return;
+  self->saving = !!saving;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SAVING]);
+}
+
+static void
+load_finished (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(TildeWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  GtkTextIter start;
+
+  if (!gtk_source_file_loader_load_finish (GTK_SOURCE_FILE_LOADER (source), result, &error))
+    {
+      GFile *file = gtk_source_file_loader_get_location (GTK_SOURCE_FILE_LOADER (source));
+
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_autofree char *name = g_file_get_basename (file);
+          g_autofree char *what = g_strdup_printf (_("Could not open “%s”"), name);
+          show_error_toast (self, what, error);
+        }
+      /* Forget the file that failed, so a later Save asks where to write. */
+      gtk_source_file_set_location (self->source_file, NULL);
+    }
+  else
+    {
+      gtk_text_buffer_get_start_iter (GTK_TEXT_BUFFER (self->buffer), &start);
+      gtk_text_buffer_place_cursor (GTK_TEXT_BUFFER (self->buffer), &start);
+    }
+  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (self->buffer), FALSE);
+  set_loading (self, FALSE);
+  update_title (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
+}
+
+void
+tilde_window_load_file (TildeWindow *self, GFile *file)
+{
+  g_autoptr(GtkSourceFileLoader) loader = NULL;
+
+  g_return_if_fail (TILDE_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  g_cancellable_cancel (self->cancellable);
+  g_set_object (&self->cancellable, g_cancellable_new ());
+  g_object_unref (self->cancellable);
+
+  gtk_source_file_set_location (self->source_file, file);
+  loader = gtk_source_file_loader_new (self->buffer, self->source_file);
+  set_loading (self, TRUE);
+  update_title (self);
+  gtk_source_file_loader_load_async (loader, G_PRIORITY_DEFAULT, self->cancellable,
+                                     NULL, NULL, NULL, load_finished, g_object_ref (self));
+}
+
+static void
+save_finished (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(TildeWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  set_saving (self, FALSE);
+  if (!gtk_source_file_saver_save_finish (GTK_SOURCE_FILE_SAVER (source), result, &error))
+    {
+      GFile *file = gtk_source_file_saver_get_location (GTK_SOURCE_FILE_SAVER (source));
+
+      g_autofree char *name = g_file_get_basename (file);
+      g_autofree char *what = g_strdup_printf (_("Could not save “%s”"), name);
+
+      self->close_after_save = FALSE;
+      show_error_toast (self, what, error);
+      return;
+    }
+  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (self->buffer), FALSE);
+  update_title (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
+  if (self->close_after_save)
+    {
+      self->close_confirmed = TRUE;
+      gtk_window_close (GTK_WINDOW (self));
+    }
+}
+
+void
+tilde_window_save_to_file (TildeWindow *self, GFile *file)
+{
+  g_autoptr(GtkSourceFileSaver) saver = NULL;
+
+  g_return_if_fail (TILDE_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  saver = gtk_source_file_saver_new_with_target (self->buffer, self->source_file, file);
+  set_saving (self, TRUE);
+  gtk_source_file_saver_save_async (saver, G_PRIORITY_DEFAULT, NULL, NULL, NULL, NULL,
+                                    save_finished, g_object_ref (self));
+}
+
+static GtkFileFilter *
+stan_file_filter (void)
+{
+  GtkFileFilter *filter = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (filter, _("Stan models"));
+  gtk_file_filter_add_pattern (filter, "*.stan");
+  gtk_file_filter_add_pattern (filter, "*.stanfunctions");
+  gtk_file_filter_add_mime_type (filter, "text/x-stan");
+  return filter;
+}
+
+static void
+open_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  TildeWindow *self = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      GApplication *app = G_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
+
+      /* The application decides whether this window is reused or a new one opens,
+       * so an edited model is never replaced. */
+      g_application_open (app, &file, 1, "");
+    }
+  g_object_unref (dialog);
+}
+
+static void
+open_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  TildeWindow *self = TILDE_WINDOW (widget);
+  GtkFileChooserNative *dialog;
+  g_autoptr(GtkFileFilter) filter = stan_file_filter ();
+
+  dialog = gtk_file_chooser_native_new (_("Open Model"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  g_signal_connect (dialog, "response", G_CALLBACK (open_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+save_as_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  TildeWindow *self = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      tilde_window_save_to_file (self, file);
+    }
+  else
+    self->close_after_save = FALSE;
+  g_object_unref (dialog);
+}
+
+static void
+save_as_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  TildeWindow *self = TILDE_WINDOW (widget);
+  GtkFileChooserNative *dialog;
+  g_autoptr(GtkFileFilter) filter = stan_file_filter ();
+  GFile *file = tilde_window_get_file (self);
+
+  dialog = gtk_file_chooser_native_new (_("Save Model As"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  if (file != NULL)
+    gtk_file_chooser_set_file (GTK_FILE_CHOOSER (dialog), file, NULL);
+  else
+    gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), _("model.stan"));
+  g_signal_connect (dialog, "response", G_CALLBACK (save_as_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+save_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  TildeWindow *self = TILDE_WINDOW (widget);
+  GFile *file = tilde_window_get_file (self);
+
+  if (file == NULL)
+    save_as_action (widget, "win.save-as", NULL);
+  else
+    tilde_window_save_to_file (self, file);
+}
+
+static void
+new_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  gtk_widget_activate_action (widget, "app.new-window", NULL);
+}
+
+static gboolean
+close_in_idle (gpointer user_data)
+{
+  gtk_window_close (GTK_WINDOW (user_data));
+  return G_SOURCE_REMOVE;
+}
+
+static void
+unsaved_response (AdwMessageDialog *dialog, const char *response, gpointer user_data)
+{
+  TildeWindow *self = user_data;
+
+  if (g_str_equal (response, "discard"))
+    {
+      /* Close once the dialog, which is transient for this window, is gone. */
+      self->close_confirmed = TRUE;
+      g_idle_add_full (G_PRIORITY_DEFAULT, close_in_idle, g_object_ref (self), g_object_unref);
+    }
+  else if (g_str_equal (response, "save"))
+    {
+      self->close_after_save = TRUE;
+      save_action (GTK_WIDGET (self), "win.save", NULL);
+    }
+}
+
+static gboolean
+tilde_window_close_request (GtkWindow *window)
+{
+  TildeWindow *self = TILDE_WINDOW (window);
+  TildeApplication *app = TILDE_APPLICATION (gtk_window_get_application (window));
+  GSettings *settings = app ? tilde_application_get_settings (app) : NULL;
+  AdwMessageDialog *dialog;
+  g_autofree char *name = NULL;
+
+  if (!self->close_confirmed && gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (self->buffer)))
+    {
+      GFile *file = tilde_window_get_file (self);
+
+      name = file ? g_file_get_basename (file) : g_strdup (_("Untitled model"));
+      dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (window, _("Save Changes?"), NULL));
+      adw_message_dialog_format_body (dialog,
+                                      _("“%s” has unsaved changes. Changes which are not saved "
+                                        "will be permanently lost."), name);
+      adw_message_dialog_add_responses (dialog,
+                                        "cancel", _("_Cancel"),
+                                        "discard", _("_Discard"),
+                                        "save", _("_Save"),
+                                        NULL);
+      adw_message_dialog_set_response_appearance (dialog, "discard", ADW_RESPONSE_DESTRUCTIVE);
+      adw_message_dialog_set_response_appearance (dialog, "save", ADW_RESPONSE_SUGGESTED);
+      adw_message_dialog_set_default_response (dialog, "save");
+      adw_message_dialog_set_close_response (dialog, "cancel");
+      g_signal_connect (dialog, "response", G_CALLBACK (unsaved_response), self);
+      gtk_window_present (GTK_WINDOW (dialog));
+      return TRUE;
+    }
+
+  if (settings != NULL)
+    {
+      int width, height;
+
+      gtk_window_get_default_size (window, &width, &height);
+      g_settings_set_boolean (settings, "window-maximized", gtk_window_is_maximized (window));
+      if (!gtk_window_is_maximized (window))
+        {
+          g_settings_set_int (settings, "window-width", width);
+          g_settings_set_int (settings, "window-height", height);
+        }
+    }
+  g_cancellable_cancel (self->cancellable);
+  return GTK_WINDOW_CLASS (tilde_window_parent_class)->close_request (window);
+}
+
+static void
+update_style_scheme (TildeWindow *self)
+{
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  GtkSourceStyleSchemeManager *schemes = gtk_source_style_scheme_manager_get_default ();
+  const char *id = adw_style_manager_get_dark (style) ? "Adwaita-dark" : "Adwaita";
+  GtkSourceStyleScheme *scheme = gtk_source_style_scheme_manager_get_scheme (schemes, id);
+
+  if (scheme == NULL)
+    scheme = gtk_source_style_scheme_manager_get_scheme (schemes, "classic");
+  gtk_source_buffer_set_style_scheme (self->buffer, scheme);
+}
+
+static void
+tilde_window_dispose (GObject *object)
+{
+  TildeWindow *self = TILDE_WINDOW (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->source_file);
+  g_clear_object (&self->buffer);
+  gtk_widget_dispose_template (GTK_WIDGET (self), TILDE_TYPE_WINDOW);
+  G_OBJECT_CLASS (tilde_window_parent_class)->dispose (object);
+}
+
+static void
+tilde_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  TildeWindow *self = TILDE_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_FILE:
+      g_value_set_object (value, tilde_window_get_file (self));
+      break;
+    case PROP_LOADING:
+      g_value_set_boolean (value, self->loading);
+      break;
+    case PROP_SAVING:
+      g_value_set_boolean (value, self->saving);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+tilde_window_class_init (TildeWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->dispose = tilde_window_dispose;
+  object_class->get_property = tilde_window_get_property;
+  window_class->close_request = tilde_window_close_request;
+
+  properties[PROP_FILE] =
+    g_param_spec_object ("file", NULL, NULL, G_TYPE_FILE,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_LOADING] =
+    g_param_spec_boolean ("loading", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SAVING] =
+    g_param_spec_boolean ("saving", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (GTK_SOURCE_TYPE_VIEW);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/tilde/Workbench/ui/tilde-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, TildeWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, TildeWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, TildeWindow, source_view);
+
+  gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
+  gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
+}
+
+static void
+tilde_window_init (TildeWindow *self)
+{
+  GtkSourceLanguageManager *languages = gtk_source_language_manager_get_default ();
+  TildeApplication *app;
+  GSettings *settings;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->buffer = gtk_source_buffer_new (NULL);
+  gtk_source_buffer_set_language (self->buffer,
+                                  gtk_source_language_manager_get_language (languages, "stan"));
+  gtk_source_buffer_set_highlight_syntax (self->buffer, TRUE);
+  gtk_text_view_set_buffer (GTK_TEXT_VIEW (self->source_view), GTK_TEXT_BUFFER (self->buffer));
+  self->source_file = gtk_source_file_new ();
+  self->cancellable = g_cancellable_new ();
+
+  g_signal_connect_object (self->buffer, "modified-changed",
+                           G_CALLBACK (update_title), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
+                           G_CALLBACK (update_style_scheme), self, G_CONNECT_SWAPPED);
+  update_style_scheme (self);
+  update_title (self);
+
+  /* Restore the size the last window had when it closed. */
+  app = TILDE_APPLICATION (g_application_get_default ());
+  settings = app && TILDE_IS_APPLICATION (app) ? tilde_application_get_settings (app) : NULL;
+  if (settings != NULL)
+    {
+      gtk_window_set_default_size (GTK_WINDOW (self),
+                                   g_settings_get_int (settings, "window-width"),
+                                   g_settings_get_int (settings, "window-height"));
+      if (g_settings_get_boolean (settings, "window-maximized"))
+        gtk_window_maximize (GTK_WINDOW (self));
+    }
+}
