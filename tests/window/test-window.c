@@ -189,17 +189,26 @@ ink_colour (const guchar *pixels, gsize stride, int width, int height, GdkRectan
   return ink;
 }
 
-/* Where the first occurrence of WORD is drawn, in the view's widget coordinates. */
+/* Where the first occurrence of WORD is drawn, in the view's widget coordinates;
+ * occurrences inside comments are skipped unless WORD starts one. */
 static GdkRectangle
 word_rectangle (GtkSourceView *view, const char *word)
 {
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
+  GtkSourceBuffer *source = GTK_SOURCE_BUFFER (buffer);
   GtkTextIter start, match_start, match_end;
   GdkRectangle first, last, rect;
 
   gtk_text_buffer_get_start_iter (buffer, &start);
-  g_assert_true (gtk_text_iter_forward_search (&start, word, GTK_TEXT_SEARCH_TEXT_ONLY,
-                                               &match_start, &match_end, NULL));
+  for (;;)
+    {
+      g_assert_true (gtk_text_iter_forward_search (&start, word, GTK_TEXT_SEARCH_TEXT_ONLY,
+                                                   &match_start, &match_end, NULL));
+      if (g_str_has_prefix (word, "//")
+          || !gtk_source_buffer_iter_has_context_class (source, &match_start, "comment"))
+        break;
+      start = match_end;
+    }
   gtk_text_iter_backward_char (&match_end);
   gtk_text_view_get_iter_location (GTK_TEXT_VIEW (view), &match_start, &first);
   gtk_text_view_get_iter_location (GTK_TEXT_VIEW (view), &match_end, &last);
