@@ -364,40 +364,64 @@ check_candidates (const TildeType *const *candidates, guint n,
   return cands;
 }
 
+/* The cost of a call without building explanations: resolution runs on
+ * every keystroke, explanations only for calls that fail. */
+static int
+call_cost (const TildeType *fn, const TildeFunArg *args, guint n_args)
+{
+  int total = 0;
+
+  if (tilde_type_n_args (fn) != n_args)
+    return -1;
+  for (guint i = 0; i < n_args; i++)
+    {
+      const TildeFunArg *p = tilde_type_arg (fn, i);
+      int c = tilde_type_promotion_cost (p->type, args[i].type);
+
+      if (c < 0 || !tilde_ad_can_convert (p->ad, args[i].ad))
+        return -1;
+      total += c;
+    }
+  return total;
+}
+
 TildeMatchStatus
 tilde_overload_resolve (const TildeType *const *candidates, guint n_candidates,
                         const TildeFunArg *args, guint n_args, TildeMatch *match)
 {
-  GArray *cands = check_candidates (candidates, n_candidates, args, n_args);
-  const Candidate *best = NULL;
-  guint n_best = 0;
   TildeMatch m = { TILDE_MATCH_NONE, 0, NULL, NULL, 0 };
+  int best = -1;
+  guint n_best = 0;
 
-  for (guint i = 0; i < cands->len; i++)
+  /* the least cost is unique or not whatever the order of candidates */
+  for (guint i = 0; i < n_candidates; i++)
     {
-      const Candidate *c = &g_array_index (cands, Candidate, i);
+      int c = call_cost (candidates[i], args, n_args);
 
-      if (c->error != NULL)
+      if (c < 0)
         continue;
-      if (best == NULL || c->cost < best->cost)
+      if (best < 0 || c < best)
         {
           best = c;
           n_best = 1;
+          m.index = i;
         }
-      else if (c->cost == best->cost)
+      else if (c == best)
         n_best++;
     }
   if (n_best == 1)
     {
       m.status = TILDE_MATCH_UNIQUE;
-      m.index = best->index;
-      m.function = best->fn;
-      m.return_type = tilde_type_return (best->fn);
-      m.cost = (guint) best->cost;
+      m.function = candidates[m.index];
+      m.return_type = tilde_type_return (m.function);
+      m.cost = (guint) best;
     }
-  else if (n_best > 1)
-    m.status = TILDE_MATCH_AMBIGUOUS;
-  candidates_clear (cands);
+  else
+    {
+      m.index = 0;
+      if (n_best > 1)
+        m.status = TILDE_MATCH_AMBIGUOUS;
+    }
   if (match)
     *match = m;
   return m.status;
