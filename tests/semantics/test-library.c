@@ -290,6 +290,11 @@ test_user_defined (void)
   g_assert_cmpuint (m.index, ==, 0);
   g_assert_cmpuint (m.cost, ==, 0);
   g_assert_true (m.function == cands[0]);
+  /* the same count for a bare parameter list; data parameters need data */
+  g_assert_cmpint (tilde_overload_arguments_cost (tilde_type_arg (cands[2], 0), 2, args, 2), ==, 1);
+  g_assert_cmpint (tilde_overload_arguments_cost (tilde_type_arg (T ("(data int, data real) => real"), 0),
+                                                  2, args, 2), ==, -1);
+  g_assert_cmpint (tilde_overload_arguments_cost (tilde_type_arg (cands[2], 0), 2, args, 1), ==, -1);
   /* (real, real) alone: one upcast */
   g_assert_cmpint (tilde_overload_resolve (cands + 2, 1, args, 2, &m), ==, TILDE_MATCH_UNIQUE);
   g_assert_cmpuint (m.cost, ==, 1);

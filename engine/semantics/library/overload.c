@@ -228,17 +228,6 @@ check_arguments (int depth, const TildeFunArg *typs, guint n_typs,
   return NULL;
 }
 
-int
-tilde_overload_arguments_cost (const TildeFunArg *params, guint n_params,
-                               const TildeFunArg *args, guint n_args)
-{
-  int cost;
-  FunMismatch *m = check_arguments (0, params, n_params, args, n_args, &cost);
-
-  fun_mismatch_free (m);
-  return m ? -1 : cost;
-}
-
 static FunMismatch *
 check_candidate (const TildeType *fn, const TildeFunArg *args, guint n_args, int *cost)
 {
@@ -366,19 +355,19 @@ check_candidates (const TildeType *const *candidates, guint n,
 
 /* The cost of a call without building explanations: resolution runs on
  * every keystroke, explanations only for calls that fail. */
-static int
-call_cost (const TildeType *fn, const TildeFunArg *args, guint n_args)
+int
+tilde_overload_arguments_cost (const TildeFunArg *params, guint n_params,
+                               const TildeFunArg *args, guint n_args)
 {
   int total = 0;
 
-  if (tilde_type_n_args (fn) != n_args)
+  if (n_params != n_args)
     return -1;
   for (guint i = 0; i < n_args; i++)
     {
-      const TildeFunArg *p = tilde_type_arg (fn, i);
-      int c = tilde_type_promotion_cost (p->type, args[i].type);
+      int c = tilde_type_promotion_cost (params[i].type, args[i].type);
 
-      if (c < 0 || !tilde_ad_can_convert (p->ad, args[i].ad))
+      if (c < 0 || !tilde_ad_can_convert (params[i].ad, args[i].ad))
         return -1;
       total += c;
     }
@@ -396,7 +385,9 @@ tilde_overload_resolve (const TildeType *const *candidates, guint n_candidates,
   /* the least cost is unique or not whatever the order of candidates */
   for (guint i = 0; i < n_candidates; i++)
     {
-      int c = call_cost (candidates[i], args, n_args);
+      const TildeType *fn = candidates[i];
+      int c = tilde_overload_arguments_cost (params_of (fn), tilde_type_n_args (fn),
+                                             args, n_args);
 
       if (c < 0)
         continue;
