@@ -14,7 +14,7 @@ struct _TildeType {
   const TildeType *elem;     /* array element, function return type */
   const TildeType *base;     /* innermost non-array type of an array */
   const TildeType **members; /* tuple members */
-  TildeFunArg *args;         /* function arguments */
+  TildeArgType *args;         /* function arguments */
 };
 
 /* The intern table owns every type ever built; types are never freed, so the
@@ -79,7 +79,7 @@ intern (const TildeType *key)
       if (key->members)
         found->members = g_memdup2 (key->members, key->n * sizeof (TildeType *));
       if (key->args)
-        found->args = g_memdup2 (key->args, key->n * sizeof (TildeFunArg));
+        found->args = g_memdup2 (key->args, key->n * sizeof (TildeArgType));
       found->hash = type_hash (found);
       g_hash_table_add (intern_table, found);
     }
@@ -152,14 +152,14 @@ tilde_type_tuple (guint n, const TildeType *const *members)
 }
 
 const TildeType *
-tilde_type_function (guint n_args, const TildeFunArg *args,
+tilde_type_function (guint n_args, const TildeArgType *args,
                      const TildeType *ret, TildeFunKind kind)
 {
   TildeType key = { .kind = TILDE_TYPE_FUNCTION };
 
   g_return_val_if_fail (ret != NULL && (n_args == 0 || args != NULL), NULL);
   key.n = n_args;
-  key.args = n_args ? (TildeFunArg *) args : NULL;
+  key.args = n_args ? (TildeArgType *) args : NULL;
   key.elem = ret;
   key.fun_kind = kind;
   return intern (&key);
@@ -207,7 +207,7 @@ tilde_type_n_args (const TildeType *type)
   return type->kind == TILDE_TYPE_FUNCTION ? type->n : 0;
 }
 
-const TildeFunArg *
+const TildeArgType *
 tilde_type_arg (const TildeType *type, guint i)
 {
   g_return_val_if_fail (type->kind == TILDE_TYPE_FUNCTION && i < type->n, NULL);
@@ -496,7 +496,7 @@ fun_args_compatible (const TildeType *typs, const TildeType *args2, int depth)
     return FALSE;
   for (guint i = 0; i < typs->n; i++)
     {
-      const TildeFunArg *p = &typs->args[i], *a = &args2->args[i];
+      const TildeArgType *p = &typs->args[i], *a = &args2->args[i];
 
       if (promotion_cost (p->type, a->type, depth) < 0)
         return FALSE;
@@ -673,7 +673,7 @@ eat (Scanner *s, const char *tok)
 static const TildeType *parse_type (Scanner *s);
 
 static gboolean
-parse_fun_arg (Scanner *s, TildeFunArg *arg)
+parse_fun_arg (Scanner *s, TildeArgType *arg)
 {
   arg->ad = eat (s, "data") ? TILDE_AD_DATA : TILDE_AD_AUTODIFF;
   arg->type = parse_type (s);
@@ -683,14 +683,14 @@ parse_fun_arg (Scanner *s, TildeFunArg *arg)
 static const TildeType *
 parse_function (Scanner *s)
 {
-  g_autoptr (GArray) args = g_array_new (FALSE, FALSE, sizeof (TildeFunArg));
+  g_autoptr (GArray) args = g_array_new (FALSE, FALSE, sizeof (TildeArgType));
   const TildeType *ret;
 
   if (!eat (s, ")"))
     {
       do
         {
-          TildeFunArg a;
+          TildeArgType a;
           if (!parse_fun_arg (s, &a))
             return NULL;
           g_array_append_val (args, a);
@@ -704,7 +704,7 @@ parse_function (Scanner *s)
   ret = eat (s, "void") ? tilde_type_void () : parse_type (s);
   if (ret == NULL)
     return NULL;
-  return tilde_type_function (args->len, (TildeFunArg *) args->data, ret,
+  return tilde_type_function (args->len, (TildeArgType *) args->data, ret,
                               TILDE_FUN_PLAIN);
 }
 
@@ -806,7 +806,7 @@ kind_rank (TildeTypeKind k)
 }
 
 int
-tilde_fun_arg_compare (const TildeFunArg *a, const TildeFunArg *b)
+tilde_arg_type_compare (const TildeArgType *a, const TildeArgType *b)
 {
   /* stanc's autodifftype lists DataOnly before AutoDiffable */
   if (a->ad != b->ad)
@@ -840,7 +840,7 @@ tilde_type_compare (const TildeType *a, const TildeType *b)
     case TILDE_TYPE_FUNCTION:
       for (guint i = 0; i < a->n && i < b->n; i++)
         {
-          int c = tilde_fun_arg_compare (&a->args[i], &b->args[i]);
+          int c = tilde_arg_type_compare (&a->args[i], &b->args[i]);
           if (c != 0)
             return c;
         }

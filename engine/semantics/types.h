@@ -56,7 +56,7 @@ typedef struct _TildeType TildeType;
 typedef struct {
   TildeAdLevel ad; /* TILDE_AD_DATA: the parameter is declared `data` */
   const TildeType *type;
-} TildeFunArg;
+} TildeArgType;
 
 const TildeType *tilde_type_int (void);
 const TildeType *tilde_type_real (void);
@@ -80,7 +80,7 @@ const TildeType *tilde_type_array_n (const TildeType *elem, guint ndims);
 /* tuple(members[0], ...); n >= 1. */
 const TildeType *tilde_type_tuple (guint n, const TildeType *const *members);
 /* (args) => ret, with ret tilde_type_void() for a void function. */
-const TildeType *tilde_type_function (guint n_args, const TildeFunArg *args,
+const TildeType *tilde_type_function (guint n_args, const TildeArgType *args,
                                       const TildeType *ret, TildeFunKind kind);
 
 TildeTypeKind    tilde_type_kind (const TildeType *type);
@@ -94,7 +94,7 @@ const TildeType *tilde_type_array_base (const TildeType *type);
 guint              tilde_type_n_members (const TildeType *type);
 const TildeType   *tilde_type_member (const TildeType *type, guint i);
 guint              tilde_type_n_args (const TildeType *type);
-const TildeFunArg *tilde_type_arg (const TildeType *type, guint i);
+const TildeArgType *tilde_type_arg (const TildeType *type, guint i);
 const TildeType   *tilde_type_return (const TildeType *type);
 TildeFunKind       tilde_type_fun_kind (const TildeType *type);
 /* The same function type with another suffix kind. */
@@ -153,7 +153,7 @@ const TildeType *tilde_type_from_string (const char *text);
  * complex < row_vector < matrix < complex containers < array < tuple <
  * function), used to list signatures in the same order stanc does. */
 int tilde_type_compare (const TildeType *a, const TildeType *b);
-int tilde_fun_arg_compare (const TildeFunArg *a, const TildeFunArg *b);
+int tilde_arg_type_compare (const TildeArgType *a, const TildeArgType *b);
 
 /* The kind a function name's suffix implies. */
 TildeFunKind tilde_fun_kind_from_name (const char *name);

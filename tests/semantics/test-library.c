@@ -19,7 +19,7 @@ T (const char *text)
 
 /* Arguments written as "data int", "vector", ...; returns the count. */
 static guint
-make_args (TildeFunArg *out, const char *const *texts)
+make_args (TildeArgType *out, const char *const *texts)
 {
   guint n = 0;
 
@@ -42,7 +42,7 @@ make_args (TildeFunArg *out, const char *const *texts)
 static const TildeType *
 resolve (const char *name, const char *const *arg_texts)
 {
-  TildeFunArg args[16];
+  TildeArgType args[16];
   guint n = make_args (args, arg_texts);
   TildeMatch m;
   g_autofree char *message = NULL;
@@ -55,7 +55,7 @@ resolve (const char *name, const char *const *arg_texts)
 static char *
 mismatch (const char *name, const char *const *arg_texts)
 {
-  TildeFunArg args[16];
+  TildeArgType args[16];
   guint n = make_args (args, arg_texts);
   char *message = NULL;
 
@@ -281,7 +281,7 @@ test_user_defined (void)
   const TildeType *cands[3] = {
     T ("(int, real) => real"), T ("(real, int) => real"), T ("(real, real) => vector"),
   };
-  TildeFunArg args[2] = { { TILDE_AD_AUTODIFF, tilde_type_int () },
+  TildeArgType args[2] = { { TILDE_AD_AUTODIFF, tilde_type_int () },
                           { TILDE_AD_DATA, tilde_type_real () } };
   TildeMatch m;
 
@@ -305,7 +305,7 @@ static void
 test_ambiguity (void)
 {
   const TildeType *cands[2] = { T ("(int, real) => real"), T ("(real, int) => real") };
-  TildeFunArg args[2] = { { TILDE_AD_AUTODIFF, tilde_type_int () },
+  TildeArgType args[2] = { { TILDE_AD_AUTODIFF, tilde_type_int () },
                           { TILDE_AD_AUTODIFF, tilde_type_int () } };
   g_autofree char *text = NULL;
 
@@ -375,7 +375,7 @@ test_variadic (void)
   g_assert_true (resolve ("solve_newton", ARGS ("(vector) => vector", "vector"))
                  == tilde_type_vector ());
   {
-    TildeFunArg args[2];
+    TildeArgType args[2];
     char *message = NULL;
 
     args[0].ad = TILDE_AD_AUTODIFF;
@@ -402,11 +402,11 @@ test_variadic (void)
 static void
 test_operators (void)
 {
-  TildeFunArg a[2];
+  TildeArgType a[2];
   TildeMatch m;
 
-  a[0] = (TildeFunArg) { TILDE_AD_AUTODIFF, tilde_type_int () };
-  a[1] = (TildeFunArg) { TILDE_AD_AUTODIFF, tilde_type_int () };
+  a[0] = (TildeArgType) { TILDE_AD_AUTODIFF, tilde_type_int () };
+  a[1] = (TildeArgType) { TILDE_AD_AUTODIFF, tilde_type_int () };
   g_assert_cmpint (tilde_library_resolve_operator (TILDE_OP_DIVIDE, a, 2, &m, NULL), ==, TILDE_MATCH_UNIQUE);
   g_assert_true (m.return_type == tilde_type_int ());
   g_assert_cmpint (tilde_library_resolve_operator (TILDE_OP_INT_DIVIDE, a, 2, &m, NULL), ==, TILDE_MATCH_UNIQUE);
@@ -444,7 +444,7 @@ static void
 test_message_data_only_udf (void)
 {
   const TildeType *cands[1] = { T ("(data real) => real") };
-  TildeFunArg args[1] = { { TILDE_AD_AUTODIFF, tilde_type_real () } };
+  TildeArgType args[1] = { { TILDE_AD_AUTODIFF, tilde_type_real () } };
   g_autofree char *text = tilde_overload_mismatch_message ("my_fun3", cands, 1, args, 1);
 
   g_assert_cmpstr (text, ==,
@@ -509,7 +509,7 @@ test_message_udf_second_argument (void)
   const TildeType *cands[1] = {
     tilde_type_function_with_kind (T ("(real, int, real) => real"), TILDE_FUN_LPDF),
   };
-  TildeFunArg args[3];
+  TildeArgType args[3];
   g_autofree char *text = NULL;
 
   make_args (args, ARGS ("real", "real", "int"));
@@ -551,7 +551,7 @@ test_message_higher_order (void)
 static char *
 operator_mismatch (TildeOperator op, const char *const *arg_texts)
 {
-  TildeFunArg args[2];
+  TildeArgType args[2];
   guint n = make_args (args, arg_texts);
   char *message = NULL;
 

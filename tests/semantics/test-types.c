@@ -28,9 +28,9 @@ test_interning (void)
 {
   const TildeType *members[2] = { tilde_type_real (), tilde_type_array (tilde_type_int ()) };
   const TildeType *members2[2] = { tilde_type_real (), tilde_type_array (tilde_type_int ()) };
-  TildeFunArg a1[2] = { { TILDE_AD_AUTODIFF, tilde_type_real () }, { TILDE_AD_DATA, tilde_type_vector () } };
-  TildeFunArg a2[2] = { { TILDE_AD_AUTODIFF, tilde_type_real () }, { TILDE_AD_DATA, tilde_type_vector () } };
-  TildeFunArg a3[2] = { { TILDE_AD_AUTODIFF, tilde_type_real () }, { TILDE_AD_AUTODIFF, tilde_type_vector () } };
+  TildeArgType a1[2] = { { TILDE_AD_AUTODIFF, tilde_type_real () }, { TILDE_AD_DATA, tilde_type_vector () } };
+  TildeArgType a2[2] = { { TILDE_AD_AUTODIFF, tilde_type_real () }, { TILDE_AD_DATA, tilde_type_vector () } };
+  TildeArgType a3[2] = { { TILDE_AD_AUTODIFF, tilde_type_real () }, { TILDE_AD_AUTODIFF, tilde_type_vector () } };
 
   g_assert_true (tilde_type_array (tilde_type_real ()) == tilde_type_array (tilde_type_real ()));
   g_assert_true (tilde_type_array_n (tilde_type_real (), 2)
@@ -87,10 +87,10 @@ static void
 test_printing (void)
 {
   const TildeType *tup[2] = { tilde_type_real (), tilde_type_array (tilde_type_int ()) };
-  TildeFunArg args[2] = { { TILDE_AD_AUTODIFF, tilde_type_real () },
+  TildeArgType args[2] = { { TILDE_AD_AUTODIFF, tilde_type_real () },
                           { TILDE_AD_DATA, tilde_type_vector () } };
   const TildeType *fn = tilde_type_function (2, args, tilde_type_real (), TILDE_FUN_PLAIN);
-  TildeFunArg fnarg[1] = { { TILDE_AD_DATA, fn } };
+  TildeArgType fnarg[1] = { { TILDE_AD_DATA, fn } };
 
   assert_prints (tilde_type_int (), "int");
   assert_prints (tilde_type_vector (), "vector");

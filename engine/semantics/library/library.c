@@ -22,7 +22,7 @@ static const TildeType *
 decode_signature (const char **p, TildeFunKind kind)
 {
   guint n = decode_count (p);
-  g_autofree TildeFunArg *args = g_new0 (TildeFunArg, MAX (n, 1));
+  g_autofree TildeArgType *args = g_new0 (TildeArgType, MAX (n, 1));
   const TildeType *ret;
 
   for (guint i = 0; i < n; i++)
@@ -229,7 +229,7 @@ signature_compare (const void *pa, const void *pb)
   if (c != 0)
     return c;
   for (guint i = 0; i < na && i < nb; i++)
-    if ((c = tilde_fun_arg_compare (tilde_type_arg (a, i), tilde_type_arg (b, i))) != 0)
+    if ((c = tilde_arg_type_compare (tilde_type_arg (a, i), tilde_type_arg (b, i))) != 0)
       return c;
   return na < nb ? -1 : na > nb ? 1 : 0;
 }
@@ -263,7 +263,7 @@ tilde_library_format_signatures (const char *name)
 }
 
 TildeMatchStatus
-tilde_library_resolve (const char *name, const TildeFunArg *args, guint n_args,
+tilde_library_resolve (const char *name, const TildeArgType *args, guint n_args,
                        TildeMatch *match, char **message)
 {
   const TildeVariadic *v = tilde_library_variadic (name);
@@ -339,9 +339,9 @@ ensure_variadics (void)
           if (d->reduce_sum)
             {
               /* the sliced type varies; show it as stanc does, array[] real */
-              TildeFunArg c[2] = { { TILDE_AD_AUTODIFF, tilde_type_array (tilde_type_real ()) },
+              TildeArgType c[2] = { { TILDE_AD_AUTODIFF, tilde_type_array (tilde_type_real ()) },
                                    { TILDE_AD_AUTODIFF, tilde_type_int () } };
-              TildeFunArg f[3] = { c[0], { TILDE_AD_DATA, tilde_type_int () },
+              TildeArgType f[3] = { c[0], { TILDE_AD_DATA, tilde_type_int () },
                                    { TILDE_AD_DATA, tilde_type_int () } };
 
               vs[i].control = tilde_type_function (2, c, tilde_type_real (), TILDE_FUN_PLAIN);
@@ -380,21 +380,21 @@ tilde_library_variadic (const char *name)
 
 const char *tilde_variadic_name (const TildeVariadic *v) { return v->def->name; }
 guint tilde_variadic_n_control (const TildeVariadic *v) { return tilde_type_n_args (v->control); }
-const TildeFunArg *tilde_variadic_control (const TildeVariadic *v, guint i) { return tilde_type_arg (v->control, i); }
+const TildeArgType *tilde_variadic_control (const TildeVariadic *v, guint i) { return tilde_type_arg (v->control, i); }
 guint tilde_variadic_n_callback_args (const TildeVariadic *v) { return tilde_type_n_args (v->callback); }
-const TildeFunArg *tilde_variadic_callback_arg (const TildeVariadic *v, guint i) { return tilde_type_arg (v->callback, i); }
+const TildeArgType *tilde_variadic_callback_arg (const TildeVariadic *v, guint i) { return tilde_type_arg (v->callback, i); }
 const TildeType *tilde_variadic_callback_return (const TildeVariadic *v) { return tilde_type_return (v->callback); }
 const TildeType *tilde_variadic_return (const TildeVariadic *v) { return tilde_type_return (v->control); }
 gboolean tilde_variadic_is_reduce_sum (const TildeVariadic *v) { return v->def->reduce_sum; }
 
-static const TildeFunArg *
+static const TildeArgType *
 args_of (const TildeType *fn)
 {
   return tilde_type_n_args (fn) ? tilde_type_arg (fn, 0) : NULL;
 }
 
 TildeMatchStatus
-tilde_variadic_resolve (const TildeVariadic *v, const TildeFunArg *args, guint n_args,
+tilde_variadic_resolve (const TildeVariadic *v, const TildeArgType *args, guint n_args,
                         TildeMatch *match, char **message)
 {
   const TildeType *control = v->control, *callback = v->callback;
@@ -409,8 +409,8 @@ tilde_variadic_resolve (const TildeVariadic *v, const TildeFunArg *args, guint n
     {
       /* reduce_sum slices whatever array its function takes first */
       const TildeType *slice = tilde_type_arg (args[0].type, 0)->type;
-      TildeFunArg c[2] = { { TILDE_AD_AUTODIFF, slice }, *tilde_type_arg (control, 1) };
-      TildeFunArg f[3] = { { TILDE_AD_AUTODIFF, slice }, *tilde_type_arg (callback, 1),
+      TildeArgType c[2] = { { TILDE_AD_AUTODIFF, slice }, *tilde_type_arg (control, 1) };
+      TildeArgType f[3] = { { TILDE_AD_AUTODIFF, slice }, *tilde_type_arg (callback, 1),
                            *tilde_type_arg (callback, 2) };
 
       control = tilde_type_function (2, c, tilde_type_return (control), TILDE_FUN_PLAIN);
@@ -487,7 +487,7 @@ int_divide_signature (void)
 
   if (g_once_init_enter (&sig[0]))
     {
-      TildeFunArg a[2] = { { TILDE_AD_AUTODIFF, tilde_type_int () },
+      TildeArgType a[2] = { { TILDE_AD_AUTODIFF, tilde_type_int () },
                            { TILDE_AD_AUTODIFF, tilde_type_int () } };
       g_once_init_leave (&sig[0], tilde_type_function (2, a, tilde_type_int (),
                                                         TILDE_FUN_PLAIN));
@@ -496,7 +496,7 @@ int_divide_signature (void)
 }
 
 static char *
-operator_message (TildeOperator op, const TildeFunArg *args, guint n_args)
+operator_message (TildeOperator op, const TildeArgType *args, guint n_args)
 {
   const OperatorInfo *info = &operators[op];
   GString *out = g_string_new (NULL);
@@ -533,7 +533,7 @@ operator_message (TildeOperator op, const TildeFunArg *args, guint n_args)
 }
 
 TildeMatchStatus
-tilde_library_resolve_operator (TildeOperator op, const TildeFunArg *args, guint n_args,
+tilde_library_resolve_operator (TildeOperator op, const TildeArgType *args, guint n_args,
                                 TildeMatch *match, char **message)
 {
   const OperatorInfo *info;

@@ -37,7 +37,7 @@ char *tilde_library_format_signatures (const char *name);
  * *message (when not NULL) receives stanc's explanation. A name that is not
  * built in gives TILDE_MATCH_NONE with no message. */
 TildeMatchStatus tilde_library_resolve (const char *name,
-                                        const TildeFunArg *args, guint n_args,
+                                        const TildeArgType *args, guint n_args,
                                         TildeMatch *match, char **message);
 
 /* ---- distributions ---- */
@@ -66,17 +66,17 @@ const TildeVariadic *tilde_library_variadic (const char *name);
 const char      *tilde_variadic_name (const TildeVariadic *v);
 /* The fixed arguments after the function argument (data-only flags set). */
 guint              tilde_variadic_n_control (const TildeVariadic *v);
-const TildeFunArg *tilde_variadic_control (const TildeVariadic *v, guint i);
+const TildeArgType *tilde_variadic_control (const TildeVariadic *v, guint i);
 /* The leading parameters and return type the function argument must have. */
 guint              tilde_variadic_n_callback_args (const TildeVariadic *v);
-const TildeFunArg *tilde_variadic_callback_arg (const TildeVariadic *v, guint i);
+const TildeArgType *tilde_variadic_callback_arg (const TildeVariadic *v, guint i);
 const TildeType   *tilde_variadic_callback_return (const TildeVariadic *v);
 const TildeType   *tilde_variadic_return (const TildeVariadic *v);
 /* reduce_sum: the sliced type is whatever array the function takes first */
 gboolean           tilde_variadic_is_reduce_sum (const TildeVariadic *v);
 
 TildeMatchStatus tilde_variadic_resolve (const TildeVariadic *v,
-                                         const TildeFunArg *args, guint n_args,
+                                         const TildeArgType *args, guint n_args,
                                          TildeMatch *match, char **message);
 
 /* ---- operators ---- */
@@ -118,7 +118,7 @@ const char *const *tilde_operator_functions (TildeOperator op);
  * *message receives stanc's "Ill-typed arguments supplied to infix operator
  * ..." text listing every signature. */
 TildeMatchStatus tilde_library_resolve_operator (TildeOperator op,
-                                                 const TildeFunArg *args, guint n_args,
+                                                 const TildeArgType *args, guint n_args,
                                                  TildeMatch *match, char **message);
 
 /* ---- deprecations and spelling ---- */

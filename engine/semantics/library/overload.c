@@ -117,15 +117,15 @@ scalar_promotion (const TildeType *to, const TildeType *from)
 }
 
 /* The parameters of a function type as an array (NULL when it has none). */
-static const TildeFunArg *
+static const TildeArgType *
 params_of (const TildeType *fn)
 {
   return tilde_type_n_args (fn) ? tilde_type_arg (fn, 0) : NULL;
 }
 
 static FunMismatch *check_arguments (int depth,
-                                     const TildeFunArg *typs, guint n_typs,
-                                     const TildeFunArg *args, guint n_args,
+                                     const TildeArgType *typs, guint n_typs,
+                                     const TildeArgType *args, guint n_args,
                                      int *cost);
 
 /* Whether a `found` may be passed where `expected` is asked; `depth` counts
@@ -200,8 +200,8 @@ check_same_type (int depth, const TildeType *expected, const TildeType *found, i
 }
 
 static FunMismatch *
-check_arguments (int depth, const TildeFunArg *typs, guint n_typs,
-                 const TildeFunArg *args, guint n_args, int *cost)
+check_arguments (int depth, const TildeArgType *typs, guint n_typs,
+                 const TildeArgType *args, guint n_args, int *cost)
 {
   int total = 0;
 
@@ -229,7 +229,7 @@ check_arguments (int depth, const TildeFunArg *typs, guint n_typs,
 }
 
 static FunMismatch *
-check_candidate (const TildeType *fn, const TildeFunArg *args, guint n_args, int *cost)
+check_candidate (const TildeType *fn, const TildeArgType *args, guint n_args, int *cost)
 {
   return check_arguments (0, params_of (fn), tilde_type_n_args (fn), args, n_args, cost);
 }
@@ -335,7 +335,7 @@ candidates_clear (GArray *cands)
 /* Checks every candidate, in stanc's order (by return type, stable). */
 static GArray *
 check_candidates (const TildeType *const *candidates, guint n,
-                  const TildeFunArg *args, guint n_args)
+                  const TildeArgType *args, guint n_args)
 {
   GArray *cands = g_array_sized_new (FALSE, FALSE, sizeof (Candidate), n);
 
@@ -356,8 +356,8 @@ check_candidates (const TildeType *const *candidates, guint n,
 /* The cost of a call without building explanations: resolution runs on
  * every keystroke, explanations only for calls that fail. */
 int
-tilde_overload_arguments_cost (const TildeFunArg *params, guint n_params,
-                               const TildeFunArg *args, guint n_args)
+tilde_overload_arguments_cost (const TildeArgType *params, guint n_params,
+                               const TildeArgType *args, guint n_args)
 {
   int total = 0;
 
@@ -376,7 +376,7 @@ tilde_overload_arguments_cost (const TildeFunArg *params, guint n_params,
 
 TildeMatchStatus
 tilde_overload_resolve (const TildeType *const *candidates, guint n_candidates,
-                        const TildeFunArg *args, guint n_args, TildeMatch *match)
+                        const TildeArgType *args, guint n_args, TildeMatch *match)
 {
   TildeMatch m = { TILDE_MATCH_NONE, 0, NULL, NULL, 0 };
   int best = -1;
@@ -505,7 +505,7 @@ fundef_doc (Ctx *ctx, const TildeType *fn)
 
   for (guint i = 0; i < tilde_type_n_args (fn); i++)
     {
-      const TildeFunArg *a = tilde_type_arg (fn, i);
+      const TildeArgType *a = tilde_type_arg (fn, i);
       g_autofree char *t = type_text (ctx, a->type);
 
       if (i > 0)
@@ -720,7 +720,7 @@ typedef struct {
 } ShownSignature;
 
 static char *
-mismatch_text (const char *name, const TildeFunArg *args, guint n_args,
+mismatch_text (const char *name, const TildeArgType *args, guint n_args,
                const ShownSignature *sigs, guint n_sigs, gboolean omitted)
 {
   Ctx ctx;
@@ -767,7 +767,7 @@ mismatch_text (const char *name, const TildeFunArg *args, guint n_args,
 char *
 tilde_overload_mismatch_message (const char *name,
                                  const TildeType *const *candidates, guint n_candidates,
-                                 const TildeFunArg *args, guint n_args)
+                                 const TildeArgType *args, guint n_args)
 {
   GArray *cands = check_candidates (candidates, n_candidates, args, n_args);
   g_autoptr (GArray) failed = g_array_new (FALSE, FALSE, sizeof (Candidate));
@@ -797,7 +797,7 @@ tilde_overload_mismatch_message (const char *name,
 char *
 tilde_overload_ambiguity_message (const char *name,
                                   const TildeType *const *candidates, guint n_candidates,
-                                  const TildeFunArg *args, guint n_args)
+                                  const TildeArgType *args, guint n_args)
 {
   GArray *cands = check_candidates (candidates, n_candidates, args, n_args);
   g_autoptr (Doc) top = doc_box (DOC_HOV, 0);
@@ -828,7 +828,7 @@ tilde_overload_ambiguity_message (const char *name,
         }
       for (guint j = 0; j < tilde_type_n_args (c->fn); j++)
         {
-          const TildeFunArg *a = tilde_type_arg (c->fn, j);
+          const TildeArgType *a = tilde_type_arg (c->fn, j);
           g_autofree char *t = tilde_type_to_string (a->type);
 
           if (j > 0)
@@ -868,18 +868,18 @@ tilde_overload_ambiguity_message (const char *name,
 
 TildeMatchStatus
 tilde_overload_resolve_variadic (const char *name,
-                                 const TildeFunArg *control, guint n_control,
+                                 const TildeArgType *control, guint n_control,
                                  const TildeType *return_type,
-                                 const TildeFunArg *fn_args, guint n_fn_args,
+                                 const TildeArgType *fn_args, guint n_fn_args,
                                  const TildeType *fn_return, gboolean allow_lpdf,
-                                 const TildeFunArg *args, guint n_args,
+                                 const TildeArgType *args, guint n_args,
                                  TildeMatch *match, char **message)
 {
   const TildeType *minimal = tilde_type_function (n_fn_args, fn_args, fn_return,
                                                   TILDE_FUN_PLAIN);
-  g_autoptr (GArray) expected = g_array_new (FALSE, FALSE, sizeof (TildeFunArg));
+  g_autoptr (GArray) expected = g_array_new (FALSE, FALSE, sizeof (TildeArgType));
   const TildeType *first = n_args ? args[0].type : NULL;
-  TildeFunArg lead = { TILDE_AD_AUTODIFF, minimal };
+  TildeArgType lead = { TILDE_AD_AUTODIFF, minimal };
   g_autoptr (FunMismatch) err = NULL;
   TildeMatch m = { TILDE_MATCH_NONE, 0, NULL, NULL, 0 };
   int cost = -1;
@@ -919,10 +919,10 @@ tilde_overload_resolve_variadic (const char *name,
       else
         {
           /* the function itself, the fixed arguments, then what it forwards */
-          g_array_index (expected, TildeFunArg, 0).type = first;
+          g_array_index (expected, TildeArgType, 0).type = first;
           for (guint i = n_leading; i < tilde_type_n_args (first); i++)
             g_array_append_val (expected, *tilde_type_arg (first, i));
-          err = check_arguments (0, (TildeFunArg *) expected->data, expected->len,
+          err = check_arguments (0, (TildeArgType *) expected->data, expected->len,
                                  args, n_args, &cost);
         }
     }
@@ -936,7 +936,7 @@ tilde_overload_resolve_variadic (const char *name,
   if (err == NULL)
     {
       m.status = TILDE_MATCH_UNIQUE;
-      m.function = tilde_type_function (expected->len, (TildeFunArg *) expected->data,
+      m.function = tilde_type_function (expected->len, (TildeArgType *) expected->data,
                                         return_type, TILDE_FUN_PLAIN);
       m.return_type = return_type;
       m.cost = (guint) cost;
@@ -945,7 +945,7 @@ tilde_overload_resolve_variadic (const char *name,
     {
       ShownSignature sig;
 
-      sig.fn = tilde_type_function (expected->len, (TildeFunArg *) expected->data,
+      sig.fn = tilde_type_function (expected->len, (TildeArgType *) expected->data,
                                     return_type, TILDE_FUN_PLAIN);
       sig.error = err;
       *message = mismatch_text (name, args, n_args, &sig, 1, FALSE);

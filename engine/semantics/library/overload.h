@@ -36,7 +36,7 @@ typedef struct {
 /* Fills `match` (may be NULL) and returns its status. */
 TildeMatchStatus tilde_overload_resolve (const TildeType *const *candidates,
                                          guint n_candidates,
-                                         const TildeFunArg *args, guint n_args,
+                                         const TildeArgType *args, guint n_args,
                                          TildeMatch *match);
 
 /* When no candidate fits: stanc's
@@ -50,14 +50,14 @@ TildeMatchStatus tilde_overload_resolve (const TildeType *const *candidates,
 char *tilde_overload_mismatch_message (const char *name,
                                        const TildeType *const *candidates,
                                        guint n_candidates,
-                                       const TildeFunArg *args, guint n_args);
+                                       const TildeArgType *args, guint n_args);
 
 /* When several candidates tie: stanc's "No unique minimum promotion found
  * for function 'name'. ..." listing the tied signatures. */
 char *tilde_overload_ambiguity_message (const char *name,
                                         const TildeType *const *candidates,
                                         guint n_candidates,
-                                        const TildeFunArg *args, guint n_args);
+                                        const TildeArgType *args, guint n_args);
 
 /* A higher-order call with a variable argument list (the ODE, DAE and
  * algebraic solvers): args[0] must be a function whose leading parameters
@@ -66,22 +66,22 @@ char *tilde_overload_ambiguity_message (const char *name,
  * for each further parameter of that function. On failure `*message` (when
  * not NULL) receives stanc's explanation. */
 TildeMatchStatus tilde_overload_resolve_variadic (const char *name,
-                                                  const TildeFunArg *control,
+                                                  const TildeArgType *control,
                                                   guint n_control,
                                                   const TildeType *return_type,
-                                                  const TildeFunArg *fn_args,
+                                                  const TildeArgType *fn_args,
                                                   guint n_fn_args,
                                                   const TildeType *fn_return,
                                                   gboolean allow_lpdf,
-                                                  const TildeFunArg *args,
+                                                  const TildeArgType *args,
                                                   guint n_args,
                                                   TildeMatch *match,
                                                   char **message);
 
 /* Promotions needed to pass `args` to parameters `params`, or -1 when they
  * do not fit (types or data-only qualifiers). */
-int tilde_overload_arguments_cost (const TildeFunArg *params, guint n_params,
-                                   const TildeFunArg *args, guint n_args);
+int tilde_overload_arguments_cost (const TildeArgType *params, guint n_params,
+                                   const TildeArgType *args, guint n_args);
 
 /* Levenshtein distance, for "did you mean" suggestions. */
 guint tilde_edit_distance (const char *a, const char *b);
