@@ -2388,6 +2388,8 @@ parse_stmt_list (Parser *p, ListKind kind, TildeBlockKind block, int *n)
     {
       TildeStmt *s;
 
+      if (at (p, TILDE_TOK_EOF) && p->functions_only)
+        break;
       if (at (p, TILDE_TOK_EOF) || at_block_start (p))
         {
           report (p, bad_item_message (p, kind, block, first));
