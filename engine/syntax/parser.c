@@ -893,11 +893,8 @@ parse_unary (Parser *p, gboolean constrained)
 static TildeExpr *
 parse_binary (Parser *p, int min_prec, gboolean constrained)
 {
-  TildeExpr *lhs;
+  TildeExpr *lhs = parse_unary (p, constrained);
 
-  if (!enter (p))
-    return error_expr (p);
-  lhs = parse_unary (p, constrained);
   while (!p->err)
     {
       TildeBinaryOp op;
@@ -924,12 +921,20 @@ parse_binary (Parser *p, int min_prec, gboolean constrained)
           p->arrow = e;
           p->arrow_span = tilde_span_join (&op_tok.span, &p->tok.span);
         }
-      /* ^ and .^ group to the right; the others to the left. */
-      e->u.binary.rhs = parse_binary (p, prec == PREC_POWER ? prec : prec + 1, constrained);
+      /* ^ and .^ group to the right, so only they can nest without end;
+       * the others group to the left. */
+      if (prec == PREC_POWER)
+        {
+          if (!enter (p))
+            break;
+          e->u.binary.rhs = parse_binary (p, prec, constrained);
+          leave (p);
+        }
+      else
+        e->u.binary.rhs = parse_binary (p, prec + 1, constrained);
       e->span = span_from (p, &lhs->span);
       lhs = e;
     }
-  leave (p);
   return lhs;
 }
 
@@ -1224,13 +1229,17 @@ parse_tuple_type (Parser *p, gboolean global)
 {
   TildeSpan start = p->tok.span;
   TildeSizedType *t = new_sized_type (p, TILDE_DECL_TUPLE, &start);
-  guint mark = list_begin (p);
+  guint mark;
 
+  if (!enter (p))
+    return t;
+  mark = list_begin (p);
   advance (p);
   if (!accept (p, TILDE_TOK_LPAREN))
     {
       report (p, "Expected \"(\" followed by a comma-separated list of at least two types "
                  "after \"tuple\".");
+      leave (p);
       return t;
     }
   for (;;)
@@ -1260,6 +1269,7 @@ parse_tuple_type (Parser *p, gboolean global)
     }
   t->elements = (TildeSizedType **) list_end (p, mark, &t->n_elements);
   t->span = span_from (p, &start);
+  leave (p);
   return t;
 }
 
@@ -1639,11 +1649,14 @@ parse_unsized_base (Parser *p, UnsizedContext ctx)
       guint mark = list_begin (p);
 
       t = new_unsized_type (p, TILDE_UTYPE_TUPLE, &start);
+      if (!enter (p))
+        return t;
       advance (p);
       if (!accept (p, TILDE_TOK_LPAREN))
         {
           report (p, "Expected \"(\" followed by a comma-separated list of at least two types "
                      "after \"tuple\".");
+          leave (p);
           return t;
         }
       for (;;)
@@ -1670,6 +1683,7 @@ parse_unsized_base (Parser *p, UnsizedContext ctx)
         }
       t->elements = (TildeUnsizedType **) list_end (p, mark, &t->n_elements);
       t->span = span_from (p, &start);
+      leave (p);
       return t;
     }
   if (!unsized_kind_of (p->tok.kind, &kind))

@@ -589,7 +589,10 @@ test_nesting_limit (void)
   GString *blocks = g_string_new ("model {\n");
   GString *powers = g_string_new ("model {\n  x = a");
   GString *ifs = g_string_new ("model {\n");
-  g_autofree char *p = NULL, *b = NULL, *w = NULL, *f = NULL;
+  GString *tuples = g_string_new ("data {\n  ");
+  GString *prefixes = g_string_new ("model {\n  x = ");
+  GString *ok = g_string_new ("model {\n  x = ");
+  g_autofree char *p = NULL, *b = NULL, *w = NULL, *f = NULL, *t = NULL, *n = NULL, *k = NULL;
 
   for (int i = 0; i < 20000; i++)
     {
@@ -597,19 +600,42 @@ test_nesting_limit (void)
       g_string_append_c (blocks, '{');
       g_string_append (powers, "^a");
       g_string_append (ifs, "if (1) ");
+      g_string_append (tuples, "tuple(real, ");
+      g_string_append (prefixes, "- ");
     }
   g_string_append (parens, "1;\n}\n");
   g_string_append (blocks, "\n}\n");
   g_string_append (powers, ";\n}\n");
   g_string_append (ifs, "x = 1;\n}\n");
+  g_string_append (tuples, "real) x;\n}\n");
+  g_string_append (prefixes, "1;\n}\n");
   p = g_string_free (parens, FALSE);
   b = g_string_free (blocks, FALSE);
   w = g_string_free (powers, FALSE);
   f = g_string_free (ifs, FALSE);
+  t = g_string_free (tuples, FALSE);
+  n = g_string_free (prefixes, FALSE);
   assert_nesting_error (p);
   assert_nesting_error (b);
   assert_nesting_error (w);
   assert_nesting_error (f);
+  assert_nesting_error (t);
+  assert_nesting_error (n);
+
+  /* Nesting below the limit is fine. */
+  for (int i = 0; i < TILDE_PARSE_MAX_DEPTH - 10; i++)
+    g_string_append_c (ok, '(');
+  g_string_append_c (ok, '1');
+  for (int i = 0; i < TILDE_PARSE_MAX_DEPTH - 10; i++)
+    g_string_append_c (ok, ')');
+  g_string_append (ok, ";\n}\n");
+  k = g_string_free (ok, FALSE);
+  {
+    g_autoptr(GPtrArray) diags = NULL;
+    g_autoptr(TildeProgram) prog = syntax_test_parse ("ok.stan", k, &diags);
+
+    g_assert_cmpuint (diags->len, ==, 0);
+  }
 }
 
 static void
