@@ -571,6 +571,24 @@ test_block_order (void)
 }
 
 static void
+test_missing_close_brace (void)
+{
+  g_autoptr(GPtrArray) diags = NULL;
+  g_autoptr(TildeProgram) p = syntax_test_parse ("brace.stan",
+                                                 "data {\n  int N;\nmodel {\n  x = ;\n}\n",
+                                                 &diags);
+
+  /* The block header ends the unclosed block; the next block is still read. */
+  g_assert_cmpuint (diags->len, ==, 2);
+  g_assert_cmpint (((TildeDiagnostic *) diags->pdata[0])->begin_line, ==, 3);
+  g_assert_cmpstr (((TildeDiagnostic *) diags->pdata[0])->message, ==,
+                   "Only top-level variable declarations allowed in data and parameters blocks.");
+  g_assert_cmpint (((TildeDiagnostic *) diags->pdata[1])->begin_line, ==, 4);
+  g_assert_nonnull (p->blocks[TILDE_BLOCK_MODEL]);
+  g_assert_cmpint (p->blocks[TILDE_BLOCK_DATA]->n_stmts, ==, 1);
+}
+
+static void
 assert_nesting_error (const char *text)
 {
   g_autoptr(GPtrArray) diags = NULL;
@@ -778,6 +796,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/parser/arrow-assignment", test_arrow_assignment);
   g_test_add_func ("/engine/parser/recovery", test_recovery_reports_each_error);
   g_test_add_func ("/engine/parser/block-order", test_block_order);
+  g_test_add_func ("/engine/parser/missing-close-brace", test_missing_close_brace);
   g_test_add_func ("/engine/parser/nesting-limit", test_nesting_limit);
   g_test_add_func ("/engine/parser/prefixes-terminate", test_prefixes_terminate);
   g_test_add_func ("/engine/parser/random-edits-terminate", test_random_edits_terminate);
