@@ -155,6 +155,22 @@ tilde_token_kind_is_type_keyword (TildeTokenKind kind)
   return kind >= TILDE_TOK_INT && kind <= TILDE_TOK_ROW_STOCHASTIC_MATRIX;
 }
 
+gboolean
+tilde_identifier_is_reserved (const char *name)
+{
+  static const char *const words[] = {
+    "generated", "quantities", "transformed", "repeat", "until", "then", "true", "false",
+    "typedef", "struct", "var", "export", "extern", "static", "auto",
+  };
+
+  if (g_str_has_suffix (name, "__"))
+    return TRUE;
+  for (gsize i = 0; i < G_N_ELEMENTS (words); i++)
+    if (strcmp (name, words[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static TildeTokenKind
 keyword_kind (const char *word, gsize length)
 {

@@ -188,18 +188,6 @@ report (Parser *p, const char *message)
   report_span (p, &p->tok.span, message);
 }
 
-static void
-warn_span (Parser *p, const TildeSpan *span, const char *message)
-{
-  TildeDiagnostic *diag = tilde_diagnostic_new (TILDE_SEVERITY_WARNING, TILDE_DIAG_WARNING,
-                                                span->file->name, span->begin_line,
-                                                span->begin_column, span->end_line,
-                                                span->end_column, message);
-
-  tilde_source_file_add_include_frames (span->file, diag);
-  g_ptr_array_add (p->diags, diag);
-}
-
 static gboolean
 enter (Parser *p)
 {
@@ -1374,14 +1362,6 @@ parse_sized_type (Parser *p, gboolean global)
   return t;
 }
 
-static void
-warn_future_keyword (Parser *p, const TildeIdent *id)
-{
-  if (strcmp (id->name, "jacobian") == 0)
-    warn_span (p, &id->span, "Variable name 'jacobian' will be a reserved word starting in "
-                             "Stan 2.38.0. Please rename it!");
-}
-
 /* The name being declared; reports stanc's message for a reserved word. */
 static gboolean
 parse_new_ident (Parser *p, TildeIdent *id, const char *otherwise)
@@ -1390,7 +1370,6 @@ parse_new_ident (Parser *p, TildeIdent *id, const char *otherwise)
     {
       *id = ident_of (&p->tok);
       advance (p);
-      warn_future_keyword (p, id);
       return TRUE;
     }
   if (tilde_token_kind_is_keyword (p->tok.kind))

@@ -284,6 +284,20 @@ test_lexing_errors (void)
 }
 
 static void
+test_reserved_identifiers (void)
+{
+  /* Names stanc lexes as identifiers but refuses to declare. */
+  g_assert_true (tilde_identifier_is_reserved ("lp__"));
+  g_assert_true (tilde_identifier_is_reserved ("y__"));
+  g_assert_true (tilde_identifier_is_reserved ("true"));
+  g_assert_true (tilde_identifier_is_reserved ("generated"));
+  g_assert_true (tilde_identifier_is_reserved ("auto"));
+  g_assert_false (tilde_identifier_is_reserved ("y_"));
+  g_assert_false (tilde_identifier_is_reserved ("jacobian"));
+  g_assert_false (tilde_identifier_is_reserved ("truth"));
+}
+
+static void
 test_recovers_after_error (void)
 {
   g_autoptr(Lexed) l = lex ("a $ b");
@@ -309,6 +323,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/lexer/positions", test_positions);
   g_test_add_func ("/engine/lexer/comments", test_comments);
   g_test_add_func ("/engine/lexer/errors", test_lexing_errors);
+  g_test_add_func ("/engine/lexer/reserved-identifiers", test_reserved_identifiers);
   g_test_add_func ("/engine/lexer/recovers-after-error", test_recovers_after_error);
   return g_test_run ();
 }

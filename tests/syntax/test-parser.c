@@ -488,19 +488,6 @@ test_empty_file_warning (void)
                              "    likely unintended!\n");
 }
 
-static void
-test_jacobian_name_warning (void)
-{
-  g_autoptr(GPtrArray) diags = NULL;
-  g_autoptr(TildeProgram) p = syntax_test_parse ("test.stan", "data { real jacobian; }\n", &diags);
-  g_autofree char *text = NULL;
-
-  g_assert_cmpuint (diags->len, ==, 1);
-  text = syntax_test_render_all (diags, p);
-  g_assert_cmpstr (text, ==, "Warning in 'test.stan', line 1, column 12: Variable name 'jacobian' will\n"
-                             "    be a reserved word starting in Stan 2.38.0. Please rename it!\n");
-}
-
 /* ---- errors ---- */
 
 static void
@@ -792,7 +779,6 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/parser/spans-and-names", test_spans_and_names);
   g_test_add_func ("/engine/parser/functions-only", test_functions_only);
   g_test_add_func ("/engine/parser/empty-file-warning", test_empty_file_warning);
-  g_test_add_func ("/engine/parser/jacobian-name-warning", test_jacobian_name_warning);
   g_test_add_func ("/engine/parser/arrow-assignment", test_arrow_assignment);
   g_test_add_func ("/engine/parser/recovery", test_recovery_reports_each_error);
   g_test_add_func ("/engine/parser/block-order", test_block_order);
