@@ -1,0 +1,3 @@
+data {
+  array[1:2,2,:] real x;
+}

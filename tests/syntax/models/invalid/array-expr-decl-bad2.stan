@@ -1,0 +1,3 @@
+data {
+  blahblah[1,2] real x;
+}

@@ -1,0 +1,3 @@
+generated quantities {
+   [x,y,z] = [1,2,3];
+}

@@ -1,0 +1,1 @@
+functions {} cov_matrix

@@ -1,0 +1,3 @@
+data {
+  real column_stochastic_matrix;
+}

@@ -1,0 +1,4 @@
+data {
+   int array[5]; // this is terrible
+   array[5] int array2;
+}

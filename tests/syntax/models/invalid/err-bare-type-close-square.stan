@@ -1,0 +1,5 @@
+functions {
+  array[ real foo(int n) { return n; }
+}
+model {
+}

@@ -1,0 +1,4 @@
+functions {
+
+model {
+}

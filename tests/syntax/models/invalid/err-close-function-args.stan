@@ -1,0 +1,5 @@
+functions {
+  real foo(real x {
+    return 1.0;
+  }
+}

@@ -1,0 +1,6 @@
+transformed data {
+  real y;
+  lijaflj
+}
+model {
+}

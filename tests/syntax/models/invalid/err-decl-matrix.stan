@@ -1,0 +1,5 @@
+data {
+  matrix[3] y;
+}
+model {
+}

@@ -1,0 +1,5 @@
+data {
+  vector[3,4] y;
+}
+model {
+}

@@ -1,0 +1,5 @@
+data {
+  vector a[3];
+}
+model {
+}

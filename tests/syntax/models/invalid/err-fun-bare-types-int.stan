@@ -1,0 +1,6 @@
+functions {
+  array[3] real foo() {
+    array[3] real a;
+    return a;
+  }
+}

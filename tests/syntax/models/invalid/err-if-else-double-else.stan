@@ -1,0 +1,6 @@
+transformed data {
+  real y;
+  y = 3;
+  else y = 3;
+  else y = 4;
+}

@@ -1,0 +1,6 @@
+transformed data {
+  real y;
+  if () y = 2;
+}
+model {
+}

@@ -1,0 +1,6 @@
+transformed data {
+  real y;
+  if (1 y = 2;
+}
+model {
+}

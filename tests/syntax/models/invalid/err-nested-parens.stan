@@ -1,0 +1,4 @@
+transformed data {
+  real x;
+  x = 2 + (());
+}

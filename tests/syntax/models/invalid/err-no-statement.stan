@@ -1,0 +1,6 @@
+transformed data {
+  real x;
+  if (1) 
+}
+model {
+}

@@ -1,0 +1,6 @@
+transformed data {
+  int n;
+  n = 3 ||
+}
+model {
+}

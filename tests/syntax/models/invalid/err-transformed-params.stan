@@ -1,0 +1,7 @@
+parameters {
+  real y;
+}
+transformed {
+}
+model {
+}

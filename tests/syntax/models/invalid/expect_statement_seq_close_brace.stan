@@ -1,0 +1,5 @@
+parameters {
+  real y;
+}
+model {
+  y ~ normal(0,1);

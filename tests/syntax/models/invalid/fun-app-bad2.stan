@@ -1,0 +1,1 @@
+transformed data { T ( 1.0 | while

@@ -1,0 +1,5 @@
+functions {
+  real foo(void x) {
+    return 1.0;
+  }
+}

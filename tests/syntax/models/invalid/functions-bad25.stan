@@ -1,0 +1,6 @@
+functions {
+  real foo(real x) {
+    real y = x + 2.0;
+    return
+  }
+}

@@ -1,0 +1,5 @@
+data {
+  int upper;
+  int lower;
+  int multiplier;
+}

@@ -1,0 +1,1 @@
+parameters { vector y[10]; } model { }

@@ -1,0 +1,4 @@
+data {
+  # hey, this is the old way to do things, should raise warning
+  int N;
+}

@@ -1,0 +1,3 @@
+generated quantities {
+  int row_stochastic_matrix;
+}

@@ -1,0 +1,5 @@
+transformed data {
+  print(
+  "print
+  lines");
+}

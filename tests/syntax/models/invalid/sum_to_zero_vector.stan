@@ -1,0 +1,3 @@
+data {
+  real sum_to_zero_vector;
+}

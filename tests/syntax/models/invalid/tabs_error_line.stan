@@ -1,0 +1,7 @@
+data {
+}
+transformed data {
+  int<lower=0> some_long_line =
+    				    		1 4;
+
+}

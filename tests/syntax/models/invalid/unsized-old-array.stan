@@ -1,0 +1,5 @@
+functions{
+  real foo(  real[,] v){
+    return sum(v);
+  }
+}
