@@ -16,6 +16,29 @@ static const char *const reserved_words[] = {
   "false", "typedef", "struct", "var", "export", "extern", "static", "auto",
 };
 
+/* Names in the tree are interned, so the reserved words are compared by
+ * address. */
+static gboolean
+is_reserved (const char *name)
+{
+  static const char *interned[G_N_ELEMENTS (reserved_words)];
+  static gsize once;
+  gsize len;
+
+  if (g_once_init_enter (&once))
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (reserved_words); i++)
+        interned[i] = g_intern_static_string (reserved_words[i]);
+      g_once_init_leave (&once, 1);
+    }
+  name = g_intern_string (name);
+  for (guint i = 0; i < G_N_ELEMENTS (interned); i++)
+    if (name == interned[i])
+      return TRUE;
+  len = strlen (name);
+  return len >= 2 && name[len - 1] == '_' && name[len - 2] == '_';
+}
+
 gboolean
 _tilde_check_identifier (TildeChecker *c, const char *name, const TildeSpan *span)
 {
@@ -24,12 +47,11 @@ _tilde_check_identifier (TildeChecker *c, const char *name, const TildeSpan *spa
       _tilde_check_error (c, span, "Identifier '%s' clashes with model name.", name);
       return FALSE;
     }
-  for (guint i = 0; i < G_N_ELEMENTS (reserved_words); i++)
-    if (g_str_has_suffix (name, "__") || strcmp (name, reserved_words[i]) == 0)
-      {
-        _tilde_check_error (c, span, "Identifier '%s' clashes with reserved keyword.", name);
-        return FALSE;
-      }
+  if (is_reserved (name))
+    {
+      _tilde_check_error (c, span, "Identifier '%s' clashes with reserved keyword.", name);
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -91,7 +113,9 @@ in_udf_distribution (const TildeChecker *c)
 static gboolean
 is_unnormalized (const char *name)
 {
-  return g_str_has_suffix (name, "_lupdf") || g_str_has_suffix (name, "_lupmf");
+  TildeNameSuffix sfx = _tilde_name_suffix (name);
+
+  return sfx == TILDE_SUFFIX_LUPDF || sfx == TILDE_SUFFIX_LUPMF;
 }
 
 gboolean
@@ -318,8 +342,9 @@ check_operator (TildeChecker *c, TildeExpr *e, TildeOperator op, TildeExpr **ope
       args[i].ad = operands[i]->ad_level;
       args[i].type = operands[i]->type;
     }
-  if (tilde_library_resolve_operator (op, args, n, &match, &message) != TILDE_MATCH_UNIQUE)
+  if (_tilde_cached_operator_resolve (op, args, n, &match) != TILDE_MATCH_UNIQUE)
     {
+      tilde_library_resolve_operator (op, args, n, &match, &message);
       _tilde_check_error_take (c, &e->span, message ? message
                                : g_strdup ("Ill-typed arguments supplied to operator."));
       return FALSE;

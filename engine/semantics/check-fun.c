@@ -248,7 +248,8 @@ check_arguments (TildeChecker *c, const TildeStmt *s)
     {
       const TildeIdent *id = &s->u.fun_def.args[i].ident;
 
-      if (g_str_has_suffix (id->name, "_lupdf") || g_str_has_suffix (id->name, "_lupmf"))
+      if (_tilde_name_suffix (id->name) == TILDE_SUFFIX_LUPDF
+      || _tilde_name_suffix (id->name) == TILDE_SUFFIX_LUPMF)
         {
           _tilde_check_error (c, &id->span, "Identifier '%s' has a _lupdf/_lupmf suffix, which "
                               "is only allowed for functions.", id->name);

@@ -110,6 +110,26 @@ gboolean    _tilde_library_name_yields (const char *name);
 /* foo_lupdf -> foo_lpdf, foo_lupmf -> foo_lpmf (interned); others unchanged. */
 const char *_tilde_normalized_name (const char *name);
 
+/* What the last "_word" of a name says. */
+typedef enum {
+  TILDE_SUFFIX_NONE,
+  TILDE_SUFFIX_LPDF, TILDE_SUFFIX_LUPDF, TILDE_SUFFIX_LPMF, TILDE_SUFFIX_LUPMF,
+  TILDE_SUFFIX_CDF, TILDE_SUFFIX_LCDF, TILDE_SUFFIX_LCCDF, TILDE_SUFFIX_CCDF,
+  TILDE_SUFFIX_RNG, TILDE_SUFFIX_LP, TILDE_SUFFIX_JACOBIAN,
+  TILDE_SUFFIX_CONSTRAIN, TILDE_SUFFIX_UNCONSTRAIN,
+} TildeNameSuffix;
+
+TildeNameSuffix _tilde_name_suffix (const char *name);
+
+/* ---- check-cache.c ---- */
+
+/* tilde_library_resolve and tilde_library_resolve_operator without the
+ * explanation, remembered across calls. */
+TildeMatchStatus _tilde_cached_library_resolve (const char *name, const TildeArgType *args,
+                                                guint n, TildeMatch *match);
+TildeMatchStatus _tilde_cached_operator_resolve (TildeOperator op, const TildeArgType *args,
+                                                 guint n, TildeMatch *match);
+
 /* ---- check-stmt.c ---- */
 
 TildeFlow   _tilde_check_stmt (TildeChecker *c, TildeStmt *s);
