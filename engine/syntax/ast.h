@@ -204,15 +204,17 @@ typedef struct {
 } TildeAnnotation;
 
 typedef struct {
-  TildeIdent ident;
-  TildeExpr *init;          /* NULL when there is no initialiser */
+  TildeIdent              ident;
+  TildeExpr              *init;          /* NULL when there is no initialiser */
+  const struct TildeType *checked_type;  /* filled by the type checker */
 } TildeVarDeclItem;
 
 typedef struct {
-  gboolean          data_only;
-  TildeUnsizedType *type;
-  TildeIdent        ident;
-  TildeSpan         span;
+  gboolean                data_only;
+  TildeUnsizedType       *type;
+  TildeIdent              ident;
+  TildeSpan               span;
+  const struct TildeType *checked_type;  /* filled by the type checker */
 } TildeFunArg;
 
 typedef enum {

@@ -155,12 +155,32 @@ tilde_token_kind_is_type_keyword (TildeTokenKind kind)
   return kind >= TILDE_TOK_INT && kind <= TILDE_TOK_ROW_STOCHASTIC_MATRIX;
 }
 
+gboolean
+tilde_identifier_is_reserved (const char *name)
+{
+  static const char *const words[] = {
+    "generated", "quantities", "transformed", "repeat", "until", "then", "true", "false",
+    "typedef", "struct", "var", "export", "extern", "static", "auto",
+  };
+
+  if (g_str_has_suffix (name, "__"))
+    return TRUE;
+  for (gsize i = 0; i < G_N_ELEMENTS (words); i++)
+    if (strcmp (name, words[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static TildeTokenKind
 keyword_kind (const char *word, gsize length)
 {
+  /* Keywords are 2 to 24 characters long, lower case, and rare among the
+   * words of a program: most words fail the first two tests. */
+  if (length < 2 || length > 24 || word[0] < 'a' || word[0] > 'w')
+    return TILDE_TOK_IDENT;
   for (gsize i = 0; i < G_N_ELEMENTS (keywords); i++)
-    if (keywords[i].word[0] == word[0] && strlen (keywords[i].word) == length
-        && memcmp (keywords[i].word, word, length) == 0)
+    if (keywords[i].word[0] == word[0] && strncmp (keywords[i].word, word, length) == 0
+        && keywords[i].word[length] == '\0')
       return keywords[i].kind;
   return TILDE_TOK_IDENT;
 }
@@ -417,9 +437,9 @@ skip_trivia (TildeLexer *lexer)
         f->pos++;
       else if (is_newline (f->text[f->pos]))
         take_newline (f);
-      else if (looking_at (f, "//"))
+      else if (f->text[f->pos] == '/' && f->pos + 1 < f->length && f->text[f->pos + 1] == '/')
         line_comment (lexer, f);
-      else if (looking_at (f, "/*"))
+      else if (f->text[f->pos] == '/' && f->pos + 1 < f->length && f->text[f->pos + 1] == '*')
         block_comment (lexer, f);
       else if (f->text[f->pos] == '#' && include_directive (lexer))
         ;
@@ -510,42 +530,92 @@ scan_number (Frame *f)
   return kind;
 }
 
-typedef struct {
-  const char    *text;
-  TildeTokenKind kind;
-} Operator;
-
-/* Longest first, so that a prefix never shadows a longer operator. */
-static const Operator operators[] = {
-  { "%/%", TILDE_TOK_IDIVIDE }, { ".*=", TILDE_TOK_ELTTIMESASSIGN },
-  { "./=", TILDE_TOK_ELTDIVIDEASSIGN },
-  { ".*", TILDE_TOK_ELTTIMES }, { "./", TILDE_TOK_ELTDIVIDE }, { ".^", TILDE_TOK_ELTPOW },
-  { "||", TILDE_TOK_OR }, { "&&", TILDE_TOK_AND }, { "==", TILDE_TOK_EQUALS },
-  { "!=", TILDE_TOK_NEQUALS }, { "<=", TILDE_TOK_LEQ }, { ">=", TILDE_TOK_GEQ },
-  { "+=", TILDE_TOK_PLUSASSIGN }, { "-=", TILDE_TOK_MINUSASSIGN },
-  { "*=", TILDE_TOK_TIMESASSIGN }, { "/=", TILDE_TOK_DIVIDEASSIGN },
-  { "{", TILDE_TOK_LBRACE }, { "}", TILDE_TOK_RBRACE }, { "(", TILDE_TOK_LPAREN },
-  { ")", TILDE_TOK_RPAREN }, { "[", TILDE_TOK_LBRACK }, { "]", TILDE_TOK_RBRACK },
-  { "<", TILDE_TOK_LABRACK }, { ">", TILDE_TOK_RABRACK }, { ",", TILDE_TOK_COMMA },
-  { ";", TILDE_TOK_SEMICOLON }, { "|", TILDE_TOK_BAR }, { "@", TILDE_TOK_AT },
-  { "?", TILDE_TOK_QMARK }, { ":", TILDE_TOK_COLON }, { "!", TILDE_TOK_BANG },
-  { "-", TILDE_TOK_MINUS }, { "+", TILDE_TOK_PLUS }, { "^", TILDE_TOK_HAT },
-  { "'", TILDE_TOK_TRANSPOSE }, { "*", TILDE_TOK_TIMES }, { "/", TILDE_TOK_DIVIDE },
-  { "%", TILDE_TOK_MODULO }, { "\\", TILDE_TOK_LDIVIDE }, { "~", TILDE_TOK_TILDE },
-  { "=", TILDE_TOK_ASSIGN },
-};
-
+/* Longest match over the operators and punctuation. */
 static gboolean
 scan_operator (Frame *f, TildeTokenKind *kind)
 {
-  for (gsize i = 0; i < G_N_ELEMENTS (operators); i++)
-    if (looking_at (f, operators[i].text))
-      {
-        f->pos += strlen (operators[i].text);
-        *kind = operators[i].kind;
-        return TRUE;
-      }
-  return FALSE;
+  const char *t = f->text + f->pos;
+  char next = f->pos + 1 < f->length ? t[1] : '\0';
+  char after = f->pos + 2 < f->length ? t[2] : '\0';
+  gsize n = 1;
+
+  switch (t[0])
+    {
+    case '{': *kind = TILDE_TOK_LBRACE; break;
+    case '}': *kind = TILDE_TOK_RBRACE; break;
+    case '(': *kind = TILDE_TOK_LPAREN; break;
+    case ')': *kind = TILDE_TOK_RPAREN; break;
+    case '[': *kind = TILDE_TOK_LBRACK; break;
+    case ']': *kind = TILDE_TOK_RBRACK; break;
+    case ',': *kind = TILDE_TOK_COMMA; break;
+    case ';': *kind = TILDE_TOK_SEMICOLON; break;
+    case '@': *kind = TILDE_TOK_AT; break;
+    case '?': *kind = TILDE_TOK_QMARK; break;
+    case ':': *kind = TILDE_TOK_COLON; break;
+    case '^': *kind = TILDE_TOK_HAT; break;
+    case '\'': *kind = TILDE_TOK_TRANSPOSE; break;
+    case '\\': *kind = TILDE_TOK_LDIVIDE; break;
+    case '~': *kind = TILDE_TOK_TILDE; break;
+    case '|':
+      if (next == '|') { *kind = TILDE_TOK_OR; n = 2; }
+      else *kind = TILDE_TOK_BAR;
+      break;
+    case '&':
+      if (next != '&')
+        return FALSE;
+      *kind = TILDE_TOK_AND;
+      n = 2;
+      break;
+    case '=':
+      if (next == '=') { *kind = TILDE_TOK_EQUALS; n = 2; }
+      else *kind = TILDE_TOK_ASSIGN;
+      break;
+    case '!':
+      if (next == '=') { *kind = TILDE_TOK_NEQUALS; n = 2; }
+      else *kind = TILDE_TOK_BANG;
+      break;
+    case '<':
+      if (next == '=') { *kind = TILDE_TOK_LEQ; n = 2; }
+      else *kind = TILDE_TOK_LABRACK;
+      break;
+    case '>':
+      if (next == '=') { *kind = TILDE_TOK_GEQ; n = 2; }
+      else *kind = TILDE_TOK_RABRACK;
+      break;
+    case '+':
+      if (next == '=') { *kind = TILDE_TOK_PLUSASSIGN; n = 2; }
+      else *kind = TILDE_TOK_PLUS;
+      break;
+    case '-':
+      if (next == '=') { *kind = TILDE_TOK_MINUSASSIGN; n = 2; }
+      else *kind = TILDE_TOK_MINUS;
+      break;
+    case '*':
+      if (next == '=') { *kind = TILDE_TOK_TIMESASSIGN; n = 2; }
+      else *kind = TILDE_TOK_TIMES;
+      break;
+    case '/':
+      if (next == '=') { *kind = TILDE_TOK_DIVIDEASSIGN; n = 2; }
+      else *kind = TILDE_TOK_DIVIDE;
+      break;
+    case '%':
+      if (next == '/' && after == '%') { *kind = TILDE_TOK_IDIVIDE; n = 3; }
+      else *kind = TILDE_TOK_MODULO;
+      break;
+    case '.':
+      if (next == '*' && after == '=') { *kind = TILDE_TOK_ELTTIMESASSIGN; n = 3; }
+      else if (next == '/' && after == '=') { *kind = TILDE_TOK_ELTDIVIDEASSIGN; n = 3; }
+      else if (next == '*') { *kind = TILDE_TOK_ELTTIMES; n = 2; }
+      else if (next == '/') { *kind = TILDE_TOK_ELTDIVIDE; n = 2; }
+      else if (next == '^') { *kind = TILDE_TOK_ELTPOW; n = 2; }
+      else
+        return FALSE;
+      break;
+    default:
+      return FALSE;
+    }
+  f->pos += n;
+  return TRUE;
 }
 
 /* "transformed data", "transformed parameters" and "generated quantities"

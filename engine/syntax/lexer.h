@@ -107,6 +107,12 @@ gboolean     tilde_token_kind_is_keyword (TildeTokenKind kind);
 /* TRUE for the keywords that start a type: int, real, vector, array, ... */
 gboolean     tilde_token_kind_is_type_keyword (TildeTokenKind kind);
 
+/* stanc's rule for names that lex as identifiers but may not be declared:
+ * a "__" suffix, or a word kept for the future ("true", "struct", "then",
+ * "generated", ...). The type checker reports these ("Identifier 'x__'
+ * clashes with reserved keyword."). */
+gboolean     tilde_identifier_is_reserved (const char *name);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TildeLexer, tilde_lexer_free)
 
 G_END_DECLS

@@ -188,18 +188,6 @@ report (Parser *p, const char *message)
   report_span (p, &p->tok.span, message);
 }
 
-static void
-warn_span (Parser *p, const TildeSpan *span, const char *message)
-{
-  TildeDiagnostic *diag = tilde_diagnostic_new (TILDE_SEVERITY_WARNING, TILDE_DIAG_WARNING,
-                                                span->file->name, span->begin_line,
-                                                span->begin_column, span->end_line,
-                                                span->end_column, message);
-
-  tilde_source_file_add_include_frames (span->file, diag);
-  g_ptr_array_add (p->diags, diag);
-}
-
 static gboolean
 enter (Parser *p)
 {
@@ -893,11 +881,8 @@ parse_unary (Parser *p, gboolean constrained)
 static TildeExpr *
 parse_binary (Parser *p, int min_prec, gboolean constrained)
 {
-  TildeExpr *lhs;
+  TildeExpr *lhs = parse_unary (p, constrained);
 
-  if (!enter (p))
-    return error_expr (p);
-  lhs = parse_unary (p, constrained);
   while (!p->err)
     {
       TildeBinaryOp op;
@@ -924,12 +909,20 @@ parse_binary (Parser *p, int min_prec, gboolean constrained)
           p->arrow = e;
           p->arrow_span = tilde_span_join (&op_tok.span, &p->tok.span);
         }
-      /* ^ and .^ group to the right; the others to the left. */
-      e->u.binary.rhs = parse_binary (p, prec == PREC_POWER ? prec : prec + 1, constrained);
+      /* ^ and .^ group to the right, so only they can nest without end;
+       * the others group to the left. */
+      if (prec == PREC_POWER)
+        {
+          if (!enter (p))
+            break;
+          e->u.binary.rhs = parse_binary (p, prec, constrained);
+          leave (p);
+        }
+      else
+        e->u.binary.rhs = parse_binary (p, prec + 1, constrained);
       e->span = span_from (p, &lhs->span);
       lhs = e;
     }
-  leave (p);
   return lhs;
 }
 
@@ -1224,13 +1217,17 @@ parse_tuple_type (Parser *p, gboolean global)
 {
   TildeSpan start = p->tok.span;
   TildeSizedType *t = new_sized_type (p, TILDE_DECL_TUPLE, &start);
-  guint mark = list_begin (p);
+  guint mark;
 
+  if (!enter (p))
+    return t;
+  mark = list_begin (p);
   advance (p);
   if (!accept (p, TILDE_TOK_LPAREN))
     {
       report (p, "Expected \"(\" followed by a comma-separated list of at least two types "
                  "after \"tuple\".");
+      leave (p);
       return t;
     }
   for (;;)
@@ -1260,6 +1257,7 @@ parse_tuple_type (Parser *p, gboolean global)
     }
   t->elements = (TildeSizedType **) list_end (p, mark, &t->n_elements);
   t->span = span_from (p, &start);
+  leave (p);
   return t;
 }
 
@@ -1364,14 +1362,6 @@ parse_sized_type (Parser *p, gboolean global)
   return t;
 }
 
-static void
-warn_future_keyword (Parser *p, const TildeIdent *id)
-{
-  if (strcmp (id->name, "jacobian") == 0)
-    warn_span (p, &id->span, "Variable name 'jacobian' will be a reserved word starting in "
-                             "Stan 2.38.0. Please rename it!");
-}
-
 /* The name being declared; reports stanc's message for a reserved word. */
 static gboolean
 parse_new_ident (Parser *p, TildeIdent *id, const char *otherwise)
@@ -1380,7 +1370,6 @@ parse_new_ident (Parser *p, TildeIdent *id, const char *otherwise)
     {
       *id = ident_of (&p->tok);
       advance (p);
-      warn_future_keyword (p, id);
       return TRUE;
     }
   if (tilde_token_kind_is_keyword (p->tok.kind))
@@ -1639,11 +1628,14 @@ parse_unsized_base (Parser *p, UnsizedContext ctx)
       guint mark = list_begin (p);
 
       t = new_unsized_type (p, TILDE_UTYPE_TUPLE, &start);
+      if (!enter (p))
+        return t;
       advance (p);
       if (!accept (p, TILDE_TOK_LPAREN))
         {
           report (p, "Expected \"(\" followed by a comma-separated list of at least two types "
                      "after \"tuple\".");
+          leave (p);
           return t;
         }
       for (;;)
@@ -1670,6 +1662,7 @@ parse_unsized_base (Parser *p, UnsizedContext ctx)
         }
       t->elements = (TildeUnsizedType **) list_end (p, mark, &t->n_elements);
       t->span = span_from (p, &start);
+      leave (p);
       return t;
     }
   if (!unsized_kind_of (p->tok.kind, &kind))
@@ -2388,6 +2381,8 @@ parse_stmt_list (Parser *p, ListKind kind, TildeBlockKind block, int *n)
     {
       TildeStmt *s;
 
+      if (at (p, TILDE_TOK_EOF) && p->functions_only)
+        break;
       if (at (p, TILDE_TOK_EOF) || at_block_start (p))
         {
           report (p, bad_item_message (p, kind, block, first));

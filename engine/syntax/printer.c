@@ -496,10 +496,30 @@ print_stmts (Printer *pr, TildeStmt *const *stmts, int n, gsize end)
   flush_comments (pr, end);
 }
 
+/* A comment on the line of an opening brace stays there. */
+static void
+same_line_comments (Printer *pr, const TildeSpan *span)
+{
+  while (pr->next_comment < pr->n_comments && in_root (pr, span))
+    {
+      const TildeComment *c = pr->comments[pr->next_comment];
+
+      if (c->span.begin_line != span->begin_line || c->span.begin_offset < span->begin_offset
+          || c->kind == TILDE_COMMENT_INCLUDE)
+        break;
+      pr->next_comment++;
+      g_string_append (pr->out, "  ");
+      print_comment_text (pr, c);
+      if (c->kind == TILDE_COMMENT_LINE)
+        break;
+    }
+}
+
 static void
 open_brace (Printer *pr, const TildeSpan *span)
 {
   g_string_append (pr->out, " {");
+  same_line_comments (pr, span);
   newline (pr);
   pr->indent++;
   if (in_root (pr, span))
@@ -545,7 +565,6 @@ print_body (Printer *pr, const TildeStmt *body)
     }
   newline (pr);
   pr->indent++;
-  indent (pr);
   print_stmt (pr, body);
   g_string_truncate (pr->out, pr->out->len - 1);   /* print_stmt's newline */
   pr->indent--;
@@ -747,6 +766,7 @@ print_stmt (Printer *pr, const TildeStmt *s)
       break;
     case TILDE_STMT_BLOCK:
       g_string_append_c (out, '{');
+      same_line_comments (pr, &s->span);
       newline (pr);
       pr->indent++;
       if (in_root (pr, &s->span))

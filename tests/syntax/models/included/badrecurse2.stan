@@ -1,0 +1,1 @@
+#include badrecurse3.stan

@@ -1,0 +1,2 @@
+  real z;
+  #include "I'm not here.stan"

@@ -1,0 +1,2 @@
+  real y;
+  #include incl_stanc_helper2.stan

@@ -1,0 +1,2 @@
+  real y;
+  #include incl-err.stan

@@ -1,0 +1,2 @@
+  real y;
+  #include parse-err.stan

@@ -1,0 +1,5 @@
+transformed data {
+  real x = 10 *
+#include expr-part.stan
+  ;
+}

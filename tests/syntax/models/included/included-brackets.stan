@@ -1,0 +1,3 @@
+data {
+#include <incl_stanc_helper.stan>
+}

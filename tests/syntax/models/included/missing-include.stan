@@ -1,0 +1,4 @@
+// the file named below does not exist
+#include nowhere.stan
+model {
+}

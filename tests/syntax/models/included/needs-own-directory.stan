@@ -1,0 +1,3 @@
+data {
+#include sibling.stan
+}

@@ -1,0 +1,2 @@
+  real z;
+  real w;=;

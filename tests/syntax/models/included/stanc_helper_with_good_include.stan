@@ -1,0 +1,6 @@
+parameters {
+#include incl_stanc_helper.stan
+}
+model {
+  y ~ normal(0, 1);
+}
