@@ -150,7 +150,20 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
   options.functions_only = o.standalone_functions || g_str_has_suffix (o.files[0], ".stanfunctions");
   options.pedantic = o.warn_pedantic;
 
-  result = tilde_frontend_check_file (o.files[0], &options, &error);
+  if (o.filename_in_msg != NULL)
+    {
+      /* Read it here so messages can name the file as asked. */
+      g_autofree char *text = NULL;
+      gsize length;
+
+      if (g_file_get_contents (o.files[0], &text, &length, NULL))
+        {
+          g_autofree char *dir = g_path_get_dirname (o.files[0]);
+          result = tilde_frontend_check_buffer (o.filename_in_msg, dir, text, (gssize) length, &options);
+        }
+    }
+  else
+    result = tilde_frontend_check_file (o.files[0], &options, &error);
   if (result == NULL)
     {
       g_printerr (_("Error: file '%s' not found or cannot be opened\n"), o.files[0]);

@@ -170,6 +170,17 @@ test_compile_semantic_error_first_only (void)
 }
 
 static void
+test_filename_in_msg (void)
+{
+  g_autofree char *path = write_model ("real.stan", "model {\n  y ~ normal(0, 1);\n}\n");
+  g_auto(Run) run = { 0 };
+
+  run_tilde (&run, "compile", "--filename-in-msg=shown.stan", path, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_true (g_str_has_prefix (run.err, "Semantic error in 'shown.stan', line 2, column 2 to column 3:"));
+}
+
+static void
 test_info (void)
 {
   g_autofree char *path = example ("eight_schools.stan");
@@ -224,6 +235,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/compile/good-model", test_compile_good_model);
   g_test_add_func ("/cli/compile/syntax-error", test_compile_syntax_error);
   g_test_add_func ("/cli/compile/semantic-error-first-only", test_compile_semantic_error_first_only);
+  g_test_add_func ("/cli/compile/filename-in-msg", test_filename_in_msg);
   g_test_add_func ("/cli/compile/info", test_info);
   g_test_add_func ("/cli/compile/auto-format-to-file", test_auto_format_to_file);
   return g_test_run ();
