@@ -221,6 +221,7 @@ check_loop_body (TildeChecker *c, TildeStmt *s, const TildeIdent *var, const Til
   TildeFlow flow;
 
   tilde_scope_open (c->scope);
+  _tilde_check_variable_name (c, var);
   if (type && _tilde_check_fresh_variable (c, var))
     {
       TildeVariable *v = tilde_scope_new_variable (c->scope, var->name, type, TILDE_VAR_LOOP,
