@@ -367,6 +367,9 @@ _tilde_check_var_decl (TildeChecker *c, TildeStmt *s)
       TildeVarDeclItem *item = &s->u.var_decl.items[i];
       TildeVariable *var = NULL;
 
+      item->checked_type = type;
+      _tilde_check_variable_name (c, &item->ident);
+
       if (_tilde_check_identifier (c, item->ident.name, &item->ident.span)
           && _tilde_check_fresh_variable (c, &item->ident))
         {

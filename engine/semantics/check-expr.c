@@ -10,35 +10,6 @@
 
 /* ------------------------------------------------------------ identifiers */
 
-/* Words the grammar lets through as identifiers but stanc reserves. */
-static const char *const reserved_words[] = {
-  "generated", "quantities", "transformed", "repeat", "until", "then", "true",
-  "false", "typedef", "struct", "var", "export", "extern", "static", "auto",
-};
-
-/* Names in the tree are interned, so the reserved words are compared by
- * address. */
-static gboolean
-is_reserved (const char *name)
-{
-  static const char *interned[G_N_ELEMENTS (reserved_words)];
-  static gsize once;
-  gsize len;
-
-  if (g_once_init_enter (&once))
-    {
-      for (guint i = 0; i < G_N_ELEMENTS (reserved_words); i++)
-        interned[i] = g_intern_static_string (reserved_words[i]);
-      g_once_init_leave (&once, 1);
-    }
-  name = g_intern_string (name);
-  for (guint i = 0; i < G_N_ELEMENTS (interned); i++)
-    if (name == interned[i])
-      return TRUE;
-  len = strlen (name);
-  return len >= 2 && name[len - 1] == '_' && name[len - 2] == '_';
-}
-
 gboolean
 _tilde_check_identifier (TildeChecker *c, const char *name, const TildeSpan *span)
 {
@@ -47,12 +18,20 @@ _tilde_check_identifier (TildeChecker *c, const char *name, const TildeSpan *spa
       _tilde_check_error (c, span, "Identifier '%s' clashes with model name.", name);
       return FALSE;
     }
-  if (is_reserved (name))
+  if (tilde_identifier_is_reserved (name))
     {
       _tilde_check_error (c, span, "Identifier '%s' clashes with reserved keyword.", name);
       return FALSE;
     }
   return TRUE;
+}
+
+void
+_tilde_check_variable_name (TildeChecker *c, const TildeIdent *id)
+{
+  if (strcmp (id->name, "jacobian") == 0)
+    _tilde_check_warning (c, &id->span, "Variable name 'jacobian' will be a reserved word "
+                          "starting in Stan 2.38.0. Please rename it!");
 }
 
 /* ------------------------------------------------------------ AD levels */

@@ -73,6 +73,8 @@ gboolean    _tilde_check_int_expr (TildeChecker *c, TildeExpr *e, const char *wh
 gboolean    _tilde_check_int_or_real_expr (TildeChecker *c, TildeExpr *e, const char *what);
 /* stanc's checks of an identifier's spelling (reserved words, "__", the model name). */
 gboolean    _tilde_check_identifier (TildeChecker *c, const char *name, const TildeSpan *span);
+/* The warning for a variable named like a keyword-to-be ("jacobian"). */
+void        _tilde_check_variable_name (TildeChecker *c, const TildeIdent *id);
 /* The AD level of a use of `var` in the current context. */
 TildeAdLevel _tilde_check_variable_ad (TildeChecker *c, const TildeVariable *var);
 /* AD level of values of `type` taken from `origin` in the current context. */
