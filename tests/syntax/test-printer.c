@@ -63,7 +63,8 @@ static const ExpectedMode expected_modes[] = {
   { "braces-parentheses",
     TILDE_CANONICALIZE_BRACES | TILDE_CANONICALIZE_PARENTHESES, 78 },
   { "deprecations", TILDE_CANONICALIZE_DEPRECATIONS, 78 },
-  { "w40", TILDE_CANONICALIZE_NONE, 40 },
+  { "w40", TILDE_CANONICALIZE_NONE, 40 },                                /* --max-line-length=40 */
+  { "w120", TILDE_CANONICALIZE_NONE, 120 },
 };
 
 static void
