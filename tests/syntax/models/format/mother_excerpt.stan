@@ -103,7 +103,7 @@ data {
   cholesky_factor_cov[5, 4] d_cfcov_54;
 }
 transformed data {
-  cholesky_factor_cov[5, 5] td_cfcov_54; // TODO: Change to 5,4
+  cholesky_factor_cov[5, 5] td_cfcov_54; // to become 5,4
   for (i in 1:4) {
     for (j in 1:5) {
       matrix[2, 3] l_mat = d_ar_mat[i, j];
