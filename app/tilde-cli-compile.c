@@ -121,6 +121,7 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
   g_autoptr(TildeCheckResult) result = NULL;
   g_auto(GStrv) include_paths = NULL;
   TildeFrontendOptions options = { 0 };
+  TildeFormatOptions format;
   GPtrArray *diagnostics;
   int status = TILDE_EXIT_OK;
 
@@ -135,6 +136,17 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
       g_print ("tilde %s (Stan language %s)\n", tilde_engine_version (), tilde_engine_stan_version ());
       compile_options_clear (&o);
       return TILDE_EXIT_OK;
+    }
+  tilde_format_options_init (&format);
+  if (o.max_line_length > 0)
+    format.max_line_length = o.max_line_length;
+  if (o.print_canonical)
+    format.canonicalize = TILDE_CANONICALIZE_ALL;
+  if (o.canonicalize != NULL && !tilde_format_parse_canonicalize (o.canonicalize, &format, &error))
+    {
+      g_printerr ("tilde compile: --canonicalize: %s\n", error->message);
+      compile_options_clear (&o);
+      return TILDE_EXIT_USAGE;
     }
   if (o.files == NULL || g_strv_length (o.files) != 1)
     {
@@ -212,10 +224,12 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
       g_autofree char *text = g_strconcat (json, "\n", NULL);
       status = emit (&o, text);
     }
-  else if (o.auto_format || o.print_canonical)
+  else if (o.auto_format || o.print_canonical || o.canonicalize != NULL)
     {
-      g_autofree char *text = tilde_print_program (tilde_check_result_get_program (result),
-                                                   TILDE_PRINT_DEFAULT);
+      g_autofree char *formatted = tilde_format_program (tilde_check_result_get_program (result),
+                                                         &format);
+      /* stanc ends the output with one more newline. */
+      g_autofree char *text = g_strconcat (formatted, "\n", NULL);
       status = emit (&o, text);
     }
   compile_options_clear (&o);

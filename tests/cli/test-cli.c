@@ -219,10 +219,29 @@ test_auto_format_to_file (void)
   run_tilde (&run, "compile", "--auto-format", "--o", out_path, path, NULL);
   g_assert_cmpint (run.status, ==, 0);
   g_assert_true (g_file_get_contents (out_path, &formatted, NULL, NULL));
-  g_assert_cmpstr (formatted, ==, "parameters {\n  real y;\n}\nmodel {\n  y ~ normal(0, 1);\n}\n");
+  g_assert_cmpstr (formatted, ==, "parameters {\n  real y;\n}\nmodel {\n  y ~ normal(0, 1);\n}\n\n");
   /* Formatting formatted output changes nothing. */
   run_tilde (&again, "compile", "--auto-format", out_path, NULL);
   g_assert_cmpstr (again.out, ==, formatted);
+}
+
+static void
+test_canonicalize (void)
+{
+  g_autofree char *path = write_model ("canon.stan",
+                                       "parameters {\n  real y;\n}\nmodel {\n"
+                                       "  if (1) y ~ normal(((0)), 1);\n}\n");
+  g_auto(Run) braces = { 0 };
+  g_auto(Run) canonical = { 0 };
+  g_auto(Run) bad = { 0 };
+
+  run_tilde (&braces, "compile", "--auto-format", "--canonicalize=braces", path, NULL);
+  g_assert_cmpint (braces.status, ==, 0);
+  g_assert_nonnull (strstr (braces.out, "if (1) {\n    y ~ normal(((0)), 1);\n  }"));
+  run_tilde (&canonical, "compile", "--print-canonical", path, NULL);
+  g_assert_nonnull (strstr (canonical.out, "if (1) {\n    y ~ normal(0, 1);\n  }"));
+  run_tilde (&bad, "compile", "--canonicalize=everything", path, NULL);
+  g_assert_cmpint (bad.status, ==, 124);
 }
 
 int
@@ -238,5 +257,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/compile/filename-in-msg", test_filename_in_msg);
   g_test_add_func ("/cli/compile/info", test_info);
   g_test_add_func ("/cli/compile/auto-format-to-file", test_auto_format_to_file);
+  g_test_add_func ("/cli/compile/canonicalize", test_canonicalize);
   return g_test_run ();
 }
