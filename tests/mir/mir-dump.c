@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Prints the MIR of a model: mir-dump [--transformed] FILE */
+#define G_LOG_DOMAIN "tilde-test"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tilde-frontend.h"
+#include "mir/mir-lower.h"
+#include "mir/mir-print.h"
+
+int
+main (int argc, char **argv)
+{
+  const char *path = argv[argc - 1];
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TildeCheckResult) r = tilde_frontend_check_file (path, NULL, &error);
+  if (!r || tilde_check_result_has_errors (r))
+    {
+      g_autofree char *text = r ? tilde_check_result_render_all (r) : g_strdup (error->message);
+      fprintf (stderr, "%s\n", text);
+      return 1;
+    }
+  g_autoptr (MirProgram) p = mir_lower_program (tilde_check_result_get_program (r));
+  if (!p)
+    return 2;
+  g_autofree char *text = mir_print_program (p, argc > 2 && strcmp (argv[1], "--roles") == 0
+                                                ? MIR_PRINT_TERM_ROLES : 0, NULL);
+  fputs (text, stdout);
+  return 0;
+}
