@@ -156,9 +156,12 @@ sexp_internal (Sexp *sx, MirInternal fn, const MirInternalData *d)
       sexp_close (sx);
       break;
     case MIR_FN_WRITE_PARAM:
+      /* an OCaml option: () for None, (x) for Some x */
       sexp_field_open (sx, "unconstrain_opt");
+      sexp_open (sx);
       if (d->trans)
         sexp_transform (sx, d->trans);
+      sexp_close (sx);
       sexp_close (sx);
       sexp_field_open (sx, "var");
       sexp_expr (sx, d->var);

@@ -8,6 +8,7 @@
 #include "tilde-frontend.h"
 #include "mir/mir-lower.h"
 #include "mir/mir-print.h"
+#include "mir/mir-transform.h"
 
 int
 main (int argc, char **argv)
@@ -22,6 +23,12 @@ main (int argc, char **argv)
       return 1;
     }
   g_autoptr (MirProgram) p = mir_lower_program (tilde_check_result_get_program (r));
+  if (p && strstr (argv[1], "t"))
+    {
+      MirProgram *t = mir_transform_program (p);
+      mir_program_free (g_steal_pointer (&p));
+      p = t;
+    }
   if (!p)
     return 2;
   g_autofree char *text = mir_print_program (p, argc > 2 && strcmp (argv[1], "--roles") == 0
