@@ -1465,7 +1465,7 @@ unnormalized_name (const char *name)
 {
   gsize n = strlen (name);
   if (g_str_has_suffix (name, "_lpdf") || g_str_has_suffix (name, "_lpmf"))
-    return g_strdup_printf ("%.*s_lu%s", (int) (n - 4), name, name + n - 3);
+    return g_strdup_printf ("%.*s_lu%s", (int) (n - 5), name, name + n - 3);
   return g_strdup (name);
 }
 
