@@ -196,8 +196,25 @@ test_eight_schools_roles (void)
       g_assert_cmpint (s->u.increment.from_tilde, ==, expected[i].tilde);
       g_assert_cmpint (s->u.increment.role, ==, expected[i].role);
     }
-  g_autofree char *text = mir_print_program (p, MIR_PRINT_TERM_ROLES, NULL);
+  GArray *spans = NULL;
+  g_autofree char *text = mir_print_program (p, MIR_PRINT_TERM_ROLES, &spans);
   g_assert_nonnull (strstr (text, "target += normal_lupdf(y, theta, sigma); // ~ likelihood\n"));
+  /* the viewer's map: that line comes from `y ~ normal(theta, sigma);`, line 15 */
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_assert_cmpuint (spans->len, ==, g_strv_length (lines) - 1);
+  gboolean found = FALSE;
+  for (guint i = 0; i < spans->len; i++)
+    if (strstr (lines[i], "normal_lupdf(y, theta, sigma)"))
+      {
+        const TildeSpan *span = &g_array_index (spans, TildeSpan, i);
+        g_assert_cmpint (span->begin_line, ==, 15);
+        g_assert_cmpint (span->begin_column, ==, 2);
+        g_assert_cmpstr (span->file->name, ==, "eight_schools.stan");
+        found = TRUE;
+      }
+  g_assert_true (found);
+  g_assert_null (g_array_index (spans, TildeSpan, 0).file);   /* "input_vars {" */
+  g_array_unref (spans);
   g_assert_nonnull (strstr (text, "target += cauchy_lupdf(tau, promote(0, real, data), "
                                   "promote(5, real, data)); // ~ prior\n"));
 }
