@@ -244,6 +244,31 @@ test_canonicalize (void)
   g_assert_cmpint (bad.status, ==, 124);
 }
 
+static void
+test_debug_mir (void)
+{
+  g_autofree char *path = example ("eight_schools.stan");
+  g_auto(Run) mir = { 0 };
+  g_auto(Run) transformed = { 0 };
+  g_auto(Run) patterns = { 0 };
+
+  run_tilde (&mir, "compile", "--debug-mir-pretty", path, NULL);
+  g_assert_cmpint (mir.status, ==, 0);
+  g_assert_nonnull (strstr (mir.out, "log_prob {"));
+  g_assert_nonnull (strstr (mir.out, "target += cauchy_lupdf(tau"));
+
+  /* Reading data and constraining parameters are explicit. */
+  run_tilde (&transformed, "compile", "--debug-transformed-mir-pretty", path, NULL);
+  g_assert_cmpint (transformed.status, ==, 0);
+  g_assert_nonnull (strstr (transformed.out, "prepare_data {"));
+  g_assert_nonnull (strstr (transformed.out, "FnReadData__(\"J\")"));
+  g_assert_nonnull (strstr (transformed.out, "FnReadParam(constrain(Lower 0))"));
+
+  run_tilde (&patterns, "compile", "--debug-mem-patterns", path, NULL);
+  g_assert_cmpint (patterns.status, ==, 0);
+  g_assert_nonnull (strstr (patterns.out, "vector[J] theta_tilde: SoA"));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -258,5 +283,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/compile/info", test_info);
   g_test_add_func ("/cli/compile/auto-format-to-file", test_auto_format_to_file);
   g_test_add_func ("/cli/compile/canonicalize", test_canonicalize);
+  g_test_add_func ("/cli/compile/debug-mir", test_debug_mir);
   return g_test_run ();
 }
