@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-struct _TildeType {
+struct TildeType {
   TildeTypeKind kind;
   TildeFunKind fun_kind;     /* functions */
   guint hash;

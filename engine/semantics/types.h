@@ -50,7 +50,8 @@ typedef enum {
   TILDE_FUN_JACOBIAN, /* _jacobian */
 } TildeFunKind;
 
-typedef struct _TildeType TildeType;
+/* The tag matches the forward declaration in syntax/ast.h. */
+typedef struct TildeType TildeType;
 
 /* One parameter of a function type. */
 typedef struct {

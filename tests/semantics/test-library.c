@@ -407,33 +407,33 @@ test_operators (void)
 
   a[0] = (TildeArgType) { TILDE_AD_AUTODIFF, tilde_type_int () };
   a[1] = (TildeArgType) { TILDE_AD_AUTODIFF, tilde_type_int () };
-  g_assert_cmpint (tilde_library_resolve_operator (TILDE_OP_DIVIDE, a, 2, &m, NULL), ==, TILDE_MATCH_UNIQUE);
+  g_assert_cmpint (tilde_library_resolve_operator (TILDE_OPERATOR_DIVIDE, a, 2, &m, NULL), ==, TILDE_MATCH_UNIQUE);
   g_assert_true (m.return_type == tilde_type_int ());
-  g_assert_cmpint (tilde_library_resolve_operator (TILDE_OP_INT_DIVIDE, a, 2, &m, NULL), ==, TILDE_MATCH_UNIQUE);
-  g_assert_cmpint (tilde_library_resolve_operator (TILDE_OP_POW, a, 2, &m, NULL), ==, TILDE_MATCH_UNIQUE);
+  g_assert_cmpint (tilde_library_resolve_operator (TILDE_OPERATOR_INT_DIVIDE, a, 2, &m, NULL), ==, TILDE_MATCH_UNIQUE);
+  g_assert_cmpint (tilde_library_resolve_operator (TILDE_OPERATOR_POW, a, 2, &m, NULL), ==, TILDE_MATCH_UNIQUE);
   g_assert_true (m.return_type == tilde_type_real ());
   a[0].type = tilde_type_matrix ();
   a[1].type = tilde_type_matrix ();
-  g_assert_cmpint (tilde_library_resolve_operator (TILDE_OP_DIVIDE, a, 2, &m, NULL), ==, TILDE_MATCH_UNIQUE);
+  g_assert_cmpint (tilde_library_resolve_operator (TILDE_OPERATOR_DIVIDE, a, 2, &m, NULL), ==, TILDE_MATCH_UNIQUE);
   g_assert_true (m.return_type == tilde_type_matrix ());
   a[1].type = tilde_type_vector ();
-  g_assert_cmpint (tilde_library_resolve_operator (TILDE_OP_LEFT_DIVIDE, a, 2, &m, NULL), ==, TILDE_MATCH_UNIQUE);
+  g_assert_cmpint (tilde_library_resolve_operator (TILDE_OPERATOR_LEFT_DIVIDE, a, 2, &m, NULL), ==, TILDE_MATCH_UNIQUE);
   g_assert_true (m.return_type == tilde_type_vector ());
   a[0].type = T ("array[] int");
-  g_assert_cmpint (tilde_library_resolve_operator (TILDE_OP_MINUS, a, 1, &m, NULL), ==, TILDE_MATCH_UNIQUE);
+  g_assert_cmpint (tilde_library_resolve_operator (TILDE_OPERATOR_MINUS, a, 1, &m, NULL), ==, TILDE_MATCH_UNIQUE);
   g_assert_true (m.return_type == T ("array[] int"));
   a[0].type = tilde_type_vector ();
-  g_assert_cmpint (tilde_library_resolve_operator (TILDE_OP_TRANSPOSE, a, 1, &m, NULL), ==, TILDE_MATCH_UNIQUE);
+  g_assert_cmpint (tilde_library_resolve_operator (TILDE_OPERATOR_TRANSPOSE, a, 1, &m, NULL), ==, TILDE_MATCH_UNIQUE);
   g_assert_true (m.return_type == tilde_type_row_vector ());
   a[0].type = tilde_type_real ();
   a[1].type = tilde_type_int ();
-  g_assert_cmpint (tilde_library_resolve_operator (TILDE_OP_LESS, a, 2, &m, NULL), ==, TILDE_MATCH_UNIQUE);
+  g_assert_cmpint (tilde_library_resolve_operator (TILDE_OPERATOR_LESS, a, 2, &m, NULL), ==, TILDE_MATCH_UNIQUE);
   g_assert_true (m.return_type == tilde_type_int ());
-  g_assert_cmpstr (tilde_operator_symbol (TILDE_OP_ELT_DIVIDE), ==, "./");
-  g_assert_cmpuint (tilde_operator_arity (TILDE_OP_NOT), ==, 1);
-  g_assert_cmpstr (tilde_operator_functions (TILDE_OP_DIVIDE)[0], ==, "mdivide_right");
-  g_assert_cmpstr (tilde_operator_functions (TILDE_OP_DIVIDE)[1], ==, "divide");
-  g_assert_null (tilde_operator_functions (TILDE_OP_DIVIDE)[2]);
+  g_assert_cmpstr (tilde_operator_symbol (TILDE_OPERATOR_ELT_DIVIDE), ==, "./");
+  g_assert_cmpuint (tilde_operator_arity (TILDE_OPERATOR_NOT), ==, 1);
+  g_assert_cmpstr (tilde_operator_functions (TILDE_OPERATOR_DIVIDE)[0], ==, "mdivide_right");
+  g_assert_cmpstr (tilde_operator_functions (TILDE_OPERATOR_DIVIDE)[1], ==, "divide");
+  g_assert_null (tilde_operator_functions (TILDE_OPERATOR_DIVIDE)[2]);
 }
 
 /* -------------------------------------------------- stanc's error texts
@@ -563,13 +563,13 @@ operator_mismatch (TildeOperator op, const char *const *arg_texts)
 static void
 test_message_operators (void)
 {
-  g_autofree char *minus = operator_mismatch (TILDE_OP_SUBTRACT, ARGS ("vector", "matrix"));
-  g_autofree char *times = operator_mismatch (TILDE_OP_MULTIPLY, ARGS ("array[] int", "matrix"));
-  g_autofree char *div = operator_mismatch (TILDE_OP_DIVIDE, ARGS ("array[] int", "matrix"));
-  g_autofree char *intdiv = operator_mismatch (TILDE_OP_INT_DIVIDE, ARGS ("real", "int"));
-  g_autofree char *ldiv = operator_mismatch (TILDE_OP_LEFT_DIVIDE, ARGS ("array[] int", "matrix"));
-  g_autofree char *not = operator_mismatch (TILDE_OP_NOT, ARGS ("array[] int"));
-  g_autofree char *tr = operator_mismatch (TILDE_OP_TRANSPOSE, ARGS ("array[] int"));
+  g_autofree char *minus = operator_mismatch (TILDE_OPERATOR_SUBTRACT, ARGS ("vector", "matrix"));
+  g_autofree char *times = operator_mismatch (TILDE_OPERATOR_MULTIPLY, ARGS ("array[] int", "matrix"));
+  g_autofree char *div = operator_mismatch (TILDE_OPERATOR_DIVIDE, ARGS ("array[] int", "matrix"));
+  g_autofree char *intdiv = operator_mismatch (TILDE_OPERATOR_INT_DIVIDE, ARGS ("real", "int"));
+  g_autofree char *ldiv = operator_mismatch (TILDE_OPERATOR_LEFT_DIVIDE, ARGS ("array[] int", "matrix"));
+  g_autofree char *not = operator_mismatch (TILDE_OPERATOR_NOT, ARGS ("array[] int"));
+  g_autofree char *tr = operator_mismatch (TILDE_OPERATOR_TRANSPOSE, ARGS ("array[] int"));
 
   g_assert_cmpstr (minus, ==,
     "Ill-typed arguments supplied to infix operator -. Available signatures: \n"

@@ -433,49 +433,49 @@ typedef struct {
 } OperatorInfo;
 
 static const OperatorInfo operators[] = {
-  [TILDE_OP_ADD] = { "+", "infix", { "add" } },
-  [TILDE_OP_SUBTRACT] = { "-", "infix", { "subtract" } },
-  [TILDE_OP_MULTIPLY] = { "*", "infix", { "multiply" } },
-  [TILDE_OP_DIVIDE] = { "/", "infix", { "mdivide_right", "divide" } },
-  [TILDE_OP_INT_DIVIDE] = { "%/%", "infix", { NULL } },
-  [TILDE_OP_MODULO] = { "%", "infix", { "modulus" } },
-  [TILDE_OP_LEFT_DIVIDE] = { "\\", "infix", { "mdivide_left" } },
-  [TILDE_OP_ELT_MULTIPLY] = { ".*", "infix", { "elt_multiply" } },
-  [TILDE_OP_ELT_DIVIDE] = { "./", "infix", { "elt_divide" } },
-  [TILDE_OP_POW] = { "^", "infix", { "pow" } },
-  [TILDE_OP_ELT_POW] = { ".^", "infix", { "pow" } },
-  [TILDE_OP_OR] = { "||", "infix", { "logical_or" } },
-  [TILDE_OP_AND] = { "&&", "infix", { "logical_and" } },
-  [TILDE_OP_EQUALS] = { "==", "infix", { "logical_eq" } },
-  [TILDE_OP_NOT_EQUALS] = { "!=", "infix", { "logical_neq" } },
-  [TILDE_OP_LESS] = { "<", "infix", { "logical_lt" } },
-  [TILDE_OP_LESS_EQUAL] = { "<=", "infix", { "logical_lte" } },
-  [TILDE_OP_GREATER] = { ">", "infix", { "logical_gt" } },
-  [TILDE_OP_GREATER_EQUAL] = { ">=", "infix", { "logical_gte" } },
-  [TILDE_OP_PLUS] = { "+", "prefix", { "plus" } },
-  [TILDE_OP_MINUS] = { "-", "prefix", { "minus" } },
-  [TILDE_OP_NOT] = { "!", "prefix", { "logical_negation" } },
-  [TILDE_OP_TRANSPOSE] = { "'", "postfix", { "transpose" } },
+  [TILDE_OPERATOR_ADD] = { "+", "infix", { "add" } },
+  [TILDE_OPERATOR_SUBTRACT] = { "-", "infix", { "subtract" } },
+  [TILDE_OPERATOR_MULTIPLY] = { "*", "infix", { "multiply" } },
+  [TILDE_OPERATOR_DIVIDE] = { "/", "infix", { "mdivide_right", "divide" } },
+  [TILDE_OPERATOR_INT_DIVIDE] = { "%/%", "infix", { NULL } },
+  [TILDE_OPERATOR_MODULO] = { "%", "infix", { "modulus" } },
+  [TILDE_OPERATOR_LEFT_DIVIDE] = { "\\", "infix", { "mdivide_left" } },
+  [TILDE_OPERATOR_ELT_MULTIPLY] = { ".*", "infix", { "elt_multiply" } },
+  [TILDE_OPERATOR_ELT_DIVIDE] = { "./", "infix", { "elt_divide" } },
+  [TILDE_OPERATOR_POW] = { "^", "infix", { "pow" } },
+  [TILDE_OPERATOR_ELT_POW] = { ".^", "infix", { "pow" } },
+  [TILDE_OPERATOR_OR] = { "||", "infix", { "logical_or" } },
+  [TILDE_OPERATOR_AND] = { "&&", "infix", { "logical_and" } },
+  [TILDE_OPERATOR_EQUALS] = { "==", "infix", { "logical_eq" } },
+  [TILDE_OPERATOR_NOT_EQUALS] = { "!=", "infix", { "logical_neq" } },
+  [TILDE_OPERATOR_LESS] = { "<", "infix", { "logical_lt" } },
+  [TILDE_OPERATOR_LESS_EQUAL] = { "<=", "infix", { "logical_lte" } },
+  [TILDE_OPERATOR_GREATER] = { ">", "infix", { "logical_gt" } },
+  [TILDE_OPERATOR_GREATER_EQUAL] = { ">=", "infix", { "logical_gte" } },
+  [TILDE_OPERATOR_PLUS] = { "+", "prefix", { "plus" } },
+  [TILDE_OPERATOR_MINUS] = { "-", "prefix", { "minus" } },
+  [TILDE_OPERATOR_NOT] = { "!", "prefix", { "logical_negation" } },
+  [TILDE_OPERATOR_TRANSPOSE] = { "'", "postfix", { "transpose" } },
 };
 
 const char *
 tilde_operator_symbol (TildeOperator op)
 {
-  g_return_val_if_fail (op <= TILDE_OP_TRANSPOSE, NULL);
+  g_return_val_if_fail (op <= TILDE_OPERATOR_TRANSPOSE, NULL);
   return operators[op].symbol;
 }
 
 guint
 tilde_operator_arity (TildeOperator op)
 {
-  g_return_val_if_fail (op <= TILDE_OP_TRANSPOSE, 0);
+  g_return_val_if_fail (op <= TILDE_OPERATOR_TRANSPOSE, 0);
   return strcmp (operators[op].position, "infix") == 0 ? 2 : 1;
 }
 
 const char *const *
 tilde_operator_functions (TildeOperator op)
 {
-  g_return_val_if_fail (op <= TILDE_OP_TRANSPOSE, NULL);
+  g_return_val_if_fail (op <= TILDE_OPERATOR_TRANSPOSE, NULL);
   return operators[op].functions;
 }
 
@@ -503,7 +503,7 @@ operator_message (TildeOperator op, const TildeArgType *args, guint n_args)
 
   g_string_append_printf (out, "Ill-typed arguments supplied to %s operator %s. "
                           "Available signatures: ", info->position, info->symbol);
-  if (op == TILDE_OP_INT_DIVIDE)
+  if (op == TILDE_OPERATOR_INT_DIVIDE)
     {
       g_string_append_c (out, '\n');
       append_sorted_signatures (out, int_divide_signature (), 1);
@@ -537,13 +537,13 @@ tilde_library_resolve_operator (TildeOperator op, const TildeArgType *args, guin
                                 TildeMatch *match, char **message)
 {
   const OperatorInfo *info;
-  TildeMatch m = { TILDE_MATCH_NONE, 0, NULL, NULL, 0 };
+  TildeMatch m = { TILDE_MATCH_NONE, 0, NULL, NULL, 0, -1 };
 
-  g_return_val_if_fail (op <= TILDE_OP_TRANSPOSE, TILDE_MATCH_NONE);
+  g_return_val_if_fail (op <= TILDE_OPERATOR_TRANSPOSE, TILDE_MATCH_NONE);
   info = &operators[op];
   if (message)
     *message = NULL;
-  if (op == TILDE_OP_INT_DIVIDE)
+  if (op == TILDE_OPERATOR_INT_DIVIDE)
     tilde_overload_resolve (int_divide_signature (), 1, args, n_args, &m);
   for (guint k = 0; info->functions[k] && m.status != TILDE_MATCH_UNIQUE; k++)
     {

@@ -82,29 +82,29 @@ TildeMatchStatus tilde_variadic_resolve (const TildeVariadic *v,
 /* ---- operators ---- */
 
 typedef enum {
-  TILDE_OP_ADD,          /* a + b */
-  TILDE_OP_SUBTRACT,     /* a - b */
-  TILDE_OP_MULTIPLY,     /* a * b */
-  TILDE_OP_DIVIDE,       /* a / b */
-  TILDE_OP_INT_DIVIDE,   /* a %/% b */
-  TILDE_OP_MODULO,       /* a % b */
-  TILDE_OP_LEFT_DIVIDE,  /* a \ b */
-  TILDE_OP_ELT_MULTIPLY, /* a .* b */
-  TILDE_OP_ELT_DIVIDE,   /* a ./ b */
-  TILDE_OP_POW,          /* a ^ b */
-  TILDE_OP_ELT_POW,      /* a .^ b */
-  TILDE_OP_OR,           /* a || b */
-  TILDE_OP_AND,          /* a && b */
-  TILDE_OP_EQUALS,       /* a == b */
-  TILDE_OP_NOT_EQUALS,   /* a != b */
-  TILDE_OP_LESS,         /* a < b */
-  TILDE_OP_LESS_EQUAL,   /* a <= b */
-  TILDE_OP_GREATER,      /* a > b */
-  TILDE_OP_GREATER_EQUAL,/* a >= b */
-  TILDE_OP_PLUS,         /* +a */
-  TILDE_OP_MINUS,        /* -a */
-  TILDE_OP_NOT,          /* !a */
-  TILDE_OP_TRANSPOSE,    /* a' */
+  TILDE_OPERATOR_ADD,          /* a + b */
+  TILDE_OPERATOR_SUBTRACT,     /* a - b */
+  TILDE_OPERATOR_MULTIPLY,     /* a * b */
+  TILDE_OPERATOR_DIVIDE,       /* a / b */
+  TILDE_OPERATOR_INT_DIVIDE,   /* a %/% b */
+  TILDE_OPERATOR_MODULO,       /* a % b */
+  TILDE_OPERATOR_LEFT_DIVIDE,  /* a \ b */
+  TILDE_OPERATOR_ELT_MULTIPLY, /* a .* b */
+  TILDE_OPERATOR_ELT_DIVIDE,   /* a ./ b */
+  TILDE_OPERATOR_POW,          /* a ^ b */
+  TILDE_OPERATOR_ELT_POW,      /* a .^ b */
+  TILDE_OPERATOR_OR,           /* a || b */
+  TILDE_OPERATOR_AND,          /* a && b */
+  TILDE_OPERATOR_EQUALS,       /* a == b */
+  TILDE_OPERATOR_NOT_EQUALS,   /* a != b */
+  TILDE_OPERATOR_LESS,         /* a < b */
+  TILDE_OPERATOR_LESS_EQUAL,   /* a <= b */
+  TILDE_OPERATOR_GREATER,      /* a > b */
+  TILDE_OPERATOR_GREATER_EQUAL,/* a >= b */
+  TILDE_OPERATOR_PLUS,         /* +a */
+  TILDE_OPERATOR_MINUS,        /* -a */
+  TILDE_OPERATOR_NOT,          /* !a */
+  TILDE_OPERATOR_TRANSPOSE,    /* a' */
 } TildeOperator;
 
 const char *tilde_operator_symbol (TildeOperator op);

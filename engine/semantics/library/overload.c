@@ -378,7 +378,7 @@ TildeMatchStatus
 tilde_overload_resolve (const TildeType *const *candidates, guint n_candidates,
                         const TildeArgType *args, guint n_args, TildeMatch *match)
 {
-  TildeMatch m = { TILDE_MATCH_NONE, 0, NULL, NULL, 0 };
+  TildeMatch m = { TILDE_MATCH_NONE, 0, NULL, NULL, 0, -1 };
   int best = -1;
   guint n_best = 0;
 
@@ -881,7 +881,7 @@ tilde_overload_resolve_variadic (const char *name,
   const TildeType *first = n_args ? args[0].type : NULL;
   TildeArgType lead = { TILDE_AD_AUTODIFF, minimal };
   g_autoptr (FunMismatch) err = NULL;
-  TildeMatch m = { TILDE_MATCH_NONE, 0, NULL, NULL, 0 };
+  TildeMatch m = { TILDE_MATCH_NONE, 0, NULL, NULL, 0, -1 };
   int cost = -1;
 
   if (first == NULL)
@@ -933,6 +933,15 @@ tilde_overload_resolve_variadic (const char *name,
       err = arg_error_new (1, type_mismatch_new (minimal, first, DETAIL_NONE));
     }
 
+  if (err != NULL)
+    {
+      /* stanc's specialize_loc: the argument in error, or for a count
+       * mismatch the last one given (or the first one missing) */
+      int which = err->arg_count
+                  ? (err->expected_n > err->found_n ? (int) err->found_n - 1 : (int) err->expected_n)
+                  : (int) err->index - 1;
+      m.blame = which >= 0 && (guint) which < n_args ? which : -1;
+    }
   if (err == NULL)
     {
       m.status = TILDE_MATCH_UNIQUE;

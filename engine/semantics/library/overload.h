@@ -31,6 +31,9 @@ typedef struct {
   const TildeType *function;    /* UNIQUE: its function type */
   const TildeType *return_type; /* UNIQUE: what the call evaluates to */
   guint cost;                   /* UNIQUE: number of promotions applied */
+  /* NONE from tilde_overload_resolve_variadic: the 0-based argument stanc
+   * points its message at (-1: the whole call) */
+  int blame;
 } TildeMatch;
 
 /* Fills `match` (may be NULL) and returns its status. */
