@@ -27,6 +27,14 @@
 
 #include "semantics/pedantic-private.h"
 
+/* Element destructor for arrays of optional GArrays. */
+static void
+free_array (gpointer array)
+{
+  if (array)
+    g_array_unref (array);
+}
+
 typedef enum {
   F_TERM,
   F_REJECT,
@@ -300,7 +308,7 @@ void
 _ped_check_factor_graph (Pedantic *P, PedFlow *model)
 {
   Graph g = { P, model, g_array_new (FALSE, FALSE, sizeof (Factor)),
-              g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref),
+              g_ptr_array_new_with_free_func (free_array),
               NULL, P->vars->len };
 
   g.is_size = g_new0 (guint8, MAX (g.n_vars, 1));

@@ -19,6 +19,14 @@
 
 #include "semantics/pedantic-private.h"
 
+/* Element destructor for arrays of optional GArrays. */
+static void
+free_array (gpointer array)
+{
+  if (array)
+    g_array_unref (array);
+}
+
 #include <string.h>
 
 typedef struct {
@@ -595,7 +603,7 @@ _ped_flow_new (Pedantic *P, TildeStmt **const *lists, const int *lengths, guint 
   flow->P = P;
   flow->nodes = g_array_new (FALSE, TRUE, sizeof (PedNode));
   flow->def_node = int_array ();
-  flow->var_defs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  flow->var_defs = g_ptr_array_new_with_free_func (free_array);
   flow->declared = g_ptr_array_new ();
   cur = int_array_of (new_node (&b, PED_NODE_ENTRY, NULL, -1, NULL));
   for (guint l = 0; l < n_lists; l++)
