@@ -7,6 +7,10 @@
  * the control flow around them) depend on a parameter; and control flow in
  * a function that depends on an argument which some call in the log density
  * passes a parameter-dependent value.
+ *
+ * A loop over the elements of a variable runs as many times as the variable
+ * has elements, which no parameter value changes; stanc, which sees the
+ * loop's bound size(x), warns about it all the same, this does not.
  */
 
 #include "semantics/pedantic-private.h"
@@ -49,14 +53,37 @@ parameter_list (Pedantic *P, const guint8 *seen)
   return g_string_free (out, FALSE);
 }
 
-/* seen[v] for the variables read by `node` and all it depends on. */
+/* A foreach over a variable: its trip count is that variable's size. */
+static gboolean
+loops_over_variable (const PedNode *node)
+{
+  const TildeExpr *c;
+
+  if (node->kind != PED_NODE_FOREACH)
+    return FALSE;
+  c = _ped_strip_parens (node->stmt->u.foreach_stmt.container);
+  return c && c->kind == TILDE_EXPR_VARIABLE;
+}
+
+/* seen[v] for the variables that decide whether and how often `node` runs
+ * its body: what it reads and all that depends on. */
 static guint8 *
 node_dependency_vars (Pedantic *P, PedFlow *flow, int node)
 {
   g_autofree guint8 *visited = g_new0 (guint8, flow->nodes->len);
   guint8 *seen = g_new0 (guint8, MAX (P->vars->len, 1));
+  const PedNode *n = _ped_flow_node (flow, node);
 
-  _ped_flow_node_deps (flow, node, visited);
+  if (loops_over_variable (n))
+    {
+      /* Only the control flow around it matters. */
+      visited[node] = 1;
+      if (n->parent >= 0)
+        _ped_flow_node_deps (flow, n->parent, visited);
+      visited[node] = 0;
+    }
+  else
+    _ped_flow_node_deps (flow, node, visited);
   _ped_flow_marked_vars (flow, visited, seen);
   return seen;
 }

@@ -11,7 +11,9 @@
  *
  * A parameter that touches no factor is unused. stanc's prior of parameter
  * P is a neighbouring factor from which no data can be reached once P is
- * removed. That definition misfires in two ways, which are fixed here:
+ * removed (here the factor's value must depend on P, and rejects and
+ * Jacobian terms are never priors). That definition misfires in two ways,
+ * which are fixed here:
  *
  *  - `x ~ normal(0, sigma)` is a prior of x, and to stanc also one of sigma,
  *    so sigma with a prior of its own has "2 priors". A factor whose variate
@@ -37,6 +39,7 @@ free_array (gpointer array)
 
 typedef enum {
   F_TERM,
+  F_JACOBIAN,   /* a jacobian += term: part of a transform, never a prior */
   F_REJECT,
   F_LP,
 } FactorKind;
@@ -46,6 +49,7 @@ typedef struct {
   int              node;
   const TildeExpr *variate;       /* a density's variate, or NULL */
   GArray          *vars;          /* guint: data and parameters it touches */
+  GArray          *value_vars;    /* guint: those its value depends on */
   GArray          *variate_vars;  /* guint: those its variate's value depends on */
 } Factor;
 
@@ -96,9 +100,10 @@ factor_vars (Graph *g, int node, const GArray *direct, gboolean with_parents)
 static void
 add_factor (Graph *g, FactorKind kind, int node, const GArray *direct, const TildeExpr *variate)
 {
-  Factor f = { kind, node, variate, NULL, NULL };
+  Factor f = { kind, node, variate, NULL, NULL, NULL };
 
   f.vars = factor_vars (g, node, direct, TRUE);
+  f.value_vars = factor_vars (g, node, direct, FALSE);
   if (variate)
     {
       g_autoptr(GArray) uses = g_array_new (FALSE, FALSE, sizeof (PedUse));
@@ -121,7 +126,7 @@ density_variate (const TildeExpr *e)
 }
 
 static void
-add_terms (Graph *g, int node, const TildeExpr *e)
+add_terms (Graph *g, FactorKind kind, int node, const TildeExpr *e)
 {
   g_autoptr(GArray) uses = NULL;
 
@@ -130,13 +135,13 @@ add_terms (Graph *g, int node, const TildeExpr *e)
     return;
   if (e->kind == TILDE_EXPR_BINARY && e->u.binary.op == TILDE_OP_PLUS)
     {
-      add_terms (g, node, e->u.binary.lhs);
-      add_terms (g, node, e->u.binary.rhs);
+      add_terms (g, kind, node, e->u.binary.lhs);
+      add_terms (g, kind, node, e->u.binary.rhs);
       return;
     }
   uses = g_array_new (FALSE, FALSE, sizeof (PedUse));
   _ped_expr_uses (g->P, e, uses);
-  add_factor (g, F_TERM, node, uses, density_variate (e));
+  add_factor (g, kind, node, uses, kind == F_TERM ? density_variate (e) : NULL);
 }
 
 static void
@@ -151,8 +156,10 @@ extract_factors (Graph *g)
       switch (node->kind)
         {
         case PED_NODE_TARGET:
+          add_terms (g, F_TERM, (int) i, node->stmt->u.increment.expr);
+          break;
         case PED_NODE_JACOBIAN:
-          add_terms (g, (int) i, node->stmt->u.increment.expr);
+          add_terms (g, F_JACOBIAN, (int) i, node->stmt->u.increment.expr);
           break;
         case PED_NODE_TILDE:
           add_factor (g, F_TERM, (int) i, node->uses, node->stmt->u.tilde.arg);
@@ -267,9 +274,11 @@ count_priors (Graph *g, guint p, const GArray *facs)
     {
       const Factor *f = &g_array_index (g->factors, Factor, g_array_index (facs, guint, k));
 
-      /* A reject is no prior; with an own prior, hyperparameter roles do
-       * not count either. */
-      if (f->kind == F_REJECT || (own > 0 && f->variate))
+      /* Rejects and Jacobian terms are no priors, nor is a term that p
+       * only decides whether to run; with an own prior, hyperparameter
+       * roles do not count either. */
+      if (f->kind == F_REJECT || f->kind == F_JACOBIAN || !in_list (f->value_vars, p)
+          || (own > 0 && f->variate))
         continue;
       if (!reaches_data (g, f, p))
         other++;
@@ -326,6 +335,7 @@ _ped_check_factor_graph (Pedantic *P, PedFlow *model)
       Factor *factor = &g_array_index (g.factors, Factor, f);
 
       g_array_unref (factor->vars);
+      g_array_unref (factor->value_vars);
       if (factor->variate_vars)
         g_array_unref (factor->variate_vars);
     }
