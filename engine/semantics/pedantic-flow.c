@@ -590,6 +590,22 @@ solve_reaching_definitions (PedFlow *flow)
   g_free (out);
 }
 
+/* The definitions each node reads, looked up once for all the dependency
+ * walks to come. */
+static void
+link_use_definitions (PedFlow *flow)
+{
+  for (guint i = 0; i < flow->nodes->len; i++)
+    {
+      PedNode *node = _ped_flow_node (flow, (int) i);
+
+      node->use_defs = int_array ();
+      for (guint u = 0; u < node->uses->len; u++)
+        _ped_flow_reaching (flow, (int) i, g_array_index (node->uses, PedUse, u).var,
+                            node->use_defs);
+    }
+}
+
 /* ---- the graph ---- */
 
 PedFlow *
@@ -617,6 +633,7 @@ _ped_flow_new (Pedantic *P, TildeStmt **const *lists, const int *lengths, guint 
   g_ptr_array_unref (b.loops);
   number_definitions (flow);
   solve_reaching_definitions (flow);
+  link_use_definitions (flow);
   return flow;
 }
 
@@ -634,6 +651,8 @@ _ped_flow_free (PedFlow *flow)
       g_ptr_array_unref (node->defs);
       g_array_unref (node->preds);
       g_free (node->rd_in);
+      if (node->use_defs)
+        g_array_unref (node->use_defs);
     }
   g_array_unref (flow->nodes);
   g_array_unref (flow->def_node);
@@ -681,7 +700,7 @@ close_deps (PedFlow *flow, GArray *stack, gboolean with_parents, guint8 *visited
       node = _ped_flow_node (flow, n);
       if (with_parents && node->parent >= 0)
         g_array_append_val (stack, node->parent);
-      push_use_defs (flow, n, node->uses, stack);
+      g_array_append_vals (stack, node->use_defs->data, node->use_defs->len);
     }
 }
 

@@ -105,6 +105,7 @@ typedef struct {
   guint            first_def; /* ids of its definitions: first_def + i */
   GArray          *preds;     /* int */
   guint32         *rd_in;     /* reaching definitions at entry (bitset over ids) */
+  GArray          *use_defs;  /* int: the nodes whose definitions its uses read */
 } PedNode;
 
 typedef struct {
