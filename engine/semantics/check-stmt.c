@@ -145,6 +145,8 @@ check_return (TildeChecker *c, TildeStmt *s)
     {
       _tilde_check_error (c, &s->span, "Expression return statements may only be used inside "
                           "returning function definitions.");
+      /* still typed, for whoever looks at the tree */
+      _tilde_check_expr (c, e);
       return TILDE_FLOW_COMPLETE;
     }
   if (_tilde_check_expr (c, e) && !_tilde_assignable (c->fun_return, e->type))
