@@ -18,8 +18,10 @@
  * a parameter is that parameter's own prior, so `x ~ normal(0, sigma)` is
  * not a second prior of sigma when sigma has one, and a prior whose
  * hyperparameters are data or depend on data still counts as a prior.
- * Transforms of data on the left of `~` need no Jacobian. A declaration
- * annotated `@silent` silences the warnings about that variable.
+ * Transforms of data on the left of `~` need no Jacobian, a loop over the
+ * elements of a parameter does not depend on its values, and Jacobian terms
+ * are no priors. A declaration annotated `@silent` silences the warnings
+ * about that variable.
  *
  * The program must have type-checked without errors (the checker's slots are
  * read); an expression left untyped is treated conservatively.
