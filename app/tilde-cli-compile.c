@@ -191,6 +191,7 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
   options.allow_undefined = o.allow_undefined;
   options.functions_only = o.standalone_functions || g_str_has_suffix (o.files[0], ".stanfunctions");
   options.pedantic = o.warn_pedantic;
+  options.warn_uninitialized = o.warn_uninitialized;
 
   if (o.filename_in_msg != NULL)
     {
@@ -228,7 +229,7 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
           if (!tilde_diagnostic_is_error (d))
             {
               g_autofree char *text = tilde_diagnostic_render_with_sources (d, tilde_check_result_get_sources (result));
-              g_printerr ("%s\n", text);
+              g_printerr ("%s", text);
             }
         }
       for (guint i = 0; i < diagnostics->len; i++)
@@ -237,7 +238,7 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
           if (tilde_diagnostic_is_error (d))
             {
               g_autofree char *text = tilde_diagnostic_render_with_sources (d, tilde_check_result_get_sources (result));
-              g_printerr ("%s\n", text);
+              g_printerr ("%s", text);
               break;
             }
         }
