@@ -48,6 +48,19 @@ sources_of_vars (const MirParamDeps *d, const MirBitset *fact, const MirBitset *
     var_sources (d, fact, (guint) x, out);
 }
 
+typedef struct {
+  const MirVarIndex *vars;
+  MirBitset         *set;
+} ValueReads;
+
+static void
+add_value_reads (MirExpr *e, gpointer data)
+{
+  ValueReads *r = data;
+
+  mir_expr_add_value_reads (e, r->vars, r->set);
+}
+
 static void
 deps_transfer (const MirFlowGraph *graph, guint node, MirBitset *fact, gpointer ud)
 {
@@ -56,7 +69,7 @@ deps_transfer (const MirFlowGraph *graph, guint node, MirBitset *fact, gpointer 
   const MirEffects *fx = d->effects;
   g_autoptr (MirBitset) from = mir_bitset_copy (d->control[node]);
 
-  sources_of_vars (d, fact, fx->reads[node], from);
+  sources_of_vars (d, fact, d->reads[node], from);
   for (guint x = 0; x < c->n_vars; x++)
     {
       gboolean whole = mir_bitset_contains (fx->kills[node], x);
@@ -102,7 +115,7 @@ update_control (MirParamDeps *d, const MirFlowGraph *graph, MirBitset **cd)
     {
       mir_bitset_assign (d->decisions[b], d->control[b]);
       if (graph->nodes[b].n_succs > 1)
-        sources_of_vars (d, mir_set_facts_before_node (d->facts, b), d->effects->reads[b],
+        sources_of_vars (d, mir_set_facts_before_node (d->facts, b), d->reads[b],
                          d->decisions[b]);
       else
         mir_bitset_clear (d->decisions[b]);
@@ -148,6 +161,14 @@ mir_param_dependence (MirFlowGraph *graph, const char *const *sources, gboolean 
       mir_bitset_add (boundary, x * d->n_sources + c.source_of_var[x]);
 
   d->n_nodes = graph->n_nodes;
+  d->reads = g_new (MirBitset *, graph->n_nodes);
+  for (guint v = 0; v < graph->n_nodes; v++)
+    {
+      ValueReads r = { d->effects->vars, mir_bitset_new (c.n_vars) };
+      if (graph->nodes[v].stmt)
+        mir_stmt_foreach_expr ((MirStmt *) graph->nodes[v].stmt, add_value_reads, &r);
+      d->reads[v] = r.set;
+    }
   d->control = g_new (MirBitset *, graph->n_nodes);
   d->decisions = g_new (MirBitset *, graph->n_nodes);
   for (guint v = 0; v < graph->n_nodes; v++)
@@ -178,7 +199,9 @@ mir_param_deps_free (MirParamDeps *d)
     {
       mir_bitset_free (d->control[v]);
       mir_bitset_free (d->decisions[v]);
+      mir_bitset_free (d->reads[v]);
     }
+  g_free (d->reads);
   g_free (d->control);
   g_free (d->decisions);
   mir_set_facts_free (d->facts);
@@ -218,7 +241,7 @@ mir_param_deps_of_expr (const MirParamDeps *d, guint node, const MirExpr *e)
 
   g_return_val_if_fail (node < d->n_nodes, NULL);
   set = mir_bitset_copy (d->control[node]);
-  mir_expr_add_reads (e, d->effects->vars, vars);
+  mir_expr_add_value_reads (e, d->effects->vars, vars);
   sources_of_vars (d, mir_set_facts_before_node (d->facts, node), vars, set);
   return names_of (d, set);
 }
