@@ -126,56 +126,80 @@ update_control (MirParamDeps *d, const MirFlowGraph *graph, MirBitset **cd)
   return grew;
 }
 
+static void
+set_sources (MirParamDeps *d, const char *const *sources)
+{
+  GPtrArray *names = g_ptr_array_new ();
+
+  for (guint i = 0; sources && sources[i]; i++)
+    {
+      const char *name = g_intern_string (sources[i]);
+      if (!g_ptr_array_find (names, name, NULL))
+        g_ptr_array_add (names, (gpointer) name);
+    }
+  d->n_sources = names->len;
+  g_ptr_array_add (names, NULL);
+  d->sources = (const char **) g_ptr_array_free (names, FALSE);
+}
+
+/* "x←a" for every variable x and source a, in bit order. */
+static GPtrArray *
+pair_labels (const MirParamDeps *d, guint n_vars)
+{
+  GPtrArray *labels = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint x = 0; x < n_vars; x++)
+    for (guint s = 0; s < d->n_sources; s++)
+      g_ptr_array_add (labels, g_strdup_printf ("%s←%s",
+                                                mir_var_index_name (d->effects->vars, x),
+                                                d->sources[s]));
+  g_ptr_array_add (labels, NULL);
+  return labels;
+}
+
+static void
+init_node_sets (MirParamDeps *d, const MirFlowGraph *graph, guint n_vars)
+{
+  d->n_nodes = graph->n_nodes;
+  d->reads = g_new (MirBitset *, graph->n_nodes);
+  d->control = g_new (MirBitset *, graph->n_nodes);
+  d->decisions = g_new (MirBitset *, graph->n_nodes);
+  for (guint v = 0; v < graph->n_nodes; v++)
+    {
+      ValueReads r = { d->effects->vars, mir_bitset_new (n_vars) };
+      if (graph->nodes[v].stmt)
+        mir_stmt_foreach_expr ((MirStmt *) graph->nodes[v].stmt, add_value_reads, &r);
+      d->reads[v] = r.set;
+      d->control[v] = mir_bitset_new (d->n_sources);
+      d->decisions[v] = mir_bitset_new (d->n_sources);
+    }
+}
+
 MirParamDeps *
 mir_param_dependence (MirFlowGraph *graph, const char *const *sources, gboolean record)
 {
   MirParamDeps *d = g_new0 (MirParamDeps, 1);
   Context c = { d, 0, NULL };
   MirBitset **cd = mir_control_dependence (graph);
-  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) labels = NULL;
   g_autoptr (MirBitset) boundary = NULL;
-  GPtrArray *names = g_ptr_array_new ();
 
   d->effects = mir_effects_new (graph, sources);
-  for (guint i = 0; sources && sources[i]; i++)
-    g_ptr_array_add (names, (gpointer) g_intern_string (sources[i]));
-  d->n_sources = names->len;
-  g_ptr_array_add (names, NULL);
-  d->sources = (const char **) g_ptr_array_free (names, FALSE);
-
+  set_sources (d, sources);
   c.n_vars = mir_var_index_size (d->effects->vars);
   c.source_of_var = g_new (guint, c.n_vars);
   for (guint x = 0; x < c.n_vars; x++)
     c.source_of_var[x] = MIR_FLOW_NONE;
-  for (guint s = 0; s < d->n_sources; s++)
-    c.source_of_var[mir_var_index_lookup (d->effects->vars, d->sources[s])] = s;
-  for (guint x = 0; x < c.n_vars; x++)
-    for (guint s = 0; s < d->n_sources; s++)
-      g_ptr_array_add (labels, g_strdup_printf ("%s←%s",
-                                                mir_var_index_name (d->effects->vars, x),
-                                                d->sources[s]));
-  g_ptr_array_add (labels, NULL);
+  /* at entry each source depends on itself */
   boundary = mir_bitset_new (c.n_vars * d->n_sources);
-  for (guint x = 0; x < c.n_vars; x++)
-    if (c.source_of_var[x] != MIR_FLOW_NONE)
-      mir_bitset_add (boundary, x * d->n_sources + c.source_of_var[x]);
-
-  d->n_nodes = graph->n_nodes;
-  d->reads = g_new (MirBitset *, graph->n_nodes);
-  for (guint v = 0; v < graph->n_nodes; v++)
+  for (guint s = 0; s < d->n_sources; s++)
     {
-      ValueReads r = { d->effects->vars, mir_bitset_new (c.n_vars) };
-      if (graph->nodes[v].stmt)
-        mir_stmt_foreach_expr ((MirStmt *) graph->nodes[v].stmt, add_value_reads, &r);
-      d->reads[v] = r.set;
+      guint x = mir_var_index_lookup (d->effects->vars, d->sources[s]);
+      c.source_of_var[x] = s;
+      mir_bitset_add (boundary, x * d->n_sources + s);
     }
-  d->control = g_new (MirBitset *, graph->n_nodes);
-  d->decisions = g_new (MirBitset *, graph->n_nodes);
-  for (guint v = 0; v < graph->n_nodes; v++)
-    {
-      d->control[v] = mir_bitset_new (d->n_sources);
-      d->decisions[v] = mir_bitset_new (d->n_sources);
-    }
+  labels = pair_labels (d, c.n_vars);
+  init_node_sets (d, graph, c.n_vars);
   for (;;)
     {
       d->facts = solve_round (graph, &c, boundary, (const char *const *) labels->pdata,
