@@ -66,7 +66,7 @@ compile_option_context (CompileOptions *o)
     { "allow-undefined", 0, 0, G_OPTION_ARG_NONE, &o->allow_undefined,
       N_("Accept function declarations without definitions"), NULL },
     { "standalone-functions", 0, 0, G_OPTION_ARG_NONE, &o->standalone_functions,
-      N_("Check only the functions block"), NULL },
+      N_("Accepted for compatibility with stanc (Tilde generates no C++)"), NULL },
     { "warn-pedantic", 0, 0, G_OPTION_ARG_NONE, &o->warn_pedantic,
       N_("Warn about likely mistakes in the model"), NULL },
     { "warn-uninitialized", 0, 0, G_OPTION_ARG_NONE, &o->warn_uninitialized,
@@ -189,7 +189,9 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
     include_paths = g_strsplit (o.include_paths, ",", -1);
   options.include_paths = (const char *const *) include_paths;
   options.allow_undefined = o.allow_undefined;
-  options.functions_only = o.standalone_functions || g_str_has_suffix (o.files[0], ".stanfunctions");
+  /* --standalone-functions asks stanc for C++ of the functions alone; Tilde
+   * writes no C++, so the whole model is checked as usual. */
+  options.functions_only = g_str_has_suffix (o.files[0], ".stanfunctions");
   options.pedantic = o.warn_pedantic;
   options.warn_uninitialized = o.warn_uninitialized;
 
