@@ -7,6 +7,8 @@
 #include "mir/dataflow/liveness.h"
 #include "mir/dataflow/program-info.h"
 
+#include <string.h>
+
 /* Removing a dead assignment can make others dead; the pass repeats until
  * nothing changes (at most this many times). */
 #define MAX_ROUNDS 16
@@ -16,6 +18,7 @@ typedef struct {
   MirSetFacts *live;         /* of the graph being rewritten */
   gboolean    *reachable;
   MirFlowGraph *graph;
+  GHashTable  *used;         /* variables some statement reads or writes */
   gboolean     changed;
 } Dead;
 
@@ -160,6 +163,82 @@ eliminate (MirStmt **slot, gpointer data)
     }
 }
 
+/* ---- temporaries no statement uses ---- */
+
+/* The passes' own variables (inline_sym3__, lcm_sym7__): a declaration of
+ * one that nothing reads or writes goes. The program's variables stay
+ * declared, as in stanc. */
+static gboolean
+is_temporary (const char *name)
+{
+  const char *sym = strstr (name, "_sym");
+
+  if (!sym || !g_str_has_suffix (name, "__"))
+    return FALSE;
+  for (sym += 4; g_ascii_isdigit (*sym); sym++)
+    ;
+  return strcmp (sym, "__") == 0;
+}
+
+static void
+count_expr_uses (MirExpr *e, gpointer data)
+{
+  if (e->kind == MIR_EXPR_VAR)
+    g_hash_table_add (data, (gpointer) e->u.var.name);
+  mir_expr_foreach_child (e, count_expr_uses, data);
+}
+
+static void
+count_uses (MirStmt *s, gpointer data)
+{
+  if (s->kind == MIR_STMT_ASSIGN)
+    g_hash_table_add (data, (gpointer) mir_lvalue_variable (s->u.assign.lhs));
+  else if (s->kind == MIR_STMT_FOR)
+    g_hash_table_add (data, (gpointer) s->u.for_stmt.var);
+  mir_stmt_foreach_expr (s, count_expr_uses, data);
+}
+
+/* Sizes that cost nothing and cannot fail to evaluate. */
+static gboolean
+sizes_are_trivial (const MirSizedType *t)
+{
+  if (!t)
+    return TRUE;
+  if ((t->dim1 && !pass_expr_is_trivial (t->dim1)) || (t->dim2 && !pass_expr_is_trivial (t->dim2)))
+    return FALSE;
+  for (guint i = 0; t->members && i < t->members->len; i++)
+    if (!sizes_are_trivial (g_ptr_array_index (t->members, i)))
+      return FALSE;
+  return sizes_are_trivial (t->elem);
+}
+
+static void
+drop_unused_temporary (MirStmt **slot, gpointer data)
+{
+  Dead *d = data;
+  MirStmt *s = *slot;
+
+  if (s->kind == MIR_STMT_DECL && is_temporary (s->u.decl.name) && !s->u.decl.init
+      && sizes_are_trivial (s->u.decl.sized)
+      && !g_hash_table_contains (d->used, s->u.decl.name))
+    replace (d, slot, mir_stmt_new (MIR_STMT_SKIP, &s->span));
+}
+
+static void
+drop_unused_temporaries (Dead *d, GPtrArray *roots, MirStmt **body)
+{
+  d->used = g_hash_table_new (NULL, NULL);
+  if (body)
+    mir_stmt_walk (*body, count_uses, d->used);
+  for (guint i = 0; roots && i < roots->len; i++)
+    mir_stmt_walk (g_ptr_array_index (roots, i), count_uses, d->used);
+  if (body)
+    pass_map_stmt_post (body, drop_unused_temporary, d);
+  for (guint i = 0; roots && i < roots->len; i++)
+    pass_map_stmt_post ((MirStmt **) &roots->pdata[i], drop_unused_temporary, d);
+  g_clear_pointer (&d->used, g_hash_table_unref);
+}
+
 static void
 eliminate_graph (Dead *d, MirFlowGraph *graph, MirSetFacts *live, GPtrArray *roots,
                  MirStmt **body)
@@ -171,6 +250,7 @@ eliminate_graph (Dead *d, MirFlowGraph *graph, MirSetFacts *live, GPtrArray *roo
     pass_map_stmt_post (body, eliminate, d);
   for (guint i = 0; roots && i < roots->len; i++)
     pass_map_stmt_post ((MirStmt **) &roots->pdata[i], eliminate, d);
+  drop_unused_temporaries (d, roots, body);
   if (roots)
     drop_empty (d, roots);
   g_clear_pointer (&d->reachable, g_free);
@@ -225,7 +305,7 @@ eliminate_once (Dead *d, MirProgram *p)
 gboolean
 mir_pass_dead_code_elimination (MirProgram *program)
 {
-  Dead d = { { NULL }, NULL, NULL, NULL, FALSE };
+  Dead d = { { NULL }, NULL, NULL, NULL, NULL, FALSE };
   gboolean changed = FALSE;
 
   pass_effects_init (&d.fx, program);
