@@ -737,6 +737,13 @@ call (Run *r, const MirExpr *e)
     }
   if (r->error)
     return NULL;
+  if (fun->kind == MIR_FUN_COMPILER && fun->internal == MIR_FN_MAKE_ARRAY)
+    {
+      v = g_new0 (Value, 1);
+      v->kind = V_ARRAY;
+      v->items = g_steal_pointer (&args);
+      return v;
+    }
   if (fun->kind == MIR_FUN_USER)
     return call_user (r, fun->name, args);
   if (fun->kind != MIR_FUN_STANLIB)

@@ -66,6 +66,6 @@ mir_pass_copy_propagation (MirProgram *program)
 {
   Propagate p = { NULL, NULL, 0, FALSE };
 
-  pass_foreach_graph (program, TRUE, propagate, &p);
+  pass_foreach_graph (program, FALSE, propagate, &p);
   return p.changed;
 }

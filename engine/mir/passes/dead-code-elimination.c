@@ -7,7 +7,6 @@
 #include "mir/dataflow/liveness.h"
 #include "mir/dataflow/program-info.h"
 
-#include <string.h>
 
 /* Removing a dead assignment can make others dead; the pass repeats until
  * nothing changes (at most this many times). */
@@ -165,21 +164,6 @@ eliminate (MirStmt **slot, gpointer data)
 
 /* ---- temporaries no statement uses ---- */
 
-/* The passes' own variables (inline_sym3__, lcm_sym7__): a declaration of
- * one that nothing reads or writes goes. The program's variables stay
- * declared, as in stanc. */
-static gboolean
-is_temporary (const char *name)
-{
-  const char *sym = strstr (name, "_sym");
-
-  if (!sym || !g_str_has_suffix (name, "__"))
-    return FALSE;
-  for (sym += 4; g_ascii_isdigit (*sym); sym++)
-    ;
-  return strcmp (sym, "__") == 0;
-}
-
 static void
 count_expr_uses (MirExpr *e, gpointer data)
 {
@@ -218,7 +202,7 @@ drop_unused_temporary (MirStmt **slot, gpointer data)
   Dead *d = data;
   MirStmt *s = *slot;
 
-  if (s->kind == MIR_STMT_DECL && is_temporary (s->u.decl.name) && !s->u.decl.init
+  if (s->kind == MIR_STMT_DECL && pass_is_temporary (s->u.decl.name) && !s->u.decl.init
       && sizes_are_trivial (s->u.decl.sized)
       && !g_hash_table_contains (d->used, s->u.decl.name))
     replace (d, slot, mir_stmt_new (MIR_STMT_SKIP, &s->span));
@@ -271,6 +255,15 @@ eliminate_part (Dead *d, MirProgram *p, MirPart part)
     {
       data = mir_program_data_names (p);
       tdata = mir_program_transformed_data_names (p);
+    }
+  /* the passes' own variables are never read by another part */
+  if (tdata)
+    {
+      guint k = 0;
+      for (guint i = 0; tdata[i]; i++)
+        if (!pass_is_temporary (tdata[i]))
+          tdata[k++] = tdata[i];
+      tdata[k] = NULL;
     }
   live_out = mir_names_concat (target, data, tdata);
   live = mir_liveness (graph, live_out, FALSE);

@@ -53,6 +53,18 @@ pass_names_init (PassNames *names, const MirProgram *program)
   mir_program_walk_stmts ((MirProgram *) program, note_stmt_names, names);
 }
 
+gboolean
+pass_is_temporary (const char *name)
+{
+  const char *sym = name ? strstr (name, "_sym") : NULL;
+
+  if (!sym || !g_str_has_suffix (name, "__"))
+    return FALSE;
+  for (sym += 4; g_ascii_isdigit (*sym); sym++)
+    ;
+  return strcmp (sym, "__") == 0;
+}
+
 const char *
 pass_names_fresh (PassNames *names, const char *prefix)
 {

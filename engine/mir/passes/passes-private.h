@@ -24,6 +24,9 @@ typedef struct {
 
 void        pass_names_init   (PassNames *names, const MirProgram *program);
 const char *pass_names_fresh  (PassNames *names, const char *prefix);   /* interned */
+/* Whether `name` is such a name: a variable of the passes, which no other
+ * part than the one it was made in reads. */
+gboolean    pass_is_temporary (const char *name);
 
 /* ---- effects ---- */
 

@@ -72,7 +72,8 @@ gboolean mir_pass_function_inlining        (MirProgram *program);
 /* Replaces reads of int and real variables known to hold a constant by
  * the constant (constants of transformed data reach every part). */
 gboolean mir_pass_constant_propagation     (MirProgram *program);
-/* Replaces reads of x by reads of y where x = y holds on every path. */
+/* Replaces reads of x by reads of y where x = y holds on every path, within
+ * one program part. */
 gboolean mir_pass_copy_propagation         (MirProgram *program);
 /* Removes assignments to variables never read afterwards (when their
  * right-hand side has no effect), branches that never run, and empty
