@@ -1264,6 +1264,17 @@ check_stmt (MirStmt *s, gpointer data)
     c->bad++;
   if (s->kind == MIR_STMT_ASSIGN && (!s->u.assign.lhs->type || !s->u.assign.lhs->span.file))
     c->bad++;
+  /* a value assigned to a whole variable has the variable's type */
+  if (s->kind == MIR_STMT_ASSIGN && !s->u.assign.lhs->proj_of
+      && (!s->u.assign.lhs->indices || s->u.assign.lhs->indices->len == 0)
+      && s->u.assign.rhs->type != s->u.assign.lhs->type)
+    {
+      if (c->bad++ < 5)
+        {
+          g_autofree char *text = mir_print_stmt (s, MIR_PRINT_DEFAULT);
+          g_test_message ("%s: assignment of another type: %s", c->what, text);
+        }
+    }
   mir_stmt_foreach_expr (s, check_expr, data);
 }
 

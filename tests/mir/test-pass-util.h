@@ -63,7 +63,8 @@ char *pass_test_run (const MirProgram *program, GHashTable *data);
 GHashTable *pass_test_data (const char *spec);
 
 /* Every expression and statement in the program has a type (expressions)
- * and a source span; fails the test otherwise. */
+ * and a source span, and a value assigned to a whole variable has the
+ * variable's type; fails the test otherwise. */
 void pass_test_assert_nodes (const char *what, MirProgram *program);
 
 G_END_DECLS

@@ -281,14 +281,12 @@ eliminate_once (Dead *d, MirProgram *p)
         continue;
       g_autoptr (MirFlowGraph) graph = mir_flow_graph_new (f->body, MIR_FLOW_GRAPH_DEFAULT);
       g_autoptr (MirSetFacts) live = mir_liveness (graph, NULL, FALSE);
-      eliminate_graph (d, graph, live, NULL, &f->body);
-      /* a function keeps a body, even an empty one */
-      if (f->body->kind == MIR_STMT_SKIP)
-        {
-          TildeSpan span = f->body->span;
-          mir_stmt_free (f->body);
-          f->body = mir_stmt_block (&span, NULL);
-        }
+      GPtrArray *list = pass_stmt_list (f->body);
+      /* the body itself stays, even empty */
+      if (list)
+        eliminate_graph (d, graph, live, list, NULL);
+      else
+        eliminate_graph (d, graph, live, NULL, &f->body);
     }
   for (int part = 0; part < MIR_N_PARTS; part++)
     eliminate_part (d, p, part);
