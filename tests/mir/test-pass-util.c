@@ -1231,9 +1231,33 @@ typedef struct {
 } Census;
 
 static void
+max_child_ad (MirExpr *e, gpointer data)
+{
+  if (e->ad_level == TILDE_AD_AUTODIFF)
+    *(TildeAdLevel *) data = TILDE_AD_AUTODIFF;
+}
+
+static void
 check_expr (MirExpr *e, gpointer data)
 {
   Census *c = data;
+  TildeAdLevel children = TILDE_AD_DATA;
+
+  /* a value computed from autodiff values is autodiff, unless it cannot
+   * be (an int) or comes from a draw or a compiler read (whose payload
+   * is lowered once for every part) */
+  if (e->kind != MIR_EXPR_CALL || (e->u.call.fun.suffix != MIR_SUFFIX_RNG
+                                   && e->u.call.fun.kind != MIR_FUN_COMPILER))
+    mir_expr_foreach_child (e, max_child_ad, &children);
+  if (children == TILDE_AD_AUTODIFF && e->ad_level == TILDE_AD_DATA && e->type
+      && tilde_type_is_autodiffable (e->type) && e->kind != MIR_EXPR_TERNARY)
+    {
+      if (c->bad++ < 5)
+        {
+          g_autofree char *text = mir_print_expr (e);
+          g_test_message ("%s: data expression of autodiff values: %s", c->what, text);
+        }
+    }
 
   if (!e->type || !e->span.file || e->span.begin_line < 1)
     {

@@ -36,7 +36,7 @@ constant_for (const MirExpr *e, gboolean conditional, gpointer data)
 }
 
 static void
-propagate (MirFlowGraph *graph, GPtrArray *stmts, gpointer data)
+propagate (MirFlowGraph *graph, GPtrArray *stmts, TildeAdLevel part_ad, gpointer data)
 {
   Propagate *p = data;
 

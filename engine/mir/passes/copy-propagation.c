@@ -10,6 +10,7 @@ typedef struct {
   MirCopyFacts *facts;
   GHashTable   *ad;        /* variable -> its AD level + 1 */
   guint         node;
+  gboolean      data_part;   /* a part without autodiff values */
   gboolean      changed;
 } Propagate;
 
@@ -25,7 +26,9 @@ source_for (const MirExpr *e, gboolean conditional, gpointer data)
     return NULL;
   p->changed = TRUE;
   ad = GPOINTER_TO_UINT (g_hash_table_lookup (p->ad, y));
-  return mir_expr_var (&e->span, e->type, ad ? (TildeAdLevel) (ad - 1) : e->ad_level, y);
+  return mir_expr_var (&e->span, e->type,
+                       p->data_part ? TILDE_AD_DATA : ad ? (TildeAdLevel) (ad - 1) : e->ad_level,
+                       y);
 }
 
 /* The AD level each variable is read at, for the reads put in place of
@@ -39,11 +42,12 @@ note_ad (MirExpr *e, gpointer data)
 }
 
 static void
-propagate (MirFlowGraph *graph, GPtrArray *stmts, gpointer data)
+propagate (MirFlowGraph *graph, GPtrArray *stmts, TildeAdLevel part_ad, gpointer data)
 {
   Propagate *p = data;
   g_autofree gboolean *reachable = NULL;
 
+  p->data_part = part_ad == TILDE_AD_DATA;
   p->facts = mir_copy_propagation (graph, FALSE);
   p->ad = g_hash_table_new (NULL, NULL);
   for (guint n = 0; n < graph->n_nodes; n++)
@@ -55,7 +59,14 @@ propagate (MirFlowGraph *graph, GPtrArray *stmts, gpointer data)
       MirStmt *s = g_ptr_array_index (stmts, i);
       p->node = mir_flow_graph_node_of (graph, s);
       if (p->node != MIR_FLOW_NONE && reachable[p->node])
-        pass_rewrite_stmt_exprs (s, source_for, p);
+        {
+          gboolean before = p->changed;
+          p->changed = FALSE;
+          pass_rewrite_stmt_exprs (s, source_for, p);
+          if (p->changed)
+            pass_raise_ad (s);
+          p->changed |= before;
+        }
     }
   g_hash_table_unref (p->ad);
   mir_copy_facts_free (p->facts);
@@ -64,7 +75,7 @@ propagate (MirFlowGraph *graph, GPtrArray *stmts, gpointer data)
 gboolean
 mir_pass_copy_propagation (MirProgram *program)
 {
-  Propagate p = { NULL, NULL, 0, FALSE };
+  Propagate p = { NULL, NULL, 0, FALSE, FALSE };
 
   pass_foreach_graph (program, FALSE, propagate, &p);
   return p.changed;

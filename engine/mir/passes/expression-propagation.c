@@ -23,6 +23,7 @@ typedef struct {
   GPtrArray  *defs_expr;    /* per definition: const MirExpr* (a copy) */
   MirSetFacts *facts;
   guint       node;
+  gboolean    data_part;    /* a part without autodiff values */
 } Propagate;
 
 /* The definition a node makes: x and e, or FALSE. */
@@ -131,6 +132,8 @@ definition_for (const MirExpr *e, gboolean conditional, gpointer data)
       {
         copy = mir_expr_copy (g_ptr_array_index (p->defs_expr, d));
         copy->span = e->span;
+        if (p->data_part)
+          pass_make_expr_data (copy);
         p->changed = TRUE;
         return pass_promote (copy, e->type);
       }
@@ -138,18 +141,26 @@ definition_for (const MirExpr *e, gboolean conditional, gpointer data)
 }
 
 static void
-propagate (MirFlowGraph *graph, GPtrArray *stmts, gpointer data)
+propagate (MirFlowGraph *graph, GPtrArray *stmts, TildeAdLevel part_ad, gpointer data)
 {
   Propagate *p = data;
   g_autofree gboolean *reachable = pass_reachable (graph);
 
+  p->data_part = part_ad == TILDE_AD_DATA;
   solve (p, graph);
   for (guint i = 0; i < stmts->len; i++)
     {
       MirStmt *s = g_ptr_array_index (stmts, i);
       p->node = mir_flow_graph_node_of (graph, s);
       if (p->node != MIR_FLOW_NONE && reachable[p->node])
-        pass_rewrite_stmt_exprs (s, definition_for, p);
+        {
+          gboolean before = p->changed;
+          p->changed = FALSE;
+          pass_rewrite_stmt_exprs (s, definition_for, p);
+          if (p->changed)
+            pass_raise_ad (s);
+          p->changed |= before;
+        }
     }
   mir_set_facts_free (p->facts);
   mir_effects_free (p->effects);
@@ -160,7 +171,7 @@ propagate (MirFlowGraph *graph, GPtrArray *stmts, gpointer data)
 gboolean
 mir_pass_expression_propagation (MirProgram *program)
 {
-  Propagate p = { { NULL }, FALSE, NULL, NULL, NULL, NULL, 0 };
+  Propagate p = { { NULL }, FALSE, NULL, NULL, NULL, NULL, 0, FALSE };
 
   pass_effects_init (&p.fx, program);
   pass_foreach_graph (program, FALSE, propagate, &p);

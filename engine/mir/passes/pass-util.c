@@ -842,6 +842,49 @@ data_stmt (MirStmt *s, gpointer data)
 }
 
 void
+pass_make_expr_data (MirExpr *e)
+{
+  mir_expr_map (e, data_expr, NULL);
+}
+
+static void
+raise_child (MirExpr *e, gpointer data)
+{
+  if (e->ad_level == TILDE_AD_AUTODIFF)
+    *(TildeAdLevel *) data = TILDE_AD_AUTODIFF;
+}
+
+static MirExpr *
+raise_expr (MirExpr *e, gpointer data)
+{
+  TildeAdLevel children = TILDE_AD_DATA;
+
+  if (e->ad_level == TILDE_AD_AUTODIFF || !e->type || !tilde_type_is_autodiffable (e->type)
+      || e->kind == MIR_EXPR_TERNARY
+      || (e->kind == MIR_EXPR_CALL && (e->u.call.fun.suffix == MIR_SUFFIX_RNG
+                                       || e->u.call.fun.kind == MIR_FUN_COMPILER)))
+    return e;
+  mir_expr_foreach_child (e, raise_child, &children);
+  e->ad_level = children;
+  return e;
+}
+
+static MirExpr *
+raise_rewrite (const MirExpr *e, gboolean conditional, gpointer data)
+{
+  MirExpr *x = (MirExpr *) e;
+
+  /* bottom-up over the whole expression, then keep it */
+  return mir_expr_map (x, raise_expr, NULL);
+}
+
+void
+pass_raise_ad (MirStmt *s)
+{
+  pass_rewrite_stmt_exprs (s, raise_rewrite, NULL);
+}
+
+void
 pass_make_data (MirStmt *s)
 {
   mir_stmt_walk (s, data_stmt, NULL);
@@ -864,7 +907,8 @@ collect_stmt (MirStmt *s, gpointer data)
 }
 
 static void
-run_list_graph (GPtrArray *prefix, GPtrArray *part, PassGraphRun run, gpointer user_data)
+run_list_graph (GPtrArray *prefix, GPtrArray *part, TildeAdLevel ad, PassGraphRun run,
+                gpointer user_data)
 {
   const GPtrArray *lists[2] = { prefix, part };
   g_autoptr (MirFlowGraph) graph = NULL;
@@ -876,7 +920,7 @@ run_list_graph (GPtrArray *prefix, GPtrArray *part, PassGraphRun run, gpointer u
     graph = mir_flow_graph_new_for_lists (&lists[1], 1, MIR_FLOW_GRAPH_DEFAULT);
   for (guint i = 0; i < part->len; i++)
     mir_stmt_walk (g_ptr_array_index (part, i), collect_stmt, stmts);
-  run (graph, stmts, user_data);
+  run (graph, stmts, ad, user_data);
 }
 
 void
@@ -892,12 +936,12 @@ pass_foreach_graph (MirProgram *p, gboolean after_data, PassGraphRun run, gpoint
         continue;
       graph = mir_flow_graph_new (f->body, MIR_FLOW_GRAPH_DEFAULT);
       mir_stmt_walk (f->body, collect_stmt, stmts);
-      run (graph, stmts, user_data);
+      run (graph, stmts, TILDE_AD_AUTODIFF, user_data);
     }
   for (int part = 0; part < MIR_N_PARTS; part++)
     run_list_graph (after_data && part != MIR_PART_PREPARE_DATA
                       ? p->parts[MIR_PART_PREPARE_DATA] : NULL,
-                    p->parts[part], run, user_data);
+                    p->parts[part], pass_part_ad (part), run, user_data);
 }
 
 gboolean *

@@ -119,6 +119,13 @@ MirExpr   *pass_promote   (MirExpr *e, const TildeType *to);
 /* Sets the AD level of every expression, lvalue and declaration in `s`
  * to data (code moved into a part that has no autodiff values). */
 void       pass_make_data (MirStmt *s);
+void       pass_make_expr_data (MirExpr *e);
+/* Raises the AD level of each expression of `s` (its own, not those of
+ * nested statements) that holds an autodiff value to autodiff, so that
+ * after an autodiff expression took the place of a data variable no data
+ * expression is computed from autodiff values. Int values, draws and
+ * compiler reads keep their levels. */
+void       pass_raise_ad  (MirStmt *s);
 
 /* ---- program parts ---- */
 
@@ -127,7 +134,8 @@ void       pass_make_data (MirStmt *s);
  * may rewrite. With `after_data` the graph of a part other than
  * prepare_data starts with prepare_data, so that what transformed data
  * hold at its end reaches the part (no other part can change them). */
-typedef void (*PassGraphRun) (MirFlowGraph *graph, GPtrArray *stmts, gpointer user_data);
+typedef void (*PassGraphRun) (MirFlowGraph *graph, GPtrArray *stmts, TildeAdLevel part_ad,
+                              gpointer user_data);
 void pass_foreach_graph (MirProgram *p, gboolean after_data, PassGraphRun run,
                          gpointer user_data);
 /* Per node of `graph`: whether control can reach it from the entry (new
