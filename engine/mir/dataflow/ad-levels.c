@@ -80,14 +80,21 @@ set_level (MirBitset *fact, const MirVarIndex *vars, const char *name,
     mir_bitset_remove (fact, x);
 }
 
+typedef struct {
+  const MirEffects *effects;
+  const MirBitset  *initial;
+} Context;
+
 static void
 ad_transfer (const MirFlowGraph *graph, guint node, MirBitset *fact, gpointer ud)
 {
-  const MirEffects *fx = ud;
+  const Context *c = ud;
+  const MirEffects *fx = c->effects;
   const MirStmt *s = graph->nodes[node].stmt;
   const MirLvalue *lhs;
   TildeAdLevel level;
   gboolean whole;
+  guint x;
 
   switch (s->kind)
     {
@@ -98,13 +105,19 @@ ad_transfer (const MirFlowGraph *graph, guint node, MirBitset *fact, gpointer ud
       set_level (fact, fx->vars, mir_lvalue_variable (lhs), lhs->type, level, whole);
       break;
     case MIR_STMT_DECL:
-      if (s->u.decl.init_kind == MIR_DECL_ASSIGN)
-        level = level_of (s->u.decl.init, fx->vars, fact);
-      else
-        level = TILDE_AD_DATA;
-      /* a new variable: declared data, or without an autodiff value yet */
       if (s->u.decl.ad == TILDE_AD_DATA)
         level = TILDE_AD_DATA;
+      else if (s->u.decl.init_kind == MIR_DECL_ASSIGN)
+        level = level_of (s->u.decl.init, fx->vars, fact);
+      else
+        {
+          /* an autodiff declaration without a value: a local has no
+           * autodiff value yet, a parameter is read into it */
+          x = mir_var_index_lookup (fx->vars, s->u.decl.name);
+          if (x != MIR_FLOW_NONE && !mir_bitset_contains (c->initial, x))
+            mir_bitset_remove (fact, x);
+          break;
+        }
       set_level (fact, fx->vars, s->u.decl.name, s->u.decl.type, level, TRUE);
       break;
     case MIR_STMT_FOR:
@@ -130,7 +143,7 @@ mir_ad_levels (MirFlowGraph *graph, const char *const *initial, gboolean record)
   problem.labels = mir_var_index_names (ad->effects->vars);
   problem.boundary = boundary;
   problem.transfer = ad_transfer;
-  problem.user_data = ad->effects;
+  problem.user_data = &(Context) { ad->effects, boundary };
   problem.record = record;
   ad->facts = mir_set_facts_solve (graph, &problem);
   return ad;

@@ -9,9 +9,11 @@
  * point. An expression is autodiff when it reads such a variable, reads the
  * target, calls an _lp function, or reads a parameter (FnReadParam in
  * log_prob); values of int type never are. x = e and declarations with a
- * value add x when e is autodiff; a whole assignment of a data value, and a
+ * value add x when e is autodiff; a whole assignment of a data value, a
  * declaration of a data variable (parameters re-read as data in
- * generate_quantities), remove it; x[i] = e only adds.
+ * generate_quantities) and a declaration of a local without a value remove
+ * it (a declaration of an initial variable, such as a parameter, keeps
+ * it); x[i] = e only adds.
  *
  * A variable must be declared autodiff when it is in the fact after any
  * node: mir_ad_levels_variables.

@@ -76,16 +76,23 @@ map_equal (gconstpointer x, gconstpointer y, gpointer ud)
   return TRUE;
 }
 
+static gboolean
+is_unreached (const ConstMap *m)
+{
+  for (guint i = 0; i < m->n; i++)
+    if (m->v[i].kind != MIR_CONST_UNDEF)
+      return FALSE;
+  return m->n > 0;
+}
+
 static void
 map_print (GString *out, gconstpointer fact, gpointer ud)
 {
   const MirEffects *fx = ud;
   const ConstMap *m = fact;
-  gboolean first = TRUE, unreached = TRUE;
+  gboolean first = TRUE;
 
-  for (guint i = 0; i < m->n; i++)
-    unreached &= m->v[i].kind == MIR_CONST_UNDEF;
-  if (unreached && m->n > 0)
+  if (is_unreached (m))
     {
       g_string_append (out, "⊥");
       return;
@@ -155,9 +162,13 @@ const_transfer (const MirFlowGraph *graph, guint node, gpointer fact, gpointer u
   const MirEffects *fx = ud;
   const MirStmt *s = graph->nodes[node].stmt;
   ConstMap *m = fact;
-  g_autofree ConstMap *in = map_copy (m, ud);
+  g_autofree ConstMap *in = NULL;
   const MirLvalue *lhs;
 
+  /* an unreached point stays unreached */
+  if (is_unreached (m))
+    return;
+  in = map_copy (m, ud);
   /* everything written becomes ⊤, then whole assignments of scalars get
    * the value of their right-hand side, computed from the input */
   for (guint x = 0; x < m->n; x++)

@@ -174,6 +174,39 @@ mir_expr_add_reads (const MirExpr *e, const MirVarIndex *vars, MirBitset *set)
   mir_expr_foreach_variable (e, add_read, &a);
 }
 
+gboolean
+mir_fun_is_size_query (const MirFun *fun)
+{
+  static const char *const names[] = { "size", "rows", "cols", "num_elements", "dims" };
+
+  if (fun->kind == MIR_FUN_COMPILER)
+    return fun->internal == MIR_FN_LENGTH;
+  if (fun->kind != MIR_FUN_STANLIB || !fun->name)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (strcmp (fun->name, names[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+add_value_read (MirExpr *e, gpointer data)
+{
+  if (e->kind == MIR_EXPR_CALL && mir_fun_is_size_query (&e->u.call.fun))
+    return;
+  if (mir_expr_is_variable (e))
+    add_read (e, data);
+  mir_expr_foreach_child (e, add_value_read, data);
+}
+
+void
+mir_expr_add_value_reads (const MirExpr *e, const MirVarIndex *vars, MirBitset *set)
+{
+  AddReads a = { vars, set };
+
+  add_value_read ((MirExpr *) e, &a);
+}
+
 static void
 find_increment (MirExpr *e, gpointer data)
 {

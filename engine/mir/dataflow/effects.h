@@ -72,6 +72,13 @@ void        mir_stmt_foreach_variable (const MirStmt *s, MirExprVisitor visit,
 /* Adds the variables `e` reads to `set` (names the index does not know
  * are skipped). */
 void        mir_expr_add_reads    (const MirExpr *e, const MirVarIndex *vars, MirBitset *set);
+/* Whether a call's value depends on the sizes of its arguments only
+ * (FnLength__, size, rows, cols, num_elements, dims): sizes are fixed by
+ * the data. */
+gboolean    mir_fun_is_size_query (const MirFun *fun);
+/* Like mir_expr_add_reads, leaving out what only size queries read. */
+void        mir_expr_add_value_reads (const MirExpr *e, const MirVarIndex *vars,
+                                      MirBitset *set);
 /* Whether evaluating `e` adds to the target (an _lp or _jacobian call). */
 gboolean    mir_expr_increments_target (const MirExpr *e);
 /* Whether a call is an _lp or _jacobian function's. */

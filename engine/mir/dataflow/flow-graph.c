@@ -217,7 +217,9 @@ depth_first_order (const MirFlowGraph *g, guint start, gboolean backward)
 
       if (next_edge[v] < n_out)
         {
-          guint w = out[next_edge[v]++];
+          /* successors are taken last to first, so that the first (a loop
+           * body, a then branch) comes first in reverse postorder */
+          guint w = out[n_out - 1 - next_edge[v]++];
           if (!seen[w])
             {
               seen[w] = TRUE;

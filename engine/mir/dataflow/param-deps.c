@@ -48,6 +48,19 @@ sources_of_vars (const MirParamDeps *d, const MirBitset *fact, const MirBitset *
     var_sources (d, fact, (guint) x, out);
 }
 
+typedef struct {
+  const MirVarIndex *vars;
+  MirBitset         *set;
+} ValueReads;
+
+static void
+add_value_reads (MirExpr *e, gpointer data)
+{
+  ValueReads *r = data;
+
+  mir_expr_add_value_reads (e, r->vars, r->set);
+}
+
 static void
 deps_transfer (const MirFlowGraph *graph, guint node, MirBitset *fact, gpointer ud)
 {
@@ -56,7 +69,7 @@ deps_transfer (const MirFlowGraph *graph, guint node, MirBitset *fact, gpointer 
   const MirEffects *fx = d->effects;
   g_autoptr (MirBitset) from = mir_bitset_copy (d->control[node]);
 
-  sources_of_vars (d, fact, fx->reads[node], from);
+  sources_of_vars (d, fact, d->reads[node], from);
   for (guint x = 0; x < c->n_vars; x++)
     {
       gboolean whole = mir_bitset_contains (fx->kills[node], x);
@@ -102,7 +115,7 @@ update_control (MirParamDeps *d, const MirFlowGraph *graph, MirBitset **cd)
     {
       mir_bitset_assign (d->decisions[b], d->control[b]);
       if (graph->nodes[b].n_succs > 1)
-        sources_of_vars (d, mir_set_facts_before_node (d->facts, b), d->effects->reads[b],
+        sources_of_vars (d, mir_set_facts_before_node (d->facts, b), d->reads[b],
                          d->decisions[b]);
       else
         mir_bitset_clear (d->decisions[b]);
@@ -113,48 +126,80 @@ update_control (MirParamDeps *d, const MirFlowGraph *graph, MirBitset **cd)
   return grew;
 }
 
+static void
+set_sources (MirParamDeps *d, const char *const *sources)
+{
+  GPtrArray *names = g_ptr_array_new ();
+
+  for (guint i = 0; sources && sources[i]; i++)
+    {
+      const char *name = g_intern_string (sources[i]);
+      if (!g_ptr_array_find (names, name, NULL))
+        g_ptr_array_add (names, (gpointer) name);
+    }
+  d->n_sources = names->len;
+  g_ptr_array_add (names, NULL);
+  d->sources = (const char **) g_ptr_array_free (names, FALSE);
+}
+
+/* "x←a" for every variable x and source a, in bit order. */
+static GPtrArray *
+pair_labels (const MirParamDeps *d, guint n_vars)
+{
+  GPtrArray *labels = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint x = 0; x < n_vars; x++)
+    for (guint s = 0; s < d->n_sources; s++)
+      g_ptr_array_add (labels, g_strdup_printf ("%s←%s",
+                                                mir_var_index_name (d->effects->vars, x),
+                                                d->sources[s]));
+  g_ptr_array_add (labels, NULL);
+  return labels;
+}
+
+static void
+init_node_sets (MirParamDeps *d, const MirFlowGraph *graph, guint n_vars)
+{
+  d->n_nodes = graph->n_nodes;
+  d->reads = g_new (MirBitset *, graph->n_nodes);
+  d->control = g_new (MirBitset *, graph->n_nodes);
+  d->decisions = g_new (MirBitset *, graph->n_nodes);
+  for (guint v = 0; v < graph->n_nodes; v++)
+    {
+      ValueReads r = { d->effects->vars, mir_bitset_new (n_vars) };
+      if (graph->nodes[v].stmt)
+        mir_stmt_foreach_expr ((MirStmt *) graph->nodes[v].stmt, add_value_reads, &r);
+      d->reads[v] = r.set;
+      d->control[v] = mir_bitset_new (d->n_sources);
+      d->decisions[v] = mir_bitset_new (d->n_sources);
+    }
+}
+
 MirParamDeps *
 mir_param_dependence (MirFlowGraph *graph, const char *const *sources, gboolean record)
 {
   MirParamDeps *d = g_new0 (MirParamDeps, 1);
   Context c = { d, 0, NULL };
   MirBitset **cd = mir_control_dependence (graph);
-  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) labels = NULL;
   g_autoptr (MirBitset) boundary = NULL;
-  GPtrArray *names = g_ptr_array_new ();
 
   d->effects = mir_effects_new (graph, sources);
-  for (guint i = 0; sources && sources[i]; i++)
-    g_ptr_array_add (names, (gpointer) g_intern_string (sources[i]));
-  d->n_sources = names->len;
-  g_ptr_array_add (names, NULL);
-  d->sources = (const char **) g_ptr_array_free (names, FALSE);
-
+  set_sources (d, sources);
   c.n_vars = mir_var_index_size (d->effects->vars);
   c.source_of_var = g_new (guint, c.n_vars);
   for (guint x = 0; x < c.n_vars; x++)
     c.source_of_var[x] = MIR_FLOW_NONE;
-  for (guint s = 0; s < d->n_sources; s++)
-    c.source_of_var[mir_var_index_lookup (d->effects->vars, d->sources[s])] = s;
-  for (guint x = 0; x < c.n_vars; x++)
-    for (guint s = 0; s < d->n_sources; s++)
-      g_ptr_array_add (labels, g_strdup_printf ("%s←%s",
-                                                mir_var_index_name (d->effects->vars, x),
-                                                d->sources[s]));
-  g_ptr_array_add (labels, NULL);
+  /* at entry each source depends on itself */
   boundary = mir_bitset_new (c.n_vars * d->n_sources);
-  for (guint x = 0; x < c.n_vars; x++)
-    if (c.source_of_var[x] != MIR_FLOW_NONE)
-      mir_bitset_add (boundary, x * d->n_sources + c.source_of_var[x]);
-
-  d->n_nodes = graph->n_nodes;
-  d->control = g_new (MirBitset *, graph->n_nodes);
-  d->decisions = g_new (MirBitset *, graph->n_nodes);
-  for (guint v = 0; v < graph->n_nodes; v++)
+  for (guint s = 0; s < d->n_sources; s++)
     {
-      d->control[v] = mir_bitset_new (d->n_sources);
-      d->decisions[v] = mir_bitset_new (d->n_sources);
+      guint x = mir_var_index_lookup (d->effects->vars, d->sources[s]);
+      c.source_of_var[x] = s;
+      mir_bitset_add (boundary, x * d->n_sources + s);
     }
+  labels = pair_labels (d, c.n_vars);
+  init_node_sets (d, graph, c.n_vars);
   for (;;)
     {
       d->facts = solve_round (graph, &c, boundary, (const char *const *) labels->pdata,
@@ -178,7 +223,9 @@ mir_param_deps_free (MirParamDeps *d)
     {
       mir_bitset_free (d->control[v]);
       mir_bitset_free (d->decisions[v]);
+      mir_bitset_free (d->reads[v]);
     }
+  g_free (d->reads);
   g_free (d->control);
   g_free (d->decisions);
   mir_set_facts_free (d->facts);
@@ -218,7 +265,7 @@ mir_param_deps_of_expr (const MirParamDeps *d, guint node, const MirExpr *e)
 
   g_return_val_if_fail (node < d->n_nodes, NULL);
   set = mir_bitset_copy (d->control[node]);
-  mir_expr_add_reads (e, d->effects->vars, vars);
+  mir_expr_add_value_reads (e, d->effects->vars, vars);
   sources_of_vars (d, mir_set_facts_before_node (d->facts, node), vars, set);
   return names_of (d, set);
 }

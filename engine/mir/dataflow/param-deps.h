@@ -6,6 +6,9 @@
  * `if (a > 0)`, or after a `break` that depends on a), for the pedantic
  * warnings about control flow that depends on parameters.
  *
+ * Sizes are fixed by the data, so what only a size query reads (size(x),
+ * rows(x), the FnLength__(x) of a foreach loop over x) is not a dependence.
+ *
  * Control dependence comes from post-dominators (dominators.h): a node
  * depends on the decisions of the branches it is control dependent on, and
  * a decision on what its condition (or loop bounds) reads and on what
@@ -32,6 +35,7 @@ typedef struct {
   MirBitset   **decisions;   /* per branching node: the sources its decision
                               * depends on (empty for other nodes) */
   guint         n_rounds;    /* times the data-flow problem was solved */
+  MirBitset   **reads;       /* per node: the variables whose values it reads */
 } MirParamDeps;
 
 MirParamDeps *mir_param_dependence (MirFlowGraph *graph, const char *const *sources,

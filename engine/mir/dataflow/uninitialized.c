@@ -10,6 +10,8 @@
 typedef struct {
   MirEffects  *effects;
   MirBitset  **uses;      /* per node: the variables it reads for the user */
+  MirBitset   *fresh;     /* per node, reused: declarations of local variables */
+  MirBitset   *outside;   /* assigned before the graph runs */
   guint        n_nodes;
 } Context;
 
@@ -56,6 +58,8 @@ context_new (const MirFlowGraph *graph, const char *const *outside)
 
   c->effects = mir_effects_new (graph, outside);
   n_vars = mir_var_index_size (c->effects->vars);
+  c->outside = mir_var_index_set_of (c->effects->vars, outside);
+  c->fresh = mir_bitset_new (n_vars);
   c->n_nodes = graph->n_nodes;
   c->uses = g_new (MirBitset *, graph->n_nodes);
   for (guint v = 0; v < graph->n_nodes; v++)
@@ -75,6 +79,8 @@ context_free (Context *c)
   for (guint v = 0; v < c->n_nodes; v++)
     mir_bitset_free (c->uses[v]);
   g_free (c->uses);
+  mir_bitset_free (c->outside);
+  mir_bitset_free (c->fresh);
   mir_effects_free (c->effects);
   g_free (c);
 }
@@ -86,9 +92,12 @@ assigned_transfer (const MirFlowGraph *graph, guint node, MirBitset *fact, gpoin
   const MirEffects *fx = c->effects;
 
   /* reads come first, then a declaration makes a new, unassigned variable
-   * unless it gives it a value */
+   * unless it gives it a value; the declarations of data and parameters
+   * are where the values from outside are read into */
   mir_bitset_union (fact, c->uses[node]);
-  mir_bitset_subtract (fact, fx->declares[node]);
+  mir_bitset_assign (c->fresh, fx->declares[node]);
+  mir_bitset_subtract (c->fresh, c->outside);
+  mir_bitset_subtract (fact, c->fresh);
   mir_bitset_union (fact, fx->writes[node]);
   mir_bitset_subtract (fact, fx->scope_ends[node]);
 }
