@@ -180,6 +180,33 @@ static const Case cases[] = {
     "}\n",
     "", "print: noisy 1|print: noisy 2|print: noisy 3|print: noisy 6|print: end|a = 6|b = 8"
         "|c = 6|dead = 12|dead2 = 8" },
+  { "failure-before-print",
+    "data { int n; }\n"
+    "transformed data {\n"
+    "  array[3] int a = {1, 2, 3};\n"
+    "  int y = 0;\n"
+    "  {\n"
+    "    int x = a[n] * 2;\n"
+    "    print(\"after\");\n"
+    "    y = x + 1;\n"
+    "  }\n"
+    "  int z = a[n] * 2;\n"
+    "  print(\"between\");\n"
+    "  int w = a[n] * 2;\n"
+    "}\n",
+    "n=5", "error: index out of range" },
+  { "failure-after-print",
+    "data { int n; int c; }\n"
+    "transformed data {\n"
+    "  array[3] int a = {1, 2, 3};\n"
+    "  int z = 0;\n"
+    "  if (c) {\n"
+    "    z = a[n] * 2;\n"
+    "  }\n"
+    "  print(\"x\");\n"
+    "  int w = a[n] * 2;\n"
+    "}\n",
+    "n=5,c=0", "print: x|error: index out of range" },
   { "draws",
     "transformed data {\n"
     "  real a = normal_rng(0, 1);\n"

@@ -12,7 +12,9 @@
  * on every path to a point, over the whole assignments and initialised
  * declarations whose e can be evaluated again (pass_expr_is_movable) and
  * does not read x. A write to x or to a variable e reads, a declaration of
- * either, or the end of either's scope ends a definition. */
+ * either, the end of either's scope, or a statement with an effect ends a
+ * definition (so that e, which may fail, is not evaluated on the other
+ * side of a print instead of this one). */
 
 typedef struct {
   PassEffects fx;
@@ -94,8 +96,12 @@ solve (Propagate *p, MirFlowGraph *graph)
       mir_bitset_union (changed, p->effects->scope_ends[v]);
       gen[v] = mir_bitset_new (p->defs_var->len);
       kill[v] = mir_bitset_new (p->defs_var->len);
+      /* nothing moves across an effect: a definition that could fail is
+       * not read after one */
+      gboolean barrier = graph->nodes[v].stmt && pass_stmt_has_effects (graph->nodes[v].stmt,
+                                                                        &p->fx);
       for (guint d = 0; d < p->defs_var->len; d++)
-        if (mir_bitset_intersects (changed, g_ptr_array_index (reads, d)))
+        if (barrier || mir_bitset_intersects (changed, g_ptr_array_index (reads, d)))
           mir_bitset_add (kill[v], d);
       if (made[v] != MIR_FLOW_NONE)
         mir_bitset_add (gen[v], made[v]);

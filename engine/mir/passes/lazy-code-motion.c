@@ -4,9 +4,16 @@
 #include "mir/passes/passes.h"
 #include "mir/passes/passes-private.h"
 
-#include "mir/dataflow/lazy-code-motion.h"
+#include "mir/dataflow/effects.h"
+#include "mir/dataflow/expr-index.h"
+#include "mir/dataflow/set-facts.h"
 
-/* The transformation on top of the analyses (dataflow/lazy-code-motion.h):
+/* The four analyses of dataflow/lazy-code-motion.h (the Dragon book's,
+ * 9.5), run here with one more kind of kill: a statement with an effect
+ * (pass_stmt_has_effects) kills every candidate, so that no computation,
+ * which might fail, moves across a print, a draw or a check.
+ *
+ * The transformation on top of the analyses:
  * for each candidate e with a temporary t,
  *   - t = e is computed just before every node n with e in
  *     latest(n) ∩ used.out(n), and
@@ -21,6 +28,149 @@
  * run untouched. */
 
 typedef struct {
+  MirEffects   *effects;
+  MirExprIndex *exprs;
+  MirBitset   **kill;         /* per node */
+  MirSetFacts  *anticipated;
+  MirSetFacts  *available;
+  MirSetFacts  *postponable;
+  MirSetFacts  *used;
+  MirBitset   **earliest;     /* per node */
+  MirBitset   **latest;       /* per node */
+  guint         n_nodes;
+} Lcm;
+
+static MirSetFacts *
+solve (MirFlowGraph *graph, const Lcm *lcm, MirDataflowDirection dir, gboolean must,
+       MirSetTransferFunc transfer)
+{
+  MirSetProblem problem = { 0 };
+
+  problem.direction = dir;
+  problem.must = must;
+  problem.n_bits = mir_expr_index_size (lcm->exprs);
+  problem.labels = (const char *const *) lcm->exprs->labels->pdata;
+  problem.transfer = transfer;
+  problem.user_data = (gpointer) lcm;
+  return mir_set_facts_solve (graph, &problem);
+}
+
+static void
+anticipated_transfer (const MirFlowGraph *g, guint n, MirBitset *fact, gpointer ud)
+{
+  const Lcm *lcm = ud;
+
+  mir_bitset_subtract (fact, lcm->kill[n]);
+  mir_bitset_union (fact, lcm->exprs->uses[n]);
+}
+
+static void
+available_transfer (const MirFlowGraph *g, guint n, MirBitset *fact, gpointer ud)
+{
+  const Lcm *lcm = ud;
+
+  mir_bitset_union (fact, mir_set_facts_before_node (lcm->anticipated, n));
+  mir_bitset_subtract (fact, lcm->kill[n]);
+}
+
+static void
+postponable_transfer (const MirFlowGraph *g, guint n, MirBitset *fact, gpointer ud)
+{
+  const Lcm *lcm = ud;
+
+  mir_bitset_union (fact, lcm->earliest[n]);
+  mir_bitset_subtract (fact, lcm->exprs->uses[n]);
+}
+
+static void
+used_transfer (const MirFlowGraph *g, guint n, MirBitset *fact, gpointer ud)
+{
+  const Lcm *lcm = ud;
+
+  mir_bitset_union (fact, lcm->exprs->uses[n]);
+  mir_bitset_subtract (fact, lcm->latest[n]);
+}
+
+/* earliest(n) ∪ postponable.in(n) */
+static MirBitset *
+pending (const Lcm *lcm, guint n)
+{
+  MirBitset *set = mir_bitset_copy (lcm->earliest[n]);
+
+  mir_bitset_union (set, mir_set_facts_before_node (lcm->postponable, n));
+  return set;
+}
+
+static Lcm *
+lcm_new (MirFlowGraph *graph, const PassEffects *fx)
+{
+  Lcm *lcm = g_new0 (Lcm, 1);
+  guint n = graph->n_nodes, n_exprs;
+
+  lcm->n_nodes = n;
+  lcm->effects = mir_effects_new (graph, NULL);
+  lcm->exprs = mir_expr_index_new (graph, lcm->effects);
+  n_exprs = mir_expr_index_size (lcm->exprs);
+  lcm->kill = g_new (MirBitset *, n);
+  for (guint v = 0; v < n; v++)
+    {
+      const MirStmt *s = graph->nodes[v].stmt;
+      lcm->kill[v] = s && pass_stmt_has_effects (s, fx) ? mir_bitset_new_full (n_exprs)
+                                                        : mir_bitset_copy (lcm->exprs->kills[v]);
+    }
+  lcm->anticipated = solve (graph, lcm, MIR_DATAFLOW_BACKWARD, TRUE, anticipated_transfer);
+  lcm->available = solve (graph, lcm, MIR_DATAFLOW_FORWARD, TRUE, available_transfer);
+  lcm->earliest = g_new (MirBitset *, n);
+  for (guint v = 0; v < n; v++)
+    {
+      lcm->earliest[v] = mir_bitset_copy (mir_set_facts_before_node (lcm->anticipated, v));
+      mir_bitset_subtract (lcm->earliest[v], mir_set_facts_before_node (lcm->available, v));
+    }
+  lcm->postponable = solve (graph, lcm, MIR_DATAFLOW_FORWARD, TRUE, postponable_transfer);
+  lcm->latest = g_new (MirBitset *, n);
+  for (guint v = 0; v < n; v++)
+    {
+      const MirFlowNode *node = &graph->nodes[v];
+      g_autoptr (MirBitset) all_succs = mir_bitset_new_full (n_exprs);
+      g_autoptr (MirBitset) not_all = mir_bitset_new_full (n_exprs);
+
+      for (guint i = 0; i < node->n_succs; i++)
+        {
+          g_autoptr (MirBitset) p = pending (lcm, node->succs[i]);
+          mir_bitset_intersect (all_succs, p);
+        }
+      mir_bitset_subtract (not_all, all_succs);
+      mir_bitset_union (not_all, lcm->exprs->uses[v]);
+      lcm->latest[v] = pending (lcm, v);
+      mir_bitset_intersect (lcm->latest[v], not_all);
+    }
+  lcm->used = solve (graph, lcm, MIR_DATAFLOW_BACKWARD, FALSE, used_transfer);
+  return lcm;
+}
+
+static void
+lcm_free (Lcm *lcm)
+{
+  for (guint v = 0; v < lcm->n_nodes; v++)
+    {
+      mir_bitset_free (lcm->kill[v]);
+      mir_bitset_free (lcm->earliest[v]);
+      mir_bitset_free (lcm->latest[v]);
+    }
+  g_free (lcm->kill);
+  g_free (lcm->earliest);
+  g_free (lcm->latest);
+  mir_set_facts_free (lcm->anticipated);
+  mir_set_facts_free (lcm->available);
+  mir_set_facts_free (lcm->postponable);
+  mir_set_facts_free (lcm->used);
+  mir_expr_index_free (lcm->exprs);
+  mir_effects_free (lcm->effects);
+  g_free (lcm);
+}
+
+typedef struct {
+  PassEffects fx;
   PassNames  names;
   gboolean   changed;
   /* per graph */
@@ -189,17 +339,17 @@ free_bitset (gpointer p)
 static void
 move_code (MirFlowGraph *graph, GPtrArray *list, MirStmt **body, Motion *m)
 {
-  MirLazyCodeMotion *lcm;
+  Lcm *lcm;
   g_autofree gboolean *reachable = pass_reachable (graph);
   g_autofree gboolean *keep = NULL;
   guint n_exprs, n_moved = 0;
   GPtrArray *target;
 
-  lcm = mir_lazy_code_motion (graph, FALSE);
+  lcm = lcm_new (graph, &m->fx);
   n_exprs = mir_expr_index_size (lcm->exprs);
   if (n_exprs == 0)
     {
-      mir_lazy_code_motion_free (lcm);
+      lcm_free (lcm);
       return;
     }
   keep = g_new0 (gboolean, n_exprs);
@@ -263,7 +413,7 @@ move_code (MirFlowGraph *graph, GPtrArray *list, MirStmt **body, Motion *m)
       if (!m->temps->pdata[e])
         mir_bitset_remove (value, e);
 
-  mir_lazy_code_motion_free (lcm);
+  lcm_free (lcm);
   for (guint e = 0; e < n_exprs; e++)
     n_moved += m->temps->pdata[e] ? 1 : 0;
   if (n_moved > 0)
@@ -301,8 +451,9 @@ move_code (MirFlowGraph *graph, GPtrArray *list, MirStmt **body, Motion *m)
 gboolean
 mir_pass_lazy_code_motion (MirProgram *program)
 {
-  Motion m = { { 0 }, FALSE, NULL, NULL, NULL, NULL, NULL, NULL };
+  Motion m = { { NULL }, { 0 }, FALSE, NULL, NULL, NULL, NULL, NULL, NULL };
 
+  pass_effects_init (&m.fx, program);
   pass_names_init (&m.names, program);
   for (guint i = 0; i < program->functions->len; i++)
     {
@@ -319,5 +470,6 @@ mir_pass_lazy_code_motion (MirProgram *program)
                                                                      MIR_FLOW_GRAPH_DEFAULT);
       move_code (graph, program->parts[part], NULL, &m);
     }
+  pass_effects_clear (&m.fx);
   return m.changed;
 }

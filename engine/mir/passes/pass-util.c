@@ -203,6 +203,55 @@ pass_expr_reads (const MirExpr *e, const char *name)
   return r.found;
 }
 
+/* Effects that can be seen when a run fails: what was printed, the
+ * message that stopped it, the draws made. Checks and reads are not among
+ * them: moving a computation that may fail across one only changes which
+ * of two failures comes first. */
+static gboolean
+fun_is_observable (const MirFun *f, const PassEffects *fx)
+{
+  switch (f->kind)
+    {
+    case MIR_FUN_STANLIB:
+      return f->suffix == MIR_SUFFIX_RNG;
+    case MIR_FUN_USER:
+      return !fx || !g_hash_table_contains (fx->pure, f->name);
+    case MIR_FUN_COMPILER:
+      return f->internal == MIR_FN_PRINT || f->internal == MIR_FN_REJECT
+             || f->internal == MIR_FN_FATAL_ERROR;
+    }
+  return TRUE;
+}
+
+typedef struct {
+  const PassEffects *fx;
+  gboolean           found;
+} StmtEffects;
+
+static void
+note_observable (MirExpr *e, gpointer data)
+{
+  StmtEffects *se = data;
+
+  if (se->found)
+    return;
+  if (e->kind == MIR_EXPR_CALL && fun_is_observable (&e->u.call.fun, se->fx))
+    se->found = TRUE;
+  else
+    mir_expr_foreach_child (e, note_observable, data);
+}
+
+gboolean
+pass_stmt_has_effects (const MirStmt *s, const PassEffects *fx)
+{
+  StmtEffects se = { fx, FALSE };
+
+  if (s->kind == MIR_STMT_NR_CALL && fun_is_observable (&s->u.call.fun, fx))
+    return TRUE;
+  mir_stmt_foreach_expr ((MirStmt *) s, note_observable, &se);
+  return se.found;
+}
+
 /* A function body's own effects, counting calls of functions not (yet)
  * known to be pure as effects. */
 typedef struct {

@@ -51,6 +51,12 @@ gboolean pass_expr_is_movable  (const MirExpr *e, const PassEffects *fx);
 gboolean pass_expr_is_trivial  (const MirExpr *e);
 /* Whether an expression reads variable `name`. */
 gboolean pass_expr_reads       (const MirExpr *e, const char *name);
+/* Whether running the statement itself (not the statements nested in it)
+ * has an effect that shows when a run fails: a print, reject or
+ * fatal_error, a draw, a user function with effects. Code motion moves no
+ * computation across such a statement, so that a computation that fails
+ * still fails before, or after, the same effects. */
+gboolean pass_stmt_has_effects (const MirStmt *s, const PassEffects *fx);
 /* Whether a function call is one of a compiler function with an effect. */
 gboolean pass_internal_has_effects (MirInternal fn);
 
