@@ -15,8 +15,9 @@
  * other, and no rewrite changes the type of an expression. Expressions
  * that have no effect but may fail (an index out of range, a domain error)
  * are treated as stanc treats them: dead code computing them may be
- * removed and lazy code motion may compute them earlier on paths that
- * compute them anyway.
+ * removed, and code motion may compute them earlier or later on paths
+ * that compute them anyway, though never across a print, a reject, a
+ * draw or a user function with effects.
  *
  * Every node a pass creates or rewrites has a type, an AD level and the
  * source span of the code it stands for.
