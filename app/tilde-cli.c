@@ -8,9 +8,8 @@
 #include <string.h>
 
 #include "tilde-cli.h"
+#include "tilde-cli-private.h"
 #include "tilde-engine.h"
-
-typedef int (*TildeCliFunc) (const char *name, int argc, char **argv);
 
 typedef struct {
   const char  *name;
@@ -23,7 +22,7 @@ static int cli_not_available (const char *name, int argc, char **argv);
 /* Every subcommand, in the order `tilde --help` lists them. A subcommand whose
  * engine layer has not landed yet says so and exits with the usage status. */
 static const TildeCliCommand commands[] = {
-  { "compile",  N_("Check a model and print its compiled forms (stanc-compatible)"), cli_not_available },
+  { "compile",  N_("Check a model and print its compiled forms (stanc-compatible)"), _tilde_cli_compile },
   { "sample",   N_("Draw from the posterior with NUTS and write Stan CSV files"), cli_not_available },
   { "optimize", N_("Find the posterior mode with L-BFGS, BFGS or Newton"), cli_not_available },
   { "log-prob", N_("Print the log density and its gradient at given parameters"), cli_not_available },

@@ -24,7 +24,9 @@ typedef struct {
   gboolean search_own_directory;      /* look next to the including file first */
   gboolean allow_undefined;           /* forward declarations need no definition */
   gboolean functions_only;            /* a .stanfunctions file */
-  gboolean pedantic;                  /* recorded for the pedantic analyses */
+  /* --warn-pedantic: the front end itself emits no pedantic diagnostics;
+   * the flag travels with the options for the analyses that do. */
+  gboolean pedantic;
 } TildeFrontendOptions;
 
 typedef struct TildeCheckResult TildeCheckResult;

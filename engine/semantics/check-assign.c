@@ -505,23 +505,31 @@ report_ill_typed (TildeChecker *c, const TildeStmt *s, const char *op, const Til
                         op, _tilde_type_name (lhs), _tilde_type_name (rhs), signatures);
 }
 
-/* Plain `=`, element by element through tuple unpacking. */
+/* Plain `=`, element by element through tuple unpacking; stanc names the
+ * innermost part that does not fit. */
 static gboolean
-assign_fits (TildeChecker *c, const TildeStmt *s, const TildeExpr *lhs, const TildeType *rhs)
+check_plain_assign (TildeChecker *c, const TildeStmt *s, const TildeExpr *lhs,
+                    const TildeType *rhs)
 {
   if (lhs->kind == TILDE_EXPR_TUPLE)
     {
       if (tilde_type_kind (rhs) != TILDE_TYPE_TUPLE
           || tilde_type_n_members (rhs) != (guint) lhs->u.list.n_items)
-        return FALSE;
+        {
+          report_ill_typed (c, s, "=", lhs->type, rhs, NULL);
+          return FALSE;
+        }
       for (int i = 0; i < lhs->u.list.n_items; i++)
-        if (!assign_fits (c, s, lhs->u.list.items[i], tilde_type_member (rhs, (guint) i)))
+        if (!check_plain_assign (c, s, lhs->u.list.items[i], tilde_type_member (rhs, (guint) i)))
           return FALSE;
       return TRUE;
     }
   if (!_tilde_check_not_function (c, &s->span, base_variable (lhs)->u.variable.name, rhs))
-    return TRUE;   /* reported already */
-  return _tilde_assignable (lhs->type, rhs);
+    return FALSE;
+  if (_tilde_assignable (lhs->type, rhs))
+    return TRUE;
+  report_ill_typed (c, s, "=", lhs->type, rhs, NULL);
+  return FALSE;
 }
 
 static TildeOperator
@@ -624,11 +632,7 @@ _tilde_check_assign (TildeChecker *c, TildeStmt *s)
     return;
   if (op == TILDE_ASSIGN_PLAIN)
     {
-      guint before = c->n_errors;
-
-      if (!assign_fits (c, s, lhs, rhs->type) && c->n_errors == before)
-        report_ill_typed (c, s, "=", lhs->type, rhs->type, NULL);
-      else if (c->n_errors == before)
+      if (check_plain_assign (c, s, lhs, rhs->type))
         {
           const TildeExpr *r = rhs;
 

@@ -10,27 +10,54 @@
 
 /* ------------------------------------------------------------ names */
 
-static const char *const conditioning_suffixes[] = {
-  "_lpdf", "_lupdf", "_lupmf", "_lpmf", "_cdf", "_lcdf", "_lccdf",
+static const struct { const char *word; TildeNameSuffix suffix; } suffix_words[] = {
+  { "lpdf", TILDE_SUFFIX_LPDF }, { "lupdf", TILDE_SUFFIX_LUPDF },
+  { "lpmf", TILDE_SUFFIX_LPMF }, { "lupmf", TILDE_SUFFIX_LUPMF },
+  { "cdf", TILDE_SUFFIX_CDF }, { "lcdf", TILDE_SUFFIX_LCDF },
+  { "lccdf", TILDE_SUFFIX_LCCDF }, { "ccdf", TILDE_SUFFIX_CCDF },
+  { "rng", TILDE_SUFFIX_RNG }, { "lp", TILDE_SUFFIX_LP },
+  { "jacobian", TILDE_SUFFIX_JACOBIAN }, { "constrain", TILDE_SUFFIX_CONSTRAIN },
+  { "unconstrain", TILDE_SUFFIX_UNCONSTRAIN },
 };
+
+TildeNameSuffix
+_tilde_name_suffix (const char *name)
+{
+  const char *us = strrchr (name, '_');
+
+  if (us == NULL)
+    return TILDE_SUFFIX_NONE;
+  for (guint i = 0; i < G_N_ELEMENTS (suffix_words); i++)
+    if (strcmp (us + 1, suffix_words[i].word) == 0)
+      return suffix_words[i].suffix;
+  return TILDE_SUFFIX_NONE;
+}
 
 gboolean
 _tilde_has_conditioning_suffix (const char *name)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (conditioning_suffixes); i++)
-    if (g_str_has_suffix (name, conditioning_suffixes[i]))
+  switch (_tilde_name_suffix (name))
+    {
+    case TILDE_SUFFIX_LPDF: case TILDE_SUFFIX_LUPDF: case TILDE_SUFFIX_LPMF:
+    case TILDE_SUFFIX_LUPMF: case TILDE_SUFFIX_CDF: case TILDE_SUFFIX_LCDF:
+    case TILDE_SUFFIX_LCCDF:
       return TRUE;
-  return FALSE;
+    default:
+      return FALSE;
+    }
 }
 
 const char *
 _tilde_normalized_name (const char *name)
 {
-  gsize len = strlen (name);
+  TildeNameSuffix sfx = _tilde_name_suffix (name);
+  gsize len;
   char buf[256];
 
-  if (len >= sizeof buf
-      || !(g_str_has_suffix (name, "_lupdf") || g_str_has_suffix (name, "_lupmf")))
+  if (sfx != TILDE_SUFFIX_LUPDF && sfx != TILDE_SUFFIX_LUPMF)
+    return name;
+  len = strlen (name);
+  if (len >= sizeof buf)
     return name;
   /* foo_lupdf -> foo_lpdf */
   memcpy (buf, name, len - 5);
@@ -42,8 +69,10 @@ _tilde_normalized_name (const char *name)
 gboolean
 _tilde_library_name_yields (const char *name)
 {
-  return g_str_has_suffix (name, "_jacobian") || g_str_has_suffix (name, "_constrain")
-         || g_str_has_suffix (name, "_unconstrain");
+  TildeNameSuffix sfx = _tilde_name_suffix (name);
+
+  return sfx == TILDE_SUFFIX_JACOBIAN || sfx == TILDE_SUFFIX_CONSTRAIN
+         || sfx == TILDE_SUFFIX_UNCONSTRAIN;
 }
 
 const TildeType *const *
@@ -149,7 +178,10 @@ resolve (TildeChecker *c, const char *key, const char *shown, const TildeArgType
   if (user == NULL)
     {
       r->exists = lib != NULL;
-      tilde_overload_resolve (lib, n_lib, args, n, &r->match);
+      if (lib)
+        _tilde_cached_library_resolve (key, args, n, &r->match);
+      else
+        tilde_overload_resolve (NULL, 0, args, n, &r->match);
       if (message && r->match.status == TILDE_MATCH_NONE && lib)
         *message = tilde_overload_mismatch_message (shown, lib, n_lib, args, n);
       else if (message && r->match.status == TILDE_MATCH_AMBIGUOUS)
@@ -520,7 +552,9 @@ static gboolean
 check_suffix_rules (TildeChecker *c, const TildeSpan *span, const char *name,
                     TildeExpr **args, int n)
 {
-  if (g_str_has_suffix (name, "_lp"))
+  TildeNameSuffix sfx = _tilde_name_suffix (name);
+
+  if (sfx == TILDE_SUFFIX_LP)
     {
       if (c->block == TILDE_BLOCK_TRANSFORMED_PARAMETERS && !c->in_function)
         _tilde_check_warning (c, span, "Using _lp functions in transformed parameters is "
@@ -534,7 +568,7 @@ check_suffix_rules (TildeChecker *c, const TildeSpan *span, const char *name,
           return FALSE;
         }
     }
-  if (g_str_has_suffix (name, "_jacobian"))
+  if (sfx == TILDE_SUFFIX_JACOBIAN)
     {
       gboolean any_ad = FALSE;
 
@@ -560,7 +594,7 @@ check_suffix_rules (TildeChecker *c, const TildeSpan *span, const char *name,
                                 name_known (c, alt) ? " instead." : "");
         }
     }
-  if (g_str_has_suffix (name, "_rng"))
+  if (sfx == TILDE_SUFFIX_RNG)
     {
       if (c->in_toplevel_decl)
         {
@@ -614,7 +648,8 @@ _tilde_check_call_expr (TildeChecker *c, TildeExpr *e)
     }
   if (!check_suffix_rules (c, &e->span, name, e->u.call.args, e->u.call.n_args))
     return FALSE;
-  if ((g_str_has_suffix (name, "_lupdf") || g_str_has_suffix (name, "_lupmf"))
+  if ((_tilde_name_suffix (name) == TILDE_SUFFIX_LUPDF
+       || _tilde_name_suffix (name) == TILDE_SUFFIX_LUPMF)
       && !(in_kind (c, TILDE_FUN_LPDF) || c->block == TILDE_BLOCK_MODEL))
     {
       _tilde_check_error (c, &e->span,

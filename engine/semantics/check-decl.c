@@ -97,7 +97,8 @@ _tilde_unsized_type (const TildeUnsizedType *t)
 gboolean
 _tilde_check_fresh_variable (TildeChecker *c, const TildeIdent *id)
 {
-  if (g_str_has_suffix (id->name, "_lupdf") || g_str_has_suffix (id->name, "_lupmf"))
+  if (_tilde_name_suffix (id->name) == TILDE_SUFFIX_LUPDF
+      || _tilde_name_suffix (id->name) == TILDE_SUFFIX_LUPMF)
     {
       _tilde_check_error (c, &id->span, "Identifier '%s' has a _lupdf/_lupmf suffix, which is "
                           "only allowed for functions.", id->name);
@@ -365,6 +366,9 @@ _tilde_check_var_decl (TildeChecker *c, TildeStmt *s)
     {
       TildeVarDeclItem *item = &s->u.var_decl.items[i];
       TildeVariable *var = NULL;
+
+      item->checked_type = type;
+      _tilde_check_variable_name (c, &item->ident);
 
       if (_tilde_check_identifier (c, item->ident.name, &item->ident.span)
           && _tilde_check_fresh_variable (c, &item->ident))

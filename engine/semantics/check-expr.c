@@ -10,12 +10,6 @@
 
 /* ------------------------------------------------------------ identifiers */
 
-/* Words the grammar lets through as identifiers but stanc reserves. */
-static const char *const reserved_words[] = {
-  "generated", "quantities", "transformed", "repeat", "until", "then", "true",
-  "false", "typedef", "struct", "var", "export", "extern", "static", "auto",
-};
-
 gboolean
 _tilde_check_identifier (TildeChecker *c, const char *name, const TildeSpan *span)
 {
@@ -24,13 +18,20 @@ _tilde_check_identifier (TildeChecker *c, const char *name, const TildeSpan *spa
       _tilde_check_error (c, span, "Identifier '%s' clashes with model name.", name);
       return FALSE;
     }
-  for (guint i = 0; i < G_N_ELEMENTS (reserved_words); i++)
-    if (g_str_has_suffix (name, "__") || strcmp (name, reserved_words[i]) == 0)
-      {
-        _tilde_check_error (c, span, "Identifier '%s' clashes with reserved keyword.", name);
-        return FALSE;
-      }
+  if (tilde_identifier_is_reserved (name))
+    {
+      _tilde_check_error (c, span, "Identifier '%s' clashes with reserved keyword.", name);
+      return FALSE;
+    }
   return TRUE;
+}
+
+void
+_tilde_check_variable_name (TildeChecker *c, const TildeIdent *id)
+{
+  if (strcmp (id->name, "jacobian") == 0)
+    _tilde_check_warning (c, &id->span, "Variable name 'jacobian' will be a reserved word "
+                          "starting in Stan 2.38.0. Please rename it!");
 }
 
 /* ------------------------------------------------------------ AD levels */
@@ -91,7 +92,9 @@ in_udf_distribution (const TildeChecker *c)
 static gboolean
 is_unnormalized (const char *name)
 {
-  return g_str_has_suffix (name, "_lupdf") || g_str_has_suffix (name, "_lupmf");
+  TildeNameSuffix sfx = _tilde_name_suffix (name);
+
+  return sfx == TILDE_SUFFIX_LUPDF || sfx == TILDE_SUFFIX_LUPMF;
 }
 
 gboolean
@@ -318,8 +321,9 @@ check_operator (TildeChecker *c, TildeExpr *e, TildeOperator op, TildeExpr **ope
       args[i].ad = operands[i]->ad_level;
       args[i].type = operands[i]->type;
     }
-  if (tilde_library_resolve_operator (op, args, n, &match, &message) != TILDE_MATCH_UNIQUE)
+  if (_tilde_cached_operator_resolve (op, args, n, &match) != TILDE_MATCH_UNIQUE)
     {
+      tilde_library_resolve_operator (op, args, n, &match, &message);
       _tilde_check_error_take (c, &e->span, message ? message
                                : g_strdup ("Ill-typed arguments supplied to operator."));
       return FALSE;

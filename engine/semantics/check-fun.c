@@ -248,7 +248,8 @@ check_arguments (TildeChecker *c, const TildeStmt *s)
     {
       const TildeIdent *id = &s->u.fun_def.args[i].ident;
 
-      if (g_str_has_suffix (id->name, "_lupdf") || g_str_has_suffix (id->name, "_lupmf"))
+      if (_tilde_name_suffix (id->name) == TILDE_SUFFIX_LUPDF
+      || _tilde_name_suffix (id->name) == TILDE_SUFFIX_LUPMF)
         {
           _tilde_check_error (c, &id->span, "Identifier '%s' has a _lupdf/_lupmf suffix, which "
                               "is only allowed for functions.", id->name);
@@ -275,6 +276,8 @@ declare_arguments (TildeChecker *c, TildeStmt *s, const TildeType *type)
       TildeFunArg *arg = &s->u.fun_def.args[i];
       TildeVariable *v;
 
+      _tilde_check_variable_name (c, &arg->ident);
+
       if (tilde_scope_lookup_variable (c->scope, arg->ident.name))
         continue;
       v = tilde_scope_new_variable (c->scope, arg->ident.name, a->type, TILDE_VAR_ARGUMENT,
@@ -299,6 +302,8 @@ _tilde_check_fun_def (TildeChecker *c, TildeStmt *s)
   ok &= _tilde_check_identifier (c, s->u.fun_def.name.name, &s->u.fun_def.name.span);
   if (type == NULL)
     return;
+  for (int i = 0; i < s->u.fun_def.n_args; i++)
+    s->u.fun_def.args[i].checked_type = tilde_type_arg (type, (guint) i)->type;
   ok = ok && check_suffix_rules (c, s, type);
   ok = ok && check_arguments (c, s);
   if (s->u.fun_def.body == NULL)

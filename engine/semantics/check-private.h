@@ -73,6 +73,8 @@ gboolean    _tilde_check_int_expr (TildeChecker *c, TildeExpr *e, const char *wh
 gboolean    _tilde_check_int_or_real_expr (TildeChecker *c, TildeExpr *e, const char *what);
 /* stanc's checks of an identifier's spelling (reserved words, "__", the model name). */
 gboolean    _tilde_check_identifier (TildeChecker *c, const char *name, const TildeSpan *span);
+/* The warning for a variable named like a keyword-to-be ("jacobian"). */
+void        _tilde_check_variable_name (TildeChecker *c, const TildeIdent *id);
 /* The AD level of a use of `var` in the current context. */
 TildeAdLevel _tilde_check_variable_ad (TildeChecker *c, const TildeVariable *var);
 /* AD level of values of `type` taken from `origin` in the current context. */
@@ -109,6 +111,26 @@ const TildeType *const *_tilde_check_library_signatures (TildeChecker *c, const 
 gboolean    _tilde_library_name_yields (const char *name);
 /* foo_lupdf -> foo_lpdf, foo_lupmf -> foo_lpmf (interned); others unchanged. */
 const char *_tilde_normalized_name (const char *name);
+
+/* What the last "_word" of a name says. */
+typedef enum {
+  TILDE_SUFFIX_NONE,
+  TILDE_SUFFIX_LPDF, TILDE_SUFFIX_LUPDF, TILDE_SUFFIX_LPMF, TILDE_SUFFIX_LUPMF,
+  TILDE_SUFFIX_CDF, TILDE_SUFFIX_LCDF, TILDE_SUFFIX_LCCDF, TILDE_SUFFIX_CCDF,
+  TILDE_SUFFIX_RNG, TILDE_SUFFIX_LP, TILDE_SUFFIX_JACOBIAN,
+  TILDE_SUFFIX_CONSTRAIN, TILDE_SUFFIX_UNCONSTRAIN,
+} TildeNameSuffix;
+
+TildeNameSuffix _tilde_name_suffix (const char *name);
+
+/* ---- check-cache.c ---- */
+
+/* tilde_library_resolve and tilde_library_resolve_operator without the
+ * explanation, remembered across calls. */
+TildeMatchStatus _tilde_cached_library_resolve (const char *name, const TildeArgType *args,
+                                                guint n, TildeMatch *match);
+TildeMatchStatus _tilde_cached_operator_resolve (TildeOperator op, const TildeArgType *args,
+                                                 guint n, TildeMatch *match);
 
 /* ---- check-stmt.c ---- */
 

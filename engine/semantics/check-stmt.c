@@ -145,6 +145,8 @@ check_return (TildeChecker *c, TildeStmt *s)
     {
       _tilde_check_error (c, &s->span, "Expression return statements may only be used inside "
                           "returning function definitions.");
+      /* still typed, for whoever looks at the tree */
+      _tilde_check_expr (c, e);
       return TILDE_FLOW_COMPLETE;
     }
   if (_tilde_check_expr (c, e) && !_tilde_assignable (c->fun_return, e->type))
@@ -221,6 +223,7 @@ check_loop_body (TildeChecker *c, TildeStmt *s, const TildeIdent *var, const Til
   TildeFlow flow;
 
   tilde_scope_open (c->scope);
+  _tilde_check_variable_name (c, var);
   if (type && _tilde_check_fresh_variable (c, var))
     {
       TildeVariable *v = tilde_scope_new_variable (c->scope, var->name, type, TILDE_VAR_LOOP,

@@ -39,7 +39,7 @@ transformed data {
   vector[N] w = v .* v ./ v;
   w = v .^ 2;
   w = A \ v;
-  w = (A' * v)';
+  w = (v' * A)';
   row_vector[N] rw = v' / A;
   // containers
   array[3] int ints = {1, 2, 3};

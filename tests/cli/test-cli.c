@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The `tilde` command line, run as a user runs it: exit statuses, what goes to
+ * standard output and to standard error. */
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+typedef struct {
+  int   status;
+  char *out;
+  char *err;
+} Run;
+
+static void
+run_clear (Run *run)
+{
+  g_free (run->out);
+  g_free (run->err);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+/* Runs `tilde ARGS...` (NULL-terminated). */
+static void
+run_tilde (Run *run, ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  const char *bin = g_getenv ("TILDE_BIN");
+  const char *arg;
+  va_list ap;
+  int wait_status;
+
+  g_assert_nonnull (bin);
+  g_ptr_array_add (argv, (char *) bin);
+  va_start (ap, run);
+  while ((arg = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (argv, (char *) arg);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                               &run->out, &run->err, &wait_status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  run->status = WEXITSTATUS (wait_status);
+}
+
+static char *
+write_model (const char *name, const char *text)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tilde-cli-XXXXXX", NULL);
+  char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  return path;
+}
+
+static char *
+example (const char *name)
+{
+  return g_build_filename (g_getenv ("TILDE_EXAMPLES_DIR"), name, NULL);
+}
+
+static void
+test_version_and_help (void)
+{
+  g_auto(Run) version = { 0 };
+  g_auto(Run) help = { 0 };
+  g_auto(Run) compile_help = { 0 };
+
+  run_tilde (&version, "--version", NULL);
+  g_assert_cmpint (version.status, ==, 0);
+  g_assert_true (g_str_has_prefix (version.out, "tilde "));
+  g_assert_nonnull (strstr (version.out, "Stan language"));
+
+  run_tilde (&help, "--help", NULL);
+  g_assert_cmpint (help.status, ==, 0);
+  for (const char *const *c = (const char *const[]) { "compile", "sample", "optimize", "log-prob", "summary", NULL };
+       *c; c++)
+    g_assert_nonnull (strstr (help.out, *c));
+
+  run_tilde (&compile_help, "compile", "--help", NULL);
+  g_assert_cmpint (compile_help.status, ==, 0);
+  g_assert_nonnull (strstr (compile_help.out, "--warn-pedantic"));
+  g_assert_nonnull (strstr (compile_help.out, "--include-paths"));
+}
+
+static void
+test_unavailable_command_says_so (void)
+{
+  g_auto(Run) run = { 0 };
+
+  run_tilde (&run, "summary", "x.csv", NULL);
+  g_assert_cmpint (run.status, ==, 124);
+  g_assert_nonnull (strstr (run.err, "not available"));
+}
+
+static void
+test_usage_errors (void)
+{
+  g_auto(Run) no_file = { 0 };
+  g_auto(Run) bad_option = { 0 };
+  g_auto(Run) missing = { 0 };
+
+  run_tilde (&no_file, "compile", NULL);
+  g_assert_cmpint (no_file.status, ==, 124);
+  run_tilde (&bad_option, "compile", "--no-such-option", "m.stan", NULL);
+  g_assert_cmpint (bad_option.status, ==, 124);
+  run_tilde (&missing, "compile", "/nonexistent/model.stan", NULL);
+  g_assert_cmpint (missing.status, ==, 1);
+  g_assert_nonnull (strstr (missing.err, "/nonexistent/model.stan"));
+}
+
+static void
+test_compile_good_model (void)
+{
+  g_autofree char *path = example ("eight_schools.stan");
+  g_auto(Run) run = { 0 };
+
+  run_tilde (&run, "compile", path, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_cmpstr (run.err, ==, "");
+}
+
+/* A syntax error: stanc's header and excerpt on standard error, the first
+ * error only, nothing on standard output, status 1. The exact wording of each
+ * message is checked against stanc's own outputs in tests/syntax. */
+static void
+test_compile_syntax_error (void)
+{
+  g_autofree char *path = write_model ("old.stan", "data {\n  int N;\n  real x[N];\n}\n");
+  g_autofree char *header = NULL;
+  g_auto(Run) run = { 0 };
+
+  run_tilde (&run, "compile", path, NULL);
+  header = g_strdup_printf ("Syntax error in '%s', line 3, column ", path);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_true (g_str_has_prefix (run.err, header));
+  g_assert_nonnull (strstr (run.err, "     3:    real x[N];\n"));
+  g_assert_nonnull (strstr (run.err, "array[N] real x;"));
+  g_assert_cmpstr (run.out, ==, "");
+}
+
+static void
+test_compile_semantic_error_first_only (void)
+{
+  g_autofree char *path = write_model ("two.stan",
+                                       "parameters {\n  real y;\n}\nmodel {\n"
+                                       "  y ~ normal(0, undefined_a);\n"
+                                       "  y ~ normal(0, undefined_b);\n}\n");
+  g_auto(Run) run = { 0 };
+  g_auto(Run) json = { 0 };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonArray *array;
+
+  run_tilde (&run, "compile", path, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_true (g_str_has_prefix (run.err, "Semantic error in '"));
+  g_assert_nonnull (strstr (run.err, "Identifier 'undefined_a' not in scope."));
+  g_assert_null (strstr (run.err, "Identifier 'undefined_b'"));
+  g_assert_null (strstr (run.err + 1, "Semantic error"));
+
+  /* The JSON form carries every error, for the editor. */
+  run_tilde (&json, "compile", "--json-diagnostics", path, NULL);
+  g_assert_cmpint (json.status, ==, 1);
+  g_assert_true (json_parser_load_from_data (parser, json.out, -1, NULL));
+  array = json_node_get_array (json_parser_get_root (parser));
+  g_assert_cmpuint (json_array_get_length (array), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (array, 1), "begin_line"), ==, 6);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (array, 0), "severity"), ==, "error");
+}
+
+static void
+test_filename_in_msg (void)
+{
+  g_autofree char *path = write_model ("real.stan", "model {\n  y ~ normal(0, 1);\n}\n");
+  g_auto(Run) run = { 0 };
+
+  run_tilde (&run, "compile", "--filename-in-msg=shown.stan", path, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_true (g_str_has_prefix (run.err, "Semantic error in 'shown.stan', line 2, column 2 to column 3:"));
+}
+
+static void
+test_info (void)
+{
+  g_autofree char *path = example ("eight_schools.stan");
+  g_auto(Run) run = { 0 };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *root, *tau;
+  JsonArray *distributions;
+
+  run_tilde (&run, "compile", "--info", path, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, run.out, -1, NULL));
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_true (json_object_has_member (json_object_get_object_member (root, "inputs"), "sigma"));
+  tau = json_object_get_object_member (json_object_get_object_member (root, "parameters"), "tau");
+  g_assert_cmpstr (json_object_get_string_member (tau, "type"), ==, "real");
+  g_assert_cmpint (json_object_get_int_member (tau, "dimensions"), ==, 0);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (tau, "constraint"), "lower"), ==, "0");
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (
+                     json_object_get_object_member (root, "transformed parameters"), "theta"), "dimensions"), ==, 1);
+  distributions = json_object_get_array_member (root, "distributions");
+  g_assert_cmpuint (json_array_get_length (distributions), ==, 3);
+  g_assert_cmpstr (json_array_get_string_element (distributions, 0), ==, "cauchy_lupdf");
+  g_assert_cmpstr (json_array_get_string_element (distributions, 1), ==, "normal_lupdf");
+  g_assert_cmpstr (json_array_get_string_element (distributions, 2), ==, "std_normal_lupdf");
+}
+
+static void
+test_auto_format_to_file (void)
+{
+  g_autofree char *path = write_model ("ugly.stan", "parameters{real y;}model{y~normal(0,1);}\n");
+  g_autofree char *out_path = g_strconcat (path, ".formatted", NULL);
+  g_autofree char *formatted = NULL;
+  g_auto(Run) run = { 0 };
+  g_auto(Run) again = { 0 };
+
+  run_tilde (&run, "compile", "--auto-format", "--o", out_path, path, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_true (g_file_get_contents (out_path, &formatted, NULL, NULL));
+  g_assert_cmpstr (formatted, ==, "parameters {\n  real y;\n}\nmodel {\n  y ~ normal(0, 1);\n}\n\n");
+  /* Formatting formatted output changes nothing. */
+  run_tilde (&again, "compile", "--auto-format", out_path, NULL);
+  g_assert_cmpstr (again.out, ==, formatted);
+}
+
+static void
+test_canonicalize (void)
+{
+  g_autofree char *path = write_model ("canon.stan",
+                                       "parameters {\n  real y;\n}\nmodel {\n"
+                                       "  if (1) y ~ normal(((0)), 1);\n}\n");
+  g_auto(Run) braces = { 0 };
+  g_auto(Run) canonical = { 0 };
+  g_auto(Run) bad = { 0 };
+
+  run_tilde (&braces, "compile", "--auto-format", "--canonicalize=braces", path, NULL);
+  g_assert_cmpint (braces.status, ==, 0);
+  g_assert_nonnull (strstr (braces.out, "if (1) {\n    y ~ normal(((0)), 1);\n  }"));
+  run_tilde (&canonical, "compile", "--print-canonical", path, NULL);
+  g_assert_nonnull (strstr (canonical.out, "if (1) {\n    y ~ normal(0, 1);\n  }"));
+  run_tilde (&bad, "compile", "--canonicalize=everything", path, NULL);
+  g_assert_cmpint (bad.status, ==, 124);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/cli/version-and-help", test_version_and_help);
+  g_test_add_func ("/cli/unavailable-command-says-so", test_unavailable_command_says_so);
+  g_test_add_func ("/cli/usage-errors", test_usage_errors);
+  g_test_add_func ("/cli/compile/good-model", test_compile_good_model);
+  g_test_add_func ("/cli/compile/syntax-error", test_compile_syntax_error);
+  g_test_add_func ("/cli/compile/semantic-error-first-only", test_compile_semantic_error_first_only);
+  g_test_add_func ("/cli/compile/filename-in-msg", test_filename_in_msg);
+  g_test_add_func ("/cli/compile/info", test_info);
+  g_test_add_func ("/cli/compile/auto-format-to-file", test_auto_format_to_file);
+  g_test_add_func ("/cli/compile/canonicalize", test_canonicalize);
+  return g_test_run ();
+}

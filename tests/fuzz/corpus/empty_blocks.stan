@@ -1,0 +1,14 @@
+functions {
+}
+data {
+}
+transformed data {
+}
+parameters {
+}
+transformed parameters {
+}
+model {
+}
+generated quantities {
+}

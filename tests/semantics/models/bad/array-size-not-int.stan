@@ -1,0 +1,4 @@
+data {
+  real n;
+  array[n] real v;
+}

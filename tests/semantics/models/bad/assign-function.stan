@@ -1,0 +1,9 @@
+functions {
+  real foo(real x) {
+    return x;
+  }
+}
+transformed data {
+  real y;
+  y = foo;
+}

@@ -1,0 +1,6 @@
+data {
+  real x;
+}
+transformed data {
+  x = 3;
+}

@@ -1,0 +1,6 @@
+parameters {
+  real mu;
+}
+model {
+  target += pow(mu | 2);
+}

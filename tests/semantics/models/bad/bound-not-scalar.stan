@@ -1,0 +1,6 @@
+data {
+  vector[3] v;
+}
+parameters {
+  real<lower=v> x;
+}

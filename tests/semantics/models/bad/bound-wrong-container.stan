@@ -1,0 +1,6 @@
+data {
+  vector[3] v;
+}
+parameters {
+  array[3] real<lower=v> x;
+}

@@ -1,0 +1,4 @@
+transformed data {
+  int n;
+  break;
+}

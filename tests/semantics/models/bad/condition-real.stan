@@ -1,0 +1,7 @@
+parameters {
+  real y;
+}
+model {
+  if (y)
+    y ~ normal(0, 1);
+}

@@ -1,0 +1,5 @@
+functions {
+  int foo(int n) {
+    continue;
+  }
+}

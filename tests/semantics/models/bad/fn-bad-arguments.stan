@@ -1,0 +1,4 @@
+model {
+  array[3] real X;
+  array[3] int Y = to_int(X);
+}

@@ -1,0 +1,6 @@
+functions {
+  real foo(real x);
+}
+transformed data {
+  real y = foo(1.0);
+}

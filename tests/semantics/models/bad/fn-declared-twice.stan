@@ -1,0 +1,7 @@
+functions {
+  real foo(real x);
+  real foo(real x);
+  real foo(real x) {
+    return x;
+  }
+}

@@ -1,0 +1,4 @@
+functions {
+  void v(real a, real a) {
+  }
+}

@@ -1,0 +1,5 @@
+functions {
+  real g_lpdf(int y) {
+    return 1;
+  }
+}

@@ -1,0 +1,5 @@
+functions {
+  vector k_lpdf(real y) {
+    return [1]';
+  }
+}

@@ -1,0 +1,5 @@
+functions {
+  real h_lpmf(real y) {
+    return 1;
+  }
+}

@@ -1,0 +1,5 @@
+functions {
+  real q_lupdf(real x) {
+    return x;
+  }
+}

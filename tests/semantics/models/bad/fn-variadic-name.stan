@@ -1,0 +1,5 @@
+functions {
+  real reduce_sum(real x) {
+    return x;
+  }
+}

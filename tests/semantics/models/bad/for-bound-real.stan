@@ -1,0 +1,4 @@
+transformed data {
+  for (i in 1.0:3) {
+  }
+}

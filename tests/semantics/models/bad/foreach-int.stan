@@ -1,0 +1,4 @@
+transformed data {
+  for (x in 3) {
+  }
+}

@@ -1,0 +1,6 @@
+functions {
+  real f(real x) {
+    x = 2;
+    return x;
+  }
+}

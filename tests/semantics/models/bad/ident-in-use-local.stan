@@ -1,0 +1,6 @@
+model {
+  real x;
+  {
+    int x;
+  }
+}

@@ -1,0 +1,6 @@
+data {
+  int N;
+}
+transformed data {
+  real N = 2;
+}

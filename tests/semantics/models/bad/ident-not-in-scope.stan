@@ -1,0 +1,6 @@
+data {
+  int N;
+}
+model {
+  undeclared_thing ~ normal(0, 1);
+}

@@ -1,0 +1,3 @@
+data {
+  real then;
+}

@@ -1,0 +1,3 @@
+data {
+  int<lower=0.5> n;
+}

@@ -1,0 +1,6 @@
+parameters {
+  real y;
+}
+model {
+  jacobian += y;
+}

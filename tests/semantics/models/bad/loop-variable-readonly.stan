@@ -1,0 +1,6 @@
+transformed data {
+  int n = 0;
+  for (i in 1:10) {
+    i = n;
+  }
+}

@@ -1,0 +1,6 @@
+parameters {
+  real mu;
+}
+generated quantities {
+  real lp = normal_lupdf(mu | 0, 1);
+}

@@ -1,0 +1,6 @@
+functions {
+  real foo(real x) {
+    if (x > 0)
+      return 1;
+  }
+}

@@ -1,0 +1,3 @@
+data {
+  int modelname_model;
+}

@@ -1,0 +1,4 @@
+parameters {
+  real y;
+  int x;
+}

@@ -1,0 +1,5 @@
+functions {
+  real f(real x) {
+    return {1.0};
+  }
+}

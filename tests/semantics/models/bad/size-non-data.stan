@@ -1,0 +1,4 @@
+parameters {
+  real<lower=1> K;
+  vector[K] v;
+}

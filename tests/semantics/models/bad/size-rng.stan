@@ -1,0 +1,3 @@
+transformed data {
+  vector[poisson_rng(3)] v;
+}

@@ -1,0 +1,6 @@
+parameters {
+  real<lower=0> y;
+}
+model {
+  y ~ weibull_ccdf(1, 1);
+}

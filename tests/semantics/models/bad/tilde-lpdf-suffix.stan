@@ -1,0 +1,6 @@
+parameters {
+  real y;
+}
+model {
+  y ~ normal_lpdf(0, 1);
+}

@@ -1,0 +1,6 @@
+data {
+  int y;
+}
+model {
+  y ~ binomial_coefficient(5);
+}

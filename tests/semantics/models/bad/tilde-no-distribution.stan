@@ -1,0 +1,6 @@
+parameters {
+  real theta;
+}
+model {
+  theta ~ foo(1.4);
+}

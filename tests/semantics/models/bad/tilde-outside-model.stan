@@ -1,0 +1,6 @@
+parameters {
+  real y;
+}
+generated quantities {
+  y ~ normal(0, 1);
+}

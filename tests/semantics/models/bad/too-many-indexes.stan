@@ -1,0 +1,6 @@
+data {
+  vector[3] v;
+}
+transformed data {
+  real x = v[1, 2];
+}

@@ -1,0 +1,3 @@
+transformed parameters {
+  array[2] int x;
+}

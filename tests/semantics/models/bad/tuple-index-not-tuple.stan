@@ -1,0 +1,6 @@
+data {
+  real a;
+}
+transformed data {
+  real x = a.1;
+}

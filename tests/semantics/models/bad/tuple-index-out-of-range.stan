@@ -1,0 +1,6 @@
+data {
+  tuple(real, int) t;
+}
+transformed data {
+  real x = t.3;
+}

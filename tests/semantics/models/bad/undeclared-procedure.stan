@@ -1,0 +1,3 @@
+transformed data {
+  do_something(1);
+}

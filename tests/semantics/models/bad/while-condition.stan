@@ -1,0 +1,6 @@
+transformed data {
+  real x = 1;
+  while (x) {
+    x = 0;
+  }
+}

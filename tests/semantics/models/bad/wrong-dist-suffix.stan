@@ -1,0 +1,6 @@
+data {
+  array[3] int y;
+}
+model {
+  target += poisson_lpdf(y | 3);
+}
