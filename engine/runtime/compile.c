@@ -293,6 +293,61 @@ compile_internal (Compiler *c, const MirExpr *m)
   return e;
 }
 
+static gboolean
+is_int_type (const TildeType *t)
+{
+  return t && tilde_type_kind (t) == TILDE_TYPE_INT;
+}
+
+static gboolean
+is_real_scalar_type (const TildeType *t)
+{
+  return t && (tilde_type_kind (t) == TILDE_TYPE_INT || tilde_type_kind (t) == TILDE_TYPE_REAL);
+}
+
+/* Arithmetic and comparisons of two scalars skip the library's dispatch:
+ * they are most of what loops do. */
+static Ex *
+compile_scalar_op (Compiler *c, const MirExpr *m)
+{
+  static const char *const arith[] = { "Plus__", "Minus__", "Times__", "Divide__", "EltTimes__",
+                                       "EltDivide__" };
+  static const int arith_op[] = { 0, 1, 2, 3, 2, 3 };
+  static const char *const cmp[] = { "Less__", "Leq__", "Greater__", "Geq__", "Equals__",
+                                     "NEquals__" };
+  const MirFun *f = &m->u.call.fun;
+  if (f->kind != MIR_FUN_STANLIB || m->u.call.args->len != 2)
+    return NULL;
+  const MirExpr *a = g_ptr_array_index (m->u.call.args, 0);
+  const MirExpr *b = g_ptr_array_index (m->u.call.args, 1);
+  if (!is_real_scalar_type (a->type) || !is_real_scalar_type (b->type))
+    return NULL;
+  gboolean ints = is_int_type (a->type) && is_int_type (b->type);
+  for (guint i = 0; i < G_N_ELEMENTS (arith); i++)
+    if (strcmp (f->name, arith[i]) == 0)
+      {
+        /* int division keeps its checks in the library */
+        if (ints && arith_op[i] == 3)
+          return NULL;
+        Ex *e = ex_new (c, ints ? rt_ex_int_arith : rt_ex_real_arith, m, 2);
+        e->op = arith_op[i];
+        e->name = f->name;
+        e->kids[0] = compile_expr (c, a);
+        e->kids[1] = compile_expr (c, b);
+        return e;
+      }
+  for (guint i = 0; i < G_N_ELEMENTS (cmp); i++)
+    if (strcmp (f->name, cmp[i]) == 0)
+      {
+        Ex *e = ex_new (c, rt_ex_compare, m, 2);
+        e->op = (int) i;
+        e->kids[0] = compile_expr (c, a);
+        e->kids[1] = compile_expr (c, b);
+        return e;
+      }
+  return NULL;
+}
+
 static Ex *
 compile_call (Compiler *c, const MirExpr *m)
 {
@@ -306,6 +361,9 @@ compile_call (Compiler *c, const MirExpr *m)
       return ex_new (c, rt_ex_const, m, 0);
     }
   int n = (int) m->u.call.args->len;
+  Ex *fast = compile_scalar_op (c, m);
+  if (fast)
+    return fast;
   const RtBuiltin *b = rt_builtin_lookup (f->name, n);
   if (!b)
     {
@@ -338,6 +396,23 @@ compile_indexed (Compiler *c, const MirExpr *m)
 {
   GPtrArray *idx = m->u.indexed.indices;
   int n = (int) idx->len;
+  const MirExpr *base = m->u.indexed.base;
+  if (n == 1 && base->kind == MIR_EXPR_VAR && base->type
+      && ((const MirIndex *) g_ptr_array_index (idx, 0))->kind == MIR_INDEX_SINGLE)
+    {
+      TildeTypeKind bk = tilde_type_kind (base->type);
+      const TildeType *el = bk == TILDE_TYPE_ARRAY ? tilde_type_element (base->type) : NULL;
+      gboolean flat = bk == TILDE_TYPE_VECTOR || bk == TILDE_TYPE_ROW_VECTOR
+        || (el && (tilde_type_kind (el) == TILDE_TYPE_INT || tilde_type_kind (el) == TILDE_TYPE_REAL));
+      int slot = lookup (c, base->u.var.name, NULL);
+      if (flat && slot >= 0)
+        {
+          Ex *e = ex_new (c, rt_ex_index1, m, 1);
+          e->slot = slot;
+          e->kids[0] = compile_expr (c, ((const MirIndex *) g_ptr_array_index (idx, 0))->e);
+          return e;
+        }
+    }
   /* kids: base, then two per index (lower/single, upper) */
   Ex *e = ex_new (c, rt_ex_indexed, m, 1 + 2 * n);
   e->kids[0] = compile_expr (c, m->u.indexed.base);

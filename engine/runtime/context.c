@@ -127,13 +127,6 @@ rt_new_data (RtCtx *cx, TildeValueKind kind, gint32 rows, gint32 cols)
   return v;
 }
 
-TildeValue
-rt_ad_scalar (gint32 id)
-{
-  TildeValue v = { .kind = TILDE_VALUE_REAL, .ad = 1, .rows = 1, .cols = 1, .start = id };
-  return v;
-}
-
 AdOperand
 rt_operand (const TildeValue *v, const double *partial)
 {

@@ -56,6 +56,7 @@ struct Ex {
   Ex              *ta, *tb;    /* transform arguments */
   const TildeType *type;
   int              tuple_slot;
+  int              op;         /* specialised scalar arithmetic */
 };
 
 struct St {
@@ -141,6 +142,10 @@ void rt_ex_make_array (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_make_row  (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_make_tuple (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_copy      (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_int_arith  (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_real_arith (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_compare    (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_index1     (Ev *ev, const Ex *e, TildeValue *out);
 
 Flow rt_st_block     (Ev *ev, const St *s);
 Flow rt_st_decl      (Ev *ev, const St *s);

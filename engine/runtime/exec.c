@@ -550,6 +550,70 @@ rt_ex_indexed (Ev *ev, const Ex *e, TildeValue *out)
   *out = index_value (ev, &base, ix, e->n_index);
 }
 
+/* ---- specialised scalar operations ---- */
+
+void
+rt_ex_int_arith (Ev *ev, const Ex *e, TildeValue *out)
+{
+  TildeValue a, b;
+  rt_eval (ev, e->kids[0], &a);
+  rt_eval (ev, e->kids[1], &b);
+  gint64 r = e->op == 0 ? (gint64) a.u.i + b.u.i : e->op == 1 ? (gint64) a.u.i - b.u.i
+    : (gint64) a.u.i * b.u.i;
+  if (r > G_MAXINT || r < G_MININT)
+    rt_raise (CX, TILDE_MODEL_ERROR_DOMAIN, "%s: integer overflow", e->name);
+  tilde_value_set_int (out, (int) r);
+}
+
+void
+rt_ex_real_arith (Ev *ev, const Ex *e, TildeValue *out)
+{
+  TildeValue a, b;
+  rt_eval (ev, e->kids[0], &a);
+  rt_eval (ev, e->kids[1], &b);
+  rt_arith_scalar (CX, e->op, &a, &b, out);
+}
+
+void
+rt_ex_compare (Ev *ev, const Ex *e, TildeValue *out)
+{
+  TildeValue a, b;
+  rt_eval (ev, e->kids[0], &a);
+  rt_eval (ev, e->kids[1], &b);
+  double x = a.kind == TILDE_VALUE_INT ? a.u.i : rt_scalar (CX, &a);
+  double y = b.kind == TILDE_VALUE_INT ? b.u.i : rt_scalar (CX, &b);
+  int r;
+  switch (e->op)
+    {
+    case 0: r = x < y; break;
+    case 1: r = x <= y; break;
+    case 2: r = x > y; break;
+    case 3: r = x >= y; break;
+    case 4: r = x == y; break;
+    default: r = x != y; break;
+    }
+  tilde_value_set_int (out, r);
+}
+
+void
+rt_ex_index1 (Ev *ev, const Ex *e, TildeValue *out)
+{
+  const TildeValue *base = &ev->slots[e->slot];
+  TildeValue iv;
+  rt_eval (ev, e->kids[0], &iv);
+  int i = iv.u.i;
+  gint32 len = tilde_value_flat_size (base);
+  if (i < 1 || i > len)
+    out_of_range (ev, i, len);
+  gint32 p = i - 1;
+  if (base->ad)
+    tilde_value_set_var (out, tilde_value_var (base, p));
+  else if (base->kind == TILDE_VALUE_ARRAY && base->elem == TILDE_VALUE_INT)
+    tilde_value_set_int (out, base->u.iv[p]);
+  else
+    tilde_value_set_real (out, base->u.d[p]);
+}
+
 /* ---- assignment ---- */
 
 /* A copy the slot may own and change in place. */
@@ -963,7 +1027,7 @@ rt_st_for (Ev *ev, const St *s)
   int lo = size_of (ev, s->e), hi = size_of (ev, s->e2);
   for (int i = lo; i <= hi; i++)
     {
-      ev->slots[s->slot] = tilde_value_int (i);
+      tilde_value_set_int (&ev->slots[s->slot], i);
       Flow f = rt_exec (ev, s->then_s);
       if (f == FLOW_BREAK)
         break;

@@ -55,7 +55,14 @@ TildeValue    rt_new_ad (RtCtx *cx, TildeValueKind kind, gint32 rows, gint32 col
 /* A new data value of a flat kind. */
 TildeValue    rt_new_data (RtCtx *cx, TildeValueKind kind, gint32 rows, gint32 cols);
 /* An ad scalar holding id `id`. */
-TildeValue    rt_ad_scalar (gint32 id);
+static inline TildeValue
+rt_ad_scalar (gint32 id)
+{
+  TildeValue v = tilde_value_real (0);
+  v.ad = 1;
+  v.start = id;
+  return v;
+}
 /* An operand of a generic node for the ad value `v`. */
 AdOperand     rt_operand (const TildeValue *v, const double *partial);
 /* The ad version of `v` (constants on the tape when it is data). */
@@ -98,5 +105,8 @@ typedef double (*RtScalarFn) (const double *x, double *d);
 /* out = f applied elementwise, broadcasting scalars, over arrays of any
  * depth and over vectors and matrices. Int results are not produced here. */
 void rt_map (RtCtx *cx, int nargs, const TildeValue *args, TildeValue *out, RtScalarFn f);
+
+/* a op b for two scalars (op: 0 +, 1 -, 2 *, 3 /), without dispatch. */
+void rt_arith_scalar (RtCtx *cx, int op, const TildeValue *a, const TildeValue *b, TildeValue *out);
 
 G_END_DECLS

@@ -6,22 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-TildeValue
-tilde_value_int (int i)
-{
-  TildeValue v = { .kind = TILDE_VALUE_INT, .rows = 1, .cols = 1 };
-  v.u.i = i;
-  return v;
-}
-
-TildeValue
-tilde_value_real (double r)
-{
-  TildeValue v = { .kind = TILDE_VALUE_REAL, .rows = 1, .cols = 1 };
-  v.u.r = r;
-  return v;
-}
-
 static gboolean
 kind_is_complex (TildeValueKind k)
 {

@@ -56,6 +56,38 @@ struct TildeValue {
   } u;
 };
 
+/* Setters that write a scalar in place: building a struct and copying it
+ * costs a store-forwarding stall on every scalar operation. */
+static inline void
+tilde_value_set_int (TildeValue *v, int i)
+{
+  v->kind = TILDE_VALUE_INT;
+  v->ad = 0;
+  v->idx = NULL;
+  v->rows = v->cols = 1;
+  v->u.i = i;
+}
+
+static inline void
+tilde_value_set_real (TildeValue *v, double r)
+{
+  v->kind = TILDE_VALUE_REAL;
+  v->ad = 0;
+  v->idx = NULL;
+  v->rows = v->cols = 1;
+  v->u.r = r;
+}
+
+static inline void
+tilde_value_set_var (TildeValue *v, gint32 id)
+{
+  v->kind = TILDE_VALUE_REAL;
+  v->ad = 1;
+  v->idx = NULL;
+  v->rows = v->cols = 1;
+  v->start = id;
+}
+
 /* The shape a declaration gives a value: its kind and sizes. */
 typedef struct TildeShape TildeShape;
 struct TildeShape {
@@ -106,8 +138,33 @@ tilde_value_var (const TildeValue *v, gint32 i)
   return v->idx ? v->idx[i] : v->start + i;
 }
 
-TildeValue tilde_value_int  (int i);
-TildeValue tilde_value_real (double r);
+static inline TildeValue
+tilde_value_int (int i)
+{
+  TildeValue v;
+  v.kind = TILDE_VALUE_INT;
+  v.elem = 0;
+  v.ad = 0;
+  v.rows = v.cols = 1;
+  v.start = 0;
+  v.idx = NULL;
+  v.u.i = i;
+  return v;
+}
+
+static inline TildeValue
+tilde_value_real (double r)
+{
+  TildeValue v;
+  v.kind = TILDE_VALUE_REAL;
+  v.elem = 0;
+  v.ad = 0;
+  v.rows = v.cols = 1;
+  v.start = 0;
+  v.idx = NULL;
+  v.u.r = r;
+  return v;
+}
 /* A zero-filled (NaN for reals, as Stan initialises) data value of `shape`
  * in `arena`; ints are set to the smallest int. */
 TildeValue tilde_value_new_data (TildeArena *arena, const TildeShape *shape);

@@ -156,7 +156,13 @@ reduction_backward (AdTape *t, const void *p)
     {
       const AdOperand *op = &r->ops[k];
       const double *pa = op->partial;
-      if (op->idx)
+      if (op->same)
+        {
+          double gp = g * pa[0];
+          for (gint32 i = 0; i < op->n; i++)
+            adj[ad_operand_id (op, i)] += gp;
+        }
+      else if (op->idx)
         for (gint32 i = 0; i < op->n; i++)
           adj[op->idx[i]] += g * pa[i];
       else
@@ -200,7 +206,27 @@ elementwise_backward (AdTape *t, const void *p)
     {
       const AdOperand *op = &e->ops[k];
       const double *pa = op->partial;
-      if (op->n == 1 && e->n != 1)
+      if (op->same)
+        {
+          double q = pa[0];
+          if (op->n == 1 && e->n != 1)
+            {
+              double s = 0.0;
+              for (gint32 i = 0; i < e->n; i++)
+                s += g[i];
+              adj[ad_operand_id (op, 0)] += s * q;
+            }
+          else if (op->idx)
+            for (gint32 i = 0; i < e->n; i++)
+              adj[op->idx[i]] += g[i] * q;
+          else
+            {
+              double *a = adj + op->start;
+              for (gint32 i = 0; i < e->n; i++)
+                a[i] += g[i] * q;
+            }
+        }
+      else if (op->n == 1 && e->n != 1)
         {
           double s = 0.0;
           for (gint32 i = 0; i < e->n; i++)

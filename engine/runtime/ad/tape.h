@@ -55,6 +55,7 @@ typedef struct {
   const gint32 *idx;
   gint32        n;
   const double *partial;
+  gboolean      same;     /* one partial, partial[0], for every element */
 } AdOperand;
 
 AdTape *ad_tape_new   (void);

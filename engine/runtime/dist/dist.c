@@ -178,9 +178,54 @@ check_int_range (RtCtx *cx, const DArg *a, double lo, double hi, const char *mus
 
 /* ---- continuous ---- */
 
+/* normal with three scalars, the inner statement of many loops */
+static void
+normal_scalars (RtCtx *cx, const TildeValue *v, TildeValue *out)
+{
+  double y = rt_scalar (cx, &v[0]), mu = rt_scalar (cx, &v[1]), s = rt_scalar (cx, &v[2]);
+  if (isnan (y))
+    rt_domain_error (cx, "Random variable", y, "not nan");
+  if (!isfinite (mu))
+    rt_domain_error (cx, "Location parameter", mu, "finite");
+  if (!(s > 0))
+    rt_domain_error (cx, "Scale parameter", s, "positive");
+  gboolean yad = v[0].ad, mad = v[1].ad, sad = v[2].ad;
+  if (cx->drop && !yad && !mad && !sad)
+    {
+      *out = tilde_value_real (0);
+      return;
+    }
+  double inv_s = 1 / s, z = (y - mu) * inv_s;
+  double logp = -0.5 * z * z;
+  if (!cx->drop)
+    logp -= TILDE_LOG_SQRT_TWO_PI;
+  if (!cx->drop || sad)
+    logp -= log (s);
+  double *p = rt_alloc_d (cx, 3);
+  AdOperand ops[3];
+  guint n = 0;
+  p[0] = -z * inv_s;
+  p[1] = z * inv_s;
+  p[2] = -inv_s + z * z * inv_s;
+  if (yad)
+    ops[n++] = (AdOperand) { .start = v[0].start, .n = 1, .partial = &p[0] };
+  if (mad)
+    ops[n++] = (AdOperand) { .start = v[1].start, .n = 1, .partial = &p[1] };
+  if (sad)
+    ops[n++] = (AdOperand) { .start = v[2].start, .n = 1, .partial = &p[2] };
+  *out = rt_reduce (cx, logp, n, ops);
+}
+
 static void
 k_normal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
+  if (tilde_value_kind_is_scalar ((TildeValueKind) v[0].kind)
+      && tilde_value_kind_is_scalar ((TildeValueKind) v[1].kind)
+      && tilde_value_kind_is_scalar ((TildeValueKind) v[2].kind))
+    {
+      normal_scalars (cx, v, out);
+      return;
+    }
   DArg a[3];
   darg (cx, &a[0], &v[0], "Random variable");
   darg (cx, &a[1], &v[1], "Location parameter");
@@ -640,8 +685,10 @@ k_bernoulli_logit (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
     {
       double sign = 2 * AT (&a[0], i) - 1, th = AT (&a[1], i);
       double nt = sign * th;
-      logp += tilde_log_inv_logit (nt);
-      dgrad (&a[1], i, sign * tilde_inv_logit (-nt));
+      /* one exponential for both the value and the derivative */
+      double e = exp (-fabs (nt));
+      logp += (nt < 0 ? nt : 0) - log1p (e);
+      dgrad (&a[1], i, sign * (nt > 0 ? e : 1) / (1 + e));
     }
   dfinish (cx, a, 2, logp, out);
 }

@@ -25,6 +25,155 @@ static double f_pow (const double *x, double *d)
   return v;
 }
 
+
+/* ---- fast elementwise +, -, *, / ----
+ * Sums need no stored partials and products by data point at the data, so
+ * the common `a + b * x` records two light nodes and allocates no arrays of
+ * partials. */
+
+static gboolean is_scalar (const TildeValue *v);
+static const double ONE = 1.0, MINUS_ONE = -1.0;
+
+enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV };
+
+static double
+scalar_op (int op, double a, double b, double *da, double *db)
+{
+  switch (op)
+    {
+    case OP_ADD: *da = 1; *db = 1; return a + b;
+    case OP_SUB: *da = 1; *db = -1; return a - b;
+    case OP_MUL: *da = b; *db = a; return a * b;
+    default: *da = 1 / b; *db = -a / (b * b); return a / b;
+    }
+}
+
+void
+rt_arith_scalar (RtCtx *cx, int op, const TildeValue *a, const TildeValue *b, TildeValue *out)
+{
+  double x = a->ad ? cx->tape->val[a->start] : a->kind == TILDE_VALUE_INT ? a->u.i : a->u.r;
+  double y = b->ad ? cx->tape->val[b->start] : b->kind == TILDE_VALUE_INT ? b->u.i : b->u.r;
+  double da, db;
+  double v = scalar_op (op, x, y, &da, &db);
+  gint32 id;
+  if (a->ad && b->ad)
+    id = ad_binary (cx->tape, v, a->start, da, b->start, db);
+  else if (a->ad)
+    id = ad_unary (cx->tape, v, a->start, da);
+  else if (b->ad)
+    id = ad_unary (cx->tape, v, b->start, db);
+  else
+    {
+      tilde_value_set_real (out, v);
+      return;
+    }
+  if (id < 0)
+    rt_raise (cx, TILDE_MODEL_ERROR_FATAL, "the autodiff tape is full");
+  tilde_value_set_var (out, id);
+}
+
+static void
+arith (RtCtx *cx, int op, const TildeValue *a, const TildeValue *b, TildeValue *out)
+{
+  gboolean sa = is_scalar (a), sb = is_scalar (b);
+  if (sa && sb)
+    {
+      rt_arith_scalar (cx, op, a, b, out);
+      return;
+    }
+  const TildeValue *shape = sa ? b : a;
+  if (!tilde_value_is_flat (shape) || (!sa && !tilde_value_is_flat (a))
+      || (!sb && !tilde_value_is_flat (b)))
+    {
+      static const RtScalarFn fns[] = { f_add, f_sub, f_mul, f_div };
+      TildeValue args[2] = { *a, *b };
+      rt_map (cx, 2, args, out, fns[op]);
+      return;
+    }
+  if (!sa && !sb)
+    {
+      rt_check_size (cx, "elementwise arguments", a->rows, b->rows);
+      rt_check_size (cx, "elementwise arguments", a->cols, b->cols);
+    }
+  gint32 n = tilde_value_flat_size (shape);
+  const double *x = rt_values (cx, a), *y = rt_values (cx, b);
+  gboolean ad = a->ad || b->ad;
+  TildeValueKind kind = (TildeValueKind) shape->kind;
+  TildeValue r = ad ? rt_new_ad (cx, kind, shape->rows, shape->cols)
+    : rt_new_data (cx, kind, shape->rows, shape->cols);
+  double *o = ad ? cx->tape->val + r.start : r.u.d;
+  double xs = x[0], ys = y[0];
+  switch (op)
+    {
+    case OP_ADD:
+      if (sa) for (gint32 i = 0; i < n; i++) o[i] = xs + y[i];
+      else if (sb) for (gint32 i = 0; i < n; i++) o[i] = x[i] + ys;
+      else for (gint32 i = 0; i < n; i++) o[i] = x[i] + y[i];
+      break;
+    case OP_SUB:
+      if (sa) for (gint32 i = 0; i < n; i++) o[i] = xs - y[i];
+      else if (sb) for (gint32 i = 0; i < n; i++) o[i] = x[i] - ys;
+      else for (gint32 i = 0; i < n; i++) o[i] = x[i] - y[i];
+      break;
+    case OP_MUL:
+      if (sa) for (gint32 i = 0; i < n; i++) o[i] = xs * y[i];
+      else if (sb) for (gint32 i = 0; i < n; i++) o[i] = x[i] * ys;
+      else for (gint32 i = 0; i < n; i++) o[i] = x[i] * y[i];
+      break;
+    default:
+      if (sa) for (gint32 i = 0; i < n; i++) o[i] = xs / y[i];
+      else if (sb) for (gint32 i = 0; i < n; i++) o[i] = x[i] / ys;
+      else for (gint32 i = 0; i < n; i++) o[i] = x[i] / y[i];
+      break;
+    }
+  if (ad)
+    {
+      AdOperand ops[2];
+      guint n_ops = 0;
+      if (a->ad)
+        {
+          AdOperand oa = rt_operand (a, NULL);
+          switch (op)
+            {
+            case OP_ADD: case OP_SUB: oa.partial = &ONE; oa.same = TRUE; break;
+            case OP_MUL: oa.partial = y; oa.same = sb; break;
+            default:
+              {
+                double *p = rt_alloc_d (cx, sb ? 1 : (gsize) n);
+                if (sb)
+                  p[0] = 1 / ys;
+                else
+                  for (gint32 i = 0; i < n; i++)
+                    p[i] = 1 / y[i];
+                oa.partial = p;
+                oa.same = sb;
+              }
+            }
+          ops[n_ops++] = oa;
+        }
+      if (b->ad)
+        {
+          AdOperand ob = rt_operand (b, NULL);
+          switch (op)
+            {
+            case OP_ADD: ob.partial = &ONE; ob.same = TRUE; break;
+            case OP_SUB: ob.partial = &MINUS_ONE; ob.same = TRUE; break;
+            case OP_MUL: ob.partial = x; ob.same = sa; break;
+            default:
+              {
+                double *p = rt_alloc_d (cx, (gsize) n);
+                for (gint32 i = 0; i < n; i++)
+                  p[i] = -o[i] / y[sb ? 0 : i];
+                ob.partial = p;
+              }
+            }
+          ops[n_ops++] = ob;
+        }
+      ad_elementwise (cx->tape, r.start, n, n_ops, ops);
+    }
+  *out = r;
+}
+
 static gboolean
 all_int_scalars (int nargs, const TildeValue *args)
 {
@@ -54,7 +203,7 @@ k_plus (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
   if (all_int_scalars (2, a))
     int_overflow (cx, (gint64) a[0].u.i + a[1].u.i, out);
   else
-    rt_map (cx, 2, a, out, f_add);
+    arith (cx, OP_ADD, &a[0], &a[1], out);
 }
 
 static void
@@ -63,7 +212,7 @@ k_minus (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
   if (all_int_scalars (2, a))
     int_overflow (cx, (gint64) a[0].u.i - a[1].u.i, out);
   else
-    rt_map (cx, 2, a, out, f_sub);
+    arith (cx, OP_SUB, &a[0], &a[1], out);
 }
 
 static void
@@ -87,7 +236,7 @@ k_times (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
   if (all_int_scalars (2, a))
     int_overflow (cx, (gint64) a[0].u.i * a[1].u.i, out);
   else if (is_scalar (&a[0]) || is_scalar (&a[1]))
-    rt_map (cx, 2, a, out, f_mul);
+    arith (cx, OP_MUL, &a[0], &a[1], out);
   else
     rt_matmul (cx, &a[0], &a[1], out);
 }
@@ -98,7 +247,7 @@ k_elt_times (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
   if (all_int_scalars (2, a))
     int_overflow (cx, (gint64) a[0].u.i * a[1].u.i, out);
   else
-    rt_map (cx, 2, a, out, f_mul);
+    arith (cx, OP_MUL, &a[0], &a[1], out);
 }
 
 static void
@@ -115,7 +264,7 @@ k_divide (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
   if (all_int_scalars (2, a))
     int_divide (cx, a, out);
   else if (is_scalar (&a[1]))
-    rt_map (cx, 2, a, out, f_div);
+    arith (cx, OP_DIV, &a[0], &a[1], out);
   else
     rt_raise (cx, TILDE_MODEL_ERROR_FATAL, "matrix division (mdivide_right) is not supported yet");
 }
@@ -126,7 +275,7 @@ k_elt_divide (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
   if (all_int_scalars (2, a))
     int_divide (cx, a, out);
   else
-    rt_map (cx, 2, a, out, f_div);
+    arith (cx, OP_DIV, &a[0], &a[1], out);
 }
 
 static void
