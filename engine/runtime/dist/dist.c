@@ -1209,7 +1209,10 @@ k_student_t_lcdf (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       double t = (AT (&a[0], i) - AT (&a[2], i)) / s;
       double x = upper ? -t : t;
       /* F(x) = 1 - I_{nu/(nu+x^2)}(nu/2, 1/2) / 2 for x > 0 */
-      double ib = tilde_inc_beta (0.5 * nu, 0.5, nu / (nu + x * x));
+      double x2 = x * x;
+      /* I_{nu / (nu + x^2)} (nu / 2, 1 / 2), from the side that keeps its digits */
+      double ib = x2 < nu ? tilde_inc_beta_q (0.5, 0.5 * nu, x2 / (nu + x2))
+        : tilde_inc_beta (0.5 * nu, 0.5, nu / (nu + x2));
       double F = x > 0 ? 1 - 0.5 * ib : 0.5 * ib;
       double lF = log (F);
       double dens = exp (lgamma (0.5 * (nu + 1)) - lgamma (0.5 * nu) - 0.5 * log (nu * M_PI)

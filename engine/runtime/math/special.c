@@ -208,6 +208,17 @@ tilde_inc_beta (double a, double b, double x)
 }
 
 double
+tilde_inc_beta_q (double a, double b, double x)
+{
+  quiet_gsl ();
+  if (x <= 0)
+    return 1;
+  if (x >= 1)
+    return 0;
+  return gsl_cdf_beta_Q (x, a, b);
+}
+
+double
 tilde_gamma_p (double a, double x)
 {
   quiet_gsl ();

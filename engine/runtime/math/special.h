@@ -39,6 +39,8 @@ double tilde_Phi_approx      (double x);
 double tilde_std_normal_log_density (double x);
 /* The regularised incomplete beta function I_x(a, b). */
 double tilde_inc_beta        (double a, double b, double x);
+/* 1 - I_x(a, b), accurate when it is small */
+double tilde_inc_beta_q      (double a, double b, double x);
 /* The regularised lower incomplete gamma function P(a, x). */
 double tilde_gamma_p         (double a, double x);
 double tilde_gamma_q         (double a, double x);
