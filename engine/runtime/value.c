@@ -175,10 +175,10 @@ describe (GString *s, const TildeShape *shape)
   switch (shape->kind)
     {
     case TILDE_VALUE_VECTOR:
-    case TILDE_VALUE_ROW_VECTOR:
     case TILDE_VALUE_COMPLEX_VECTOR:
       g_string_append_printf (s, "%s[%d]", tilde_value_kind_name (shape->kind), shape->rows);
       break;
+    case TILDE_VALUE_ROW_VECTOR:
     case TILDE_VALUE_COMPLEX_ROW_VECTOR:
       g_string_append_printf (s, "%s[%d]", tilde_value_kind_name (shape->kind), shape->cols);
       break;
