@@ -19,6 +19,15 @@ rt_raise (RtCtx *cx, TildeModelErrorKind kind, const char *fmt, ...)
 }
 
 void
+rt_raise_take (RtCtx *cx, TildeModelErrorKind kind, char *message)
+{
+  g_free (cx->err_msg);
+  cx->err_msg = message;
+  cx->err_kind = kind;
+  longjmp (*cx->jmp, 1);
+}
+
+void
 rt_domain_error (RtCtx *cx, const char *what, double value, const char *must)
 {
   rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: %s is %.6g, but must be %s!",

@@ -1255,9 +1255,18 @@ append_value (Ev *ev, GString *out, const TildeValue *v)
     }
 }
 
+/* The values are computed first: an error while computing one must not
+ * leave a half-built string behind (longjmp skips cleanups). */
 static char *
 message_of (Ev *ev, const St *s)
 {
+  TildeValue *vals = tilde_arena_alloc (CX->arena, sizeof (TildeValue) * (gsize) MAX (s->n_body, 1));
+  for (int i = 0; i < s->n_body; i++)
+    {
+      const Ex *e = s->body[i]->e;
+      if (!(e->fn == rt_ex_const && e->name))
+        rt_eval (ev, e, &vals[i]);
+    }
   GString *out = g_string_new (NULL);
   for (int i = 0; i < s->n_body; i++)
     {
@@ -1265,11 +1274,7 @@ message_of (Ev *ev, const St *s)
       if (e->fn == rt_ex_const && e->name)
         g_string_append (out, e->name);
       else
-        {
-          TildeValue v;
-          rt_eval (ev, e, &v);
-          append_value (ev, out, &v);
-        }
+        append_value (ev, out, &vals[i]);
     }
   return g_string_free (out, FALSE);
 }
@@ -1277,14 +1282,15 @@ message_of (Ev *ev, const St *s)
 Flow
 rt_st_print (Ev *ev, const St *s)
 {
-  g_autofree char *msg = message_of (ev, s);
+  char *msg = message_of (ev, s);
   fprintf (stdout, "%s\n", msg);
+  g_free (msg);
   return FLOW_NEXT;
 }
 
 Flow
 rt_st_reject (Ev *ev, const St *s)
 {
-  g_autofree char *msg = message_of (ev, s);
-  rt_raise (CX, s->tkind ? TILDE_MODEL_ERROR_FATAL : TILDE_MODEL_ERROR_REJECT, "%s", msg);
+  rt_raise_take (CX, s->tkind ? TILDE_MODEL_ERROR_FATAL : TILDE_MODEL_ERROR_REJECT,
+                 message_of (ev, s));
 }

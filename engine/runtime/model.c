@@ -480,9 +480,9 @@ tilde_model_unconstrained_names (const TildeModel *m)
 
 /* ---- evaluation ---- */
 
-gboolean
+double
 tilde_model_log_density (TildeModel *m, const double *theta, gboolean propto, gboolean jacobian,
-                         double *log_density, double *gradient, TildeModelError **error)
+                         double *gradient, TildeModelError **error)
 {
   Workspace *w = workspace_take (m);
   jmp_buf jmp;
@@ -502,13 +502,12 @@ tilde_model_log_density (TildeModel *m, const double *theta, gboolean propto, gb
       set_error (error, &ev);
       ev_done (&ev, w);
       workspace_give (m, w);
-      return FALSE;
+      return NAN;
     }
   double lp = ev.target_const;
   const gint32 *terms = (const gint32 *) ev.terms->data;
   for (guint i = 0; i < ev.terms->len; i++)
     lp += w->tape->val[terms[i]];
-  *log_density = lp;
   if (gradient)
     {
       ad_gradient (w->tape, terms, ev.terms->len);
@@ -516,7 +515,7 @@ tilde_model_log_density (TildeModel *m, const double *theta, gboolean propto, gb
     }
   ev_done (&ev, w);
   workspace_give (m, w);
-  return TRUE;
+  return lp;
 }
 
 gboolean

@@ -75,13 +75,12 @@ const char *const *tilde_model_unconstrained_names (const TildeModel *model);
 /* The log density at `theta_unconstrained`; with `propto` the constants
  * dropped by `~` statements are left out, with `jacobian` the log
  * Jacobians of the constraining transforms are added. `gradient` (may be
- * NULL) receives d/d theta. Returns FALSE and sets `error` when the model
- * raised an error (the value is then meaningless). */
-gboolean    tilde_model_log_density (TildeModel       *model,
+ * NULL) receives d/d theta. When the model raises an error the result is
+ * NaN and `error` (may be NULL) is set; the gradient is then left alone. */
+double      tilde_model_log_density (TildeModel       *model,
                                      const double     *theta_unconstrained,
                                      gboolean          propto,
                                      gboolean          jacobian,
-                                     double           *log_density,
                                      double           *gradient,
                                      TildeModelError **error);
 

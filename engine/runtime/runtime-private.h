@@ -32,6 +32,9 @@ typedef struct {
 
 void rt_raise (RtCtx *cx, TildeModelErrorKind kind, const char *fmt, ...)
   G_GNUC_PRINTF (3, 4) G_GNUC_NORETURN;
+/* Raises with a message the context takes over (nothing is left to free
+ * on the way out: cleanup attributes do not run across longjmp). */
+void rt_raise_take (RtCtx *cx, TildeModelErrorKind kind, char *message) G_GNUC_NORETURN;
 /* "normal_lpdf: Scale parameter is -1, but must be positive!" */
 void rt_domain_error (RtCtx *cx, const char *what, double value, const char *must)
   G_GNUC_NORETURN;

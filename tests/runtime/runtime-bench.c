@@ -43,7 +43,8 @@ main (int argc, char **argv)
       for (int k = 0; k < 1000; k++)
         {
           g_autoptr (TildeModelError) e = NULL;
-          if (!tilde_model_log_density (m, theta, TRUE, TRUE, &lp, grad, &e))
+          lp = tilde_model_log_density (m, theta, TRUE, TRUE, grad, &e);
+          if (e)
             {
               fprintf (stderr, "%s\n", e->message);
               return 1;

@@ -9,6 +9,7 @@
 #define G_LOG_DOMAIN "tilde-test"
 
 #include <gsl/gsl_rng.h>
+#include <malloc.h>
 #include <math.h>
 #include <string.h>
 
@@ -22,15 +23,17 @@ check_gradient_fd (TildeModel *m, const double *theta, gboolean propto, gboolean
   g_autofree double *t = g_memdup2 (theta, sizeof (double) * P);
   double lp, lp2[2];
   g_autoptr (TildeModelError) e = NULL;
-  if (!tilde_model_log_density (m, theta, propto, jacobian, &lp, g, &e))
+  lp = tilde_model_log_density (m, theta, propto, jacobian, g, &e);
+  if (e)
     g_error ("log density: %s", e->message);
+  g_assert_true (isfinite (lp));
   for (gsize i = 0; i < P; i++)
     {
       double h = 1e-6 * fmax (1, fabs (theta[i]));
       for (int s = 0; s < 2; s++)
         {
           t[i] = theta[i] + (s ? h : -h);
-          g_assert_true (tilde_model_log_density (m, t, propto, jacobian, &lp2[s], NULL, NULL));
+          lp2[s] = tilde_model_log_density (m, t, propto, jacobian, NULL, NULL);
         }
       t[i] = theta[i];
       double fd = (lp2[1] - lp2[0]) / (2 * h);
@@ -189,20 +192,40 @@ test_program_gradient (void)
   check_gradient_fd (m, theta, TRUE, FALSE);
   /* propto drops a constant: the difference does not depend on theta */
   double a1, a2, b1, b2, theta2[7] = { -0.3, 0.4, 0.1, 0.6, 0.2, -0.5, 1.3 };
-  g_assert_true (tilde_model_log_density (m, theta, TRUE, TRUE, &a1, NULL, NULL));
-  g_assert_true (tilde_model_log_density (m, theta, FALSE, TRUE, &a2, NULL, NULL));
-  g_assert_true (tilde_model_log_density (m, theta2, TRUE, TRUE, &b1, NULL, NULL));
-  g_assert_true (tilde_model_log_density (m, theta2, FALSE, TRUE, &b2, NULL, NULL));
+  a1 = tilde_model_log_density (m, theta, TRUE, TRUE, NULL, NULL);
+  a2 = tilde_model_log_density (m, theta, FALSE, TRUE, NULL, NULL);
+  b1 = tilde_model_log_density (m, theta2, TRUE, TRUE, NULL, NULL);
+  b2 = tilde_model_log_density (m, theta2, FALSE, TRUE, NULL, NULL);
   g_assert_cmpfloat (fabs (a2 - a1), >, 1);
   g_assert_cmpfloat_with_epsilon (a2 - a1, b2 - b1, 1e-10);
   /* repeated evaluations on a reused tape give identical results */
   double g1[7], g2[7], l1, l2;
-  g_assert_true (tilde_model_log_density (m, theta, TRUE, TRUE, &l1, g1, NULL));
+  l1 = tilde_model_log_density (m, theta, TRUE, TRUE, g1, NULL);
   for (int i = 0; i < 50; i++)
-    g_assert_true (tilde_model_log_density (m, theta2, TRUE, TRUE, &l2, g2, NULL));
-  g_assert_true (tilde_model_log_density (m, theta, TRUE, TRUE, &l2, g2, NULL));
+    l2 = tilde_model_log_density (m, theta2, TRUE, TRUE, g2, NULL);
+  l2 = tilde_model_log_density (m, theta, TRUE, TRUE, g2, NULL);
   g_assert_cmpfloat (l1, ==, l2);
   g_assert_cmpmem (g1, sizeof g1, g2, sizeof g2);
+}
+
+/* In steady state an evaluation allocates nothing: the heap in use stays
+ * the same from one evaluation to the next. */
+static void
+test_no_allocation (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model (program_model, program_data);
+  double theta[7] = { 0.2, -0.4, 0.7, 0.1, -1.0, 0.5, 0.3 }, g[7];
+  for (int i = 0; i < 20; i++)
+    tilde_model_log_density (m, theta, TRUE, TRUE, g, NULL);
+  struct mallinfo2 before = mallinfo2 ();
+  for (int i = 0; i < 500; i++)
+    {
+      theta[0] = 0.001 * i;
+      tilde_model_log_density (m, theta, TRUE, TRUE, g, NULL);
+    }
+  struct mallinfo2 after = mallinfo2 ();
+  g_assert_cmpuint (after.uordblks, ==, before.uordblks);
+  g_assert_cmpuint (after.hblkhd, ==, before.hblkhd);
 }
 
 /* ---- errors ---- */
@@ -220,23 +243,27 @@ test_errors_are_values (void)
     "}\n", "{\"N\": 2, \"y\": [0.5, 1]}");
   double lp, g[1], theta[1] = { -1 };
   g_autoptr (TildeModelError) e = NULL;
-  g_assert_false (tilde_model_log_density (m, theta, TRUE, TRUE, &lp, g, &e));
+  lp = tilde_model_log_density (m, theta, TRUE, TRUE, g, &e);
+  g_assert_true (isnan (lp));
   g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_DOMAIN);
   g_assert_cmpstr (e->message, ==, "normal_lupdf: Scale parameter is -1, but must be positive!");
   g_clear_pointer (&e, tilde_model_error_free);
   theta[0] = 6;
-  g_assert_false (tilde_model_log_density (m, theta, TRUE, TRUE, &lp, g, &e));
+  lp = tilde_model_log_density (m, theta, TRUE, TRUE, g, &e);
+  g_assert_true (isnan (lp));
   g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_REJECT);
   g_assert_cmpstr (e->message, ==, "mu too large: 6");
   g_clear_pointer (&e, tilde_model_error_free);
   theta[0] = -6;
-  g_assert_false (tilde_model_log_density (m, theta, TRUE, TRUE, &lp, g, &e));
+  lp = tilde_model_log_density (m, theta, TRUE, TRUE, g, &e);
+  g_assert_true (isnan (lp));
   g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_INDEX);
   g_assert_cmpstr (e->message, ==, "index 3 out of range; expecting index to be between 1 and 2");
   g_clear_pointer (&e, tilde_model_error_free);
   /* and the model still works */
   theta[0] = 2;
-  g_assert_true (tilde_model_log_density (m, theta, TRUE, TRUE, &lp, g, &e));
+  lp = tilde_model_log_density (m, theta, TRUE, TRUE, g, &e);
+  g_assert_null (e);
   g_assert_cmpfloat_with_epsilon (lp, -2 * log (2) - 0.5 * (0.25 + 1) / 4, 1e-14);
 }
 
@@ -336,9 +363,9 @@ worker (gpointer p)
   j->same = TRUE;
   for (int i = 0; i < 2000; i++)
     {
-      double lp, g[10];
-      if (!tilde_model_log_density (j->m, j->theta, TRUE, TRUE, &lp, g, NULL)
-          || lp != j->lp || memcmp (g, j->g, sizeof g) != 0)
+      double g[10];
+      double lp = tilde_model_log_density (j->m, j->theta, TRUE, TRUE, g, NULL);
+      if (lp != j->lp || memcmp (g, j->g, sizeof g) != 0)
         j->same = FALSE;
     }
   return NULL;
@@ -359,7 +386,7 @@ test_threads (void)
       jobs[k].m = m;
       for (int i = 0; i < 10; i++)
         jobs[k].theta[i] = 0.1 * (i - k);
-      g_assert_true (tilde_model_log_density (m, jobs[k].theta, TRUE, TRUE, &jobs[k].lp, jobs[k].g, NULL));
+      jobs[k].lp = tilde_model_log_density (m, jobs[k].theta, TRUE, TRUE, jobs[k].g, NULL);
     }
   GThread *t[4];
   for (int k = 0; k < 4; k++)
@@ -378,6 +405,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/model/names", test_names);
   g_test_add_func ("/runtime/model/constrain-unconstrain", test_constrain_unconstrain);
   g_test_add_func ("/runtime/model/program-gradient", test_program_gradient);
+  g_test_add_func ("/runtime/model/no-allocation", test_no_allocation);
   g_test_add_func ("/runtime/model/errors-are-values", test_errors_are_values);
   g_test_add_func ("/runtime/model/unsupported-at-preparation", test_unsupported_at_preparation);
   g_test_add_data_func ("/runtime/model/example/eight_schools", "eight_schools.stan", test_example);

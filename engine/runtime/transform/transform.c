@@ -1010,9 +1010,11 @@ check_fail (RtCtx *cx, const char *name, const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
-  g_autofree char *what = g_strdup_vprintf (fmt, ap);
+  char *what = g_strdup_vprintf (fmt, ap);
   va_end (ap);
-  rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s %s", name, what);
+  char *message = g_strdup_printf ("%s %s", name, what);
+  g_free (what);
+  rt_raise_take (cx, TILDE_MODEL_ERROR_DOMAIN, message);
 }
 
 static void
@@ -1169,15 +1171,17 @@ rt_check_constraint (RtCtx *cx, MirTransformKind kind, const TildeValue *a, cons
   for (gint32 i = 0; i < n; i++)
     {
       double lo = arg_at (cx, a, av, i), hi = arg_at (cx, b, bv, i);
-      g_autofree char *elem = scalar ? g_strdup (name) : g_strdup_printf ("%s[%d]", name, i + 1);
+      char elem[32] = "";
+      if (!scalar)
+        g_snprintf (elem, sizeof elem, "[%d]", i + 1);
       if ((kind == MIR_TRANS_LOWER || kind == MIR_TRANS_LOWER_UPPER) && !(v[i] >= lo))
-        rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s is %.9g, but must be greater than or equal "
-                  "to %.9g", elem, v[i], lo);
+        rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s%s is %.9g, but must be greater than or equal "
+                  "to %.9g", name, elem, v[i], lo);
       if (kind == MIR_TRANS_UPPER && !(v[i] <= lo))
-        rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s is %.9g, but must be less than or equal "
-                  "to %.9g", elem, v[i], lo);
+        rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s%s is %.9g, but must be less than or equal "
+                  "to %.9g", name, elem, v[i], lo);
       if (kind == MIR_TRANS_LOWER_UPPER && !(v[i] <= hi))
-        rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s is %.9g, but must be less than or equal "
-                  "to %.9g", elem, v[i], hi);
+        rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s%s is %.9g, but must be less than or equal "
+                  "to %.9g", name, elem, v[i], hi);
     }
 }
