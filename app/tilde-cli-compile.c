@@ -14,6 +14,10 @@
 #include "tilde-frontend.h"
 #include "tilde-diagnostic-render.h"
 #include "tilde-info.h"
+#include "mir/mir-lower.h"
+#include "mir/mir-mem-pattern.h"
+#include "mir/mir-print.h"
+#include "mir/mir-transform.h"
 #include "syntax/printer.h"
 
 typedef struct {
@@ -31,6 +35,9 @@ typedef struct {
   gboolean info;
   gboolean json_diagnostics;
   gboolean version;
+  gboolean debug_mir;
+  gboolean debug_transformed_mir;
+  gboolean debug_mem_patterns;
   char    *filename_in_msg;
   char   **files;
 } CompileOptions;
@@ -59,7 +66,7 @@ compile_option_context (CompileOptions *o)
     { "allow-undefined", 0, 0, G_OPTION_ARG_NONE, &o->allow_undefined,
       N_("Accept function declarations without definitions"), NULL },
     { "standalone-functions", 0, 0, G_OPTION_ARG_NONE, &o->standalone_functions,
-      N_("Check only the functions block"), NULL },
+      N_("Accepted for compatibility with stanc (Tilde generates no C++)"), NULL },
     { "warn-pedantic", 0, 0, G_OPTION_ARG_NONE, &o->warn_pedantic,
       N_("Warn about likely mistakes in the model"), NULL },
     { "warn-uninitialized", 0, 0, G_OPTION_ARG_NONE, &o->warn_uninitialized,
@@ -78,6 +85,12 @@ compile_option_context (CompileOptions *o)
       N_("Print errors and warnings as a JSON array on standard output"), NULL },
     { "filename-in-msg", 0, 0, G_OPTION_ARG_STRING, &o->filename_in_msg,
       N_("The file name messages show for the main file"), N_("NAME") },
+    { "debug-mir-pretty", 0, 0, G_OPTION_ARG_NONE, &o->debug_mir,
+      N_("Print the MIR lowered from the model"), NULL },
+    { "debug-transformed-mir-pretty", 0, 0, G_OPTION_ARG_NONE, &o->debug_transformed_mir,
+      N_("Print the MIR with data reading, constraints and outputs made explicit"), NULL },
+    { "debug-mem-patterns", 0, 0, G_OPTION_ARG_NONE, &o->debug_mem_patterns,
+      N_("Print whether each matrix or vector is struct-of-arrays or array-of-structs, and why"), NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &o->version,
       N_("Print the version"), NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o->files, NULL, N_("MODEL.stan") },
@@ -91,6 +104,23 @@ compile_option_context (CompileOptions *o)
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   g_option_context_set_help_enabled (context, TRUE);
   return context;
+}
+
+/* --name, or the file's base name without ".stan" followed by "_model", as stanc
+ * names models. */
+static char *
+model_name_for (const CompileOptions *o)
+{
+  g_autofree char *base = NULL;
+  char *dot;
+
+  if (o->name != NULL)
+    return g_strdup (o->name);
+  base = g_path_get_basename (o->files[0]);
+  dot = strrchr (base, '.');
+  if (dot != NULL)
+    *dot = '\0';
+  return g_strconcat (base, "_model", NULL);
 }
 
 /* Writes TEXT to --o=FILE or standard output. */
@@ -159,8 +189,11 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
     include_paths = g_strsplit (o.include_paths, ",", -1);
   options.include_paths = (const char *const *) include_paths;
   options.allow_undefined = o.allow_undefined;
-  options.functions_only = o.standalone_functions || g_str_has_suffix (o.files[0], ".stanfunctions");
+  /* --standalone-functions asks stanc for C++ of the functions alone; Tilde
+   * writes no C++, so the whole model is checked as usual. */
+  options.functions_only = g_str_has_suffix (o.files[0], ".stanfunctions");
   options.pedantic = o.warn_pedantic;
+  options.warn_uninitialized = o.warn_uninitialized;
 
   if (o.filename_in_msg != NULL)
     {
@@ -198,7 +231,7 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
           if (!tilde_diagnostic_is_error (d))
             {
               g_autofree char *text = tilde_diagnostic_render_with_sources (d, tilde_check_result_get_sources (result));
-              g_printerr ("%s\n", text);
+              g_printerr ("%s", text);
             }
         }
       for (guint i = 0; i < diagnostics->len; i++)
@@ -207,7 +240,7 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
           if (tilde_diagnostic_is_error (d))
             {
               g_autofree char *text = tilde_diagnostic_render_with_sources (d, tilde_check_result_get_sources (result));
-              g_printerr ("%s\n", text);
+              g_printerr ("%s", text);
               break;
             }
         }
@@ -218,7 +251,41 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
       return TILDE_EXIT_MODEL_ERROR;
     }
 
-  if (o.info)
+  if (o.debug_mir || o.debug_transformed_mir || o.debug_mem_patterns)
+    {
+      g_autofree char *model_name = model_name_for (&o);
+      MirProgram *mir = mir_lower_program_full (tilde_check_result_get_program (result), model_name);
+      MirProgram *transformed = NULL;
+      g_autoptr(GString) out = g_string_new (NULL);
+
+      if (mir == NULL)
+        {
+          g_printerr (_("Internal compiler error: the model could not be lowered to MIR.\n"));
+          compile_options_clear (&o);
+          return TILDE_EXIT_INTERNAL;
+        }
+      if (o.debug_mir)
+        {
+          g_autofree char *text = mir_print_program (mir, MIR_PRINT_DEFAULT, NULL);
+          g_string_append (out, text);
+        }
+      if (o.debug_transformed_mir || o.debug_mem_patterns)
+        transformed = mir_transform_program (mir);
+      if (o.debug_transformed_mir)
+        {
+          g_autofree char *text = mir_print_program (transformed, MIR_PRINT_DEFAULT, NULL);
+          g_string_append (out, text);
+        }
+      if (o.debug_mem_patterns)
+        {
+          g_autofree char *text = mir_mem_patterns_explain (transformed);
+          g_string_append (out, text);
+        }
+      g_clear_pointer (&transformed, mir_program_free);
+      mir_program_free (mir);
+      status = emit (&o, out->str);
+    }
+  else if (o.info)
     {
       g_autofree char *json = tilde_program_info_json (tilde_check_result_get_program (result));
       g_autofree char *text = g_strconcat (json, "\n", NULL);

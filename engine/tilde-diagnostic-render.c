@@ -7,7 +7,7 @@
 
 #define RULE "   -------------------------------------------------\n"
 /* stanc wraps warnings at this width, continuing with four spaces. */
-#define WARNING_MARGIN 74
+#define WARNING_MARGIN 77
 
 /* Line `line` (1-based) of text, without its line ending. */
 static gboolean

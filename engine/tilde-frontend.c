@@ -6,6 +6,7 @@
 #include "tilde-diagnostic-render.h"
 #include "syntax/parser.h"
 #include "semantics/check.h"
+#include "semantics/pedantic.h"
 
 struct TildeCheckResult {
   gatomicrefcount  ref;
@@ -42,8 +43,14 @@ check_sources (TildeSourceSet *set, gboolean functions_only, const TildeFrontend
                                     r->diagnostics);
   if (tilde_diagnostic_list_has_errors (r->diagnostics))
     g_clear_pointer (&r->program, tilde_program_free);
-  else
-    tilde_check_program (r->program, &check, r->diagnostics);
+  else if (tilde_check_program (r->program, &check, r->diagnostics))
+    {
+      /* Pedantic mode includes the uninitialised-variable warnings. */
+      if (opts->pedantic)
+        tilde_pedantic_check (r->program, r->diagnostics);
+      else if (opts->warn_uninitialized)
+        tilde_pedantic_check_uninitialized (r->program, r->diagnostics);
+    }
   return r;
 }
 

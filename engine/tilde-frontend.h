@@ -24,9 +24,8 @@ typedef struct {
   gboolean search_own_directory;      /* look next to the including file first */
   gboolean allow_undefined;           /* forward declarations need no definition */
   gboolean functions_only;            /* a .stanfunctions file */
-  /* --warn-pedantic: the front end itself emits no pedantic diagnostics;
-   * the flag travels with the options for the analyses that do. */
-  gboolean pedantic;
+  gboolean pedantic;                  /* --warn-pedantic */
+  gboolean warn_uninitialized;        /* --warn-uninitialized (implied by pedantic) */
 } TildeFrontendOptions;
 
 typedef struct TildeCheckResult TildeCheckResult;

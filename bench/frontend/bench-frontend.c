@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * Front-end speed: lexing alone (the floor any front end pays to read the
- * text), parsing, and parsing plus type checking, side by side, for generated
- * models of growing size and for every model of the corpora.
+ * text), parsing, parsing plus type checking (what the editor runs on every
+ * pause in typing), and that plus the pedantic checks, side by side, for
+ * generated models of growing size and for every model of the corpora.
  *
  * Usage: bench-frontend GENERATED.stan... -- CORPUS.stan...
  */
@@ -10,12 +11,13 @@
 #include <string.h>
 
 #include "semantics/check.h"
+#include "semantics/pedantic.h"
 #include "syntax/lexer.h"
 #include "syntax/parser.h"
 
-typedef enum { STAGE_LEX, STAGE_PARSE, STAGE_CHECK, N_STAGES } Stage;
+typedef enum { STAGE_LEX, STAGE_PARSE, STAGE_CHECK, STAGE_PEDANTIC, N_STAGES } Stage;
 
-static const char *stage_names[N_STAGES] = { "lex", "parse", "parse+check" };
+static const char *stage_names[N_STAGES] = { "lex", "parse", "parse+check", "+pedantic" };
 
 static gboolean
 run_once (Stage stage, const char *name, const char *text)
@@ -40,8 +42,10 @@ run_once (Stage stage, const char *name, const char *text)
       TildeProgram *program = tilde_parse_buffer (name, NULL, text, -1, NULL, 0, diags);
 
       ok = !tilde_diagnostic_list_has_errors (diags);
-      if (ok && stage == STAGE_CHECK)
+      if (ok && stage >= STAGE_CHECK)
         ok = tilde_check_program (program, NULL, diags);
+      if (ok && stage == STAGE_PEDANTIC)
+        tilde_pedantic_check (program, diags);
       tilde_program_free (program);
     }
   return ok;
@@ -96,6 +100,10 @@ bench_file (const char *path, gboolean show_per_line)
 {
   g_autofree char *text = NULL;
   g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *dir_base = g_path_get_basename (dir);
+  g_autofree char *label = g_str_equal (base, "model.stan") ? g_strdup_printf ("%s/model.stan", dir_base)
+                                                            : g_strdup (base);
   double t[N_STAGES];
   gboolean ok[N_STAGES];
   int lines;
@@ -109,12 +117,13 @@ bench_file (const char *path, gboolean show_per_line)
   for (int s = 0; s < N_STAGES; s++)
     t[s] = time_stage (s, base, text, &ok[s]);
   if (show_per_line)
-    printf ("| %-28s | %6d | %9.3f | %9.3f | %11.3f | %8.2f |%s\n", base, lines,
+    printf ("| %-36s | %6d | %9.3f | %9.3f | %11.3f | %8.2f | %9.3f |%s\n", label, lines,
             t[STAGE_LEX] * 1e3, t[STAGE_PARSE] * 1e3, t[STAGE_CHECK] * 1e3,
-            t[STAGE_CHECK] * 1e6 / MAX (lines, 1), ok[STAGE_CHECK] ? "" : " (errors)");
+            t[STAGE_CHECK] * 1e6 / MAX (lines, 1), t[STAGE_PEDANTIC] * 1e3,
+            ok[STAGE_CHECK] ? "" : " (errors)");
   else
-    printf ("| %-28s | %6d | %9.1f | %9.1f | %11.1f |%s\n", base, lines,
-            t[STAGE_LEX] * 1e6, t[STAGE_PARSE] * 1e6, t[STAGE_CHECK] * 1e6,
+    printf ("| %-36s | %6d | %9.1f | %9.1f | %11.1f | %9.1f |%s\n", label, lines,
+            t[STAGE_LEX] * 1e6, t[STAGE_PARSE] * 1e6, t[STAGE_CHECK] * 1e6, t[STAGE_PEDANTIC] * 1e6,
             ok[STAGE_CHECK] ? "" : " (errors)");
 }
 
@@ -124,18 +133,17 @@ main (int argc, char *argv[])
   int i = 1;
 
   printf ("Generated models (median ms per run; last column: microseconds per line)\n\n");
-  printf ("| %-28s | %6s | %9s | %9s | %11s | %8s |\n", "model", "lines",
-          stage_names[0], stage_names[1], stage_names[2], "us/line");
-  printf ("|------------------------------|--------|-----------|-----------|-------------|----------|\n");
+  printf ("| %-36s | %6s | %9s | %9s | %11s | %8s | %9s |\n", "model", "lines",
+          stage_names[0], stage_names[1], stage_names[2], "us/line", stage_names[3]);
+  printf ("|--------------------------------------|--------|-----------|-----------|-------------|----------|-----------|\n");
   for (; i < argc && strcmp (argv[i], "--") != 0; i++)
     bench_file (argv[i], TRUE);
 
   printf ("\nCorpus (median microseconds per run)\n\n");
-  printf ("| %-28s | %6s | %9s | %9s | %11s |\n", "model", "lines",
-          stage_names[0], stage_names[1], stage_names[2]);
-  printf ("|------------------------------|--------|-----------|-----------|-------------|\n");
+  printf ("| %-36s | %6s | %9s | %9s | %11s | %9s |\n", "model", "lines",
+          stage_names[0], stage_names[1], stage_names[2], stage_names[3]);
+  printf ("|--------------------------------------|--------|-----------|-----------|-------------|-----------|\n");
   for (i++; i < argc; i++)
     bench_file (argv[i], FALSE);
-  (void) stage_names;
   return 0;
 }

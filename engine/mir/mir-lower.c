@@ -153,6 +153,52 @@ fun_for_name (const char *name, gboolean user)
   return user ? mir_fun_user (name, suffix, propto) : mir_fun_stanlib (name, suffix, propto);
 }
 
+static MirExpr *promote (MirExpr *e, const TildeType *to);
+
+/* The type an item of an array, row-vector or tuple expression of type
+ * `whole` must have. */
+static const TildeType *
+item_type (MirInternal fn, const TildeType *whole, guint i)
+{
+  switch (tilde_type_kind (whole))
+    {
+    case TILDE_TYPE_ARRAY:
+      return fn == MIR_FN_MAKE_ARRAY ? tilde_type_element (whole) : NULL;
+    case TILDE_TYPE_TUPLE:
+      return fn == MIR_FN_MAKE_TUPLE && i < tilde_type_n_members (whole)
+        ? tilde_type_member (whole, i) : NULL;
+    case TILDE_TYPE_ROW_VECTOR:
+    case TILDE_TYPE_COMPLEX_ROW_VECTOR:
+      return fn == MIR_FN_MAKE_ROW_VEC ? tilde_type_internal_scalar (whole) : NULL;
+    case TILDE_TYPE_MATRIX:
+      return fn == MIR_FN_MAKE_ROW_VEC ? tilde_type_row_vector () : NULL;
+    case TILDE_TYPE_COMPLEX_MATRIX:
+      return fn == MIR_FN_MAKE_ROW_VEC ? tilde_type_complex_row_vector () : NULL;
+    default:
+      return NULL;
+    }
+}
+
+/* A literal array, row vector or tuple is promoted item by item, as stanc
+ * does, so that `{1, 2}` assigned to reals reads {promote(1, ...), ...}. */
+static gboolean
+promote_items (MirExpr *e, const TildeType *to)
+{
+  if (e->kind != MIR_EXPR_CALL || e->u.call.fun.kind != MIR_FUN_COMPILER)
+    return FALSE;
+  MirInternal fn = e->u.call.fun.internal;
+  if (fn != MIR_FN_MAKE_ARRAY && fn != MIR_FN_MAKE_ROW_VEC && fn != MIR_FN_MAKE_TUPLE)
+    return FALSE;
+  GPtrArray *items = e->u.call.args;
+  for (guint i = 0; i < items->len; i++)
+    if (!item_type (fn, to, i))
+      return FALSE;
+  for (guint i = 0; i < items->len; i++)
+    items->pdata[i] = promote (items->pdata[i], item_type (fn, to, i));
+  e->type = to;
+  return TRUE;
+}
+
 /* Wraps `e` in a Promotion when its type is not `to` but converts to it. */
 static MirExpr *
 promote (MirExpr *e, const TildeType *to)
@@ -160,6 +206,8 @@ promote (MirExpr *e, const TildeType *to)
   if (!to || !e->type || e->type == to)
     return e;
   if (tilde_type_kind (to) == TILDE_TYPE_FUNCTION || tilde_type_promotion_cost (to, e->type) <= 0)
+    return e;
+  if (promote_items (e, to))
     return e;
   return mir_expr_promotion (e, to, e->ad_level);
 }
@@ -919,7 +967,8 @@ decl_with_assign (Lower *L, DeclContext dc, const char *id, MirSizedType *sized,
                   const TildeType *type, TildeExpr *init, const MirTransform *trans,
                   const TildeSpan *span, const TildeStmt *ast_decl, GPtrArray *out)
 {
-  TildeAdLevel ad = ad_for_type (dc.ad, type);
+  /* stanc's fill_adtype_for_type: the context's level, whatever the type */
+  TildeAdLevel ad = dc.ad;
   MirStmt *decl = mir_stmt_decl (span, id, type, sized, ad, MIR_DECL_DEFAULT, NULL);
   if (ast_decl)
     set_annotations (&decl->u.decl.annotations, ast_decl->u.var_decl.annotations,
@@ -1416,7 +1465,7 @@ unnormalized_name (const char *name)
 {
   gsize n = strlen (name);
   if (g_str_has_suffix (name, "_lpdf") || g_str_has_suffix (name, "_lpmf"))
-    return g_strdup_printf ("%.*s_lu%s", (int) (n - 4), name, name + n - 3);
+    return g_strdup_printf ("%.*s_lu%s", (int) (n - 5), name, name + n - 3);
   return g_strdup (name);
 }
 
@@ -1546,7 +1595,7 @@ lower_foreach (Lower *L, TildeStmt *s, GPtrArray *out)
   if (!elem_type)
     elem_type = iteratee->type;
   ForEach fe = { L, &s->span, g_intern_string (s->u.foreach_stmt.var.name), elem_type,
-                 ad_for_type (iteratee->ad_level, elem_type), body_stmts };
+                 iteratee->ad_level, body_stmts };
 
   if (iteratee->kind == MIR_EXPR_VAR)
     g_ptr_array_add (out, for_each (&fe, iteratee));
@@ -1906,11 +1955,18 @@ append_all (GPtrArray *to, GPtrArray *from)
   g_ptr_array_extend_and_steal (to, from);
 }
 
+/* The span of block `kind`, or of the first block after it that exists:
+ * compiler-made statements are attributed to the block they stand for. */
 static const TildeSpan *
 block_span (Lower *L, TildeBlockKind kind)
 {
-  const TildeBlock *b = L->ast->blocks[kind];
-  return b ? &b->span : &no_span;
+  for (int k = kind; k < TILDE_N_BLOCKS; k++)
+    if (L->ast->blocks[k])
+      return &L->ast->blocks[k]->span;
+  for (int k = kind - 1; k >= 0; k--)
+    if (L->ast->blocks[k])
+      return &L->ast->blocks[k]->span;
+  return &no_span;
 }
 
 static MirExpr *

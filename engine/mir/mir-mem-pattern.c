@@ -587,7 +587,12 @@ initial_assign (Ctx *c, gboolean in_loop, const MirStmt *s)
   if (contains_eigen (rhs->type))
     {
       const char *why = NULL;
-      if (rhs_not_promotable (rhs))
+      gboolean literal = rhs->kind == MIR_EXPR_CALL && rhs->u.call.fun.kind == MIR_FUN_COMPILER
+        && (rhs->u.call.fun.internal == MIR_FN_MAKE_ARRAY
+            || rhs->u.call.fun.internal == MIR_FN_MAKE_ROW_VEC);
+      if (literal)
+        why = "assigned an array or row-vector expression";
+      else if (rhs_not_promotable (rhs))
         why = "assigned a matrix built from data and autodiff scalars only";
       else if (rhs->kind == MIR_EXPR_CALL && rhs->u.call.fun.kind == MIR_FUN_USER)
         why = reason_with ("assigned the result of the user-defined function %s",

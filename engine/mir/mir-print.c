@@ -272,6 +272,8 @@ mir_append_expr (GString *out, const MirExpr *e)
         append_ocaml_string (out, e->u.lit.text);
       else
         g_string_append (out, e->u.lit.text);
+      if (e->u.lit.kind == MIR_LIT_IMAGINARY)
+        g_string_append_c (out, 'i');
       break;
     case MIR_EXPR_CALL:
       append_call (out, &e->u.call.fun, e->u.call.args);
@@ -440,16 +442,26 @@ typedef struct {
   TildeSpan     span;      /* the span of the line being written */
   gboolean      line_open; /* something written on the current line */
   MirPrintFlags flags;
+  const char   *comment;   /* to close the current line with, or NULL */
 } Printer;
 
 static const TildeSpan no_span;
 
 /* Starts a new line at the current indentation, attributed to `span`. */
 static void
+end_comment (Printer *p)
+{
+  if (p->comment)
+    g_string_append_printf (p->out, " //%s", p->comment);
+  p->comment = NULL;
+}
+
+static void
 begin_line (Printer *p, const TildeSpan *span)
 {
   if (p->line_open)
     {
+      end_comment (p);
       g_string_append_c (p->out, '\n');
       if (p->spans)
         g_array_append_val (p->spans, p->span);
@@ -464,6 +476,7 @@ finish (Printer *p)
 {
   if (!p->line_open)
     return;
+  end_comment (p);
   g_string_append_c (p->out, '\n');
   if (p->spans)
     g_array_append_val (p->spans, p->span);
@@ -522,17 +535,20 @@ print_lvalue (Printer *p, const MirLvalue *l)
   append_index_list (p->out, l->indices);
 }
 
-static const char *
-role_comment (const MirStmt *s)
+/* Where a `target +=` came from, said once at the end of its line. */
+static void
+note_role (Printer *p, const MirStmt *s)
 {
   gboolean tilde = s->u.increment.from_tilde;
+  const char *text = NULL;
   switch (s->u.increment.role)
     {
-    case MIR_TERM_PRIOR: return tilde ? " // ~ prior" : " // prior";
-    case MIR_TERM_LIKELIHOOD: return tilde ? " // ~ likelihood" : " // likelihood";
-    case MIR_TERM_OTHER: return "";
+    case MIR_TERM_PRIOR: text = tilde ? " ~ prior" : " prior"; break;
+    case MIR_TERM_LIKELIHOOD: text = tilde ? " ~ likelihood" : " likelihood"; break;
+    case MIR_TERM_OTHER: text = tilde ? " ~" : NULL; break;
     }
-  return "";
+  if (text && !p->comment)
+    p->comment = text;
 }
 
 static void
@@ -573,7 +589,7 @@ print_stmt (Printer *p, const MirStmt *s)
       mir_append_expr (out, s->u.increment.expr);
       emit (p, ";");
       if (s->kind == MIR_STMT_TARGET_PLUS && (p->flags & MIR_PRINT_TERM_ROLES))
-        emit (p, role_comment (s));
+        note_role (p, s);
       break;
     case MIR_STMT_NR_CALL:
       append_call (out, &s->u.call.fun, s->u.call.args);

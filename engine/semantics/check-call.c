@@ -792,7 +792,8 @@ _tilde_check_tilde (TildeChecker *c, TildeStmt *s)
   ArgList a;
 
   all[0] = s->u.tilde.arg;
-  memcpy (all + 1, s->u.tilde.args, sizeof (TildeExpr *) * (gsize) s->u.tilde.n_args);
+  if (s->u.tilde.n_args > 0)
+    memcpy (all + 1, s->u.tilde.args, sizeof (TildeExpr *) * (gsize) s->u.tilde.n_args);
   ok = check_args (c, all, n);
   if (s->u.tilde.trunc_lower)
     ok &= _tilde_check_int_or_real_expr (c, s->u.tilde.trunc_lower, "Truncation bound");

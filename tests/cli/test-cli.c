@@ -44,6 +44,24 @@ run_tilde (Run *run, ...)
   run->status = WEXITSTATUS (wait_status);
 }
 
+/* TEXT with every run of white space made one space: line breaks of wrapped
+ * warnings depend on the length of the file name. */
+static char *
+squash (const char *text)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = text; *p; p++)
+    if (g_ascii_isspace (*p))
+      {
+        if (out->len == 0 || out->str[out->len - 1] != ' ')
+          g_string_append_c (out, ' ');
+      }
+    else
+      g_string_append_c (out, *p);
+  return g_string_free (out, FALSE);
+}
+
 static char *
 write_model (const char *name, const char *text)
 {
@@ -244,6 +262,64 @@ test_canonicalize (void)
   g_assert_cmpint (bad.status, ==, 124);
 }
 
+static void
+test_pedantic_and_uninitialized (void)
+{
+  g_autofree char *path = write_model ("ped.stan",
+                                       "parameters {\n  real sigma;\n  real mu;\n}\nmodel {\n"
+                                       "  real z;\n  mu ~ normal(z, sigma);\n"
+                                       "  sigma ~ normal(0, 1);\n}\n");
+  g_auto(Run) plain = { 0 };
+  g_auto(Run) pedantic = { 0 };
+  g_auto(Run) uninit = { 0 };
+  g_autofree char *pedantic_text = NULL;
+  g_autofree char *uninit_text = NULL;
+
+  run_tilde (&plain, "compile", path, NULL);
+  g_assert_cmpint (plain.status, ==, 0);
+  g_assert_cmpstr (plain.err, ==, "");
+
+  run_tilde (&pedantic, "compile", "--warn-pedantic", path, NULL);
+  g_assert_cmpint (pedantic.status, ==, 0);
+  pedantic_text = squash (pedantic.err);
+  g_assert_nonnull (strstr (pedantic_text, "line 7, column 17: A normal distribution is given parameter "
+                                           "sigma as a scale parameter (argument 2), but sigma was not "
+                                           "constrained to be strictly positive."));
+  g_assert_nonnull (strstr (pedantic_text, "line 7, column 14: The variable z may not have been "
+                                           "assigned a value before its use."));
+
+  run_tilde (&uninit, "compile", "--warn-uninitialized", path, NULL);
+  g_assert_cmpint (uninit.status, ==, 0);
+  uninit_text = squash (uninit.err);
+  g_assert_nonnull (strstr (uninit_text, "The variable z may not have been assigned"));
+  g_assert_null (strstr (uninit_text, "strictly positive"));
+}
+
+static void
+test_debug_mir (void)
+{
+  g_autofree char *path = example ("eight_schools.stan");
+  g_auto(Run) mir = { 0 };
+  g_auto(Run) transformed = { 0 };
+  g_auto(Run) patterns = { 0 };
+
+  run_tilde (&mir, "compile", "--debug-mir-pretty", path, NULL);
+  g_assert_cmpint (mir.status, ==, 0);
+  g_assert_nonnull (strstr (mir.out, "log_prob {"));
+  g_assert_nonnull (strstr (mir.out, "target += cauchy_lupdf(tau"));
+
+  /* Reading data and constraining parameters are explicit. */
+  run_tilde (&transformed, "compile", "--debug-transformed-mir-pretty", path, NULL);
+  g_assert_cmpint (transformed.status, ==, 0);
+  g_assert_nonnull (strstr (transformed.out, "prepare_data {"));
+  g_assert_nonnull (strstr (transformed.out, "FnReadData__(\"J\")"));
+  g_assert_nonnull (strstr (transformed.out, "FnReadParam(constrain(Lower 0))"));
+
+  run_tilde (&patterns, "compile", "--debug-mem-patterns", path, NULL);
+  g_assert_cmpint (patterns.status, ==, 0);
+  g_assert_nonnull (strstr (patterns.out, "vector[J] theta_tilde: SoA"));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -258,5 +334,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/compile/info", test_info);
   g_test_add_func ("/cli/compile/auto-format-to-file", test_auto_format_to_file);
   g_test_add_func ("/cli/compile/canonicalize", test_canonicalize);
+  g_test_add_func ("/cli/compile/pedantic-and-uninitialized", test_pedantic_and_uninitialized);
+  g_test_add_func ("/cli/compile/debug-mir", test_debug_mir);
   return g_test_run ();
 }

@@ -10,6 +10,7 @@
 
 #include "fuzz-frontend.h"
 #include "semantics/check.h"
+#include "semantics/pedantic.h"
 #include "syntax/parser.h"
 #include "syntax/printer.h"
 #include "tilde-diagnostic-render.h"
@@ -25,7 +26,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (!tilde_diagnostic_list_has_errors (diagnostics))
     {
       g_autofree char *printed = tilde_print_program (program, TILDE_PRINT_DEFAULT);
-      tilde_check_program (program, NULL, diagnostics);
+      if (tilde_check_program (program, NULL, diagnostics))
+        tilde_pedantic_check (program, diagnostics);
     }
   for (guint i = 0; i < diagnostics->len; i++)
     {

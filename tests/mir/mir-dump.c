@@ -23,7 +23,7 @@ main (int argc, char **argv)
       return 1;
     }
   g_autoptr (MirProgram) p = mir_lower_program (tilde_check_result_get_program (r));
-  if (p && strstr (argv[1], "t"))
+  if (p && argc > 2 && strstr (argv[1], "t"))
     {
       MirProgram *t = mir_transform_program (p);
       mir_program_free (g_steal_pointer (&p));
@@ -31,7 +31,7 @@ main (int argc, char **argv)
     }
   if (!p)
     return 2;
-  g_autofree char *text = mir_print_program (p, argc > 2 && strcmp (argv[1], "--roles") == 0
+  g_autofree char *text = mir_print_program (p, argc > 2 && strstr (argv[1], "r")
                                                 ? MIR_PRINT_TERM_ROLES : 0, NULL);
   fputs (text, stdout);
   return 0;

@@ -3,6 +3,8 @@
 
 #include "mir-test-util.h"
 
+#include <string.h>
+
 #include "mir/mir-lower.h"
 
 static MirProgram *
@@ -43,8 +45,8 @@ char *
 mir_test_path (const char *dir, const char *name)
 {
   if (g_strcmp0 (dir, "syntax") == 0)
-    return g_test_build_filename (G_TEST_DIST, "..", "syntax", "models", "valid", name, NULL);
-  return g_test_build_filename (G_TEST_DIST, dir, name, NULL);
+    return g_test_build_filename (G_TEST_DIST, "syntax", "models", "valid", name, NULL);
+  return g_test_build_filename (G_TEST_DIST, "mir", dir, name, NULL);
 }
 
 char *
@@ -59,7 +61,9 @@ mir_test_squash (const char *text)
           space = out->len > 0;
           continue;
         }
-      if (space)
+      /* a fold inside brackets leaves no space once joined */
+      gboolean inside = out->len > 0 && strchr ("([", out->str[out->len - 1]) && TRUE;
+      if (space && !inside && !strchr (")]", *p))
         g_string_append_c (out, ' ');
       space = FALSE;
       g_string_append_c (out, *p);

@@ -17,7 +17,8 @@ MirProgram *mir_test_lower_file (const char *path, TildeCheckResult **result);
 /* Path of a fixture under tests/mir/models (or tests/syntax/models/valid when
  * `dir` is "syntax"). */
 char       *mir_test_path (const char *dir, const char *name);
-/* `text` with every run of white space made one space, trimmed. */
+/* `text` with every run of white space made one space (none just inside
+ * brackets), trimmed: stanc's folded lines joined. */
 char       *mir_test_squash (const char *text);
 /* Fails the test with a unified view when the texts differ. */
 void        mir_test_assert_text (const char *what, const char *got, const char *expected);

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde-engine"
+
+#include "mir/dataflow/effects.h"
+
+#include <string.h>
+
+/* ---- variable index ---- */
+
+MirVarIndex *
+mir_var_index_new (void)
+{
+  MirVarIndex *index = g_new0 (MirVarIndex, 1);
+
+  index->names = g_ptr_array_new ();
+  g_ptr_array_add (index->names, NULL);
+  index->numbers = g_hash_table_new (NULL, NULL);
+  return index;
+}
+
+void
+mir_var_index_free (MirVarIndex *index)
+{
+  if (!index)
+    return;
+  g_ptr_array_unref (index->names);
+  g_hash_table_unref (index->numbers);
+  g_free (index);
+}
+
+guint
+mir_var_index_add (MirVarIndex *index, const char *name)
+{
+  const char *interned = g_intern_string (name);
+  guint number = GPOINTER_TO_UINT (g_hash_table_lookup (index->numbers, interned));
+
+  if (number)
+    return number - 1;
+  number = index->names->len - 1;
+  index->names->pdata[number] = (gpointer) interned;
+  g_ptr_array_add (index->names, NULL);
+  g_hash_table_insert (index->numbers, (gpointer) interned, GUINT_TO_POINTER (number + 1));
+  return number;
+}
+
+guint
+mir_var_index_lookup (const MirVarIndex *index, const char *name)
+{
+  guint number;
+
+  if (!name)
+    return MIR_FLOW_NONE;
+  number = GPOINTER_TO_UINT (g_hash_table_lookup (index->numbers, g_intern_string (name)));
+  return number ? number - 1 : MIR_FLOW_NONE;
+}
+
+guint
+mir_var_index_size (const MirVarIndex *index)
+{
+  return index->names->len - 1;
+}
+
+const char *
+mir_var_index_name (const MirVarIndex *index, guint number)
+{
+  g_return_val_if_fail (number < mir_var_index_size (index), NULL);
+  return g_ptr_array_index (index->names, number);
+}
+
+const char *const *
+mir_var_index_names (const MirVarIndex *index)
+{
+  return (const char *const *) index->names->pdata;
+}
+
+MirBitset *
+mir_var_index_set_of (const MirVarIndex *index, const char *const *names)
+{
+  MirBitset *set = mir_bitset_new (mir_var_index_size (index));
+
+  for (guint i = 0; names && names[i]; i++)
+    {
+      guint v = mir_var_index_lookup (index, names[i]);
+      if (v != MIR_FLOW_NONE)
+        mir_bitset_add (set, v);
+    }
+  return set;
+}
+
+/* ---- expressions ---- */
+
+gboolean
+mir_expr_is_variable (const MirExpr *e)
+{
+  TildeTypeKind kind;
+
+  if (e->kind != MIR_EXPR_VAR)
+    return FALSE;
+  if (!e->type)
+    return TRUE;
+  kind = tilde_type_kind (e->type);
+  return kind != TILDE_TYPE_FUNCTION && kind != TILDE_TYPE_MATH_FUNCTION;
+}
+
+gboolean
+mir_fun_increments_target (const MirFun *fun)
+{
+  if (fun->kind == MIR_FUN_COMPILER)
+    return FALSE;
+  if (fun->suffix == MIR_SUFFIX_JACOBIAN)
+    return TRUE;
+  /* target() has the _lp kind too, but only reads */
+  return fun->suffix == MIR_SUFFIX_TARGET && strcmp (fun->name, "target") != 0;
+}
+
+static gboolean
+reads_target (const MirExpr *e)
+{
+  return e->kind == MIR_EXPR_CALL && e->u.call.fun.kind == MIR_FUN_STANLIB
+         && e->u.call.fun.name && strcmp (e->u.call.fun.name, "target") == 0;
+}
+
+typedef struct {
+  MirExprVisitor visit;
+  gpointer       user_data;
+} VarWalk;
+
+static void
+walk_variables (MirExpr *e, gpointer data)
+{
+  VarWalk *w = data;
+
+  if (mir_expr_is_variable (e))
+    w->visit (e, w->user_data);
+  mir_expr_foreach_child (e, walk_variables, data);
+}
+
+void
+mir_expr_foreach_variable (const MirExpr *e, MirExprVisitor visit, gpointer user_data)
+{
+  VarWalk w = { visit, user_data };
+
+  walk_variables ((MirExpr *) e, &w);
+}
+
+void
+mir_stmt_foreach_variable (const MirStmt *s, MirExprVisitor visit, gpointer user_data)
+{
+  VarWalk w = { visit, user_data };
+
+  mir_stmt_foreach_expr ((MirStmt *) s, walk_variables, &w);
+}
+
+typedef struct {
+  const MirVarIndex *vars;
+  MirBitset         *set;
+} AddReads;
+
+static void
+add_read (MirExpr *e, gpointer data)
+{
+  AddReads *a = data;
+  guint v = mir_var_index_lookup (a->vars, e->u.var.name);
+
+  if (v != MIR_FLOW_NONE)
+    mir_bitset_add (a->set, v);
+}
+
+void
+mir_expr_add_reads (const MirExpr *e, const MirVarIndex *vars, MirBitset *set)
+{
+  AddReads a = { vars, set };
+
+  mir_expr_foreach_variable (e, add_read, &a);
+}
+
+gboolean
+mir_fun_is_size_query (const MirFun *fun)
+{
+  static const char *const names[] = { "size", "rows", "cols", "num_elements", "dims" };
+
+  if (fun->kind == MIR_FUN_COMPILER)
+    return fun->internal == MIR_FN_LENGTH;
+  if (fun->kind != MIR_FUN_STANLIB || !fun->name)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (strcmp (fun->name, names[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+add_value_read (MirExpr *e, gpointer data)
+{
+  if (e->kind == MIR_EXPR_CALL && mir_fun_is_size_query (&e->u.call.fun))
+    return;
+  if (mir_expr_is_variable (e))
+    add_read (e, data);
+  mir_expr_foreach_child (e, add_value_read, data);
+}
+
+void
+mir_expr_add_value_reads (const MirExpr *e, const MirVarIndex *vars, MirBitset *set)
+{
+  AddReads a = { vars, set };
+
+  add_value_read ((MirExpr *) e, &a);
+}
+
+static void
+find_increment (MirExpr *e, gpointer data)
+{
+  gboolean *found = data;
+
+  if (*found)
+    return;
+  if (e->kind == MIR_EXPR_CALL && mir_fun_increments_target (&e->u.call.fun))
+    *found = TRUE;
+  else
+    mir_expr_foreach_child (e, find_increment, data);
+}
+
+gboolean
+mir_expr_increments_target (const MirExpr *e)
+{
+  gboolean found = FALSE;
+
+  find_increment ((MirExpr *) e, &found);
+  return found;
+}
+
+static void
+find_target_read (MirExpr *e, gpointer data)
+{
+  gboolean *found = data;
+
+  if (*found)
+    return;
+  if (reads_target (e))
+    *found = TRUE;
+  else
+    mir_expr_foreach_child (e, find_target_read, data);
+}
+
+/* ---- per-statement effects ---- */
+
+typedef struct {
+  gboolean increments;
+  gboolean reads;
+} TargetUse;
+
+static void
+note_target_use (MirExpr *e, gpointer data)
+{
+  TargetUse *t = data;
+
+  if (!t->increments)
+    find_increment (e, &t->increments);
+  if (!t->reads)
+    find_target_read (e, &t->reads);
+}
+
+static TargetUse
+stmt_target_use (const MirStmt *s)
+{
+  TargetUse t = { FALSE, FALSE };
+
+  mir_stmt_foreach_expr ((MirStmt *) s, note_target_use, &t);
+  if (s->kind == MIR_STMT_TARGET_PLUS || s->kind == MIR_STMT_JACOBIAN_PLUS
+      || (s->kind == MIR_STMT_NR_CALL && mir_fun_increments_target (&s->u.call.fun)))
+    t.increments = TRUE;
+  return t;
+}
+
+static void
+index_expr_vars (MirExpr *e, gpointer data)
+{
+  mir_var_index_add (data, e->u.var.name);
+}
+
+static void
+index_stmt (MirVarIndex *vars, const MirStmt *s)
+{
+  TargetUse t;
+
+  switch (s->kind)
+    {
+    case MIR_STMT_DECL:
+      mir_var_index_add (vars, s->u.decl.name);
+      break;
+    case MIR_STMT_FOR:
+      mir_var_index_add (vars, s->u.for_stmt.var);
+      break;
+    case MIR_STMT_ASSIGN:
+      mir_var_index_add (vars, mir_lvalue_variable (s->u.assign.lhs));
+      break;
+    default:
+      break;
+    }
+  mir_stmt_foreach_variable (s, index_expr_vars, vars);
+  t = stmt_target_use (s);
+  if (t.increments || t.reads)
+    mir_var_index_add (vars, MIR_TARGET_VARIABLE);
+}
+
+static void
+add_var (MirBitset *set, const MirVarIndex *vars, const char *name)
+{
+  mir_bitset_add (set, mir_var_index_lookup (vars, name));
+}
+
+/* The declarations directly in a block's list, looking through statement
+ * lists but not into nested scopes. */
+static void
+add_scope_decls (MirBitset *set, const MirVarIndex *vars, const GPtrArray *stmts)
+{
+  for (guint i = 0; stmts && i < stmts->len; i++)
+    {
+      const MirStmt *s = g_ptr_array_index (stmts, i);
+      if (s->kind == MIR_STMT_DECL)
+        add_var (set, vars, s->u.decl.name);
+      else if (s->kind == MIR_STMT_SLIST)
+        add_scope_decls (set, vars, s->u.block.stmts);
+    }
+}
+
+static void
+fill_effects (MirEffects *fx, guint v, const MirStmt *s)
+{
+  const MirVarIndex *vars = fx->vars;
+  TargetUse t = stmt_target_use (s);
+  const MirLvalue *lhs;
+
+  mir_stmt_foreach_variable (s, add_read, &(AddReads) { vars, fx->reads[v] });
+  if (t.reads || t.increments)
+    add_var (fx->reads[v], vars, MIR_TARGET_VARIABLE);
+  if (t.increments)
+    add_var (fx->writes[v], vars, MIR_TARGET_VARIABLE);
+  switch (s->kind)
+    {
+    case MIR_STMT_ASSIGN:
+      lhs = s->u.assign.lhs;
+      add_var (fx->writes[v], vars, mir_lvalue_variable (lhs));
+      if (!lhs->proj_of && (!lhs->indices || lhs->indices->len == 0))
+        add_var (fx->kills[v], vars, lhs->var);
+      break;
+    case MIR_STMT_DECL:
+      add_var (fx->declares[v], vars, s->u.decl.name);
+      add_var (fx->kills[v], vars, s->u.decl.name);
+      if (s->u.decl.init_kind == MIR_DECL_ASSIGN)
+        add_var (fx->writes[v], vars, s->u.decl.name);
+      break;
+    case MIR_STMT_FOR:
+      add_var (fx->declares[v], vars, s->u.for_stmt.var);
+      add_var (fx->kills[v], vars, s->u.for_stmt.var);
+      add_var (fx->writes[v], vars, s->u.for_stmt.var);
+      break;
+    case MIR_STMT_BLOCK:
+      add_scope_decls (fx->scope_ends[v], vars, s->u.block.stmts);
+      break;
+    case MIR_STMT_PROFILE:
+      add_scope_decls (fx->scope_ends[v], vars, s->u.profile.stmts);
+      break;
+    default:
+      break;
+    }
+}
+
+MirEffects *
+mir_effects_new (const MirFlowGraph *graph, const char *const *extra)
+{
+  MirEffects *fx = g_new0 (MirEffects, 1);
+  guint n_vars;
+
+  fx->vars = mir_var_index_new ();
+  for (guint v = 0; v < graph->n_nodes; v++)
+    if (graph->nodes[v].stmt)
+      index_stmt (fx->vars, graph->nodes[v].stmt);
+  for (guint i = 0; extra && extra[i]; i++)
+    mir_var_index_add (fx->vars, extra[i]);
+  n_vars = mir_var_index_size (fx->vars);
+
+  fx->n_nodes = graph->n_nodes;
+  fx->reads = g_new (MirBitset *, graph->n_nodes);
+  fx->writes = g_new (MirBitset *, graph->n_nodes);
+  fx->kills = g_new (MirBitset *, graph->n_nodes);
+  fx->declares = g_new (MirBitset *, graph->n_nodes);
+  fx->scope_ends = g_new (MirBitset *, graph->n_nodes);
+  for (guint v = 0; v < graph->n_nodes; v++)
+    {
+      fx->reads[v] = mir_bitset_new (n_vars);
+      fx->writes[v] = mir_bitset_new (n_vars);
+      fx->kills[v] = mir_bitset_new (n_vars);
+      fx->declares[v] = mir_bitset_new (n_vars);
+      fx->scope_ends[v] = mir_bitset_new (n_vars);
+      if (graph->nodes[v].stmt)
+        fill_effects (fx, v, graph->nodes[v].stmt);
+    }
+  return fx;
+}
+
+void
+mir_effects_free (MirEffects *fx)
+{
+  if (!fx)
+    return;
+  for (guint v = 0; v < fx->n_nodes; v++)
+    {
+      mir_bitset_free (fx->reads[v]);
+      mir_bitset_free (fx->writes[v]);
+      mir_bitset_free (fx->kills[v]);
+      mir_bitset_free (fx->declares[v]);
+      mir_bitset_free (fx->scope_ends[v]);
+    }
+  g_free (fx->reads);
+  g_free (fx->writes);
+  g_free (fx->kills);
+  g_free (fx->declares);
+  g_free (fx->scope_ends);
+  mir_var_index_free (fx->vars);
+  g_free (fx);
+}

@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde-engine"
+
+#include "mir/dataflow/flow-graph.h"
+
+#include <string.h>
+
+#include "mir/mir-print.h"
+
+typedef struct {
+  MirFlowGraph *g;
+  GArray       *nodes;   /* MirFlowNode while numbering */
+  GArray      **succ;    /* per node: guint */
+} Builder;
+
+/* Where `break` and `continue` go inside the innermost loop. */
+typedef struct {
+  const GArray *brk;
+  const GArray *cont;
+} LoopTargets;
+
+/* ---- numbering (pass 1): nodes in source order ---- */
+
+static guint
+new_node (Builder *b, MirFlowNodeKind kind, const MirStmt *s, guint parent, guint loop)
+{
+  MirFlowNode node = { 0 };
+
+  node.kind = kind;
+  node.stmt = s;
+  node.parent = parent;
+  node.loop = loop;
+  if (s)
+    {
+      node.span = s->span;
+      node.loop_head = s->kind == MIR_STMT_WHILE || s->kind == MIR_STMT_FOR;
+      g_hash_table_insert (b->g->by_stmt, (gpointer) s, GUINT_TO_POINTER (b->nodes->len));
+    }
+  g_array_append_val (b->nodes, node);
+  return b->nodes->len - 1;
+}
+
+typedef struct {
+  Builder *b;
+  guint    parent;
+  guint    loop;
+} NumberData;
+
+static void number_stmt (MirStmt *s, gpointer data);
+
+static void
+number_stmt (MirStmt *s, gpointer data)
+{
+  NumberData *d = data;
+  guint id = new_node (d->b, MIR_FLOW_NODE_STMT, s, d->parent, d->loop);
+  NumberData inner = { d->b, id, d->loop };
+
+  if (s->kind == MIR_STMT_WHILE || s->kind == MIR_STMT_FOR)
+    inner.loop = id;
+  mir_stmt_foreach_child (s, number_stmt, &inner);
+}
+
+/* ---- edges (pass 2) ---- */
+
+static void
+add_edge (Builder *b, guint from, guint to)
+{
+  GArray *out = b->succ[from];
+
+  for (guint i = 0; i < out->len; i++)
+    if (g_array_index (out, guint, i) == to)
+      return;
+  g_array_append_val (out, to);
+}
+
+static void
+add_edges (Builder *b, guint from, const GArray *targets)
+{
+  for (guint i = 0; i < targets->len; i++)
+    add_edge (b, from, g_array_index (targets, guint, i));
+}
+
+static GArray *
+targets_of (guint node, const GArray *more)
+{
+  GArray *t = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  g_array_append_val (t, node);
+  for (guint i = 0; more && i < more->len; i++)
+    if (g_array_index (more, guint, i) != node)
+      g_array_append_val (t, g_array_index (more, guint, i));
+  return t;
+}
+
+static guint connect_stmt (Builder *b, const MirStmt *s, const GArray *next,
+                           const LoopTargets *loop);
+
+/* The entry of the first statement of `stmts`, each statement continuing
+ * into the next and the last into `next`; MIR_FLOW_NONE when empty. */
+static guint
+connect_list (Builder *b, const GPtrArray *stmts, const GArray *next, const LoopTargets *loop)
+{
+  guint entry = MIR_FLOW_NONE;
+  GArray *k = NULL;
+
+  for (guint i = stmts ? stmts->len : 0; i-- > 0;)
+    {
+      entry = connect_stmt (b, g_ptr_array_index (stmts, i), k ? k : next, loop);
+      if (k)
+        g_array_set_size (k, 0);
+      else
+        k = g_array_new (FALSE, FALSE, sizeof (guint));
+      g_array_append_val (k, entry);
+    }
+  if (k)
+    g_array_unref (k);
+  return entry;
+}
+
+static gboolean
+stops_program (const MirStmt *s)
+{
+  const MirFun *f = &s->u.call.fun;
+
+  return s->kind == MIR_STMT_NR_CALL && f->kind == MIR_FUN_COMPILER
+         && (f->internal == MIR_FN_REJECT || f->internal == MIR_FN_FATAL_ERROR);
+}
+
+static guint
+connect_loop (Builder *b, guint n, const MirStmt *body, const GArray *next)
+{
+  gboolean runs = (b->g->flags & MIR_FLOW_GRAPH_LOOPS_RUN) != 0;
+  GArray *body_next = targets_of (n, runs ? next : NULL);
+  LoopTargets inner = { next, body_next };
+
+  add_edge (b, n, connect_stmt (b, body, body_next, &inner));
+  if (!runs)
+    add_edges (b, n, next);
+  g_array_unref (body_next);
+  return n;
+}
+
+static guint
+connect_stmt (Builder *b, const MirStmt *s, const GArray *next, const LoopTargets *loop)
+{
+  guint n = mir_flow_graph_node_of (b->g, s);
+  guint entry;
+  GArray *k;
+
+  switch (s->kind)
+    {
+    case MIR_STMT_BREAK:
+      add_edges (b, n, loop ? loop->brk : next);
+      return n;
+    case MIR_STMT_CONTINUE:
+      add_edges (b, n, loop ? loop->cont : next);
+      return n;
+    case MIR_STMT_RETURN:
+      add_edge (b, n, b->g->exit);
+      return n;
+    case MIR_STMT_IF:
+      add_edge (b, n, connect_stmt (b, s->u.if_stmt.then_stmt, next, loop));
+      if (s->u.if_stmt.else_stmt)
+        add_edge (b, n, connect_stmt (b, s->u.if_stmt.else_stmt, next, loop));
+      else
+        add_edges (b, n, next);
+      return n;
+    case MIR_STMT_WHILE:
+      return connect_loop (b, n, s->u.while_stmt.body, next);
+    case MIR_STMT_FOR:
+      return connect_loop (b, n, s->u.for_stmt.body, next);
+    case MIR_STMT_BLOCK:
+    case MIR_STMT_PROFILE:
+      k = targets_of (n, NULL);
+      entry = connect_list (b, s->kind == MIR_STMT_BLOCK ? s->u.block.stmts
+                                                         : s->u.profile.stmts, k, loop);
+      g_array_unref (k);
+      add_edges (b, n, next);
+      return entry != MIR_FLOW_NONE ? entry : n;
+    case MIR_STMT_SLIST:
+      entry = connect_list (b, s->u.block.stmts, next, loop);
+      if (entry != MIR_FLOW_NONE)
+        add_edge (b, n, entry);
+      else
+        add_edges (b, n, next);
+      return n;
+    default:
+      if (stops_program (s))
+        add_edge (b, n, b->g->exit);
+      else
+        add_edges (b, n, next);
+      return n;
+    }
+}
+
+/* ---- orders ---- */
+
+/* Reverse postorder from `start` following successors (or predecessors),
+ * then every node it did not reach, by number. */
+static guint *
+depth_first_order (const MirFlowGraph *g, guint start, gboolean backward)
+{
+  guint *order = g_new (guint, g->n_nodes);
+  guint *stack = g_new (guint, g->n_nodes);
+  guint *next_edge = g_new0 (guint, g->n_nodes);
+  gboolean *seen = g_new0 (gboolean, g->n_nodes);
+  guint n_post = 0, depth = 0;
+
+  stack[depth++] = start;
+  seen[start] = TRUE;
+  while (depth > 0)
+    {
+      guint v = stack[depth - 1];
+      const MirFlowNode *node = &g->nodes[v];
+      guint n_out = backward ? node->n_preds : node->n_succs;
+      const guint *out = backward ? node->preds : node->succs;
+
+      if (next_edge[v] < n_out)
+        {
+          /* successors are taken last to first, so that the first (a loop
+           * body, a then branch) comes first in reverse postorder */
+          guint w = out[n_out - 1 - next_edge[v]++];
+          if (!seen[w])
+            {
+              seen[w] = TRUE;
+              stack[depth++] = w;
+            }
+          continue;
+        }
+      order[n_post++] = v;
+      depth--;
+    }
+  /* reverse the postorder in place */
+  for (guint i = 0; i < n_post / 2; i++)
+    {
+      guint t = order[i];
+      order[i] = order[n_post - 1 - i];
+      order[n_post - 1 - i] = t;
+    }
+  for (guint v = 0; v < g->n_nodes; v++)
+    if (!seen[v])
+      order[n_post++] = v;
+  g_free (stack);
+  g_free (next_edge);
+  g_free (seen);
+  return order;
+}
+
+static void
+finish_edges (MirFlowGraph *g, GArray **succ)
+{
+  guint *n_preds = g_new0 (guint, g->n_nodes);
+
+  for (guint v = 0; v < g->n_nodes; v++)
+    {
+      MirFlowNode *node = &g->nodes[v];
+      node->n_succs = succ[v]->len;
+      node->succs = (guint *) g_array_free (succ[v], FALSE);
+      for (guint i = 0; i < node->n_succs; i++)
+        n_preds[node->succs[i]]++;
+    }
+  for (guint v = 0; v < g->n_nodes; v++)
+    g->nodes[v].preds = g_new (guint, MAX (n_preds[v], 1));
+  for (guint v = 0; v < g->n_nodes; v++)
+    for (guint i = 0; i < g->nodes[v].n_succs; i++)
+      {
+        MirFlowNode *to = &g->nodes[g->nodes[v].succs[i]];
+        to->preds[to->n_preds++] = v;
+      }
+  g_free (n_preds);
+}
+
+static MirFlowGraph *
+build (const GPtrArray *stmts, MirFlowGraphFlags flags)
+{
+  MirFlowGraph *g = g_new0 (MirFlowGraph, 1);
+  Builder b = { g, g_array_new (FALSE, FALSE, sizeof (MirFlowNode)), NULL };
+  NumberData top = { &b, MIR_FLOW_NONE, MIR_FLOW_NONE };
+  GArray *to_exit;
+  guint first;
+
+  g->ref_count = 1;
+  g->flags = flags;
+  g->by_stmt = g_hash_table_new (NULL, NULL);
+  g->entry = new_node (&b, MIR_FLOW_NODE_ENTRY, NULL, MIR_FLOW_NONE, MIR_FLOW_NONE);
+  for (guint i = 0; i < stmts->len; i++)
+    number_stmt (g_ptr_array_index (stmts, i), &top);
+  g->exit = new_node (&b, MIR_FLOW_NODE_EXIT, NULL, MIR_FLOW_NONE, MIR_FLOW_NONE);
+  g->n_nodes = b.nodes->len;
+  g->nodes = (MirFlowNode *) g_array_free (b.nodes, FALSE);
+
+  b.succ = g_new (GArray *, g->n_nodes);
+  for (guint v = 0; v < g->n_nodes; v++)
+    b.succ[v] = g_array_new (FALSE, FALSE, sizeof (guint));
+  to_exit = targets_of (g->exit, NULL);
+  first = connect_list (&b, stmts, to_exit, NULL);
+  add_edge (&b, g->entry, first != MIR_FLOW_NONE ? first : g->exit);
+  g_array_unref (to_exit);
+  finish_edges (g, b.succ);
+  g_free (b.succ);
+
+  g->forward_order = depth_first_order (g, g->entry, FALSE);
+  g->backward_order = depth_first_order (g, g->exit, TRUE);
+  return g;
+}
+
+MirFlowGraph *
+mir_flow_graph_new (const MirStmt *stmt, MirFlowGraphFlags flags)
+{
+  g_autoptr (GPtrArray) one = g_ptr_array_new ();
+
+  g_return_val_if_fail (stmt != NULL, NULL);
+  g_ptr_array_add (one, (gpointer) stmt);
+  return build (one, flags);
+}
+
+MirFlowGraph *
+mir_flow_graph_new_for_lists (const GPtrArray *const *lists, guint n_lists,
+                              MirFlowGraphFlags flags)
+{
+  g_autoptr (GPtrArray) all = g_ptr_array_new ();
+
+  for (guint i = 0; i < n_lists; i++)
+    for (guint j = 0; lists[i] && j < lists[i]->len; j++)
+      g_ptr_array_add (all, g_ptr_array_index (lists[i], j));
+  return build (all, flags);
+}
+
+MirFlowGraph *
+mir_flow_graph_ref (MirFlowGraph *graph)
+{
+  g_atomic_int_inc (&graph->ref_count);
+  return graph;
+}
+
+void
+mir_flow_graph_unref (MirFlowGraph *graph)
+{
+  if (!graph || !g_atomic_int_dec_and_test (&graph->ref_count))
+    return;
+  for (guint v = 0; v < graph->n_nodes; v++)
+    {
+      g_free (graph->nodes[v].succs);
+      g_free (graph->nodes[v].preds);
+    }
+  g_free (graph->nodes);
+  g_free (graph->forward_order);
+  g_free (graph->backward_order);
+  g_hash_table_unref (graph->by_stmt);
+  g_free (graph);
+}
+
+guint
+mir_flow_graph_node_of (const MirFlowGraph *graph, const MirStmt *stmt)
+{
+  gpointer value;
+
+  if (!g_hash_table_lookup_extended (graph->by_stmt, stmt, NULL, &value))
+    return MIR_FLOW_NONE;
+  return GPOINTER_TO_UINT (value);
+}
+
+guint
+mir_flow_graph_entry_of (const MirFlowGraph *graph, const MirStmt *stmt)
+{
+  const GPtrArray *stmts;
+
+  if (stmt->kind != MIR_STMT_BLOCK && stmt->kind != MIR_STMT_PROFILE)
+    return mir_flow_graph_node_of (graph, stmt);
+  stmts = stmt->kind == MIR_STMT_BLOCK ? stmt->u.block.stmts : stmt->u.profile.stmts;
+  if (!stmts || stmts->len == 0)
+    return mir_flow_graph_node_of (graph, stmt);
+  return mir_flow_graph_entry_of (graph, g_ptr_array_index (stmts, 0));
+}
+
+static void
+append_stmt_label (GString *out, const MirStmt *s)
+{
+  g_autofree char *text = NULL;
+  char *nl;
+
+  switch (s->kind)
+    {
+    case MIR_STMT_IF:
+      g_string_append (out, "if (");
+      mir_append_expr (out, s->u.if_stmt.cond);
+      g_string_append_c (out, ')');
+      return;
+    case MIR_STMT_WHILE:
+      g_string_append (out, "while (");
+      mir_append_expr (out, s->u.while_stmt.cond);
+      g_string_append_c (out, ')');
+      return;
+    case MIR_STMT_FOR:
+      g_string_append_printf (out, "for (%s in ", s->u.for_stmt.var);
+      mir_append_expr (out, s->u.for_stmt.lower);
+      g_string_append_c (out, ':');
+      mir_append_expr (out, s->u.for_stmt.upper);
+      g_string_append_c (out, ')');
+      return;
+    case MIR_STMT_BLOCK:
+      g_string_append (out, "end of block");
+      return;
+    case MIR_STMT_PROFILE:
+      g_string_append_printf (out, "end of profile \"%s\"", s->u.profile.name);
+      return;
+    case MIR_STMT_SLIST:
+      g_string_append (out, "statement list");
+      return;
+    default:
+      text = mir_print_stmt (s, MIR_PRINT_DEFAULT);
+      g_strstrip (text);
+      /* a statement is one line; keep the first when it is not */
+      nl = strchr (text, '\n');
+      if (nl)
+        *nl = '\0';
+      g_string_append (out, text);
+      return;
+    }
+}
+
+char *
+mir_flow_graph_node_label (const MirFlowGraph *graph, guint node)
+{
+  GString *out = g_string_new (NULL);
+
+  g_return_val_if_fail (node < graph->n_nodes, NULL);
+  switch (graph->nodes[node].kind)
+    {
+    case MIR_FLOW_NODE_ENTRY:
+      g_string_append (out, "entry");
+      break;
+    case MIR_FLOW_NODE_EXIT:
+      g_string_append (out, "exit");
+      break;
+    case MIR_FLOW_NODE_STMT:
+      append_stmt_label (out, graph->nodes[node].stmt);
+      break;
+    }
+  return g_string_free (out, FALSE);
+}
+
+char *
+mir_flow_graph_print (const MirFlowGraph *graph)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint v = 0; v < graph->n_nodes; v++)
+    {
+      const MirFlowNode *node = &graph->nodes[v];
+      g_autofree char *label = mir_flow_graph_node_label (graph, v);
+
+      g_string_append_printf (out, "%u %s ->", v, label);
+      for (guint i = 0; i < node->n_succs; i++)
+        g_string_append_printf (out, " %u", node->succs[i]);
+      if (node->loop_head)
+        g_string_append (out, " [loop head]");
+      g_string_append_c (out, '\n');
+    }
+  return g_string_free (out, FALSE);
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde-engine"
+
+#include "mir/dataflow/uninitialized.h"
+
+#include "mir/dataflow/diagnostics.h"
+#include "mir/dataflow/effects.h"
+#include "mir/dataflow/program-info.h"
+
+typedef struct {
+  MirEffects  *effects;
+  MirBitset  **uses;      /* per node: the variables it reads for the user */
+  MirBitset   *fresh;     /* per node, reused: declarations of local variables */
+  MirBitset   *outside;   /* assigned before the graph runs */
+  guint        n_nodes;
+} Context;
+
+/* Checks, size validations and output writes that the compiler adds for a
+ * declared variable: they read it, but the user did not write them. */
+static gboolean
+is_bookkeeping (const MirStmt *s)
+{
+  if (!s || s->kind != MIR_STMT_NR_CALL || s->u.call.fun.kind != MIR_FUN_COMPILER)
+    return FALSE;
+  switch (s->u.call.fun.internal)
+    {
+    case MIR_FN_CHECK:
+    case MIR_FN_WRITE_PARAM:
+    case MIR_FN_VALIDATE_SIZE:
+    case MIR_FN_VALIDATE_SIZE_SIMPLEX:
+    case MIR_FN_VALIDATE_SIZE_UNIT_VECTOR:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+typedef struct {
+  const MirVarIndex *vars;
+  MirBitset         *set;
+} Uses;
+
+static void
+add_use (MirExpr *e, gpointer data)
+{
+  Uses *u = data;
+  guint x = mir_var_index_lookup (u->vars, e->u.var.name);
+
+  if (x != MIR_FLOW_NONE)
+    mir_bitset_add (u->set, x);
+}
+
+static Context *
+context_new (const MirFlowGraph *graph, const char *const *outside)
+{
+  Context *c = g_new0 (Context, 1);
+  guint n_vars;
+
+  c->effects = mir_effects_new (graph, outside);
+  n_vars = mir_var_index_size (c->effects->vars);
+  c->outside = mir_var_index_set_of (c->effects->vars, outside);
+  c->fresh = mir_bitset_new (n_vars);
+  c->n_nodes = graph->n_nodes;
+  c->uses = g_new (MirBitset *, graph->n_nodes);
+  for (guint v = 0; v < graph->n_nodes; v++)
+    {
+      Uses u = { c->effects->vars, mir_bitset_new (n_vars) };
+      const MirStmt *s = graph->nodes[v].stmt;
+      if (s && !is_bookkeeping (s))
+        mir_stmt_foreach_variable (s, add_use, &u);
+      c->uses[v] = u.set;
+    }
+  return c;
+}
+
+static void
+context_free (Context *c)
+{
+  for (guint v = 0; v < c->n_nodes; v++)
+    mir_bitset_free (c->uses[v]);
+  g_free (c->uses);
+  mir_bitset_free (c->outside);
+  mir_bitset_free (c->fresh);
+  mir_effects_free (c->effects);
+  g_free (c);
+}
+
+static void
+assigned_transfer (const MirFlowGraph *graph, guint node, MirBitset *fact, gpointer ud)
+{
+  const Context *c = ud;
+  const MirEffects *fx = c->effects;
+
+  /* reads come first, then a declaration makes a new, unassigned variable
+   * unless it gives it a value; the declarations of data and parameters
+   * are where the values from outside are read into */
+  mir_bitset_union (fact, c->uses[node]);
+  mir_bitset_assign (c->fresh, fx->declares[node]);
+  mir_bitset_subtract (c->fresh, c->outside);
+  mir_bitset_subtract (fact, c->fresh);
+  mir_bitset_union (fact, fx->writes[node]);
+  mir_bitset_subtract (fact, fx->scope_ends[node]);
+}
+
+static MirSetFacts *
+solve (MirFlowGraph *graph, const char *const *outside, Context *c, gboolean record)
+{
+  g_autoptr (MirBitset) boundary = mir_var_index_set_of (c->effects->vars, outside);
+  MirSetProblem problem = { 0 };
+
+  problem.direction = MIR_DATAFLOW_FORWARD;
+  problem.must = TRUE;
+  problem.n_bits = mir_var_index_size (c->effects->vars);
+  problem.labels = mir_var_index_names (c->effects->vars);
+  problem.boundary = boundary;
+  problem.transfer = assigned_transfer;
+  problem.user_data = c;
+  problem.record = record;
+  return mir_set_facts_solve (graph, &problem);
+}
+
+MirSetFacts *
+mir_assigned_variables (MirFlowGraph *graph, const char *const *outside, gboolean record)
+{
+  Context *c = context_new (graph, outside);
+  MirSetFacts *facts = solve (graph, outside, c, record);
+
+  context_free (c);
+  return facts;
+}
+
+typedef struct {
+  const MirVarIndex *vars;
+  const MirBitset   *assigned;
+  GPtrArray         *out;
+} Report;
+
+static void
+report_use (MirExpr *e, gpointer data)
+{
+  Report *r = data;
+  guint x = mir_var_index_lookup (r->vars, e->u.var.name);
+
+  if (x == MIR_FLOW_NONE || mir_bitset_contains (r->assigned, x)
+      || !mir_span_is_located (&e->span))
+    return;
+  g_ptr_array_add (r->out, mir_warning_at (TILDE_DIAG_UNINITIALIZED, &e->span,
+                                           g_strdup_printf ("The variable %s may not have "
+                                                            "been assigned a value before "
+                                                            "its use.", e->u.var.name)));
+}
+
+void
+mir_uninitialized_uses (MirFlowGraph *graph, const char *const *outside,
+                        GPtrArray *diagnostics)
+{
+  Context *c = context_new (graph, outside);
+  MirSetFacts *facts = solve (graph, outside, c, FALSE);
+
+  for (guint v = 0; v < graph->n_nodes; v++)
+    {
+      const MirStmt *s = graph->nodes[v].stmt;
+      Report r = { c->effects->vars, mir_set_facts_before_node (facts, v), diagnostics };
+      if (s && !is_bookkeeping (s))
+        mir_stmt_foreach_variable (s, report_use, &r);
+    }
+  mir_set_facts_free (facts);
+  context_free (c);
+}
+
+static void
+check_lists (const GPtrArray *first, const GPtrArray *second, const char *const *outside,
+             GPtrArray *found)
+{
+  const GPtrArray *lists[] = { first, second };
+  g_autoptr (MirFlowGraph) graph = mir_flow_graph_new_for_lists (lists, second ? 2 : 1,
+                                                                 MIR_FLOW_GRAPH_LOOPS_RUN);
+
+  mir_uninitialized_uses (graph, outside, found);
+}
+
+void
+mir_uninitialized_warnings (const MirProgram *program, GPtrArray *diagnostics)
+{
+  g_autoptr (GPtrArray) found = tilde_diagnostic_list_new ();
+  g_autofree const char **data = mir_program_data_names (program);
+  g_autofree const char **params = mir_program_parameter_names (program);
+  g_autofree const char **globals = mir_names_concat (data, mir_program_flag_names (), NULL);
+  g_autofree const char **with_params = mir_names_concat (globals, params, NULL);
+  const GPtrArray *prepare = program->parts[MIR_PART_PREPARE_DATA];
+
+  check_lists (prepare, NULL, globals, found);
+  check_lists (prepare, program->parts[MIR_PART_LOG_PROB], with_params, found);
+  check_lists (prepare, program->parts[MIR_PART_GENERATE_QUANTITIES], with_params, found);
+  for (guint i = 0; program->functions && i < program->functions->len; i++)
+    {
+      const MirFunDef *f = g_ptr_array_index (program->functions, i);
+      g_autofree const char **args = NULL;
+      g_autoptr (MirFlowGraph) graph = NULL;
+
+      if (!f->body)
+        continue;
+      args = mir_fun_def_arg_names (f);
+      graph = mir_flow_graph_new (f->body, MIR_FLOW_GRAPH_LOOPS_RUN);
+      mir_uninitialized_uses (graph, args, found);
+    }
+  /* the parts share prepare_data, and generate_quantities repeats the
+   * transformed parameters, so one use can be found several times */
+  mir_add_warnings (found, diagnostics);
+}

@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde-engine"
+
+/*
+ * The factor graph of the log density, as stanc builds it: a factor for each
+ * term of a `target +=` sum, each `~`, each call of an _lp function and each
+ * reject; a factor touches the data and parameters its value or its
+ * execution depends on (through local variables and transformed parameters,
+ * by reaching definitions, and through the control flow around it). Scalar
+ * integer data are taken for sizes and left out.
+ *
+ * A parameter that touches no factor is unused. stanc's prior of parameter
+ * P is a neighbouring factor from which no data can be reached once P is
+ * removed (here the factor's value must depend on P, and rejects and
+ * Jacobian terms are never priors). That definition misfires in two ways,
+ * which are fixed here:
+ *
+ *  - `x ~ normal(0, sigma)` is a prior of x, and to stanc also one of sigma,
+ *    so sigma with a prior of its own has "2 priors". A factor whose variate
+ *    holds a parameter is that parameter's own prior; when P has an own
+ *    prior, factors where P is only a hyperparameter do not count.
+ *  - `theta ~ beta(a, 1)` with `a` data, or with hyperparameters connected
+ *    to data, is no prior to stanc. An own prior counts whatever its
+ *    arguments are; only a variate holding real-valued data makes a factor
+ *    part of the likelihood instead.
+ *
+ * Parameters without an own prior are judged by stanc's rule.
+ */
+
+#include "semantics/pedantic-private.h"
+
+/* Element destructor for arrays of optional GArrays. */
+static void
+free_array (gpointer array)
+{
+  if (array)
+    g_array_unref (array);
+}
+
+typedef enum {
+  F_TERM,
+  F_JACOBIAN,   /* a jacobian += term: part of a transform, never a prior */
+  F_REJECT,
+  F_LP,
+} FactorKind;
+
+typedef struct {
+  FactorKind       kind;
+  int              node;
+  const TildeExpr *variate;       /* a density's variate, or NULL */
+  GArray          *vars;          /* guint: data and parameters it touches */
+  GArray          *value_vars;    /* guint: those its value depends on */
+  GArray          *variate_vars;  /* guint: those its variate's value depends on */
+} Factor;
+
+typedef struct {
+  Pedantic *P;
+  PedFlow  *flow;
+  GArray   *factors;     /* Factor */
+  GPtrArray *var_map;    /* per variable: GArray of factor indices, or NULL */
+  guint8   *is_size;     /* scalar int data */
+  guint     n_vars;
+} Graph;
+
+static gboolean
+graph_var (const PedVar *var)
+{
+  return var->kind == PED_VAR_PARAM || _ped_var_is_data (var);
+}
+
+static gboolean
+integer_valued (const PedVar *var)
+{
+  const TildeSizedType *t = var->type;
+
+  if (t && t->kind == TILDE_DECL_ARRAY)
+    t = t->element;
+  return t && t->kind == TILDE_DECL_INT;
+}
+
+/* The data and parameter indices among `direct` and what they depend on. */
+static GArray *
+factor_vars (Graph *g, int node, const GArray *direct, gboolean with_parents)
+{
+  guint n_nodes = g->flow->nodes->len;
+  g_autofree guint8 *visited = g_new0 (guint8, n_nodes);
+  g_autofree guint8 *seen = g_new0 (guint8, g->n_vars);
+  GArray *vars = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  _ped_flow_uses_deps (g->flow, node, direct, with_parents, visited);
+  _ped_flow_marked_vars (g->flow, visited, seen);
+  for (guint u = 0; u < direct->len; u++)
+    seen[g_array_index (direct, PedUse, u).var->index] = 1;
+  for (guint v = 0; v < g->n_vars; v++)
+    if (seen[v] && graph_var (g_ptr_array_index (g->P->vars, v)))
+      g_array_append_val (vars, v);
+  return vars;
+}
+
+static void
+add_factor (Graph *g, FactorKind kind, int node, const GArray *direct, const TildeExpr *variate)
+{
+  Factor f = { kind, node, variate, NULL, NULL, NULL };
+
+  f.vars = factor_vars (g, node, direct, TRUE);
+  f.value_vars = factor_vars (g, node, direct, FALSE);
+  if (variate)
+    {
+      g_autoptr(GArray) uses = g_array_new (FALSE, FALSE, sizeof (PedUse));
+
+      _ped_expr_uses (g->P, variate, uses);
+      f.variate_vars = factor_vars (g, node, uses, FALSE);
+    }
+  g_array_append_val (g->factors, f);
+}
+
+/* The variate of a density call foo_lpdf(y | ...), or NULL. */
+static const TildeExpr *
+density_variate (const TildeExpr *e)
+{
+  e = _ped_strip_parens (e);
+  if ((e->kind == TILDE_EXPR_CALL || e->kind == TILDE_EXPR_COND_CALL) && e->u.call.n_args > 0
+      && _ped_density_family (e->u.call.name.name, NULL))
+    return e->u.call.args[0];
+  return NULL;
+}
+
+static void
+add_terms (Graph *g, FactorKind kind, int node, const TildeExpr *e)
+{
+  g_autoptr(GArray) uses = NULL;
+
+  e = _ped_strip_parens (e);
+  if (e == NULL)
+    return;
+  if (e->kind == TILDE_EXPR_BINARY && e->u.binary.op == TILDE_OP_PLUS)
+    {
+      add_terms (g, kind, node, e->u.binary.lhs);
+      add_terms (g, kind, node, e->u.binary.rhs);
+      return;
+    }
+  uses = g_array_new (FALSE, FALSE, sizeof (PedUse));
+  _ped_expr_uses (g->P, e, uses);
+  add_factor (g, kind, node, uses, kind == F_TERM ? density_variate (e) : NULL);
+}
+
+static void
+extract_factors (Graph *g)
+{
+  g_autoptr(GArray) none = g_array_new (FALSE, FALSE, sizeof (PedUse));
+
+  for (guint i = 0; i < g->flow->nodes->len; i++)
+    {
+      const PedNode *node = _ped_flow_node (g->flow, (int) i);
+
+      switch (node->kind)
+        {
+        case PED_NODE_TARGET:
+          add_terms (g, F_TERM, (int) i, node->stmt->u.increment.expr);
+          break;
+        case PED_NODE_JACOBIAN:
+          add_terms (g, F_JACOBIAN, (int) i, node->stmt->u.increment.expr);
+          break;
+        case PED_NODE_TILDE:
+          add_factor (g, F_TERM, (int) i, node->uses, node->stmt->u.tilde.arg);
+          break;
+        case PED_NODE_REJECT:
+          add_factor (g, F_REJECT, (int) i, none, NULL);
+          break;
+        case PED_NODE_CALL:
+          if (g_str_has_suffix (node->stmt->u.call.name.name, "_lp"))
+            add_factor (g, F_LP, (int) i, node->uses, NULL);
+          break;
+        default:
+          break;
+        }
+    }
+}
+
+static void
+build_var_map (Graph *g)
+{
+  g_ptr_array_set_size (g->var_map, g->n_vars);
+  for (guint f = 0; f < g->factors->len; f++)
+    {
+      const Factor *factor = &g_array_index (g->factors, Factor, f);
+
+      for (guint k = 0; k < factor->vars->len; k++)
+        {
+          guint v = g_array_index (factor->vars, guint, k);
+          GArray *list = g_ptr_array_index (g->var_map, v);
+
+          if (list == NULL)
+            {
+              list = g_array_new (FALSE, FALSE, sizeof (guint));
+              g_ptr_array_index (g->var_map, v) = list;
+            }
+          g_array_append_val (list, f);
+        }
+    }
+}
+
+static gboolean
+in_list (const GArray *list, guint v)
+{
+  for (guint i = 0; list && i < list->len; i++)
+    if (g_array_index (list, guint, i) == v)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+is_goal (Graph *g, guint v)
+{
+  return _ped_var_is_data (g_ptr_array_index (g->P->vars, v)) && !g->is_size[v];
+}
+
+/* Whether data can be reached from factor f without passing through p. */
+static gboolean
+reaches_data (Graph *g, const Factor *f, guint p)
+{
+  g_autofree guint8 *visited = g_new0 (guint8, g->n_vars);
+  g_autoptr(GArray) queue = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (guint k = 0; k < f->vars->len; k++)
+    g_array_append_val (queue, g_array_index (f->vars, guint, k));
+  while (queue->len > 0)
+    {
+      guint v = g_array_index (queue, guint, queue->len - 1);
+      const GArray *facs;
+
+      g_array_set_size (queue, queue->len - 1);
+      if (v == p || g->is_size[v] || visited[v])
+        continue;
+      visited[v] = 1;
+      if (is_goal (g, v))
+        return TRUE;
+      facs = g_ptr_array_index (g->var_map, v);
+      for (guint k = 0; facs && k < facs->len; k++)
+        {
+          const Factor *next = &g_array_index (g->factors, Factor, g_array_index (facs, guint, k));
+
+          g_array_append_vals (queue, next->vars->data, next->vars->len);
+        }
+    }
+  return FALSE;
+}
+
+/* The variate holds p and no real-valued data. */
+static gboolean
+is_own_prior (Graph *g, const Factor *f, guint p)
+{
+  if (f->variate == NULL || !in_list (f->variate_vars, p))
+    return FALSE;
+  for (guint k = 0; k < f->variate_vars->len; k++)
+    {
+      const PedVar *var = g_ptr_array_index (g->P->vars, g_array_index (f->variate_vars, guint, k));
+
+      if (_ped_var_is_data (var) && !integer_valued (var))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static int
+count_priors (Graph *g, guint p, const GArray *facs)
+{
+  int own = 0, other = 0;
+
+  for (guint k = 0; k < facs->len; k++)
+    if (is_own_prior (g, &g_array_index (g->factors, Factor, g_array_index (facs, guint, k)), p))
+      own++;
+  for (guint k = 0; k < facs->len; k++)
+    {
+      const Factor *f = &g_array_index (g->factors, Factor, g_array_index (facs, guint, k));
+
+      /* Rejects and Jacobian terms are no priors, nor is a term that p
+       * only decides whether to run; with an own prior, hyperparameter
+       * roles do not count either. */
+      if (f->kind == F_REJECT || f->kind == F_JACOBIAN || !in_list (f->value_vars, p)
+          || (own > 0 && f->variate))
+        continue;
+      if (!reaches_data (g, f, p))
+        other++;
+    }
+  return own + other;
+}
+
+static void
+report (Graph *g)
+{
+  for (guint v = 0; v < g->n_vars; v++)
+    {
+      const PedVar *var = g_ptr_array_index (g->P->vars, v);
+      const GArray *facs = g_ptr_array_index (g->var_map, v);
+      int n;
+
+      if (var->kind != PED_VAR_PARAM || var->silent)
+        continue;
+      if (facs == NULL)
+        {
+          _ped_warn (g->P, NULL, "The parameter %s was declared but was not used in the "
+                     "density calculation.", var->name);
+          continue;
+        }
+      n = count_priors (g, v, facs);
+      if (n == 0)
+        _ped_warn (g->P, NULL, "The parameter %s has no priors. This means either no prior is "
+                   "provided, or the prior(s) depend on data variables. In the later case, "
+                   "this may be a false positive.", var->name);
+      else if (n > 1)
+        _ped_warn (g->P, NULL, "The parameter %s has %d priors.", var->name, n);
+    }
+}
+
+void
+_ped_check_factor_graph (Pedantic *P, PedFlow *model)
+{
+  Graph g = { P, model, g_array_new (FALSE, FALSE, sizeof (Factor)),
+              g_ptr_array_new_with_free_func (free_array),
+              NULL, P->vars->len };
+
+  g.is_size = g_new0 (guint8, MAX (g.n_vars, 1));
+  for (guint v = 0; v < g.n_vars; v++)
+    {
+      const PedVar *var = g_ptr_array_index (P->vars, v);
+
+      g.is_size[v] = var->kind == PED_VAR_DATA && var->is_int;
+    }
+  extract_factors (&g);
+  build_var_map (&g);
+  report (&g);
+  for (guint f = 0; f < g.factors->len; f++)
+    {
+      Factor *factor = &g_array_index (g.factors, Factor, f);
+
+      g_array_unref (factor->vars);
+      g_array_unref (factor->value_vars);
+      if (factor->variate_vars)
+        g_array_unref (factor->variate_vars);
+    }
+  g_array_unref (g.factors);
+  g_ptr_array_unref (g.var_map);
+  g_free (g.is_size);
+}

@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde-engine"
+
+/*
+ * What pedantic mode knows about a value before the model runs.
+ *
+ * stanc looks at distribution arguments after constant propagation, copy
+ * propagation and partial evaluation of the MIR. The same facts come from the
+ * typed tree here: literals and arithmetic on them fold, and a variable whose
+ * only reaching definition is a plain assignment takes that value, carrying
+ * the place of the assigned expression as stanc's substitution does.
+ */
+
+#include "semantics/pedantic-private.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Propagation follows chains of copies this far at most. */
+#define MAX_CHAIN 32
+
+/* OCaml's way of printing a float: the shortest of %.12g, %.15g, %.17g
+ * that reads back the same, with a trailing "." when it looks integral. */
+static char *
+float_text (double v)
+{
+  static const char *const formats[] = { "%.12g", "%.15g", "%.17g" };
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      g_ascii_formatd (buf, sizeof buf, formats[i], v);
+      if (g_ascii_strtod (buf, NULL) == v)
+        break;
+    }
+  if (strpbrk (buf, ".eEni") == NULL)
+    return g_strconcat (buf, ".", NULL);
+  return g_strdup (buf);
+}
+
+void
+_ped_number_clear (PedNumber *number)
+{
+  g_clear_pointer (&number->text, g_free);
+}
+
+/* The whole value a variable has at `node`: its only reaching definition,
+ * when that writes all of it with a known expression. */
+static const TildeExpr *
+unique_value (PedFlow *flow, int node, const TildeExpr *e, int *def_node)
+{
+  PedVar *var;
+  GArray *defs;
+  const PedNode *def;
+  const TildeExpr *value = NULL;
+
+  if (flow == NULL || node < 0)
+    return NULL;
+  var = _ped_var_of_expr (flow->P, e);
+  if (var == NULL)
+    return NULL;
+  defs = g_array_new (FALSE, FALSE, sizeof (int));
+  _ped_flow_reaching (flow, node, var, defs);
+  if (defs->len == 1)
+    {
+      *def_node = g_array_index (defs, int, 0);
+      def = _ped_flow_node (flow, *def_node);
+      if (def->strong && def->defs->len == 1 && g_ptr_array_index (def->defs, 0) == var)
+        value = def->value;
+    }
+  g_array_unref (defs);
+  return value;
+}
+
+static gboolean number_at (PedFlow *flow, int node, const TildeExpr *e, PedNumber *out,
+                           int depth);
+
+static gboolean
+literal (const TildeExpr *e, gboolean is_int, PedNumber *out)
+{
+  char *end = NULL;
+
+  out->value = g_ascii_strtod (e->u.literal.text, &end);
+  if (end == e->u.literal.text)
+    return FALSE;
+  out->is_int = is_int;
+  out->text = g_strdup (e->u.literal.text);
+  out->span = e->span;
+  return TRUE;
+}
+
+/* Stan's int arithmetic is 32-bit; what would overflow is not folded. */
+static gboolean
+fold_int (TildeBinaryOp op, gint64 a, gint64 b, gint64 *result)
+{
+  switch (op)
+    {
+    case TILDE_OP_PLUS:
+      *result = a + b;
+      break;
+    case TILDE_OP_MINUS:
+      *result = a - b;
+      break;
+    case TILDE_OP_TIMES:
+      *result = a * b;
+      break;
+    case TILDE_OP_DIVIDE:
+      if (b == 0)
+        return FALSE;
+      *result = a / b;
+      break;
+    default:
+      return FALSE;
+    }
+  return *result >= G_MININT32 && *result <= G_MAXINT32;
+}
+
+static gboolean
+fold_real (TildeBinaryOp op, double a, double b, double *result)
+{
+  switch (op)
+    {
+    case TILDE_OP_PLUS:
+      *result = a + b;
+      return TRUE;
+    case TILDE_OP_MINUS:
+      *result = a - b;
+      return TRUE;
+    case TILDE_OP_TIMES:
+      *result = a * b;
+      return TRUE;
+    case TILDE_OP_DIVIDE:
+      *result = a / b;
+      return b != 0;
+    default:
+      return FALSE;
+    }
+}
+
+static gboolean
+binary (PedFlow *flow, int node, const TildeExpr *e, PedNumber *out, int depth)
+{
+  PedNumber a = { 0 }, b = { 0 };
+  gboolean ok = FALSE;
+
+  if (number_at (flow, node, e->u.binary.lhs, &a, depth)
+      && number_at (flow, node, e->u.binary.rhs, &b, depth))
+    {
+      gint64 i;
+      double r;
+
+      if (a.is_int && b.is_int)
+        {
+          ok = fold_int (e->u.binary.op, (gint64) a.value, (gint64) b.value, &i);
+          if (ok)
+            {
+              out->value = (double) i;
+              out->is_int = TRUE;
+              out->text = g_strdup_printf ("%" G_GINT64_FORMAT, i);
+            }
+        }
+      else
+        {
+          ok = fold_real (e->u.binary.op, a.value, b.value, &r) && isfinite (r);
+          if (ok)
+            {
+              out->value = r;
+              out->is_int = FALSE;
+              out->text = float_text (r);
+            }
+        }
+      out->span = e->span;
+    }
+  _ped_number_clear (&a);
+  _ped_number_clear (&b);
+  return ok;
+}
+
+static gboolean
+number_at (PedFlow *flow, int node, const TildeExpr *e, PedNumber *out, int depth)
+{
+  const TildeExpr *value;
+  int def_node = -1;
+
+  if (e == NULL || depth > MAX_CHAIN)
+    return FALSE;
+  switch (e->kind)
+    {
+    case TILDE_EXPR_INT:
+      return literal (e, TRUE, out);
+    case TILDE_EXPR_REAL:
+      return literal (e, FALSE, out);
+    case TILDE_EXPR_PAREN:
+      return number_at (flow, node, e->u.paren.inner, out, depth);
+    case TILDE_EXPR_PREFIX:
+      if (e->u.prefix.op == TILDE_OP_PROMOTE)
+        return number_at (flow, node, e->u.prefix.operand, out, depth);
+      if (e->u.prefix.op != TILDE_OP_NEGATE
+          || !number_at (flow, node, e->u.prefix.operand, out, depth))
+        return FALSE;
+      {
+        char *text = g_strconcat ("-", out->text, NULL);
+
+        g_free (out->text);
+        out->text = text;
+        out->value = -out->value;
+        out->span = e->span;
+      }
+      return TRUE;
+    case TILDE_EXPR_BINARY:
+      return binary (flow, node, e, out, depth);
+    case TILDE_EXPR_VARIABLE:
+      value = unique_value (flow, node, e, &def_node);
+      return value && number_at (flow, def_node, value, out, depth + 1);
+    default:
+      return FALSE;
+    }
+}
+
+gboolean
+_ped_number (PedFlow *flow, int node, const TildeExpr *e, PedNumber *out)
+{
+  memset (out, 0, sizeof *out);
+  if (number_at (flow, node, e, out, 0))
+    return TRUE;
+  _ped_number_clear (out);
+  return FALSE;
+}
+
+void
+_ped_value_clear (PedValue *value)
+{
+  _ped_number_clear (&value->number);
+}
+
+static void
+value_at (PedFlow *flow, int node, const TildeExpr *e, PedValue *out, int depth)
+{
+  const TildeExpr *stripped = _ped_strip_parens (e);
+
+  out->span = stripped->span;
+  if (stripped->kind == TILDE_EXPR_VARIABLE && flow)
+    {
+      PedVar *var = _ped_var_of_expr (flow->P, stripped);
+      const TildeExpr *value;
+      int def_node = -1;
+
+      if (var && var->kind == PED_VAR_PARAM)
+        {
+          out->kind = PED_VALUE_PARAM;
+          out->var = var;
+          return;
+        }
+      if (var && _ped_var_is_data (var))
+        {
+          out->kind = PED_VALUE_DATA;
+          out->var = var;
+          return;
+        }
+      value = depth < MAX_CHAIN ? unique_value (flow, node, stripped, &def_node) : NULL;
+      if (value)
+        value_at (flow, def_node, value, out, depth + 1);
+      return;
+    }
+  if (number_at (flow, node, stripped, &out->number, depth))
+    {
+      out->kind = PED_VALUE_NUMBER;
+      out->span = out->number.span;
+    }
+  else
+    _ped_number_clear (&out->number);
+}
+
+void
+_ped_value (PedFlow *flow, int node, const TildeExpr *e, PedValue *out)
+{
+  memset (out, 0, sizeof *out);
+  out->kind = PED_VALUE_OPAQUE;
+  if (e)
+    value_at (flow, node, e, out, 0);
+}
+
+/* ---- declared constraints ---- */
+
+static PedBound
+bound_of (const TildeExpr *e)
+{
+  PedBound bound = { PED_BOUND_NONE, 0 };
+  PedNumber number;
+
+  if (e == NULL)
+    return bound;
+  bound.kind = PED_BOUND_NONLIT;
+  if (_ped_number (NULL, -1, e, &number))
+    {
+      bound.kind = PED_BOUND_LIT;
+      bound.value = number.value;
+      _ped_number_clear (&number);
+    }
+  return bound;
+}
+
+static void
+set_range (PedTransform *out, PedTransKind kind, PedBoundKind lower, double lo,
+           PedBoundKind upper, double hi)
+{
+  out->kind = kind;
+  out->lower.kind = lower;
+  out->lower.value = lo;
+  out->upper.kind = upper;
+  out->upper.value = hi;
+}
+
+void
+_ped_transform (const PedVar *var, PedTransform *out)
+{
+  const TildeSizedType *t = var->type;
+
+  set_range (out, PED_TRANS_IDENTITY, PED_BOUND_NONE, 0, PED_BOUND_NONE, 0);
+  if (t && t->kind == TILDE_DECL_ARRAY)
+    t = t->element;
+  if (t == NULL)
+    return;
+  switch (t->kind)
+    {
+    case TILDE_DECL_ORDERED:
+      out->kind = PED_TRANS_ORDERED;
+      break;
+    case TILDE_DECL_POSITIVE_ORDERED:
+      set_range (out, PED_TRANS_POSITIVE_ORDERED, PED_BOUND_LIT, 0, PED_BOUND_NONE, 0);
+      break;
+    case TILDE_DECL_SIMPLEX:
+      set_range (out, PED_TRANS_SIMPLEX, PED_BOUND_LIT, 0, PED_BOUND_LIT, 1);
+      break;
+    case TILDE_DECL_COLUMN_STOCHASTIC_MATRIX:
+    case TILDE_DECL_ROW_STOCHASTIC_MATRIX:
+      set_range (out, PED_TRANS_STOCHASTIC, PED_BOUND_LIT, 0, PED_BOUND_LIT, 1);
+      break;
+    case TILDE_DECL_UNIT_VECTOR:
+      set_range (out, PED_TRANS_UNIT_VECTOR, PED_BOUND_LIT, -1, PED_BOUND_LIT, 1);
+      break;
+    case TILDE_DECL_SUM_TO_ZERO_VECTOR:
+    case TILDE_DECL_SUM_TO_ZERO_MATRIX:
+      out->kind = PED_TRANS_SUM_TO_ZERO;
+      break;
+    case TILDE_DECL_CHOLESKY_FACTOR_CORR:
+      out->kind = PED_TRANS_CHOLESKY_CORR;
+      break;
+    case TILDE_DECL_CHOLESKY_FACTOR_COV:
+      out->kind = PED_TRANS_CHOLESKY_COV;
+      break;
+    case TILDE_DECL_CORR_MATRIX:
+      out->kind = PED_TRANS_CORRELATION;
+      break;
+    case TILDE_DECL_COV_MATRIX:
+      out->kind = PED_TRANS_COVARIANCE;
+      break;
+    case TILDE_DECL_TUPLE:
+      break;
+    default:
+      if (t->bounds.lower || t->bounds.upper)
+        {
+          out->kind = PED_TRANS_BOUNDED;
+          out->lower = bound_of (t->bounds.lower);
+          out->upper = bound_of (t->bounds.upper);
+        }
+      else if (t->bounds.offset || t->bounds.multiplier)
+        out->kind = PED_TRANS_OFFSET_MULTIPLIER;
+      break;
+    }
+}
