@@ -27,6 +27,7 @@ struct Compiler {
   char       *error;
   gboolean    hoist;
   GPtrArray  *slot_sized;   /* Sz* by slot: the declared sizes, for reading */
+  GHashTable *functions;    /* name -> GPtrArray of RtFunction* (overloads) */
 };
 
 Compiler *
@@ -37,6 +38,8 @@ rt_compiler_new (void)
   c->scope = g_array_new (FALSE, FALSE, sizeof (Binding));
   c->cached = g_ptr_array_new ();
   c->slot_sized = g_ptr_array_new ();
+  c->functions = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                        (GDestroyNotify) g_ptr_array_unref);
   return c;
 }
 
@@ -49,6 +52,7 @@ rt_compiler_free (Compiler *c)
   g_array_unref (c->scope);
   g_ptr_array_unref (c->cached);
   g_ptr_array_unref (c->slot_sized);
+  g_hash_table_unref (c->functions);
   g_free (c->error);
   g_free (c);
 }
@@ -348,6 +352,58 @@ compile_scalar_op (Compiler *c, const MirExpr *m)
   return NULL;
 }
 
+/* foo_lupdf is foo_lpdf called with propto */
+static const char *
+definition_name (const char *name)
+{
+  if (g_str_has_suffix (name, "_lupdf") || g_str_has_suffix (name, "_lupmf"))
+    {
+      g_autofree char *base = g_strndup (name, strlen (name) - 6);
+      g_autofree char *full = g_strconcat (base, g_str_has_suffix (name, "_lupdf") ? "_lpdf" : "_lpmf",
+                                           NULL);
+      return g_intern_string (full);
+    }
+  return g_intern_string (name);
+}
+
+static Ex *
+compile_user_call (Compiler *c, const MirExpr *m)
+{
+  const MirFun *f = &m->u.call.fun;
+  int n = m->u.call.args ? (int) m->u.call.args->len : 0;
+  GPtrArray *overloads = g_hash_table_lookup (c->functions, definition_name (f->name));
+  const RtFunction *code = NULL;
+  int matches = 0;
+  for (guint i = 0; overloads && i < overloads->len; i++)
+    {
+      const RtFunction *cand = g_ptr_array_index (overloads, i);
+      if (cand->n_args == n)
+        {
+          code = cand;
+          matches++;
+        }
+    }
+  if (!code || !code->defined)
+    {
+      c_error (c, m, code ? "the function %s is declared without a definition (external "
+               "functions are not supported by the runtime)"
+               : "the function %s has no definition", f->name);
+      return ex_new (c, rt_ex_const, m, 0);
+    }
+  if (matches > 1)
+    {
+      c_error (c, m, "the overloads of %s with %d arguments cannot be told apart by the runtime yet",
+               f->name, n);
+      return ex_new (c, rt_ex_const, m, 0);
+    }
+  Ex *e = ex_new (c, rt_ex_user_call, m, n);
+  e->code = code;
+  e->name = f->name;
+  e->drop = is_lupdf (f);
+  compile_kids (c, e, m->u.call.args);
+  return e;
+}
+
 static Ex *
 compile_call (Compiler *c, const MirExpr *m)
 {
@@ -355,11 +411,7 @@ compile_call (Compiler *c, const MirExpr *m)
   if (f->kind == MIR_FUN_COMPILER)
     return compile_internal (c, m);
   if (f->kind == MIR_FUN_USER)
-    {
-      c_error (c, m, "the user-defined function %s cannot be run yet: user-defined functions "
-               "are not supported by the runtime", f->name);
-      return ex_new (c, rt_ex_const, m, 0);
-    }
+    return compile_user_call (c, m);
   int n = (int) m->u.call.args->len;
   Ex *fast = compile_scalar_op (c, m);
   if (fast)
@@ -700,7 +752,11 @@ compile_stmt (Compiler *c, const MirStmt *m, gboolean top)
       return st_new (c, rt_st_continue, m);
     case MIR_STMT_RETURN:
       if (m->u.ret.expr)
-        c_error (c, m->u.ret.expr, "return with a value outside a function is not supported");
+        {
+          s = st_new (c, rt_st_return_value, m);
+          s->e = compile_expr (c, m->u.ret.expr);
+          return s;
+        }
       return st_new (c, rt_st_return, m);
     case MIR_STMT_SKIP:
       return st_new (c, rt_st_skip, m);
@@ -736,6 +792,56 @@ compile_stmt (Compiler *c, const MirStmt *m, gboolean top)
       c_error (c, NULL, "unsupported statement");
       return st_new (c, rt_st_skip, m);
     }
+}
+
+gboolean
+rt_compile_functions (Compiler *c, GPtrArray *functions, char **error)
+{
+  /* every signature first, so that bodies may call any function */
+  GPtrArray *codes = g_ptr_array_new ();
+  for (guint i = 0; functions && i < functions->len; i++)
+    {
+      const MirFunDef *def = g_ptr_array_index (functions, i);
+      RtFunction *f = tilde_arena_new0 (c->arena, RtFunction);
+      f->name = g_intern_string (def->name);
+      f->return_type = def->return_type;
+      f->is_density = def->suffix == MIR_SUFFIX_LPDF || def->suffix == MIR_SUFFIX_LPMF;
+      f->n_args = (int) def->args->len;
+      f->defined = def->body != NULL;
+      GPtrArray *overloads = g_hash_table_lookup (c->functions, f->name);
+      if (!overloads)
+        {
+          overloads = g_ptr_array_new ();
+          g_hash_table_insert (c->functions, (gpointer) f->name, overloads);
+        }
+      g_ptr_array_add (overloads, f);
+      g_ptr_array_add (codes, f);
+    }
+  for (guint i = 0; i < codes->len; i++)
+    {
+      const MirFunDef *def = g_ptr_array_index (functions, i);
+      RtFunction *f = g_ptr_array_index (codes, i);
+      if (!def->body)
+        continue;
+      /* a frame of its own: arguments in the first slots */
+      guint mark = c->scope->len;
+      int saved = c->n_slots;
+      c->n_slots = 0;
+      c->hoist = FALSE;
+      for (guint k = 0; k < def->args->len; k++)
+        bind (c, g_array_index (def->args, MirFunArg, k).name);
+      f->body = compile_stmt (c, def->body, FALSE);
+      f->n_slots = c->n_slots;
+      c->n_slots = saved;
+      g_array_set_size (c->scope, mark);
+    }
+  g_ptr_array_unref (codes);
+  if (c->error)
+    {
+      *error = g_strdup (c->error);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 St *

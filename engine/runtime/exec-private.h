@@ -19,6 +19,7 @@ typedef struct Ex Ex;
 typedef struct St St;
 typedef struct Sz Sz;
 typedef struct Ev Ev;
+typedef struct RtFunction RtFunction;
 
 typedef enum {
   FLOW_NEXT,
@@ -57,6 +58,18 @@ struct Ex {
   const TildeType *type;
   int              tuple_slot;
   int              op;         /* specialised scalar arithmetic */
+  const RtFunction *code;      /* a user-defined function */
+};
+
+/* A compiled function of the functions block: its own frame of slots. */
+struct RtFunction {
+  const char      *name;
+  const TildeType *return_type;
+  gboolean         is_density;  /* _lpdf / _lpmf */
+  gboolean         defined;     /* has a body (compiled after every signature) */
+  int              n_args;
+  int              n_slots;
+  St              *body;
 };
 
 struct St {
@@ -96,6 +109,8 @@ struct Ev {
   gboolean            emit_tp, emit_gq;
   const TildeJsonData *data;        /* prepare_data reads data, transform_inits inits */
   GPtrArray          *diagnostics;  /* data errors while preparing */
+  TildeValue          retval;       /* what a function's return statement gave */
+  int                 depth;        /* nested function calls */
 };
 
 /* Compilation */
@@ -106,6 +121,9 @@ void      rt_compiler_free   (Compiler *c);
  * to later parts. NULL with `error` set (a function the runtime lacks). */
 St       *rt_compile_part    (Compiler *c, GPtrArray *stmts, gboolean globals, gboolean hoist,
                               char **error);
+/* Compiles the functions block (before any part); FALSE with `error` set
+ * when a body uses what the runtime lacks. */
+gboolean  rt_compile_functions (Compiler *c, GPtrArray *functions, char **error);
 Sz       *rt_compile_sized   (Compiler *c, const MirSizedType *t, char **error);
 /* The memory of the compiled trees, for whoever keeps them. */
 TildeArena *rt_compiler_steal_arena (Compiler *c);
@@ -146,6 +164,7 @@ void rt_ex_int_arith  (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_real_arith (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_compare    (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_index1     (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_user_call  (Ev *ev, const Ex *e, TildeValue *out);
 
 Flow rt_st_block     (Ev *ev, const St *s);
 Flow rt_st_decl      (Ev *ev, const St *s);
@@ -165,5 +184,6 @@ Flow rt_st_validate  (Ev *ev, const St *s);
 Flow rt_st_print     (Ev *ev, const St *s);
 Flow rt_st_reject    (Ev *ev, const St *s);
 Flow rt_st_expr      (Ev *ev, const St *s);
+Flow rt_st_return_value (Ev *ev, const St *s);
 
 G_END_DECLS

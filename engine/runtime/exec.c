@@ -849,7 +849,11 @@ Flow
 rt_st_decl (Ev *ev, const St *s)
 {
   TildeValue *t = &ev->slots[s->slot];
-  if (s->sized)
+  if (s->sized && s->sized->kind == TILDE_VALUE_REAL)
+    tilde_value_set_real (t, NAN);
+  else if (s->sized && s->sized->kind == TILDE_VALUE_INT)
+    tilde_value_set_int (t, G_MININT);
+  else if (s->sized)
     *t = tilde_value_new_data (CX->arena, rt_eval_sized (ev, s->sized));
   else
     *t = tilde_value_int (0);
@@ -922,7 +926,7 @@ add_term (Ev *ev, const TildeValue *v)
 {
   TildeValue s = *v;
   if (!tilde_value_kind_is_scalar ((TildeValueKind) v->kind))
-    rt_builtin_lookup ("sum", 1)->fn (CX, 1, v, &s);
+    rt_sum (CX, v, &s);
   if (s.ad)
     g_array_append_val (ev->terms, s.start);
   else
@@ -1041,6 +1045,50 @@ Flow rt_st_break (Ev *ev, const St *s) { return FLOW_BREAK; }
 Flow rt_st_continue (Ev *ev, const St *s) { return FLOW_CONTINUE; }
 Flow rt_st_return (Ev *ev, const St *s) { return FLOW_RETURN; }
 Flow rt_st_skip (Ev *ev, const St *s) { return FLOW_NEXT; }
+
+/* ---- user-defined functions ---- */
+
+#define MAX_DEPTH 10000
+
+void
+rt_ex_user_call (Ev *ev, const Ex *e, TildeValue *out)
+{
+  const RtFunction *f = e->code;
+  TildeValue *frame = tilde_arena_alloc0 (CX->arena, sizeof (TildeValue) * (gsize) MAX (f->n_slots, 1));
+  for (int i = 0; i < e->n_kids; i++)
+    rt_eval (ev, e->kids[i], &frame[i]);
+  if (++ev->depth > MAX_DEPTH)
+    rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "%s: more than %d nested function calls", f->name,
+              MAX_DEPTH);
+  TildeValue *caller = ev->slots;
+  gboolean propto = CX->propto;
+  /* a user density drops constants inside only when called as _lupdf */
+  if (f->is_density)
+    CX->propto = propto && e->drop;
+  ev->slots = frame;
+  Flow flow = rt_exec (ev, f->body);
+  ev->slots = caller;
+  CX->propto = propto;
+  ev->depth--;
+  if (tilde_type_kind (f->return_type) == TILDE_TYPE_VOID)
+    {
+      tilde_value_set_int (out, 0);
+      return;
+    }
+  if (flow != FLOW_RETURN)
+    rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "%s: the function ended without returning a value",
+              f->name);
+  *out = ev->retval;
+  if (out->kind == TILDE_VALUE_INT && tilde_type_kind (f->return_type) == TILDE_TYPE_REAL)
+    tilde_value_set_real (out, out->u.i);
+}
+
+Flow
+rt_st_return_value (Ev *ev, const St *s)
+{
+  rt_eval (ev, s->e, &ev->retval);
+  return FLOW_RETURN;
+}
 
 Flow
 rt_st_expr (Ev *ev, const St *s)

@@ -276,6 +276,13 @@ compile_all (TildeModel *m, Compiler *c, GPtrArray *diagnostics)
 {
   static const gboolean globals[MIR_N_PARTS] = { TRUE, FALSE, FALSE, FALSE };
   static const gboolean hoist[MIR_N_PARTS] = { FALSE, TRUE, FALSE, FALSE };
+  char *ferror = NULL;
+  if (!rt_compile_functions (c, m->prog->functions, &ferror))
+    {
+      add_diag (diagnostics, TILDE_DIAG_RUNTIME, ferror);
+      g_free (ferror);
+      return FALSE;
+    }
   for (int p = 0; p < MIR_N_PARTS; p++)
     {
       char *error = NULL;

@@ -109,6 +109,9 @@ typedef double (*RtScalarFn) (const double *x, double *d);
  * depth and over vectors and matrices. Int results are not produced here. */
 void rt_map (RtCtx *cx, int nargs, const TildeValue *args, TildeValue *out, RtScalarFn f);
 
+/* The sum of every real of v (nested containers too); ints stay ints. */
+void rt_sum (RtCtx *cx, const TildeValue *v, TildeValue *out);
+
 /* a op b for two scalars (op: 0 +, 1 -, 2 *, 3 /), without dispatch. */
 void rt_arith_scalar (RtCtx *cx, int op, const TildeValue *a, const TildeValue *b, TildeValue *out);
 

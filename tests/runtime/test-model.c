@@ -288,10 +288,45 @@ test_unsupported_at_preparation (void)
   expect_preparation_error ("parameters { real x; }\n"
                             "model { x ~ normal(0, 1); if (x > 100) target += wiener_lpdf(1 | 1, 0.1, 0.5, x); }\n",
                             "wiener_lpdf");
-  expect_preparation_error ("functions { real f(real x) { return 2 * x; } }\n"
-                            "parameters { real x; }\n"
-                            "model { target += f(x); }\n",
-                            "user-defined function f");
+}
+
+/* Functions of the functions block: recursion, void functions that add to
+ * the target, user densities whose constants follow the way they are
+ * called. */
+static const char *functions_model =
+  "functions {\n"
+  "  real twice(real x) { return 2 * x; }\n"
+  "  real my_normal_lpdf(real y, real mu, real s) { return normal_lupdf(y | mu, s); }\n"
+  "  void add_lp(real x) { target += -0.5 * x * x; }\n"
+  "  vector scale(vector v, real a) {\n"
+  "    vector[rows(v)] r;\n"
+  "    for (i in 1:rows(v)) r[i] = a * v[i];\n"
+  "    return r;\n"
+  "  }\n"
+  "  int fact(int n) { if (n <= 1) return 1; return n * fact(n - 1); }\n"
+  "}\n"
+  "parameters { real mu; vector[2] z; }\n"
+  "model {\n"
+  "  mu ~ my_normal(0, twice(1));\n"
+  "  add_lp(mu);\n"
+  "  target += sum(scale(z, fact(3)));\n"
+  "  target += my_normal_lpdf(z[1] | 0, 1);\n"
+  "}\n";
+
+static void
+test_functions (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model (functions_model, NULL);
+  double theta[3] = { 0.3, -0.5, 0.25 };
+  double lp = tilde_model_log_density (m, theta, TRUE, TRUE, NULL, NULL);
+  /* ~ my_normal drops the constants of the normal inside it; the explicit
+   * my_normal_lpdf keeps them */
+  double expected = -0.5 * 0.0225 - 0.5 * 0.09 + 6 * (-0.25)
+                    - 0.5 * 0.25 - log (sqrt (2 * M_PI));
+  g_assert_cmpfloat_with_epsilon (lp, expected, 1e-14);
+  lp = tilde_model_log_density (m, theta, FALSE, TRUE, NULL, NULL);
+  g_assert_cmpfloat_with_epsilon (lp, expected - log (2) - log (sqrt (2 * M_PI)), 1e-14);
+  check_gradient_fd (m, theta, TRUE, TRUE);
 }
 
 /* ---- the examples ---- */
@@ -408,6 +443,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/model/no-allocation", test_no_allocation);
   g_test_add_func ("/runtime/model/errors-are-values", test_errors_are_values);
   g_test_add_func ("/runtime/model/unsupported-at-preparation", test_unsupported_at_preparation);
+  g_test_add_func ("/runtime/model/functions", test_functions);
   g_test_add_data_func ("/runtime/model/example/eight_schools", "eight_schools.stan", test_example);
   g_test_add_data_func ("/runtime/model/example/logistic_regression", "logistic_regression.stan", test_example);
   g_test_add_data_func ("/runtime/model/example/poisson_glm", "poisson_glm.stan", test_example);

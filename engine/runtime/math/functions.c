@@ -362,6 +362,12 @@ k_sum (RtCtx *cx, int n, const TildeValue *a, TildeValue *out)
   *out = rt_reduce (cx, s, 1, &op);
 }
 
+void
+rt_sum (RtCtx *cx, const TildeValue *v, TildeValue *out)
+{
+  k_sum (cx, 1, v, out);
+}
+
 static void
 k_prod (RtCtx *cx, int n, const TildeValue *a, TildeValue *out)
 {

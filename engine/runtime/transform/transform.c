@@ -235,13 +235,12 @@ j_affine (const double *x, double *d)
 static void
 sum_all (RtCtx *cx, const TildeValue *v, TildeValue *out)
 {
-  const RtBuiltin *sum = rt_builtin_lookup ("sum", 1);
   if (tilde_value_kind_is_scalar ((TildeValueKind) v->kind))
     {
       *out = *v;
       return;
     }
-  sum->fn (cx, 1, v, out);
+  rt_sum (cx, v, out);
 }
 
 static void
