@@ -5,6 +5,7 @@
 #include "runtime/exec-private.h"
 #include "mir/mir-transform.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <string.h>
 
@@ -378,9 +379,23 @@ describe_outputs (TildeModel *m, Compiler *c, Workspace *w, GPtrArray *diagnosti
   return TRUE;
 }
 
+/* Chains run in parallel threads, each evaluating on its own: BLAS threads
+ * of their own would only compete with the chains for the cores. */
+static void
+single_threaded_blas (void)
+{
+  static gsize done;
+  if (g_once_init_enter (&done))
+    {
+      openblas_set_num_threads (1);
+      g_once_init_leave (&done, 1);
+    }
+}
+
 TildeModel *
 tilde_model_new (const MirProgram *program, const TildeJsonData *data, GPtrArray *diagnostics)
 {
+  single_threaded_blas ();
   TildeModel *m = g_new0 (TildeModel, 1);
   g_mutex_init (&m->lock);
   m->pool = g_ptr_array_new_with_free_func (workspace_free);

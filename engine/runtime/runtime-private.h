@@ -112,6 +112,9 @@ void rt_map (RtCtx *cx, int nargs, const TildeValue *args, TildeValue *out, RtSc
 /* The sum of every real of v (nested containers too); ints stay ints. */
 void rt_sum (RtCtx *cx, const TildeValue *v, TildeValue *out);
 
+/* a + b with Stan's broadcasting (scalars, vectors, matrices). */
+void rt_add (RtCtx *cx, const TildeValue *a, const TildeValue *b, TildeValue *out);
+
 /* a op b for two scalars (op: 0 +, 1 -, 2 *, 3 /), without dispatch. */
 void rt_arith_scalar (RtCtx *cx, int op, const TildeValue *a, const TildeValue *b, TildeValue *out);
 

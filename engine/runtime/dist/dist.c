@@ -14,6 +14,7 @@
 
 #include "runtime/runtime-private.h"
 #include "runtime/math/special.h"
+#include "runtime/math/linalg.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -230,12 +231,12 @@ k_normal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   darg (cx, &a[0], &v[0], "Random variable");
   darg (cx, &a[1], &v[1], "Location parameter");
   darg (cx, &a[2], &v[2], "Scale parameter");
-  check_not_nan (cx, &a[0]);
-  check_finite (cx, &a[1]);
   check_positive (cx, &a[2]);
   gint32 N = dsize (cx, a, 3);
   if (cx->drop && !any_ad (a, 3))
     {
+      check_not_nan (cx, &a[0]);
+      check_finite (cx, &a[1]);
       *out = tilde_value_real (0);
       return;
     }
@@ -257,6 +258,8 @@ k_normal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   if (!a[2].vec)
     {
       double inv_s = 1 / a[2].x[0], sq = 0;
+      /* y is checked for NaN and mu for finiteness in the same pass: z is
+       * finite exactly when both are fine (sigma is positive) */
       for (gint32 i = 0; i < N; i++)
         {
           double z = (AT (&a[0], i) - AT (&a[1], i)) * inv_s;
@@ -265,23 +268,32 @@ k_normal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
           dgrad (&a[0], i, dy);
           dgrad (&a[1], i, -dy);
         }
+      if (!isfinite (sq))
+        {
+          check_not_nan (cx, &a[0]);
+          check_finite (cx, &a[1]);
+        }
       if (k_quad)
         logp -= 0.5 * sq;
       if (a[2].p)
         a[2].p[0] += -N * inv_s + sq * inv_s;
     }
   else
-    for (gint32 i = 0; i < N; i++)
-      {
-        double s = a[2].x[i], inv_s = 1 / s;
-        double z = (AT (&a[0], i) - AT (&a[1], i)) * inv_s;
-        if (k_quad)
-          logp -= 0.5 * z * z;
-        double dy = -z * inv_s;
-        dgrad (&a[0], i, dy);
-        dgrad (&a[1], i, -dy);
-        dgrad (&a[2], i, -inv_s + z * z * inv_s);
-      }
+    {
+      check_not_nan (cx, &a[0]);
+      check_finite (cx, &a[1]);
+      for (gint32 i = 0; i < N; i++)
+        {
+          double s = a[2].x[i], inv_s = 1 / s;
+          double z = (AT (&a[0], i) - AT (&a[1], i)) * inv_s;
+          if (k_quad)
+            logp -= 0.5 * z * z;
+          double dy = -z * inv_s;
+          dgrad (&a[0], i, dy);
+          dgrad (&a[1], i, -dy);
+          dgrad (&a[2], i, -inv_s + z * z * inv_s);
+        }
+    }
   dfinish (cx, a, 3, logp, out);
 }
 
@@ -1226,6 +1238,61 @@ k_student_t_lcdf (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   dfinish (cx, a, 4, logp, out);
 }
 
+/* ---- generalised linear models: y ~ f (alpha + x * beta, ...) ----
+ * The linear predictor is a product node and a sum node; the density then
+ * adds one reduction, as the expanded statement would. */
+
+static void
+linear_predictor (RtCtx *cx, const TildeValue *x, const TildeValue *alpha, const TildeValue *beta,
+                  TildeValue *eta)
+{
+  TildeValue xb;
+  rt_matmul (cx, x, beta, &xb);
+  rt_add (cx, &xb, alpha, eta);
+}
+
+static void
+k_normal_id_glm (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  TildeValue eta, args[3];
+  linear_predictor (cx, &v[1], &v[2], &v[3], &eta);
+  args[0] = v[0];
+  args[1] = eta;
+  args[2] = v[4];
+  k_normal (cx, 3, args, out);
+}
+
+static void
+k_bernoulli_logit_glm (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  TildeValue eta, args[2];
+  linear_predictor (cx, &v[1], &v[2], &v[3], &eta);
+  args[0] = v[0];
+  args[1] = eta;
+  k_bernoulli_logit (cx, 2, args, out);
+}
+
+static void
+k_poisson_log_glm (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  TildeValue eta, args[2];
+  linear_predictor (cx, &v[1], &v[2], &v[3], &eta);
+  args[0] = v[0];
+  args[1] = eta;
+  k_poisson_log (cx, 2, args, out);
+}
+
+static void
+k_neg_binomial_2_log_glm (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  TildeValue eta, args[3];
+  linear_predictor (cx, &v[1], &v[2], &v[3], &eta);
+  args[0] = v[0];
+  args[1] = eta;
+  args[2] = v[4];
+  k_neg_binomial_2_log (cx, 3, args, out);
+}
+
 #define DIST(base, fn, n) \
   { base "_lpdf", fn, n, n }, { base "_lupdf", fn, n, n }
 #define MASS(base, fn, n) \
@@ -1253,6 +1320,10 @@ const RtBuiltin rt_builtins_dist[] = {
   MASS ("poisson_log", k_poisson_log, 2),
   MASS ("neg_binomial_2", k_neg_binomial_2, 3),
   MASS ("neg_binomial_2_log", k_neg_binomial_2_log, 3),
+  DIST ("normal_id_glm", k_normal_id_glm, 5),
+  MASS ("bernoulli_logit_glm", k_bernoulli_logit_glm, 4),
+  MASS ("poisson_log_glm", k_poisson_log_glm, 4),
+  MASS ("neg_binomial_2_log_glm", k_neg_binomial_2_log_glm, 5),
   { "normal_lcdf", k_normal_lcdf, 3, 3 },
   { "normal_lccdf", k_normal_lcdf, 3, 3 },
   { "student_t_lcdf", k_student_t_lcdf, 4, 4 },

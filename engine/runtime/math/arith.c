@@ -206,6 +206,13 @@ k_plus (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
     arith (cx, OP_ADD, &a[0], &a[1], out);
 }
 
+void
+rt_add (RtCtx *cx, const TildeValue *a, const TildeValue *b, TildeValue *out)
+{
+  TildeValue args[2] = { *a, *b };
+  k_plus (cx, 2, args, out);
+}
+
 static void
 k_minus (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
 {

@@ -131,8 +131,8 @@ rt_matmul (RtCtx *cx, const TildeValue *a, const TildeValue *b, TildeValue *out)
       mm->a_ad = a->ad; mm->b_ad = b->ad;
       mm->a_start = a->start; mm->a_idx = a->idx;
       mm->b_start = b->start; mm->b_idx = b->idx;
-      gsize s = (gsize) MAX (m * k, k * n);
-      mm->scratch = tilde_arena_alloc0 (cx->tape->arena, sizeof (double) * MAX (s, 1));
+      gsize s = (gsize) MAX (a->ad ? m * k : 0, b->ad ? k * n : 0);
+      mm->scratch = tilde_arena_alloc (cx->tape->arena, sizeof (double) * MAX (s, 1));
       ad_push (cx->tape, matmul_backward, mm);
     }
   *out = r;
