@@ -492,7 +492,8 @@ compile_expr (Compiler *c, const MirExpr *m)
           return ex_new (c, rt_ex_flag_tp, m, 0);
         if (strcmp (m->u.var.name, "emit_generated_quantities__") == 0)
           return ex_new (c, rt_ex_flag_gq, m, 0);
-        int slot = lookup (c, m->u.var.name, NULL);
+        gboolean global = FALSE;
+        int slot = lookup (c, m->u.var.name, &global);
         if (slot < 0)
           {
             c_error (c, m, "unknown variable %s", m->u.var.name);
@@ -500,6 +501,7 @@ compile_expr (Compiler *c, const MirExpr *m)
           }
         e = ex_new (c, rt_ex_var, m, 0);
         e->slot = slot;
+        e->op = !global;   /* a local: its storage may change after it is read */
         e->name = m->u.var.name;
         return e;
       }

@@ -82,6 +82,15 @@ rt_values (RtCtx *cx, const TildeValue *v)
             cx->fn_name ? cx->fn_name : "?", tilde_value_kind_name ((TildeValueKind) v->kind));
 }
 
+const double *
+rt_stable_values (RtCtx *cx, const TildeValue *v)
+{
+  const double *x = rt_values (cx, v);
+  if (v->ad || !v->view || tilde_value_kind_is_scalar ((TildeValueKind) v->kind))
+    return x;
+  return tilde_arena_memdup (cx->arena, x, sizeof (double) * (gsize) tilde_value_flat_size (v));
+}
+
 double
 rt_scalar (RtCtx *cx, const TildeValue *v)
 {

@@ -36,6 +36,7 @@ void
 rt_ex_var (Ev *ev, const Ex *e, TildeValue *out)
 {
   *out = ev->slots[e->slot];
+  out->view = (guint8) e->op;
 }
 
 void
@@ -620,11 +621,11 @@ rt_ex_index1 (Ev *ev, const Ex *e, TildeValue *out)
 static TildeValue
 own_copy (Ev *ev, const TildeValue *v)
 {
-  if (tilde_value_kind_is_scalar ((TildeValueKind) v->kind))
-    return *v;
-  if (v->ad && !v->idx)
-    return *v;
-  return tilde_value_copy (CX->arena, v);
+  TildeValue c = *v;
+  if (!tilde_value_kind_is_scalar ((TildeValueKind) v->kind) && !(v->ad && !v->idx))
+    c = tilde_value_copy (CX->arena, v);
+  c.view = 0;
+  return c;
 }
 
 static void

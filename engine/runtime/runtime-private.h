@@ -51,6 +51,9 @@ rt_alloc_d (RtCtx *cx, gsize n)
  * doubles: data in place, ad values read from the tape (gathered when not
  * contiguous), ints converted. */
 const double *rt_values (RtCtx *cx, const TildeValue *v);
+/* rt_values for a node that reads the values again in the reverse sweep:
+ * data a variable holds (which a later assignment may change) is copied. */
+const double *rt_stable_values (RtCtx *cx, const TildeValue *v);
 /* The value as a double: an int, a real or an ad scalar. */
 double        rt_scalar (RtCtx *cx, const TildeValue *v);
 /* A new ad value of `kind` with `n` fresh contiguous variables. */

@@ -43,6 +43,7 @@ struct TildeValue {
   guint8  kind;        /* TildeValueKind */
   guint8  elem;        /* ARRAY: the kind of its elements */
   guint8  ad;          /* reals are autodiff variables */
+  guint8  view;        /* the storage is a variable's, which may change later */
   gint32  rows, cols;  /* eigen: rows x cols; ARRAY and TUPLE: rows elements */
   gint32  start;       /* ad: the first variable id (a scalar's own id) */
   gint32 *idx;         /* ad containers: the ids; NULL when contiguous */
@@ -63,6 +64,7 @@ tilde_value_set_int (TildeValue *v, int i)
 {
   v->kind = TILDE_VALUE_INT;
   v->ad = 0;
+  v->view = 0;
   v->idx = NULL;
   v->rows = v->cols = 1;
   v->u.i = i;
@@ -73,6 +75,7 @@ tilde_value_set_real (TildeValue *v, double r)
 {
   v->kind = TILDE_VALUE_REAL;
   v->ad = 0;
+  v->view = 0;
   v->idx = NULL;
   v->rows = v->cols = 1;
   v->u.r = r;
@@ -83,6 +86,7 @@ tilde_value_set_var (TildeValue *v, gint32 id)
 {
   v->kind = TILDE_VALUE_REAL;
   v->ad = 1;
+  v->view = 0;
   v->idx = NULL;
   v->rows = v->cols = 1;
   v->start = id;
@@ -145,6 +149,7 @@ tilde_value_int (int i)
   v.kind = TILDE_VALUE_INT;
   v.elem = 0;
   v.ad = 0;
+  v.view = 0;
   v.rows = v.cols = 1;
   v.start = 0;
   v.idx = NULL;
@@ -159,6 +164,7 @@ tilde_value_real (double r)
   v.kind = TILDE_VALUE_REAL;
   v.elem = 0;
   v.ad = 0;
+  v.view = 0;
   v.rows = v.cols = 1;
   v.start = 0;
   v.idx = NULL;

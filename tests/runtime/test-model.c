@@ -228,6 +228,31 @@ test_no_allocation (void)
   g_assert_cmpuint (after.hblkhd, ==, before.hblkhd);
 }
 
+/* A node that reads a local variable's values in the reverse sweep sees
+ * them as they were, even when the variable changes afterwards. */
+static void
+test_variables_changed_after_use (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model (
+    "data { int N; vector[N] x; matrix[N, 2] X; }\n"
+    "parameters { real a; vector[2] b; }\n"
+    "model {\n"
+    "  vector[N] w = x;\n"
+    "  matrix[N, 2] Z = X;\n"
+    "  target += sum(a * w) + dot_product(w, Z * b);\n"
+    "  w[1] = 100;\n"
+    "  Z[2, 2] = -50;\n"
+    "  target += -0.5 * a^2 - 0.5 * dot_self(b);\n"
+    "}\n", "{\"N\": 3, \"x\": [1, 2, 3], \"X\": [[1, 0], [0, 1], [1, 1]]}");
+  double theta[3] = { 0.5, 0.25, -1 }, g[3];
+  tilde_model_log_density (m, theta, TRUE, TRUE, g, NULL);
+  /* d/da = sum (x) - a; d/db = X^T x - b */
+  g_assert_cmpfloat_with_epsilon (g[0], 6 - 0.5, 1e-14);
+  g_assert_cmpfloat_with_epsilon (g[1], 4 - 0.25, 1e-14);
+  g_assert_cmpfloat_with_epsilon (g[2], 5 + 1, 1e-14);
+  check_gradient_fd (m, theta, TRUE, TRUE);
+}
+
 /* ---- errors ---- */
 
 static void
@@ -441,6 +466,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/model/constrain-unconstrain", test_constrain_unconstrain);
   g_test_add_func ("/runtime/model/program-gradient", test_program_gradient);
   g_test_add_func ("/runtime/model/no-allocation", test_no_allocation);
+  g_test_add_func ("/runtime/model/variables-changed-after-use", test_variables_changed_after_use);
   g_test_add_func ("/runtime/model/errors-are-values", test_errors_are_values);
   g_test_add_func ("/runtime/model/unsupported-at-preparation", test_unsupported_at_preparation);
   g_test_add_func ("/runtime/model/functions", test_functions);

@@ -96,8 +96,11 @@ arith (RtCtx *cx, int op, const TildeValue *a, const TildeValue *b, TildeValue *
       rt_check_size (cx, "elementwise arguments", a->cols, b->cols);
     }
   gint32 n = tilde_value_flat_size (shape);
-  const double *x = rt_values (cx, a), *y = rt_values (cx, b);
   gboolean ad = a->ad || b->ad;
+  /* products keep the other operand's values as partials */
+  gboolean keep = ad && op == OP_MUL;
+  const double *x = keep ? rt_stable_values (cx, a) : rt_values (cx, a);
+  const double *y = keep ? rt_stable_values (cx, b) : rt_values (cx, b);
   TildeValueKind kind = (TildeValueKind) shape->kind;
   TildeValue r = ad ? rt_new_ad (cx, kind, shape->rows, shape->cols)
     : rt_new_data (cx, kind, shape->rows, shape->cols);

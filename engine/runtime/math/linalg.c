@@ -90,8 +90,9 @@ rt_matmul (RtCtx *cx, const TildeValue *a, const TildeValue *b, TildeValue *out)
   dims (a, &m, &k);
   dims (b, &k2, &n);
   rt_check_size (cx, "multiply", k, k2);
-  const double *av = rt_values (cx, a);
-  const double *bv = rt_values (cx, b);
+  gboolean ad = a->ad || b->ad;
+  const double *av = ad ? rt_stable_values (cx, a) : rt_values (cx, a);
+  const double *bv = ad ? rt_stable_values (cx, b) : rt_values (cx, b);
   TildeValueKind kind = n == 1 && b->kind == TILDE_VALUE_VECTOR ? TILDE_VALUE_VECTOR
     : m == 1 && a->kind == TILDE_VALUE_ROW_VECTOR ? TILDE_VALUE_ROW_VECTOR : TILDE_VALUE_MATRIX;
   gboolean scalar = a->kind == TILDE_VALUE_ROW_VECTOR && b->kind == TILDE_VALUE_VECTOR;
@@ -365,8 +366,8 @@ diag_multiply (RtCtx *cx, const TildeValue *v, const TildeValue *m, gboolean pre
   int r = m->rows, c = m->cols;
   rt_check_size (cx, pre ? "diag_pre_multiply" : "diag_post_multiply",
                  tilde_value_flat_size (v), pre ? r : c);
-  const double *vv = rt_values (cx, v), *mv = rt_values (cx, m);
   gboolean ad = v->ad || m->ad;
+  const double *vv = rt_values (cx, v), *mv = ad ? rt_stable_values (cx, m) : rt_values (cx, m);
   TildeValue res = ad ? rt_new_ad (cx, TILDE_VALUE_MATRIX, r, c)
     : rt_new_data (cx, TILDE_VALUE_MATRIX, r, c);
   double *o = ad ? cx->tape->val + res.start : res.u.d;
@@ -575,7 +576,7 @@ k_dot_product (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
 {
   gint32 n = tilde_value_flat_size (&a[0]);
   rt_check_size (cx, "dot_product", n, tilde_value_flat_size (&a[1]));
-  const double *x = rt_values (cx, &a[0]), *y = rt_values (cx, &a[1]);
+  const double *x = rt_stable_values (cx, &a[0]), *y = rt_stable_values (cx, &a[1]);
   double s = n > 0 ? cblas_ddot (n, x, 1, y, 1) : 0;
   AdOperand ops[2];
   guint n_ops = 0;
