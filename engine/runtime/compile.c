@@ -160,6 +160,7 @@ rt_compile_sized (Compiler *c, const MirSizedType *t, char **error)
   return s;
 }
 
+
 static gboolean
 is_lupdf (const MirFun *f)
 {
@@ -183,7 +184,9 @@ data_only (Compiler *c, const MirExpr *m)
     case MIR_EXPR_LIT:
       return TRUE;
     case MIR_EXPR_CALL:
-      if (m->u.call.fun.kind != MIR_FUN_STANLIB || m->u.call.fun.suffix == MIR_SUFFIX_RNG)
+      /* a _lupdf's value depends on the evaluation's propto */
+      if (m->u.call.fun.kind != MIR_FUN_STANLIB || m->u.call.fun.suffix == MIR_SUFFIX_RNG
+          || is_lupdf (&m->u.call.fun))
         return FALSE;
       for (guint i = 0; i < m->u.call.args->len; i++)
         if (!data_only (c, g_ptr_array_index (m->u.call.args, i)))

@@ -253,6 +253,27 @@ test_variables_changed_after_use (void)
   check_gradient_fd (m, theta, TRUE, TRUE);
 }
 
+/* Data-only terms are computed once, but a ~ statement of data alone still
+ * follows the evaluation's propto. */
+static void
+test_data_only_terms (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model (
+    "data { real y; }\n"
+    "parameters { real mu; }\n"
+    "model {\n"
+    "  y ~ normal(0, 2);\n"
+    "  target += normal_lpdf(y | 0, 2) + student_t_lccdf(0 | 3, 0, 10);\n"
+    "  mu ~ normal(0, 1);\n"
+    "}\n", "{\"y\": 1.5}");
+  double theta[1] = { 0.5 };
+  double t = -log (2) - log (sqrt (2 * M_PI)) - 0.5 * 0.5625;
+  double lp = tilde_model_log_density (m, theta, TRUE, TRUE, NULL, NULL);
+  g_assert_cmpfloat_with_epsilon (lp, t + log (0.5) - 0.125, 1e-14);
+  lp = tilde_model_log_density (m, theta, FALSE, TRUE, NULL, NULL);
+  g_assert_cmpfloat_with_epsilon (lp, 2 * t + log (0.5) - 0.125 - log (sqrt (2 * M_PI)), 1e-14);
+}
+
 /* ---- errors ---- */
 
 static void
@@ -466,6 +487,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/model/constrain-unconstrain", test_constrain_unconstrain);
   g_test_add_func ("/runtime/model/program-gradient", test_program_gradient);
   g_test_add_func ("/runtime/model/no-allocation", test_no_allocation);
+  g_test_add_func ("/runtime/model/data-only-terms", test_data_only_terms);
   g_test_add_func ("/runtime/model/variables-changed-after-use", test_variables_changed_after_use);
   g_test_add_func ("/runtime/model/errors-are-values", test_errors_are_values);
   g_test_add_func ("/runtime/model/unsupported-at-preparation", test_unsupported_at_preparation);
