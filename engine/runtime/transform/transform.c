@@ -728,10 +728,37 @@ to_data (RtCtx *cx, const TildeValue *v)
   return r;
 }
 
+/* real<lower=a> with a scalar bound, the most common parameter: no maps,
+ * and the log-Jacobian is u itself. */
+static gboolean
+constrain_scalar_bound (RtCtx *cx, MirTransformKind kind, const TildeValue *a,
+                        const TildeShape *shape, const TildeValue *u, TildeValue *out,
+                        TildeValue *lj)
+{
+  if ((kind != MIR_TRANS_LOWER && kind != MIR_TRANS_UPPER) || shape->kind != TILDE_VALUE_REAL
+      || !tilde_value_kind_is_scalar ((TildeValueKind) a->kind) || !u->ad)
+    return FALSE;
+  double bound = rt_scalar (cx, a);
+  if (isinf (bound))
+    return FALSE;
+  gint32 uid = tilde_value_var (u, 0);
+  double e = exp (cx->tape->val[uid]);
+  double sign = kind == MIR_TRANS_LOWER ? 1 : -1;
+  gint32 id = a->ad ? ad_binary (cx->tape, bound + sign * e, uid, sign * e, a->start, 1)
+    : ad_unary (cx->tape, bound + sign * e, uid, sign * e);
+  if (id < 0)
+    rt_raise (cx, TILDE_MODEL_ERROR_FATAL, "the autodiff tape is full");
+  tilde_value_set_var (out, id);
+  tilde_value_set_var (lj, uid);
+  return TRUE;
+}
+
 void
 rt_constrain (RtCtx *cx, MirTransformKind kind, const TildeValue *a, const TildeValue *b,
               const TildeShape *shape, const TildeValue *u, TildeValue *out, TildeValue *lj)
 {
+  if (a && constrain_scalar_bound (cx, kind, a, shape, u, out, lj))
+    return;
   if (is_elementwise (kind))
     {
       TildeValue x = view (cx, u, 0, shape);
