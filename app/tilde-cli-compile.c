@@ -18,6 +18,7 @@
 #include "mir/mir-mem-pattern.h"
 #include "mir/mir-print.h"
 #include "mir/mir-transform.h"
+#include "mir/passes/pipeline.h"
 #include "syntax/printer.h"
 
 typedef struct {
@@ -38,6 +39,9 @@ typedef struct {
   gboolean debug_mir;
   gboolean debug_transformed_mir;
   gboolean debug_mem_patterns;
+  gboolean debug_optimized_mir;
+  gboolean debug_passes;
+  gboolean o0, o1, oexperimental;
   char    *filename_in_msg;
   char   **files;
 } CompileOptions;
@@ -91,6 +95,18 @@ compile_option_context (CompileOptions *o)
       N_("Print the MIR with data reading, constraints and outputs made explicit"), NULL },
     { "debug-mem-patterns", 0, 0, G_OPTION_ARG_NONE, &o->debug_mem_patterns,
       N_("Print whether each matrix or vector is struct-of-arrays or array-of-structs, and why"), NULL },
+    { "debug-optimized-mir-pretty", 0, 0, G_OPTION_ARG_NONE, &o->debug_optimized_mir,
+      N_("Print the MIR after the optimisation passes of the chosen level"), NULL },
+    { "debug-passes", 0, 0, G_OPTION_ARG_NONE, &o->debug_passes,
+      N_("Print the MIR after every optimisation pass that changed it"), NULL },
+    { "O0", 0, 0, G_OPTION_ARG_NONE, &o->o0,
+      N_("No optimisation (the default)"), NULL },
+    { "O1", 0, 0, G_OPTION_ARG_NONE, &o->o1,
+      N_("Optimisations that are always safe and cheap"), NULL },
+    { "Oexperimental", 0, 0, G_OPTION_ARG_NONE, &o->oexperimental,
+      N_("All optimisations, including the experimental ones"), NULL },
+    { "O", 0, 0, G_OPTION_ARG_NONE, &o->oexperimental,
+      N_("The same as --Oexperimental"), NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &o->version,
       N_("Print the version"), NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o->files, NULL, N_("MODEL.stan") },
@@ -152,6 +168,7 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
   g_auto(GStrv) include_paths = NULL;
   TildeFrontendOptions options = { 0 };
   TildeFormatOptions format;
+  MirOptLevel level;
   GPtrArray *diagnostics;
   int status = TILDE_EXIT_OK;
 
@@ -167,6 +184,13 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
       compile_options_clear (&o);
       return TILDE_EXIT_OK;
     }
+  if (o.o0 + o.o1 + o.oexperimental > 1)
+    {
+      g_printerr (_("tilde compile: choose one of --O0, --O1 and --Oexperimental\n"));
+      compile_options_clear (&o);
+      return TILDE_EXIT_USAGE;
+    }
+  level = o.oexperimental ? MIR_OPT_EXPERIMENTAL : o.o1 ? MIR_OPT_O1 : MIR_OPT_O0;
   tilde_format_options_init (&format);
   if (o.max_line_length > 0)
     format.max_line_length = o.max_line_length;
@@ -251,7 +275,8 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
       return TILDE_EXIT_MODEL_ERROR;
     }
 
-  if (o.debug_mir || o.debug_transformed_mir || o.debug_mem_patterns)
+  if (o.debug_mir || o.debug_transformed_mir || o.debug_mem_patterns
+      || o.debug_optimized_mir || o.debug_passes)
     {
       g_autofree char *model_name = model_name_for (&o);
       MirProgram *mir = mir_lower_program_full (tilde_check_result_get_program (result), model_name);
@@ -269,12 +294,30 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
           g_autofree char *text = mir_print_program (mir, MIR_PRINT_DEFAULT, NULL);
           g_string_append (out, text);
         }
-      if (o.debug_transformed_mir || o.debug_mem_patterns)
+      if (o.debug_transformed_mir || o.debug_mem_patterns || o.debug_optimized_mir || o.debug_passes)
         transformed = mir_transform_program (mir);
       if (o.debug_transformed_mir)
         {
           g_autofree char *text = mir_print_program (transformed, MIR_PRINT_DEFAULT, NULL);
           g_string_append (out, text);
+        }
+      if (o.debug_optimized_mir || o.debug_passes)
+        {
+          g_autoptr(GPtrArray) snapshots = NULL;
+          MirProgram *optimized = mir_pipeline_run (transformed, level,
+                                                    o.debug_passes ? &snapshots : NULL);
+
+          if (o.debug_passes)
+            {
+              g_autofree char *text = mir_pipeline_debug_text (snapshots);
+              g_string_append (out, text);
+            }
+          if (o.debug_optimized_mir)
+            {
+              g_autofree char *text = mir_print_program (optimized, MIR_PRINT_DEFAULT, NULL);
+              g_string_append (out, text);
+            }
+          mir_program_free (optimized);
         }
       if (o.debug_mem_patterns)
         {

@@ -320,6 +320,35 @@ test_debug_mir (void)
   g_assert_nonnull (strstr (patterns.out, "vector[J] theta_tilde: SoA"));
 }
 
+static void
+test_optimization_levels (void)
+{
+  g_autofree char *path = write_model ("opt.stan",
+                                       "parameters {\n  real mu;\n}\nmodel {\n"
+                                       "  target += log(1 - inv_logit(mu));\n}\n");
+  g_auto(Run) o0 = { 0 };
+  g_auto(Run) o1 = { 0 };
+  g_auto(Run) passes = { 0 };
+  g_auto(Run) both = { 0 };
+
+  run_tilde (&o0, "compile", "--debug-optimized-mir-pretty", path, NULL);
+  g_assert_cmpint (o0.status, ==, 0);
+  g_assert_nonnull (strstr (o0.out, "log((1 - inv_logit(mu)))"));
+
+  /* The documented rewrite of log(1 - inv_logit(x)). */
+  run_tilde (&o1, "compile", "--O1", "--debug-optimized-mir-pretty", path, NULL);
+  g_assert_cmpint (o1.status, ==, 0);
+  g_assert_nonnull (strstr (o1.out, "target += log1m_inv_logit(mu);"));
+
+  run_tilde (&passes, "compile", "--O1", "--debug-passes", path, NULL);
+  g_assert_cmpint (passes.status, ==, 0);
+  g_assert_nonnull (strstr (passes.out, "--- after partial_evaluation:"));
+  g_assert_null (strstr (passes.out, "--- after static_loop_unrolling:"));
+
+  run_tilde (&both, "compile", "--O1", "--Oexperimental", path, NULL);
+  g_assert_cmpint (both.status, ==, 124);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -336,5 +365,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/compile/canonicalize", test_canonicalize);
   g_test_add_func ("/cli/compile/pedantic-and-uninitialized", test_pedantic_and_uninitialized);
   g_test_add_func ("/cli/compile/debug-mir", test_debug_mir);
+  g_test_add_func ("/cli/compile/optimization-levels", test_optimization_levels);
   return g_test_run ();
 }

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde-engine"
+
+#include "mir/passes/passes.h"
+#include "mir/passes/passes-private.h"
+
+#include "mir/dataflow/liveness.h"
+#include "mir/dataflow/program-info.h"
+
+
+/* Removing a dead assignment can make others dead; the pass repeats until
+ * nothing changes (at most this many times). */
+#define MAX_ROUNDS 16
+
+typedef struct {
+  PassEffects  fx;
+  MirSetFacts *live;         /* of the graph being rewritten */
+  gboolean    *reachable;
+  MirFlowGraph *graph;
+  GHashTable  *used;         /* variables some statement reads or writes */
+  gboolean     changed;
+} Dead;
+
+static gboolean
+is_empty (const MirStmt *s)
+{
+  GPtrArray *list;
+
+  if (!s || s->kind == MIR_STMT_SKIP)
+    return TRUE;
+  list = pass_stmt_list ((MirStmt *) s);
+  return list && list->len == 0 && s->kind != MIR_STMT_PROFILE;
+}
+
+static gboolean
+is_only_break (const MirStmt *s)
+{
+  GPtrArray *list = pass_stmt_list ((MirStmt *) s);
+
+  if (s->kind == MIR_STMT_BREAK)
+    return TRUE;
+  return list && list->len == 1 && s->kind != MIR_STMT_PROFILE
+         && is_only_break (g_ptr_array_index (list, 0));
+}
+
+static gboolean
+is_live_after (Dead *d, const MirStmt *s, const char *var)
+{
+  guint node = mir_flow_graph_node_of (d->graph, s);
+
+  if (node == MIR_FLOW_NONE || !d->reachable[node])
+    return TRUE;
+  return mir_set_facts_has (d->live, mir_set_facts_after_node (d->live, node), var);
+}
+
+static gboolean
+indices_have_effects (Dead *d, const MirLvalue *l)
+{
+  for (; l; l = l->proj_of)
+    for (guint i = 0; l->indices && i < l->indices->len; i++)
+      {
+        const MirIndex *idx = g_ptr_array_index (l->indices, i);
+        if ((idx->e && pass_expr_has_effects (idx->e, &d->fx))
+            || (idx->upper && pass_expr_has_effects (idx->upper, &d->fx)))
+          return TRUE;
+      }
+  return FALSE;
+}
+
+/* A branch that is a block declaring nothing needs no scope: its
+ * statements take the place of the conditional. */
+static MirStmt *
+take_branch (MirStmt *branch, const TildeSpan *span)
+{
+  if (!branch)
+    return mir_stmt_new (MIR_STMT_SKIP, span);
+  if (branch->kind == MIR_STMT_BLOCK && !pass_list_declares (branch->u.block.stmts))
+    branch->kind = MIR_STMT_SLIST;
+  return branch;
+}
+
+static void
+replace (Dead *d, MirStmt **slot, MirStmt *by)
+{
+  mir_stmt_free (*slot);
+  *slot = by;
+  d->changed = TRUE;
+}
+
+static void
+drop_empty (Dead *d, GPtrArray *list)
+{
+  for (guint i = list->len; i-- > 0;)
+    if (is_empty (g_ptr_array_index (list, i)))
+      {
+        g_ptr_array_remove_index (list, i);
+        d->changed = TRUE;
+      }
+}
+
+static void
+eliminate (MirStmt **slot, gpointer data)
+{
+  Dead *d = data;
+  MirStmt *s = *slot;
+  const TildeSpan *span = &s->span;
+  double c;
+  GPtrArray *list;
+
+  switch (s->kind)
+    {
+    case MIR_STMT_ASSIGN:
+      if (!is_live_after (d, s, mir_lvalue_variable (s->u.assign.lhs))
+          && !pass_expr_has_effects (s->u.assign.rhs, &d->fx)
+          && !indices_have_effects (d, s->u.assign.lhs))
+        replace (d, slot, mir_stmt_new (MIR_STMT_SKIP, span));
+      break;
+    case MIR_STMT_DECL:
+      if (s->u.decl.init_kind == MIR_DECL_ASSIGN && s->u.decl.init
+          && !is_live_after (d, s, s->u.decl.name)
+          && !pass_expr_has_effects (s->u.decl.init, &d->fx))
+        {
+          g_clear_pointer (&s->u.decl.init, mir_expr_free);
+          s->u.decl.init_kind = MIR_DECL_DEFAULT;
+          d->changed = TRUE;
+        }
+      break;
+    case MIR_STMT_IF:
+      if (pass_lit_value (s->u.if_stmt.cond, &c))
+        {
+          MirStmt **taken = c != 0 ? &s->u.if_stmt.then_stmt : &s->u.if_stmt.else_stmt;
+          MirStmt *branch = take_branch (*taken, span);
+          *taken = NULL;
+          replace (d, slot, branch);
+        }
+      else if (is_empty (s->u.if_stmt.then_stmt) && is_empty (s->u.if_stmt.else_stmt)
+               && !pass_expr_has_effects (s->u.if_stmt.cond, &d->fx))
+        replace (d, slot, mir_stmt_new (MIR_STMT_SKIP, span));
+      break;
+    case MIR_STMT_WHILE:
+      if ((pass_lit_value (s->u.while_stmt.cond, &c) && c == 0)
+          || (is_only_break (s->u.while_stmt.body)
+              && !pass_expr_has_effects (s->u.while_stmt.cond, &d->fx)))
+        replace (d, slot, mir_stmt_new (MIR_STMT_SKIP, span));
+      break;
+    case MIR_STMT_FOR:
+      if (is_empty (s->u.for_stmt.body)
+          && !pass_expr_has_effects (s->u.for_stmt.lower, &d->fx)
+          && !pass_expr_has_effects (s->u.for_stmt.upper, &d->fx))
+        replace (d, slot, mir_stmt_new (MIR_STMT_SKIP, span));
+      break;
+    case MIR_STMT_BLOCK:
+    case MIR_STMT_SLIST:
+    case MIR_STMT_PROFILE:
+      list = pass_stmt_list (s);
+      drop_empty (d, list);
+      if (list->len == 0 && s->kind != MIR_STMT_SLIST)
+        replace (d, slot, mir_stmt_new (MIR_STMT_SKIP, span));
+      break;
+    default:
+      break;
+    }
+}
+
+/* ---- temporaries no statement uses ---- */
+
+static void
+count_expr_uses (MirExpr *e, gpointer data)
+{
+  if (e->kind == MIR_EXPR_VAR)
+    g_hash_table_add (data, (gpointer) e->u.var.name);
+  mir_expr_foreach_child (e, count_expr_uses, data);
+}
+
+static void
+count_uses (MirStmt *s, gpointer data)
+{
+  if (s->kind == MIR_STMT_ASSIGN)
+    g_hash_table_add (data, (gpointer) mir_lvalue_variable (s->u.assign.lhs));
+  else if (s->kind == MIR_STMT_FOR)
+    g_hash_table_add (data, (gpointer) s->u.for_stmt.var);
+  mir_stmt_foreach_expr (s, count_expr_uses, data);
+}
+
+/* Sizes that cost nothing and cannot fail to evaluate. */
+static gboolean
+sizes_are_trivial (const MirSizedType *t)
+{
+  if (!t)
+    return TRUE;
+  if ((t->dim1 && !pass_expr_is_trivial (t->dim1)) || (t->dim2 && !pass_expr_is_trivial (t->dim2)))
+    return FALSE;
+  for (guint i = 0; t->members && i < t->members->len; i++)
+    if (!sizes_are_trivial (g_ptr_array_index (t->members, i)))
+      return FALSE;
+  return sizes_are_trivial (t->elem);
+}
+
+static void
+drop_unused_temporary (MirStmt **slot, gpointer data)
+{
+  Dead *d = data;
+  MirStmt *s = *slot;
+
+  if (s->kind == MIR_STMT_DECL && pass_is_temporary (s->u.decl.name) && !s->u.decl.init
+      && sizes_are_trivial (s->u.decl.sized)
+      && !g_hash_table_contains (d->used, s->u.decl.name))
+    replace (d, slot, mir_stmt_new (MIR_STMT_SKIP, &s->span));
+}
+
+static void
+drop_unused_temporaries (Dead *d, GPtrArray *roots, MirStmt **body)
+{
+  d->used = g_hash_table_new (NULL, NULL);
+  if (body)
+    mir_stmt_walk (*body, count_uses, d->used);
+  for (guint i = 0; roots && i < roots->len; i++)
+    mir_stmt_walk (g_ptr_array_index (roots, i), count_uses, d->used);
+  if (body)
+    pass_map_stmt_post (body, drop_unused_temporary, d);
+  for (guint i = 0; roots && i < roots->len; i++)
+    pass_map_stmt_post ((MirStmt **) &roots->pdata[i], drop_unused_temporary, d);
+  g_clear_pointer (&d->used, g_hash_table_unref);
+}
+
+static void
+eliminate_graph (Dead *d, MirFlowGraph *graph, MirSetFacts *live, GPtrArray *roots,
+                 MirStmt **body)
+{
+  d->graph = graph;
+  d->live = live;
+  d->reachable = pass_reachable (graph);
+  if (body)
+    pass_map_stmt_post (body, eliminate, d);
+  for (guint i = 0; roots && i < roots->len; i++)
+    pass_map_stmt_post ((MirStmt **) &roots->pdata[i], eliminate, d);
+  drop_unused_temporaries (d, roots, body);
+  if (roots)
+    drop_empty (d, roots);
+  g_clear_pointer (&d->reachable, g_free);
+}
+
+static void
+eliminate_part (Dead *d, MirProgram *p, MirPart part)
+{
+  const GPtrArray *lists[] = { p->parts[part] };
+  g_autoptr (MirFlowGraph) graph = mir_flow_graph_new_for_lists (lists, 1,
+                                                                 MIR_FLOW_GRAPH_DEFAULT);
+  const char *const target[] = { "target", NULL };
+  g_autofree const char **data = NULL, **tdata = NULL, **live_out = NULL;
+  g_autoptr (MirSetFacts) live = NULL;
+
+  /* what prepare_data leaves is read by the other parts */
+  if (part == MIR_PART_PREPARE_DATA)
+    {
+      data = mir_program_data_names (p);
+      tdata = mir_program_transformed_data_names (p);
+    }
+  /* the passes' own variables are never read by another part */
+  if (tdata)
+    {
+      guint k = 0;
+      for (guint i = 0; tdata[i]; i++)
+        if (!pass_is_temporary (tdata[i]))
+          tdata[k++] = tdata[i];
+      tdata[k] = NULL;
+    }
+  live_out = mir_names_concat (target, data, tdata);
+  live = mir_liveness (graph, live_out, FALSE);
+  eliminate_graph (d, graph, live, p->parts[part], NULL);
+}
+
+static gboolean
+eliminate_once (Dead *d, MirProgram *p)
+{
+  d->changed = FALSE;
+  for (guint i = 0; i < p->functions->len; i++)
+    {
+      MirFunDef *f = g_ptr_array_index (p->functions, i);
+      if (!f->body)
+        continue;
+      g_autoptr (MirFlowGraph) graph = mir_flow_graph_new (f->body, MIR_FLOW_GRAPH_DEFAULT);
+      g_autoptr (MirSetFacts) live = mir_liveness (graph, NULL, FALSE);
+      GPtrArray *list = pass_stmt_list (f->body);
+      /* the body itself stays, even empty */
+      if (list)
+        eliminate_graph (d, graph, live, list, NULL);
+      else
+        eliminate_graph (d, graph, live, NULL, &f->body);
+    }
+  for (int part = 0; part < MIR_N_PARTS; part++)
+    eliminate_part (d, p, part);
+  return d->changed;
+}
+
+gboolean
+mir_pass_dead_code_elimination (MirProgram *program)
+{
+  Dead d = { { NULL }, NULL, NULL, NULL, NULL, FALSE };
+  gboolean changed = FALSE;
+
+  pass_effects_init (&d.fx, program);
+  for (guint round = 0; round < MAX_ROUNDS && eliminate_once (&d, program); round++)
+    changed = TRUE;
+  pass_effects_clear (&d.fx);
+  return changed;
+}

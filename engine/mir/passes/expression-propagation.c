@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde-engine"
+
+#include "mir/passes/passes.h"
+#include "mir/passes/passes-private.h"
+
+#include "mir/dataflow/effects.h"
+#include "mir/dataflow/set-facts.h"
+#include "mir/mir-print.h"
+
+/* Expression propagation (forward, must): the definitions x = e that hold
+ * on every path to a point, over the whole assignments and initialised
+ * declarations whose e can be evaluated again (pass_expr_is_movable) and
+ * does not read x. A write to x or to a variable e reads, a declaration of
+ * either, the end of either's scope, or a statement with an effect ends a
+ * definition (so that e, which may fail, is not evaluated on the other
+ * side of a print instead of this one). */
+
+typedef struct {
+  PassEffects fx;
+  gboolean    changed;
+  /* per graph */
+  MirEffects *effects;
+  GPtrArray  *defs_var;     /* per definition: its variable (interned) */
+  GPtrArray  *defs_expr;    /* per definition: const MirExpr* (a copy) */
+  MirSetFacts *facts;
+  guint       node;
+  gboolean    data_part;    /* a part without autodiff values */
+} Propagate;
+
+/* The definition a node makes: x and e, or FALSE. */
+static gboolean
+definition_of (const Propagate *p, const MirStmt *s, const char **x, const MirExpr **e)
+{
+  const MirLvalue *lhs;
+
+  if (!s)
+    return FALSE;
+  if (s->kind == MIR_STMT_ASSIGN)
+    {
+      lhs = s->u.assign.lhs;
+      if (lhs->proj_of || (lhs->indices && lhs->indices->len > 0))
+        return FALSE;
+      *x = lhs->var;
+      *e = s->u.assign.rhs;
+    }
+  else if (s->kind == MIR_STMT_DECL && s->u.decl.init_kind == MIR_DECL_ASSIGN && s->u.decl.init)
+    {
+      *x = s->u.decl.name;
+      *e = s->u.decl.init;
+    }
+  else
+    return FALSE;
+  return pass_expr_is_movable (*e, &p->fx) && !pass_expr_reads (*e, *x);
+}
+
+static void
+solve (Propagate *p, MirFlowGraph *graph)
+{
+  guint n = graph->n_nodes, n_vars;
+  g_autofree guint *made = g_new (guint, n);
+  MirBitset **gen = g_new (MirBitset *, n), **kill = g_new (MirBitset *, n);
+  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) reads = g_ptr_array_new_with_free_func ((GDestroyNotify) mir_bitset_free);
+  MirSetProblem problem = { 0 };
+
+  p->effects = mir_effects_new (graph, NULL);
+  n_vars = mir_var_index_size (p->effects->vars);
+  p->defs_var = g_ptr_array_new ();
+  p->defs_expr = g_ptr_array_new_with_free_func ((GDestroyNotify) mir_expr_free);
+  for (guint v = 0; v < n; v++)
+    {
+      const char *x;
+      const MirExpr *e;
+      MirBitset *r;
+
+      made[v] = MIR_FLOW_NONE;
+      if (!definition_of (p, graph->nodes[v].stmt, &x, &e))
+        continue;
+      made[v] = p->defs_var->len;
+      g_ptr_array_add (p->defs_var, (gpointer) x);
+      g_ptr_array_add (p->defs_expr, mir_expr_copy (e));
+      g_autofree char *text = mir_print_expr (e);
+      g_ptr_array_add (labels, g_strdup_printf ("%s = %s", x, text));
+      r = mir_bitset_new (n_vars);
+      mir_expr_add_reads (e, p->effects->vars, r);
+      mir_bitset_add (r, mir_var_index_lookup (p->effects->vars, x));
+      g_ptr_array_add (reads, r);
+    }
+  for (guint v = 0; v < n; v++)
+    {
+      g_autoptr (MirBitset) changed = mir_bitset_copy (p->effects->writes[v]);
+
+      mir_bitset_union (changed, p->effects->kills[v]);
+      mir_bitset_union (changed, p->effects->declares[v]);
+      mir_bitset_union (changed, p->effects->scope_ends[v]);
+      gen[v] = mir_bitset_new (p->defs_var->len);
+      kill[v] = mir_bitset_new (p->defs_var->len);
+      /* nothing moves across an effect: a definition that could fail is
+       * not read after one */
+      gboolean barrier = graph->nodes[v].stmt && pass_stmt_has_effects (graph->nodes[v].stmt,
+                                                                        &p->fx);
+      for (guint d = 0; d < p->defs_var->len; d++)
+        if (barrier || mir_bitset_intersects (changed, g_ptr_array_index (reads, d)))
+          mir_bitset_add (kill[v], d);
+      if (made[v] != MIR_FLOW_NONE)
+        mir_bitset_add (gen[v], made[v]);
+    }
+  g_ptr_array_add (labels, NULL);
+  problem.direction = MIR_DATAFLOW_FORWARD;
+  problem.must = TRUE;
+  problem.n_bits = p->defs_var->len;
+  problem.labels = (const char *const *) labels->pdata;
+  problem.gen = gen;
+  problem.kill = kill;
+  p->facts = mir_set_facts_solve (graph, &problem);
+  for (guint v = 0; v < n; v++)
+    {
+      mir_bitset_free (gen[v]);
+      mir_bitset_free (kill[v]);
+    }
+  g_free (gen);
+  g_free (kill);
+}
+
+static MirExpr *
+definition_for (const MirExpr *e, gboolean conditional, gpointer data)
+{
+  Propagate *p = data;
+  const MirBitset *in;
+  MirExpr *copy;
+
+  if (!mir_expr_is_variable (e))
+    return NULL;
+  in = mir_set_facts_before_node (p->facts, p->node);
+  for (guint d = 0; d < p->defs_var->len; d++)
+    if (p->defs_var->pdata[d] == e->u.var.name && mir_bitset_contains (in, d))
+      {
+        copy = mir_expr_copy (g_ptr_array_index (p->defs_expr, d));
+        copy->span = e->span;
+        if (p->data_part)
+          pass_make_expr_data (copy);
+        p->changed = TRUE;
+        return pass_promote (copy, e->type);
+      }
+  return NULL;
+}
+
+static void
+propagate (MirFlowGraph *graph, GPtrArray *stmts, TildeAdLevel part_ad, gpointer data)
+{
+  Propagate *p = data;
+  g_autofree gboolean *reachable = pass_reachable (graph);
+
+  p->data_part = part_ad == TILDE_AD_DATA;
+  solve (p, graph);
+  for (guint i = 0; i < stmts->len; i++)
+    {
+      MirStmt *s = g_ptr_array_index (stmts, i);
+      p->node = mir_flow_graph_node_of (graph, s);
+      if (p->node != MIR_FLOW_NONE && reachable[p->node])
+        {
+          gboolean before = p->changed;
+          p->changed = FALSE;
+          pass_rewrite_stmt_exprs (s, definition_for, p);
+          if (p->changed)
+            pass_raise_ad (s);
+          p->changed |= before;
+        }
+    }
+  mir_set_facts_free (p->facts);
+  mir_effects_free (p->effects);
+  g_ptr_array_unref (p->defs_var);
+  g_ptr_array_unref (p->defs_expr);
+}
+
+gboolean
+mir_pass_expression_propagation (MirProgram *program)
+{
+  Propagate p = { { NULL }, FALSE, NULL, NULL, NULL, NULL, 0, FALSE };
+
+  pass_effects_init (&p.fx, program);
+  pass_foreach_graph (program, FALSE, propagate, &p);
+  pass_effects_clear (&p.fx);
+  return p.changed;
+}
