@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Gradient evaluations per second of a model: runtime-bench MODEL.stan DATA.json [SECONDS] */
+/* Gradient evaluations per second of a model:
+ * runtime-bench MODEL.stan DATA.json [SECONDS [O0|O1|Oexperimental]] */
 #define G_LOG_DOMAIN "tilde-test"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "runtime-test-util.h"
+#include "mir/mir-transform.h"
+#include "mir/passes/pipeline.h"
 
 int
 main (int argc, char **argv)
@@ -17,7 +20,15 @@ main (int argc, char **argv)
     }
   double seconds = argc > 3 ? atof (argv[3]) : 2.0;
   gint64 t0 = g_get_monotonic_time ();
-  g_autoptr (MirProgram) prog = rt_test_mir_from_file (argv[1]);
+  MirOptLevel level = MIR_OPT_O0;
+  if (argc > 4 && !mir_opt_level_parse (argv[4], &level))
+    {
+      fprintf (stderr, "unknown level %s\n", argv[4]);
+      return 2;
+    }
+  g_autoptr (MirProgram) lowered = rt_test_mir_from_file (argv[1]);
+  g_autoptr (MirProgram) transformed = mir_transform_program (lowered);
+  g_autoptr (MirProgram) prog = mir_pipeline_run (transformed, level, NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (TildeJsonData) data = tilde_json_data_new_from_file (argv[2], &error);
   g_assert_no_error (error);

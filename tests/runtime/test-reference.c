@@ -9,6 +9,13 @@
 #include <math.h>
 
 #include "runtime-test-util.h"
+#include "mir/mir-transform.h"
+#include "mir/passes/pipeline.h"
+
+typedef struct {
+  const char *name;
+  MirOptLevel level;
+} Case;
 
 static const char *
 reference_dir (void)
@@ -20,7 +27,8 @@ reference_dir (void)
 static void
 check_model (gconstpointer data)
 {
-  const char *name = data;
+  const Case *cs_ = data;
+  const char *name = cs_->name;
   g_autofree char *dir = g_build_filename (reference_dir (), name, NULL);
   g_autofree char *model_path = g_build_filename (dir, "model.stan", NULL);
   g_autofree char *data_path = g_build_filename (dir, "data.json", NULL);
@@ -30,7 +38,9 @@ check_model (gconstpointer data)
       g_test_skip ("no reference directory");
       return;
     }
-  g_autoptr (MirProgram) prog = rt_test_mir_from_file (model_path);
+  g_autoptr (MirProgram) lowered = rt_test_mir_from_file (model_path);
+  g_autoptr (MirProgram) transformed = mir_transform_program (lowered);
+  g_autoptr (MirProgram) prog = mir_pipeline_run (transformed, cs_->level, NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (TildeJsonData) d = tilde_json_data_new_from_file (data_path, &error);
   g_assert_no_error (error);
@@ -92,10 +102,18 @@ main (int argc, char **argv)
     "gp_pois_regr", "kidscore_interaction", "logmesquite_logvas", "low_dim_gauss_mix",
     "mvn_lkj", "negbin_glm", "wells_dist",
   };
-  for (guint i = 0; i < G_N_ELEMENTS (models); i++)
-    {
-      g_autofree char *path = g_strdup_printf ("/runtime/reference/%s", models[i]);
-      g_test_add_data_func (path, models[i], check_model);
-    }
+  static Case cases[3 * G_N_ELEMENTS (models)];
+  static const MirOptLevel levels[] = { MIR_OPT_O0, MIR_OPT_O1, MIR_OPT_EXPERIMENTAL };
+  for (guint l = 0; l < G_N_ELEMENTS (levels); l++)
+    for (guint i = 0; i < G_N_ELEMENTS (models); i++)
+      {
+        Case *c = &cases[l * G_N_ELEMENTS (models) + i];
+        c->name = models[i];
+        c->level = levels[l];
+        /* the optimised programs too: what the passes make must run alike */
+        g_autofree char *path = g_strdup_printf ("/runtime/reference/%s/%s",
+                                                 mir_opt_level_name (levels[l]), models[i]);
+        g_test_add_data_func (path, c, check_model);
+      }
   return g_test_run ();
 }
