@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde-engine"
+
+#include "runtime/ad/tape.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+/* Virtual reservation per array: pages are only committed when touched. */
+#define MAX_VARS ((gint32) 1 << 27)
+
+static double *
+reserve (gsize n)
+{
+  void *p = mmap (NULL, n * sizeof (double), PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+AdTape *
+ad_tape_new (void)
+{
+  AdTape *t = g_new0 (AdTape, 1);
+  gint32 cap = MAX_VARS;
+  while (cap > 1024 && !(t->val = reserve ((gsize) cap)))
+    cap /= 4;
+  t->adj = reserve ((gsize) cap);
+  if (!t->val || !t->adj)
+    g_error ("cannot reserve memory for an autodiff tape");
+  t->cap_vars = cap;
+  t->cap_nodes = 1024;
+  t->nodes = g_new (AdNode, t->cap_nodes);
+  t->arena = tilde_arena_new (256 * 1024);
+  return t;
+}
+
+void
+ad_tape_free (AdTape *t)
+{
+  if (!t)
+    return;
+  munmap (t->val, (gsize) t->cap_vars * sizeof (double));
+  munmap (t->adj, (gsize) t->cap_vars * sizeof (double));
+  g_free (t->nodes);
+  tilde_arena_free (t->arena);
+  g_free (t);
+}
+
+void
+ad_tape_reset (AdTape *t)
+{
+  t->n_vars = 0;
+  t->n_nodes = 0;
+  tilde_arena_reset (t->arena);
+}
+
+gint32
+ad_new_vars (AdTape *t, gint32 n)
+{
+  if (n > t->cap_vars - t->n_vars)
+    return -1;
+  gint32 first = t->n_vars;
+  t->n_vars += n;
+  return first;
+}
+
+void
+ad_push (AdTape *t, AdBackwardFn fn, const void *payload)
+{
+  if (G_UNLIKELY (t->n_nodes == t->cap_nodes))
+    {
+      t->cap_nodes *= 2;
+      t->nodes = g_renew (AdNode, t->nodes, t->cap_nodes);
+    }
+  t->nodes[t->n_nodes].fn = fn;
+  t->nodes[t->n_nodes].payload = payload;
+  t->n_nodes++;
+}
+
+gint32
+ad_constant (AdTape *t, double value)
+{
+  gint32 id = ad_new_vars (t, 1);
+  if (id >= 0)
+    t->val[id] = value;
+  return id;
+}
+
+typedef struct { gint32 out, a; double da; } Unary;
+typedef struct { gint32 out, a, b; double da, db; } Binary;
+
+static void
+unary_backward (AdTape *t, const void *p)
+{
+  const Unary *u = p;
+  t->adj[u->a] += t->adj[u->out] * u->da;
+}
+
+static void
+binary_backward (AdTape *t, const void *p)
+{
+  const Binary *b = p;
+  double g = t->adj[b->out];
+  t->adj[b->a] += g * b->da;
+  t->adj[b->b] += g * b->db;
+}
+
+gint32
+ad_unary (AdTape *t, double value, gint32 a, double da)
+{
+  gint32 out = ad_new_vars (t, 1);
+  if (out < 0)
+    return out;
+  t->val[out] = value;
+  Unary *u = tilde_arena_alloc (t->arena, sizeof *u);
+  u->out = out;
+  u->a = a;
+  u->da = da;
+  ad_push (t, unary_backward, u);
+  return out;
+}
+
+gint32
+ad_binary (AdTape *t, double value, gint32 a, double da, gint32 b, double db)
+{
+  gint32 out = ad_new_vars (t, 1);
+  if (out < 0)
+    return out;
+  t->val[out] = value;
+  Binary *n = tilde_arena_alloc (t->arena, sizeof *n);
+  n->out = out;
+  n->a = a;
+  n->b = b;
+  n->da = da;
+  n->db = db;
+  ad_push (t, binary_backward, n);
+  return out;
+}
+
+typedef struct {
+  gint32    out;
+  gint32    n;       /* elementwise: number of outputs */
+  guint     n_ops;
+  AdOperand ops[];
+} Generic;
+
+static void
+reduction_backward (AdTape *t, const void *p)
+{
+  const Generic *r = p;
+  double g = t->adj[r->out];
+  if (g == 0.0)
+    return;
+  double *adj = t->adj;
+  for (guint k = 0; k < r->n_ops; k++)
+    {
+      const AdOperand *op = &r->ops[k];
+      const double *pa = op->partial;
+      if (op->same)
+        {
+          double gp = g * pa[0];
+          for (gint32 i = 0; i < op->n; i++)
+            adj[ad_operand_id (op, i)] += gp;
+        }
+      else if (op->idx)
+        for (gint32 i = 0; i < op->n; i++)
+          adj[op->idx[i]] += g * pa[i];
+      else
+        {
+          double *a = adj + op->start;
+          for (gint32 i = 0; i < op->n; i++)
+            a[i] += g * pa[i];
+        }
+    }
+}
+
+static Generic *
+generic_new (AdTape *t, gint32 out, gint32 n, guint n_ops, const AdOperand *ops)
+{
+  Generic *g = tilde_arena_alloc (t->arena, sizeof (Generic) + n_ops * sizeof (AdOperand));
+  g->out = out;
+  g->n = n;
+  g->n_ops = n_ops;
+  memcpy (g->ops, ops, n_ops * sizeof (AdOperand));
+  return g;
+}
+
+gint32
+ad_reduction (AdTape *t, double value, guint n_ops, const AdOperand *ops)
+{
+  gint32 out = ad_new_vars (t, 1);
+  if (out < 0)
+    return out;
+  t->val[out] = value;
+  ad_push (t, reduction_backward, generic_new (t, out, 1, n_ops, ops));
+  return out;
+}
+
+static void
+elementwise_backward (AdTape *t, const void *p)
+{
+  const Generic *e = p;
+  const double *g = t->adj + e->out;
+  double *adj = t->adj;
+  for (guint k = 0; k < e->n_ops; k++)
+    {
+      const AdOperand *op = &e->ops[k];
+      const double *pa = op->partial;
+      if (op->same)
+        {
+          double q = pa[0];
+          if (op->n == 1 && e->n != 1)
+            {
+              double s = 0.0;
+              for (gint32 i = 0; i < e->n; i++)
+                s += g[i];
+              adj[ad_operand_id (op, 0)] += s * q;
+            }
+          else if (op->idx)
+            for (gint32 i = 0; i < e->n; i++)
+              adj[op->idx[i]] += g[i] * q;
+          else
+            {
+              double *a = adj + op->start;
+              for (gint32 i = 0; i < e->n; i++)
+                a[i] += g[i] * q;
+            }
+        }
+      else if (op->n == 1 && e->n != 1)
+        {
+          double s = 0.0;
+          for (gint32 i = 0; i < e->n; i++)
+            s += g[i] * pa[i];
+          adj[ad_operand_id (op, 0)] += s;
+        }
+      else if (op->idx)
+        for (gint32 i = 0; i < e->n; i++)
+          adj[op->idx[i]] += g[i] * pa[i];
+      else
+        {
+          double *a = adj + op->start;
+          for (gint32 i = 0; i < e->n; i++)
+            a[i] += g[i] * pa[i];
+        }
+    }
+}
+
+void
+ad_elementwise (AdTape *t, gint32 out, gint32 n, guint n_ops, const AdOperand *ops)
+{
+  if (n_ops == 0 || n == 0)
+    return;
+  ad_push (t, elementwise_backward, generic_new (t, out, n, n_ops, ops));
+}
+
+void
+ad_gradient (AdTape *t, const gint32 *seeds, guint n_seeds)
+{
+  memset (t->adj, 0, (gsize) t->n_vars * sizeof (double));
+  for (guint i = 0; i < n_seeds; i++)
+    t->adj[seeds[i]] += 1.0;
+  for (guint k = t->n_nodes; k-- > 0;)
+    t->nodes[k].fn (t, t->nodes[k].payload);
+}

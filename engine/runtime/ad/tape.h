@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Reverse-mode automatic differentiation on a tape.
+ *
+ * Variables are ids into two parallel arrays, values and adjoints (struct of
+ * arrays), so the variables a vectorised operation creates are one
+ * contiguous range that BLAS can read directly. The arrays are reserved
+ * once in virtual memory and never move: pointers into them stay valid for
+ * the whole evaluation.
+ *
+ * A node is a backward function and its payload; payloads live in the
+ * tape's arena. Nodes store everything their backward step needs (operand
+ * ids and partials) when they are recorded, and never read operand values
+ * later. Two generic nodes cover most of the math: a *reduction* (one output
+ * depending on many operands, e.g. a distribution over N observations, with
+ * its N partials), and an *elementwise* map (output i depending on element i
+ * of each operand, or on a broadcast scalar).
+ *
+ * One tape per thread: a tape is not thread-safe, and chains each use their
+ * own. Resetting keeps all memory, so a model that evaluates its log density
+ * repeatedly stops allocating after the first evaluation.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "tilde-arena.h"
+
+G_BEGIN_DECLS
+
+typedef struct AdTape AdTape;
+typedef void (*AdBackwardFn) (AdTape *tape, const void *payload);
+
+typedef struct {
+  AdBackwardFn fn;
+  const void  *payload;
+} AdNode;
+
+struct AdTape {
+  double     *val;
+  double     *adj;
+  gint32      n_vars;
+  gint32      cap_vars;
+  AdNode     *nodes;
+  guint       n_nodes;
+  guint       cap_nodes;
+  TildeArena *arena;      /* node payloads and the evaluation's temporaries */
+};
+
+/* One operand of a generic node: `n` ids (start .. start + n - 1, or listed
+ * in idx); n == 1 broadcasts a scalar. `partial` holds one partial per
+ * output element (elementwise) or per operand element (reduction). */
+typedef struct {
+  gint32        start;
+  const gint32 *idx;
+  gint32        n;
+  const double *partial;
+  gboolean      same;     /* one partial, partial[0], for every element */
+} AdOperand;
+
+AdTape *ad_tape_new   (void);
+void    ad_tape_free  (AdTape *tape);
+/* Forgets every variable and node and resets the arena; memory is kept. */
+void    ad_tape_reset (AdTape *tape);
+
+/* n new variables (values uninitialised); the id of the first, or -1 when
+ * the tape is full. */
+gint32  ad_new_vars   (AdTape *tape, gint32 n);
+void    ad_push       (AdTape *tape, AdBackwardFn fn, const void *payload);
+
+static inline gint32
+ad_operand_id (const AdOperand *op, gint32 i)
+{
+  return op->idx ? op->idx[i] : op->start + i;
+}
+
+/* A constant: a variable no node depends on. */
+gint32  ad_constant   (AdTape *tape, double value);
+/* out = value; d out / d a = da */
+gint32  ad_unary      (AdTape *tape, double value, gint32 a, double da);
+gint32  ad_binary     (AdTape *tape, double value, gint32 a, double da, gint32 b, double db);
+/* One output depending on every element of each operand. Operand arrays
+ * and partials must stay alive for the evaluation (arena memory). */
+gint32  ad_reduction  (AdTape *tape, double value, guint n_ops, const AdOperand *ops);
+/* Outputs `out` .. out + n - 1 (already created, values set): output i
+ * depends on element i of each operand (element 0 when the operand has
+ * n == 1), with partial[i]. */
+void    ad_elementwise (AdTape *tape, gint32 out, gint32 n, guint n_ops, const AdOperand *ops);
+
+/* Sets every adjoint to zero, the adjoint of each seed to 1 and runs the
+ * reverse sweep. */
+void    ad_gradient   (AdTape *tape, const gint32 *seeds, guint n_seeds);
+
+G_END_DECLS

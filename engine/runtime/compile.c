@@ -1,0 +1,866 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * From transformed MIR to closures: names become slots, library calls are
+ * resolved once (a function the runtime lacks is an error here, not in the
+ * middle of a run), literals become constants, and in log_prob the
+ * expressions that depend on data only are marked for computing once.
+ */
+#define G_LOG_DOMAIN "tilde-engine"
+
+#include "runtime/exec-private.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  const char *name;
+  int         slot;
+  gboolean    global;
+} Binding;
+
+struct Compiler {
+  TildeArena *arena;     /* the compiled trees */
+  GArray     *scope;     /* Binding */
+  int         n_slots;
+  int         n_globals;
+  GPtrArray  *cached;
+  char       *error;
+  gboolean    hoist;
+  GPtrArray  *slot_sized;   /* Sz* by slot: the declared sizes, for reading */
+  GHashTable *functions;    /* name -> GPtrArray of RtFunction* (overloads) */
+};
+
+Compiler *
+rt_compiler_new (void)
+{
+  Compiler *c = g_new0 (Compiler, 1);
+  c->arena = tilde_arena_new (64 * 1024);
+  c->scope = g_array_new (FALSE, FALSE, sizeof (Binding));
+  c->cached = g_ptr_array_new ();
+  c->slot_sized = g_ptr_array_new ();
+  c->functions = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                        (GDestroyNotify) g_ptr_array_unref);
+  return c;
+}
+
+void
+rt_compiler_free (Compiler *c)
+{
+  if (!c)
+    return;
+  tilde_arena_free (c->arena);
+  g_array_unref (c->scope);
+  g_ptr_array_unref (c->cached);
+  g_ptr_array_unref (c->slot_sized);
+  g_hash_table_unref (c->functions);
+  g_free (c->error);
+  g_free (c);
+}
+
+int rt_compiler_n_slots (const Compiler *c) { return c->n_slots; }
+int rt_compiler_n_globals (const Compiler *c) { return c->n_globals; }
+GPtrArray *rt_compiler_cached (const Compiler *c) { return c->cached; }
+TildeArena *
+rt_compiler_steal_arena (Compiler *c)
+{
+  return g_steal_pointer (&c->arena);
+}
+
+static void
+c_error (Compiler *c, const MirExpr *e, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
+
+static void
+c_error (Compiler *c, const MirExpr *e, const char *fmt, ...)
+{
+  if (c->error)
+    return;
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  if (e && e->span.file)
+    c->error = g_strdup_printf ("line %d, column %d: %s", e->span.begin_line,
+                                e->span.begin_column, msg);
+  else
+    c->error = g_steal_pointer (&msg);
+}
+
+static int
+bind (Compiler *c, const char *name)
+{
+  Binding b = { .name = name, .slot = c->n_slots++ };
+  g_array_append_val (c->scope, b);
+  return b.slot;
+}
+
+static int
+lookup (Compiler *c, const char *name, gboolean *global)
+{
+  for (guint i = c->scope->len; i-- > 0;)
+    {
+      Binding *b = &g_array_index (c->scope, Binding, i);
+      if (b->name == name || strcmp (b->name, name) == 0)
+        {
+          if (global)
+            *global = b->global;
+          return b->slot;
+        }
+    }
+  return -1;
+}
+
+static Ex *
+ex_new (Compiler *c, ExFn fn, const MirExpr *m, int n_kids)
+{
+  Ex *e = tilde_arena_new0 (c->arena, Ex);
+  e->fn = fn;
+  e->mir = m;
+  e->type = m ? m->type : NULL;
+  e->n_kids = n_kids;
+  if (n_kids)
+    e->kids = tilde_arena_newv (c->arena, Ex *, n_kids);
+  return e;
+}
+
+static Ex *compile_expr (Compiler *c, const MirExpr *m);
+
+Sz *
+rt_compile_sized (Compiler *c, const MirSizedType *t, char **error)
+{
+  Sz *s = tilde_arena_new0 (c->arena, Sz);
+  switch (t->kind)
+    {
+    case MIR_SIZED_INT: s->kind = TILDE_VALUE_INT; break;
+    case MIR_SIZED_REAL: s->kind = TILDE_VALUE_REAL; break;
+    case MIR_SIZED_COMPLEX: s->kind = TILDE_VALUE_COMPLEX; break;
+    case MIR_SIZED_VECTOR: s->kind = TILDE_VALUE_VECTOR; break;
+    case MIR_SIZED_ROW_VECTOR: s->kind = TILDE_VALUE_ROW_VECTOR; break;
+    case MIR_SIZED_MATRIX: s->kind = TILDE_VALUE_MATRIX; break;
+    case MIR_SIZED_COMPLEX_VECTOR: s->kind = TILDE_VALUE_COMPLEX_VECTOR; break;
+    case MIR_SIZED_COMPLEX_ROW_VECTOR: s->kind = TILDE_VALUE_COMPLEX_ROW_VECTOR; break;
+    case MIR_SIZED_COMPLEX_MATRIX: s->kind = TILDE_VALUE_COMPLEX_MATRIX; break;
+    case MIR_SIZED_ARRAY: s->kind = TILDE_VALUE_ARRAY; break;
+    case MIR_SIZED_TUPLE: s->kind = TILDE_VALUE_TUPLE; break;
+    }
+  if (t->dim1)
+    s->d1 = compile_expr (c, t->dim1);
+  if (t->dim2)
+    s->d2 = compile_expr (c, t->dim2);
+  if (t->elem)
+    s->elem = rt_compile_sized (c, t->elem, error);
+  if (t->members)
+    {
+      s->n_members = t->members->len;
+      s->members = tilde_arena_newv (c->arena, Sz *, t->members->len);
+      for (guint i = 0; i < t->members->len; i++)
+        s->members[i] = rt_compile_sized (c, g_ptr_array_index (t->members, i), error);
+    }
+  if (error && c->error && !*error)
+    *error = g_strdup (c->error);
+  return s;
+}
+
+
+static gboolean
+is_lupdf (const MirFun *f)
+{
+  return f->propto || g_str_has_suffix (f->name, "_lupdf") || g_str_has_suffix (f->name, "_lupmf");
+}
+
+/* Whether an expression reads only global (data) slots and literals, so it
+ * may be computed once when the data are known. */
+static gboolean
+data_only (Compiler *c, const MirExpr *m)
+{
+  if (m->ad_level != TILDE_AD_DATA)
+    return FALSE;
+  switch (m->kind)
+    {
+    case MIR_EXPR_VAR:
+      {
+        gboolean global = FALSE;
+        return lookup (c, m->u.var.name, &global) >= 0 && global;
+      }
+    case MIR_EXPR_LIT:
+      return TRUE;
+    case MIR_EXPR_CALL:
+      /* a _lupdf's value depends on the evaluation's propto */
+      if (m->u.call.fun.kind != MIR_FUN_STANLIB || m->u.call.fun.suffix == MIR_SUFFIX_RNG
+          || is_lupdf (&m->u.call.fun))
+        return FALSE;
+      for (guint i = 0; i < m->u.call.args->len; i++)
+        if (!data_only (c, g_ptr_array_index (m->u.call.args, i)))
+          return FALSE;
+      return TRUE;
+    case MIR_EXPR_PROMOTION:
+      return data_only (c, m->u.promotion.expr);
+    case MIR_EXPR_INDEXED:
+      {
+        if (!data_only (c, m->u.indexed.base))
+          return FALSE;
+        for (guint i = 0; i < m->u.indexed.indices->len; i++)
+          {
+            const MirIndex *ix = g_ptr_array_index (m->u.indexed.indices, i);
+            if ((ix->e && !data_only (c, ix->e)) || (ix->upper && !data_only (c, ix->upper)))
+              return FALSE;
+          }
+        return TRUE;
+      }
+    default:
+      return FALSE;
+    }
+}
+
+static Ex *
+compile_literal (Compiler *c, const MirExpr *m)
+{
+  Ex *e = ex_new (c, rt_ex_const, m, 0);
+  switch (m->u.lit.kind)
+    {
+    case MIR_LIT_INT:
+      e->k = tilde_value_int ((int) g_ascii_strtoll (m->u.lit.text, NULL, 10));
+      break;
+    case MIR_LIT_REAL:
+      e->k = tilde_value_real (g_ascii_strtod (m->u.lit.text, NULL));
+      break;
+    case MIR_LIT_IMAGINARY:
+      e->k = (TildeValue) { .kind = TILDE_VALUE_COMPLEX, .rows = 1, .cols = 1 };
+      e->k.u.z[1] = g_ascii_strtod (m->u.lit.text, NULL);
+      break;
+    case MIR_LIT_STRING:
+      e->name = m->u.lit.text;
+      e->k = tilde_value_int (0);
+      break;
+    }
+  e->ready = TRUE;
+  return e;
+}
+
+static void
+compile_kids (Compiler *c, Ex *e, GPtrArray *args)
+{
+  for (int i = 0; i < e->n_kids; i++)
+    e->kids[i] = compile_expr (c, g_ptr_array_index (args, i));
+}
+
+static Ex *
+compile_internal (Compiler *c, const MirExpr *m)
+{
+  const MirFun *f = &m->u.call.fun;
+  GPtrArray *args = m->u.call.args;
+  int n = args ? (int) args->len : 0;
+  Ex *e;
+  switch (f->internal)
+    {
+    case MIR_FN_READ_PARAM:
+      {
+        e = ex_new (c, rt_ex_read_param, m, f->data->dims ? (int) f->data->dims->len : 0);
+        compile_kids (c, e, f->data->dims);
+        e->tkind = f->data->trans ? f->data->trans->kind : MIR_TRANS_IDENTITY;
+        if (f->data->trans && f->data->trans->kind == MIR_TRANS_TUPLE)
+          c_error (c, m, "tuple parameters are not supported yet");
+        if (f->data->trans && f->data->trans->a)
+          e->ta = compile_expr (c, f->data->trans->a);
+        if (f->data->trans && f->data->trans->b)
+          e->tb = compile_expr (c, f->data->trans->b);
+        return e;
+      }
+    case MIR_FN_LENGTH:
+      e = ex_new (c, rt_ex_length, m, n);
+      break;
+    case MIR_FN_MAKE_ARRAY:
+      e = ex_new (c, rt_ex_make_array, m, n);
+      break;
+    case MIR_FN_MAKE_ROW_VEC:
+      e = ex_new (c, rt_ex_make_row, m, n);
+      break;
+    case MIR_FN_MAKE_TUPLE:
+      e = ex_new (c, rt_ex_make_tuple, m, n);
+      break;
+    case MIR_FN_NEG_INF:
+      e = ex_new (c, rt_ex_const, m, 0);
+      e->k = tilde_value_real (-INFINITY);
+      e->ready = TRUE;
+      return e;
+    case MIR_FN_NAN:
+      e = ex_new (c, rt_ex_const, m, 0);
+      e->k = tilde_value_real (NAN);
+      e->ready = TRUE;
+      return e;
+    case MIR_FN_DEEP_COPY:
+    case MIR_FN_RESIZE_TO_MATCH:
+      e = ex_new (c, rt_ex_copy, m, n);
+      break;
+    default:
+      c_error (c, m, "the internal function %s is not supported in an expression",
+               mir_internal_name (f->internal));
+      return ex_new (c, rt_ex_const, m, 0);
+    }
+  compile_kids (c, e, args);
+  return e;
+}
+
+static gboolean
+is_int_type (const TildeType *t)
+{
+  return t && tilde_type_kind (t) == TILDE_TYPE_INT;
+}
+
+static gboolean
+is_real_scalar_type (const TildeType *t)
+{
+  return t && (tilde_type_kind (t) == TILDE_TYPE_INT || tilde_type_kind (t) == TILDE_TYPE_REAL);
+}
+
+/* Arithmetic and comparisons of two scalars skip the library's dispatch:
+ * they are most of what loops do. */
+static Ex *
+compile_scalar_op (Compiler *c, const MirExpr *m)
+{
+  static const char *const arith[] = { "Plus__", "Minus__", "Times__", "Divide__", "EltTimes__",
+                                       "EltDivide__" };
+  static const int arith_op[] = { 0, 1, 2, 3, 2, 3 };
+  static const char *const cmp[] = { "Less__", "Leq__", "Greater__", "Geq__", "Equals__",
+                                     "NEquals__" };
+  const MirFun *f = &m->u.call.fun;
+  if (f->kind != MIR_FUN_STANLIB || m->u.call.args->len != 2)
+    return NULL;
+  const MirExpr *a = g_ptr_array_index (m->u.call.args, 0);
+  const MirExpr *b = g_ptr_array_index (m->u.call.args, 1);
+  if (!is_real_scalar_type (a->type) || !is_real_scalar_type (b->type))
+    return NULL;
+  gboolean ints = is_int_type (a->type) && is_int_type (b->type);
+  for (guint i = 0; i < G_N_ELEMENTS (arith); i++)
+    if (strcmp (f->name, arith[i]) == 0)
+      {
+        /* int division keeps its checks in the library */
+        if (ints && arith_op[i] == 3)
+          return NULL;
+        Ex *e = ex_new (c, ints ? rt_ex_int_arith : rt_ex_real_arith, m, 2);
+        e->op = arith_op[i];
+        e->name = f->name;
+        e->kids[0] = compile_expr (c, a);
+        e->kids[1] = compile_expr (c, b);
+        return e;
+      }
+  for (guint i = 0; i < G_N_ELEMENTS (cmp); i++)
+    if (strcmp (f->name, cmp[i]) == 0)
+      {
+        Ex *e = ex_new (c, rt_ex_compare, m, 2);
+        e->op = (int) i;
+        e->kids[0] = compile_expr (c, a);
+        e->kids[1] = compile_expr (c, b);
+        return e;
+      }
+  return NULL;
+}
+
+/* foo_lupdf is foo_lpdf called with propto */
+static const char *
+definition_name (const char *name)
+{
+  if (g_str_has_suffix (name, "_lupdf") || g_str_has_suffix (name, "_lupmf"))
+    {
+      g_autofree char *base = g_strndup (name, strlen (name) - 6);
+      g_autofree char *full = g_strconcat (base, g_str_has_suffix (name, "_lupdf") ? "_lpdf" : "_lpmf",
+                                           NULL);
+      return g_intern_string (full);
+    }
+  return g_intern_string (name);
+}
+
+static Ex *
+compile_user_call (Compiler *c, const MirExpr *m)
+{
+  const MirFun *f = &m->u.call.fun;
+  int n = m->u.call.args ? (int) m->u.call.args->len : 0;
+  GPtrArray *overloads = g_hash_table_lookup (c->functions, definition_name (f->name));
+  const RtFunction *code = NULL;
+  int matches = 0;
+  for (guint i = 0; overloads && i < overloads->len; i++)
+    {
+      const RtFunction *cand = g_ptr_array_index (overloads, i);
+      if (cand->n_args == n)
+        {
+          code = cand;
+          matches++;
+        }
+    }
+  if (!code || !code->defined)
+    {
+      c_error (c, m, code ? "the function %s is declared without a definition (external "
+               "functions are not supported by the runtime)"
+               : "the function %s has no definition", f->name);
+      return ex_new (c, rt_ex_const, m, 0);
+    }
+  if (matches > 1)
+    {
+      c_error (c, m, "the overloads of %s with %d arguments cannot be told apart by the runtime yet",
+               f->name, n);
+      return ex_new (c, rt_ex_const, m, 0);
+    }
+  Ex *e = ex_new (c, rt_ex_user_call, m, n);
+  e->code = code;
+  e->name = f->name;
+  e->drop = is_lupdf (f);
+  compile_kids (c, e, m->u.call.args);
+  return e;
+}
+
+static Ex *
+compile_call (Compiler *c, const MirExpr *m)
+{
+  const MirFun *f = &m->u.call.fun;
+  if (f->kind == MIR_FUN_COMPILER)
+    return compile_internal (c, m);
+  if (f->kind == MIR_FUN_USER)
+    return compile_user_call (c, m);
+  int n = (int) m->u.call.args->len;
+  Ex *fast = compile_scalar_op (c, m);
+  if (fast)
+    return fast;
+  const RtBuiltin *b = rt_builtin_lookup (f->name, n);
+  if (!b)
+    {
+      c_error (c, m, "the function %s (with %d argument%s) is not implemented by the runtime",
+               f->name, n, n == 1 ? "" : "s");
+      return ex_new (c, rt_ex_const, m, 0);
+    }
+  if (c->hoist && data_only (c, m))
+    {
+      Ex *inner = ex_new (c, rt_ex_call, m, n);
+      inner->builtin = b;
+      inner->name = f->name;
+      inner->drop = is_lupdf (f);
+      compile_kids (c, inner, m->u.call.args);
+      Ex *e = ex_new (c, rt_ex_cached, m, 1);
+      e->kids[0] = inner;
+      g_ptr_array_add (c->cached, e);
+      return e;
+    }
+  Ex *e = ex_new (c, rt_ex_call, m, n);
+  e->builtin = b;
+  e->name = f->name;
+  e->drop = is_lupdf (f);
+  compile_kids (c, e, m->u.call.args);
+  return e;
+}
+
+static Ex *
+compile_indexed (Compiler *c, const MirExpr *m)
+{
+  GPtrArray *idx = m->u.indexed.indices;
+  int n = (int) idx->len;
+  const MirExpr *base = m->u.indexed.base;
+  if (n == 1 && base->kind == MIR_EXPR_VAR && base->type
+      && ((const MirIndex *) g_ptr_array_index (idx, 0))->kind == MIR_INDEX_SINGLE)
+    {
+      TildeTypeKind bk = tilde_type_kind (base->type);
+      const TildeType *el = bk == TILDE_TYPE_ARRAY ? tilde_type_element (base->type) : NULL;
+      gboolean flat = bk == TILDE_TYPE_VECTOR || bk == TILDE_TYPE_ROW_VECTOR
+        || (el && (tilde_type_kind (el) == TILDE_TYPE_INT || tilde_type_kind (el) == TILDE_TYPE_REAL));
+      int slot = lookup (c, base->u.var.name, NULL);
+      if (flat && slot >= 0)
+        {
+          Ex *e = ex_new (c, rt_ex_index1, m, 1);
+          e->slot = slot;
+          e->kids[0] = compile_expr (c, ((const MirIndex *) g_ptr_array_index (idx, 0))->e);
+          return e;
+        }
+    }
+  /* kids: base, then two per index (lower/single, upper) */
+  Ex *e = ex_new (c, rt_ex_indexed, m, 1 + 2 * n);
+  e->kids[0] = compile_expr (c, m->u.indexed.base);
+  e->n_index = n;
+  e->index_kinds = tilde_arena_newv (c->arena, MirIndexKind, MAX (n, 1));
+  for (int i = 0; i < n; i++)
+    {
+      const MirIndex *ix = g_ptr_array_index (idx, i);
+      e->index_kinds[i] = ix->kind;
+      e->kids[1 + 2 * i] = ix->e ? compile_expr (c, ix->e) : NULL;
+      e->kids[2 + 2 * i] = ix->upper ? compile_expr (c, ix->upper) : NULL;
+    }
+  return e;
+}
+
+static Ex *
+compile_expr (Compiler *c, const MirExpr *m)
+{
+  Ex *e;
+  switch (m->kind)
+    {
+    case MIR_EXPR_VAR:
+      {
+        if (strcmp (m->u.var.name, "emit_transformed_parameters__") == 0)
+          return ex_new (c, rt_ex_flag_tp, m, 0);
+        if (strcmp (m->u.var.name, "emit_generated_quantities__") == 0)
+          return ex_new (c, rt_ex_flag_gq, m, 0);
+        gboolean global = FALSE;
+        int slot = lookup (c, m->u.var.name, &global);
+        if (slot < 0)
+          {
+            c_error (c, m, "unknown variable %s", m->u.var.name);
+            return ex_new (c, rt_ex_const, m, 0);
+          }
+        e = ex_new (c, rt_ex_var, m, 0);
+        e->slot = slot;
+        e->op = !global;   /* a local: its storage may change after it is read */
+        e->name = m->u.var.name;
+        return e;
+      }
+    case MIR_EXPR_LIT:
+      return compile_literal (c, m);
+    case MIR_EXPR_CALL:
+      return compile_call (c, m);
+    case MIR_EXPR_TERNARY:
+      e = ex_new (c, rt_ex_ternary, m, 3);
+      e->kids[0] = compile_expr (c, m->u.ternary.cond);
+      e->kids[1] = compile_expr (c, m->u.ternary.if_true);
+      e->kids[2] = compile_expr (c, m->u.ternary.if_false);
+      return e;
+    case MIR_EXPR_AND:
+    case MIR_EXPR_OR:
+      e = ex_new (c, m->kind == MIR_EXPR_AND ? rt_ex_and : rt_ex_or, m, 2);
+      e->kids[0] = compile_expr (c, m->u.logical.lhs);
+      e->kids[1] = compile_expr (c, m->u.logical.rhs);
+      return e;
+    case MIR_EXPR_INDEXED:
+      return compile_indexed (c, m);
+    case MIR_EXPR_PROMOTION:
+      {
+        Ex *inner = compile_expr (c, m->u.promotion.expr);
+        if (inner->fn == rt_ex_const && inner->k.kind == TILDE_VALUE_INT
+            && tilde_type_kind (m->u.promotion.to) == TILDE_TYPE_REAL)
+          {
+            e = ex_new (c, rt_ex_const, m, 0);
+            e->k = tilde_value_real (inner->k.u.i);
+            e->ready = TRUE;
+            return e;
+          }
+        e = ex_new (c, rt_ex_promote, m, 1);
+        e->kids[0] = inner;
+        e->type = m->u.promotion.to;
+        return e;
+      }
+    case MIR_EXPR_TUPLE_PROJ:
+      e = ex_new (c, rt_ex_proj, m, 1);
+      e->kids[0] = compile_expr (c, m->u.proj.base);
+      e->tuple_slot = m->u.proj.slot;
+      return e;
+    default:
+      c_error (c, m, "unsupported expression");
+      return ex_new (c, rt_ex_const, m, 0);
+    }
+}
+
+/* ---- statements ---- */
+
+static St *
+st_new (Compiler *c, StFn fn, const MirStmt *m)
+{
+  St *s = tilde_arena_new0 (c->arena, St);
+  s->fn = fn;
+  s->mir = m;
+  return s;
+}
+
+static St *compile_stmt (Compiler *c, const MirStmt *m, gboolean top);
+
+static St *
+compile_list (Compiler *c, const MirStmt *m, GPtrArray *stmts, gboolean scope, gboolean top)
+{
+  guint mark = c->scope->len;
+  St *s = st_new (c, rt_st_block, m);
+  s->n_body = stmts ? (int) stmts->len : 0;
+  s->body = tilde_arena_newv (c->arena, St *, MAX (s->n_body, 1));
+  for (int i = 0; i < s->n_body; i++)
+    s->body[i] = compile_stmt (c, g_ptr_array_index (stmts, i), top);
+  if (scope)
+    g_array_set_size (c->scope, mark);
+  return s;
+}
+
+static gboolean
+is_read_data (const MirExpr *e)
+{
+  if (e->kind == MIR_EXPR_INDEXED)
+    e = e->u.indexed.base;
+  return e->kind == MIR_EXPR_CALL && e->u.call.fun.kind == MIR_FUN_COMPILER
+    && e->u.call.fun.internal == MIR_FN_READ_DATA;
+}
+
+static const char *
+read_data_name (const MirExpr *e)
+{
+  if (e->kind == MIR_EXPR_INDEXED)
+    e = e->u.indexed.base;
+  const MirExpr *lit = g_ptr_array_index (e->u.call.args, 0);
+  return lit->u.lit.text;
+}
+
+static void
+compile_lvalue (Compiler *c, St *s, const MirLvalue *lv)
+{
+  if (lv->proj_of)
+    c_error (c, NULL, "assignment to a tuple member is not supported yet");
+  s->slot = lookup (c, lv->var, NULL);
+  if (s->slot < 0)
+    c_error (c, NULL, "unknown variable %s", lv->var);
+  int n = lv->indices ? (int) lv->indices->len : 0;
+  s->n_lv_index = n;
+  s->lv_index = tilde_arena_newv (c->arena, Ex *, MAX (2 * n, 1));
+  s->lv_kinds = tilde_arena_newv (c->arena, MirIndexKind, MAX (n, 1));
+  for (int i = 0; i < n; i++)
+    {
+      const MirIndex *ix = g_ptr_array_index (lv->indices, i);
+      s->lv_kinds[i] = ix->kind;
+      s->lv_index[2 * i] = ix->e ? compile_expr (c, ix->e) : NULL;
+      s->lv_index[2 * i + 1] = ix->upper ? compile_expr (c, ix->upper) : NULL;
+    }
+  s->name = lv->var;
+}
+
+static St *
+compile_nr_call (Compiler *c, const MirStmt *m)
+{
+  const MirFun *f = &m->u.call.fun;
+  GPtrArray *args = m->u.call.args;
+  St *s;
+  if (f->kind != MIR_FUN_COMPILER)
+    {
+      /* a void library function: evaluate for its effects */
+      MirExpr tmp = { .kind = MIR_EXPR_CALL, .type = tilde_type_void (), .span = m->span };
+      tmp.u.call.fun = *f;
+      tmp.u.call.args = args;
+      s = st_new (c, rt_st_expr, m);
+      s->e = compile_call (c, &tmp);
+      return s;
+    }
+  switch (f->internal)
+    {
+    case MIR_FN_WRITE_PARAM:
+      s = st_new (c, rt_st_write, m);
+      s->e = compile_expr (c, f->data->var);
+      s->tkind = f->data->trans ? f->data->trans->kind : MIR_TRANS_IDENTITY;
+      s->target_jacobian = f->data->trans != NULL;   /* unconstrain */
+      if (f->data->trans && f->data->trans->kind == MIR_TRANS_TUPLE)
+        c_error (c, NULL, "tuple parameters are not supported yet");
+      if (f->data->trans && f->data->trans->a)
+        s->e2 = compile_expr (c, f->data->trans->a);
+      if (f->data->trans && f->data->trans->b)
+        {
+          /* the second argument rides in then_s's expression */
+          St *holder = st_new (c, rt_st_skip, m);
+          holder->e = compile_expr (c, f->data->trans->b);
+          s->then_s = holder;
+        }
+      return s;
+    case MIR_FN_CHECK:
+      s = st_new (c, rt_st_check, m);
+      s->e = compile_expr (c, f->data->var);
+      s->tkind = f->data->trans->kind;
+      s->var_name = f->data->var_name;
+      s->n_body = args ? (int) args->len : 0;
+      if (s->n_body > 0)
+        s->e2 = compile_expr (c, g_ptr_array_index (args, 0));
+      if (s->n_body > 1)
+        {
+          St *holder = st_new (c, rt_st_skip, m);
+          holder->e = compile_expr (c, g_ptr_array_index (args, 1));
+          s->then_s = holder;
+        }
+      s->n_body = 0;
+      return s;
+    case MIR_FN_VALIDATE_SIZE:
+    case MIR_FN_VALIDATE_SIZE_SIMPLEX:
+    case MIR_FN_VALIDATE_SIZE_UNIT_VECTOR:
+      s = st_new (c, rt_st_validate, m);
+      s->name = ((const MirExpr *) g_ptr_array_index (args, 0))->u.lit.text;
+      s->var_name = ((const MirExpr *) g_ptr_array_index (args, 1))->u.lit.text;
+      s->e = compile_expr (c, g_ptr_array_index (args, 2));
+      s->tkind = f->internal == MIR_FN_VALIDATE_SIZE ? MIR_TRANS_IDENTITY
+        : f->internal == MIR_FN_VALIDATE_SIZE_SIMPLEX ? MIR_TRANS_SIMPLEX : MIR_TRANS_UNIT_VECTOR;
+      return s;
+    case MIR_FN_PRINT:
+    case MIR_FN_REJECT:
+    case MIR_FN_FATAL_ERROR:
+      {
+        s = st_new (c, f->internal == MIR_FN_PRINT ? rt_st_print : rt_st_reject, m);
+        s->tkind = f->internal == MIR_FN_FATAL_ERROR ? 1 : 0;
+        s->n_body = args ? (int) args->len : 0;
+        s->body = tilde_arena_newv (c->arena, St *, MAX (s->n_body, 1));
+        for (int i = 0; i < s->n_body; i++)
+          {
+            St *holder = st_new (c, rt_st_skip, m);
+            holder->e = compile_expr (c, g_ptr_array_index (args, i));
+            s->body[i] = holder;
+          }
+        return s;
+      }
+    default:
+      c_error (c, NULL, "the internal statement %s is not supported", mir_internal_name (f->internal));
+      return st_new (c, rt_st_skip, m);
+    }
+}
+
+static St *
+compile_stmt (Compiler *c, const MirStmt *m, gboolean top)
+{
+  St *s;
+  switch (m->kind)
+    {
+    case MIR_STMT_DECL:
+      {
+        s = st_new (c, rt_st_decl, m);
+        if (m->u.decl.sized)
+          s->sized = rt_compile_sized (c, m->u.decl.sized, NULL);
+        if (m->u.decl.init_kind == MIR_DECL_ASSIGN && m->u.decl.init)
+          s->e = compile_expr (c, m->u.decl.init);
+        s->slot = bind (c, m->u.decl.name);
+        s->name = m->u.decl.name;
+        if (top)
+          {
+            g_array_index (c->scope, Binding, c->scope->len - 1).global = TRUE;
+            c->n_globals = c->n_slots;
+          }
+        g_ptr_array_set_size (c->slot_sized, c->n_slots);
+        g_ptr_array_index (c->slot_sized, s->slot) = s->sized;
+        return s;
+      }
+    case MIR_STMT_ASSIGN:
+      if (is_read_data (m->u.assign.rhs))
+        {
+          s = st_new (c, rt_st_read_data, m);
+          compile_lvalue (c, s, m->u.assign.lhs);
+          s->var_name = read_data_name (m->u.assign.rhs);
+          s->sized = s->slot >= 0 && (guint) s->slot < c->slot_sized->len
+            ? g_ptr_array_index (c->slot_sized, s->slot) : NULL;
+          if (!s->sized)
+            c_error (c, m->u.assign.rhs, "cannot read %s: its size is unknown", s->var_name);
+          return s;
+        }
+      s = st_new (c, rt_st_assign, m);
+      s->e = compile_expr (c, m->u.assign.rhs);
+      compile_lvalue (c, s, m->u.assign.lhs);
+      return s;
+    case MIR_STMT_TARGET_PLUS:
+    case MIR_STMT_JACOBIAN_PLUS:
+      s = st_new (c, rt_st_target, m);
+      s->e = compile_expr (c, m->u.increment.expr);
+      s->target_jacobian = m->kind == MIR_STMT_JACOBIAN_PLUS;
+      return s;
+    case MIR_STMT_NR_CALL:
+      return compile_nr_call (c, m);
+    case MIR_STMT_BREAK:
+      return st_new (c, rt_st_break, m);
+    case MIR_STMT_CONTINUE:
+      return st_new (c, rt_st_continue, m);
+    case MIR_STMT_RETURN:
+      if (m->u.ret.expr)
+        {
+          s = st_new (c, rt_st_return_value, m);
+          s->e = compile_expr (c, m->u.ret.expr);
+          return s;
+        }
+      return st_new (c, rt_st_return, m);
+    case MIR_STMT_SKIP:
+      return st_new (c, rt_st_skip, m);
+    case MIR_STMT_IF:
+      s = st_new (c, rt_st_if, m);
+      s->e = compile_expr (c, m->u.if_stmt.cond);
+      s->then_s = compile_stmt (c, m->u.if_stmt.then_stmt, FALSE);
+      s->else_s = m->u.if_stmt.else_stmt ? compile_stmt (c, m->u.if_stmt.else_stmt, FALSE) : NULL;
+      return s;
+    case MIR_STMT_WHILE:
+      s = st_new (c, rt_st_while, m);
+      s->e = compile_expr (c, m->u.while_stmt.cond);
+      s->then_s = compile_stmt (c, m->u.while_stmt.body, FALSE);
+      return s;
+    case MIR_STMT_FOR:
+      {
+        s = st_new (c, rt_st_for, m);
+        s->e = compile_expr (c, m->u.for_stmt.lower);
+        s->e2 = compile_expr (c, m->u.for_stmt.upper);
+        guint mark = c->scope->len;
+        s->slot = bind (c, m->u.for_stmt.var);
+        s->then_s = compile_stmt (c, m->u.for_stmt.body, FALSE);
+        g_array_set_size (c->scope, mark);
+        return s;
+      }
+    case MIR_STMT_PROFILE:
+      return compile_list (c, m, m->u.profile.stmts, TRUE, FALSE);
+    case MIR_STMT_BLOCK:
+      return compile_list (c, m, m->u.block.stmts, TRUE, FALSE);
+    case MIR_STMT_SLIST:
+      return compile_list (c, m, m->u.block.stmts, FALSE, top);
+    default:
+      c_error (c, NULL, "unsupported statement");
+      return st_new (c, rt_st_skip, m);
+    }
+}
+
+gboolean
+rt_compile_functions (Compiler *c, GPtrArray *functions, char **error)
+{
+  /* every signature first, so that bodies may call any function */
+  GPtrArray *codes = g_ptr_array_new ();
+  for (guint i = 0; functions && i < functions->len; i++)
+    {
+      const MirFunDef *def = g_ptr_array_index (functions, i);
+      RtFunction *f = tilde_arena_new0 (c->arena, RtFunction);
+      f->name = g_intern_string (def->name);
+      f->return_type = def->return_type;
+      f->is_density = def->suffix == MIR_SUFFIX_LPDF || def->suffix == MIR_SUFFIX_LPMF;
+      f->n_args = (int) def->args->len;
+      f->defined = def->body != NULL;
+      GPtrArray *overloads = g_hash_table_lookup (c->functions, f->name);
+      if (!overloads)
+        {
+          overloads = g_ptr_array_new ();
+          g_hash_table_insert (c->functions, (gpointer) f->name, overloads);
+        }
+      g_ptr_array_add (overloads, f);
+      g_ptr_array_add (codes, f);
+    }
+  for (guint i = 0; i < codes->len; i++)
+    {
+      const MirFunDef *def = g_ptr_array_index (functions, i);
+      RtFunction *f = g_ptr_array_index (codes, i);
+      if (!def->body)
+        continue;
+      /* a frame of its own: arguments in the first slots */
+      guint mark = c->scope->len;
+      int saved = c->n_slots;
+      c->n_slots = 0;
+      c->hoist = FALSE;
+      for (guint k = 0; k < def->args->len; k++)
+        bind (c, g_array_index (def->args, MirFunArg, k).name);
+      f->body = compile_stmt (c, def->body, FALSE);
+      f->n_slots = c->n_slots;
+      c->n_slots = saved;
+      g_array_set_size (c->scope, mark);
+    }
+  g_ptr_array_unref (codes);
+  if (c->error)
+    {
+      *error = g_strdup (c->error);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+St *
+rt_compile_part (Compiler *c, GPtrArray *stmts, gboolean globals, gboolean hoist, char **error)
+{
+  guint mark = c->scope->len;
+  c->hoist = hoist;
+  St *s = compile_list (c, NULL, stmts, FALSE, globals);
+  if (!globals)
+    g_array_set_size (c->scope, mark);
+  if (c->error)
+    {
+      *error = g_strdup (c->error);
+      return NULL;
+    }
+  return s;
+}

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Pseudo-random draws for generated quantities (the _rng functions),
+ * vectorised like Stan's: a container argument gives an array of draws.
+ * Draws use the GSL generator the caller hands to the evaluation.
+ */
+#define G_LOG_DOMAIN "tilde-engine"
+
+#include "runtime/runtime-private.h"
+#include "runtime/math/special.h"
+
+#include <math.h>
+#include <gsl/gsl_randist.h>
+
+typedef double (*Draw) (RtCtx *cx, const double *x);
+
+static void
+need_rng (RtCtx *cx)
+{
+  if (!cx->rng)
+    rt_raise (cx, TILDE_MODEL_ERROR_FATAL, "%s: random numbers are only available in "
+              "transformed data and generated quantities", cx->fn_name);
+}
+
+/* Draws one value per element of the container arguments (scalar result
+ * when all are scalars). */
+static void
+draw (RtCtx *cx, int nargs, const TildeValue *args, TildeValue *out, Draw f, gboolean integer)
+{
+  need_rng (cx);
+  const double *x[4];
+  gint32 n = 1;
+  gboolean vec = FALSE;
+  int stride[4];
+  for (int k = 0; k < nargs; k++)
+    {
+      x[k] = rt_values (cx, &args[k]);
+      stride[k] = 0;
+      if (!tilde_value_kind_is_scalar ((TildeValueKind) args[k].kind))
+        {
+          gint32 m = tilde_value_flat_size (&args[k]);
+          if (vec && m != n)
+            rt_check_size (cx, "arguments", m, n);
+          n = m;
+          vec = TRUE;
+          stride[k] = 1;
+        }
+    }
+  double xi[4];
+  if (!vec)
+    {
+      for (int k = 0; k < nargs; k++)
+        xi[k] = x[k][0];
+      double d = f (cx, xi);
+      *out = integer ? tilde_value_int ((int) d) : tilde_value_real (d);
+      return;
+    }
+  TildeValue r = { .kind = TILDE_VALUE_ARRAY, .elem = integer ? TILDE_VALUE_INT : TILDE_VALUE_REAL,
+                   .rows = n, .cols = 1 };
+  if (integer)
+    r.u.iv = tilde_arena_alloc (cx->arena, sizeof (int) * (gsize) MAX (n, 1));
+  else
+    r.u.d = rt_alloc_d (cx, (gsize) n);
+  for (gint32 i = 0; i < n; i++)
+    {
+      for (int k = 0; k < nargs; k++)
+        xi[k] = x[k][i * stride[k]];
+      double d = f (cx, xi);
+      if (integer)
+        r.u.iv[i] = (int) d;
+      else
+        r.u.d[i] = d;
+    }
+  *out = r;
+}
+
+static void
+check (RtCtx *cx, gboolean ok, const char *what, double x, const char *must)
+{
+  if (!ok)
+    rt_domain_error (cx, what, x, must);
+}
+
+static double
+d_normal (RtCtx *cx, const double *x)
+{
+  check (cx, isfinite (x[0]), "Location parameter", x[0], "finite");
+  check (cx, x[1] > 0 && isfinite (x[1]), "Scale parameter", x[1], "positive finite");
+  return x[0] + gsl_ran_gaussian_ziggurat (cx->rng, x[1]);
+}
+
+static double
+d_std_normal (RtCtx *cx, const double *x)
+{
+  return gsl_ran_gaussian_ziggurat (cx->rng, 1.0);
+}
+
+static double
+d_cauchy (RtCtx *cx, const double *x)
+{
+  check (cx, x[1] > 0 && isfinite (x[1]), "Scale parameter", x[1], "positive finite");
+  return x[0] + gsl_ran_cauchy (cx->rng, x[1]);
+}
+
+static double
+d_student_t (RtCtx *cx, const double *x)
+{
+  check (cx, x[0] > 0 && isfinite (x[0]), "Degrees of freedom parameter", x[0], "positive finite");
+  check (cx, x[2] > 0 && isfinite (x[2]), "Scale parameter", x[2], "positive finite");
+  return x[1] + x[2] * gsl_ran_tdist (cx->rng, x[0]);
+}
+
+static double
+d_exponential (RtCtx *cx, const double *x)
+{
+  check (cx, x[0] > 0 && isfinite (x[0]), "Inverse scale parameter", x[0], "positive finite");
+  return gsl_ran_exponential (cx->rng, 1 / x[0]);
+}
+
+static double
+d_gamma (RtCtx *cx, const double *x)
+{
+  check (cx, x[0] > 0 && isfinite (x[0]), "Shape parameter", x[0], "positive finite");
+  check (cx, x[1] > 0 && isfinite (x[1]), "Inverse scale parameter", x[1], "positive finite");
+  return gsl_ran_gamma (cx->rng, x[0], 1 / x[1]);
+}
+
+static double
+d_inv_gamma (RtCtx *cx, const double *x)
+{
+  check (cx, x[0] > 0 && isfinite (x[0]), "Shape parameter", x[0], "positive finite");
+  check (cx, x[1] > 0 && isfinite (x[1]), "Scale parameter", x[1], "positive finite");
+  return 1 / gsl_ran_gamma (cx->rng, x[0], 1 / x[1]);
+}
+
+static double
+d_lognormal (RtCtx *cx, const double *x)
+{
+  check (cx, x[1] > 0 && isfinite (x[1]), "Scale parameter", x[1], "positive finite");
+  return gsl_ran_lognormal (cx->rng, x[0], x[1]);
+}
+
+static double
+d_beta (RtCtx *cx, const double *x)
+{
+  check (cx, x[0] > 0 && isfinite (x[0]), "First shape parameter", x[0], "positive finite");
+  check (cx, x[1] > 0 && isfinite (x[1]), "Second shape parameter", x[1], "positive finite");
+  return gsl_ran_beta (cx->rng, x[0], x[1]);
+}
+
+static double
+d_uniform (RtCtx *cx, const double *x)
+{
+  check (cx, x[1] > x[0], "Upper bound parameter", x[1], "greater than the lower bound");
+  return x[0] + (x[1] - x[0]) * gsl_rng_uniform (cx->rng);
+}
+
+static double
+d_bernoulli (RtCtx *cx, const double *x)
+{
+  check (cx, x[0] >= 0 && x[0] <= 1, "Probability parameter", x[0], "in the interval [0, 1]");
+  return gsl_rng_uniform (cx->rng) < x[0];
+}
+
+static double
+d_bernoulli_logit (RtCtx *cx, const double *x)
+{
+  check (cx, !isnan (x[0]), "Logit transformed probability parameter", x[0], "not nan");
+  return gsl_rng_uniform (cx->rng) < tilde_inv_logit (x[0]);
+}
+
+static double
+d_binomial (RtCtx *cx, const double *x)
+{
+  check (cx, x[0] >= 0, "Population size parameter", x[0], "nonnegative");
+  check (cx, x[1] >= 0 && x[1] <= 1, "Probability parameter", x[1], "in the interval [0, 1]");
+  return gsl_ran_binomial (cx->rng, x[1], (unsigned) x[0]);
+}
+
+static double
+d_binomial_logit (RtCtx *cx, const double *x)
+{
+  check (cx, x[0] >= 0, "Population size parameter", x[0], "nonnegative");
+  return gsl_ran_binomial (cx->rng, tilde_inv_logit (x[1]), (unsigned) x[0]);
+}
+
+static double
+poisson_checked (RtCtx *cx, double lambda)
+{
+  check (cx, lambda >= 0 && lambda < 1073741824.0, "Rate parameter", lambda,
+         "nonnegative and less than 2^30");
+  return gsl_ran_poisson (cx->rng, lambda);
+}
+
+static double
+d_poisson (RtCtx *cx, const double *x)
+{
+  return poisson_checked (cx, x[0]);
+}
+
+static double
+d_poisson_log (RtCtx *cx, const double *x)
+{
+  return poisson_checked (cx, exp (x[0]));
+}
+
+static double
+d_neg_binomial_2 (RtCtx *cx, const double *x)
+{
+  check (cx, x[0] > 0 && isfinite (x[0]), "Location parameter", x[0], "positive finite");
+  check (cx, x[1] > 0 && isfinite (x[1]), "Precision parameter", x[1], "positive finite");
+  return poisson_checked (cx, gsl_ran_gamma (cx->rng, x[1], x[0] / x[1]));
+}
+
+static double
+d_neg_binomial_2_log (RtCtx *cx, const double *x)
+{
+  double mu = exp (x[0]);
+  check (cx, isfinite (mu), "Log location parameter", x[0], "finite");
+  check (cx, x[1] > 0 && isfinite (x[1]), "Precision parameter", x[1], "positive finite");
+  return poisson_checked (cx, gsl_ran_gamma (cx->rng, x[1], mu / x[1]));
+}
+
+#define RNG(name, n, integer)                                                    \
+  static void k_##name (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out) \
+  {                                                                            \
+    draw (cx, nargs, a, out, d_##name, integer);                               \
+  }
+RNG (normal, 2, FALSE)
+RNG (std_normal, 0, FALSE)
+RNG (cauchy, 2, FALSE)
+RNG (student_t, 3, FALSE)
+RNG (exponential, 1, FALSE)
+RNG (gamma, 2, FALSE)
+RNG (inv_gamma, 2, FALSE)
+RNG (lognormal, 2, FALSE)
+RNG (beta, 2, FALSE)
+RNG (uniform, 2, FALSE)
+RNG (bernoulli, 1, TRUE)
+RNG (bernoulli_logit, 1, TRUE)
+RNG (binomial, 2, TRUE)
+RNG (binomial_logit, 2, TRUE)
+RNG (poisson, 1, TRUE)
+RNG (poisson_log, 1, TRUE)
+RNG (neg_binomial_2, 2, TRUE)
+RNG (neg_binomial_2_log, 2, TRUE)
+
+#define E(name, n) { #name "_rng", k_##name, n, n }
+
+const RtBuiltin rt_builtins_rng[] = {
+  E (normal, 2), E (std_normal, 0), E (cauchy, 2), E (student_t, 3), E (exponential, 1),
+  E (gamma, 2), E (inv_gamma, 2), E (lognormal, 2), E (beta, 2), E (uniform, 2),
+  E (bernoulli, 1), E (bernoulli_logit, 1), E (binomial, 2), E (binomial_logit, 2),
+  E (poisson, 1), E (poisson_log, 1), E (neg_binomial_2, 2), E (neg_binomial_2_log, 2),
+  { NULL, NULL, 0, 0 },
+};

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The executable form of a program part: a tree of closures. Each
+ * expression node evaluates into a TildeValue, each statement node runs and
+ * says how control leaves it. Variables live in slots numbered at compile
+ * time; the data block's variables are the first slots and are shared
+ * (read only) by every part.
+ */
+#pragma once
+
+#include "runtime/runtime-private.h"
+#include "runtime/transform/transform.h"
+#include "io/json-data.h"
+#include "mir/mir.h"
+
+G_BEGIN_DECLS
+
+typedef struct Ex Ex;
+typedef struct St St;
+typedef struct Sz Sz;
+typedef struct Ev Ev;
+typedef struct RtFunction RtFunction;
+
+typedef enum {
+  FLOW_NEXT,
+  FLOW_BREAK,
+  FLOW_CONTINUE,
+  FLOW_RETURN,
+} Flow;
+
+typedef void (*ExFn) (Ev *ev, const Ex *e, TildeValue *out);
+typedef Flow (*StFn) (Ev *ev, const St *s);
+
+/* A sized type with its size expressions. */
+struct Sz {
+  TildeValueKind kind;
+  Ex            *d1, *d2;
+  Sz            *elem;
+  Sz           **members;
+  guint          n_members;
+};
+
+struct Ex {
+  ExFn             fn;
+  const MirExpr   *mir;
+  TildeValue       k;          /* literals and cached values */
+  gboolean         ready;      /* k holds the value (cached data expressions) */
+  int              slot;
+  Ex             **kids;
+  int              n_kids;
+  const RtBuiltin *builtin;
+  const char      *name;
+  gboolean         drop;       /* a _lupdf / _lupmf call */
+  MirIndexKind    *index_kinds;
+  int              n_index;
+  MirTransformKind tkind;
+  Ex              *ta, *tb;    /* transform arguments */
+  const TildeType *type;
+  int              tuple_slot;
+  int              op;         /* specialised scalar arithmetic */
+  const RtFunction *code;      /* a user-defined function */
+};
+
+/* A compiled function of the functions block: its own frame of slots. */
+struct RtFunction {
+  const char      *name;
+  const TildeType *return_type;
+  gboolean         is_density;  /* _lpdf / _lpmf */
+  gboolean         defined;     /* has a body (compiled after every signature) */
+  int              n_args;
+  int              n_slots;
+  St              *body;
+};
+
+struct St {
+  StFn           fn;
+  const MirStmt *mir;
+  Ex            *e, *e2;
+  St           **body;
+  int            n_body;
+  St            *then_s, *else_s;
+  int            slot;
+  Sz            *sized;
+  /* assignments */
+  Ex           **lv_index;     /* index expressions of the lvalue */
+  MirIndexKind  *lv_kinds;
+  int            n_lv_index;
+  gboolean       target_jacobian;
+  const char    *name;
+  const char    *var_name;
+  MirTransformKind tkind;
+};
+
+/* What one evaluation works with. */
+struct Ev {
+  RtCtx               cx;
+  TildeValue         *slots;
+  /* target */
+  double              target_const;
+  GArray             *terms;        /* gint32 ids */
+  gboolean            jacobian;
+  gboolean            in_log_prob;
+  /* parameters */
+  const TildeValue   *theta;        /* the unconstrained values (ad or data), flat */
+  gint32              theta_pos;
+  /* outputs */
+  double             *out;
+  gsize               n_out, cap_out;
+  gboolean            emit_tp, emit_gq;
+  const TildeJsonData *data;        /* prepare_data reads data, transform_inits inits */
+  GPtrArray          *diagnostics;  /* data errors while preparing */
+  TildeValue          retval;       /* what a function's return statement gave */
+  int                 depth;        /* nested function calls */
+};
+
+/* Compilation */
+typedef struct Compiler Compiler;
+Compiler *rt_compiler_new    (void);
+void      rt_compiler_free   (Compiler *c);
+/* Compiles a part; `globals` TRUE keeps its top-level declarations visible
+ * to later parts. NULL with `error` set (a function the runtime lacks). */
+St       *rt_compile_part    (Compiler *c, GPtrArray *stmts, gboolean globals, gboolean hoist,
+                              char **error);
+/* Compiles the functions block (before any part); FALSE with `error` set
+ * when a body uses what the runtime lacks. */
+gboolean  rt_compile_functions (Compiler *c, GPtrArray *functions, char **error);
+Sz       *rt_compile_sized   (Compiler *c, const MirSizedType *t, char **error);
+/* The memory of the compiled trees, for whoever keeps them. */
+TildeArena *rt_compiler_steal_arena (Compiler *c);
+int       rt_compiler_n_slots   (const Compiler *c);
+int       rt_compiler_n_globals (const Compiler *c);
+/* The data-only expressions of log_prob that may be computed once. */
+GPtrArray *rt_compiler_cached (const Compiler *c);
+
+/* Execution */
+Flow        rt_exec        (Ev *ev, const St *s);
+void        rt_eval        (Ev *ev, const Ex *e, TildeValue *out);
+TildeShape *rt_eval_sized  (Ev *ev, const Sz *sz);
+/* Appends the scalars of v in Stan CSV order (column-major over all
+ * dimensions). */
+void        rt_write_value (Ev *ev, const TildeValue *v);
+void        rt_out_push    (Ev *ev, double x);
+
+/* The evaluators (exec.c). */
+void rt_ex_const     (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_var       (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_call      (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_cached    (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_ternary   (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_and       (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_or        (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_indexed   (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_promote   (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_proj      (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_flag_tp   (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_flag_gq   (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_read_param (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_length    (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_make_array (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_make_row  (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_make_tuple (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_copy      (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_int_arith  (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_real_arith (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_compare    (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_index1     (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_user_call  (Ev *ev, const Ex *e, TildeValue *out);
+
+Flow rt_st_block     (Ev *ev, const St *s);
+Flow rt_st_decl      (Ev *ev, const St *s);
+Flow rt_st_assign    (Ev *ev, const St *s);
+Flow rt_st_read_data (Ev *ev, const St *s);
+Flow rt_st_target    (Ev *ev, const St *s);
+Flow rt_st_if        (Ev *ev, const St *s);
+Flow rt_st_while     (Ev *ev, const St *s);
+Flow rt_st_for       (Ev *ev, const St *s);
+Flow rt_st_break     (Ev *ev, const St *s);
+Flow rt_st_continue  (Ev *ev, const St *s);
+Flow rt_st_return    (Ev *ev, const St *s);
+Flow rt_st_skip      (Ev *ev, const St *s);
+Flow rt_st_write     (Ev *ev, const St *s);
+Flow rt_st_check     (Ev *ev, const St *s);
+Flow rt_st_validate  (Ev *ev, const St *s);
+Flow rt_st_print     (Ev *ev, const St *s);
+Flow rt_st_reject    (Ev *ev, const St *s);
+Flow rt_st_expr      (Ev *ev, const St *s);
+Flow rt_st_return_value (Ev *ev, const St *s);
+
+G_END_DECLS

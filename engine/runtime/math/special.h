@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Scalar special functions on doubles, with the numerically careful forms
+ * Stan uses (log1p_exp, log_inv_logit, Phi's tails, ...). Derivatives are
+ * built from these by the kernels.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define TILDE_LOG_PI        1.14472988584940017414342735135
+#define TILDE_LOG_TWO       0.693147180559945309417232121458
+#define TILDE_LOG_SQRT_TWO_PI 0.918938533204672741780329736406
+#define TILDE_LOG_SQRT_PI   0.572364942924700087071713675677
+#define TILDE_SQRT_TWO_PI   2.50662827463100050241576528481
+#define TILDE_INV_SQRT_TWO_PI 0.398942280401432677939946059934
+#define TILDE_SQRT_TWO      1.41421356237309504880168872421
+
+double tilde_lgamma          (double x);
+double tilde_digamma         (double x);
+double tilde_trigamma        (double x);
+double tilde_lbeta           (double a, double b);
+double tilde_lchoose         (double n, double k);
+double tilde_inv_logit       (double x);
+double tilde_logit           (double p);
+double tilde_log_inv_logit   (double x);
+double tilde_log1m_inv_logit (double x);
+double tilde_log1p_exp       (double x);
+double tilde_log1m_exp       (double x);   /* log(1 - exp(x)), x < 0 */
+double tilde_log1m           (double x);
+double tilde_log_sum_exp2    (double a, double b);
+double tilde_log_diff_exp    (double a, double b);
+double tilde_Phi             (double x);
+double tilde_inv_Phi         (double p);
+double tilde_Phi_approx      (double x);
+/* log of the standard normal density */
+double tilde_std_normal_log_density (double x);
+/* The regularised incomplete beta function I_x(a, b). */
+double tilde_inc_beta        (double a, double b, double x);
+/* 1 - I_x(a, b), accurate when it is small */
+double tilde_inc_beta_q      (double a, double b, double x);
+/* The regularised lower incomplete gamma function P(a, x). */
+double tilde_gamma_p         (double a, double x);
+double tilde_gamma_q         (double a, double x);
+
+G_END_DECLS

@@ -1,0 +1,601 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde-engine"
+
+#include "runtime/model.h"
+#include "runtime/exec-private.h"
+#include "mir/mir-transform.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  const char       *name;
+  MirOutBlock       block;
+  MirTransformKind  trans;
+  TildeShape       *shape;
+  gsize             count;      /* values in Stan CSV */
+  gsize             n_free;     /* parameters: unconstrained values */
+} OutVar;
+
+/* What one thread needs to evaluate: reused from call to call. */
+typedef struct {
+  AdTape     *tape;
+  TildeValue *slots;
+  GArray     *terms;
+  double     *out;
+  gsize       cap_out;
+} Workspace;
+
+struct TildeModel {
+  MirProgram  *prog;
+  TildeArena  *code;
+  TildeArena  *persist;
+  St          *parts[MIR_N_PARTS];
+  int          n_slots, n_globals;
+  TildeValue  *globals;
+  OutVar      *outs;
+  guint        n_outs;
+  gsize        n_params;
+  char       **names[4];     /* by (tp, gq) flags */
+  char       **free_names;
+  GMutex       lock;
+  GPtrArray   *pool;
+};
+
+void
+tilde_model_error_free (TildeModelError *error)
+{
+  if (!error)
+    return;
+  g_free (error->message);
+  g_free (error);
+}
+
+static Workspace *
+workspace_new (TildeModel *m)
+{
+  Workspace *w = g_new0 (Workspace, 1);
+  w->tape = ad_tape_new ();
+  w->slots = g_new0 (TildeValue, MAX (m->n_slots, 1));
+  w->terms = g_array_new (FALSE, FALSE, sizeof (gint32));
+  return w;
+}
+
+static void
+workspace_free (gpointer p)
+{
+  Workspace *w = p;
+  ad_tape_free (w->tape);
+  g_free (w->slots);
+  g_array_unref (w->terms);
+  g_free (w->out);
+  g_free (w);
+}
+
+static Workspace *
+workspace_take (TildeModel *m)
+{
+  Workspace *w = NULL;
+  g_mutex_lock (&m->lock);
+  if (m->pool->len)
+    w = g_ptr_array_steal_index_fast (m->pool, m->pool->len - 1);
+  g_mutex_unlock (&m->lock);
+  return w ? w : workspace_new (m);
+}
+
+static void
+workspace_give (TildeModel *m, Workspace *w)
+{
+  g_mutex_lock (&m->lock);
+  g_ptr_array_add (m->pool, w);
+  g_mutex_unlock (&m->lock);
+}
+
+/* An evaluation context over a workspace. */
+static void
+ev_init (Ev *ev, TildeModel *m, Workspace *w, jmp_buf *jmp)
+{
+  memset (ev, 0, sizeof *ev);
+  ad_tape_reset (w->tape);
+  ev->cx.tape = w->tape;
+  ev->cx.arena = w->tape->arena;
+  ev->cx.jmp = jmp;
+  ev->slots = w->slots;
+  if (m->globals)
+    memcpy (ev->slots, m->globals, sizeof (TildeValue) * (gsize) m->n_globals);
+  g_array_set_size (w->terms, 0);
+  ev->terms = w->terms;
+  ev->out = w->out;
+  ev->cap_out = w->cap_out;
+}
+
+static void
+ev_done (Ev *ev, Workspace *w)
+{
+  w->out = ev->out;
+  w->cap_out = ev->cap_out;
+  g_free (ev->cx.err_msg);
+  ev->cx.err_msg = NULL;
+}
+
+/* Runs a part; FALSE when it raised an error (left in ev->cx). */
+static gboolean
+run_part (Ev *ev, const St *part)
+{
+  if (setjmp (*ev->cx.jmp))
+    return FALSE;
+  rt_exec (ev, part);
+  return TRUE;
+}
+
+static void
+set_error (TildeModelError **error, const Ev *ev)
+{
+  if (!error)
+    return;
+  TildeModelError *e = g_new0 (TildeModelError, 1);
+  e->kind = ev->cx.err_kind;
+  e->message = g_strdup (ev->cx.err_msg ? ev->cx.err_msg : "error");
+  *error = e;
+}
+
+static void
+add_diag (GPtrArray *diagnostics, TildeDiagnosticKind kind, const char *message)
+{
+  if (diagnostics)
+    g_ptr_array_add (diagnostics, tilde_diagnostic_new (TILDE_SEVERITY_ERROR, kind, NULL, 0, 0,
+                                                        0, 0, message));
+}
+
+/* ---- names ---- */
+
+static void
+names_rec (GPtrArray *out, const char *prefix, const TildeShape *s)
+{
+  /* the dimensions of s (arrays, then eigen) in column-major order */
+  int dims[16], nd = 0;
+  const TildeShape *t = s;
+  while (t->kind == TILDE_VALUE_ARRAY && nd < 14)
+    {
+      dims[nd++] = t->rows;
+      t = t->elem;
+    }
+  if (t->kind == TILDE_VALUE_MATRIX || t->kind == TILDE_VALUE_COMPLEX_MATRIX)
+    {
+      dims[nd++] = t->rows;
+      dims[nd++] = t->cols;
+    }
+  else if (tilde_value_kind_is_eigen (t->kind))
+    dims[nd++] = t->rows * t->cols;
+  gint64 total = 1;
+  for (int i = 0; i < nd; i++)
+    total *= dims[i];
+  int idx[16] = { 0 };
+  gboolean cplx = t->kind == TILDE_VALUE_COMPLEX
+    || (t->kind >= TILDE_VALUE_COMPLEX_VECTOR && t->kind <= TILDE_VALUE_COMPLEX_MATRIX);
+  for (gint64 k = 0; k < total; k++)
+    {
+      GString *name = g_string_new (prefix);
+      for (int d = 0; d < nd; d++)
+        g_string_append_printf (name, ".%d", idx[d] + 1);
+      if (t->kind == TILDE_VALUE_TUPLE)
+        {
+          for (guint i = 0; i < t->n_members; i++)
+            {
+              g_autofree char *p = g_strdup_printf ("%s:%u", name->str, i + 1);
+              names_rec (out, p, t->members[i]);
+            }
+          g_string_free (name, TRUE);
+        }
+      else if (cplx)
+        {
+          g_ptr_array_add (out, g_strdup_printf ("%s.real", name->str));
+          g_ptr_array_add (out, g_strdup_printf ("%s.imag", name->str));
+          g_string_free (name, TRUE);
+        }
+      else
+        g_ptr_array_add (out, g_string_free (name, FALSE));
+      for (int d = 0; d < nd; d++)
+        {
+          if (++idx[d] < dims[d])
+            break;
+          idx[d] = 0;
+        }
+    }
+}
+
+/* unconstrained names in the order of theta: array elements one after the
+ * other, matrices column-major, structured transforms by position */
+static void
+free_names_rec (GPtrArray *out, const char *prefix, const TildeShape *s, MirTransformKind trans)
+{
+  if (s->kind == TILDE_VALUE_ARRAY)
+    {
+      for (gint32 i = 0; i < s->rows; i++)
+        {
+          g_autofree char *p = g_strdup_printf ("%s.%d", prefix, i + 1);
+          free_names_rec (out, p, s->elem, trans);
+        }
+      return;
+    }
+  if (trans <= MIR_TRANS_OFFSET_MULTIPLIER)
+    {
+      names_rec (out, prefix, s);
+      return;
+    }
+  gint32 n = rt_free_size (trans, s);
+  for (gint32 i = 0; i < n; i++)
+    g_ptr_array_add (out, g_strdup_printf ("%s.%d", prefix, i + 1));
+}
+
+static gsize
+shape_count (const TildeShape *s)
+{
+  switch (s->kind)
+    {
+    case TILDE_VALUE_ARRAY:
+      return (gsize) s->rows * shape_count (s->elem);
+    case TILDE_VALUE_TUPLE:
+      {
+        gsize n = 0;
+        for (guint i = 0; i < s->n_members; i++)
+          n += shape_count (s->members[i]);
+        return n;
+      }
+    case TILDE_VALUE_COMPLEX:
+      return 2;
+    case TILDE_VALUE_COMPLEX_VECTOR:
+    case TILDE_VALUE_COMPLEX_ROW_VECTOR:
+    case TILDE_VALUE_COMPLEX_MATRIX:
+      return 2 * (gsize) s->rows * (gsize) s->cols;
+    default:
+      return (gsize) s->rows * (gsize) s->cols;
+    }
+}
+
+static char **
+names_for (TildeModel *m, gboolean tp, gboolean gq)
+{
+  GPtrArray *out = g_ptr_array_new ();
+  for (guint i = 0; i < m->n_outs; i++)
+    {
+      const OutVar *v = &m->outs[i];
+      if ((v->block == MIR_OUT_TRANSFORMED_PARAMETERS && !tp)
+          || (v->block == MIR_OUT_GENERATED_QUANTITIES && !gq))
+        continue;
+      names_rec (out, v->name, v->shape);
+    }
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (out, FALSE);
+}
+
+/* ---- preparation ---- */
+
+static gboolean
+compile_all (TildeModel *m, Compiler *c, GPtrArray *diagnostics)
+{
+  static const gboolean globals[MIR_N_PARTS] = { TRUE, FALSE, FALSE, FALSE };
+  static const gboolean hoist[MIR_N_PARTS] = { FALSE, TRUE, FALSE, FALSE };
+  char *ferror = NULL;
+  if (!rt_compile_functions (c, m->prog->functions, &ferror))
+    {
+      add_diag (diagnostics, TILDE_DIAG_RUNTIME, ferror);
+      g_free (ferror);
+      return FALSE;
+    }
+  for (int p = 0; p < MIR_N_PARTS; p++)
+    {
+      char *error = NULL;
+      m->parts[p] = rt_compile_part (c, m->prog->parts[p], globals[p], hoist[p], &error);
+      if (!m->parts[p])
+        {
+          add_diag (diagnostics, TILDE_DIAG_RUNTIME, error);
+          g_free (error);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static void
+compute_cached (TildeModel *m, Compiler *c, Workspace *w)
+{
+  GPtrArray *cached = rt_compiler_cached (c);
+  for (guint i = 0; i < cached->len; i++)
+    {
+      Ex *e = g_ptr_array_index (cached, i);
+      jmp_buf jmp;
+      Ev ev;
+      ev_init (&ev, m, w, &jmp);
+      ev.cx.arena = m->persist;
+      TildeValue v;
+      if (setjmp (jmp) == 0)
+        {
+          rt_eval (&ev, e->kids[0], &v);
+          if (!rt_is_ad (&v))
+            {
+              e->k = v;
+              e->ready = TRUE;
+            }
+        }
+      ev_done (&ev, w);
+    }
+}
+
+static gboolean
+describe_outputs (TildeModel *m, Compiler *c, Workspace *w, GPtrArray *diagnostics)
+{
+  GPtrArray *vars = m->prog->output_vars;
+  m->n_outs = vars->len;
+  m->outs = g_new0 (OutVar, MAX (vars->len, 1));
+  for (guint i = 0; i < vars->len; i++)
+    {
+      const MirOutputVar *v = g_ptr_array_index (vars, i);
+      OutVar *o = &m->outs[i];
+      char *error = NULL;
+      Sz *sz = rt_compile_sized (c, v->constrained, &error);
+      if (error)
+        {
+          add_diag (diagnostics, TILDE_DIAG_RUNTIME, error);
+          g_free (error);
+          return FALSE;
+        }
+      jmp_buf jmp;
+      Ev ev;
+      ev_init (&ev, m, w, &jmp);
+      ev.cx.arena = m->persist;
+      if (setjmp (jmp))
+        {
+          add_diag (diagnostics, TILDE_DIAG_DATA, ev.cx.err_msg);
+          ev_done (&ev, w);
+          return FALSE;
+        }
+      o->shape = rt_eval_sized (&ev, sz);
+      ev_done (&ev, w);
+      o->name = v->name;
+      o->block = v->block;
+      o->trans = v->trans ? v->trans->kind : MIR_TRANS_IDENTITY;
+      o->count = shape_count (o->shape);
+      if (o->block == MIR_OUT_PARAMETERS)
+        {
+          if (o->trans == MIR_TRANS_TUPLE)
+            {
+              add_diag (diagnostics, TILDE_DIAG_RUNTIME, "tuple parameters are not supported yet");
+              return FALSE;
+            }
+          o->n_free = (gsize) rt_free_size (o->trans, o->shape);
+          m->n_params += o->n_free;
+        }
+    }
+  for (int k = 0; k < 4; k++)
+    m->names[k] = names_for (m, k & 1, (k >> 1) & 1);
+  GPtrArray *fn = g_ptr_array_new ();
+  for (guint i = 0; i < m->n_outs; i++)
+    if (m->outs[i].block == MIR_OUT_PARAMETERS)
+      free_names_rec (fn, m->outs[i].name, m->outs[i].shape, m->outs[i].trans);
+  g_ptr_array_add (fn, NULL);
+  m->free_names = (char **) g_ptr_array_free (fn, FALSE);
+  return TRUE;
+}
+
+/* Chains run in parallel threads, each evaluating on its own: BLAS threads
+ * of their own would only compete with the chains for the cores. */
+static void
+single_threaded_blas (void)
+{
+  static gsize done;
+  if (g_once_init_enter (&done))
+    {
+      openblas_set_num_threads (1);
+      g_once_init_leave (&done, 1);
+    }
+}
+
+TildeModel *
+tilde_model_new (const MirProgram *program, const TildeJsonData *data, GPtrArray *diagnostics)
+{
+  single_threaded_blas ();
+  TildeModel *m = g_new0 (TildeModel, 1);
+  g_mutex_init (&m->lock);
+  m->pool = g_ptr_array_new_with_free_func (workspace_free);
+  m->prog = mir_transform_program (program);
+  m->persist = tilde_arena_new (64 * 1024);
+  g_autoptr (TildeJsonData) empty = data ? NULL : tilde_json_data_new_empty ();
+  if (!data)
+    data = empty;
+  Compiler *c = rt_compiler_new ();
+  if (!compile_all (m, c, diagnostics))
+    {
+      m->code = rt_compiler_steal_arena (c);
+      rt_compiler_free (c);
+      tilde_model_free (m);
+      return NULL;
+    }
+  m->n_slots = rt_compiler_n_slots (c);
+  m->n_globals = rt_compiler_n_globals (c);
+
+  /* prepare_data, into memory that lives as long as the model */
+  Workspace *w = workspace_new (m);
+  jmp_buf jmp;
+  Ev ev;
+  ev_init (&ev, m, w, &jmp);
+  ev.cx.arena = m->persist;
+  ev.data = data;
+  if (!run_part (&ev, m->parts[MIR_PART_PREPARE_DATA]))
+    {
+      TildeDiagnosticKind kind = ev.cx.err_kind == TILDE_MODEL_ERROR_FATAL
+        ? TILDE_DIAG_RUNTIME : TILDE_DIAG_DATA;
+      add_diag (diagnostics, kind, ev.cx.err_msg);
+      ev_done (&ev, w);
+      workspace_free (w);
+      m->code = rt_compiler_steal_arena (c);
+      rt_compiler_free (c);
+      tilde_model_free (m);
+      return NULL;
+    }
+  m->globals = tilde_arena_memdup (m->persist, ev.slots,
+                                   sizeof (TildeValue) * (gsize) MAX (m->n_globals, 1));
+  ev_done (&ev, w);
+  compute_cached (m, c, w);
+  gboolean ok = describe_outputs (m, c, w, diagnostics);
+  m->code = rt_compiler_steal_arena (c);
+  rt_compiler_free (c);
+  g_ptr_array_add (m->pool, w);
+  if (!ok)
+    {
+      tilde_model_free (m);
+      return NULL;
+    }
+  return m;
+}
+
+void
+tilde_model_free (TildeModel *m)
+{
+  if (!m)
+    return;
+  g_ptr_array_unref (m->pool);
+  g_mutex_clear (&m->lock);
+  mir_program_free (m->prog);
+  tilde_arena_free (m->code);
+  tilde_arena_free (m->persist);
+  g_free (m->outs);
+  for (int k = 0; k < 4; k++)
+    g_strfreev (m->names[k]);
+  g_strfreev (m->free_names);
+  g_free (m);
+}
+
+gsize
+tilde_model_num_params_unconstrained (const TildeModel *m)
+{
+  return m->n_params;
+}
+
+gsize
+tilde_model_num_outputs (const TildeModel *m, gboolean tp, gboolean gq)
+{
+  gsize n = 0;
+  for (guint i = 0; i < m->n_outs; i++)
+    {
+      const OutVar *v = &m->outs[i];
+      if ((v->block == MIR_OUT_TRANSFORMED_PARAMETERS && !tp)
+          || (v->block == MIR_OUT_GENERATED_QUANTITIES && !gq))
+        continue;
+      n += v->count;
+    }
+  return n;
+}
+
+const char *const *
+tilde_model_output_names (const TildeModel *m, gboolean tp, gboolean gq)
+{
+  return (const char *const *) m->names[(tp ? 1 : 0) | (gq ? 2 : 0)];
+}
+
+const char *const *
+tilde_model_unconstrained_names (const TildeModel *m)
+{
+  return (const char *const *) m->free_names;
+}
+
+/* ---- evaluation ---- */
+
+double
+tilde_model_log_density (TildeModel *m, const double *theta, gboolean propto, gboolean jacobian,
+                         double *gradient, TildeModelError **error)
+{
+  Workspace *w = workspace_take (m);
+  jmp_buf jmp;
+  Ev ev;
+  ev_init (&ev, m, w, &jmp);
+  ev.cx.propto = propto;
+  ev.jacobian = jacobian;
+  ev.in_log_prob = TRUE;
+  gint32 P = (gint32) m->n_params;
+  TildeValue th = { .kind = TILDE_VALUE_VECTOR, .ad = 1, .rows = P, .cols = 1 };
+  th.start = ad_new_vars (w->tape, P);
+  memcpy (w->tape->val + th.start, theta, sizeof (double) * (gsize) P);
+  ev.theta = &th;
+  gboolean ok = run_part (&ev, m->parts[MIR_PART_LOG_PROB]);
+  if (!ok)
+    {
+      set_error (error, &ev);
+      ev_done (&ev, w);
+      workspace_give (m, w);
+      return NAN;
+    }
+  double lp = ev.target_const;
+  const gint32 *terms = (const gint32 *) ev.terms->data;
+  for (guint i = 0; i < ev.terms->len; i++)
+    lp += w->tape->val[terms[i]];
+  if (gradient)
+    {
+      ad_gradient (w->tape, terms, ev.terms->len);
+      memcpy (gradient, w->tape->adj + th.start, sizeof (double) * (gsize) P);
+    }
+  ev_done (&ev, w);
+  workspace_give (m, w);
+  return lp;
+}
+
+gboolean
+tilde_model_constrain (TildeModel *m, const double *theta, gboolean tp, gboolean gq,
+                       gsl_rng *rng, double *out, TildeModelError **error)
+{
+  Workspace *w = workspace_take (m);
+  jmp_buf jmp;
+  Ev ev;
+  ev_init (&ev, m, w, &jmp);
+  ev.cx.rng = rng;
+  ev.emit_tp = tp;
+  ev.emit_gq = gq;
+  gint32 P = (gint32) m->n_params;
+  TildeValue th = { .kind = TILDE_VALUE_VECTOR, .rows = P, .cols = 1 };
+  th.u.d = tilde_arena_memdup (w->tape->arena, theta, sizeof (double) * (gsize) MAX (P, 1));
+  ev.theta = &th;
+  gboolean ok = run_part (&ev, m->parts[MIR_PART_GENERATE_QUANTITIES]);
+  gsize expected = tilde_model_num_outputs (m, tp, gq);
+  if (ok && ev.n_out != expected)
+    {
+      ev.cx.err_kind = TILDE_MODEL_ERROR_FATAL;
+      ev.cx.err_msg = g_strdup_printf ("the model wrote %" G_GSIZE_FORMAT " values where %"
+                                       G_GSIZE_FORMAT " were expected", ev.n_out, expected);
+      ok = FALSE;
+    }
+  if (ok)
+    memcpy (out, ev.out, sizeof (double) * expected);
+  else
+    set_error (error, &ev);
+  ev_done (&ev, w);
+  workspace_give (m, w);
+  return ok;
+}
+
+gboolean
+tilde_model_unconstrain (TildeModel *m, const TildeJsonData *inits, double *theta,
+                         TildeModelError **error)
+{
+  Workspace *w = workspace_take (m);
+  jmp_buf jmp;
+  Ev ev;
+  ev_init (&ev, m, w, &jmp);
+  ev.data = inits;
+  gboolean ok = run_part (&ev, m->parts[MIR_PART_TRANSFORM_INITS]);
+  if (ok && ev.n_out != m->n_params)
+    {
+      ev.cx.err_kind = TILDE_MODEL_ERROR_FATAL;
+      ev.cx.err_msg = g_strdup_printf ("the inits gave %" G_GSIZE_FORMAT " unconstrained values "
+                                       "where %" G_GSIZE_FORMAT " were expected", ev.n_out,
+                                       m->n_params);
+      ok = FALSE;
+    }
+  if (ok)
+    memcpy (theta, ev.out, sizeof (double) * m->n_params);
+  else
+    set_error (error, &ev);
+  ev_done (&ev, w);
+  workspace_give (m, w);
+  return ok;
+}

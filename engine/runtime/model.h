@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * An executable model: a transformed MIR program prepared once with its
+ * data, then evaluated as often as a sampler needs.
+ *
+ * Preparation runs prepare_data with the data, resolves every function the
+ * model calls (a function the runtime lacks fails here, naming it), and
+ * compiles log_prob, generate_quantities and transform_inits into trees of
+ * closures over typed slots, with data-only subexpressions computed once.
+ *
+ * Evaluating the log density records the model on a reverse-mode tape and
+ * sweeps it back for the gradient. Each thread that evaluates gets its own
+ * workspace (tape, arena, slots) from a pool, so chains may call the same
+ * model concurrently; in steady state an evaluation allocates nothing.
+ *
+ * Errors while running (a domain error such as a negative scale, an index
+ * out of range, reject()) are values: the call returns FALSE and sets
+ * `*error`, and the model stays usable.
+ */
+#pragma once
+
+#include <glib.h>
+#include <gsl/gsl_rng.h>
+
+#include "tilde-diagnostic.h"
+#include "mir/mir.h"
+#include "io/json-data.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  TILDE_MODEL_ERROR_DOMAIN,      /* recoverable: the sampler rejects the proposal */
+  TILDE_MODEL_ERROR_INDEX,       /* index out of range, size mismatch */
+  TILDE_MODEL_ERROR_REJECT,      /* reject() */
+  TILDE_MODEL_ERROR_FATAL,       /* fatal_error(), or a tape that ran out of room */
+  TILDE_MODEL_ERROR_DATA,        /* data or inits that do not fit the model */
+} TildeModelErrorKind;
+
+typedef struct {
+  TildeModelErrorKind kind;
+  char               *message;
+} TildeModelError;
+
+void tilde_model_error_free (TildeModelError *error);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TildeModelError, tilde_model_error_free)
+
+typedef struct TildeModel TildeModel;
+
+/* Prepares `program` (lowered MIR; it is transformed here when it is not
+ * yet) with `data` (may be NULL for a model without data). On failure
+ * returns NULL and appends diagnostics to `diagnostics`: TILDE_DIAG_DATA
+ * for data that do not fit (missing, wrong shape or type, constraint
+ * violated), TILDE_DIAG_RUNTIME for a function the runtime lacks or an
+ * error while preparing the data. The program is copied. */
+TildeModel *tilde_model_new   (const MirProgram    *program,
+                               const TildeJsonData *data,
+                               GPtrArray           *diagnostics);
+void        tilde_model_free  (TildeModel *model);
+
+/* Number of unconstrained parameters. */
+gsize       tilde_model_num_params_unconstrained (const TildeModel *model);
+/* Number of values tilde_model_constrain writes with these flags. */
+gsize       tilde_model_num_outputs (const TildeModel *model, gboolean transformed_parameters,
+                                     gboolean generated_quantities);
+/* Stan CSV names ("theta.1", "L.2.1"): parameters, then (optionally)
+ * transformed parameters and generated quantities. NULL-terminated, owned
+ * by the model. */
+const char *const *tilde_model_output_names (const TildeModel *model,
+                                             gboolean transformed_parameters,
+                                             gboolean generated_quantities);
+/* The names of the unconstrained coordinates, in the order of `theta`
+ * ("tau", "L.1", "L.2" for a Cholesky factor's free elements). */
+const char *const *tilde_model_unconstrained_names (const TildeModel *model);
+
+/* The log density at `theta_unconstrained`; with `propto` the constants
+ * dropped by `~` statements are left out, with `jacobian` the log
+ * Jacobians of the constraining transforms are added. `gradient` (may be
+ * NULL) receives d/d theta. When the model raises an error the result is
+ * NaN and `error` (may be NULL) is set; the gradient is then left alone. */
+double      tilde_model_log_density (TildeModel       *model,
+                                     const double     *theta_unconstrained,
+                                     gboolean          propto,
+                                     gboolean          jacobian,
+                                     double           *gradient,
+                                     TildeModelError **error);
+
+/* Constrained parameters, then transformed parameters and generated
+ * quantities when asked, in Stan CSV order, into `out`
+ * (tilde_model_num_outputs values). `rng` is needed for generated
+ * quantities that draw. */
+gboolean    tilde_model_constrain (TildeModel       *model,
+                                   const double     *theta_unconstrained,
+                                   gboolean          transformed_parameters,
+                                   gboolean          generated_quantities,
+                                   gsl_rng          *rng,
+                                   double           *out,
+                                   TildeModelError **error);
+
+/* The unconstrained vector of the constrained parameter values in `inits`
+ * (CmdStan JSON, by name). */
+gboolean    tilde_model_unconstrain (TildeModel          *model,
+                                     const TildeJsonData *inits,
+                                     double              *theta_unconstrained,
+                                     TildeModelError    **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TildeModel, tilde_model_free)
+
+G_END_DECLS

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Writes data/reference-values.json: values of math functions and log
+densities computed with mpmath at 50 digits from their textbook
+definitions, independently of the runtime. Run it again after adding
+cases: ./make-reference-values.py > data/reference-values.json"""
+import json
+import mpmath as mp
+
+mp.mp.dps = 50
+M = mp.mpf
+
+
+def inv_logit(x):
+    return 1 / (1 + mp.exp(-x))
+
+
+def Phi(x):
+    return mp.ncdf(x)
+
+
+def lchoose(n, k):
+    return mp.loggamma(n + 1) - mp.loggamma(k + 1) - mp.loggamma(n - k + 1)
+
+
+def r(x):
+    return float(x)
+
+
+functions = []
+
+
+def fn(name, args, value):
+    functions.append({"name": name, "args": args, "value": r(value)})
+
+
+for x in [0.3, -2.5, 12.0, -40.0]:
+    fn("exp", [x], mp.exp(M(x)))
+for x in [1e-8, 0.3, 7.0, 1e12]:
+    fn("log", [x], mp.log(M(x)))
+for x in [1e-10, -0.5, 3.0]:
+    fn("log1p", [x], mp.log1p(M(x)))
+for x in [1e-10, -0.5, 3.0]:
+    fn("expm1", [x], mp.expm1(M(x)))
+for x in [1e-10, 0.5, -3.0]:
+    fn("log1m", [x], mp.log(1 - M(x)))
+for x in [1e-5, 0.5, 3.7, 150.0, -2.5]:
+    fn("lgamma", [x], mp.log(abs(mp.gamma(M(x)))))
+for x in [1e-3, 0.3, 2.0, 40.0, -2.5]:
+    fn("digamma", [x], mp.digamma(M(x)))
+for x in [0.3, 5.0]:
+    fn("trigamma", [x], mp.psi(1, M(x)))
+for x in [0.0, 2.5, -3.0, 40.0, -40.0]:
+    fn("inv_logit", [x], inv_logit(M(x)))
+    fn("log_inv_logit", [x], mp.log(inv_logit(M(x))))
+    fn("log1m_inv_logit", [x], mp.log(1 - inv_logit(M(x))))
+    fn("log1p_exp", [x], mp.log(1 + mp.exp(M(x))))
+for p in [1e-9, 0.2, 0.5, 0.97]:
+    fn("logit", [p], mp.log(M(p) / (1 - M(p))))
+for x in [-1e-12, -0.3, -5.0, -50.0]:
+    fn("log1m_exp", [x], mp.log(1 - mp.exp(M(x))))
+for x in [0.0, 1.3, -2.0, -7.5, -30.0, 6.0]:
+    fn("Phi", [x], Phi(M(x)))
+for p in [1e-12, 0.025, 0.5, 0.8, 0.999999]:
+    fn("inv_Phi", [p], mp.sqrt(2) * mp.erfinv(2 * M(p) - 1))
+for x in [0.2, -1.5, 3.0]:
+    fn("erf", [x], mp.erf(M(x)))
+    fn("erfc", [x], mp.erfc(M(x)))
+for x in [0.0, 1.0, -3.0]:
+    fn("inv_cloglog", [x], 1 - mp.exp(-mp.exp(M(x))))
+for x in [2.0, 0.01]:
+    fn("sqrt", [x], mp.sqrt(M(x)))
+    fn("cbrt", [x], mp.cbrt(M(x)))
+    fn("inv_sqrt", [x], 1 / mp.sqrt(M(x)))
+for x in [-1.5, 2.5]:
+    fn("square", [x], M(x) ** 2)
+    fn("fabs", [x], abs(M(x)))
+    fn("tanh", [x], mp.tanh(M(x)))
+    fn("inv", [x], 1 / M(x))
+for a, b in [(2.5, 1.5), (0.3, 4.0), (1e-3, 2.0)]:
+    fn("pow", [a, b], M(a) ** M(b))
+    fn("lbeta", [a, b], mp.log(mp.beta(M(a), M(b))))
+    fn("hypot", [a, b], mp.sqrt(M(a) ** 2 + M(b) ** 2))
+    fn("atan2", [a, b], mp.atan2(M(a), M(b)))
+for n, k in [(10.0, 3.0), (7.5, 2.25), (100.0, 50.0)]:
+    fn("lchoose", [n, k], lchoose(M(n), M(k)))
+for a, b in [(2.0, 1.0), (0.0, -30.0), (-1.0, -1.5)]:
+    fn("log_diff_exp", [a, b], mp.log(mp.exp(M(a)) - mp.exp(M(b))))
+    fn("log_sum_exp", [a, b], mp.log(mp.exp(M(a)) + mp.exp(M(b))))
+fn("fma", [1.5, -2.0, 0.25], M(1.5) * M(-2.0) + M(0.25))
+for th, a, b in [(0.3, -1.0, -2.0), (0.9, -700.0, -701.0)]:
+    fn("log_mix", [th, a, b], mp.log(M(th) * mp.exp(M(a)) + (1 - M(th)) * mp.exp(M(b))))
+fn("log_sum_exp", [{"vector": [1.0, 2.0, -3.0, 0.5]}],
+   mp.log(sum(mp.exp(M(v)) for v in [1.0, 2.0, -3.0, 0.5])))
+fn("sum", [{"vector": [1.0, 2.0, -3.0, 0.5]}], M(0.5))
+fn("mean", [{"vector": [1.0, 2.0, -3.0, 0.5]}], M(0.125))
+vals = [1.0, 2.0, -3.0, 0.5]
+m = sum(map(M, vals)) / 4
+fn("variance", [{"vector": vals}], sum((M(v) - m) ** 2 for v in vals) / 3)
+fn("sd", [{"vector": vals}], mp.sqrt(sum((M(v) - m) ** 2 for v in vals) / 3))
+fn("dot_self", [{"vector": vals}], sum(M(v) ** 2 for v in vals))
+fn("dot_product", [{"vector": vals}, {"vector": [0.5, -1.0, 2.0, 3.0]}],
+   sum(M(a) * M(b) for a, b in zip(vals, [0.5, -1.0, 2.0, 3.0])))
+
+densities = []
+
+
+def dens(name, args, value):
+    densities.append({"name": name, "args": args, "value": r(value)})
+
+
+def normal_lpdf(y, mu, s):
+    return -mp.log(s) - mp.log(mp.sqrt(2 * mp.pi)) - (y - mu) ** 2 / (2 * s ** 2)
+
+
+for y, mu, s in [(0.3, -1.0, 2.0), (10.0, 0.0, 0.1)]:
+    dens("normal_lpdf", [y, mu, s], normal_lpdf(M(y), M(mu), M(s)))
+dens("std_normal_lpdf", [1.7], normal_lpdf(M(1.7), 0, 1))
+dens("normal_lpdf", [{"vector": [0.5, -1.5, 2.0]}, 0.25, {"vector": [1.0, 2.0, 0.5]}],
+     sum(normal_lpdf(M(y), M(0.25), M(s)) for y, s in [(0.5, 1.0), (-1.5, 2.0), (2.0, 0.5)]))
+for y, mu, s in [(0.3, -1.0, 2.0), (50.0, 1.0, 0.5)]:
+    dens("cauchy_lpdf", [y, mu, s], -mp.log(mp.pi * M(s) * (1 + ((M(y) - M(mu)) / M(s)) ** 2)))
+for y, nu, mu, s in [(0.3, 3.0, -1.0, 2.0), (-4.0, 0.7, 1.0, 0.5)]:
+    y, nu, mu, s = map(M, (y, nu, mu, s))
+    dens("student_t_lpdf", [float(y), float(nu), float(mu), float(s)],
+         mp.loggamma((nu + 1) / 2) - mp.loggamma(nu / 2) - mp.log(mp.sqrt(nu * mp.pi) * s)
+         - (nu + 1) / 2 * mp.log(1 + ((y - mu) / s) ** 2 / nu))
+for y, b in [(0.3, 2.0), (4.0, 0.1)]:
+    dens("exponential_lpdf", [y, b], mp.log(M(b)) - M(b) * M(y))
+for y, a, b in [(0.3, 2.0, 1.5), (4.0, 0.5, 3.0)]:
+    y, a, b = map(M, (y, a, b))
+    dens("gamma_lpdf", [float(y), float(a), float(b)],
+         a * mp.log(b) - mp.loggamma(a) + (a - 1) * mp.log(y) - b * y)
+    dens("inv_gamma_lpdf", [float(y), float(a), float(b)],
+         a * mp.log(b) - mp.loggamma(a) - (a + 1) * mp.log(y) - b / y)
+    dens("lognormal_lpdf", [float(y), float(a), float(b)],
+         -mp.log(y * b * mp.sqrt(2 * mp.pi)) - (mp.log(y) - a) ** 2 / (2 * b ** 2))
+for y, a, b in [(0.3, 2.0, 1.5), (0.999, 0.5, 3.0)]:
+    y, a, b = map(M, (y, a, b))
+    dens("beta_lpdf", [float(y), float(a), float(b)],
+         (a - 1) * mp.log(y) + (b - 1) * mp.log(1 - y) - mp.log(mp.beta(a, b)))
+dens("uniform_lpdf", [0.3, -1.0, 2.5], -mp.log(M(3.5)))
+for n, th in [(1, 0.3), (0, 0.3)]:
+    dens("bernoulli_lpmf", [{"int": n}, th], mp.log(M(th) if n else 1 - M(th)))
+for n, a in [(1, 0.3), (0, 2.5), (1, -30.0)]:
+    p = inv_logit(M(a))
+    dens("bernoulli_logit_lpmf", [{"int": n}, a], mp.log(p if n else 1 - p))
+for n, N, th in [(3, 10, 0.25), (0, 5, 0.6)]:
+    dens("binomial_lpmf", [{"int": n}, {"int": N}, th],
+         lchoose(M(N), M(n)) + n * mp.log(M(th)) + (N - n) * mp.log(1 - M(th)))
+    p = inv_logit(M(th) * 4 - 1)
+    dens("binomial_logit_lpmf", [{"int": n}, {"int": N}, float(M(th) * 4 - 1)],
+         lchoose(M(N), M(n)) + n * mp.log(p) + (N - n) * mp.log(1 - p))
+for n, lam in [(3, 2.5), (0, 0.1), (40, 35.0)]:
+    dens("poisson_lpmf", [{"int": n}, lam], n * mp.log(M(lam)) - M(lam) - mp.loggamma(n + 1))
+    dens("poisson_log_lpmf", [{"int": n}, float(mp.log(M(lam)))],
+         n * mp.log(M(lam)) - M(lam) - mp.loggamma(n + 1))
+
+
+def nb2(n, mu, phi):
+    n, mu, phi = M(n), M(mu), M(phi)
+    return (mp.loggamma(n + phi) - mp.loggamma(n + 1) - mp.loggamma(phi)
+            + n * mp.log(mu / (mu + phi)) + phi * mp.log(phi / (mu + phi)))
+
+
+for n, mu, phi in [(3, 2.5, 4.0), (0, 0.7, 0.3), (25, 10.0, 2.0)]:
+    dens("neg_binomial_2_lpmf", [{"int": n}, mu, phi], nb2(n, mu, phi))
+    dens("neg_binomial_2_log_lpmf", [{"int": n}, float(mp.log(M(mu))), phi], nb2(n, mu, phi))
+for y, mu, s in [(0.3, -1.0, 2.0), (-12.0, 0.0, 1.0), (3.0, 0.0, 1.0)]:
+    dens("normal_lcdf", [y, mu, s], mp.log(Phi((M(y) - M(mu)) / M(s))))
+    dens("normal_lccdf", [y, mu, s], mp.log(1 - Phi((M(y) - M(mu)) / M(s))))
+
+
+def t_cdf(x, nu):
+    return mp.quad(lambda t: mp.gamma((nu + 1) / 2) / (mp.sqrt(nu * mp.pi) * mp.gamma(nu / 2))
+                   * (1 + t ** 2 / nu) ** (-(nu + 1) / 2), [-mp.inf, x])
+
+
+for y, nu, mu, s in [(0.0, 3.0, 0.0, 10.0), (2.5, 4.0, 1.0, 0.5)]:
+    c = t_cdf((M(y) - M(mu)) / M(s), M(nu))
+    dens("student_t_lcdf", [y, nu, mu, s], mp.log(c))
+    dens("student_t_lccdf", [y, nu, mu, s], mp.log(1 - c))
+
+# multivariate
+L = [[1.5, 0.0, 0.0], [0.3, 0.8, 0.0], [-0.4, 0.2, 1.1]]
+y = [0.5, -1.0, 2.0]
+mu = [0.1, 0.2, -0.3]
+Lm = mp.matrix(L)
+z = mp.lu_solve(Lm, mp.matrix([M(a) - M(b) for a, b in zip(y, mu)]))
+val = (-3 * mp.log(mp.sqrt(2 * mp.pi)) - sum(mp.log(M(L[k][k])) for k in range(3))
+       - sum(z[i] ** 2 for i in range(3)) / 2)
+dens("multi_normal_cholesky_lpdf", [{"vector": y}, {"vector": mu}, {"matrix": L}], val)
+
+
+def lkj_chol(Lrows, eta):
+    K = len(Lrows)
+    eta = M(eta)
+    logc = sum((2 * eta - 2 + K - k) * (K - k) for k in range(1, K)) * mp.log(2)
+    logc += sum((K - k) * mp.log(mp.beta(eta + M(K - k - 1) / 2, eta + M(K - k - 1) / 2))
+                for k in range(1, K))
+    return -logc + sum((K - k + 2 * eta - 2) * mp.log(M(Lrows[k - 1][k - 1]))
+                       for k in range(2, K + 1))
+
+
+def unit_rows(rows):
+    out = []
+    for row in rows:
+        nrm = mp.sqrt(sum(M(v) ** 2 for v in row))
+        out.append([float(M(v) / nrm) for v in row])
+    return out
+
+
+Lc = unit_rows([[1.0, 0.0, 0.0], [0.3, 0.8, 0.0], [-0.4, 0.2, 1.1]])
+for eta in [2.0, 1.0, 0.7]:
+    dens("lkj_corr_cholesky_lpdf", [{"matrix": Lc}, eta], lkj_chol(Lc, eta))
+theta = [0.2, 0.5, 0.3]
+alpha = [1.5, 2.0, 0.7]
+dens("dirichlet_lpdf", [{"vector": theta}, {"vector": alpha}],
+     mp.loggamma(sum(map(M, alpha))) - sum(mp.loggamma(M(a)) for a in alpha)
+     + sum((M(a) - 1) * mp.log(M(t)) for t, a in zip(theta, alpha)))
+
+print(json.dumps({"functions": functions, "densities": densities}, indent=1))

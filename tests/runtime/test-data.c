@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * CmdStan JSON data: every type a data block can declare, the special
+ * values, empty containers, and each way data can fail to fit a model,
+ * reported with the variable, what was expected and what was found.
+ */
+#define G_LOG_DOMAIN "tilde-test"
+
+#include <math.h>
+#include <string.h>
+
+#include <gio/gio.h>
+
+#include "io/json-data.h"
+#include "runtime-test-util.h"
+
+static TildeJsonData *
+parse (const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  TildeJsonData *d = tilde_json_data_new_from_string (text, -1, &error);
+  g_assert_no_error (error);
+  return d;
+}
+
+static TildeShape *
+shape (TildeArena *a, TildeValueKind k, gint32 r, gint32 c)
+{
+  return tilde_shape_new (a, k, r, c);
+}
+
+static TildeValue
+read_ok (TildeJsonData *d, const char *name, const TildeShape *s, TildeArena *a)
+{
+  TildeValue v;
+  g_autofree char *problem = NULL;
+  if (!tilde_json_data_read (d, name, s, a, &v, &problem))
+    g_error ("%s: %s", name, problem);
+  return v;
+}
+
+static char *
+read_fails (TildeJsonData *d, const char *name, const TildeShape *s, TildeArena *a)
+{
+  TildeValue v;
+  char *problem = NULL;
+  g_assert_false (tilde_json_data_read (d, name, s, a, &v, &problem));
+  g_assert_nonnull (problem);
+  return problem;
+}
+
+static void
+test_types (void)
+{
+  g_autoptr (TildeArena) a = tilde_arena_new (0);
+  g_autoptr (TildeJsonData) d = parse (
+    "{\"N\": 3, \"x\": 2.5, \"i\": 4.0, \"v\": [1, 2.5, -3], \"rv\": [0.5, 1],"
+    " \"M\": [[1, 2, 3], [4, 5, 6]], \"av\": [[1, 2], [3, 4], [5, 6]],"
+    " \"am\": [[[1, 2], [3, 4]], [[5, 6], [7, 8]]], \"a2\": [[1, 2, 3], [4, 5, 6]],"
+    " \"z\": [1.5, -2], \"zv\": [[1, 2], [3, 4]],"
+    " \"t\": {\"1\": 3, \"2\": [1.5, 2.5]}, \"at\": [{\"1\": 1, \"2\": 0.5}, {\"1\": 2, \"2\": 1.5}]}");
+  g_assert_cmpint (read_ok (d, "N", shape (a, TILDE_VALUE_INT, 1, 1), a).u.i, ==, 3);
+  g_assert_cmpfloat (read_ok (d, "x", shape (a, TILDE_VALUE_REAL, 1, 1), a).u.r, ==, 2.5);
+  /* an int written as 4.0 is still an int */
+  g_assert_cmpint (read_ok (d, "i", shape (a, TILDE_VALUE_INT, 1, 1), a).u.i, ==, 4);
+  /* ints are reals too */
+  g_assert_cmpfloat (read_ok (d, "N", shape (a, TILDE_VALUE_REAL, 1, 1), a).u.r, ==, 3);
+  TildeValue v = read_ok (d, "v", shape (a, TILDE_VALUE_VECTOR, 3, 1), a);
+  g_assert_cmpfloat (v.u.d[2], ==, -3);
+  v = read_ok (d, "rv", shape (a, TILDE_VALUE_ROW_VECTOR, 1, 2), a);
+  g_assert_cmpint (v.cols, ==, 2);
+  /* matrices are arrays of rows, stored column-major */
+  v = read_ok (d, "M", shape (a, TILDE_VALUE_MATRIX, 2, 3), a);
+  g_assert_cmpfloat (v.u.d[1], ==, 4);
+  g_assert_cmpfloat (v.u.d[2], ==, 2);
+  v = read_ok (d, "av", tilde_shape_array (a, shape (a, TILDE_VALUE_VECTOR, 2, 1), 3), a);
+  g_assert_cmpfloat (v.u.elems[2].u.d[1], ==, 6);
+  v = read_ok (d, "am", tilde_shape_array (a, shape (a, TILDE_VALUE_MATRIX, 2, 2), 2), a);
+  g_assert_cmpfloat (v.u.elems[1].u.d[2], ==, 6);
+  v = read_ok (d, "a2", tilde_shape_array (a, tilde_shape_array (a, shape (a, TILDE_VALUE_INT, 1, 1), 3), 2), a);
+  g_assert_cmpint (v.u.elems[1].u.iv[0], ==, 4);
+  v = read_ok (d, "z", shape (a, TILDE_VALUE_COMPLEX, 1, 1), a);
+  g_assert_cmpfloat (v.u.z[0], ==, 1.5);
+  g_assert_cmpfloat (v.u.z[1], ==, -2);
+  v = read_ok (d, "zv", shape (a, TILDE_VALUE_COMPLEX_VECTOR, 2, 1), a);
+  g_assert_cmpfloat (v.u.d[3], ==, 4);
+  TildeShape *tup = shape (a, TILDE_VALUE_TUPLE, 1, 1);
+  const TildeShape *members[2] = { shape (a, TILDE_VALUE_INT, 1, 1), shape (a, TILDE_VALUE_VECTOR, 2, 1) };
+  tup->n_members = 2;
+  tup->members = members;
+  v = read_ok (d, "t", tup, a);
+  g_assert_cmpint (v.u.elems[0].u.i, ==, 3);
+  g_assert_cmpfloat (v.u.elems[1].u.d[1], ==, 2.5);
+  TildeShape *tup2 = shape (a, TILDE_VALUE_TUPLE, 1, 1);
+  const TildeShape *m2[2] = { shape (a, TILDE_VALUE_INT, 1, 1), shape (a, TILDE_VALUE_REAL, 1, 1) };
+  tup2->n_members = 2;
+  tup2->members = m2;
+  v = read_ok (d, "at", tilde_shape_array (a, tup2, 2), a);
+  g_assert_cmpfloat (v.u.elems[1].u.elems[1].u.r, ==, 1.5);
+}
+
+static void
+test_special_values (void)
+{
+  g_autoptr (TildeArena) a = tilde_arena_new (0);
+  g_autoptr (TildeJsonData) d = parse (
+    "{\"y\": [\"inf\", \"-inf\", \"NaN\", \"+inf\", \"Infinity\", 1e308],"
+    " \"e\": [], \"ev\": [], \"em\": [], \"ec\": [[], []], \"eav\": []}");
+  TildeValue v = read_ok (d, "y", tilde_shape_array (a, shape (a, TILDE_VALUE_REAL, 1, 1), 6), a);
+  g_assert_true (isinf (v.u.d[0]) && v.u.d[0] > 0);
+  g_assert_true (isinf (v.u.d[1]) && v.u.d[1] < 0);
+  g_assert_true (isnan (v.u.d[2]));
+  g_assert_true (isinf (v.u.d[3]) && isinf (v.u.d[4]));
+  g_assert_cmpint (read_ok (d, "e", tilde_shape_array (a, shape (a, TILDE_VALUE_INT, 1, 1), 0), a).rows, ==, 0);
+  g_assert_cmpint (read_ok (d, "ev", shape (a, TILDE_VALUE_VECTOR, 0, 1), a).rows, ==, 0);
+  g_assert_cmpint (read_ok (d, "em", shape (a, TILDE_VALUE_MATRIX, 0, 3), a).rows, ==, 0);
+  g_assert_cmpint (read_ok (d, "ec", shape (a, TILDE_VALUE_MATRIX, 2, 0), a).cols, ==, 0);
+  g_assert_cmpint (read_ok (d, "eav", tilde_shape_array (a, shape (a, TILDE_VALUE_VECTOR, 3, 1), 0), a).rows, ==, 0);
+  /* an int cannot be infinite */
+  g_autofree char *p = read_fails (d, "y", tilde_shape_array (a, shape (a, TILDE_VALUE_INT, 1, 1), 6), a);
+  g_assert_cmpstr (p, ==, "variable y[1]: expected int, found the string \"inf\"");
+}
+
+static void
+test_read_errors (void)
+{
+  g_autoptr (TildeArena) a = tilde_arena_new (0);
+  g_autoptr (TildeJsonData) d = parse (
+    "{\"N\": 2.5, \"y\": [1, 2, 3, 4, 5, 6, 7], \"X\": [[1, 2, 3], [4, 5]], \"s\": \"abc\","
+    " \"w\": [1, \"x\"], \"t\": {\"1\": 1}}");
+  char *p;
+  p = read_fails (d, "N", shape (a, TILDE_VALUE_INT, 1, 1), a);
+  g_assert_cmpstr (p, ==, "variable N: expected int, found the real 2.5");
+  g_free (p);
+  p = read_fails (d, "y", tilde_shape_array (a, shape (a, TILDE_VALUE_REAL, 1, 1), 8), a);
+  g_assert_cmpstr (p, ==, "variable y: expected array[8] real, found an array of 7 values");
+  g_free (p);
+  p = read_fails (d, "X", shape (a, TILDE_VALUE_MATRIX, 2, 3), a);
+  g_assert_cmpstr (p, ==, "variable X[2]: expected row_vector[3], found an array of 2 values");
+  g_free (p);
+  p = read_fails (d, "s", shape (a, TILDE_VALUE_VECTOR, 2, 1), a);
+  g_assert_cmpstr (p, ==, "variable s: expected vector[2], found the string \"abc\"");
+  g_free (p);
+  p = read_fails (d, "w", shape (a, TILDE_VALUE_VECTOR, 2, 1), a);
+  g_assert_cmpstr (p, ==, "variable w[2]: expected real, found the string \"x\"");
+  g_free (p);
+  p = read_fails (d, "missing", shape (a, TILDE_VALUE_VECTOR, 2, 1), a);
+  g_assert_cmpstr (p, ==, "variable missing not found in the data (expected vector[2])");
+  g_free (p);
+  TildeShape *tup = shape (a, TILDE_VALUE_TUPLE, 1, 1);
+  const TildeShape *members[2] = { shape (a, TILDE_VALUE_INT, 1, 1), shape (a, TILDE_VALUE_REAL, 1, 1) };
+  tup->n_members = 2;
+  tup->members = members;
+  p = read_fails (d, "t", tup, a);
+  g_assert_cmpstr (p, ==, "variable t: the tuple has no member \"2\"");
+  g_free (p);
+}
+
+static void
+test_bad_json (void)
+{
+  GError *error = NULL;
+  g_assert_null (tilde_json_data_new_from_string ("{\"N\": ", -1, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_null (tilde_json_data_new_from_string ("[1, 2]", -1, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_clear_error (&error);
+}
+
+/* ---- data checked against a model's data block ---- */
+
+static const char *model =
+  "data {\n"
+  "  int<lower=0> N;\n"
+  "  vector<lower=0>[N] sigma;\n"
+  "  array[N] int<lower=0, upper=1> y;\n"
+  "  simplex[3] p;\n"
+  "}\n"
+  "parameters { real mu; }\n"
+  "model { mu ~ normal(0, 1); }\n";
+
+static void
+expect_data_error (const char *data, const char *fragment)
+{
+  g_autoptr (GPtrArray) diags = rt_test_prepare_errors (model, data);
+  g_assert_cmpuint (diags->len, ==, 1);
+  const TildeDiagnostic *d = g_ptr_array_index (diags, 0);
+  g_assert_cmpint (d->kind, ==, TILDE_DIAG_DATA);
+  g_assert_cmpint (d->severity, ==, TILDE_SEVERITY_ERROR);
+  if (!strstr (d->message, fragment))
+    g_error ("message \"%s\" lacks \"%s\"", d->message, fragment);
+}
+
+static void
+test_model_data_errors (void)
+{
+  const char *good = "{\"N\": 2, \"sigma\": [1, 2], \"y\": [0, 1], \"p\": [0.2, 0.3, 0.5]}";
+  g_autoptr (GPtrArray) none = rt_test_prepare_errors (model, good);
+  g_assert_cmpuint (none->len, ==, 0);
+  /* missing variable */
+  expect_data_error ("{\"N\": 2, \"sigma\": [1, 2], \"p\": [0.2, 0.3, 0.5]}",
+                     "variable y not found in the data (expected array[2] int)");
+  /* sizes that disagree with N */
+  expect_data_error ("{\"N\": 3, \"sigma\": [1, 2], \"y\": [0, 1, 1], \"p\": [0.2, 0.3, 0.5]}",
+                     "variable sigma: expected vector[3], found an array of 2 values");
+  /* wrong type */
+  expect_data_error ("{\"N\": 2, \"sigma\": [1, 2], \"y\": [0, 0.5], \"p\": [0.2, 0.3, 0.5]}",
+                     "variable y[2]: expected int, found the real 0.5");
+  /* constraints */
+  expect_data_error ("{\"N\": -1, \"sigma\": [], \"y\": [], \"p\": [0.2, 0.3, 0.5]}",
+                     "N is -1, but must be greater than or equal to 0");
+  expect_data_error ("{\"N\": 2, \"sigma\": [1, -2], \"y\": [0, 1], \"p\": [0.2, 0.3, 0.5]}",
+                     "sigma[2] is -2, but must be greater than or equal to 0");
+  expect_data_error ("{\"N\": 2, \"sigma\": [1, 2], \"y\": [0, 2], \"p\": [0.2, 0.3, 0.5]}",
+                     "y[2] is 2, but must be less than or equal to 1");
+  expect_data_error ("{\"N\": 2, \"sigma\": [1, 2], \"y\": [0, 1], \"p\": [0.2, 0.3, 0.6]}",
+                     "p is not a valid simplex");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/runtime/data/types", test_types);
+  g_test_add_func ("/runtime/data/special-values", test_special_values);
+  g_test_add_func ("/runtime/data/read-errors", test_read_errors);
+  g_test_add_func ("/runtime/data/bad-json", test_bad_json);
+  g_test_add_func ("/runtime/data/model-errors", test_model_data_errors);
+  return g_test_run ();
+}

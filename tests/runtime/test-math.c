@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Library functions and log densities: values against mpmath at 50 digits
+ * (data/reference-values.json, made by make-reference-values.py), closed
+ * forms for the matrix kernels, and every derivative against central
+ * finite differences of the function's own values.
+ */
+#define G_LOG_DOMAIN "tilde-test"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "runtime/runtime-private.h"
+#include "runtime-test-util.h"
+
+typedef struct {
+  RtCtx   cx;
+  jmp_buf jmp;
+} Harness;
+
+static Harness *
+harness_new (void)
+{
+  Harness *h = g_new0 (Harness, 1);
+  h->cx.tape = ad_tape_new ();
+  /* values outlive the tape resets between evaluations */
+  h->cx.arena = tilde_arena_new (0);
+  h->cx.jmp = &h->jmp;
+  return h;
+}
+
+static void
+harness_free (Harness *h)
+{
+  ad_tape_free (h->cx.tape);
+  tilde_arena_free (h->cx.arena);
+  g_free (h->cx.err_msg);
+  g_free (h);
+}
+
+/* Calls a library function; FALSE (message in h->cx.err_msg) on error. */
+static gboolean
+call (Harness *h, const char *name, gboolean drop, int n, const TildeValue *args, TildeValue *out)
+{
+  const RtBuiltin *b = rt_builtin_lookup (name, n);
+  g_assert_nonnull (b);
+  if (setjmp (h->jmp))
+    return FALSE;
+  h->cx.fn_name = name;
+  h->cx.drop = drop;
+  b->fn (&h->cx, n, args, out);
+  return TRUE;
+}
+
+static TildeValue
+vec (Harness *h, TildeValueKind kind, gint32 rows, gint32 cols, const double *x)
+{
+  TildeValue v = rt_new_data (&h->cx, kind, rows, cols);
+  memcpy (v.u.d, x, sizeof (double) * (gsize) (rows * cols));
+  return v;
+}
+
+/* a test argument from JSON: number, {"int"}, {"vector"}, {"matrix": rows} */
+static TildeValue
+arg_from_json (Harness *h, JsonNode *n)
+{
+  if (JSON_NODE_HOLDS_VALUE (n))
+    return tilde_value_real (json_node_get_double (n));
+  JsonObject *o = json_node_get_object (n);
+  if (json_object_has_member (o, "int"))
+    return tilde_value_int ((int) json_object_get_int_member (o, "int"));
+  if (json_object_has_member (o, "vector"))
+    {
+      JsonArray *a = json_object_get_array_member (o, "vector");
+      guint len = json_array_get_length (a);
+      TildeValue v = rt_new_data (&h->cx, TILDE_VALUE_VECTOR, (gint32) len, 1);
+      for (guint i = 0; i < len; i++)
+        v.u.d[i] = json_array_get_double_element (a, i);
+      return v;
+    }
+  JsonArray *rows = json_object_get_array_member (o, "matrix");
+  guint R = json_array_get_length (rows);
+  guint C = json_array_get_length (json_array_get_array_element (rows, 0));
+  TildeValue v = rt_new_data (&h->cx, TILDE_VALUE_MATRIX, (gint32) R, (gint32) C);
+  for (guint i = 0; i < R; i++)
+    for (guint j = 0; j < C; j++)
+      v.u.d[i + j * R] = json_array_get_double_element (json_array_get_array_element (rows, i), j);
+  return v;
+}
+
+static JsonObject *
+reference_values (void)
+{
+  static JsonParser *parser;
+  if (!parser)
+    {
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "runtime", "data",
+                                                     "reference-values.json", NULL);
+      g_autoptr (GError) error = NULL;
+      parser = json_parser_new ();
+      json_parser_load_from_file (parser, path, &error);
+      g_assert_no_error (error);
+    }
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+/* ---- gradients against finite differences ---- */
+
+/* f(args) reduced to a scalar: weights . flatten (out), data only */
+static double
+weighted (Harness *h, const TildeValue *out)
+{
+  if (tilde_value_kind_is_scalar ((TildeValueKind) out->kind))
+    return rt_scalar (&h->cx, out);
+  const double *x = rt_values (&h->cx, out);
+  double s = 0;
+  for (gint32 i = 0; i < tilde_value_flat_size (out); i++)
+    s += x[i] * (0.3 + 0.1 * (i % 5));
+  return s;
+}
+
+static double
+value_at (Harness *h, const char *name, gboolean drop, int n, const TildeValue *args)
+{
+  TildeValue out;
+  ad_tape_reset (h->cx.tape);
+  if (!call (h, name, drop, n, args, &out))
+    g_error ("%s: %s", name, h->cx.err_msg);
+  return weighted (h, &out);
+}
+
+/* Checks d f / d (each real of args[k]) for every real argument. */
+static void
+check_gradient_skipping (Harness *h, const char *name, gboolean drop, int n,
+                         const TildeValue *args_in, double tol, guint skip)
+{
+  TildeValue args[8];
+  g_assert_cmpint (n, <=, 8);
+  for (int k = 0; k < n; k++)
+    {
+      if (args_in[k].kind == TILDE_VALUE_INT || (skip & (1u << k))
+          || (args_in[k].kind == TILDE_VALUE_ARRAY && args_in[k].elem == TILDE_VALUE_INT))
+        continue;
+      gint32 len = tilde_value_flat_size (&args_in[k]);
+      for (gint32 i = 0; i < len; i++)
+        {
+          /* analytic: the k-th argument on the tape */
+          memcpy (args, args_in, sizeof (TildeValue) * (gsize) n);
+          ad_tape_reset (h->cx.tape);
+          for (int j = 0; j < n; j++)
+            if (args[j].kind != TILDE_VALUE_INT && !tilde_value_kind_is_scalar ((TildeValueKind) args[j].kind))
+              args[j] = tilde_value_copy (h->cx.arena, &args_in[j]);
+          args[k] = rt_promote_ad (&h->cx, &args_in[k]);
+          TildeValue out;
+          if (!call (h, name, drop, n, args, &out))
+            g_error ("%s: %s", name, h->cx.err_msg);
+          /* reduce with the same weights on the tape */
+          gint32 seed;
+          if (tilde_value_kind_is_scalar ((TildeValueKind) out.kind))
+            seed = out.ad ? out.start : -1;
+          else
+            {
+              gint32 m = tilde_value_flat_size (&out);
+              double *w = rt_alloc_d (&h->cx, (gsize) m);
+              for (gint32 q = 0; q < m; q++)
+                w[q] = 0.3 + 0.1 * (q % 5);
+              AdOperand op = rt_operand (&out, w);
+              seed = out.ad ? ad_reduction (h->cx.tape, 0, 1, &op) : -1;
+            }
+          double analytic = 0;
+          if (seed >= 0)
+            {
+              ad_gradient (h->cx.tape, &seed, 1);
+              analytic = h->cx.tape->adj[tilde_value_var (&args[k], i)];
+            }
+          /* numerical */
+          TildeValue pert[8];
+          double x0 = tilde_value_kind_is_scalar ((TildeValueKind) args_in[k].kind)
+            ? args_in[k].u.r : args_in[k].u.d[i];
+          double step = 1e-6 * fmax (1.0, fabs (x0));
+          if (x0 != 0)
+            step = fmin (step, 1e-3 * fabs (x0));
+          double fv[2];
+          for (int s = 0; s < 2; s++)
+            {
+              memcpy (pert, args_in, sizeof (TildeValue) * (gsize) n);
+              double x = x0 + (s ? step : -step);
+              if (tilde_value_kind_is_scalar ((TildeValueKind) args_in[k].kind))
+                pert[k] = tilde_value_real (x);
+              else
+                {
+                  pert[k] = tilde_value_copy (h->cx.arena, &args_in[k]);
+                  pert[k].u.d[i] = x;
+                }
+              fv[s] = value_at (h, name, drop, n, pert);
+            }
+          double numeric = (fv[1] - fv[0]) / (2 * step);
+          if (!rt_test_close (analytic, numeric, tol))
+            g_error ("%s: d/d arg %d [%d]: autodiff %.12g, finite differences %.12g", name, k,
+                     i, analytic, numeric);
+        }
+    }
+}
+
+/* cholesky_decompose reads a symmetric matrix: perturb (i, j) and (j, i)
+ * together and compare with the sum of their adjoints. */
+static void
+check_cholesky_gradient (Harness *h, const TildeValue *S)
+{
+  int n = S->rows;
+  for (int j = 0; j < n; j++)
+    for (int i = j; i < n; i++)
+      {
+        ad_tape_reset (h->cx.tape);
+        TildeValue a = rt_promote_ad (&h->cx, S), out;
+        g_assert_true (call (h, "cholesky_decompose", FALSE, 1, &a, &out));
+        double *w = rt_alloc_d (&h->cx, (gsize) (n * n));
+        for (int q = 0; q < n * n; q++)
+          w[q] = 0.3 + 0.1 * (q % 5);
+        AdOperand op = rt_operand (&out, w);
+        gint32 seed = ad_reduction (h->cx.tape, 0, 1, &op);
+        ad_gradient (h->cx.tape, &seed, 1);
+        double analytic = h->cx.tape->adj[a.start + i + j * n]
+          + (i != j ? h->cx.tape->adj[a.start + j + i * n] : 0);
+        double f[2], step = 1e-6;
+        for (int s = 0; s < 2; s++)
+          {
+            TildeValue p = tilde_value_copy (h->cx.arena, S);
+            p.u.d[i + j * n] += s ? step : -step;
+            if (i != j)
+              p.u.d[j + i * n] += s ? step : -step;
+            f[s] = value_at (h, "cholesky_decompose", FALSE, 1, &p);
+          }
+        double numeric = (f[1] - f[0]) / (2 * step);
+        if (!rt_test_close (analytic, numeric, 1e-6))
+          g_error ("cholesky_decompose: d/d S[%d,%d]: autodiff %.12g, finite differences %.12g",
+                   i + 1, j + 1, analytic, numeric);
+      }
+}
+
+static void
+check_gradient (Harness *h, const char *name, gboolean drop, int n, const TildeValue *args_in,
+                double tol)
+{
+  check_gradient_skipping (h, name, drop, n, args_in, tol, 0);
+}
+
+static int
+load_args (Harness *h, JsonObject *c, TildeValue *args)
+{
+  JsonArray *a = json_object_get_array_member (c, "args");
+  int n = (int) json_array_get_length (a);
+  for (int k = 0; k < n; k++)
+    args[k] = arg_from_json (h, json_array_get_element (a, (guint) k));
+  return n;
+}
+
+static void
+check_table (const char *member, double tol)
+{
+  Harness *h = harness_new ();
+  JsonArray *cases = json_object_get_array_member (reference_values (), member);
+  for (guint c = 0; c < json_array_get_length (cases); c++)
+    {
+      JsonObject *cs = json_array_get_object_element (cases, c);
+      const char *name = json_object_get_string_member (cs, "name");
+      TildeValue args[8], out;
+      int n = load_args (h, cs, args);
+      if (!call (h, name, FALSE, n, args, &out))
+        g_error ("%s: %s", name, h->cx.err_msg);
+      double v = rt_scalar (&h->cx, &out);
+      double expected = json_object_get_double_member (cs, "value");
+      if (!rt_test_close (v, expected, tol) && !(fabs (v - expected) <= tol * fabs (expected)))
+        g_error ("%s case %u: %.17g, mpmath %.17g", name, c, v, expected);
+    }
+  harness_free (h);
+}
+
+static void
+test_function_values (void)
+{
+  check_table ("functions", 1e-12);
+}
+
+static void
+test_density_values (void)
+{
+  check_table ("densities", 1e-10);
+}
+
+static gboolean
+smooth_enough (const char *name, const TildeValue *args, int n)
+{
+  /* finite differences cannot follow extreme tails */
+  for (int k = 0; k < n; k++)
+    if (tilde_value_kind_is_scalar ((TildeValueKind) args[k].kind) && args[k].kind == TILDE_VALUE_REAL
+        && (fabs (args[k].u.r) > 35 || (args[k].u.r > 0 && args[k].u.r < 1e-6)))
+      return FALSE;
+  return !g_str_equal (name, "inv_Phi") || (args[0].u.r > 1e-6 && args[0].u.r < 1 - 1e-4);
+}
+
+static void
+check_table_gradients (const char *member)
+{
+  Harness *h = harness_new ();
+  JsonArray *cases = json_object_get_array_member (reference_values (), member);
+  for (guint c = 0; c < json_array_get_length (cases); c++)
+    {
+      JsonObject *cs = json_array_get_object_element (cases, c);
+      const char *name = json_object_get_string_member (cs, "name");
+      TildeValue args[8];
+      int n = load_args (h, cs, args);
+      if (!smooth_enough (name, args, n) || g_str_equal (name, "trigamma"))
+        continue;
+      /* the t CDFs take data degrees of freedom only; a Dirichlet variate
+       * cannot leave the simplex */
+      guint skip = g_str_has_prefix (name, "student_t_lc") ? 2
+        : g_str_equal (name, "dirichlet_lpdf") ? 1 : 0;
+      check_gradient_skipping (h, name, FALSE, n, args, 2e-6, skip);
+    }
+  harness_free (h);
+}
+
+static void
+test_function_gradients (void)
+{
+  check_table_gradients ("functions");
+}
+
+static void
+test_density_gradients (void)
+{
+  check_table_gradients ("densities");
+}
+
+/* ---- matrix kernels ---- */
+
+static const double L3[9] = { 1.5, 0.3, -0.4, 0, 0.8, 0.2, 0, 0, 1.1 };  /* column-major */
+
+static void
+test_linalg_values (void)
+{
+  Harness *h = harness_new ();
+  TildeValue L = vec (h, TILDE_VALUE_MATRIX, 3, 3, L3), S, C, out;
+  /* S = L L^T, so cholesky_decompose (S) = L */
+  g_assert_true (call (h, "multiply_lower_tri_self_transpose", FALSE, 1, &L, &S));
+  g_assert_true (call (h, "cholesky_decompose", FALSE, 1, &S, &C));
+  for (int i = 0; i < 9; i++)
+    g_assert_cmpfloat_with_epsilon (C.u.d[i], L3[i], 1e-14);
+  /* mdivide_left_tri_low (L, L x) = x */
+  double xv[3] = { 0.5, -2, 1.25 };
+  TildeValue x = vec (h, TILDE_VALUE_VECTOR, 3, 1, xv), b, args[2];
+  args[0] = L;
+  args[1] = x;
+  g_assert_true (call (h, "Times__", FALSE, 2, args, &b));
+  g_assert_cmpfloat_with_epsilon (b.u.d[0], 1.5 * 0.5, 1e-15);
+  g_assert_cmpfloat_with_epsilon (b.u.d[2], -0.4 * 0.5 + 0.2 * -2 + 1.1 * 1.25, 1e-15);
+  args[1] = b;
+  g_assert_true (call (h, "mdivide_left_tri_low", FALSE, 2, args, &out));
+  for (int i = 0; i < 3; i++)
+    g_assert_cmpfloat_with_epsilon (out.u.d[i], xv[i], 1e-14);
+  /* gp_exp_quad_cov: alpha^2 exp (-d^2 / (2 rho^2)) */
+  double pts[3] = { 0, 1, 2.5 };
+  TildeValue p = vec (h, TILDE_VALUE_ARRAY, 3, 1, pts);
+  TildeValue g[3] = { p, tilde_value_real (1.3), tilde_value_real (0.7) };
+  g_assert_true (call (h, "gp_exp_quad_cov", FALSE, 3, g, &out));
+  g_assert_cmpfloat_with_epsilon (out.u.d[1 + 2 * 3], 1.69 * exp (-2.25 / (2 * 0.49)), 1e-14);
+  g_assert_cmpfloat_with_epsilon (out.u.d[0], 1.69, 1e-14);
+  /* softmax and log_softmax */
+  double sv[3] = { 1, 2, 0.5 };
+  TildeValue s = vec (h, TILDE_VALUE_VECTOR, 3, 1, sv);
+  g_assert_true (call (h, "softmax", FALSE, 1, &s, &out));
+  double z = exp (1) + exp (2) + exp (0.5);
+  g_assert_cmpfloat_with_epsilon (out.u.d[1], exp (2) / z, 1e-15);
+  g_assert_true (call (h, "log_softmax", FALSE, 1, &s, &out));
+  g_assert_cmpfloat_with_epsilon (out.u.d[2], 0.5 - log (z), 1e-14);
+  g_assert_true (call (h, "cumulative_sum", FALSE, 1, &s, &out));
+  g_assert_cmpfloat (out.u.d[2], ==, 3.5);
+  /* columns_dot_product, diag_pre_multiply, add_diag */
+  args[0] = L;
+  args[1] = L;
+  g_assert_true (call (h, "columns_dot_product", FALSE, 2, args, &out));
+  g_assert_cmpfloat_with_epsilon (out.u.d[0], 2.25 + 0.09 + 0.16, 1e-15);
+  args[0] = x;
+  args[1] = L;
+  g_assert_true (call (h, "diag_pre_multiply", FALSE, 2, args, &out));
+  g_assert_cmpfloat_with_epsilon (out.u.d[2], 1.25 * -0.4, 1e-15);
+  args[0] = L;
+  args[1] = tilde_value_real (2);
+  g_assert_true (call (h, "add_diag", FALSE, 2, args, &out));
+  g_assert_cmpfloat_with_epsilon (out.u.d[4], 2.8, 1e-15);
+  g_assert_cmpfloat (out.u.d[1], ==, 0.3);
+  harness_free (h);
+}
+
+static void
+test_linalg_gradients (void)
+{
+  Harness *h = harness_new ();
+  TildeValue L = vec (h, TILDE_VALUE_MATRIX, 3, 3, L3), S;
+  g_assert_true (call (h, "multiply_lower_tri_self_transpose", FALSE, 1, &L, &S));
+  double xv[3] = { 0.5, -2, 1.25 }, mv[6] = { 1, 2, 3, -1, 0.5, 2 };
+  TildeValue x = vec (h, TILDE_VALUE_VECTOR, 3, 1, xv);
+  TildeValue r = vec (h, TILDE_VALUE_ROW_VECTOR, 1, 3, xv);
+  TildeValue M = vec (h, TILDE_VALUE_MATRIX, 2, 3, mv);
+  TildeValue pts = vec (h, TILDE_VALUE_ARRAY, 3, 1, xv);
+  TildeValue a2[2], a3[3];
+  check_cholesky_gradient (h, &S);
+  check_gradient (h, "multiply_lower_tri_self_transpose", FALSE, 1, &L, 1e-6);
+  a2[0] = L; a2[1] = x;
+  check_gradient (h, "mdivide_left_tri_low", FALSE, 2, a2, 1e-6);
+  check_gradient (h, "Times__", FALSE, 2, a2, 1e-6);
+  a2[0] = M; a2[1] = L;
+  check_gradient (h, "Times__", FALSE, 2, a2, 1e-6);
+  a2[0] = r; a2[1] = x;
+  check_gradient (h, "Times__", FALSE, 2, a2, 1e-6);
+  check_gradient (h, "dot_product", FALSE, 2, a2, 1e-6);
+  a2[0] = x; a2[1] = L;
+  check_gradient (h, "diag_pre_multiply", FALSE, 2, a2, 1e-6);
+  a2[0] = L; a2[1] = x;
+  check_gradient (h, "diag_post_multiply", FALSE, 2, a2, 1e-6);
+  check_gradient (h, "add_diag", FALSE, 2, a2, 1e-6);
+  a2[0] = L; a2[1] = S;
+  check_gradient (h, "columns_dot_product", FALSE, 2, a2, 1e-6);
+  check_gradient (h, "rows_dot_product", FALSE, 2, a2, 1e-6);
+  a3[0] = pts; a3[1] = tilde_value_real (1.3); a3[2] = tilde_value_real (0.7);
+  check_gradient (h, "gp_exp_quad_cov", FALSE, 3, a3, 1e-6);
+  check_gradient (h, "softmax", FALSE, 1, &x, 1e-6);
+  check_gradient (h, "log_softmax", FALSE, 1, &x, 1e-6);
+  check_gradient (h, "cumulative_sum", FALSE, 1, &x, 1e-6);
+  check_gradient (h, "log_sum_exp", FALSE, 1, &x, 1e-6);
+  check_gradient (h, "exp", FALSE, 1, &x, 1e-6);
+  check_gradient (h, "Phi", FALSE, 1, &x, 1e-6);
+  a2[0] = x; a2[1] = tilde_value_real (2.5);
+  check_gradient (h, "EltDivide__", FALSE, 2, a2, 1e-6);
+  check_gradient (h, "Minus__", FALSE, 2, a2, 1e-6);
+  a2[0] = vec (h, TILDE_VALUE_VECTOR, 3, 1, (double[]) { 0.5, 2, 1.25 });
+  check_gradient (h, "pow", FALSE, 2, a2, 1e-6);
+  a2[0] = tilde_value_real (2.5); a2[1] = x;
+  check_gradient (h, "Divide__", FALSE, 2, (TildeValue[]) { x, tilde_value_real (2.5) }, 1e-6);
+  check_gradient (h, "EltTimes__", FALSE, 2, (TildeValue[]) { x, x }, 1e-6);
+  check_gradient (h, "Plus__", FALSE, 2, a2, 1e-6);
+  harness_free (h);
+}
+
+/* ---- densities: propto and errors ---- */
+
+static void
+test_propto (void)
+{
+  Harness *h = harness_new ();
+  TildeValue a[3] = { tilde_value_real (0.3), tilde_value_real (-1), tilde_value_real (2) }, out;
+  /* nothing depends on parameters: everything is dropped */
+  g_assert_true (call (h, "normal_lupdf", TRUE, 3, a, &out));
+  g_assert_cmpfloat (rt_scalar (&h->cx, &out), ==, 0);
+  /* a parameter location keeps only the quadratic term */
+  a[1] = rt_promote_ad (&h->cx, &a[1]);
+  g_assert_true (call (h, "normal_lupdf", TRUE, 3, a, &out));
+  g_assert_cmpfloat_with_epsilon (rt_scalar (&h->cx, &out), -0.5 * 0.65 * 0.65, 1e-15);
+  /* a parameter scale keeps -log sigma too */
+  a[2] = rt_promote_ad (&h->cx, &a[2]);
+  g_assert_true (call (h, "normal_lupdf", TRUE, 3, a, &out));
+  g_assert_cmpfloat_with_epsilon (rt_scalar (&h->cx, &out), -0.5 * 0.65 * 0.65 - log (2), 1e-15);
+  /* poisson_log drops -lgamma (n + 1) */
+  TildeValue p[2] = { tilde_value_int (3), rt_promote_ad (&h->cx, &(TildeValue) { 0 }) };
+  p[1] = rt_promote_ad (&h->cx, &(TildeValue) { .kind = TILDE_VALUE_REAL, .rows = 1, .cols = 1, .u.r = 0.5 });
+  g_assert_true (call (h, "poisson_log_lupmf", TRUE, 2, p, &out));
+  g_assert_cmpfloat_with_epsilon (rt_scalar (&h->cx, &out), 3 * 0.5 - exp (0.5), 1e-15);
+  g_assert_true (call (h, "poisson_log_lupmf", FALSE, 2, p, &out));
+  g_assert_cmpfloat_with_epsilon (rt_scalar (&h->cx, &out), 3 * 0.5 - exp (0.5) - log (6), 1e-15);
+  /* student_t with data degrees of freedom drops the lgamma terms */
+  TildeValue t[4] = { rt_promote_ad (&h->cx, &a[0]), tilde_value_real (3), tilde_value_real (0),
+                      tilde_value_real (1) };
+  g_assert_true (call (h, "student_t_lupdf", TRUE, 4, t, &out));
+  g_assert_cmpfloat_with_epsilon (rt_scalar (&h->cx, &out), -2 * log1p (0.09 / 3), 1e-15);
+  harness_free (h);
+}
+
+static void
+test_domain_errors (void)
+{
+  Harness *h = harness_new ();
+  TildeValue a[3] = { tilde_value_real (0.3), tilde_value_real (0), tilde_value_real (-1) }, out;
+  g_assert_false (call (h, "normal_lpdf", FALSE, 3, a, &out));
+  g_assert_cmpint (h->cx.err_kind, ==, TILDE_MODEL_ERROR_DOMAIN);
+  g_assert_cmpstr (h->cx.err_msg, ==, "normal_lpdf: Scale parameter is -1, but must be positive!");
+  double s[2] = { 1, -2 };
+  a[2] = vec (h, TILDE_VALUE_VECTOR, 2, 1, s);
+  a[0] = vec (h, TILDE_VALUE_VECTOR, 2, 1, s);
+  g_assert_false (call (h, "cauchy_lpdf", FALSE, 3, a, &out));
+  g_assert_cmpstr (h->cx.err_msg, ==, "cauchy_lpdf: Scale parameter[2] is -2, but must be positive finite!");
+  TildeValue p[2] = { tilde_value_int (-1), tilde_value_real (2) };
+  g_assert_false (call (h, "poisson_lpmf", FALSE, 2, p, &out));
+  g_assert_cmpstr (h->cx.err_msg, ==, "poisson_lpmf: Random variable is -1, but must be nonnegative!");
+  TildeValue b[3] = { tilde_value_real (1.5), tilde_value_real (2), tilde_value_real (2) };
+  g_assert_false (call (h, "beta_lpdf", FALSE, 3, b, &out));
+  g_assert_true (strstr (h->cx.err_msg, "Random variable is 1.5, but must be in the interval [0, 1]"));
+  double three[3] = { 1, 2, 3 };
+  a[0] = vec (h, TILDE_VALUE_VECTOR, 3, 1, three);
+  a[1] = tilde_value_real (0);
+  a[2] = vec (h, TILDE_VALUE_VECTOR, 2, 1, (double[]) { 1, 1 });
+  g_assert_false (call (h, "normal_lpdf", FALSE, 3, a, &out));
+  g_assert_cmpint (h->cx.err_kind, ==, TILDE_MODEL_ERROR_INDEX);
+  g_assert_true (strstr (h->cx.err_msg, "must match in size"));
+  harness_free (h);
+}
+
+/* Vectorised densities equal the sum of their scalar terms. */
+static void
+test_vectorised (void)
+{
+  Harness *h = harness_new ();
+  double y[3] = { 0.5, 1.5, 3 }, mu[3] = { 0, 1, 2 };
+  TildeValue out, one;
+  TildeValue a[3] = { vec (h, TILDE_VALUE_ARRAY, 3, 1, y), vec (h, TILDE_VALUE_VECTOR, 3, 1, mu),
+                      tilde_value_real (1.5) };
+  double sum = 0;
+  for (int i = 0; i < 3; i++)
+    {
+      TildeValue s[3] = { tilde_value_real (y[i]), tilde_value_real (mu[i] + 1), tilde_value_real (1.5) };
+      a[1].u.d[i] = mu[i] + 1;
+      g_assert_true (call (h, "gamma_lpdf", FALSE, 3, s, &one));
+      sum += rt_scalar (&h->cx, &one);
+    }
+  g_assert_true (call (h, "gamma_lpdf", FALSE, 3, a, &out));
+  g_assert_cmpfloat_with_epsilon (rt_scalar (&h->cx, &out), sum, 1e-13);
+  check_gradient (h, "gamma_lpdf", FALSE, 3, a, 1e-6);
+  TildeValue n[3] = { { .kind = TILDE_VALUE_ARRAY, .elem = TILDE_VALUE_INT, .rows = 3, .cols = 1 },
+                      vec (h, TILDE_VALUE_VECTOR, 3, 1, mu), tilde_value_real (2) };
+  int counts[3] = { 0, 4, 2 };
+  n[0].u.iv = counts;
+  check_gradient (h, "neg_binomial_2_log_lpmf", FALSE, 3, n, 1e-6);
+  check_gradient (h, "poisson_log_lpmf", FALSE, 2, n, 1e-6);
+  check_gradient (h, "bernoulli_logit_lpmf", FALSE, 2,
+                  (TildeValue[]) { { .kind = TILDE_VALUE_ARRAY, .elem = TILDE_VALUE_INT, .rows = 3,
+                                     .cols = 1, .u.iv = (int[]) { 0, 1, 1 } }, n[1] }, 1e-6);
+  harness_free (h);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/runtime/math/reference-values", test_function_values);
+  g_test_add_func ("/runtime/math/gradients", test_function_gradients);
+  g_test_add_func ("/runtime/math/linalg-values", test_linalg_values);
+  g_test_add_func ("/runtime/math/linalg-gradients", test_linalg_gradients);
+  g_test_add_func ("/runtime/dist/reference-values", test_density_values);
+  g_test_add_func ("/runtime/dist/gradients", test_density_gradients);
+  g_test_add_func ("/runtime/dist/propto", test_propto);
+  g_test_add_func ("/runtime/dist/domain-errors", test_domain_errors);
+  g_test_add_func ("/runtime/dist/vectorised", test_vectorised);
+  return g_test_run ();
+}

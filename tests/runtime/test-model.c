@@ -1,0 +1,500 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The executable model: output and unconstrained names in Stan's order,
+ * constrain and unconstrain as inverses, log densities and gradients of
+ * programs with loops, indexing and assignments against finite differences,
+ * errors as values, functions the runtime lacks refused at preparation,
+ * the example models, and concurrent evaluation from several threads.
+ */
+#define G_LOG_DOMAIN "tilde-test"
+
+#include <gsl/gsl_rng.h>
+#include <malloc.h>
+#include <math.h>
+#include <string.h>
+
+#include "runtime-test-util.h"
+
+static void
+check_gradient_fd (TildeModel *m, const double *theta, gboolean propto, gboolean jacobian)
+{
+  gsize P = tilde_model_num_params_unconstrained (m);
+  g_autofree double *g = g_new (double, P);
+  g_autofree double *t = g_memdup2 (theta, sizeof (double) * P);
+  double lp, lp2[2];
+  g_autoptr (TildeModelError) e = NULL;
+  lp = tilde_model_log_density (m, theta, propto, jacobian, g, &e);
+  if (e)
+    g_error ("log density: %s", e->message);
+  g_assert_true (isfinite (lp));
+  for (gsize i = 0; i < P; i++)
+    {
+      double h = 1e-6 * fmax (1, fabs (theta[i]));
+      for (int s = 0; s < 2; s++)
+        {
+          t[i] = theta[i] + (s ? h : -h);
+          lp2[s] = tilde_model_log_density (m, t, propto, jacobian, NULL, NULL);
+        }
+      t[i] = theta[i];
+      double fd = (lp2[1] - lp2[0]) / (2 * h);
+      if (!rt_test_close (g[i], fd, 1e-6))
+        g_error ("gradient[%" G_GSIZE_FORMAT "]: %.12g, finite differences %.12g", i, g[i], fd);
+    }
+}
+
+/* ---- names, constrain, unconstrain ---- */
+
+static const char *names_model =
+  "parameters {\n"
+  "  real mu;\n"
+  "  vector<lower=0>[2] tau;\n"
+  "  cholesky_factor_corr[3] L;\n"
+  "  array[2] vector[3] z;\n"
+  "  matrix[2, 2] M;\n"
+  "}\n"
+  "transformed parameters {\n"
+  "  real s = 2 * mu;\n"
+  "}\n"
+  "model {\n"
+  "  mu ~ normal(0, 1);\n"
+  "  tau ~ exponential(1);\n"
+  "  L ~ lkj_corr_cholesky(2);\n"
+  "  for (i in 1:2) z[i] ~ normal(0, 1);\n"
+  "  to_vector(M) ~ normal(0, 1);\n"
+  "}\n"
+  "generated quantities {\n"
+  "  int k = 3;\n"
+  "  array[2] real w = {tau[1], tau[2] + 1};\n"
+  "}\n";
+
+static void
+test_names (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model (names_model, NULL);
+  g_assert_cmpuint (tilde_model_num_params_unconstrained (m), ==, 1 + 2 + 3 + 6 + 4);
+  const char *const expected[] = {
+    "mu", "tau.1", "tau.2",
+    "L.1.1", "L.2.1", "L.3.1", "L.1.2", "L.2.2", "L.3.2", "L.1.3", "L.2.3", "L.3.3",
+    "z.1.1", "z.2.1", "z.1.2", "z.2.2", "z.1.3", "z.2.3",
+    "M.1.1", "M.2.1", "M.1.2", "M.2.2", "s", "k", "w.1", "w.2", NULL,
+  };
+  const char *const *names = tilde_model_output_names (m, TRUE, TRUE);
+  for (guint i = 0; expected[i]; i++)
+    g_assert_cmpstr (names[i], ==, expected[i]);
+  g_assert_null (names[G_N_ELEMENTS (expected) - 1]);
+  g_assert_cmpuint (tilde_model_num_outputs (m, TRUE, TRUE), ==, G_N_ELEMENTS (expected) - 1);
+  g_assert_cmpuint (tilde_model_num_outputs (m, FALSE, FALSE), ==, 22);
+  g_assert_cmpstr (tilde_model_output_names (m, FALSE, TRUE)[22], ==, "k");
+  const char *const free_expected[] = {
+    "mu", "tau.1", "tau.2", "L.1", "L.2", "L.3",
+    "z.1.1", "z.1.2", "z.1.3", "z.2.1", "z.2.2", "z.2.3",
+    "M.1.1", "M.2.1", "M.1.2", "M.2.2", NULL,
+  };
+  const char *const *free_names = tilde_model_unconstrained_names (m);
+  for (guint i = 0; free_expected[i]; i++)
+    g_assert_cmpstr (free_names[i], ==, free_expected[i]);
+}
+
+static void
+test_constrain_unconstrain (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model (names_model, NULL);
+  double theta[16];
+  for (int i = 0; i < 16; i++)
+    theta[i] = 0.3 * sin (i + 1.0);
+  double out[26];
+  g_autoptr (TildeModelError) e = NULL;
+  g_assert_true (tilde_model_constrain (m, theta, TRUE, TRUE, NULL, out, &e));
+  g_assert_cmpfloat (out[0], ==, theta[0]);
+  g_assert_cmpfloat_with_epsilon (out[1], exp (theta[1]), 1e-15);
+  g_assert_cmpfloat_with_epsilon (out[3], 1, 1e-15);                 /* L[1,1] */
+  g_assert_cmpfloat_with_epsilon (out[4], tanh (theta[3]), 1e-15);   /* L[2,1] */
+  g_assert_cmpfloat (out[9], ==, 0);                                  /* L[1,3] */
+  g_assert_cmpfloat (out[12], ==, theta[6]);                          /* z[1][1] */
+  g_assert_cmpfloat (out[13], ==, theta[9]);                          /* z[2][1] */
+  g_assert_cmpfloat (out[14], ==, theta[7]);                          /* z[1][2] */
+  g_assert_cmpfloat_with_epsilon (out[22], 2 * theta[0], 1e-15);      /* s */
+  g_assert_cmpfloat (out[23], ==, 3);                                 /* k */
+  g_assert_cmpfloat_with_epsilon (out[25], exp (theta[2]) + 1, 1e-15);
+  /* the constrained values, as inits, give theta back */
+  GString *json = g_string_new (NULL);
+  g_string_append_printf (json, "{\"mu\": %.17g, \"tau\": [%.17g, %.17g], \"L\": [", out[0], out[1], out[2]);
+  for (int r = 0; r < 3; r++)
+    g_string_append_printf (json, "%s[%.17g, %.17g, %.17g]", r ? ", " : "", out[3 + r], out[6 + r], out[9 + r]);
+  g_string_append_printf (json, "], \"z\": [[%.17g, %.17g, %.17g], [%.17g, %.17g, %.17g]],",
+                          out[12], out[14], out[16], out[13], out[15], out[17]);
+  g_string_append_printf (json, " \"M\": [[%.17g, %.17g], [%.17g, %.17g]]}", out[18], out[20], out[19], out[21]);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TildeJsonData) inits = tilde_json_data_new_from_string (json->str, -1, &error);
+  g_string_free (json, TRUE);
+  g_assert_no_error (error);
+  double back[16];
+  g_assert_true (tilde_model_unconstrain (m, inits, back, &e));
+  for (int i = 0; i < 16; i++)
+    g_assert_cmpfloat_with_epsilon (back[i], theta[i], 1e-12);
+  check_gradient_fd (m, theta, TRUE, TRUE);
+  check_gradient_fd (m, theta, FALSE, FALSE);
+}
+
+/* ---- programs ---- */
+
+static const char *program_model =
+  "data {\n"
+  "  int N;\n"
+  "  vector[N] x;\n"
+  "  array[N] real y;\n"
+  "  matrix[N, 2] X;\n"
+  "}\n"
+  "transformed data {\n"
+  "  real xbar = mean(x);\n"
+  "  vector[N] xc = x - xbar;\n"
+  "}\n"
+  "parameters {\n"
+  "  real a;\n"
+  "  vector[2] b;\n"
+  "  real<lower=0> sigma;\n"
+  "  ordered[2] cut;\n"
+  "  real<lower=cut[1], upper=cut[2]> mid;\n"
+  "}\n"
+  "transformed parameters {\n"
+  "  vector[N] eta;\n"
+  "  for (n in 1:N) {\n"
+  "    eta[n] = a + X[n] * b;\n"
+  "    if (n > 2) eta[n] += 0.1 * eta[n - 1];\n"
+  "  }\n"
+  "}\n"
+  "model {\n"
+  "  array[N] real r;\n"
+  "  int k = 0;\n"
+  "  while (k < N) {\n"
+  "    k += 1;\n"
+  "    r[k] = k % 2 == 0 ? y[k] - eta[k] : (y[k] - eta[k]) * 1.0;\n"
+  "  }\n"
+  "  r ~ normal(0, sigma);\n"
+  "  target += -0.5 * dot_self(b) + log_sum_exp(cut) + normal_lpdf(xc | mid, 2);\n"
+  "  a ~ student_t(4, 0, 2);\n"
+  "  sigma ~ gamma(2, 1);\n"
+  "  target += sum(square(eta[2:N])) * -1e-3 + log_mix(0.3, normal_lpdf(a | 0, 1), normal_lpdf(a | 1, 2));\n"
+  "}\n";
+
+static const char *program_data =
+  "{\"N\": 5, \"x\": [0.1, 0.5, -0.3, 1.2, 0.8], \"y\": [1.1, 0.4, -0.2, 2.0, 1.5],"
+  " \"X\": [[1, 0.5], [0.2, -1], [0.3, 0.3], [-1, 2], [0.5, 0.1]]}";
+
+static void
+test_program_gradient (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model (program_model, program_data);
+  g_assert_cmpuint (tilde_model_num_params_unconstrained (m), ==, 7);
+  double theta[7] = { 0.2, -0.4, 0.7, 0.1, -1.0, 0.5, 0.3 };
+  check_gradient_fd (m, theta, TRUE, TRUE);
+  check_gradient_fd (m, theta, FALSE, TRUE);
+  check_gradient_fd (m, theta, TRUE, FALSE);
+  /* propto drops a constant: the difference does not depend on theta */
+  double a1, a2, b1, b2, theta2[7] = { -0.3, 0.4, 0.1, 0.6, 0.2, -0.5, 1.3 };
+  a1 = tilde_model_log_density (m, theta, TRUE, TRUE, NULL, NULL);
+  a2 = tilde_model_log_density (m, theta, FALSE, TRUE, NULL, NULL);
+  b1 = tilde_model_log_density (m, theta2, TRUE, TRUE, NULL, NULL);
+  b2 = tilde_model_log_density (m, theta2, FALSE, TRUE, NULL, NULL);
+  g_assert_cmpfloat (fabs (a2 - a1), >, 1);
+  g_assert_cmpfloat_with_epsilon (a2 - a1, b2 - b1, 1e-10);
+  /* repeated evaluations on a reused tape give identical results */
+  double g1[7], g2[7], l1, l2;
+  l1 = tilde_model_log_density (m, theta, TRUE, TRUE, g1, NULL);
+  for (int i = 0; i < 50; i++)
+    l2 = tilde_model_log_density (m, theta2, TRUE, TRUE, g2, NULL);
+  l2 = tilde_model_log_density (m, theta, TRUE, TRUE, g2, NULL);
+  g_assert_cmpfloat (l1, ==, l2);
+  g_assert_cmpmem (g1, sizeof g1, g2, sizeof g2);
+}
+
+/* In steady state an evaluation allocates nothing: the heap in use stays
+ * the same from one evaluation to the next. */
+static void
+test_no_allocation (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model (program_model, program_data);
+  double theta[7] = { 0.2, -0.4, 0.7, 0.1, -1.0, 0.5, 0.3 }, g[7];
+  for (int i = 0; i < 20; i++)
+    tilde_model_log_density (m, theta, TRUE, TRUE, g, NULL);
+  struct mallinfo2 before = mallinfo2 ();
+  for (int i = 0; i < 500; i++)
+    {
+      theta[0] = 0.001 * i;
+      tilde_model_log_density (m, theta, TRUE, TRUE, g, NULL);
+    }
+  struct mallinfo2 after = mallinfo2 ();
+  g_assert_cmpuint (after.uordblks, ==, before.uordblks);
+  g_assert_cmpuint (after.hblkhd, ==, before.hblkhd);
+}
+
+/* A node that reads a local variable's values in the reverse sweep sees
+ * them as they were, even when the variable changes afterwards. */
+static void
+test_variables_changed_after_use (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model (
+    "data { int N; vector[N] x; matrix[N, 2] X; }\n"
+    "parameters { real a; vector[2] b; }\n"
+    "model {\n"
+    "  vector[N] w = x;\n"
+    "  matrix[N, 2] Z = X;\n"
+    "  target += sum(a * w) + dot_product(w, Z * b);\n"
+    "  w[1] = 100;\n"
+    "  Z[2, 2] = -50;\n"
+    "  target += -0.5 * a^2 - 0.5 * dot_self(b);\n"
+    "}\n", "{\"N\": 3, \"x\": [1, 2, 3], \"X\": [[1, 0], [0, 1], [1, 1]]}");
+  double theta[3] = { 0.5, 0.25, -1 }, g[3];
+  tilde_model_log_density (m, theta, TRUE, TRUE, g, NULL);
+  /* d/da = sum (x) - a; d/db = X^T x - b */
+  g_assert_cmpfloat_with_epsilon (g[0], 6 - 0.5, 1e-14);
+  g_assert_cmpfloat_with_epsilon (g[1], 4 - 0.25, 1e-14);
+  g_assert_cmpfloat_with_epsilon (g[2], 5 + 1, 1e-14);
+  check_gradient_fd (m, theta, TRUE, TRUE);
+}
+
+/* Data-only terms are computed once, but a ~ statement of data alone still
+ * follows the evaluation's propto. */
+static void
+test_data_only_terms (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model (
+    "data { real y; }\n"
+    "parameters { real mu; }\n"
+    "model {\n"
+    "  y ~ normal(0, 2);\n"
+    "  target += normal_lpdf(y | 0, 2) + student_t_lccdf(0 | 3, 0, 10);\n"
+    "  mu ~ normal(0, 1);\n"
+    "}\n", "{\"y\": 1.5}");
+  double theta[1] = { 0.5 };
+  double t = -log (2) - log (sqrt (2 * M_PI)) - 0.5 * 0.5625;
+  double lp = tilde_model_log_density (m, theta, TRUE, TRUE, NULL, NULL);
+  g_assert_cmpfloat_with_epsilon (lp, t + log (0.5) - 0.125, 1e-14);
+  lp = tilde_model_log_density (m, theta, FALSE, TRUE, NULL, NULL);
+  g_assert_cmpfloat_with_epsilon (lp, 2 * t + log (0.5) - 0.125 - log (sqrt (2 * M_PI)), 1e-14);
+}
+
+/* ---- errors ---- */
+
+static void
+test_errors_are_values (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model (
+    "data { int N; array[N] real y; }\n"
+    "parameters { real mu; }\n"
+    "model {\n"
+    "  if (mu > 5) reject(\"mu too large: \", mu);\n"
+    "  if (mu < -5) target += y[N + 1];\n"
+    "  y ~ normal(0, mu);\n"
+    "}\n", "{\"N\": 2, \"y\": [0.5, 1]}");
+  double lp, g[1], theta[1] = { -1 };
+  g_autoptr (TildeModelError) e = NULL;
+  lp = tilde_model_log_density (m, theta, TRUE, TRUE, g, &e);
+  g_assert_true (isnan (lp));
+  g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_DOMAIN);
+  g_assert_cmpstr (e->message, ==, "normal_lupdf: Scale parameter is -1, but must be positive!");
+  g_clear_pointer (&e, tilde_model_error_free);
+  theta[0] = 6;
+  lp = tilde_model_log_density (m, theta, TRUE, TRUE, g, &e);
+  g_assert_true (isnan (lp));
+  g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_REJECT);
+  g_assert_cmpstr (e->message, ==, "mu too large: 6");
+  g_clear_pointer (&e, tilde_model_error_free);
+  theta[0] = -6;
+  lp = tilde_model_log_density (m, theta, TRUE, TRUE, g, &e);
+  g_assert_true (isnan (lp));
+  g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_INDEX);
+  g_assert_cmpstr (e->message, ==, "index 3 out of range; expecting index to be between 1 and 2");
+  g_clear_pointer (&e, tilde_model_error_free);
+  /* and the model still works */
+  theta[0] = 2;
+  lp = tilde_model_log_density (m, theta, TRUE, TRUE, g, &e);
+  g_assert_null (e);
+  g_assert_cmpfloat_with_epsilon (lp, -2 * log (2) - 0.5 * (0.25 + 1) / 4, 1e-14);
+}
+
+static void
+expect_preparation_error (const char *model, const char *fragment)
+{
+  g_autoptr (GPtrArray) diags = rt_test_prepare_errors (model, NULL);
+  g_assert_cmpuint (diags->len, ==, 1);
+  const TildeDiagnostic *d = g_ptr_array_index (diags, 0);
+  g_assert_cmpint (d->kind, ==, TILDE_DIAG_RUNTIME);
+  if (!strstr (d->message, fragment))
+    g_error ("message \"%s\" lacks \"%s\"", d->message, fragment);
+}
+
+static void
+test_unsupported_at_preparation (void)
+{
+  expect_preparation_error ("parameters { real x; }\n"
+                            "model { target += bessel_first_kind(1, x); x ~ normal(0, 1); }\n",
+                            "the function bessel_first_kind (with 2 arguments) is not implemented");
+  /* even in a branch that would rarely run */
+  expect_preparation_error ("parameters { real x; }\n"
+                            "model { x ~ normal(0, 1); if (x > 100) target += wiener_lpdf(1 | 1, 0.1, 0.5, x); }\n",
+                            "wiener_lpdf");
+}
+
+/* Functions of the functions block: recursion, void functions that add to
+ * the target, user densities whose constants follow the way they are
+ * called. */
+static const char *functions_model =
+  "functions {\n"
+  "  real twice(real x) { return 2 * x; }\n"
+  "  real my_normal_lpdf(real y, real mu, real s) { return normal_lupdf(y | mu, s); }\n"
+  "  void add_lp(real x) { target += -0.5 * x * x; }\n"
+  "  vector scale(vector v, real a) {\n"
+  "    vector[rows(v)] r;\n"
+  "    for (i in 1:rows(v)) r[i] = a * v[i];\n"
+  "    return r;\n"
+  "  }\n"
+  "  int fact(int n) { if (n <= 1) return 1; return n * fact(n - 1); }\n"
+  "}\n"
+  "parameters { real mu; vector[2] z; }\n"
+  "model {\n"
+  "  mu ~ my_normal(0, twice(1));\n"
+  "  add_lp(mu);\n"
+  "  target += sum(scale(z, fact(3)));\n"
+  "  target += my_normal_lpdf(z[1] | 0, 1);\n"
+  "}\n";
+
+static void
+test_functions (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model (functions_model, NULL);
+  double theta[3] = { 0.3, -0.5, 0.25 };
+  double lp = tilde_model_log_density (m, theta, TRUE, TRUE, NULL, NULL);
+  /* ~ my_normal drops the constants of the normal inside it; the explicit
+   * my_normal_lpdf keeps them */
+  double expected = -0.5 * 0.0225 - 0.5 * 0.09 + 6 * (-0.25)
+                    - 0.5 * 0.25 - log (sqrt (2 * M_PI));
+  g_assert_cmpfloat_with_epsilon (lp, expected, 1e-14);
+  lp = tilde_model_log_density (m, theta, FALSE, TRUE, NULL, NULL);
+  g_assert_cmpfloat_with_epsilon (lp, expected - log (2) - log (sqrt (2 * M_PI)), 1e-14);
+  check_gradient_fd (m, theta, TRUE, TRUE);
+}
+
+/* ---- the examples ---- */
+
+static void
+test_example (gconstpointer data)
+{
+  const char *name = data;
+  const char *dir = g_getenv ("TILDE_EXAMPLES_DIR");
+  g_autofree char *stan = g_build_filename (dir ? dir : "data/examples", name, NULL);
+  g_autofree char *base = g_strndup (stan, strlen (stan) - 5);
+  g_autofree char *json = g_strconcat (base, ".data.json", NULL);
+  g_autoptr (MirProgram) prog = rt_test_mir_from_file (stan);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TildeJsonData) d = tilde_json_data_new_from_file (json, &error);
+  g_assert_no_error (error);
+  g_autoptr (GPtrArray) diags = tilde_diagnostic_list_new ();
+  g_autoptr (TildeModel) m = tilde_model_new (prog, d, diags);
+  g_assert_nonnull (m);
+  gsize P = tilde_model_num_params_unconstrained (m);
+  g_autofree double *theta = g_new (double, P);
+  for (gsize i = 0; i < P; i++)
+    theta[i] = 0.2 * cos (1.7 * i) - 0.1;
+  check_gradient_fd (m, theta, TRUE, TRUE);
+  check_gradient_fd (m, theta, FALSE, FALSE);
+  gsize n = tilde_model_num_outputs (m, TRUE, TRUE);
+  const char *const *names = tilde_model_output_names (m, TRUE, TRUE);
+  g_assert_cmpuint (g_strv_length ((char **) names), ==, n);
+  g_autofree double *out = g_new (double, n);
+  gsl_rng *rng = gsl_rng_alloc (gsl_rng_mt19937);
+  gsl_rng_set (rng, 42);
+  g_autoptr (TildeModelError) e = NULL;
+  if (!tilde_model_constrain (m, theta, TRUE, TRUE, rng, out, &e))
+    g_error ("%s: %s", name, e->message);
+  gsl_rng_free (rng);
+  for (gsize i = 0; i < n; i++)
+    {
+      g_assert_true (isfinite (out[i]));
+      if (g_str_has_prefix (names[i], "y_rep."))
+        g_assert_true (out[i] == 0 || out[i] == 1);
+    }
+  if (g_str_equal (name, "poisson_glm.stan"))
+    {
+      /* rate_ratio = exp (beta) */
+      g_assert_cmpstr (names[P], ==, "rate_ratio.1");
+      g_assert_cmpfloat_with_epsilon (out[P], exp (out[1]), 1e-14);
+    }
+  if (g_str_equal (name, "eight_schools.stan"))
+    {
+      g_assert_cmpstr (names[P], ==, "theta.1");
+      g_assert_cmpfloat_with_epsilon (out[P], out[0] + out[1] * out[2], 1e-14);
+    }
+}
+
+/* ---- threads ---- */
+
+typedef struct {
+  TildeModel *m;
+  double      theta[10];
+  double      lp;
+  double      g[10];
+  gboolean    same;
+} Job;
+
+static gpointer
+worker (gpointer p)
+{
+  Job *j = p;
+  j->same = TRUE;
+  for (int i = 0; i < 2000; i++)
+    {
+      double g[10];
+      double lp = tilde_model_log_density (j->m, j->theta, TRUE, TRUE, g, NULL);
+      if (lp != j->lp || memcmp (g, j->g, sizeof g) != 0)
+        j->same = FALSE;
+    }
+  return NULL;
+}
+
+static void
+test_threads (void)
+{
+  const char *dir = g_getenv ("TILDE_EXAMPLES_DIR");
+  g_autofree char *stan = g_build_filename (dir ? dir : "data/examples", "eight_schools.stan", NULL);
+  g_autofree char *json = g_build_filename (dir ? dir : "data/examples", "eight_schools.data.json", NULL);
+  g_autoptr (MirProgram) prog = rt_test_mir_from_file (stan);
+  g_autoptr (TildeJsonData) d = tilde_json_data_new_from_file (json, NULL);
+  g_autoptr (TildeModel) m = tilde_model_new (prog, d, NULL);
+  Job jobs[4];
+  for (int k = 0; k < 4; k++)
+    {
+      jobs[k].m = m;
+      for (int i = 0; i < 10; i++)
+        jobs[k].theta[i] = 0.1 * (i - k);
+      jobs[k].lp = tilde_model_log_density (m, jobs[k].theta, TRUE, TRUE, jobs[k].g, NULL);
+    }
+  GThread *t[4];
+  for (int k = 0; k < 4; k++)
+    t[k] = g_thread_new ("chain", worker, &jobs[k]);
+  for (int k = 0; k < 4; k++)
+    {
+      g_thread_join (t[k]);
+      g_assert_true (jobs[k].same);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/runtime/model/names", test_names);
+  g_test_add_func ("/runtime/model/constrain-unconstrain", test_constrain_unconstrain);
+  g_test_add_func ("/runtime/model/program-gradient", test_program_gradient);
+  g_test_add_func ("/runtime/model/no-allocation", test_no_allocation);
+  g_test_add_func ("/runtime/model/data-only-terms", test_data_only_terms);
+  g_test_add_func ("/runtime/model/variables-changed-after-use", test_variables_changed_after_use);
+  g_test_add_func ("/runtime/model/errors-are-values", test_errors_are_values);
+  g_test_add_func ("/runtime/model/unsupported-at-preparation", test_unsupported_at_preparation);
+  g_test_add_func ("/runtime/model/functions", test_functions);
+  g_test_add_data_func ("/runtime/model/example/eight_schools", "eight_schools.stan", test_example);
+  g_test_add_data_func ("/runtime/model/example/logistic_regression", "logistic_regression.stan", test_example);
+  g_test_add_data_func ("/runtime/model/example/poisson_glm", "poisson_glm.stan", test_example);
+  g_test_add_func ("/runtime/model/threads", test_threads);
+  return g_test_run ();
+}
