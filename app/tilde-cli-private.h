@@ -5,10 +5,28 @@
 
 #include <glib.h>
 
+#include "mir/passes/passes.h"
+#include "runtime/model.h"
+
 G_BEGIN_DECLS
 
 typedef int (*TildeCliFunc) (const char *name, int argc, char **argv);
 
-int _tilde_cli_compile (const char *name, int argc, char **argv);
+int _tilde_cli_compile   (const char *name, int argc, char **argv);
+int _tilde_cli_log_prob  (const char *name, int argc, char **argv);
+int _tilde_cli_diagnose  (const char *name, int argc, char **argv);
+
+/* The model in MODEL_PATH with the data in DATA_PATH (may be NULL), optimised
+ * at LEVEL and prepared for evaluation; NULL after printing what went wrong,
+ * with the exit status in *STATUS. */
+TildeModel *_tilde_cli_load_model (const char  *model_path,
+                                   const char  *data_path,
+                                   MirOptLevel  level,
+                                   int         *status);
+/* One level from --O0/--O1/--Oexperimental; FALSE (after a message) for more than one. */
+gboolean    _tilde_cli_parse_level (gboolean o0, gboolean o1, gboolean oexperimental,
+                                    MirOptLevel *level);
+/* VALUE as JSON: shortest round-trip text, CmdStan's "inf", "-inf", "NaN". */
+void        _tilde_cli_append_double (GString *out, double value);
 
 G_END_DECLS

@@ -2,6 +2,7 @@
 /* The `tilde` command line, run as a user runs it: exit statuses, what goes to
  * standard output and to standard error. */
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <string.h>
 
 typedef struct {
@@ -107,7 +108,7 @@ test_unavailable_command_says_so (void)
 {
   g_auto(Run) run = { 0 };
 
-  run_tilde (&run, "summary", "x.csv", NULL);
+  run_tilde (&run, "sample", "x.stan", NULL);
   g_assert_cmpint (run.status, ==, 124);
   g_assert_nonnull (strstr (run.err, "not available"));
 }
@@ -349,6 +350,100 @@ test_optimization_levels (void)
   g_assert_cmpint (both.status, ==, 124);
 }
 
+static gboolean
+close_enough (double actual, double expected, double rel)
+{
+  return fabs (actual - expected) <= rel * MAX (1.0, fabs (expected));
+}
+
+/* Every case of every reference model's logprob.json (CmdStan's log_prob
+ * method), through the command line, at every optimisation level. */
+static void
+test_log_prob_reference (void)
+{
+  const char *ref = g_getenv ("TILDE_REFERENCE_DIR");
+  g_autoptr(GDir) dir = NULL;
+  const char *entry;
+  int n_checked = 0;
+
+  if (ref == NULL || !g_file_test (ref, G_FILE_TEST_IS_DIR))
+    {
+      g_test_skip ("no reference models");
+      return;
+    }
+  dir = g_dir_open (ref, 0, NULL);
+  while ((entry = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *model = g_build_filename (ref, entry, "model.stan", NULL);
+      g_autofree char *data = g_build_filename (ref, entry, "data.json", NULL);
+      g_autofree char *logprob = g_build_filename (ref, entry, "logprob.json", NULL);
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      JsonArray *cases;
+
+      if (!g_file_test (logprob, G_FILE_TEST_EXISTS))
+        continue;
+      g_assert_true (json_parser_load_from_file (parser, logprob, NULL));
+      cases = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "cases");
+      for (guint c = 0; c < json_array_get_length (cases); c++)
+        {
+          JsonObject *kase = json_array_get_object_element (cases, c);
+          g_autoptr(JsonGenerator) gen = json_generator_new ();
+          g_autofree char *params_text = NULL;
+          g_autofree char *params = NULL;
+          const char *level = (const char *[]) { "--O0", "--O1", "--Oexperimental" }[c % 3];
+          gboolean propto = json_object_get_boolean_member (kase, "propto");
+          gboolean jacobian = json_object_get_boolean_member (kase, "jacobian");
+          g_auto(Run) run = { 0 };
+          g_autoptr(JsonParser) out = json_parser_new ();
+          JsonObject *result;
+          JsonArray *expected_gradient, *gradient;
+
+          json_generator_set_root (gen, json_object_get_member (kase, "params"));
+          params_text = json_generator_to_data (gen, NULL);
+          params = write_model ("params.json", params_text);
+          run_tilde (&run, "log-prob", model, "--data", data, "--params", params, level,
+                     propto ? "--propto" : level, jacobian ? level : "--no-jacobian", NULL);
+          if (run.status != 0)
+            g_error ("%s case %u: %s", entry, c, run.err);
+          g_assert_true (json_parser_load_from_data (out, run.out, -1, NULL));
+          result = json_node_get_object (json_parser_get_root (out));
+          g_assert_true (close_enough (json_object_get_double_member (result, "log_density"),
+                                       json_object_get_double_member (kase, "log_density"), 1e-7));
+          expected_gradient = json_object_get_array_member (kase, "gradient");
+          gradient = json_object_get_array_member (result, "gradient");
+          g_assert_cmpuint (json_array_get_length (gradient), ==, json_array_get_length (expected_gradient));
+          for (guint i = 0; i < json_array_get_length (gradient); i++)
+            g_assert_true (close_enough (json_array_get_double_element (gradient, i),
+                                         json_array_get_double_element (expected_gradient, i), 1e-6));
+          n_checked++;
+        }
+    }
+  g_assert_cmpint (n_checked, >, 30);
+}
+
+static void
+test_log_prob_errors (void)
+{
+  g_autofree char *model = example ("eight_schools.stan");
+  g_autofree char *params = write_model ("p.json", "{\"mu\": 1, \"tau\": -1, \"theta_tilde\": [0,0,0,0,0,0,0,0]}");
+  g_autofree char *bad_data = write_model ("d.json", "{\"J\": 8, \"y\": [1, 2]}");
+  g_auto(Run) no_params = { 0 };
+  g_auto(Run) data_error = { 0 };
+  g_auto(Run) missing_data = { 0 };
+
+  run_tilde (&no_params, "log-prob", model, NULL);
+  g_assert_cmpint (no_params.status, ==, 124);
+
+  /* Data that do not fit the data block are named in the message. */
+  run_tilde (&data_error, "log-prob", model, "--data", bad_data, "--params", params, NULL);
+  g_assert_cmpint (data_error.status, ==, 1);
+  g_assert_nonnull (strstr (data_error.err, "y"));
+
+  run_tilde (&missing_data, "log-prob", model, "--data", "/nonexistent.json", "--params", params, NULL);
+  g_assert_cmpint (missing_data.status, ==, 1);
+  g_assert_nonnull (strstr (missing_data.err, "/nonexistent.json"));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -366,5 +461,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/compile/pedantic-and-uninitialized", test_pedantic_and_uninitialized);
   g_test_add_func ("/cli/compile/debug-mir", test_debug_mir);
   g_test_add_func ("/cli/compile/optimization-levels", test_optimization_levels);
+  g_test_add_func ("/cli/log-prob/reference", test_log_prob_reference);
+  g_test_add_func ("/cli/log-prob/errors", test_log_prob_errors);
   return g_test_run ();
 }

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What the running subcommands share: a model file and its data made into an
+ * executable model, with every problem reported the way `compile` reports it. */
+#define G_LOG_DOMAIN "tilde"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "tilde-cli.h"
+#include "tilde-cli-private.h"
+#include "tilde-diagnostic-render.h"
+#include "tilde-frontend.h"
+#include "mir/mir-lower.h"
+#include "mir/mir-transform.h"
+#include "mir/passes/pipeline.h"
+
+static void
+print_diagnostics (GPtrArray *diagnostics, TildeSourceSet *sources)
+{
+  for (guint i = 0; i < diagnostics->len; i++)
+    {
+      const TildeDiagnostic *d = g_ptr_array_index (diagnostics, i);
+      g_autofree char *text = sources ? tilde_diagnostic_render_with_sources (d, sources)
+                                      : g_strdup_printf ("%s\n", d->message);
+
+      g_printerr ("%s", text);
+    }
+}
+
+TildeModel *
+_tilde_cli_load_model (const char  *model_path,
+                       const char  *data_path,
+                       MirOptLevel  level,
+                       int         *status)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TildeCheckResult) result = NULL;
+  g_autoptr(TildeJsonData) data = NULL;
+  g_autoptr(GPtrArray) diagnostics = tilde_diagnostic_list_new ();
+  MirProgram *lowered, *transformed, *optimized;
+  TildeModel *model;
+
+  result = tilde_frontend_check_file (model_path, NULL, &error);
+  if (result == NULL)
+    {
+      g_printerr (_("Error: file '%s' not found or cannot be opened\n"), model_path);
+      *status = TILDE_EXIT_MODEL_ERROR;
+      return NULL;
+    }
+  if (tilde_check_result_has_errors (result))
+    {
+      g_autofree char *text = tilde_check_result_render_first_error (result);
+      g_printerr ("%s", text);
+      *status = TILDE_EXIT_MODEL_ERROR;
+      return NULL;
+    }
+
+  if (data_path != NULL)
+    {
+      data = tilde_json_data_new_from_file (data_path, &error);
+      if (data == NULL)
+        {
+          g_printerr (_("Error reading data file '%s': %s\n"), data_path, error->message);
+          *status = TILDE_EXIT_MODEL_ERROR;
+          return NULL;
+        }
+    }
+
+  lowered = mir_lower_program (tilde_check_result_get_program (result));
+  if (lowered == NULL)
+    {
+      g_printerr (_("Internal compiler error: the model could not be lowered to MIR.\n"));
+      *status = TILDE_EXIT_INTERNAL;
+      return NULL;
+    }
+  transformed = mir_transform_program (lowered);
+  optimized = mir_pipeline_run (transformed, level, NULL);
+  model = tilde_model_new (optimized, data, diagnostics);
+  mir_program_free (optimized);
+  mir_program_free (transformed);
+  mir_program_free (lowered);
+  if (model == NULL)
+    {
+      print_diagnostics (diagnostics, tilde_check_result_get_sources (result));
+      *status = TILDE_EXIT_MODEL_ERROR;
+      return NULL;
+    }
+  *status = TILDE_EXIT_OK;
+  return model;
+}
+
+gboolean
+_tilde_cli_parse_level (gboolean o0, gboolean o1, gboolean oexperimental, MirOptLevel *level)
+{
+  if (o0 + o1 + oexperimental > 1)
+    {
+      g_printerr (_("tilde: choose one of --O0, --O1 and --Oexperimental\n"));
+      return FALSE;
+    }
+  *level = oexperimental ? MIR_OPT_EXPERIMENTAL : o1 ? MIR_OPT_O1 : MIR_OPT_O0;
+  return TRUE;
+}
+
+void
+_tilde_cli_append_double (GString *out, double value)
+{
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (isnan (value))
+    g_string_append (out, "\"NaN\"");
+  else if (isinf (value))
+    g_string_append (out, value > 0 ? "\"inf\"" : "\"-inf\"");
+  else
+    g_string_append (out, g_ascii_dtostr (buffer, sizeof buffer, value));
+}
