@@ -235,6 +235,34 @@ refresh_tag_style (GtkTextTag *tag, GtkSourceStyleScheme *scheme, const char *st
   g_object_set (tag, "underline", PANGO_UNDERLINE_ERROR, "underline-rgba", &colour, NULL);
 }
 
+/* The colour a scheme gives a style's squiggle, or `fallback`. */
+static GdkRGBA
+squiggle_colour (GtkSourceStyleScheme *scheme, const char *style_id, const char *fallback)
+{
+  GtkSourceStyle *style = scheme ? gtk_source_style_scheme_get_style (scheme, style_id) : NULL;
+  g_autofree char *spec = NULL;
+  gboolean set = FALSE;
+  GdkRGBA colour;
+
+  if (style != NULL)
+    g_object_get (style, "underline-color-set", &set, "underline-color", &spec, NULL);
+  if (!set || spec == NULL || !gdk_rgba_parse (&colour, spec))
+    gdk_rgba_parse (&colour, fallback);
+  return colour;
+}
+
+static void
+refresh_mark_background (TildeEditor *self, const char *category, GdkRGBA colour)
+{
+  GtkSourceMarkAttributes *attributes = gtk_source_view_get_mark_attributes (self->view, category, NULL);
+
+  /* A faint band across the line, in the squiggle's colour: the gutter
+   * draws its icons in one colour for all. */
+  colour.alpha = 0.12f;
+  if (attributes != NULL)
+    gtk_source_mark_attributes_set_background (attributes, &colour);
+}
+
 static void
 refresh_tag_styles (TildeEditor *self)
 {
@@ -242,6 +270,8 @@ refresh_tag_styles (TildeEditor *self)
 
   refresh_tag_style (self->error_tag, scheme, "def:error", "#e01b24");
   refresh_tag_style (self->warning_tag, scheme, "def:warning", "#e5a50a");
+  refresh_mark_background (self, MARK_ERROR, squiggle_colour (scheme, "def:error", "#e01b24"));
+  refresh_mark_background (self, MARK_WARNING, squiggle_colour (scheme, "def:warning", "#e5a50a"));
 }
 
 /* Where a diagnostic belongs in this buffer: its own span when it is in
@@ -942,6 +972,7 @@ static void
 tilde_editor_init (TildeEditor *self)
 {
   GtkSourceLanguageManager *languages = gtk_source_language_manager_get_default ();
+  GtkSourceCompletion *completion;
   GtkTextBuffer *buffer;
 
   gtk_widget_init_template (GTK_WIDGET (self));
@@ -958,7 +989,6 @@ tilde_editor_init (TildeEditor *self)
   gtk_text_view_set_buffer (GTK_TEXT_VIEW (self->view), buffer);
   self->error_tag = gtk_text_buffer_create_tag (buffer, "tilde-error", NULL);
   self->warning_tag = gtk_text_buffer_create_tag (buffer, "tilde-warning", NULL);
-  refresh_tag_styles (self);
   g_signal_connect_object (self->buffer, "notify::style-scheme",
                            G_CALLBACK (refresh_tag_styles), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->buffer, "changed",
@@ -967,13 +997,16 @@ tilde_editor_init (TildeEditor *self)
   gtk_source_view_set_show_line_marks (self->view, TRUE);
   add_mark_category (self, MARK_ERROR, "dialog-error-symbolic", 2);
   add_mark_category (self, MARK_WARNING, "dialog-warning-symbolic", 1);
+  refresh_tag_styles (self);
 
   self->hover = tilde_diagnostic_hover_new (G_LIST_MODEL (self->problems));
   gtk_source_hover_add_provider (gtk_source_view_get_hover (self->view),
                                  GTK_SOURCE_HOVER_PROVIDER (self->hover));
   self->completion = tilde_completion_provider_new ();
-  gtk_source_completion_add_provider (gtk_source_view_get_completion (self->view),
-                                      GTK_SOURCE_COMPLETION_PROVIDER (self->completion));
+  completion = gtk_source_view_get_completion (self->view);
+  gtk_source_completion_add_provider (completion, GTK_SOURCE_COMPLETION_PROVIDER (self->completion));
+  /* The first proposal is selected, so its signatures show at once. */
+  g_object_set (completion, "select-on-show", TRUE, NULL);
 
   self->search_settings = gtk_source_search_settings_new ();
   gtk_source_search_settings_set_wrap_around (self->search_settings, TRUE);
