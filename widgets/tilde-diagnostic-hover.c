@@ -108,6 +108,10 @@ problem_widget (TildeProblem *problem)
   g_autofree char *signatures =
     tilde_diagnostic_hover_signatures_for (tilde_problem_get_message (problem), &name);
 
+  gtk_widget_set_margin_start (box, 6);
+  gtk_widget_set_margin_end (box, 6);
+  gtk_widget_set_margin_top (box, 6);
+  gtk_widget_set_margin_bottom (box, 6);
   gtk_box_append (GTK_BOX (box), label_new (severity_heading (problem), FALSE, "heading"));
   gtk_box_append (GTK_BOX (box), label_new (tilde_problem_get_message (problem), TRUE, NULL));
   if (signatures != NULL)

@@ -172,7 +172,7 @@ iter_at_position (GtkTextBuffer *buffer, GtkTextIter *iter, int line, int column
     gtk_text_iter_forward_to_line_end (&line_end);
   text = gtk_text_iter_get_slice (iter, &line_end);
   p = text;
-  while (*p != '\0' && p + g_utf8_skip[*(const guchar *) p] <= text + MAX (column, 0))
+  while (*p != '\0' && (gsize) (p - text) + g_utf8_skip[*(const guchar *) p] <= (gsize) MAX (column, 0))
     p = g_utf8_next_char (p);
   gtk_text_iter_set_line_offset (iter, (int) g_utf8_pointer_to_offset (text, p));
 }

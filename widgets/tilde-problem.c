@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <string.h>
 
 #include "tilde-problem.h"
 
@@ -50,11 +49,21 @@ location_text (const TildeDiagnostic *diagnostic, GtkTextMark *begin)
   return g_strdup ("");
 }
 
+/* stanc lays long messages out over several lines; a row shows one. */
+static char *
+one_line (const char *message)
+{
+  g_auto(GStrv) lines = g_strsplit (message, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    g_strstrip (lines[i]);
+  return g_strjoinv (" ", lines);
+}
+
 TildeProblem *
 tilde_problem_new (const TildeDiagnostic *diagnostic, GtkTextMark *begin, GtkTextMark *end)
 {
   TildeProblem *self;
-  const char *newline;
 
   g_return_val_if_fail (diagnostic != NULL, NULL);
   g_return_val_if_fail ((begin == NULL) == (end == NULL), NULL);
@@ -63,9 +72,7 @@ tilde_problem_new (const TildeDiagnostic *diagnostic, GtkTextMark *begin, GtkTex
   self->diagnostic = tilde_diagnostic_copy (diagnostic);
   self->begin = begin ? g_object_ref (begin) : NULL;
   self->end = end ? g_object_ref (end) : NULL;
-  newline = strchr (diagnostic->message, '\n');
-  self->summary = newline ? g_strndup (diagnostic->message, newline - diagnostic->message)
-                          : g_strdup (diagnostic->message);
+  self->summary = one_line (diagnostic->message);
   self->location = location_text (diagnostic, begin);
   return self;
 }

@@ -23,7 +23,7 @@ const TildeDiagnostic *tilde_problem_get_diagnostic (TildeProblem *self);
 TildeSeverity          tilde_problem_get_severity   (TildeProblem *self);
 /* The whole message, possibly several lines. */
 const char            *tilde_problem_get_message    (TildeProblem *self);
-/* Its first line. */
+/* The message on one line. */
 const char            *tilde_problem_get_summary    (TildeProblem *self);
 /* "Line 12" for the edited model, "other.stan:3" for an included file,
  * "" when there is no place. */

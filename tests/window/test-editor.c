@@ -888,6 +888,54 @@ test_search_and_replace (void)
 }
 
 static void
+set_scheme (TildeEditor *editor, const char *id)
+{
+  GtkSourceStyleSchemeManager *schemes = gtk_source_style_scheme_manager_get_default ();
+  GtkSourceStyleScheme *scheme = gtk_source_style_scheme_manager_get_scheme (schemes, id);
+
+  g_assert_nonnull (scheme);
+  gtk_source_buffer_set_style_scheme (tilde_editor_get_buffer (editor), scheme);
+}
+
+static void
+test_squiggles_follow_scheme (void)
+{
+  TildeWindow *window = open_example ("eight_schools.stan");
+  TildeEditor *editor = tilde_window_get_editor (window);
+  GtkTextTag *error_tag = tag_named (editor, "tilde-error");
+  GtkTextTag *warning_tag = tag_named (editor, "tilde-warning");
+  PangoUnderline underline;
+  gboolean underline_set, background_set;
+  GdkRGBA *colour = NULL;
+
+  /* Adwaita: both are squiggles, in the scheme's red_4 (#c01c28). */
+  set_scheme (editor, "Adwaita");
+  g_object_get (error_tag, "underline", &underline, "underline-rgba", &colour, NULL);
+  g_assert_cmpint (underline, ==, PANGO_UNDERLINE_ERROR);
+  g_assert_cmpint ((int) (colour->red * 255 + 0.5), ==, 0xc0);
+  g_assert_cmpint ((int) (colour->green * 255 + 0.5), ==, 0x1c);
+  g_clear_pointer (&colour, gdk_rgba_free);
+
+  /* Solarized has def:error but no def:warning: warnings fall back to a
+   * squiggle of their own. */
+  set_scheme (editor, "solarized-light");
+  g_object_get (warning_tag, "underline", &underline, "underline-set", &underline_set, NULL);
+  g_assert_true (underline_set);
+  g_assert_cmpint (underline, ==, PANGO_UNDERLINE_ERROR);
+
+  /* Classic marks errors and warnings with a background, and so do we. */
+  set_scheme (editor, "classic");
+  g_object_get (warning_tag, "underline-set", &underline_set, "background-set", &background_set, NULL);
+  g_assert_false (underline_set);
+  g_assert_true (background_set);
+  g_object_get (error_tag, "background-set", &background_set, NULL);
+  g_assert_true (background_set);
+
+  set_scheme (editor, "Adwaita");
+  close_all_windows ();
+}
+
+static void
 test_hover_signatures (void)
 {
   g_autofree char *name = NULL;
@@ -928,6 +976,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/editor/pedantic-toggle", test_pedantic_toggle);
   g_test_add_func ("/editor/include-next-to-file", test_include_next_to_file);
   g_test_add_func ("/editor/search-and-replace", test_search_and_replace);
+  g_test_add_func ("/editor/squiggles-follow-scheme", test_squiggles_follow_scheme);
   g_test_add_func ("/editor/hover-signatures", test_hover_signatures);
   status = g_test_run ();
   g_clear_object (&app);
