@@ -150,6 +150,7 @@ tilde_application_startup (GApplication *app)
   static const char *save_accels[] = { "<Control>s", NULL };
   static const char *save_as_accels[] = { "<Control><Shift>s", NULL };
   static const char *close_accels[] = { "<Control>w", NULL };
+  static const char *format_accels[] = { "<Shift><Alt>f", NULL };
 
   G_APPLICATION_CLASS (tilde_application_parent_class)->startup (app);
 
@@ -169,6 +170,7 @@ tilde_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.save", save_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.save-as", save_as_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "window.close", close_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.format", format_accels);
 }
 
 static void

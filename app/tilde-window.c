@@ -6,6 +6,8 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "tilde-editor.h"
+#include "tilde-problems-list.h"
 #include "tilde-window.h"
 
 struct _TildeWindow
@@ -14,8 +16,9 @@ struct _TildeWindow
 
   /* Template children */
   AdwWindowTitle  *window_title;
-  AdwToastOverlay *toast_overlay;
-  GtkSourceView   *source_view;
+  AdwToastOverlay   *toast_overlay;
+  TildeEditor       *editor;
+  TildeProblemsList *problems_list;
 
   GtkSourceBuffer *buffer;
   GtkSourceFile   *source_file;
@@ -24,6 +27,7 @@ struct _TildeWindow
   guint            saving : 1;
   guint            close_after_save : 1;
   guint            close_confirmed : 1;
+  guint            pedantic : 1;
 };
 
 G_DEFINE_FINAL_TYPE (TildeWindow, tilde_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -33,6 +37,7 @@ enum {
   PROP_FILE,
   PROP_LOADING,
   PROP_SAVING,
+  PROP_PEDANTIC,
   N_PROPS
 };
 
@@ -62,7 +67,21 @@ GtkSourceView *
 tilde_window_get_view (TildeWindow *self)
 {
   g_return_val_if_fail (TILDE_IS_WINDOW (self), NULL);
-  return self->source_view;
+  return tilde_editor_get_view (self->editor);
+}
+
+TildeEditor *
+tilde_window_get_editor (TildeWindow *self)
+{
+  g_return_val_if_fail (TILDE_IS_WINDOW (self), NULL);
+  return self->editor;
+}
+
+TildeProblemsList *
+tilde_window_get_problems_list (TildeWindow *self)
+{
+  g_return_val_if_fail (TILDE_IS_WINDOW (self), NULL);
+  return self->problems_list;
 }
 
 gboolean
@@ -140,7 +159,7 @@ set_loading (TildeWindow *self, gboolean loading)
   if (self->loading == !!loading)
     return;
   self->loading = !!loading;
-  gtk_text_view_set_editable (GTK_TEXT_VIEW (self->source_view), !loading);
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (tilde_window_get_view (self)), !loading);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
 }
 
@@ -172,6 +191,7 @@ load_finished (GObject *source, GAsyncResult *result, gpointer user_data)
         }
       /* Forget the file that failed, so a later Save asks where to write. */
       gtk_source_file_set_location (self->source_file, NULL);
+      tilde_editor_set_file (self->editor, NULL);
     }
   else
     {
@@ -197,6 +217,7 @@ tilde_window_load_file (TildeWindow *self, GFile *file)
   g_object_unref (self->cancellable);
 
   gtk_source_file_set_location (self->source_file, file);
+  tilde_editor_set_file (self->editor, file);
   loader = gtk_source_file_loader_new (self->buffer, self->source_file);
   set_loading (self, TRUE);
   update_title (self);
@@ -223,6 +244,7 @@ save_finished (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (self->buffer), FALSE);
+  tilde_editor_set_file (self->editor, tilde_window_get_file (self));
   update_title (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
   if (self->close_after_save)
@@ -335,6 +357,29 @@ save_action (GtkWidget *widget, const char *name, GVariant *param)
     save_as_action (widget, "win.save-as", NULL);
   else
     tilde_window_save_to_file (self, file);
+}
+
+static void
+format_finished (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(TildeWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!tilde_editor_format_finish (TILDE_EDITOR (source), result, &error)
+      && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      AdwToast *toast = adw_toast_new (error->message);
+
+      adw_toast_overlay_add_toast (self->toast_overlay, toast);
+    }
+}
+
+static void
+format_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  TildeWindow *self = TILDE_WINDOW (widget);
+
+  tilde_editor_format_async (self->editor, NULL, format_finished, g_object_ref (self));
 }
 
 static void
@@ -458,6 +503,28 @@ tilde_window_get_property (GObject *object, guint prop_id, GValue *value, GParam
     case PROP_SAVING:
       g_value_set_boolean (value, self->saving);
       break;
+    case PROP_PEDANTIC:
+      g_value_set_boolean (value, self->pedantic);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+tilde_window_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  TildeWindow *self = TILDE_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_PEDANTIC:
+      if (self->pedantic != g_value_get_boolean (value))
+        {
+          self->pedantic = g_value_get_boolean (value);
+          g_object_notify_by_pspec (object, pspec);
+        }
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -472,6 +539,7 @@ tilde_window_class_init (TildeWindowClass *klass)
 
   object_class->dispose = tilde_window_dispose;
   object_class->get_property = tilde_window_get_property;
+  object_class->set_property = tilde_window_set_property;
   window_class->close_request = tilde_window_close_request;
 
   properties[PROP_FILE] =
@@ -483,34 +551,38 @@ tilde_window_class_init (TildeWindowClass *klass)
   properties[PROP_SAVING] =
     g_param_spec_boolean ("saving", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* Whether the editor adds pedantic warnings; kept in the settings. */
+  properties[PROP_PEDANTIC] =
+    g_param_spec_boolean ("pedantic", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
-  g_type_ensure (GTK_SOURCE_TYPE_VIEW);
+  g_type_ensure (TILDE_TYPE_EDITOR);
+  g_type_ensure (TILDE_TYPE_PROBLEMS_LIST);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/tilde/Workbench/ui/tilde-window.ui");
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, toast_overlay);
-  gtk_widget_class_bind_template_child (widget_class, TildeWindow, source_view);
+  gtk_widget_class_bind_template_child (widget_class, TildeWindow, editor);
+  gtk_widget_class_bind_template_child (widget_class, TildeWindow, problems_list);
 
   gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
   gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
+  gtk_widget_class_install_action (widget_class, "win.format", NULL, format_action);
+  gtk_widget_class_install_property_action (widget_class, "win.pedantic", "pedantic");
 }
 
 static void
 tilde_window_init (TildeWindow *self)
 {
-  GtkSourceLanguageManager *languages = gtk_source_language_manager_get_default ();
   TildeApplication *app;
   GSettings *settings;
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->buffer = gtk_source_buffer_new (NULL);
-  gtk_source_buffer_set_language (self->buffer,
-                                  gtk_source_language_manager_get_language (languages, "stan"));
-  gtk_source_buffer_set_highlight_syntax (self->buffer, TRUE);
-  gtk_text_view_set_buffer (GTK_TEXT_VIEW (self->source_view), GTK_TEXT_BUFFER (self->buffer));
+  self->buffer = g_object_ref (tilde_editor_get_buffer (self->editor));
+  g_object_bind_property (self, "pedantic", self->editor, "pedantic", G_BINDING_SYNC_CREATE);
   self->source_file = gtk_source_file_new ();
   self->cancellable = g_cancellable_new ();
 
@@ -526,6 +598,9 @@ tilde_window_init (TildeWindow *self)
   settings = app && TILDE_IS_APPLICATION (app) ? tilde_application_get_settings (app) : NULL;
   if (settings != NULL)
     {
+      g_settings_bind (settings, "pedantic", self, "pedantic", G_SETTINGS_BIND_DEFAULT);
+      g_settings_bind (settings, "check-delay-ms", self->editor, "check-delay-ms",
+                       G_SETTINGS_BIND_GET);
       gtk_window_set_default_size (GTK_WINDOW (self),
                                    g_settings_get_int (settings, "window-width"),
                                    g_settings_get_int (settings, "window-height"));

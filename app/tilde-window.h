@@ -5,6 +5,8 @@
 #include <gtksourceview/gtksource.h>
 
 #include "tilde-application.h"
+#include "tilde-editor.h"
+#include "tilde-problems-list.h"
 
 G_BEGIN_DECLS
 
@@ -23,6 +25,8 @@ void             tilde_window_save_to_file (TildeWindow *self,
 GFile           *tilde_window_get_file     (TildeWindow *self);
 GtkSourceBuffer *tilde_window_get_buffer   (TildeWindow *self);
 GtkSourceView   *tilde_window_get_view     (TildeWindow *self);
+TildeEditor     *tilde_window_get_editor   (TildeWindow *self);
+TildeProblemsList *tilde_window_get_problems_list (TildeWindow *self);
 gboolean         tilde_window_is_loading   (TildeWindow *self);
 gboolean         tilde_window_is_saving    (TildeWindow *self);
 /* TRUE for a window with no file and an untouched, empty buffer. */
