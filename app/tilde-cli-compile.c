@@ -14,6 +14,7 @@
 #include "tilde-frontend.h"
 #include "tilde-diagnostic-render.h"
 #include "tilde-info.h"
+#include "io/generate-data.h"
 #include "mir/mir-lower.h"
 #include "mir/mir-mem-pattern.h"
 #include "mir/mir-print.h"
@@ -41,6 +42,7 @@ typedef struct {
   gboolean debug_mem_patterns;
   gboolean debug_optimized_mir;
   gboolean debug_passes;
+  gboolean debug_generate_data;
   gboolean o0, o1, oexperimental;
   char    *filename_in_msg;
   char   **files;
@@ -99,6 +101,8 @@ compile_option_context (CompileOptions *o)
       N_("Print the MIR after the optimisation passes of the chosen level"), NULL },
     { "debug-passes", 0, 0, G_OPTION_ARG_NONE, &o->debug_passes,
       N_("Print the MIR after every optimisation pass that changed it"), NULL },
+    { "debug-generate-data", 0, 0, G_OPTION_ARG_NONE, &o->debug_generate_data,
+      N_("Print random JSON data that satisfies the data block's declarations"), NULL },
     { "O0", 0, 0, G_OPTION_ARG_NONE, &o->o0,
       N_("No optimisation (the default)"), NULL },
     { "O1", 0, 0, G_OPTION_ARG_NONE, &o->o1,
@@ -275,7 +279,20 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
       return TILDE_EXIT_MODEL_ERROR;
     }
 
-  if (o.debug_mir || o.debug_transformed_mir || o.debug_mem_patterns
+  if (o.debug_generate_data)
+    {
+      g_autofree char *problem = NULL;
+      g_autofree char *json = tilde_generate_data (tilde_check_result_get_program (result), 1,
+                                                   &problem);
+      if (json == NULL)
+        {
+          g_printerr (_("Error: cannot generate data: %s\n"), problem);
+          status = TILDE_EXIT_MODEL_ERROR;
+        }
+      else
+        status = emit (&o, json);
+    }
+  else if (o.debug_mir || o.debug_transformed_mir || o.debug_mem_patterns
       || o.debug_optimized_mir || o.debug_passes)
     {
       g_autofree char *model_name = model_name_for (&o);

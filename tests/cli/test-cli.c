@@ -444,6 +444,41 @@ test_log_prob_errors (void)
   g_assert_nonnull (strstr (missing_data.err, "/nonexistent.json"));
 }
 
+/* The data --debug-generate-data makes for a model fit its data block: the
+ * log density of the eight schools model is computed from them. */
+static void
+test_debug_generate_data (void)
+{
+  g_autofree char *model = example ("eight_schools.stan");
+  g_auto(Run) gen = { 0 };
+  g_auto(Run) lp = { 0 };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+
+  run_tilde (&gen, "compile", "--debug-generate-data", model, NULL);
+  g_assert_cmpint (gen.status, ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, gen.out, -1, &error));
+  g_assert_no_error (error);
+  JsonObject *data = json_node_get_object (json_parser_get_root (parser));
+  gint64 J = json_object_get_int_member (data, "J");
+  g_assert_cmpint (J, >=, 0);
+  JsonArray *sigma = json_object_get_array_member (data, "sigma");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (data, "y")), ==, J);
+  g_assert_cmpuint (json_array_get_length (sigma), ==, J);
+  for (guint i = 0; i < J; i++)
+    g_assert_cmpfloat (json_array_get_double_element (sigma, i), >, 0);
+
+  g_autofree char *data_path = write_model ("data.json", gen.out);
+  g_autoptr(GString) params = g_string_new ("{\"mu\": 0.5, \"tau\": 2, \"theta_tilde\": [");
+  for (gint64 i = 0; i < J; i++)
+    g_string_append_printf (params, "%s0.25", i ? ", " : "");
+  g_string_append (params, "]}");
+  g_autofree char *params_path = write_model ("params.json", params->str);
+  run_tilde (&lp, "log-prob", model, "--data", data_path, "--params", params_path, NULL);
+  g_assert_cmpstr (lp.err, ==, "");
+  g_assert_cmpint (lp.status, ==, 0);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -463,5 +498,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/compile/optimization-levels", test_optimization_levels);
   g_test_add_func ("/cli/log-prob/reference", test_log_prob_reference);
   g_test_add_func ("/cli/log-prob/errors", test_log_prob_errors);
+  g_test_add_func ("/cli/compile/debug-generate-data", test_debug_generate_data);
   return g_test_run ();
 }
