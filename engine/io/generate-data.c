@@ -440,13 +440,11 @@ type_sizes (Gen *g, const TildeSizedType *t, guint *rows, guint *cols, ShapeKind
     case TILDE_DECL_ARRAY:
       *kind = SHAPE_OTHER;
       return TRUE;
-    case TILDE_DECL_COMPLEX_VECTOR:
     case TILDE_DECL_COMPLEX_ROW_VECTOR:
-    case TILDE_DECL_COMPLEX_MATRIX:
-      return fail (g, "complex containers are not generated");
     case TILDE_DECL_ROW_VECTOR:
       *kind = SHAPE_ROW_VECTOR;
       return eval_size (g, t->size1, cols);
+    case TILDE_DECL_COMPLEX_VECTOR:
     case TILDE_DECL_VECTOR:
     case TILDE_DECL_ORDERED:
     case TILDE_DECL_POSITIVE_ORDERED:
@@ -473,6 +471,38 @@ type_sizes (Gen *g, const TildeSizedType *t, guint *rows, guint *cols, ShapeKind
       *kind = SHAPE_MATRIX;
       return eval_size (g, t->size1, rows) && eval_size (g, t->size2, cols);
     }
+}
+
+static void
+emit_complex (Gen *g)
+{
+  g_string_append_c (g->out, '[');
+  emit (g, draw_real (g, -INFINITY, INFINITY), FALSE);
+  g_string_append (g->out, ", ");
+  emit (g, draw_real (g, -INFINITY, INFINITY), FALSE);
+  g_string_append_c (g->out, ']');
+}
+
+/* Complex vectors are lists of [re, im], complex matrices rows of them. */
+static void
+emit_complex_container (Gen *g, guint rows, guint cols, gboolean matrix)
+{
+  guint outer = matrix ? rows : 1, inner = matrix ? cols : rows * cols;
+  if (matrix)
+    g_string_append_c (g->out, '[');
+  for (guint i = 0; i < outer; i++)
+    {
+      g_string_append (g->out, i ? ", [" : "[");
+      for (guint j = 0; j < inner; j++)
+        {
+          if (j)
+            g_string_append (g->out, ", ");
+          emit_complex (g);
+        }
+      g_string_append_c (g->out, ']');
+    }
+  if (matrix)
+    g_string_append_c (g->out, ']');
 }
 
 static gboolean
@@ -557,11 +587,12 @@ emit_type (Gen *g, const TildeSizedType *t)
     case TILDE_DECL_ARRAY:
       return emit_nested_array (g, t);
     case TILDE_DECL_COMPLEX:
-      g_string_append_c (g->out, '[');
-      emit (g, draw_real (g, -INFINITY, INFINITY), FALSE);
-      g_string_append (g->out, ", ");
-      emit (g, draw_real (g, -INFINITY, INFINITY), FALSE);
-      g_string_append_c (g->out, ']');
+      emit_complex (g);
+      return TRUE;
+    case TILDE_DECL_COMPLEX_VECTOR:
+    case TILDE_DECL_COMPLEX_ROW_VECTOR:
+    case TILDE_DECL_COMPLEX_MATRIX:
+      emit_complex_container (g, rows, cols, t->kind == TILDE_DECL_COMPLEX_MATRIX);
       return TRUE;
     case TILDE_DECL_INT:
     case TILDE_DECL_REAL:

@@ -10,7 +10,7 @@
  * num_elements, rows, cols, min, max). Reals are drawn within their bounds;
  * constrained types (simplex, ordered, unit_vector, Cholesky factors,
  * correlation and covariance matrices, stochastic matrices, sum-to-zero)
- * are built to satisfy their constraints. The same seed gives the same
+ * are built to satisfy their constraints; complex values are [re, im]. The same seed gives the same
  * data. A declaration whose sizes or bounds need more than that is a
  * problem, reported in words that name the variable.
  */
