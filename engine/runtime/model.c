@@ -564,9 +564,9 @@ tilde_model_constrain (TildeModel *m, const double *theta, gboolean tp, gboolean
                                        G_GSIZE_FORMAT " were expected", ev.n_out, expected);
       ok = FALSE;
     }
-  if (ok)
+  if (ok && expected > 0)
     memcpy (out, ev.out, sizeof (double) * expected);
-  else
+  else if (!ok)
     set_error (error, &ev);
   ev_done (&ev, w);
   workspace_give (m, w);

@@ -133,8 +133,9 @@ without_location (const char *message)
 static gboolean
 prepare_all (Diff *d, MirProgram *const *programs, const TildeJsonData *data, char **skip_reason)
 {
-  g_autofree char *messages[N_LEVELS] = { NULL };
+  char *messages[N_LEVELS] = { NULL };
   guint n_prepared = 0;
+  gboolean all_prepared;
   for (guint l = 0; l < N_LEVELS; l++)
     {
       g_autoptr (GPtrArray) diags = tilde_diagnostic_list_new ();
@@ -152,12 +153,15 @@ prepare_all (Diff *d, MirProgram *const *programs, const TildeJsonData *data, ch
         if (g_strcmp0 (without_location (messages[l]), without_location (messages[0])) != 0)
           disagree (d, "preparation fails differently at %s: %s", mir_opt_level_name (levels[l]),
                     messages[l]);
-      return FALSE;
     }
+  else
+    for (guint l = 0; l < N_LEVELS; l++)
+      if (!d->models[l])
+        disagree (d, "preparation fails only at %s: %s", mir_opt_level_name (levels[l]), messages[l]);
+  all_prepared = n_prepared == N_LEVELS;
   for (guint l = 0; l < N_LEVELS; l++)
-    if (!d->models[l])
-      disagree (d, "preparation fails only at %s: %s", mir_opt_level_name (levels[l]), messages[l]);
-  return n_prepared == N_LEVELS;
+    g_free (messages[l]);
+  return all_prepared;
 }
 
 static void
