@@ -6,8 +6,9 @@
  * term of a `target +=` sum, each `~`, each call of an _lp function and each
  * reject; a factor touches the data and parameters its value or its
  * execution depends on (through local variables and transformed parameters,
- * by reaching definitions, and through the control flow around it). Scalar
- * integer data are taken for sizes and left out.
+ * and through the control flow around it: the MIR's dependence analysis,
+ * asked through the flow). Scalar integer data are taken for sizes and left
+ * out.
  *
  * A parameter that touches no factor is unused. stanc's prior of parameter
  * P is a neighbouring factor from which no data can be reached once P is
@@ -46,7 +47,7 @@ typedef enum {
 
 typedef struct {
   FactorKind       kind;
-  int              node;
+  const TildeStmt *stmt;
   const TildeExpr *variate;       /* a density's variate, or NULL */
   GArray          *vars;          /* guint: data and parameters it touches */
   GArray          *value_vars;    /* guint: those its value depends on */
@@ -55,7 +56,6 @@ typedef struct {
 
 typedef struct {
   Pedantic *P;
-  PedFlow  *flow;
   GArray   *factors;     /* Factor */
   GPtrArray *var_map;    /* per variable: GArray of factor indices, or NULL */
   guint8   *is_size;     /* scalar int data */
@@ -78,19 +78,18 @@ integer_valued (const PedVar *var)
   return t && t->kind == TILDE_DECL_INT;
 }
 
-/* The data and parameter indices among `direct` and what they depend on. */
+/* The data and parameter indices among `direct` and what their values
+ * depend on, and with_control what decides whether `stmt` runs. */
 static GArray *
-factor_vars (Graph *g, int node, const GArray *direct, gboolean with_parents)
+factor_vars (Graph *g, const TildeStmt *stmt, const GArray *direct, gboolean with_control)
 {
-  guint n_nodes = g->flow->nodes->len;
-  g_autofree guint8 *visited = g_new0 (guint8, n_nodes);
-  g_autofree guint8 *seen = g_new0 (guint8, g->n_vars);
+  g_autofree guint8 *seen = g_new0 (guint8, MAX (g->n_vars, 1));
   GArray *vars = g_array_new (FALSE, FALSE, sizeof (guint));
 
-  _ped_flow_uses_deps (g->flow, node, direct, with_parents, visited);
-  _ped_flow_marked_vars (g->flow, visited, seen);
   for (guint u = 0; u < direct->len; u++)
-    seen[g_array_index (direct, PedUse, u).var->index] = 1;
+    _ped_value_sources (g->P, &g_array_index (direct, PedUse, u), seen);
+  if (with_control)
+    _ped_control_sources (g->P, stmt, seen);
   for (guint v = 0; v < g->n_vars; v++)
     if (seen[v] && graph_var (g_ptr_array_index (g->P->vars, v)))
       g_array_append_val (vars, v);
@@ -98,18 +97,19 @@ factor_vars (Graph *g, int node, const GArray *direct, gboolean with_parents)
 }
 
 static void
-add_factor (Graph *g, FactorKind kind, int node, const GArray *direct, const TildeExpr *variate)
+add_factor (Graph *g, FactorKind kind, const TildeStmt *stmt, const GArray *direct,
+            const TildeExpr *variate)
 {
-  Factor f = { kind, node, variate, NULL, NULL, NULL };
+  Factor f = { kind, stmt, variate, NULL, NULL, NULL };
 
-  f.vars = factor_vars (g, node, direct, TRUE);
-  f.value_vars = factor_vars (g, node, direct, FALSE);
+  f.vars = factor_vars (g, stmt, direct, TRUE);
+  f.value_vars = factor_vars (g, stmt, direct, FALSE);
   if (variate)
     {
       g_autoptr(GArray) uses = g_array_new (FALSE, FALSE, sizeof (PedUse));
 
       _ped_expr_uses (g->P, variate, uses);
-      f.variate_vars = factor_vars (g, node, uses, FALSE);
+      f.variate_vars = factor_vars (g, stmt, uses, FALSE);
     }
   g_array_append_val (g->factors, f);
 }
@@ -126,7 +126,7 @@ density_variate (const TildeExpr *e)
 }
 
 static void
-add_terms (Graph *g, FactorKind kind, int node, const TildeExpr *e)
+add_terms (Graph *g, FactorKind kind, const TildeStmt *stmt, const TildeExpr *e)
 {
   g_autoptr(GArray) uses = NULL;
 
@@ -135,45 +135,60 @@ add_terms (Graph *g, FactorKind kind, int node, const TildeExpr *e)
     return;
   if (e->kind == TILDE_EXPR_BINARY && e->u.binary.op == TILDE_OP_PLUS)
     {
-      add_terms (g, kind, node, e->u.binary.lhs);
-      add_terms (g, kind, node, e->u.binary.rhs);
+      add_terms (g, kind, stmt, e->u.binary.lhs);
+      add_terms (g, kind, stmt, e->u.binary.rhs);
       return;
     }
   uses = g_array_new (FALSE, FALSE, sizeof (PedUse));
   _ped_expr_uses (g->P, e, uses);
-  add_factor (g, kind, node, uses, kind == F_TERM ? density_variate (e) : NULL);
+  add_factor (g, kind, stmt, uses, kind == F_TERM ? density_variate (e) : NULL);
+}
+
+/* The uses of everything a statement evaluates. */
+static GArray *
+stmt_uses (Graph *g, const TildeStmt *s)
+{
+  g_autoptr (GPtrArray) exprs = g_ptr_array_new ();
+  GArray *uses = g_array_new (FALSE, FALSE, sizeof (PedUse));
+
+  _ped_stmt_exprs (s, exprs);
+  for (guint k = 0; k < exprs->len; k++)
+    _ped_expr_uses (g->P, g_ptr_array_index (exprs, k), uses);
+  return uses;
 }
 
 static void
-extract_factors (Graph *g)
+extract_factor (TildeStmt *s, gpointer data)
 {
-  g_autoptr(GArray) none = g_array_new (FALSE, FALSE, sizeof (PedUse));
+  Graph *g = data;
+  g_autoptr(GArray) uses = NULL;
 
-  for (guint i = 0; i < g->flow->nodes->len; i++)
+  switch (s->kind)
     {
-      const PedNode *node = _ped_flow_node (g->flow, (int) i);
-
-      switch (node->kind)
+    case TILDE_STMT_TARGET_PLUS:
+      add_terms (g, F_TERM, s, s->u.increment.expr);
+      break;
+    case TILDE_STMT_JACOBIAN_PLUS:
+      add_terms (g, F_JACOBIAN, s, s->u.increment.expr);
+      break;
+    case TILDE_STMT_TILDE:
+      uses = stmt_uses (g, s);
+      add_factor (g, F_TERM, s, uses, s->u.tilde.arg);
+      break;
+    case TILDE_STMT_REJECT:
+    case TILDE_STMT_FATAL_ERROR:
+      uses = g_array_new (FALSE, FALSE, sizeof (PedUse));
+      add_factor (g, F_REJECT, s, uses, NULL);
+      break;
+    case TILDE_STMT_CALL:
+      if (g_str_has_suffix (s->u.call.name.name, "_lp"))
         {
-        case PED_NODE_TARGET:
-          add_terms (g, F_TERM, (int) i, node->stmt->u.increment.expr);
-          break;
-        case PED_NODE_JACOBIAN:
-          add_terms (g, F_JACOBIAN, (int) i, node->stmt->u.increment.expr);
-          break;
-        case PED_NODE_TILDE:
-          add_factor (g, F_TERM, (int) i, node->uses, node->stmt->u.tilde.arg);
-          break;
-        case PED_NODE_REJECT:
-          add_factor (g, F_REJECT, (int) i, none, NULL);
-          break;
-        case PED_NODE_CALL:
-          if (g_str_has_suffix (node->stmt->u.call.name.name, "_lp"))
-            add_factor (g, F_LP, (int) i, node->uses, NULL);
-          break;
-        default:
-          break;
+          uses = stmt_uses (g, s);
+          add_factor (g, F_LP, s, uses, NULL);
         }
+      break;
+    default:
+      break;
     }
 }
 
@@ -314,9 +329,9 @@ report (Graph *g)
 }
 
 void
-_ped_check_factor_graph (Pedantic *P, PedFlow *model)
+_ped_check_factor_graph (Pedantic *P)
 {
-  Graph g = { P, model, g_array_new (FALSE, FALSE, sizeof (Factor)),
+  Graph g = { P, g_array_new (FALSE, FALSE, sizeof (Factor)),
               g_ptr_array_new_with_free_func (free_array),
               NULL, P->vars->len };
 
@@ -327,7 +342,7 @@ _ped_check_factor_graph (Pedantic *P, PedFlow *model)
 
       g.is_size[v] = var->kind == PED_VAR_DATA && var->is_int;
     }
-  extract_factors (&g);
+  _ped_foreach_model_stmt (P, extract_factor, &g);
   build_var_map (&g);
   report (&g);
   for (guint f = 0; f < g.factors->len; f++)

@@ -33,6 +33,10 @@ typedef struct {
  * may be NULL). */
 MirReachingDefs *mir_reaching_definitions (MirFlowGraph *graph, const char *const *outside,
                                            gboolean record);
+/* The same for the definitions of the variables in `tracked` only
+ * (NULL-terminated; NULL: all), for a client that asks about a few. */
+MirReachingDefs *mir_reaching_definitions_of (MirFlowGraph *graph, const char *const *outside,
+                                              const char *const *tracked, gboolean record);
 void             mir_reaching_defs_free   (MirReachingDefs *rd);
 
 /* The nodes whose definitions of `var` reach just before `node`, in

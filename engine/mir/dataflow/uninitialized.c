@@ -12,6 +12,7 @@ typedef struct {
   MirBitset  **uses;      /* per node: the variables it reads for the user */
   MirBitset   *fresh;     /* per node, reused: declarations of local variables */
   MirBitset   *outside;   /* assigned before the graph runs */
+  MirBitset   *quiet;     /* declared @silent */
   guint        n_nodes;
 } Context;
 
@@ -61,6 +62,7 @@ context_new (const MirFlowGraph *graph, const char *const *outside)
   c->outside = mir_var_index_set_of (c->effects->vars, outside);
   c->fresh = mir_bitset_new (n_vars);
   c->n_nodes = graph->n_nodes;
+  c->quiet = mir_bitset_new (n_vars);
   c->uses = g_new (MirBitset *, graph->n_nodes);
   for (guint v = 0; v < graph->n_nodes; v++)
     {
@@ -69,6 +71,8 @@ context_new (const MirFlowGraph *graph, const char *const *outside)
       if (s && !is_bookkeeping (s))
         mir_stmt_foreach_variable (s, add_use, &u);
       c->uses[v] = u.set;
+      if (s && s->kind == MIR_STMT_DECL && mir_annotations_has (&s->u.decl.annotations, "silent"))
+        mir_bitset_add (c->quiet, mir_var_index_lookup (c->effects->vars, s->u.decl.name));
     }
   return c;
 }
@@ -80,6 +84,7 @@ context_free (Context *c)
     mir_bitset_free (c->uses[v]);
   g_free (c->uses);
   mir_bitset_free (c->outside);
+  mir_bitset_free (c->quiet);
   mir_bitset_free (c->fresh);
   mir_effects_free (c->effects);
   g_free (c);
@@ -132,6 +137,7 @@ mir_assigned_variables (MirFlowGraph *graph, const char *const *outside, gboolea
 typedef struct {
   const MirVarIndex *vars;
   const MirBitset   *assigned;
+  const MirBitset   *quiet;
   GPtrArray         *out;
 } Report;
 
@@ -142,7 +148,7 @@ report_use (MirExpr *e, gpointer data)
   guint x = mir_var_index_lookup (r->vars, e->u.var.name);
 
   if (x == MIR_FLOW_NONE || mir_bitset_contains (r->assigned, x)
-      || !mir_span_is_located (&e->span))
+      || mir_bitset_contains (r->quiet, x) || !mir_span_is_located (&e->span))
     return;
   g_ptr_array_add (r->out, mir_warning_at (TILDE_DIAG_UNINITIALIZED, &e->span,
                                            g_strdup_printf ("The variable %s may not have "
@@ -160,7 +166,8 @@ mir_uninitialized_uses (MirFlowGraph *graph, const char *const *outside,
   for (guint v = 0; v < graph->n_nodes; v++)
     {
       const MirStmt *s = graph->nodes[v].stmt;
-      Report r = { c->effects->vars, mir_set_facts_before_node (facts, v), diagnostics };
+      Report r = { c->effects->vars, mir_set_facts_before_node (facts, v), c->quiet,
+                   diagnostics };
       if (s && !is_bookkeeping (s))
         mir_stmt_foreach_variable (s, report_use, &r);
     }
