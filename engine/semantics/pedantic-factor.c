@@ -60,6 +60,10 @@ typedef struct {
   GPtrArray *var_map;    /* per variable: GArray of factor indices, or NULL */
   guint8   *is_size;     /* scalar int data */
   guint     n_vars;
+  /* marks that need no clearing: x is marked when mark[x] == stamp */
+  guint    *var_mark;
+  guint    *factor_mark;
+  guint     stamp;
 } Graph;
 
 static gboolean
@@ -80,19 +84,36 @@ integer_valued (const PedVar *var)
 
 /* The data and parameter indices among `direct` and what their values
  * depend on, and with_control what decides whether `stmt` runs. */
+static int
+compare_indices (gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *) a, y = *(const guint *) b;
+
+  return (x > y) - (x < y);
+}
+
 static GArray *
 factor_vars (Graph *g, const TildeStmt *stmt, const GArray *direct, gboolean with_control)
 {
-  g_autofree guint8 *seen = g_new0 (guint8, MAX (g->n_vars, 1));
+  g_autoptr (GPtrArray) found = g_ptr_array_new ();
   GArray *vars = g_array_new (FALSE, FALSE, sizeof (guint));
 
   for (guint u = 0; u < direct->len; u++)
-    _ped_value_sources (g->P, &g_array_index (direct, PedUse, u), seen);
+    _ped_value_sources (g->P, &g_array_index (direct, PedUse, u), found);
   if (with_control)
-    _ped_control_sources (g->P, stmt, seen);
-  for (guint v = 0; v < g->n_vars; v++)
-    if (seen[v] && graph_var (g_ptr_array_index (g->P->vars, v)))
-      g_array_append_val (vars, v);
+    _ped_control_sources (g->P, stmt, found);
+  g->stamp++;
+  for (guint i = 0; i < found->len; i++)
+    {
+      const PedVar *var = g_ptr_array_index (found, i);
+
+      if (graph_var (var) && g->var_mark[var->index] != g->stamp)
+        {
+          g->var_mark[var->index] = g->stamp;
+          g_array_append_val (vars, var->index);
+        }
+    }
+  g_array_sort (vars, compare_indices);
   return vars;
 }
 
@@ -234,27 +255,30 @@ is_goal (Graph *g, guint v)
 static gboolean
 reaches_data (Graph *g, const Factor *f, guint p)
 {
-  g_autofree guint8 *visited = g_new0 (guint8, g->n_vars);
   g_autoptr(GArray) queue = g_array_new (FALSE, FALSE, sizeof (guint));
 
-  for (guint k = 0; k < f->vars->len; k++)
-    g_array_append_val (queue, g_array_index (f->vars, guint, k));
+  g->stamp++;
+  g_array_append_vals (queue, f->vars->data, f->vars->len);
   while (queue->len > 0)
     {
       guint v = g_array_index (queue, guint, queue->len - 1);
       const GArray *facs;
 
       g_array_set_size (queue, queue->len - 1);
-      if (v == p || g->is_size[v] || visited[v])
+      if (v == p || g->is_size[v] || g->var_mark[v] == g->stamp)
         continue;
-      visited[v] = 1;
+      g->var_mark[v] = g->stamp;
       if (is_goal (g, v))
         return TRUE;
       facs = g_ptr_array_index (g->var_map, v);
       for (guint k = 0; facs && k < facs->len; k++)
         {
-          const Factor *next = &g_array_index (g->factors, Factor, g_array_index (facs, guint, k));
+          guint n = g_array_index (facs, guint, k);
+          const Factor *next = &g_array_index (g->factors, Factor, n);
 
+          if (g->factor_mark[n] == g->stamp)
+            continue;
+          g->factor_mark[n] = g->stamp;
           g_array_append_vals (queue, next->vars->data, next->vars->len);
         }
     }
@@ -336,6 +360,7 @@ _ped_check_factor_graph (Pedantic *P)
               NULL, P->vars->len };
 
   g.is_size = g_new0 (guint8, MAX (g.n_vars, 1));
+  g.var_mark = g_new0 (guint, MAX (g.n_vars, 1));
   for (guint v = 0; v < g.n_vars; v++)
     {
       const PedVar *var = g_ptr_array_index (P->vars, v);
@@ -343,6 +368,7 @@ _ped_check_factor_graph (Pedantic *P)
       g.is_size[v] = var->kind == PED_VAR_DATA && var->is_int;
     }
   _ped_foreach_model_stmt (P, extract_factor, &g);
+  g.factor_mark = g_new0 (guint, MAX (g.factors->len, 1));
   build_var_map (&g);
   report (&g);
   for (guint f = 0; f < g.factors->len; f++)
@@ -357,4 +383,6 @@ _ped_check_factor_graph (Pedantic *P)
   g_array_unref (g.factors);
   g_ptr_array_unref (g.var_map);
   g_free (g.is_size);
+  g_free (g.var_mark);
+  g_free (g.factor_mark);
 }

@@ -96,11 +96,11 @@ void _ped_expr_uses (Pedantic *P, const TildeExpr *e, GArray *uses);
 /* The only statement whose definition of its variable reaches `use`, or
  * NULL. */
 const TildeStmt *_ped_definition (Pedantic *P, const TildeExpr *use);
-/* Sets seen[var->index] for the data and parameters the value read by `use`
- * depends on (the variable itself when it is one). */
-void _ped_value_sources   (Pedantic *P, const PedUse *use, guint8 *seen);
-/* Sets seen[var->index] for those that decide whether `stmt` runs. */
-void _ped_control_sources (Pedantic *P, const TildeStmt *stmt, guint8 *seen);
+/* Appends (PedVar*, repeats possible) the data and parameters the value read
+ * by `use` depends on (the variable itself when it is one). */
+void _ped_value_sources   (Pedantic *P, const PedUse *use, GPtrArray *sources);
+/* Appends those that decide whether `stmt` runs. */
+void _ped_control_sources (Pedantic *P, const TildeStmt *stmt, GPtrArray *sources);
 
 /* ---- compile-time values (pedantic-value.c) ---- */
 

@@ -523,35 +523,35 @@ is_source (const PedVar *var)
   return var->kind == PED_VAR_PARAM || _ped_var_is_data (var);
 }
 
-/* Marks the block variables named in `names`. */
+/* Appends the block variables named in `names`. */
 static void
-mark_names (Pedantic *P, const GPtrArray *names, guint8 *seen)
+add_named (Pedantic *P, const GPtrArray *names, GPtrArray *sources)
 {
   for (guint i = 0; i < names->len; i++)
     {
-      const PedVar *var = g_hash_table_lookup (P->globals, g_ptr_array_index (names, i));
+      PedVar *var = g_hash_table_lookup (P->globals, g_ptr_array_index (names, i));
 
       if (var && is_source (var))
-        seen[var->index] = 1;
+        g_ptr_array_add (sources, var);
     }
 }
 
 void
-_ped_value_sources (Pedantic *P, const PedUse *use, guint8 *seen)
+_ped_value_sources (Pedantic *P, const PedUse *use, GPtrArray *sources)
 {
   g_autoptr (GPtrArray) names = NULL;
 
   if (is_source (use->var))
-    seen[use->var->index] = 1;
+    g_ptr_array_add (sources, use->var);
   if (P->flow == NULL || P->flow->value_sources == NULL)
     return;
   names = g_ptr_array_new ();
   P->flow->value_sources (P->flow->data, use->expr, names);
-  mark_names (P, names, seen);
+  add_named (P, names, sources);
 }
 
 void
-_ped_control_sources (Pedantic *P, const TildeStmt *stmt, guint8 *seen)
+_ped_control_sources (Pedantic *P, const TildeStmt *stmt, GPtrArray *sources)
 {
   g_autoptr (GPtrArray) names = NULL;
 
@@ -559,7 +559,7 @@ _ped_control_sources (Pedantic *P, const TildeStmt *stmt, guint8 *seen)
     return;
   names = g_ptr_array_new ();
   P->flow->control_sources (P->flow->data, stmt, names);
-  mark_names (P, names, seen);
+  add_named (P, names, sources);
 }
 
 /* ---- bounds ---- */

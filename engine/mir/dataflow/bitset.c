@@ -219,3 +219,61 @@ mir_bitset_append (GString *out, const MirBitset *set, const char *const *labels
     }
   g_string_append_c (out, '}');
 }
+
+/* ---- pools ---- */
+
+/* Sets per block, at least (more when they are small). */
+#define POOL_BLOCK_BYTES (64 * 1024)
+
+struct MirBitsetPool {
+  guint      n_bits;
+  gsize      set_bytes;
+  MirBitset *empty;
+  GPtrArray *blocks;
+  gsize      used;       /* bytes used in the last block */
+  gsize      capacity;   /* bytes in each block */
+};
+
+MirBitsetPool *
+mir_bitset_pool_new (guint n_bits)
+{
+  MirBitsetPool *pool = g_new0 (MirBitsetPool, 1);
+
+  pool->n_bits = n_bits;
+  pool->empty = bitset_alloc (n_bits);
+  pool->set_bytes = sizeof (MirBitset) + pool->empty->n_words * sizeof (guint64);
+  pool->capacity = MAX (POOL_BLOCK_BYTES / pool->set_bytes, 1) * pool->set_bytes;
+  pool->blocks = g_ptr_array_new_with_free_func (g_free);
+  pool->used = pool->capacity;
+  return pool;
+}
+
+void
+mir_bitset_pool_free (MirBitsetPool *pool)
+{
+  if (!pool)
+    return;
+  g_ptr_array_unref (pool->blocks);
+  g_free (pool->empty);
+  g_free (pool);
+}
+
+const MirBitset *
+mir_bitset_pool_copy (MirBitsetPool *pool, const MirBitset *set)
+{
+  MirBitset *copy;
+
+  g_return_val_if_fail (set->n_bits == pool->n_bits, NULL);
+  if (mir_bitset_is_empty (set))
+    return pool->empty;
+  if (pool->used + pool->set_bytes > pool->capacity)
+    {
+      g_ptr_array_add (pool->blocks, g_malloc (pool->capacity));
+      pool->used = 0;
+    }
+  copy = (MirBitset *) ((char *) g_ptr_array_index (pool->blocks, pool->blocks->len - 1)
+                        + pool->used);
+  pool->used += pool->set_bytes;
+  memcpy (copy, set, pool->set_bytes);
+  return copy;
+}

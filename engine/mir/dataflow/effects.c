@@ -28,11 +28,26 @@ mir_var_index_free (MirVarIndex *index)
   g_free (index);
 }
 
+/* The MIR's names are interned: looking a name up by its address first
+ * saves hashing its text. */
+static guint
+lookup_interned (const MirVarIndex *index, const char *name, const char **interned)
+{
+  guint number = GPOINTER_TO_UINT (g_hash_table_lookup (index->numbers, name));
+
+  *interned = name;
+  if (number)
+    return number;
+  *interned = g_intern_string (name);
+  return *interned == name ? 0 : GPOINTER_TO_UINT (g_hash_table_lookup (index->numbers,
+                                                                        *interned));
+}
+
 guint
 mir_var_index_add (MirVarIndex *index, const char *name)
 {
-  const char *interned = g_intern_string (name);
-  guint number = GPOINTER_TO_UINT (g_hash_table_lookup (index->numbers, interned));
+  const char *interned;
+  guint number = lookup_interned (index, name, &interned);
 
   if (number)
     return number - 1;
@@ -46,11 +61,12 @@ mir_var_index_add (MirVarIndex *index, const char *name)
 guint
 mir_var_index_lookup (const MirVarIndex *index, const char *name)
 {
+  const char *interned;
   guint number;
 
   if (!name)
     return MIR_FLOW_NONE;
-  number = GPOINTER_TO_UINT (g_hash_table_lookup (index->numbers, g_intern_string (name)));
+  number = lookup_interned (index, name, &interned);
   return number ? number - 1 : MIR_FLOW_NONE;
 }
 
@@ -324,46 +340,60 @@ add_scope_decls (MirBitset *set, const MirVarIndex *vars, const GPtrArray *stmts
     }
 }
 
+/* One node's sets while they are computed. */
+typedef struct {
+  MirBitset *reads, *writes, *kills, *declares, *scope_ends;
+} NodeSets;
+
 static void
-fill_effects (MirEffects *fx, guint v, const MirStmt *s)
+fill_effects (const MirVarIndex *vars, const NodeSets *n, const MirStmt *s)
 {
-  const MirVarIndex *vars = fx->vars;
   TargetUse t = stmt_target_use (s);
   const MirLvalue *lhs;
 
-  mir_stmt_foreach_variable (s, add_read, &(AddReads) { vars, fx->reads[v] });
+  mir_stmt_foreach_variable (s, add_read, &(AddReads) { vars, n->reads });
   if (t.reads || t.increments)
-    add_var (fx->reads[v], vars, MIR_TARGET_VARIABLE);
+    add_var (n->reads, vars, MIR_TARGET_VARIABLE);
   if (t.increments)
-    add_var (fx->writes[v], vars, MIR_TARGET_VARIABLE);
+    add_var (n->writes, vars, MIR_TARGET_VARIABLE);
   switch (s->kind)
     {
     case MIR_STMT_ASSIGN:
       lhs = s->u.assign.lhs;
-      add_var (fx->writes[v], vars, mir_lvalue_variable (lhs));
+      add_var (n->writes, vars, mir_lvalue_variable (lhs));
       if (!lhs->proj_of && (!lhs->indices || lhs->indices->len == 0))
-        add_var (fx->kills[v], vars, lhs->var);
+        add_var (n->kills, vars, lhs->var);
       break;
     case MIR_STMT_DECL:
-      add_var (fx->declares[v], vars, s->u.decl.name);
-      add_var (fx->kills[v], vars, s->u.decl.name);
+      add_var (n->declares, vars, s->u.decl.name);
+      add_var (n->kills, vars, s->u.decl.name);
       if (s->u.decl.init_kind == MIR_DECL_ASSIGN)
-        add_var (fx->writes[v], vars, s->u.decl.name);
+        add_var (n->writes, vars, s->u.decl.name);
       break;
     case MIR_STMT_FOR:
-      add_var (fx->declares[v], vars, s->u.for_stmt.var);
-      add_var (fx->kills[v], vars, s->u.for_stmt.var);
-      add_var (fx->writes[v], vars, s->u.for_stmt.var);
+      add_var (n->declares, vars, s->u.for_stmt.var);
+      add_var (n->kills, vars, s->u.for_stmt.var);
+      add_var (n->writes, vars, s->u.for_stmt.var);
       break;
     case MIR_STMT_BLOCK:
-      add_scope_decls (fx->scope_ends[v], vars, s->u.block.stmts);
+      add_scope_decls (n->scope_ends, vars, s->u.block.stmts);
       break;
     case MIR_STMT_PROFILE:
-      add_scope_decls (fx->scope_ends[v], vars, s->u.profile.stmts);
+      add_scope_decls (n->scope_ends, vars, s->u.profile.stmts);
       break;
     default:
       break;
     }
+}
+
+/* Copies a computed set into the pool and clears it for the next node. */
+static MirBitset *
+keep (MirBitsetPool *pool, MirBitset *set)
+{
+  const MirBitset *copy = mir_bitset_pool_copy (pool, set);
+
+  mir_bitset_clear (set);
+  return (MirBitset *) copy;
 }
 
 MirEffects *
@@ -371,6 +401,7 @@ mir_effects_new (const MirFlowGraph *graph, const char *const *extra)
 {
   MirEffects *fx = g_new0 (MirEffects, 1);
   guint n_vars;
+  NodeSets n;
 
   fx->vars = mir_var_index_new ();
   for (guint v = 0; v < graph->n_nodes; v++)
@@ -381,21 +412,32 @@ mir_effects_new (const MirFlowGraph *graph, const char *const *extra)
   n_vars = mir_var_index_size (fx->vars);
 
   fx->n_nodes = graph->n_nodes;
+  fx->pool = mir_bitset_pool_new (n_vars);
   fx->reads = g_new (MirBitset *, graph->n_nodes);
   fx->writes = g_new (MirBitset *, graph->n_nodes);
   fx->kills = g_new (MirBitset *, graph->n_nodes);
   fx->declares = g_new (MirBitset *, graph->n_nodes);
   fx->scope_ends = g_new (MirBitset *, graph->n_nodes);
+  n.reads = mir_bitset_new (n_vars);
+  n.writes = mir_bitset_new (n_vars);
+  n.kills = mir_bitset_new (n_vars);
+  n.declares = mir_bitset_new (n_vars);
+  n.scope_ends = mir_bitset_new (n_vars);
   for (guint v = 0; v < graph->n_nodes; v++)
     {
-      fx->reads[v] = mir_bitset_new (n_vars);
-      fx->writes[v] = mir_bitset_new (n_vars);
-      fx->kills[v] = mir_bitset_new (n_vars);
-      fx->declares[v] = mir_bitset_new (n_vars);
-      fx->scope_ends[v] = mir_bitset_new (n_vars);
       if (graph->nodes[v].stmt)
-        fill_effects (fx, v, graph->nodes[v].stmt);
+        fill_effects (fx->vars, &n, graph->nodes[v].stmt);
+      fx->reads[v] = keep (fx->pool, n.reads);
+      fx->writes[v] = keep (fx->pool, n.writes);
+      fx->kills[v] = keep (fx->pool, n.kills);
+      fx->declares[v] = keep (fx->pool, n.declares);
+      fx->scope_ends[v] = keep (fx->pool, n.scope_ends);
     }
+  mir_bitset_free (n.reads);
+  mir_bitset_free (n.writes);
+  mir_bitset_free (n.kills);
+  mir_bitset_free (n.declares);
+  mir_bitset_free (n.scope_ends);
   return fx;
 }
 
@@ -404,14 +446,7 @@ mir_effects_free (MirEffects *fx)
 {
   if (!fx)
     return;
-  for (guint v = 0; v < fx->n_nodes; v++)
-    {
-      mir_bitset_free (fx->reads[v]);
-      mir_bitset_free (fx->writes[v]);
-      mir_bitset_free (fx->kills[v]);
-      mir_bitset_free (fx->declares[v]);
-      mir_bitset_free (fx->scope_ends[v]);
-    }
+  mir_bitset_pool_free (fx->pool);
   g_free (fx->reads);
   g_free (fx->writes);
   g_free (fx->kills);

@@ -14,12 +14,28 @@
  * of each. Only the pairs that some chain of reads, writes and controlled
  * writes can produce are numbered (see may_depend), which keeps the facts
  * small: most variables depend on a few sources or none. */
+/* What a node does to a variable. */
+enum {
+  CHANGE_ENDS = 1 << 0,      /* kills it or ends its scope */
+  CHANGE_WRITES = 1 << 1,    /* gives it a value, in whole or in part */
+  CHANGE_WHOLE = 1 << 2,     /* kills it */
+};
+
+typedef struct {
+  guint var;
+  guint how;
+} Change;
+
 typedef struct {
   MirParamDeps *deps;
   guint         n_vars;
   guint        *source_of_var;   /* per variable: its source number, or MIR_FLOW_NONE */
   GArray      **read_vars;       /* per node: guint variables it reads the values of */
-  GArray      **changed_vars;    /* per node: guint variables it writes, kills or ends */
+  GArray      **changes;         /* per node: Change */
+  guint        *self_update;     /* per node: the one variable it changes, only adding
+                                  * to it what it reads, as `target +=` does; or
+                                  * MIR_FLOW_NONE */
+  MirBitset    *from;            /* the transfer's, reused */
 } Context;
 
 /* ---- a variable's slice of the fact ---- */
@@ -39,10 +55,43 @@ var_clear (const MirParamDeps *d, MirBitset *fact, guint x)
     mir_bitset_remove (fact, k);
 }
 
+/* The pair (x, s), or MIR_FLOW_NONE when it is not numbered. A variable's
+ * pairs are in the order of their sources. */
+static guint
+find_pair (const MirParamDeps *d, guint x, guint s)
+{
+  guint lo = d->first_pair[x], hi = d->first_pair[x + 1];
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (d->pair_source[mid] < s)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < d->first_pair[x + 1] && d->pair_source[lo] == s ? lo : MIR_FLOW_NONE;
+}
+
 static void
 var_add (const MirParamDeps *d, MirBitset *fact, guint x, const MirBitset *sources)
 {
-  for (guint k = d->first_pair[x]; k < d->first_pair[x + 1]; k++)
+  guint first = d->first_pair[x], last = d->first_pair[x + 1];
+
+  /* a variable that may depend on many sources (the target) is updated by
+   * going through the few sources at hand */
+  if (last - first > 64)
+    {
+      for (int s = mir_bitset_next (sources, 0); s >= 0;
+           s = mir_bitset_next (sources, (guint) s + 1))
+        {
+          guint k = find_pair (d, x, (guint) s);
+          if (k != MIR_FLOW_NONE)
+            mir_bitset_add (fact, k);
+        }
+      return;
+    }
+  for (guint k = first; k < last; k++)
     if (mir_bitset_contains (sources, d->pair_source[k]))
       mir_bitset_add (fact, k);
 }
@@ -51,20 +100,21 @@ var_add (const MirParamDeps *d, MirBitset *fact, guint x, const MirBitset *sourc
 static guint
 pair_of (const MirParamDeps *d, guint x, guint s)
 {
-  for (guint k = d->first_pair[x]; k < d->first_pair[x + 1]; k++)
-    if (d->pair_source[k] == s)
-      return k;
-  g_return_val_if_reached (0);
+  guint k = find_pair (d, x, s);
+
+  g_return_val_if_fail (k != MIR_FLOW_NONE, 0);
+  return k;
 }
 
-/* The sources of what node v reads. */
+/* The sources of what node v reads, leaving out the variable `skip`. */
 static void
-sources_of_reads (const Context *c, const MirBitset *fact, guint v, MirBitset *out)
+sources_of_reads (const Context *c, const MirBitset *fact, guint v, guint skip, MirBitset *out)
 {
   const GArray *reads = c->read_vars[v];
 
   for (guint i = 0; i < reads->len; i++)
-    var_sources (c->deps, fact, g_array_index (reads, guint, i), out);
+    if (g_array_index (reads, guint, i) != skip)
+      var_sources (c->deps, fact, g_array_index (reads, guint, i), out);
 }
 
 typedef struct {
@@ -85,18 +135,22 @@ deps_transfer (const MirFlowGraph *graph, guint node, MirBitset *fact, gpointer 
 {
   const Context *c = ud;
   const MirParamDeps *d = c->deps;
-  const MirEffects *fx = d->effects;
-  const GArray *changed = c->changed_vars[node];
-  g_autoptr (MirBitset) from = mir_bitset_copy (d->control[node]);
+  const GArray *changes = c->changes[node];
+  MirBitset *from = c->from;
 
-  sources_of_reads (c, fact, node, from);
-  for (guint i = 0; i < changed->len; i++)
+  if (changes->len == 0)
+    return;
+  mir_bitset_assign (from, d->control[node]);
+  /* what x already depends on, x keeps: no need to read it */
+  sources_of_reads (c, fact, node, c->self_update[node], from);
+  for (guint i = 0; i < changes->len; i++)
     {
-      guint x = g_array_index (changed, guint, i);
-      gboolean whole = mir_bitset_contains (fx->kills[node], x);
-      gboolean written = mir_bitset_contains (fx->writes[node], x);
+      const Change *change = &g_array_index (changes, Change, i);
+      guint x = change->var;
+      gboolean whole = change->how & CHANGE_WHOLE;
+      gboolean written = change->how & CHANGE_WRITES;
 
-      if (mir_bitset_contains (fx->scope_ends[node], x) || whole)
+      if (change->how & CHANGE_ENDS)
         var_clear (d, fact, x);
       if (written)
         var_add (d, fact, x, from);
@@ -133,18 +187,18 @@ may_depend (const Context *c, const MirFlowGraph *graph)
       changed = FALSE;
       for (guint v = 0; v < graph->n_nodes; v++)
         {
-          const GArray *reads = c->read_vars[v], *writes = c->changed_vars[v];
+          const GArray *reads = c->read_vars[v], *changes = c->changes[v];
 
-          if (writes->len == 0)
+          if (changes->len == 0)
             continue;
           mir_bitset_assign (in, d->control[v]);
           for (guint i = 0; i < reads->len; i++)
             mir_bitset_union (in, src[g_array_index (reads, guint, i)]);
-          for (guint i = 0; i < writes->len; i++)
+          for (guint i = 0; i < changes->len; i++)
             {
-              guint x = g_array_index (writes, guint, i);
-              if (mir_bitset_contains (d->effects->writes[v], x))
-                changed |= mir_bitset_union (src[x], in);
+              const Change *change = &g_array_index (changes, Change, i);
+              if (change->how & CHANGE_WRITES)
+                changed |= mir_bitset_union (src[change->var], in);
             }
         }
     }
@@ -231,7 +285,8 @@ update_control (const Context *c, const MirFlowGraph *graph, MirBitset **cd)
     {
       mir_bitset_assign (d->decisions[b], d->control[b]);
       if (graph->nodes[b].n_succs > 1)
-        sources_of_reads (c, mir_set_facts_before_node (d->facts, b), b, d->decisions[b]);
+        sources_of_reads (c, mir_set_facts_before_node (d->facts, b), b, MIR_FLOW_NONE,
+                          d->decisions[b]);
       else
         mir_bitset_clear (d->decisions[b]);
     }
@@ -275,6 +330,29 @@ members (const MirBitset *set)
   return out;
 }
 
+/* What node v does to each variable it changes. */
+static GArray *
+node_changes (const MirEffects *fx, guint v, MirBitset *changed)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (Change));
+
+  mir_bitset_assign (changed, fx->writes[v]);
+  mir_bitset_union (changed, fx->kills[v]);
+  mir_bitset_union (changed, fx->scope_ends[v]);
+  for (int x = mir_bitset_next (changed, 0); x >= 0; x = mir_bitset_next (changed, (guint) x + 1))
+    {
+      Change change = { (guint) x, 0 };
+      if (mir_bitset_contains (fx->kills[v], change.var))
+        change.how |= CHANGE_WHOLE | CHANGE_ENDS;
+      if (mir_bitset_contains (fx->scope_ends[v], change.var))
+        change.how |= CHANGE_ENDS;
+      if (mir_bitset_contains (fx->writes[v], change.var))
+        change.how |= CHANGE_WRITES;
+      g_array_append_val (out, change);
+    }
+  return out;
+}
+
 static void
 init_node_sets (MirParamDeps *d, Context *c, const MirFlowGraph *graph)
 {
@@ -286,7 +364,9 @@ init_node_sets (MirParamDeps *d, Context *c, const MirFlowGraph *graph)
   d->control = g_new (MirBitset *, graph->n_nodes);
   d->decisions = g_new (MirBitset *, graph->n_nodes);
   c->read_vars = g_new (GArray *, graph->n_nodes);
-  c->changed_vars = g_new (GArray *, graph->n_nodes);
+  c->changes = g_new (GArray *, graph->n_nodes);
+  c->self_update = g_new (guint, graph->n_nodes);
+  c->from = mir_bitset_new (d->n_sources);
   for (guint v = 0; v < graph->n_nodes; v++)
     {
       ValueReads r = { fx->vars, mir_bitset_new (c->n_vars) };
@@ -296,10 +376,12 @@ init_node_sets (MirParamDeps *d, Context *c, const MirFlowGraph *graph)
       d->control[v] = mir_bitset_new (d->n_sources);
       d->decisions[v] = mir_bitset_new (d->n_sources);
       c->read_vars[v] = members (r.set);
-      mir_bitset_assign (changed, fx->writes[v]);
-      mir_bitset_union (changed, fx->kills[v]);
-      mir_bitset_union (changed, fx->scope_ends[v]);
-      c->changed_vars[v] = members (changed);
+      c->changes[v] = node_changes (fx, v, changed);
+      c->self_update[v] = MIR_FLOW_NONE;
+      if (c->changes[v]->len == 1
+          && g_array_index (c->changes[v], Change, 0).how == CHANGE_WRITES
+          && mir_bitset_contains (r.set, g_array_index (c->changes[v], Change, 0).var))
+        c->self_update[v] = g_array_index (c->changes[v], Change, 0).var;
     }
 }
 
@@ -309,10 +391,12 @@ context_clear (Context *c, guint n_nodes)
   for (guint v = 0; v < n_nodes; v++)
     {
       g_array_unref (c->read_vars[v]);
-      g_array_unref (c->changed_vars[v]);
+      g_array_unref (c->changes[v]);
     }
   g_free (c->read_vars);
-  g_free (c->changed_vars);
+  g_free (c->changes);
+  g_free (c->self_update);
+  mir_bitset_free (c->from);
   g_free (c->source_of_var);
 }
 
@@ -320,7 +404,7 @@ MirParamDeps *
 mir_param_dependence (MirFlowGraph *graph, const char *const *sources, gboolean record)
 {
   MirParamDeps *d = g_new0 (MirParamDeps, 1);
-  Context c = { d, 0, NULL, NULL, NULL };
+  Context c = { .deps = d };
   MirBitset **cd = mir_control_dependence (graph);
 
   d->effects = mir_effects_new (graph, sources);

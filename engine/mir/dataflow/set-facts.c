@@ -48,6 +48,12 @@ set_print (GString *out, gconstpointer fact, gpointer ud)
   mir_bitset_append (out, fact, (const char *const *) f->labels);
 }
 
+static void
+set_assign (gpointer dst, gconstpointer src, gpointer ud)
+{
+  mir_bitset_assign (dst, src);
+}
+
 static const MirLattice set_lattice = {
   .bottom = set_bottom,
   .copy = set_copy,
@@ -55,6 +61,7 @@ static const MirLattice set_lattice = {
   .join = set_join,
   .equal = set_equal,
   .print = set_print,
+  .assign = set_assign,
 };
 
 static gpointer

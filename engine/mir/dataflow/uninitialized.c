@@ -8,8 +8,9 @@
 #include "mir/dataflow/program-info.h"
 
 typedef struct {
-  MirEffects  *effects;
-  MirBitset  **uses;      /* per node: the variables it reads for the user */
+  MirEffects     *effects;
+  MirBitsetPool  *pool;
+  const MirBitset **uses; /* per node: the variables it reads for the user */
   MirBitset   *fresh;     /* per node, reused: declarations of local variables */
   MirBitset   *outside;   /* assigned before the graph runs */
   MirBitset   *quiet;     /* declared @silent */
@@ -63,14 +64,16 @@ context_new (const MirFlowGraph *graph, const char *const *outside)
   c->fresh = mir_bitset_new (n_vars);
   c->n_nodes = graph->n_nodes;
   c->quiet = mir_bitset_new (n_vars);
-  c->uses = g_new (MirBitset *, graph->n_nodes);
+  c->pool = mir_bitset_pool_new (n_vars);
+  c->uses = g_new (const MirBitset *, graph->n_nodes);
   for (guint v = 0; v < graph->n_nodes; v++)
     {
-      Uses u = { c->effects->vars, mir_bitset_new (n_vars) };
+      Uses u = { c->effects->vars, c->fresh };
       const MirStmt *s = graph->nodes[v].stmt;
       if (s && !is_bookkeeping (s))
         mir_stmt_foreach_variable (s, add_use, &u);
-      c->uses[v] = u.set;
+      c->uses[v] = mir_bitset_pool_copy (c->pool, u.set);
+      mir_bitset_clear (u.set);
       if (s && s->kind == MIR_STMT_DECL && mir_annotations_has (&s->u.decl.annotations, "silent"))
         mir_bitset_add (c->quiet, mir_var_index_lookup (c->effects->vars, s->u.decl.name));
     }
@@ -80,8 +83,7 @@ context_new (const MirFlowGraph *graph, const char *const *outside)
 static void
 context_free (Context *c)
 {
-  for (guint v = 0; v < c->n_nodes; v++)
-    mir_bitset_free (c->uses[v]);
+  mir_bitset_pool_free (c->pool);
   g_free (c->uses);
   mir_bitset_free (c->outside);
   mir_bitset_free (c->quiet);
@@ -156,34 +158,74 @@ report_use (MirExpr *e, gpointer data)
                                                             "its use.", e->u.var.name)));
 }
 
-void
-mir_uninitialized_uses (MirFlowGraph *graph, const char *const *outside,
-                        GPtrArray *diagnostics)
+/* Reports the uses in `graph` of variables that may be unassigned; when
+ * `end` is a node, returns the variables assigned just before it (names,
+ * NULL-terminated; free the array only). */
+static const char **
+report_uses (MirFlowGraph *graph, const char *const *outside, guint end,
+             GPtrArray *diagnostics)
 {
   Context *c = context_new (graph, outside);
   MirSetFacts *facts = solve (graph, outside, c, FALSE);
+  g_autoptr (MirBitset) missing = mir_bitset_new (mir_var_index_size (c->effects->vars));
+  const char **assigned = NULL;
 
   for (guint v = 0; v < graph->n_nodes; v++)
     {
       const MirStmt *s = graph->nodes[v].stmt;
       Report r = { c->effects->vars, mir_set_facts_before_node (facts, v), c->quiet,
                    diagnostics };
-      if (s && !is_bookkeeping (s))
+
+      /* most nodes read only what is assigned: no need to look closer */
+      mir_bitset_assign (missing, c->uses[v]);
+      mir_bitset_subtract (missing, r.assigned);
+      mir_bitset_subtract (missing, c->quiet);
+      if (s && !mir_bitset_is_empty (missing))
         mir_stmt_foreach_variable (s, report_use, &r);
+    }
+  if (end != MIR_FLOW_NONE)
+    {
+      /* the labels die with the facts; the names are interned */
+      assigned = mir_set_facts_members (facts, mir_set_facts_before_node (facts, end));
+      for (guint i = 0; assigned[i]; i++)
+        assigned[i] = g_intern_string (assigned[i]);
     }
   mir_set_facts_free (facts);
   context_free (c);
+  return assigned;
+}
+
+void
+mir_uninitialized_uses (MirFlowGraph *graph, const char *const *outside,
+                        GPtrArray *diagnostics)
+{
+  report_uses (graph, outside, MIR_FLOW_NONE, diagnostics);
 }
 
 static void
-check_lists (const GPtrArray *first, const GPtrArray *second, const char *const *outside,
-             GPtrArray *found)
+check_part (const GPtrArray *part, const char *const *outside, GPtrArray *found)
 {
-  const GPtrArray *lists[] = { first, second };
-  g_autoptr (MirFlowGraph) graph = mir_flow_graph_new_for_lists (lists, second ? 2 : 1,
+  const GPtrArray *lists[] = { part };
+  g_autoptr (MirFlowGraph) graph = mir_flow_graph_new_for_lists (lists, 1,
                                                                  MIR_FLOW_GRAPH_LOOPS_RUN);
 
   mir_uninitialized_uses (graph, outside, found);
+}
+
+/* prepare_data's warnings, and the variables assigned when it has run to
+ * its end (a marker statement after it tells that place). */
+static const char **
+check_prepare_data (const GPtrArray *prepare, const char *const *outside, GPtrArray *found)
+{
+  g_autoptr (GPtrArray) marker = mir_stmt_list_new ();
+  const GPtrArray *lists[] = { prepare, marker };
+  g_autoptr (MirFlowGraph) graph = NULL;
+  TildeSpan nowhere = { 0 };
+
+  g_ptr_array_add (marker, mir_stmt_new (MIR_STMT_SKIP, &nowhere));
+  graph = mir_flow_graph_new_for_lists (lists, 2, MIR_FLOW_GRAPH_LOOPS_RUN);
+  return report_uses (graph, outside,
+                      mir_flow_graph_node_of (graph, g_ptr_array_index (marker, 0)), found);
 }
 
 void
@@ -193,12 +235,15 @@ mir_uninitialized_warnings (const MirProgram *program, GPtrArray *diagnostics)
   g_autofree const char **data = mir_program_data_names (program);
   g_autofree const char **params = mir_program_parameter_names (program);
   g_autofree const char **globals = mir_names_concat (data, mir_program_flag_names (), NULL);
-  g_autofree const char **with_params = mir_names_concat (globals, params, NULL);
-  const GPtrArray *prepare = program->parts[MIR_PART_PREPARE_DATA];
+  g_autofree const char **prepared = NULL;
+  g_autofree const char **with_params = NULL;
 
-  check_lists (prepare, NULL, globals, found);
-  check_lists (prepare, program->parts[MIR_PART_LOG_PROB], with_params, found);
-  check_lists (prepare, program->parts[MIR_PART_GENERATE_QUANTITIES], with_params, found);
+  /* log_prob and generate_quantities run after prepare_data: what it
+   * leaves assigned is assigned when they start, and the parameters too */
+  prepared = check_prepare_data (program->parts[MIR_PART_PREPARE_DATA], globals, found);
+  with_params = mir_names_concat (prepared, params, NULL);
+  check_part (program->parts[MIR_PART_LOG_PROB], with_params, found);
+  check_part (program->parts[MIR_PART_GENERATE_QUANTITIES], with_params, found);
   for (guint i = 0; program->functions && i < program->functions->len; i++)
     {
       const MirFunDef *f = g_ptr_array_index (program->functions, i);
@@ -211,7 +256,7 @@ mir_uninitialized_warnings (const MirProgram *program, GPtrArray *diagnostics)
       graph = mir_flow_graph_new (f->body, MIR_FLOW_GRAPH_LOOPS_RUN);
       mir_uninitialized_uses (graph, args, found);
     }
-  /* the parts share prepare_data, and generate_quantities repeats the
-   * transformed parameters, so one use can be found several times */
+  /* generate_quantities repeats the transformed parameters, so one use can
+   * be found twice */
   mir_add_warnings (found, diagnostics);
 }
