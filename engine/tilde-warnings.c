@@ -202,17 +202,53 @@ flow_init (Flow *flow, const TildeProgram *program, const MirProgram *mir)
                          mir_names_concat (data, tdata, params));
   flow->deps = mir_param_dependence (log_prob->graph, log_prob->outside, FALSE);
   index_region (flow, log_prob, TRUE);
-  for (guint i = 0; mir->functions && i < mir->functions->len; i++)
+  index_tree (flow, program);
+}
+
+typedef struct {
+  GHashTable *names;
+  gboolean    found;
+} NameSearch;
+
+static void
+find_name (MirExpr *e, gpointer data)
+{
+  NameSearch *search = data;
+
+  search->found |= g_hash_table_contains (search->names, e->u.var.name);
+}
+
+static void
+find_name_in_stmt (MirStmt *s, gpointer data)
+{
+  NameSearch *search = data;
+
+  if (!search->found)
+    mir_stmt_foreach_variable (s, find_name, data);
+}
+
+/* The bodies of the functions that read a tracked variable become regions:
+ * only there can a definition be asked for. */
+static void
+add_function_regions (Flow *flow)
+{
+  g_autoptr (GHashTable) names = g_hash_table_new (NULL, NULL);
+
+  for (guint i = 0; flow->tracked[i]; i++)
+    g_hash_table_add (names, (gpointer) flow->tracked[i]);
+  for (guint i = 0; flow->mir->functions && i < flow->mir->functions->len; i++)
     {
-      const MirFunDef *f = g_ptr_array_index (mir->functions, i);
+      const MirFunDef *f = g_ptr_array_index (flow->mir->functions, i);
+      NameSearch search = { names, FALSE };
 
       if (f->body)
+        mir_stmt_walk (f->body, find_name_in_stmt, &search);
+      if (search.found)
         index_region (flow, add_region (flow, mir_flow_graph_new (f->body,
                                                                   MIR_FLOW_GRAPH_DEFAULT),
                                         mir_fun_def_arg_names (f)),
                       FALSE);
     }
-  index_tree (flow, program);
 }
 
 static void
@@ -233,10 +269,11 @@ flow_track (gpointer data, const char *const *names)
 {
   Flow *flow = data;
 
-  g_free (flow->tracked);
+  g_return_if_fail (flow->tracked == NULL);
   flow->tracked = g_new0 (const char *, g_strv_length ((char **) names) + 1);
   for (guint i = 0; names[i]; i++)
     flow->tracked[i] = g_intern_string (names[i]);
+  add_function_regions (flow);
 }
 
 static gboolean

@@ -82,8 +82,6 @@ integer_valued (const PedVar *var)
   return t && t->kind == TILDE_DECL_INT;
 }
 
-/* The data and parameter indices among `direct` and what their values
- * depend on, and with_control what decides whether `stmt` runs. */
 static int
 compare_indices (gconstpointer a, gconstpointer b)
 {
@@ -92,16 +90,13 @@ compare_indices (gconstpointer a, gconstpointer b)
   return (x > y) - (x < y);
 }
 
+/* The data and parameters among `found` (PedVar*, repeats possible), as
+ * sorted indices. */
 static GArray *
-factor_vars (Graph *g, const TildeStmt *stmt, const GArray *direct, gboolean with_control)
+graph_vars_of (Graph *g, const GPtrArray *found)
 {
-  g_autoptr (GPtrArray) found = g_ptr_array_new ();
   GArray *vars = g_array_new (FALSE, FALSE, sizeof (guint));
 
-  for (guint u = 0; u < direct->len; u++)
-    _ped_value_sources (g->P, &g_array_index (direct, PedUse, u), found);
-  if (with_control)
-    _ped_control_sources (g->P, stmt, found);
   g->stamp++;
   for (guint i = 0; i < found->len; i++)
     {
@@ -118,20 +113,43 @@ factor_vars (Graph *g, const TildeStmt *stmt, const GArray *direct, gboolean wit
 }
 
 static void
+mark_expr (const TildeExpr *e, gpointer data)
+{
+  g_hash_table_add (data, (gpointer) e);
+}
+
+/* A factor touches what the values it reads (`direct`) depend on and what
+ * decides whether `stmt` runs; its value, only the former; its variate,
+ * what the variate's values depend on. */
+static void
 add_factor (Graph *g, FactorKind kind, const TildeStmt *stmt, const GArray *direct,
             const TildeExpr *variate)
 {
   Factor f = { kind, stmt, variate, NULL, NULL, NULL };
+  g_autoptr (GPtrArray) value = g_ptr_array_new ();
+  g_autoptr (GPtrArray) of_variate = g_ptr_array_new ();
+  g_autoptr (GHashTable) in_variate = NULL;
 
-  f.vars = factor_vars (g, stmt, direct, TRUE);
-  f.value_vars = factor_vars (g, stmt, direct, FALSE);
   if (variate)
     {
-      g_autoptr(GArray) uses = g_array_new (FALSE, FALSE, sizeof (PedUse));
-
-      _ped_expr_uses (g->P, variate, uses);
-      f.variate_vars = factor_vars (g, stmt, uses, FALSE);
+      in_variate = g_hash_table_new (NULL, NULL);
+      _ped_expr_foreach (variate, mark_expr, in_variate);
     }
+  for (guint u = 0; u < direct->len; u++)
+    {
+      const PedUse *use = &g_array_index (direct, PedUse, u);
+      guint start = value->len;
+
+      _ped_value_sources (g->P, use, value);
+      if (in_variate && g_hash_table_contains (in_variate, use->expr))
+        for (guint i = start; i < value->len; i++)
+          g_ptr_array_add (of_variate, g_ptr_array_index (value, i));
+    }
+  f.value_vars = graph_vars_of (g, value);
+  if (variate)
+    f.variate_vars = graph_vars_of (g, of_variate);
+  _ped_control_sources (g->P, stmt, value);
+  f.vars = graph_vars_of (g, value);
   g_array_append_val (g->factors, f);
 }
 

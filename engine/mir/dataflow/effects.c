@@ -245,19 +245,6 @@ mir_expr_increments_target (const MirExpr *e)
   return found;
 }
 
-static void
-find_target_read (MirExpr *e, gpointer data)
-{
-  gboolean *found = data;
-
-  if (*found)
-    return;
-  if (reads_target (e))
-    *found = TRUE;
-  else
-    mir_expr_foreach_child (e, find_target_read, data);
-}
-
 /* ---- per-statement effects ---- */
 
 typedef struct {
@@ -265,39 +252,46 @@ typedef struct {
   gboolean reads;
 } TargetUse;
 
-static void
-note_target_use (MirExpr *e, gpointer data)
-{
-  TargetUse *t = data;
+/* What one walk over a node's own expressions found: the variables it reads
+ * (numbers, repeats possible) and whether it reads or adds to the target. */
+typedef struct {
+  guint     first;     /* in the walk's array of numbers */
+  guint     n;
+  TargetUse target;
+} NodeUse;
 
-  if (!t->increments)
-    find_increment (e, &t->increments);
-  if (!t->reads)
-    find_target_read (e, &t->reads);
-}
-
-static TargetUse
-stmt_target_use (const MirStmt *s)
-{
-  TargetUse t = { FALSE, FALSE };
-
-  mir_stmt_foreach_expr ((MirStmt *) s, note_target_use, &t);
-  if (s->kind == MIR_STMT_TARGET_PLUS || s->kind == MIR_STMT_JACOBIAN_PLUS
-      || (s->kind == MIR_STMT_NR_CALL && mir_fun_increments_target (&s->u.call.fun)))
-    t.increments = TRUE;
-  return t;
-}
+typedef struct {
+  MirVarIndex *vars;
+  GArray      *numbers;
+  TargetUse   *target;
+} UseWalk;
 
 static void
-index_expr_vars (MirExpr *e, gpointer data)
+walk_use (MirExpr *e, gpointer data)
 {
-  mir_var_index_add (data, e->u.var.name);
+  UseWalk *w = data;
+
+  if (mir_expr_is_variable (e))
+    {
+      guint x = mir_var_index_add (w->vars, e->u.var.name);
+      g_array_append_val (w->numbers, x);
+      return;
+    }
+  if (e->kind == MIR_EXPR_CALL)
+    {
+      w->target->increments |= mir_fun_increments_target (&e->u.call.fun);
+      w->target->reads |= reads_target (e);
+    }
+  mir_expr_foreach_child (e, walk_use, data);
 }
 
-static void
-index_stmt (MirVarIndex *vars, const MirStmt *s)
+/* Numbers the variables of a statement in the order they appear: what it
+ * declares or assigns, what it reads, then the target. */
+static NodeUse
+index_stmt (MirVarIndex *vars, const MirStmt *s, GArray *numbers)
 {
-  TargetUse t;
+  NodeUse use = { numbers->len, 0, { FALSE, FALSE } };
+  UseWalk w = { vars, numbers, &use.target };
 
   switch (s->kind)
     {
@@ -313,10 +307,14 @@ index_stmt (MirVarIndex *vars, const MirStmt *s)
     default:
       break;
     }
-  mir_stmt_foreach_variable (s, index_expr_vars, vars);
-  t = stmt_target_use (s);
-  if (t.increments || t.reads)
+  mir_stmt_foreach_expr ((MirStmt *) s, walk_use, &w);
+  use.n = numbers->len - use.first;
+  if (s->kind == MIR_STMT_TARGET_PLUS || s->kind == MIR_STMT_JACOBIAN_PLUS
+      || (s->kind == MIR_STMT_NR_CALL && mir_fun_increments_target (&s->u.call.fun)))
+    use.target.increments = TRUE;
+  if (use.target.increments || use.target.reads)
     mir_var_index_add (vars, MIR_TARGET_VARIABLE);
+  return use;
 }
 
 static void
@@ -346,12 +344,14 @@ typedef struct {
 } NodeSets;
 
 static void
-fill_effects (const MirVarIndex *vars, const NodeSets *n, const MirStmt *s)
+fill_effects (const MirVarIndex *vars, const NodeSets *n, const MirStmt *s,
+              const NodeUse *use, const GArray *numbers)
 {
-  TargetUse t = stmt_target_use (s);
+  TargetUse t = use->target;
   const MirLvalue *lhs;
 
-  mir_stmt_foreach_variable (s, add_read, &(AddReads) { vars, n->reads });
+  for (guint i = 0; i < use->n; i++)
+    mir_bitset_add (n->reads, g_array_index (numbers, guint, use->first + i));
   if (t.reads || t.increments)
     add_var (n->reads, vars, MIR_TARGET_VARIABLE);
   if (t.increments)
@@ -400,13 +400,15 @@ MirEffects *
 mir_effects_new (const MirFlowGraph *graph, const char *const *extra)
 {
   MirEffects *fx = g_new0 (MirEffects, 1);
+  g_autoptr (GArray) numbers = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree NodeUse *uses = g_new0 (NodeUse, graph->n_nodes);
   guint n_vars;
   NodeSets n;
 
   fx->vars = mir_var_index_new ();
   for (guint v = 0; v < graph->n_nodes; v++)
     if (graph->nodes[v].stmt)
-      index_stmt (fx->vars, graph->nodes[v].stmt);
+      uses[v] = index_stmt (fx->vars, graph->nodes[v].stmt, numbers);
   for (guint i = 0; extra && extra[i]; i++)
     mir_var_index_add (fx->vars, extra[i]);
   n_vars = mir_var_index_size (fx->vars);
@@ -426,7 +428,7 @@ mir_effects_new (const MirFlowGraph *graph, const char *const *extra)
   for (guint v = 0; v < graph->n_nodes; v++)
     {
       if (graph->nodes[v].stmt)
-        fill_effects (fx->vars, &n, graph->nodes[v].stmt);
+        fill_effects (fx->vars, &n, graph->nodes[v].stmt, &uses[v], numbers);
       fx->reads[v] = keep (fx->pool, n.reads);
       fx->writes[v] = keep (fx->pool, n.writes);
       fx->kills[v] = keep (fx->pool, n.kills);

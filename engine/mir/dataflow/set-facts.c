@@ -91,6 +91,29 @@ set_transfer (const MirFlowGraph *graph, guint node, gpointer fact, gpointer ud)
     mir_bitset_union (fact, p->gen[node]);
 }
 
+/* The labels, copied into one block (or numbers when there are none). */
+static void
+copy_labels (MirSetFacts *f, const char *const *labels)
+{
+  GString *text = g_string_new (NULL);
+  gsize *offsets = g_new (gsize, f->n_bits);
+
+  for (guint i = 0; i < f->n_bits; i++)
+    {
+      offsets[i] = text->len;
+      if (labels && labels[i])
+        g_string_append (text, labels[i]);
+      else
+        g_string_append_printf (text, "%u", i);
+      g_string_append_c (text, '\0');
+    }
+  f->label_text = g_string_free (text, FALSE);
+  f->labels = g_new0 (char *, f->n_bits + 1);
+  for (guint i = 0; i < f->n_bits; i++)
+    f->labels[i] = f->label_text + offsets[i];
+  g_free (offsets);
+}
+
 MirSetFacts *
 mir_set_facts_solve (MirFlowGraph *graph, const MirSetProblem *problem)
 {
@@ -100,16 +123,7 @@ mir_set_facts_solve (MirFlowGraph *graph, const MirSetProblem *problem)
   f->graph = mir_flow_graph_ref (graph);
   f->n_bits = problem->n_bits;
   f->must = problem->must;
-  f->labels = g_new0 (char *, problem->n_bits + 1);
-  f->by_label = g_hash_table_new (g_str_hash, g_str_equal);
-  for (guint i = 0; i < problem->n_bits; i++)
-    {
-      f->labels[i] = g_strdup (problem->labels ? problem->labels[i] : NULL);
-      if (!f->labels[i])
-        f->labels[i] = g_strdup_printf ("%u", i);
-      if (!g_hash_table_contains (f->by_label, f->labels[i]))
-        g_hash_table_insert (f->by_label, f->labels[i], GUINT_TO_POINTER (i + 1));
-    }
+  copy_labels (f, problem->labels);
   f->problem = problem;
   dp.lattice = &set_lattice;
   dp.direction = problem->direction;
@@ -128,8 +142,10 @@ mir_set_facts_free (MirSetFacts *facts)
   if (!facts)
     return;
   mir_dataflow_solution_free (facts->solution);
-  g_hash_table_unref (facts->by_label);
-  g_strfreev (facts->labels);
+  if (facts->by_label)
+    g_hash_table_unref (facts->by_label);
+  g_free (facts->labels);
+  g_free (facts->label_text);
   mir_flow_graph_unref (facts->graph);
   g_free (facts);
 }
@@ -164,10 +180,28 @@ mir_set_facts_after (const MirSetFacts *facts, const MirStmt *stmt)
   return node == MIR_FLOW_NONE ? NULL : facts->solution->after[node];
 }
 
+/* Made at the first lookup: most facts are never looked up by label. */
+static GHashTable *
+labels_table (const MirSetFacts *facts)
+{
+  MirSetFacts *f = (MirSetFacts *) facts;
+
+  if (g_once_init_enter (&f->by_label))
+    {
+      GHashTable *table = g_hash_table_new (g_str_hash, g_str_equal);
+
+      for (guint i = 0; i < f->n_bits; i++)
+        if (!g_hash_table_contains (table, f->labels[i]))
+          g_hash_table_insert (table, f->labels[i], GUINT_TO_POINTER (i + 1));
+      g_once_init_leave (&f->by_label, table);
+    }
+  return f->by_label;
+}
+
 guint
 mir_set_facts_lookup (const MirSetFacts *facts, const char *label)
 {
-  guint n = GPOINTER_TO_UINT (g_hash_table_lookup (facts->by_label, label));
+  guint n = GPOINTER_TO_UINT (g_hash_table_lookup (labels_table (facts), label));
 
   return n ? n - 1 : MIR_FLOW_NONE;
 }

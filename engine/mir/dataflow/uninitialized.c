@@ -228,6 +228,14 @@ check_prepare_data (const GPtrArray *prepare, const char *const *outside, GPtrAr
                       mir_flow_graph_node_of (graph, g_ptr_array_index (marker, 0)), found);
 }
 
+static void
+find_decl (MirStmt *s, gpointer data)
+{
+  gboolean *found = data;
+
+  *found |= s->kind == MIR_STMT_DECL;
+}
+
 void
 mir_uninitialized_warnings (const MirProgram *program, GPtrArray *diagnostics)
 {
@@ -249,8 +257,12 @@ mir_uninitialized_warnings (const MirProgram *program, GPtrArray *diagnostics)
       const MirFunDef *f = g_ptr_array_index (program->functions, i);
       g_autofree const char **args = NULL;
       g_autoptr (MirFlowGraph) graph = NULL;
+      gboolean declares = FALSE;
 
-      if (!f->body)
+      /* a body that declares nothing reads only its arguments */
+      if (f->body)
+        mir_stmt_walk (f->body, find_decl, &declares);
+      if (!declares)
         continue;
       args = mir_fun_def_arg_names (f);
       graph = mir_flow_graph_new (f->body, MIR_FLOW_GRAPH_LOOPS_RUN);
