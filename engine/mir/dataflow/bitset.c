@@ -259,6 +259,12 @@ mir_bitset_pool_free (MirBitsetPool *pool)
 }
 
 const MirBitset *
+mir_bitset_pool_empty (MirBitsetPool *pool)
+{
+  return pool->empty;
+}
+
+const MirBitset *
 mir_bitset_pool_copy (MirBitsetPool *pool, const MirBitset *set)
 {
   MirBitset *copy;

@@ -54,7 +54,9 @@ typedef struct MirBitsetPool MirBitsetPool;
 MirBitsetPool   *mir_bitset_pool_new  (guint n_bits);
 void             mir_bitset_pool_free (MirBitsetPool *pool);
 /* A copy of `set` (of the pool's size) that lives as long as the pool. */
-const MirBitset *mir_bitset_pool_copy (MirBitsetPool *pool, const MirBitset *set);
+const MirBitset *mir_bitset_pool_copy  (MirBitsetPool *pool, const MirBitset *set);
+/* The pool's empty set. */
+const MirBitset *mir_bitset_pool_empty (MirBitsetPool *pool);
 
 /* "{a, b}" with each member written as labels[i] (indices when NULL). */
 void       mir_bitset_append    (GString *out, const MirBitset *set,

@@ -12,18 +12,15 @@ add_self (const MirFlowGraph *graph, guint node, MirBitset *fact, gpointer ud)
 static MirSetFacts *
 solve (MirFlowGraph *graph, MirDataflowDirection direction, gboolean record)
 {
-  g_auto (GStrv) labels = g_new0 (char *, graph->n_nodes + 1);
   g_autoptr (MirBitset) boundary = mir_bitset_new (graph->n_nodes);
   MirSetProblem problem = { 0 };
 
-  for (guint v = 0; v < graph->n_nodes; v++)
-    labels[v] = g_strdup_printf ("%u", v);
   /* the start node is not transferred, so it is put in its own set here */
   mir_bitset_add (boundary, direction == MIR_DATAFLOW_FORWARD ? graph->entry : graph->exit);
   problem.direction = direction;
   problem.must = TRUE;
   problem.n_bits = graph->n_nodes;
-  problem.labels = (const char *const *) labels;
+  /* without labels, members are labelled by their numbers */
   problem.boundary = boundary;
   problem.transfer = add_self;
   problem.record = record;

@@ -317,16 +317,61 @@ index_stmt (MirVarIndex *vars, const MirStmt *s, GArray *numbers)
   return use;
 }
 
+/* A node's set while it is computed, with its members noted so that telling
+ * it empty and clearing it for the next node cost nothing more. */
+typedef struct {
+  MirBitset *set;
+  GArray    *members;
+} Scratch;
+
 static void
-add_var (MirBitset *set, const MirVarIndex *vars, const char *name)
+scratch_init (Scratch *s, guint n_bits)
 {
-  mir_bitset_add (set, mir_var_index_lookup (vars, name));
+  s->set = mir_bitset_new (n_bits);
+  s->members = g_array_new (FALSE, FALSE, sizeof (guint));
+}
+
+static void
+scratch_clear (Scratch *s)
+{
+  mir_bitset_free (s->set);
+  g_array_unref (s->members);
+}
+
+static void
+scratch_add (Scratch *s, guint x)
+{
+  if (mir_bitset_contains (s->set, x))
+    return;
+  mir_bitset_add (s->set, x);
+  g_array_append_val (s->members, x);
+}
+
+/* Copies the set into the pool and empties it for the next node. */
+static MirBitset *
+scratch_keep (MirBitsetPool *pool, Scratch *s)
+{
+  const MirBitset *copy;
+
+  if (s->members->len == 0)
+    return (MirBitset *) mir_bitset_pool_empty (pool);
+  copy = mir_bitset_pool_copy (pool, s->set);
+  for (guint i = 0; i < s->members->len; i++)
+    mir_bitset_remove (s->set, g_array_index (s->members, guint, i));
+  g_array_set_size (s->members, 0);
+  return (MirBitset *) copy;
+}
+
+static void
+add_var (Scratch *set, const MirVarIndex *vars, const char *name)
+{
+  scratch_add (set, mir_var_index_lookup (vars, name));
 }
 
 /* The declarations directly in a block's list, looking through statement
  * lists but not into nested scopes. */
 static void
-add_scope_decls (MirBitset *set, const MirVarIndex *vars, const GPtrArray *stmts)
+add_scope_decls (Scratch *set, const MirVarIndex *vars, const GPtrArray *stmts)
 {
   for (guint i = 0; stmts && i < stmts->len; i++)
     {
@@ -340,60 +385,50 @@ add_scope_decls (MirBitset *set, const MirVarIndex *vars, const GPtrArray *stmts
 
 /* One node's sets while they are computed. */
 typedef struct {
-  MirBitset *reads, *writes, *kills, *declares, *scope_ends;
+  Scratch reads, writes, kills, declares, scope_ends;
 } NodeSets;
 
 static void
-fill_effects (const MirVarIndex *vars, const NodeSets *n, const MirStmt *s,
+fill_effects (const MirVarIndex *vars, NodeSets *n, const MirStmt *s,
               const NodeUse *use, const GArray *numbers)
 {
   TargetUse t = use->target;
   const MirLvalue *lhs;
 
   for (guint i = 0; i < use->n; i++)
-    mir_bitset_add (n->reads, g_array_index (numbers, guint, use->first + i));
+    scratch_add (&n->reads, g_array_index (numbers, guint, use->first + i));
   if (t.reads || t.increments)
-    add_var (n->reads, vars, MIR_TARGET_VARIABLE);
+    add_var (&n->reads, vars, MIR_TARGET_VARIABLE);
   if (t.increments)
-    add_var (n->writes, vars, MIR_TARGET_VARIABLE);
+    add_var (&n->writes, vars, MIR_TARGET_VARIABLE);
   switch (s->kind)
     {
     case MIR_STMT_ASSIGN:
       lhs = s->u.assign.lhs;
-      add_var (n->writes, vars, mir_lvalue_variable (lhs));
+      add_var (&n->writes, vars, mir_lvalue_variable (lhs));
       if (!lhs->proj_of && (!lhs->indices || lhs->indices->len == 0))
-        add_var (n->kills, vars, lhs->var);
+        add_var (&n->kills, vars, lhs->var);
       break;
     case MIR_STMT_DECL:
-      add_var (n->declares, vars, s->u.decl.name);
-      add_var (n->kills, vars, s->u.decl.name);
+      add_var (&n->declares, vars, s->u.decl.name);
+      add_var (&n->kills, vars, s->u.decl.name);
       if (s->u.decl.init_kind == MIR_DECL_ASSIGN)
-        add_var (n->writes, vars, s->u.decl.name);
+        add_var (&n->writes, vars, s->u.decl.name);
       break;
     case MIR_STMT_FOR:
-      add_var (n->declares, vars, s->u.for_stmt.var);
-      add_var (n->kills, vars, s->u.for_stmt.var);
-      add_var (n->writes, vars, s->u.for_stmt.var);
+      add_var (&n->declares, vars, s->u.for_stmt.var);
+      add_var (&n->kills, vars, s->u.for_stmt.var);
+      add_var (&n->writes, vars, s->u.for_stmt.var);
       break;
     case MIR_STMT_BLOCK:
-      add_scope_decls (n->scope_ends, vars, s->u.block.stmts);
+      add_scope_decls (&n->scope_ends, vars, s->u.block.stmts);
       break;
     case MIR_STMT_PROFILE:
-      add_scope_decls (n->scope_ends, vars, s->u.profile.stmts);
+      add_scope_decls (&n->scope_ends, vars, s->u.profile.stmts);
       break;
     default:
       break;
     }
-}
-
-/* Copies a computed set into the pool and clears it for the next node. */
-static MirBitset *
-keep (MirBitsetPool *pool, MirBitset *set)
-{
-  const MirBitset *copy = mir_bitset_pool_copy (pool, set);
-
-  mir_bitset_clear (set);
-  return (MirBitset *) copy;
 }
 
 MirEffects *
@@ -420,26 +455,26 @@ mir_effects_new (const MirFlowGraph *graph, const char *const *extra)
   fx->kills = g_new (MirBitset *, graph->n_nodes);
   fx->declares = g_new (MirBitset *, graph->n_nodes);
   fx->scope_ends = g_new (MirBitset *, graph->n_nodes);
-  n.reads = mir_bitset_new (n_vars);
-  n.writes = mir_bitset_new (n_vars);
-  n.kills = mir_bitset_new (n_vars);
-  n.declares = mir_bitset_new (n_vars);
-  n.scope_ends = mir_bitset_new (n_vars);
+  scratch_init (&n.reads, n_vars);
+  scratch_init (&n.writes, n_vars);
+  scratch_init (&n.kills, n_vars);
+  scratch_init (&n.declares, n_vars);
+  scratch_init (&n.scope_ends, n_vars);
   for (guint v = 0; v < graph->n_nodes; v++)
     {
       if (graph->nodes[v].stmt)
         fill_effects (fx->vars, &n, graph->nodes[v].stmt, &uses[v], numbers);
-      fx->reads[v] = keep (fx->pool, n.reads);
-      fx->writes[v] = keep (fx->pool, n.writes);
-      fx->kills[v] = keep (fx->pool, n.kills);
-      fx->declares[v] = keep (fx->pool, n.declares);
-      fx->scope_ends[v] = keep (fx->pool, n.scope_ends);
+      fx->reads[v] = scratch_keep (fx->pool, &n.reads);
+      fx->writes[v] = scratch_keep (fx->pool, &n.writes);
+      fx->kills[v] = scratch_keep (fx->pool, &n.kills);
+      fx->declares[v] = scratch_keep (fx->pool, &n.declares);
+      fx->scope_ends[v] = scratch_keep (fx->pool, &n.scope_ends);
     }
-  mir_bitset_free (n.reads);
-  mir_bitset_free (n.writes);
-  mir_bitset_free (n.kills);
-  mir_bitset_free (n.declares);
-  mir_bitset_free (n.scope_ends);
+  scratch_clear (&n.reads);
+  scratch_clear (&n.writes);
+  scratch_clear (&n.kills);
+  scratch_clear (&n.declares);
+  scratch_clear (&n.scope_ends);
   return fx;
 }
 

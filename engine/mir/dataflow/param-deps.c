@@ -241,9 +241,8 @@ pair_labels (const Context *c)
 
   for (guint x = 0; x < c->n_vars; x++)
     for (guint k = d->first_pair[x]; k < d->first_pair[x + 1]; k++)
-      g_ptr_array_add (labels, g_strdup_printf ("%s←%s",
-                                                mir_var_index_name (d->effects->vars, x),
-                                                d->sources[d->pair_source[k]]));
+      g_ptr_array_add (labels, g_strconcat (mir_var_index_name (d->effects->vars, x), "←",
+                                            d->sources[d->pair_source[k]], NULL));
   g_ptr_array_add (labels, NULL);
   return labels;
 }
@@ -465,13 +464,21 @@ names_of (const MirParamDeps *d, const MirBitset *set)
 const char **
 mir_param_deps_of_var (const MirParamDeps *d, guint node, const char *var)
 {
-  g_autoptr (MirBitset) set = mir_bitset_new (d->n_sources);
   guint x = mir_var_index_lookup (d->effects->vars, var);
+  const MirBitset *fact;
+  const char **names;
+  guint n = 0;
 
   g_return_val_if_fail (node < d->n_nodes, NULL);
-  if (x != MIR_FLOW_NONE)
-    var_sources (d, mir_set_facts_before_node (d->facts, node), x, set);
-  return names_of (d, set);
+  if (x == MIR_FLOW_NONE)
+    return g_new0 (const char *, 1);
+  /* a variable's pairs are in the order of their sources */
+  fact = mir_set_facts_before_node (d->facts, node);
+  names = g_new0 (const char *, d->first_pair[x + 1] - d->first_pair[x] + 1);
+  for (guint k = d->first_pair[x]; k < d->first_pair[x + 1]; k++)
+    if (mir_bitset_contains (fact, k))
+      names[n++] = d->sources[d->pair_source[k]];
+  return names;
 }
 
 /* The sources of `e` evaluated at `node` and of what controls the node. */

@@ -95,6 +95,26 @@ fill_gen_kill (const MirReachingDefs *rd, const MirFlowGraph *graph, MirBitset *
   g_free (defs_of_var);
 }
 
+static void
+index_defs_by_var (MirReachingDefs *rd)
+{
+  guint n_vars = mir_var_index_size (rd->effects->vars);
+  guint *fill = g_new0 (guint, n_vars + 1);
+
+  rd->first_of_var = g_new0 (guint, n_vars + 1);
+  rd->var_defs = g_new (guint, MAX (rd->n_defs, 1));
+  for (guint d = 0; d < rd->n_defs; d++)
+    rd->first_of_var[rd->def_var[d] + 1]++;
+  for (guint x = 0; x < n_vars; x++)
+    rd->first_of_var[x + 1] += rd->first_of_var[x];
+  for (guint d = 0; d < rd->n_defs; d++)
+    {
+      guint x = rd->def_var[d];
+      rd->var_defs[rd->first_of_var[x] + fill[x]++] = d;
+    }
+  g_free (fill);
+}
+
 MirReachingDefs *
 mir_reaching_definitions (MirFlowGraph *graph, const char *const *outside, gboolean record)
 {
@@ -126,6 +146,7 @@ mir_reaching_definitions_of (MirFlowGraph *graph, const char *const *outside,
   rd->def_node = (guint *) g_array_free (defs.nodes, FALSE);
   g_ptr_array_add (defs.labels, NULL);
 
+  index_defs_by_var (rd);
   gen = new_sets (n, rd->n_defs);
   kill = new_sets (n, rd->n_defs);
   boundary = mir_bitset_new (rd->n_defs);
@@ -154,6 +175,8 @@ mir_reaching_defs_free (MirReachingDefs *rd)
   mir_effects_free (rd->effects);
   g_free (rd->def_var);
   g_free (rd->def_node);
+  g_free (rd->first_of_var);
+  g_free (rd->var_defs);
   g_free (rd);
 }
 
@@ -166,8 +189,8 @@ mir_reaching_defs_of (const MirReachingDefs *rd, guint node, const char *var)
 
   if (x == MIR_FLOW_NONE || !in)
     return out;
-  for (int d = mir_bitset_next (in, 0); d >= 0; d = mir_bitset_next (in, (guint) d + 1))
-    if (rd->def_var[d] == x)
-      g_array_append_val (out, rd->def_node[d]);
+  for (guint i = rd->first_of_var[x]; i < rd->first_of_var[x + 1]; i++)
+    if (mir_bitset_contains (in, rd->var_defs[i]))
+      g_array_append_val (out, rd->def_node[rd->var_defs[i]]);
   return out;
 }

@@ -27,6 +27,10 @@ typedef struct {
   guint        n_defs;
   guint       *def_var;    /* per definition: the variable's number */
   guint       *def_node;   /* per definition: its node (the graph's entry for outside) */
+  /* private: the definitions of variable x are var_defs[first_of_var[x]]
+   * up to var_defs[first_of_var[x + 1]], in increasing order */
+  guint       *first_of_var;
+  guint       *var_defs;
 } MirReachingDefs;
 
 /* `outside`: the variables defined before the graph runs (NULL-terminated;

@@ -91,6 +91,19 @@ set_transfer (const MirFlowGraph *graph, guint node, gpointer fact, gpointer ud)
     mir_bitset_union (fact, p->gen[node]);
 }
 
+static void
+append_number (GString *out, guint n)
+{
+  char digits[16];
+  guint len = 0;
+
+  do
+    digits[len++] = (char) ('0' + n % 10);
+  while ((n /= 10) > 0);
+  while (len > 0)
+    g_string_append_c (out, digits[--len]);
+}
+
 /* The labels, copied into one block (or numbers when there are none). */
 static void
 copy_labels (MirSetFacts *f, const char *const *labels)
@@ -104,7 +117,7 @@ copy_labels (MirSetFacts *f, const char *const *labels)
       if (labels && labels[i])
         g_string_append (text, labels[i]);
       else
-        g_string_append_printf (text, "%u", i);
+        append_number (text, i);
       g_string_append_c (text, '\0');
     }
   f->label_text = g_string_free (text, FALSE);

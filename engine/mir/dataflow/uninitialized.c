@@ -40,6 +40,7 @@ is_bookkeeping (const MirStmt *s)
 typedef struct {
   const MirVarIndex *vars;
   MirBitset         *set;
+  GArray            *members;   /* noted, to clear the set cheaply */
 } Uses;
 
 static void
@@ -48,14 +49,18 @@ add_use (MirExpr *e, gpointer data)
   Uses *u = data;
   guint x = mir_var_index_lookup (u->vars, e->u.var.name);
 
-  if (x != MIR_FLOW_NONE)
-    mir_bitset_add (u->set, x);
+  if (x != MIR_FLOW_NONE && !mir_bitset_contains (u->set, x))
+    {
+      mir_bitset_add (u->set, x);
+      g_array_append_val (u->members, x);
+    }
 }
 
 static Context *
 context_new (const MirFlowGraph *graph, const char *const *outside)
 {
   Context *c = g_new0 (Context, 1);
+  g_autoptr (GArray) members = g_array_new (FALSE, FALSE, sizeof (guint));
   guint n_vars;
 
   c->effects = mir_effects_new (graph, outside);
@@ -68,12 +73,15 @@ context_new (const MirFlowGraph *graph, const char *const *outside)
   c->uses = g_new (const MirBitset *, graph->n_nodes);
   for (guint v = 0; v < graph->n_nodes; v++)
     {
-      Uses u = { c->effects->vars, c->fresh };
+      Uses u = { c->effects->vars, c->fresh, members };
       const MirStmt *s = graph->nodes[v].stmt;
       if (s && !is_bookkeeping (s))
         mir_stmt_foreach_variable (s, add_use, &u);
-      c->uses[v] = mir_bitset_pool_copy (c->pool, u.set);
-      mir_bitset_clear (u.set);
+      c->uses[v] = members->len ? mir_bitset_pool_copy (c->pool, u.set)
+                                : mir_bitset_pool_empty (c->pool);
+      for (guint i = 0; i < members->len; i++)
+        mir_bitset_remove (u.set, g_array_index (members, guint, i));
+      g_array_set_size (members, 0);
       if (s && s->kind == MIR_STMT_DECL && mir_annotations_has (&s->u.decl.annotations, "silent"))
         mir_bitset_add (c->quiet, mir_var_index_lookup (c->effects->vars, s->u.decl.name));
     }
