@@ -417,6 +417,64 @@ test_included_file (void)
   g_assert_cmpint (g_array_index (d->include_frames, TildeIncludeFrame, 0).line, ==, 6);
 }
 
+/* What the tree's checks learn from the MIR's analyses: the value a
+ * variable was given (in a function body too, where stanc's substitution
+ * puts the warning at the value's place), and that a read before any
+ * assignment is not warned about when the variable is @silent. */
+static void
+test_flow_facts (void)
+{
+  const char *text =
+    "functions {\n"                                                /* 1 */
+    "  real f_lpdf(real x, real s) {\n"                            /* 2 */
+    "    real t = -1;\n"                                           /* 3 */
+    "    return normal_lupdf(x | 0, t) + normal_lupdf(x | 0, s);\n"  /* 4 */
+    "  }\n"                                                        /* 5 */
+    "}\n"                                                          /* 6 */
+    "parameters {\n"                                               /* 7 */
+    "  real<lower=0> mu;\n"                                        /* 8 */
+    "}\n"                                                          /* 9 */
+    "model {\n"                                                    /* 10 */
+    "  @silent real quiet;\n"                                      /* 11 */
+    "  real loud;\n"                                               /* 12 */
+    "  real scale = 2;\n"                                          /* 13 */
+    "  scale = -scale;\n"                                          /* 14 */
+    "  mu ~ normal(quiet + loud, scale);\n"                        /* 15 */
+    "  target += f_lupdf(mu | 1);\n"                               /* 16 */
+    "}\n";
+  TildeFrontendOptions opts = { .pedantic = TRUE };
+  g_autoptr (TildeCheckResult) r = tilde_frontend_check_buffer ("flow.stan", NULL, text, -1,
+                                                                &opts);
+  g_autoptr (GPtrArray) diags = NULL;
+  gboolean value_in_function = FALSE, loud = FALSE, quiet = FALSE, scale = FALSE;
+
+
+  g_assert_false (tilde_check_result_has_errors (r));
+  diags = warnings_of_kind (r, TILDE_DIAG_PEDANTIC);
+  for (guint i = 0; i < diags->len; i++)
+    {
+      const TildeDiagnostic *d = g_ptr_array_index (diags, i);
+
+      value_in_function |= d->begin_line == 3 && d->begin_column == 13
+                           && g_str_equal (d->message, "A normal distribution is given value -1 "
+                                           "as a scale parameter (argument 2), but a scale "
+                                           "parameter is not strictly positive.");
+      loud |= d->begin_line == 15
+              && g_str_equal (d->message, "The variable loud may not have been assigned a "
+                              "value before its use.");
+      quiet |= g_str_has_prefix (d->message, "The variable quiet");
+      /* scale = -scale takes the value the declaration gave scale */
+      scale |= d->begin_line == 14 && d->begin_column == 10 && d->end_column == 16
+               && g_str_equal (d->message, "A normal distribution is given value -2 as a scale "
+                               "parameter (argument 2), but a scale parameter is not strictly "
+                               "positive.");
+    }
+  g_assert_true (value_in_function);
+  g_assert_true (loud);
+  g_assert_false (quiet);
+  g_assert_true (scale);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -436,5 +494,6 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/semantics/pedantic/uninitialized-only", test_uninitialized_only);
   g_test_add_func ("/engine/semantics/pedantic/unchecked-tree", test_unchecked_tree);
   g_test_add_func ("/engine/semantics/pedantic/included-file", test_included_file);
+  g_test_add_func ("/engine/semantics/pedantic/flow-facts", test_flow_facts);
   return g_test_run ();
 }
