@@ -442,21 +442,17 @@ _ped_check_distributions (Pedantic *P)
   scan_program (P, &scan);
 }
 
-/* The definitions of a variable that give it a whole value (TildeStmt*). */
-typedef struct {
-  Pedantic   *P;
-  GHashTable *defs;    /* name -> GPtrArray of TildeStmt* */
-} Definitions;
-
+/* The statements that may give a variable a whole value: name -> GPtrArray
+ * of TildeStmt*. */
 static void
-add_definition (Definitions *d, const char *name, TildeStmt *s)
+add_definition (GHashTable *defs, const char *name, TildeStmt *s)
 {
-  GPtrArray *list = g_hash_table_lookup (d->defs, name);
+  GPtrArray *list = g_hash_table_lookup (defs, name);
 
   if (list == NULL)
     {
       list = g_ptr_array_new ();
-      g_hash_table_insert (d->defs, (gpointer) name, list);
+      g_hash_table_insert (defs, (gpointer) name, list);
     }
   g_ptr_array_add (list, s);
 }
@@ -464,7 +460,7 @@ add_definition (Definitions *d, const char *name, TildeStmt *s)
 static void
 note_definitions (TildeStmt *s, gpointer data)
 {
-  Definitions *d = data;
+  GHashTable *d = data;
   const TildeExpr *lhs;
 
   if (s->kind == TILDE_STMT_VAR_DECL)
@@ -480,40 +476,41 @@ note_definitions (TildeStmt *s, gpointer data)
 void
 _ped_track_distribution_values (Pedantic *P)
 {
-  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
-  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  g_autoptr (GHashTable) seen = NULL;
+  g_autoptr (GHashTable) defs = NULL;
+  g_autoptr (GPtrArray) names = NULL;
   g_autoptr (GPtrArray) funs = NULL;
-  Definitions d = { P, g_hash_table_new_full (NULL, NULL, NULL,
-                                              (GDestroyNotify) g_ptr_array_unref) };
-  Scan scan = { P, seen, names };
+  Scan scan = { P, NULL, NULL };
 
   if (P->flow == NULL || P->flow->track == NULL)
-    {
-      g_hash_table_unref (d.defs);
-      return;
-    }
+    return;
+  seen = g_hash_table_new (NULL, NULL);
+  names = g_ptr_array_new ();
+  scan.seen = seen;
+  scan.names = names;
   scan_program (P, &scan);
+  defs = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
   funs = _ped_function_definitions (P);
-  _ped_foreach_model_stmt (P, note_definitions, &d);
+  _ped_foreach_model_stmt (P, note_definitions, defs);
   for (guint i = 0; i < funs->len; i++)
-    _ped_foreach_function_stmt (g_ptr_array_index (funs, i), note_definitions, &d);
+    _ped_foreach_function_stmt (g_ptr_array_index (funs, i), note_definitions, defs);
   for (guint i = 0; i < names->len; i++)
     {
-      const GPtrArray *defs = g_hash_table_lookup (d.defs, g_ptr_array_index (names, i));
+      const char *name = g_ptr_array_index (names, i);
+      const GPtrArray *of_name = g_hash_table_lookup (defs, name);
 
-      for (guint k = 0; defs && k < defs->len; k++)
+      for (guint k = 0; of_name && k < of_name->len; k++)
         {
-          const TildeStmt *def = g_ptr_array_index (defs, k);
+          const TildeStmt *def = g_ptr_array_index (of_name, k);
 
           if (def->kind == TILDE_STMT_ASSIGN)
             _ped_value_variables (P, def->u.assign.rhs, seen, names);
           else
             for (int j = 0; j < def->u.var_decl.n_items; j++)
-              if (def->u.var_decl.items[j].ident.name == g_ptr_array_index (names, i))
+              if (def->u.var_decl.items[j].ident.name == name)
                 _ped_value_variables (P, def->u.var_decl.items[j].init, seen, names);
         }
     }
-  g_hash_table_unref (d.defs);
   g_ptr_array_add (names, NULL);
   P->flow->track (P->flow->data, (const char *const *) names->pdata);
 }

@@ -448,7 +448,6 @@ test_flow_facts (void)
   g_autoptr (GPtrArray) diags = NULL;
   gboolean value_in_function = FALSE, loud = FALSE, quiet = FALSE, scale = FALSE;
 
-
   g_assert_false (tilde_check_result_has_errors (r));
   diags = warnings_of_kind (r, TILDE_DIAG_PEDANTIC);
   for (guint i = 0; i < diags->len; i++)
