@@ -222,8 +222,9 @@ mir_bitset_append (GString *out, const MirBitset *set, const char *const *labels
 
 /* ---- pools ---- */
 
-/* Sets per block, at least (more when they are small). */
+/* Blocks grow from a few sets to this size (or one set, when larger). */
 #define POOL_BLOCK_BYTES (64 * 1024)
+#define POOL_FIRST_SETS  16
 
 struct MirBitsetPool {
   guint      n_bits;
@@ -231,7 +232,7 @@ struct MirBitsetPool {
   MirBitset *empty;
   GPtrArray *blocks;
   gsize      used;       /* bytes used in the last block */
-  gsize      capacity;   /* bytes in each block */
+  gsize      capacity;   /* bytes in the last block */
 };
 
 MirBitsetPool *
@@ -242,9 +243,7 @@ mir_bitset_pool_new (guint n_bits)
   pool->n_bits = n_bits;
   pool->empty = bitset_alloc (n_bits);
   pool->set_bytes = sizeof (MirBitset) + pool->empty->n_words * sizeof (guint64);
-  pool->capacity = MAX (POOL_BLOCK_BYTES / pool->set_bytes, 1) * pool->set_bytes;
   pool->blocks = g_ptr_array_new_with_free_func (g_free);
-  pool->used = pool->capacity;
   return pool;
 }
 
@@ -274,6 +273,10 @@ mir_bitset_pool_copy (MirBitsetPool *pool, const MirBitset *set)
     return pool->empty;
   if (pool->used + pool->set_bytes > pool->capacity)
     {
+      gsize most = MAX (POOL_BLOCK_BYTES / pool->set_bytes, 1) * pool->set_bytes;
+
+      pool->capacity = pool->capacity ? MIN (2 * pool->capacity, most)
+                                      : MIN (POOL_FIRST_SETS * pool->set_bytes, most);
       g_ptr_array_add (pool->blocks, g_malloc (pool->capacity));
       pool->used = 0;
     }
