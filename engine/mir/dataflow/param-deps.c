@@ -275,7 +275,7 @@ solve_round (MirFlowGraph *graph, Context *c, gboolean record)
 /* New decisions and control from the current facts; TRUE when the control
  * of some node grew. */
 static gboolean
-update_control (const Context *c, const MirFlowGraph *graph, MirBitset **cd)
+update_control (const Context *c, const MirFlowGraph *graph, GArray **cd)
 {
   MirParamDeps *d = c->deps;
   gboolean grew = FALSE;
@@ -293,8 +293,8 @@ update_control (const Context *c, const MirFlowGraph *graph, MirBitset **cd)
     {
       if (mir_bitset_is_empty (d->decisions[b]))
         continue;
-      for (int n = mir_bitset_next (cd[b], 0); n >= 0; n = mir_bitset_next (cd[b], (guint) n + 1))
-        grew |= mir_bitset_union (d->control[n], d->decisions[b]);
+      for (guint i = 0; i < cd[b]->len; i++)
+        grew |= mir_bitset_union (d->control[g_array_index (cd[b], guint, i)], d->decisions[b]);
     }
   return grew;
 }
@@ -357,8 +357,10 @@ init_node_sets (MirParamDeps *d, Context *c, const MirFlowGraph *graph)
 {
   const MirEffects *fx = d->effects;
   g_autoptr (MirBitset) changed = mir_bitset_new (c->n_vars);
+  g_autoptr (MirBitset) reads = mir_bitset_new (c->n_vars);
 
   d->n_nodes = graph->n_nodes;
+  d->pool = mir_bitset_pool_new (c->n_vars);
   d->reads = g_new (MirBitset *, graph->n_nodes);
   d->control = g_new (MirBitset *, graph->n_nodes);
   d->decisions = g_new (MirBitset *, graph->n_nodes);
@@ -368,19 +370,22 @@ init_node_sets (MirParamDeps *d, Context *c, const MirFlowGraph *graph)
   c->from = mir_bitset_new (d->n_sources);
   for (guint v = 0; v < graph->n_nodes; v++)
     {
-      ValueReads r = { fx->vars, mir_bitset_new (c->n_vars) };
+      ValueReads r = { fx->vars, reads };
       if (graph->nodes[v].stmt)
         mir_stmt_foreach_expr ((MirStmt *) graph->nodes[v].stmt, add_value_reads, &r);
-      d->reads[v] = r.set;
+      c->read_vars[v] = members (reads);
+      d->reads[v] = (MirBitset *) (c->read_vars[v]->len ? mir_bitset_pool_copy (d->pool, reads)
+                                                        : mir_bitset_pool_empty (d->pool));
       d->control[v] = mir_bitset_new (d->n_sources);
       d->decisions[v] = mir_bitset_new (d->n_sources);
-      c->read_vars[v] = members (r.set);
       c->changes[v] = node_changes (fx, v, changed);
       c->self_update[v] = MIR_FLOW_NONE;
       if (c->changes[v]->len == 1
           && g_array_index (c->changes[v], Change, 0).how == CHANGE_WRITES
-          && mir_bitset_contains (r.set, g_array_index (c->changes[v], Change, 0).var))
+          && mir_bitset_contains (reads, g_array_index (c->changes[v], Change, 0).var))
         c->self_update[v] = g_array_index (c->changes[v], Change, 0).var;
+      for (guint i = 0; i < c->read_vars[v]->len; i++)
+        mir_bitset_remove (reads, g_array_index (c->read_vars[v], guint, i));
     }
 }
 
@@ -404,7 +409,7 @@ mir_param_dependence (MirFlowGraph *graph, const char *const *sources, gboolean 
 {
   MirParamDeps *d = g_new0 (MirParamDeps, 1);
   Context c = { .deps = d };
-  MirBitset **cd = mir_control_dependence (graph);
+  GArray **cd = mir_control_dependence_lists (graph);
 
   d->effects = mir_effects_new (graph, sources);
   set_sources (d, sources);
@@ -423,7 +428,7 @@ mir_param_dependence (MirFlowGraph *graph, const char *const *sources, gboolean 
         break;
       mir_set_facts_free (d->facts);
     }
-  mir_control_dependence_free (cd, graph->n_nodes);
+  mir_control_dependence_lists_free (cd, graph->n_nodes);
   context_clear (&c, graph->n_nodes);
   return d;
 }
@@ -437,8 +442,8 @@ mir_param_deps_free (MirParamDeps *d)
     {
       mir_bitset_free (d->control[v]);
       mir_bitset_free (d->decisions[v]);
-      mir_bitset_free (d->reads[v]);
     }
+  mir_bitset_pool_free (d->pool);
   g_free (d->reads);
   g_free (d->control);
   g_free (d->decisions);

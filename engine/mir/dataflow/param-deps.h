@@ -37,11 +37,13 @@ typedef struct {
   MirBitset   **decisions;   /* per branching node: the sources its decision
                               * depends on (empty for other nodes) */
   guint         n_rounds;    /* times the data-flow problem was solved */
-  MirBitset   **reads;       /* per node: the variables whose values it reads */
+  MirBitset   **reads;       /* per node: the variables whose values it reads
+                              * (shared sets, not to be changed) */
   /* private: the pairs, numbered per variable */
   guint        *first_pair;  /* per variable number, and one past the last */
   guint        *pair_source;
   guint         n_pairs;
+  MirBitsetPool *pool;       /* of reads */
 } MirParamDeps;
 
 MirParamDeps *mir_param_dependence (MirFlowGraph *graph, const char *const *sources,
