@@ -258,7 +258,7 @@ mir_bitset_pool_free (MirBitsetPool *pool)
 }
 
 const MirBitset *
-mir_bitset_pool_empty (MirBitsetPool *pool)
+mir_bitset_pool_empty (const MirBitsetPool *pool)
 {
   return pool->empty;
 }
@@ -269,8 +269,6 @@ mir_bitset_pool_copy (MirBitsetPool *pool, const MirBitset *set)
   MirBitset *copy;
 
   g_return_val_if_fail (set->n_bits == pool->n_bits, NULL);
-  if (mir_bitset_is_empty (set))
-    return pool->empty;
   if (pool->used + pool->set_bytes > pool->capacity)
     {
       gsize most = MAX (POOL_BLOCK_BYTES / pool->set_bytes, 1) * pool->set_bytes;

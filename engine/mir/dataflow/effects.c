@@ -478,6 +478,12 @@ mir_effects_new (const MirFlowGraph *graph, const char *const *extra)
   return fx;
 }
 
+const MirBitset *
+mir_effects_empty (const MirEffects *fx)
+{
+  return mir_bitset_pool_empty (fx->pool);
+}
+
 void
 mir_effects_free (MirEffects *fx)
 {

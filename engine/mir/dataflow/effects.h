@@ -62,6 +62,9 @@ typedef struct {
  * appearance, then the names in `extra` (may be NULL) not seen. */
 MirEffects *mir_effects_new  (const MirFlowGraph *graph, const char *const *extra);
 void        mir_effects_free (MirEffects *effects);
+/* The one set that every empty set of `effects` is: a set at this address
+ * needs no work. */
+const MirBitset *mir_effects_empty (const MirEffects *effects);
 
 /* Whether a variable expression names a variable (not a function). */
 gboolean    mir_expr_is_variable  (const MirExpr *e);

@@ -281,17 +281,16 @@ update_control (const Context *c, const MirFlowGraph *graph, GArray **cd)
   gboolean grew = FALSE;
 
   for (guint b = 0; b < graph->n_nodes; b++)
-    {
-      mir_bitset_assign (d->decisions[b], d->control[b]);
-      if (graph->nodes[b].n_succs > 1)
+    if (graph->nodes[b].n_succs > 1)
+      {
+        mir_bitset_assign (d->decisions[b], d->control[b]);
         sources_of_reads (c, mir_set_facts_before_node (d->facts, b), b, MIR_FLOW_NONE,
                           d->decisions[b]);
-      else
-        mir_bitset_clear (d->decisions[b]);
-    }
+      }
+  /* only branching nodes decide anything */
   for (guint b = 0; b < graph->n_nodes; b++)
     {
-      if (mir_bitset_is_empty (d->decisions[b]))
+      if (graph->nodes[b].n_succs < 2 || mir_bitset_is_empty (d->decisions[b]))
         continue;
       for (guint i = 0; i < cd[b]->len; i++)
         grew |= mir_bitset_union (d->control[g_array_index (cd[b], guint, i)], d->decisions[b]);

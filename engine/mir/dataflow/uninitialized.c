@@ -105,16 +105,25 @@ assigned_transfer (const MirFlowGraph *graph, guint node, MirBitset *fact, gpoin
 {
   const Context *c = ud;
   const MirEffects *fx = c->effects;
+  /* most nodes declare, write and end nothing: their sets are the pools'
+   * empty ones, which need no work */
+  const MirBitset *none = mir_effects_empty (fx);
 
   /* reads come first, then a declaration makes a new, unassigned variable
    * unless it gives it a value; the declarations of data and parameters
    * are where the values from outside are read into */
-  mir_bitset_union (fact, c->uses[node]);
-  mir_bitset_assign (c->fresh, fx->declares[node]);
-  mir_bitset_subtract (c->fresh, c->outside);
-  mir_bitset_subtract (fact, c->fresh);
-  mir_bitset_union (fact, fx->writes[node]);
-  mir_bitset_subtract (fact, fx->scope_ends[node]);
+  if (c->uses[node] != mir_bitset_pool_empty (c->pool))
+    mir_bitset_union (fact, c->uses[node]);
+  if (fx->declares[node] != none)
+    {
+      mir_bitset_assign (c->fresh, fx->declares[node]);
+      mir_bitset_subtract (c->fresh, c->outside);
+      mir_bitset_subtract (fact, c->fresh);
+    }
+  if (fx->writes[node] != none)
+    mir_bitset_union (fact, fx->writes[node]);
+  if (fx->scope_ends[node] != none)
+    mir_bitset_subtract (fact, fx->scope_ends[node]);
 }
 
 static MirSetFacts *
@@ -184,7 +193,10 @@ report_uses (MirFlowGraph *graph, const char *const *outside, guint end,
       Report r = { c->effects->vars, mir_set_facts_before_node (facts, v), c->quiet,
                    diagnostics };
 
-      /* most nodes read only what is assigned: no need to look closer */
+      /* a node that reads nothing, or only what is assigned, needs no
+       * closer look */
+      if (c->uses[v] == mir_bitset_pool_empty (c->pool))
+        continue;
       mir_bitset_assign (missing, c->uses[v]);
       mir_bitset_subtract (missing, r.assigned);
       mir_bitset_subtract (missing, c->quiet);
