@@ -6,7 +6,7 @@
 #include "tilde-diagnostic-render.h"
 #include "syntax/parser.h"
 #include "semantics/check.h"
-#include "semantics/pedantic.h"
+#include "tilde-warnings.h"
 
 struct TildeCheckResult {
   gatomicrefcount  ref;
@@ -47,9 +47,9 @@ check_sources (TildeSourceSet *set, gboolean functions_only, const TildeFrontend
     {
       /* Pedantic mode includes the uninitialised-variable warnings. */
       if (opts->pedantic)
-        tilde_pedantic_check (r->program, r->diagnostics);
+        tilde_warnings_pedantic (r->program, r->diagnostics);
       else if (opts->warn_uninitialized)
-        tilde_pedantic_check_uninitialized (r->program, r->diagnostics);
+        tilde_warnings_uninitialized (r->program, r->diagnostics);
     }
   return r;
 }

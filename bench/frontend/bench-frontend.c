@@ -2,8 +2,9 @@
 /*
  * Front-end speed: lexing alone (the floor any front end pays to read the
  * text), parsing, parsing plus type checking (what the editor runs on every
- * pause in typing), and that plus the pedantic checks, side by side, for
- * generated models of growing size and for every model of the corpora.
+ * pause in typing), and that plus the pedantic checks (lowering to the MIR
+ * and its analyses included), side by side, for generated models of
+ * growing size and for every model of the corpora.
  *
  * Usage: bench-frontend GENERATED.stan... -- CORPUS.stan...
  */
@@ -11,9 +12,9 @@
 #include <string.h>
 
 #include "semantics/check.h"
-#include "semantics/pedantic.h"
 #include "syntax/lexer.h"
 #include "syntax/parser.h"
+#include "tilde-warnings.h"
 
 typedef enum { STAGE_LEX, STAGE_PARSE, STAGE_CHECK, STAGE_PEDANTIC, N_STAGES } Stage;
 
@@ -45,7 +46,7 @@ run_once (Stage stage, const char *name, const char *text)
       if (ok && stage >= STAGE_CHECK)
         ok = tilde_check_program (program, NULL, diags);
       if (ok && stage == STAGE_PEDANTIC)
-        tilde_pedantic_check (program, diags);
+        tilde_warnings_pedantic (program, diags);
       tilde_program_free (program);
     }
   return ok;

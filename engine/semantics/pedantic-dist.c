@@ -353,9 +353,8 @@ check_dist (Pedantic *P, const Dist *d)
 /* ---- finding distributions ---- */
 
 static void
-check_occurrence (Pedantic *P, PedFlow *flow, int node, const char *family,
-                  const TildeSpan *span, TildeExpr *const *args, int n_args,
-                  const TildeExpr *variate)
+check_occurrence (Pedantic *P, const char *family, const TildeSpan *span,
+                  TildeExpr *const *args, int n_args, const TildeExpr *variate)
 {
   Dist d = { family, *span, NULL, 0 };
   int k = 0;
@@ -363,20 +362,37 @@ check_occurrence (Pedantic *P, PedFlow *flow, int node, const char *family,
   d.n_args = n_args + (variate ? 1 : 0);
   d.args = g_new0 (PedValue, MAX (d.n_args, 1));
   if (variate)
-    _ped_value (flow, node, variate, &d.args[k++]);
+    _ped_value (P, variate, &d.args[k++]);
   for (int i = 0; i < n_args; i++)
-    _ped_value (flow, node, args[i], &d.args[k++]);
+    _ped_value (P, args[i], &d.args[k++]);
   check_dist (P, &d);
   for (int i = 0; i < d.n_args; i++)
     _ped_value_clear (&d.args[i]);
   g_free (d.args);
 }
 
+/* What to do with each distribution found: check it, or note the variables
+ * whose values checking it looks up. */
 typedef struct {
-  Pedantic *P;
-  PedFlow  *flow;
-  int       node;
+  Pedantic   *P;
+  GHashTable *seen;     /* NULL: check */
+  GPtrArray  *names;
 } Scan;
+
+static void
+found (Scan *scan, const char *family, const TildeSpan *span, TildeExpr *const *args,
+       int n_args, const TildeExpr *variate)
+{
+  if (scan->seen == NULL)
+    {
+      check_occurrence (scan->P, family, span, args, n_args, variate);
+      return;
+    }
+  if (variate)
+    _ped_value_variables (scan->P, variate, scan->seen, scan->names);
+  for (int i = 0; i < n_args; i++)
+    _ped_value_variables (scan->P, args[i], scan->seen, scan->names);
+}
 
 /* Calls of built-in foo_lupdf / foo_lupmf. */
 static void
@@ -390,28 +406,111 @@ scan_call (const TildeExpr *e, gpointer data)
     return;
   family = _ped_density_family (e->u.call.name.name, &unnormalized);
   if (family && unnormalized && tilde_library_is_distribution (family))
-    check_occurrence (scan->P, scan->flow, scan->node, family, &e->span, e->u.call.args,
-                      e->u.call.n_args, NULL);
+    found (scan, family, &e->span, e->u.call.args, e->u.call.n_args, NULL);
+}
+
+static void
+scan_stmt (TildeStmt *s, gpointer data)
+{
+  Scan *scan = data;
+  g_autoptr (GPtrArray) exprs = g_ptr_array_new ();
+
+  if (s->kind == TILDE_STMT_TILDE && s->u.tilde.decl == NULL && s->u.tilde.distribution.name
+      && tilde_library_is_distribution (s->u.tilde.distribution.name))
+    found (scan, s->u.tilde.distribution.name, &s->span, s->u.tilde.args, s->u.tilde.n_args,
+           s->u.tilde.arg);
+  _ped_stmt_exprs (s, exprs);
+  for (guint k = 0; k < exprs->len; k++)
+    _ped_expr_foreach (g_ptr_array_index (exprs, k), scan_call, scan);
+}
+
+static void
+scan_program (Pedantic *P, Scan *scan)
+{
+  g_autoptr (GPtrArray) funs = _ped_function_definitions (P);
+
+  _ped_foreach_model_stmt (P, scan_stmt, scan);
+  for (guint i = 0; i < funs->len; i++)
+    _ped_foreach_function_stmt (g_ptr_array_index (funs, i), scan_stmt, scan);
 }
 
 void
-_ped_check_distributions (Pedantic *P, PedFlow *flow)
+_ped_check_distributions (Pedantic *P)
 {
-  for (guint i = 0; i < flow->nodes->len; i++)
+  Scan scan = { P, NULL, NULL };
+
+  scan_program (P, &scan);
+}
+
+/* The statements that may give a variable a whole value: name -> GPtrArray
+ * of TildeStmt*. */
+static void
+add_definition (GHashTable *defs, const char *name, TildeStmt *s)
+{
+  GPtrArray *list = g_hash_table_lookup (defs, name);
+
+  if (list == NULL)
     {
-      const PedNode *node = _ped_flow_node (flow, (int) i);
-      Scan scan = { P, flow, (int) i };
-
-      if (node->kind == PED_NODE_TILDE && node->stmt->u.tilde.decl == NULL
-          && node->stmt->u.tilde.distribution.name
-          && tilde_library_is_distribution (node->stmt->u.tilde.distribution.name))
-        {
-          const TildeStmt *s = node->stmt;
-
-          check_occurrence (P, flow, (int) i, s->u.tilde.distribution.name, &s->span,
-                            s->u.tilde.args, s->u.tilde.n_args, s->u.tilde.arg);
-        }
-      for (guint k = 0; k < node->exprs->len; k++)
-        _ped_expr_foreach (g_ptr_array_index (node->exprs, k), scan_call, &scan);
+      list = g_ptr_array_new ();
+      g_hash_table_insert (defs, (gpointer) name, list);
     }
+  g_ptr_array_add (list, s);
+}
+
+static void
+note_definitions (TildeStmt *s, gpointer data)
+{
+  GHashTable *d = data;
+  const TildeExpr *lhs;
+
+  if (s->kind == TILDE_STMT_VAR_DECL)
+    for (int i = 0; i < s->u.var_decl.n_items; i++)
+      add_definition (d, s->u.var_decl.items[i].ident.name, s);
+  else if (s->kind == TILDE_STMT_ASSIGN && s->u.assign.op == TILDE_ASSIGN_PLAIN
+           && (lhs = _ped_strip_parens (s->u.assign.lhs))->kind == TILDE_EXPR_VARIABLE)
+    add_definition (d, lhs->u.variable.name, s);
+}
+
+/* The variables read by distribution arguments, and those read by whatever
+ * may be assigned to these, and so on: what _ped_value may look up. */
+void
+_ped_track_distribution_values (Pedantic *P)
+{
+  g_autoptr (GHashTable) seen = NULL;
+  g_autoptr (GHashTable) defs = NULL;
+  g_autoptr (GPtrArray) names = NULL;
+  g_autoptr (GPtrArray) funs = NULL;
+  Scan scan = { P, NULL, NULL };
+
+  if (P->flow == NULL || P->flow->track == NULL)
+    return;
+  seen = g_hash_table_new (NULL, NULL);
+  names = g_ptr_array_new ();
+  scan.seen = seen;
+  scan.names = names;
+  scan_program (P, &scan);
+  defs = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
+  funs = _ped_function_definitions (P);
+  _ped_foreach_model_stmt (P, note_definitions, defs);
+  for (guint i = 0; i < funs->len; i++)
+    _ped_foreach_function_stmt (g_ptr_array_index (funs, i), note_definitions, defs);
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = g_ptr_array_index (names, i);
+      const GPtrArray *of_name = g_hash_table_lookup (defs, name);
+
+      for (guint k = 0; of_name && k < of_name->len; k++)
+        {
+          const TildeStmt *def = g_ptr_array_index (of_name, k);
+
+          if (def->kind == TILDE_STMT_ASSIGN)
+            _ped_value_variables (P, def->u.assign.rhs, seen, names);
+          else
+            for (int j = 0; j < def->u.var_decl.n_items; j++)
+              if (def->u.var_decl.items[j].ident.name == name)
+                _ped_value_variables (P, def->u.var_decl.items[j].init, seen, names);
+        }
+    }
+  g_ptr_array_add (names, NULL);
+  P->flow->track (P->flow->data, (const char *const *) names->pdata);
 }

@@ -6,8 +6,9 @@
  * term of a `target +=` sum, each `~`, each call of an _lp function and each
  * reject; a factor touches the data and parameters its value or its
  * execution depends on (through local variables and transformed parameters,
- * by reaching definitions, and through the control flow around it). Scalar
- * integer data are taken for sizes and left out.
+ * and through the control flow around it: the MIR's dependence analysis,
+ * asked through the flow). Scalar integer data are taken for sizes and left
+ * out.
  *
  * A parameter that touches no factor is unused. stanc's prior of parameter
  * P is a neighbouring factor from which no data can be reached once P is
@@ -46,7 +47,7 @@ typedef enum {
 
 typedef struct {
   FactorKind       kind;
-  int              node;
+  const TildeStmt *stmt;
   const TildeExpr *variate;       /* a density's variate, or NULL */
   GArray          *vars;          /* guint: data and parameters it touches */
   GArray          *value_vars;    /* guint: those its value depends on */
@@ -55,11 +56,14 @@ typedef struct {
 
 typedef struct {
   Pedantic *P;
-  PedFlow  *flow;
   GArray   *factors;     /* Factor */
   GPtrArray *var_map;    /* per variable: GArray of factor indices, or NULL */
   guint8   *is_size;     /* scalar int data */
   guint     n_vars;
+  /* marks that need no clearing: x is marked when mark[x] == stamp */
+  guint    *var_mark;
+  guint    *factor_mark;
+  guint     stamp;
 } Graph;
 
 static gboolean
@@ -78,39 +82,74 @@ integer_valued (const PedVar *var)
   return t && t->kind == TILDE_DECL_INT;
 }
 
-/* The data and parameter indices among `direct` and what they depend on. */
-static GArray *
-factor_vars (Graph *g, int node, const GArray *direct, gboolean with_parents)
+static int
+compare_indices (gconstpointer a, gconstpointer b)
 {
-  guint n_nodes = g->flow->nodes->len;
-  g_autofree guint8 *visited = g_new0 (guint8, n_nodes);
-  g_autofree guint8 *seen = g_new0 (guint8, g->n_vars);
+  guint x = *(const guint *) a, y = *(const guint *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* The data and parameters among `found` (PedVar*, repeats possible), as
+ * sorted indices. */
+static GArray *
+graph_vars_of (Graph *g, const GPtrArray *found)
+{
   GArray *vars = g_array_new (FALSE, FALSE, sizeof (guint));
 
-  _ped_flow_uses_deps (g->flow, node, direct, with_parents, visited);
-  _ped_flow_marked_vars (g->flow, visited, seen);
-  for (guint u = 0; u < direct->len; u++)
-    seen[g_array_index (direct, PedUse, u).var->index] = 1;
-  for (guint v = 0; v < g->n_vars; v++)
-    if (seen[v] && graph_var (g_ptr_array_index (g->P->vars, v)))
-      g_array_append_val (vars, v);
+  g->stamp++;
+  for (guint i = 0; i < found->len; i++)
+    {
+      const PedVar *var = g_ptr_array_index (found, i);
+
+      if (graph_var (var) && g->var_mark[var->index] != g->stamp)
+        {
+          g->var_mark[var->index] = g->stamp;
+          g_array_append_val (vars, var->index);
+        }
+    }
+  g_array_sort (vars, compare_indices);
   return vars;
 }
 
 static void
-add_factor (Graph *g, FactorKind kind, int node, const GArray *direct, const TildeExpr *variate)
+mark_expr (const TildeExpr *e, gpointer data)
 {
-  Factor f = { kind, node, variate, NULL, NULL, NULL };
+  g_hash_table_add (data, (gpointer) e);
+}
 
-  f.vars = factor_vars (g, node, direct, TRUE);
-  f.value_vars = factor_vars (g, node, direct, FALSE);
+/* A factor touches what the values it reads (`direct`) depend on and what
+ * decides whether `stmt` runs; its value, only the former; its variate,
+ * what the variate's values depend on. */
+static void
+add_factor (Graph *g, FactorKind kind, const TildeStmt *stmt, const GArray *direct,
+            const TildeExpr *variate)
+{
+  Factor f = { kind, stmt, variate, NULL, NULL, NULL };
+  g_autoptr (GPtrArray) value = g_ptr_array_new ();
+  g_autoptr (GPtrArray) of_variate = g_ptr_array_new ();
+  g_autoptr (GHashTable) in_variate = NULL;
+
   if (variate)
     {
-      g_autoptr(GArray) uses = g_array_new (FALSE, FALSE, sizeof (PedUse));
-
-      _ped_expr_uses (g->P, variate, uses);
-      f.variate_vars = factor_vars (g, node, uses, FALSE);
+      in_variate = g_hash_table_new (NULL, NULL);
+      _ped_expr_foreach (variate, mark_expr, in_variate);
     }
+  for (guint u = 0; u < direct->len; u++)
+    {
+      const PedUse *use = &g_array_index (direct, PedUse, u);
+      guint start = value->len;
+
+      _ped_value_sources (g->P, use, value);
+      if (in_variate && g_hash_table_contains (in_variate, use->expr))
+        for (guint i = start; i < value->len; i++)
+          g_ptr_array_add (of_variate, g_ptr_array_index (value, i));
+    }
+  f.value_vars = graph_vars_of (g, value);
+  if (variate)
+    f.variate_vars = graph_vars_of (g, of_variate);
+  _ped_control_sources (g->P, stmt, value);
+  f.vars = graph_vars_of (g, value);
   g_array_append_val (g->factors, f);
 }
 
@@ -126,7 +165,7 @@ density_variate (const TildeExpr *e)
 }
 
 static void
-add_terms (Graph *g, FactorKind kind, int node, const TildeExpr *e)
+add_terms (Graph *g, FactorKind kind, const TildeStmt *stmt, const TildeExpr *e)
 {
   g_autoptr(GArray) uses = NULL;
 
@@ -135,45 +174,60 @@ add_terms (Graph *g, FactorKind kind, int node, const TildeExpr *e)
     return;
   if (e->kind == TILDE_EXPR_BINARY && e->u.binary.op == TILDE_OP_PLUS)
     {
-      add_terms (g, kind, node, e->u.binary.lhs);
-      add_terms (g, kind, node, e->u.binary.rhs);
+      add_terms (g, kind, stmt, e->u.binary.lhs);
+      add_terms (g, kind, stmt, e->u.binary.rhs);
       return;
     }
   uses = g_array_new (FALSE, FALSE, sizeof (PedUse));
   _ped_expr_uses (g->P, e, uses);
-  add_factor (g, kind, node, uses, kind == F_TERM ? density_variate (e) : NULL);
+  add_factor (g, kind, stmt, uses, kind == F_TERM ? density_variate (e) : NULL);
+}
+
+/* The uses of everything a statement evaluates. */
+static GArray *
+stmt_uses (Graph *g, const TildeStmt *s)
+{
+  g_autoptr (GPtrArray) exprs = g_ptr_array_new ();
+  GArray *uses = g_array_new (FALSE, FALSE, sizeof (PedUse));
+
+  _ped_stmt_exprs (s, exprs);
+  for (guint k = 0; k < exprs->len; k++)
+    _ped_expr_uses (g->P, g_ptr_array_index (exprs, k), uses);
+  return uses;
 }
 
 static void
-extract_factors (Graph *g)
+extract_factor (TildeStmt *s, gpointer data)
 {
-  g_autoptr(GArray) none = g_array_new (FALSE, FALSE, sizeof (PedUse));
+  Graph *g = data;
+  g_autoptr(GArray) uses = NULL;
 
-  for (guint i = 0; i < g->flow->nodes->len; i++)
+  switch (s->kind)
     {
-      const PedNode *node = _ped_flow_node (g->flow, (int) i);
-
-      switch (node->kind)
+    case TILDE_STMT_TARGET_PLUS:
+      add_terms (g, F_TERM, s, s->u.increment.expr);
+      break;
+    case TILDE_STMT_JACOBIAN_PLUS:
+      add_terms (g, F_JACOBIAN, s, s->u.increment.expr);
+      break;
+    case TILDE_STMT_TILDE:
+      uses = stmt_uses (g, s);
+      add_factor (g, F_TERM, s, uses, s->u.tilde.arg);
+      break;
+    case TILDE_STMT_REJECT:
+    case TILDE_STMT_FATAL_ERROR:
+      uses = g_array_new (FALSE, FALSE, sizeof (PedUse));
+      add_factor (g, F_REJECT, s, uses, NULL);
+      break;
+    case TILDE_STMT_CALL:
+      if (g_str_has_suffix (s->u.call.name.name, "_lp"))
         {
-        case PED_NODE_TARGET:
-          add_terms (g, F_TERM, (int) i, node->stmt->u.increment.expr);
-          break;
-        case PED_NODE_JACOBIAN:
-          add_terms (g, F_JACOBIAN, (int) i, node->stmt->u.increment.expr);
-          break;
-        case PED_NODE_TILDE:
-          add_factor (g, F_TERM, (int) i, node->uses, node->stmt->u.tilde.arg);
-          break;
-        case PED_NODE_REJECT:
-          add_factor (g, F_REJECT, (int) i, none, NULL);
-          break;
-        case PED_NODE_CALL:
-          if (g_str_has_suffix (node->stmt->u.call.name.name, "_lp"))
-            add_factor (g, F_LP, (int) i, node->uses, NULL);
-          break;
-        default:
-          break;
+          uses = stmt_uses (g, s);
+          add_factor (g, F_LP, s, uses, NULL);
         }
+      break;
+    default:
+      break;
     }
 }
 
@@ -219,27 +273,30 @@ is_goal (Graph *g, guint v)
 static gboolean
 reaches_data (Graph *g, const Factor *f, guint p)
 {
-  g_autofree guint8 *visited = g_new0 (guint8, g->n_vars);
   g_autoptr(GArray) queue = g_array_new (FALSE, FALSE, sizeof (guint));
 
-  for (guint k = 0; k < f->vars->len; k++)
-    g_array_append_val (queue, g_array_index (f->vars, guint, k));
+  g->stamp++;
+  g_array_append_vals (queue, f->vars->data, f->vars->len);
   while (queue->len > 0)
     {
       guint v = g_array_index (queue, guint, queue->len - 1);
       const GArray *facs;
 
       g_array_set_size (queue, queue->len - 1);
-      if (v == p || g->is_size[v] || visited[v])
+      if (v == p || g->is_size[v] || g->var_mark[v] == g->stamp)
         continue;
-      visited[v] = 1;
+      g->var_mark[v] = g->stamp;
       if (is_goal (g, v))
         return TRUE;
       facs = g_ptr_array_index (g->var_map, v);
       for (guint k = 0; facs && k < facs->len; k++)
         {
-          const Factor *next = &g_array_index (g->factors, Factor, g_array_index (facs, guint, k));
+          guint n = g_array_index (facs, guint, k);
+          const Factor *next = &g_array_index (g->factors, Factor, n);
 
+          if (g->factor_mark[n] == g->stamp)
+            continue;
+          g->factor_mark[n] = g->stamp;
           g_array_append_vals (queue, next->vars->data, next->vars->len);
         }
     }
@@ -314,20 +371,22 @@ report (Graph *g)
 }
 
 void
-_ped_check_factor_graph (Pedantic *P, PedFlow *model)
+_ped_check_factor_graph (Pedantic *P)
 {
-  Graph g = { P, model, g_array_new (FALSE, FALSE, sizeof (Factor)),
+  Graph g = { P, g_array_new (FALSE, FALSE, sizeof (Factor)),
               g_ptr_array_new_with_free_func (free_array),
               NULL, P->vars->len };
 
   g.is_size = g_new0 (guint8, MAX (g.n_vars, 1));
+  g.var_mark = g_new0 (guint, MAX (g.n_vars, 1));
   for (guint v = 0; v < g.n_vars; v++)
     {
       const PedVar *var = g_ptr_array_index (P->vars, v);
 
       g.is_size[v] = var->kind == PED_VAR_DATA && var->is_int;
     }
-  extract_factors (&g);
+  _ped_foreach_model_stmt (P, extract_factor, &g);
+  g.factor_mark = g_new0 (guint, MAX (g.factors->len, 1));
   build_var_map (&g);
   report (&g);
   for (guint f = 0; f < g.factors->len; f++)
@@ -342,4 +401,6 @@ _ped_check_factor_graph (Pedantic *P, PedFlow *model)
   g_array_unref (g.factors);
   g_ptr_array_unref (g.var_map);
   g_free (g.is_size);
+  g_free (g.var_mark);
+  g_free (g.factor_mark);
 }

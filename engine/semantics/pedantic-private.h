@@ -1,18 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * What the files of pedantic mode share: pedantic.c drives the checks and
- * owns the variables and the warnings; pedantic-flow.c builds control-flow
- * graphs of statement lists with reaching definitions, dependencies and
- * initialisation; pedantic-value.c evaluates what is known at compile time;
- * pedantic-dist.c checks distribution arguments; pedantic-factor.c builds
- * the factor graph (unused parameters, priors); pedantic-control.c finds
- * control flow that depends on parameters; pedantic-tilde.c looks at the
- * left-hand sides of `~`.
+ * owns the variables, the statement walks and the warnings, and asks the
+ * TildePedanticFlow what the data-flow analyses know; pedantic-value.c
+ * evaluates what is known at compile time; pedantic-dist.c checks
+ * distribution arguments; pedantic-factor.c builds the factor graph (unused
+ * parameters, priors); pedantic-tilde.c looks at the left-hand sides of `~`.
  */
 #pragma once
 
 #include <glib.h>
 
+#include "semantics/pedantic.h"
 #include "syntax/ast.h"
 
 G_BEGIN_DECLS
@@ -41,11 +40,12 @@ typedef struct {
 } PedVar;
 
 typedef struct {
-  const TildeProgram *program;
-  GPtrArray          *vars;       /* PedVar*, owned */
-  GHashTable         *by_decl;    /* PedVar* (stmt, name) -> itself */
-  GHashTable         *globals;    /* name -> PedVar* of block-level variables */
-  GPtrArray          *warnings;   /* PedWarning*, owned */
+  const TildeProgram      *program;
+  const TildePedanticFlow *flow;       /* may be NULL */
+  GPtrArray               *vars;       /* PedVar*, owned */
+  GHashTable              *by_decl;    /* PedVar* (stmt, name) -> itself */
+  GHashTable              *globals;    /* name -> PedVar* of block-level variables */
+  GPtrArray               *warnings;   /* TildeDiagnostic*, the caller's */
 } Pedantic;
 
 /* The variable a VARIABLE expression reads, or NULL (a function name, or
@@ -56,8 +56,6 @@ gboolean _ped_var_is_data (const PedVar *var);   /* data or transformed data */
 /* Records a warning; span NULL: no location. */
 void     _ped_warn (Pedantic *P, const TildeSpan *span, const char *format, ...)
   G_GNUC_PRINTF (3, 4);
-/* stanc's Location_span.to_string: "'f.stan', line 3, column 4 to column 9". */
-char    *_ped_span_to_string (const TildeSpan *span);
 
 /* `e` without the parentheses around it. */
 const TildeExpr *_ped_strip_parens (const TildeExpr *e);
@@ -65,91 +63,44 @@ const TildeExpr *_ped_strip_parens (const TildeExpr *e);
  * *unnormalized tells the _lupdf/_lupmf forms. */
 const char *_ped_density_family (const char *name, gboolean *unnormalized);
 
-/* ---- control-flow graphs (pedantic-flow.c) ---- */
-
-typedef enum {
-  PED_NODE_ENTRY,
-  PED_NODE_DECL,       /* one declared variable, with or without initial value */
-  PED_NODE_ASSIGN,
-  PED_NODE_TILDE,
-  PED_NODE_TARGET,     /* target += */
-  PED_NODE_JACOBIAN,   /* jacobian += */
-  PED_NODE_CALL,       /* a call statement */
-  PED_NODE_PRINT,
-  PED_NODE_REJECT,     /* reject and fatal_error */
-  PED_NODE_RETURN,
-  PED_NODE_IF,
-  PED_NODE_WHILE,
-  PED_NODE_FOR,
-  PED_NODE_FOREACH,
-  PED_NODE_BREAK,
-  PED_NODE_CONTINUE,
-} PedNodeKind;
+/* ---- statements (pedantic.c) ---- */
 
 /* A variable read at a place. */
 typedef struct {
   PedVar          *var;
-  const TildeSpan *span;
+  const TildeExpr *expr;    /* the VARIABLE expression that reads it */
 } PedUse;
 
-typedef struct {
-  PedNodeKind      kind;
-  TildeStmt       *stmt;
-  int              parent;    /* the innermost enclosing if/while/for, or -1 */
-  GPtrArray       *exprs;     /* TildeExpr* the statement evaluates (stanc's rhs) */
-  GArray          *uses;      /* PedUse: the variables those read */
-  GPtrArray       *defs;      /* PedVar* the statement writes */
-  gboolean         strong;    /* overwrites them whole (else an element or field) */
-  gboolean         assigns;   /* gives them a value (a bare declaration does not) */
-  const TildeExpr *value;     /* whole new value of defs[0] when known, for propagation */
-  guint            first_def; /* ids of its definitions: first_def + i */
-  GArray          *preds;     /* int */
-  guint32         *rd_in;     /* reaching definitions at entry (bitset over ids) */
-  GArray          *use_defs;  /* int: the nodes whose definitions its uses read */
-} PedNode;
+typedef void (*PedStmtVisitor) (TildeStmt *stmt, gpointer data);
 
-typedef struct {
-  Pedantic  *P;
-  GArray    *nodes;       /* PedNode; node 0 is the entry */
-  guint      n_defs;
-  GArray    *def_node;    /* int per definition id */
-  GPtrArray *var_defs;    /* per variable index: GArray of definition ids, or NULL */
-  GPtrArray *declared;    /* PedVar* declared by the statements */
-} PedFlow;
-
-/* The graph of the statement lists, one after another. With flatten_loops
- * every loop body runs exactly once (stanc's view for initialisation). */
-PedFlow  *_ped_flow_new (Pedantic *P, TildeStmt **const *lists, const int *lengths,
-                         guint n_lists, gboolean flatten_loops);
-void      _ped_flow_free (PedFlow *flow);
-static inline PedNode *
-_ped_flow_node (PedFlow *flow, int i)
-{
-  return &g_array_index (flow->nodes, PedNode, i);
-}
-/* The nodes whose definitions of `var` reach the entry of `node`. */
-void      _ped_flow_reaching (PedFlow *flow, int node, const PedVar *var, GArray *nodes);
-/* Marks in `visited` (one byte per node) `node` and everything it depends
- * on: its enclosing control flow and the definitions of what it reads,
- * transitively (stanc's node_dependencies). */
-void      _ped_flow_node_deps (PedFlow *flow, int node, guint8 *visited);
-/* Marks what the values of `uses`, read at `node`, depend on; with_parents
- * adds the control flow around `node` (stanc's node_vars_dependencies). */
-void      _ped_flow_uses_deps (PedFlow *flow, int node, const GArray *uses,
-                               gboolean with_parents, guint8 *visited);
-/* Sets seen[var->index] for every variable read by a marked node. */
-void      _ped_flow_marked_vars (PedFlow *flow, const guint8 *visited, guint8 *seen);
-/* Calls `report` for every read of a variable declared in the statements
- * that may happen before it has a value (the graph should be flattened). */
-void      _ped_flow_uninitialized (PedFlow *flow,
-                                   void (*report) (const PedUse *use, gpointer data),
-                                   gpointer data);
+/* Calls `visit` on each statement of the log density (transformed
+ * parameters, then model), nested ones included, parents first. */
+void _ped_foreach_model_stmt    (Pedantic *P, PedStmtVisitor visit, gpointer data);
+/* The same for the body of a function definition. */
+void _ped_foreach_function_stmt (TildeStmt *fun_def, PedStmtVisitor visit, gpointer data);
+/* The function definitions with a body (TildeStmt*). */
+GPtrArray *_ped_function_definitions (Pedantic *P);
+/* Appends the expressions a statement evaluates itself, not those of the
+ * statements nested in it: stanc's right-hand sides, conditions, loop
+ * bounds, arguments. */
+void _ped_stmt_exprs (const TildeStmt *s, GPtrArray *exprs);
 /* Calls `visit` on `e` and every expression inside it, parents first. */
-void      _ped_expr_foreach (const TildeExpr *e,
-                             void (*visit) (const TildeExpr *e, gpointer data),
-                             gpointer data);
-/* The variables read by an expression (function names left out). */
-void      _ped_expr_uses (Pedantic *P, const TildeExpr *e, GArray *uses);
+void _ped_expr_foreach (const TildeExpr *e,
+                        void (*visit) (const TildeExpr *e, gpointer data),
+                        gpointer data);
+/* Appends the variables read by an expression (function names left out). */
+void _ped_expr_uses (Pedantic *P, const TildeExpr *e, GArray *uses);
+
+/* ---- what the flow analyses know (pedantic.c) ---- */
+
+/* The only statement whose definition of its variable reaches `use`, or
+ * NULL. */
+const TildeStmt *_ped_definition (Pedantic *P, const TildeExpr *use);
+/* Appends (PedVar*, repeats possible) the data and parameters the value read
+ * by `use` depends on (the variable itself when it is one). */
+void _ped_value_sources   (Pedantic *P, const PedUse *use, GPtrArray *sources);
+/* Appends those that decide whether `stmt` runs. */
+void _ped_control_sources (Pedantic *P, const TildeStmt *stmt, GPtrArray *sources);
 
 /* ---- compile-time values (pedantic-value.c) ---- */
 
@@ -174,14 +125,22 @@ typedef struct {
   TildeSpan    span;     /* where the value comes from */
 } PedValue;
 
-/* A number known at compile time: literals, arithmetic on them, and (with a
- * flow) variables whose only reaching definition is such a number. node is
- * where `e` is evaluated (-1 without a flow). */
-gboolean _ped_number (PedFlow *flow, int node, const TildeExpr *e, PedNumber *out);
+/* A number known at compile time: literals, arithmetic on them, and (with
+ * P, whose flow knows definitions) variables whose only reaching definition
+ * gives them such a number. */
+gboolean _ped_number (Pedantic *P, const TildeExpr *e, PedNumber *out);
 void     _ped_number_clear (PedNumber *number);
 /* stanc's compile-time view of a distribution argument. */
-void     _ped_value (PedFlow *flow, int node, const TildeExpr *e, PedValue *out);
+void     _ped_value (Pedantic *P, const TildeExpr *e, PedValue *out);
 void     _ped_value_clear (PedValue *value);
+/* The variables whose definitions _ped_value may look up for a
+ * distribution argument `e`: those it reads (data and parameters aside),
+ * added to `names` (interned, no repeats) when not yet in `seen`. */
+void     _ped_value_variables (Pedantic *P, const TildeExpr *e, GHashTable *seen,
+                               GPtrArray *names);
+/* The expression a definition gives `var`: the right-hand side of a plain
+ * assignment of the whole variable, or its initial value. */
+const TildeExpr *_ped_defined_value (Pedantic *P, const TildeStmt *def, const PedVar *var);
 
 typedef enum {
   PED_BOUND_NONE,
@@ -223,16 +182,13 @@ void     _ped_transform (const PedVar *var, PedTransform *out);
 /* ---- the checks ---- */
 
 /* pedantic-dist.c: distribution arguments, uniform, lkj_corr, gamma,
- * unit-scale constants; on the model (TP and model statements) and on
- * function bodies. */
-void _ped_check_distributions (Pedantic *P, PedFlow *flow);
+ * unit-scale constants; on the log density and on function bodies. */
+void _ped_check_distributions (Pedantic *P);
+/* The variables whose definitions the distribution checks look up. */
+void _ped_track_distribution_values (Pedantic *P);
 /* pedantic-factor.c: unused parameters and priors. */
-void _ped_check_factor_graph (Pedantic *P, PedFlow *model);
-/* pedantic-control.c */
-void _ped_check_control_flow (Pedantic *P, PedFlow *model);
-void _ped_check_function_control_flow (Pedantic *P, PedFlow *model, TildeStmt *fun_def,
-                                       PedFlow *body);
+void _ped_check_factor_graph (Pedantic *P);
 /* pedantic-tilde.c: several `~` for one variable, non-linear left-hand sides. */
-void _ped_check_tildes (Pedantic *P, PedFlow *model);
+void _ped_check_tildes (Pedantic *P);
 
 G_END_DECLS

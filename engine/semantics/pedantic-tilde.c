@@ -21,15 +21,15 @@
 
 /* The variate of a statement that adds a density to the target, or NULL. */
 static const TildeExpr *
-variate_of (const PedNode *node)
+variate_of (const TildeStmt *s)
 {
   const TildeExpr *e;
 
-  if (node->kind == PED_NODE_TILDE)
-    return node->stmt->u.tilde.arg;
-  if (node->kind != PED_NODE_TARGET)
+  if (s->kind == TILDE_STMT_TILDE)
+    return s->u.tilde.arg;
+  if (s->kind != TILDE_STMT_TARGET_PLUS)
     return NULL;
-  e = _ped_strip_parens (node->stmt->u.increment.expr);
+  e = _ped_strip_parens (s->u.increment.expr);
   if (e && (e->kind == TILDE_EXPR_CALL || e->kind == TILDE_EXPR_COND_CALL)
       && e->u.call.n_args > 0 && _ped_density_family (e->u.call.name.name, NULL))
     return e->u.call.args[0];
@@ -55,25 +55,34 @@ span_before (const TildeSpan *a, const TildeSpan *b)
   return a->begin_column < b->begin_column;
 }
 
+typedef struct {
+  Pedantic   *P;
+  TildeCount *counts;
+} Counting;
+
 static void
-check_multiple_tildes (Pedantic *P, PedFlow *model)
+count_tilde (TildeStmt *s, gpointer data)
+{
+  Counting *c = data;
+  const TildeExpr *variate = _ped_strip_parens (variate_of (s));
+  PedVar *var;
+  TildeCount *count;
+
+  if (variate == NULL || (var = _ped_var_of_expr (c->P, variate)) == NULL)
+    return;
+  count = &c->counts[var->index];
+  if (count->first == NULL || span_before (&s->span, count->first))
+    count->first = &s->span;
+  count->count++;
+}
+
+static void
+check_multiple_tildes (Pedantic *P)
 {
   g_autofree TildeCount *counts = g_new0 (TildeCount, MAX (P->vars->len, 1));
+  Counting c = { P, counts };
 
-  for (guint i = 0; i < model->nodes->len; i++)
-    {
-      const PedNode *node = _ped_flow_node (model, (int) i);
-      const TildeExpr *variate = _ped_strip_parens (variate_of (node));
-      PedVar *var;
-      TildeCount *c;
-
-      if (variate == NULL || (var = _ped_var_of_expr (P, variate)) == NULL)
-        continue;
-      c = &counts[var->index];
-      if (c->first == NULL || span_before (&node->stmt->span, c->first))
-        c->first = &node->stmt->span;
-      c->count++;
-    }
+  _ped_foreach_model_stmt (P, count_tilde, &c);
   for (guint v = 0; v < P->vars->len; v++)
     {
       const PedVar *var = g_ptr_array_index (P->vars, v);
@@ -224,26 +233,22 @@ only_silent (Pedantic *P, const TildeExpr *e)
 }
 
 static void
-check_nonlinear (Pedantic *P, PedFlow *model)
+check_nonlinear (TildeStmt *s, gpointer data)
 {
-  for (guint i = 0; i < model->nodes->len; i++)
-    {
-      const PedNode *node = _ped_flow_node (model, (int) i);
-      const TildeExpr *variate = variate_of (node);
+  Pedantic *P = data;
+  const TildeExpr *variate = variate_of (s);
 
-      if (variate && !is_linear (variate, TRUE) && !only_silent (P, variate))
-        _ped_warn (P, &node->stmt->span, "Left-hand side of distribution statement (~) may "
-                   "contain a non-linear transform of a parameter or local variable. If it "
-                   "does, you need to include a target += statement with the log absolute "
-                   "determinant of the Jacobian of the transform. You could also consider "
-                   "defining a transformed parameter and using jacobian += in the transformed "
-                   "parameters block.");
-    }
+  if (variate && !is_linear (variate, TRUE) && !only_silent (P, variate))
+    _ped_warn (P, &s->span, "Left-hand side of distribution statement (~) may contain a "
+               "non-linear transform of a parameter or local variable. If it does, you need "
+               "to include a target += statement with the log absolute determinant of the "
+               "Jacobian of the transform. You could also consider defining a transformed "
+               "parameter and using jacobian += in the transformed parameters block.");
 }
 
 void
-_ped_check_tildes (Pedantic *P, PedFlow *model)
+_ped_check_tildes (Pedantic *P)
 {
-  check_multiple_tildes (P, model);
-  check_nonlinear (P, model);
+  check_multiple_tildes (P);
+  _ped_foreach_model_stmt (P, check_nonlinear, P);
 }

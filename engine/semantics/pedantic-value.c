@@ -7,8 +7,9 @@
  * stanc looks at distribution arguments after constant propagation, copy
  * propagation and partial evaluation of the MIR. The same facts come from the
  * typed tree here: literals and arithmetic on them fold, and a variable whose
- * only reaching definition is a plain assignment takes that value, carrying
- * the place of the assigned expression as stanc's substitution does.
+ * only reaching definition (the MIR's, through the flow) is a plain
+ * assignment takes that value, carrying the place of the assigned expression
+ * as stanc's substitution does.
  */
 
 #include "semantics/pedantic-private.h"
@@ -44,36 +45,46 @@ _ped_number_clear (PedNumber *number)
   g_clear_pointer (&number->text, g_free);
 }
 
-/* The whole value a variable has at `node`: its only reaching definition,
- * when that writes all of it with a known expression. */
-static const TildeExpr *
-unique_value (PedFlow *flow, int node, const TildeExpr *e, int *def_node)
+const TildeExpr *
+_ped_defined_value (Pedantic *P, const TildeStmt *def, const PedVar *var)
 {
-  PedVar *var;
-  GArray *defs;
-  const PedNode *def;
-  const TildeExpr *value = NULL;
+  const TildeExpr *lhs;
 
-  if (flow == NULL || node < 0)
-    return NULL;
-  var = _ped_var_of_expr (flow->P, e);
-  if (var == NULL)
-    return NULL;
-  defs = g_array_new (FALSE, FALSE, sizeof (int));
-  _ped_flow_reaching (flow, node, var, defs);
-  if (defs->len == 1)
+  switch (def->kind)
     {
-      *def_node = g_array_index (defs, int, 0);
-      def = _ped_flow_node (flow, *def_node);
-      if (def->strong && def->defs->len == 1 && g_ptr_array_index (def->defs, 0) == var)
-        value = def->value;
+    case TILDE_STMT_ASSIGN:
+      lhs = _ped_strip_parens (def->u.assign.lhs);
+      if (def->u.assign.op == TILDE_ASSIGN_PLAIN && lhs->kind == TILDE_EXPR_VARIABLE
+          && _ped_var_of_expr (P, lhs) == var)
+        return def->u.assign.rhs;
+      return NULL;
+    case TILDE_STMT_VAR_DECL:
+      for (int i = 0; i < def->u.var_decl.n_items; i++)
+        if (def->u.var_decl.items[i].ident.name == var->name && def == var->stmt)
+          return def->u.var_decl.items[i].init;
+      return NULL;
+    default:
+      return NULL;
     }
-  g_array_unref (defs);
-  return value;
 }
 
-static gboolean number_at (PedFlow *flow, int node, const TildeExpr *e, PedNumber *out,
-                           int depth);
+/* The whole value the variable read by `use` has for sure: its only
+ * reaching definition, when that writes all of it with a known
+ * expression. */
+static const TildeExpr *
+unique_value (Pedantic *P, const TildeExpr *use)
+{
+  PedVar *var;
+  const TildeStmt *def;
+
+  if (P == NULL || P->flow == NULL)
+    return NULL;
+  var = _ped_var_of_expr (P, use);
+  def = var ? _ped_definition (P, use) : NULL;
+  return def ? _ped_defined_value (P, def, var) : NULL;
+}
+
+static gboolean number_at (Pedantic *P, const TildeExpr *e, PedNumber *out, int depth);
 
 static gboolean
 literal (const TildeExpr *e, gboolean is_int, PedNumber *out)
@@ -138,13 +149,12 @@ fold_real (TildeBinaryOp op, double a, double b, double *result)
 }
 
 static gboolean
-binary (PedFlow *flow, int node, const TildeExpr *e, PedNumber *out, int depth)
+binary (Pedantic *P, const TildeExpr *e, PedNumber *out, int depth)
 {
   PedNumber a = { 0 }, b = { 0 };
   gboolean ok = FALSE;
 
-  if (number_at (flow, node, e->u.binary.lhs, &a, depth)
-      && number_at (flow, node, e->u.binary.rhs, &b, depth))
+  if (number_at (P, e->u.binary.lhs, &a, depth) && number_at (P, e->u.binary.rhs, &b, depth))
     {
       gint64 i;
       double r;
@@ -177,10 +187,9 @@ binary (PedFlow *flow, int node, const TildeExpr *e, PedNumber *out, int depth)
 }
 
 static gboolean
-number_at (PedFlow *flow, int node, const TildeExpr *e, PedNumber *out, int depth)
+number_at (Pedantic *P, const TildeExpr *e, PedNumber *out, int depth)
 {
   const TildeExpr *value;
-  int def_node = -1;
 
   if (e == NULL || depth > MAX_CHAIN)
     return FALSE;
@@ -191,12 +200,12 @@ number_at (PedFlow *flow, int node, const TildeExpr *e, PedNumber *out, int dept
     case TILDE_EXPR_REAL:
       return literal (e, FALSE, out);
     case TILDE_EXPR_PAREN:
-      return number_at (flow, node, e->u.paren.inner, out, depth);
+      return number_at (P, e->u.paren.inner, out, depth);
     case TILDE_EXPR_PREFIX:
       if (e->u.prefix.op == TILDE_OP_PROMOTE)
-        return number_at (flow, node, e->u.prefix.operand, out, depth);
+        return number_at (P, e->u.prefix.operand, out, depth);
       if (e->u.prefix.op != TILDE_OP_NEGATE
-          || !number_at (flow, node, e->u.prefix.operand, out, depth))
+          || !number_at (P, e->u.prefix.operand, out, depth))
         return FALSE;
       {
         char *text = g_strconcat ("-", out->text, NULL);
@@ -208,20 +217,20 @@ number_at (PedFlow *flow, int node, const TildeExpr *e, PedNumber *out, int dept
       }
       return TRUE;
     case TILDE_EXPR_BINARY:
-      return binary (flow, node, e, out, depth);
+      return binary (P, e, out, depth);
     case TILDE_EXPR_VARIABLE:
-      value = unique_value (flow, node, e, &def_node);
-      return value && number_at (flow, def_node, value, out, depth + 1);
+      value = unique_value (P, e);
+      return value && number_at (P, value, out, depth + 1);
     default:
       return FALSE;
     }
 }
 
 gboolean
-_ped_number (PedFlow *flow, int node, const TildeExpr *e, PedNumber *out)
+_ped_number (Pedantic *P, const TildeExpr *e, PedNumber *out)
 {
   memset (out, 0, sizeof *out);
-  if (number_at (flow, node, e, out, 0))
+  if (number_at (P, e, out, 0))
     return TRUE;
   _ped_number_clear (out);
   return FALSE;
@@ -234,16 +243,15 @@ _ped_value_clear (PedValue *value)
 }
 
 static void
-value_at (PedFlow *flow, int node, const TildeExpr *e, PedValue *out, int depth)
+value_at (Pedantic *P, const TildeExpr *e, PedValue *out, int depth)
 {
   const TildeExpr *stripped = _ped_strip_parens (e);
 
   out->span = stripped->span;
-  if (stripped->kind == TILDE_EXPR_VARIABLE && flow)
+  if (stripped->kind == TILDE_EXPR_VARIABLE)
     {
-      PedVar *var = _ped_var_of_expr (flow->P, stripped);
+      PedVar *var = _ped_var_of_expr (P, stripped);
       const TildeExpr *value;
-      int def_node = -1;
 
       if (var && var->kind == PED_VAR_PARAM)
         {
@@ -257,12 +265,12 @@ value_at (PedFlow *flow, int node, const TildeExpr *e, PedValue *out, int depth)
           out->var = var;
           return;
         }
-      value = depth < MAX_CHAIN ? unique_value (flow, node, stripped, &def_node) : NULL;
+      value = depth < MAX_CHAIN ? unique_value (P, stripped) : NULL;
       if (value)
-        value_at (flow, def_node, value, out, depth + 1);
+        value_at (P, value, out, depth + 1);
       return;
     }
-  if (number_at (flow, node, stripped, &out->number, depth))
+  if (number_at (P, stripped, &out->number, depth))
     {
       out->kind = PED_VALUE_NUMBER;
       out->span = out->number.span;
@@ -272,13 +280,43 @@ value_at (PedFlow *flow, int node, const TildeExpr *e, PedValue *out, int depth)
 }
 
 void
-_ped_value (PedFlow *flow, int node, const TildeExpr *e, PedValue *out)
+_ped_value (Pedantic *P, const TildeExpr *e, PedValue *out)
 {
   memset (out, 0, sizeof *out);
   out->kind = PED_VALUE_OPAQUE;
   if (e)
-    value_at (flow, node, e, out, 0);
+    value_at (P, e, out, 0);
 }
+
+/* The variables number_at and value_at may look through. */
+void
+_ped_value_variables (Pedantic *P, const TildeExpr *e, GHashTable *seen, GPtrArray *names)
+{
+  const PedVar *var;
+
+  e = _ped_strip_parens (e);
+  if (e == NULL)
+    return;
+  switch (e->kind)
+    {
+    case TILDE_EXPR_VARIABLE:
+      var = _ped_var_of_expr (P, e);
+      if (var && var->kind != PED_VAR_PARAM && !_ped_var_is_data (var)
+          && g_hash_table_add (seen, (gpointer) var->name))
+        g_ptr_array_add (names, (gpointer) var->name);
+      break;
+    case TILDE_EXPR_PREFIX:
+      _ped_value_variables (P, e->u.prefix.operand, seen, names);
+      break;
+    case TILDE_EXPR_BINARY:
+      _ped_value_variables (P, e->u.binary.lhs, seen, names);
+      _ped_value_variables (P, e->u.binary.rhs, seen, names);
+      break;
+    default:
+      break;
+    }
+}
+
 
 /* ---- declared constraints ---- */
 
@@ -291,7 +329,7 @@ bound_of (const TildeExpr *e)
   if (e == NULL)
     return bound;
   bound.kind = PED_BOUND_NONLIT;
-  if (_ped_number (NULL, -1, e, &number))
+  if (_ped_number (NULL, e, &number))
     {
       bound.kind = PED_BOUND_LIT;
       bound.value = number.value;

@@ -2,12 +2,9 @@
 #define G_LOG_DOMAIN "tilde-engine"
 
 /*
- * Pedantic mode's driver: the variables of the program, the graphs the
- * checks share, the warnings and their order.
- *
- * stanc collects its pedantic warnings in a set of (location, message),
- * sorts it and prints it backwards; duplicates vanish, warnings without a
- * location (which sort first) come out last.
+ * Pedantic mode's driver on the typed tree: the variables of the program,
+ * the statements the checks walk, what the flow analyses are asked, the
+ * warnings.
  */
 
 #include "semantics/pedantic.h"
@@ -17,19 +14,6 @@
 
 #include <stdarg.h>
 #include <string.h>
-
-typedef struct {
-  gboolean  located;
-  TildeSpan span;
-  char     *message;
-} PedWarning;
-
-static void
-warning_free (PedWarning *w)
-{
-  g_free (w->message);
-  g_free (w);
-}
 
 /* ---- variables ---- */
 
@@ -217,120 +201,53 @@ _ped_density_family (const char *name, gboolean *unnormalized)
 
 /* ---- warnings ---- */
 
-void
-_ped_warn (Pedantic *P, const TildeSpan *span, const char *format, ...)
-{
-  PedWarning *w = g_new0 (PedWarning, 1);
-  va_list args;
-
-  va_start (args, format);
-  w->message = g_strdup_vprintf (format, args);
-  va_end (args);
-  if (span && span->file)
-    {
-      w->located = TRUE;
-      w->span = *span;
-    }
-  g_ptr_array_add (P->warnings, w);
-}
-
 static const TildeSourceFile *
 end_file (const TildeSpan *span)
 {
   return span->end_file ? span->end_file : span->file;
 }
 
-char *
-_ped_span_to_string (const TildeSpan *span)
+/* A span that runs into another file is cut at its beginning, as the type
+ * checker does. */
+void
+_ped_warn (Pedantic *P, const TildeSpan *span, const char *format, ...)
 {
-  GString *out = g_string_new (NULL);
-
-  g_string_append_printf (out, "'%s', line %d, column %d", span->file->name,
-                          span->begin_line, span->begin_column);
-  for (const TildeSourceFile *f = span->file; f->included_from; f = f->included_from)
-    g_string_append_printf (out, ", included from\n'%s', line %d, column %d",
-                            f->included_from->name, f->include_line, f->include_column);
-  if (span->file->included_from == NULL && end_file (span) == span->file)
-    {
-      g_string_append (out, " to ");
-      if (span->end_line != span->begin_line)
-        g_string_append_printf (out, "line %d, ", span->end_line);
-      g_string_append_printf (out, "column %d", span->end_column);
-    }
-  return g_string_free (out, FALSE);
-}
-
-/* stanc's order on (location, message): file name, line, column of the
- * beginning, then of the end; no location sorts before any. */
-static int
-compare_warnings (gconstpointer a, gconstpointer b)
-{
-  const PedWarning *x = *(PedWarning *const *) a, *y = *(PedWarning *const *) b;
-  int c;
-
-  if (x->located != y->located)
-    return x->located ? 1 : -1;
-  if (x->located)
-    {
-      const int kx[] = { x->span.begin_line, x->span.begin_column,
-                         x->span.end_line, x->span.end_column };
-      const int ky[] = { y->span.begin_line, y->span.begin_column,
-                         y->span.end_line, y->span.end_column };
-
-      c = strcmp (x->span.file->name, y->span.file->name);
-      if (c != 0)
-        return c;
-      for (guint i = 0; i < G_N_ELEMENTS (kx); i++)
-        if (kx[i] != ky[i])
-          return kx[i] < ky[i] ? -1 : 1;
-    }
-  return strcmp (x->message, y->message);
-}
-
-static TildeDiagnostic *
-warning_to_diagnostic (const PedWarning *w, TildeDiagnosticKind kind)
-{
+  g_autofree char *message = NULL;
   TildeDiagnostic *diag;
-  const TildeSpan *s = &w->span;
+  va_list args;
 
-  if (!w->located)
-    return tilde_diagnostic_new (TILDE_SEVERITY_WARNING, kind, NULL, 0, 0, 0, 0, w->message);
-  diag = tilde_diagnostic_new (TILDE_SEVERITY_WARNING, kind, s->file->name,
-                               s->begin_line, s->begin_column,
-                               end_file (s) == s->file ? s->end_line : s->begin_line,
-                               end_file (s) == s->file ? s->end_column : s->begin_column,
-                               w->message);
-  tilde_source_file_add_include_frames (s->file, diag);
-  return diag;
-}
-
-static void
-emit_warnings (Pedantic *P, TildeDiagnosticKind kind, GPtrArray *diagnostics)
-{
-  const PedWarning *last = NULL;
-
-  g_ptr_array_sort (P->warnings, compare_warnings);
-  for (guint i = P->warnings->len; i-- > 0;)
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  if (span == NULL || span->file == NULL)
     {
-      const PedWarning *w = g_ptr_array_index (P->warnings, i);
-
-      if (last && compare_warnings (&w, &last) == 0)
-        continue;
-      g_ptr_array_add (diagnostics, warning_to_diagnostic (w, kind));
-      last = w;
+      g_ptr_array_add (P->warnings, tilde_diagnostic_new (TILDE_SEVERITY_WARNING,
+                                                          TILDE_DIAG_PEDANTIC, NULL, 0, 0, 0,
+                                                          0, message));
+      return;
     }
+  diag = tilde_diagnostic_new (TILDE_SEVERITY_WARNING, TILDE_DIAG_PEDANTIC, span->file->name,
+                               span->begin_line, span->begin_column,
+                               end_file (span) == span->file ? span->end_line : span->begin_line,
+                               end_file (span) == span->file ? span->end_column
+                                                             : span->begin_column,
+                               message);
+  tilde_source_file_add_include_frames (span->file, diag);
+  g_ptr_array_add (P->warnings, diag);
 }
 
 /* ---- set-up ---- */
 
 static void
-pedantic_init (Pedantic *P, const TildeProgram *program)
+pedantic_init (Pedantic *P, const TildeProgram *program, const TildePedanticFlow *flow,
+               GPtrArray *warnings)
 {
   P->program = program;
+  P->flow = flow;
   P->vars = g_ptr_array_new_with_free_func (g_free);
   P->by_decl = g_hash_table_new (var_hash, var_equal);
   P->globals = g_hash_table_new (g_direct_hash, g_direct_equal);
-  P->warnings = g_ptr_array_new_with_free_func ((GDestroyNotify) warning_free);
+  P->warnings = warnings;
   for (int k = 0; k < TILDE_N_BLOCKS; k++)
     {
       TildeBlock *block = program->blocks[k];
@@ -343,49 +260,82 @@ pedantic_init (Pedantic *P, const TildeProgram *program)
 static void
 pedantic_clear (Pedantic *P)
 {
-  g_ptr_array_unref (P->warnings);
   g_hash_table_unref (P->globals);
   g_hash_table_unref (P->by_decl);
   g_ptr_array_unref (P->vars);
 }
 
-static TildeBlock *
-block_of (Pedantic *P, TildeBlockKind kind)
+/* ---- statements ---- */
+
+static void
+walk_list (TildeStmt **stmts, int n, PedStmtVisitor visit, gpointer data);
+
+static void
+walk_stmt (TildeStmt *s, PedStmtVisitor visit, gpointer data)
 {
-  return P->program->blocks[kind];
+  if (s == NULL)
+    return;
+  visit (s, data);
+  switch (s->kind)
+    {
+    case TILDE_STMT_IF:
+      walk_stmt (s->u.if_stmt.then_stmt, visit, data);
+      walk_stmt (s->u.if_stmt.else_stmt, visit, data);
+      break;
+    case TILDE_STMT_WHILE:
+      walk_stmt (s->u.while_stmt.body, visit, data);
+      break;
+    case TILDE_STMT_FOR:
+      walk_stmt (s->u.for_stmt.body, visit, data);
+      break;
+    case TILDE_STMT_FOREACH:
+      walk_stmt (s->u.foreach_stmt.body, visit, data);
+      break;
+    case TILDE_STMT_PROFILE:
+      walk_list (s->u.profile.stmts, s->u.profile.n_stmts, visit, data);
+      break;
+    case TILDE_STMT_BLOCK:
+      walk_list (s->u.block.stmts, s->u.block.n_stmts, visit, data);
+      break;
+    default:
+      break;
+    }
 }
 
-/* The flow of up to two program blocks run one after the other. */
-static PedFlow *
-blocks_flow (Pedantic *P, TildeBlockKind first, TildeBlockKind second, gboolean flatten)
+static void
+walk_list (TildeStmt **stmts, int n, PedStmtVisitor visit, gpointer data)
 {
-  TildeStmt **const lists[2] = {
-    block_of (P, first) ? block_of (P, first)->stmts : NULL,
-    second != TILDE_N_BLOCKS && block_of (P, second) ? block_of (P, second)->stmts : NULL,
+  for (int i = 0; i < n; i++)
+    walk_stmt (stmts[i], visit, data);
+}
+
+void
+_ped_foreach_model_stmt (Pedantic *P, PedStmtVisitor visit, gpointer data)
+{
+  static const TildeBlockKind blocks[] = {
+    TILDE_BLOCK_TRANSFORMED_PARAMETERS, TILDE_BLOCK_MODEL,
   };
-  const int lengths[2] = {
-    block_of (P, first) ? block_of (P, first)->n_stmts : 0,
-    second != TILDE_N_BLOCKS && block_of (P, second) ? block_of (P, second)->n_stmts : 0,
-  };
 
-  return _ped_flow_new (P, lists, lengths, 2, flatten);
+  for (guint i = 0; i < G_N_ELEMENTS (blocks); i++)
+    {
+      TildeBlock *block = P->program->blocks[blocks[i]];
+
+      if (block)
+        walk_list (block->stmts, block->n_stmts, visit, data);
+    }
 }
 
-static PedFlow *
-body_flow (Pedantic *P, TildeStmt *fun_def, gboolean flatten)
+void
+_ped_foreach_function_stmt (TildeStmt *fun_def, PedStmtVisitor visit, gpointer data)
 {
-  TildeStmt **const lists[1] = { &fun_def->u.fun_def.body };
-  const int lengths[1] = { 1 };
-
-  return _ped_flow_new (P, lists, lengths, 1, flatten);
+  walk_stmt (fun_def->u.fun_def.body, visit, data);
 }
 
-/* Function definitions with a body. */
-static GPtrArray *
-function_definitions (Pedantic *P)
+GPtrArray *
+_ped_function_definitions (Pedantic *P)
 {
   GPtrArray *defs = g_ptr_array_new ();
-  TildeBlock *block = block_of (P, TILDE_BLOCK_FUNCTIONS);
+  TildeBlock *block = P->program->blocks[TILDE_BLOCK_FUNCTIONS];
 
   for (int i = 0; block && i < block->n_stmts; i++)
     if (block->stmts[i]->kind == TILDE_STMT_FUN_DEF && block->stmts[i]->u.fun_def.body)
@@ -393,39 +343,223 @@ function_definitions (Pedantic *P)
   return defs;
 }
 
-/* ---- variables read before they are assigned ---- */
-
 static void
-report_uninitialized (const PedUse *use, gpointer data)
+add_exprs (GPtrArray *exprs, TildeExpr *const *items, int n)
 {
-  if (!use->var->silent)
-    _ped_warn (data, use->span,
-               "The variable %s may not have been assigned a value before its use.",
-               use->var->name);
+  for (int i = 0; i < n; i++)
+    if (items[i])
+      g_ptr_array_add (exprs, items[i]);
 }
 
+/* Index expressions of an lvalue, which a compound assignment reads. */
 static void
-check_flow_uninitialized (Pedantic *P, PedFlow *flow)
+add_lvalue_index_exprs (GPtrArray *exprs, const TildeExpr *lhs)
 {
-  _ped_flow_uninitialized (flow, report_uninitialized, P);
-  _ped_flow_free (flow);
+  lhs = _ped_strip_parens (lhs);
+  if (lhs->kind == TILDE_EXPR_INDEXED)
+    {
+      for (int i = 0; i < lhs->u.indexed.n_indices; i++)
+        {
+          TildeExpr *const ends[2] = { lhs->u.indexed.indices[i].lower,
+                                       lhs->u.indexed.indices[i].upper };
+
+          add_exprs (exprs, ends, 2);
+        }
+      add_lvalue_index_exprs (exprs, lhs->u.indexed.base);
+    }
+  else if (lhs->kind == TILDE_EXPR_TUPLE_PROJ)
+    add_lvalue_index_exprs (exprs, lhs->u.proj.base);
 }
 
-/* stanc's scopes: transformed data; the log density (transformed parameters
- * then model); generated quantities (transformed parameters again, then the
- * block itself); each function body. */
-static void
-check_uninitialized (Pedantic *P)
+void
+_ped_stmt_exprs (const TildeStmt *s, GPtrArray *exprs)
 {
-  g_autoptr(GPtrArray) funs = function_definitions (P);
+  switch (s->kind)
+    {
+    case TILDE_STMT_VAR_DECL:
+      for (int i = 0; i < s->u.var_decl.n_items; i++)
+        add_exprs (exprs, &s->u.var_decl.items[i].init, 1);
+      break;
+    case TILDE_STMT_ASSIGN:
+      add_exprs (exprs, &s->u.assign.rhs, 1);
+      if (s->u.assign.op != TILDE_ASSIGN_PLAIN)
+        add_lvalue_index_exprs (exprs, s->u.assign.lhs);
+      break;
+    case TILDE_STMT_TILDE:
+      {
+        TildeExpr *const ends[2] = { s->u.tilde.trunc_lower, s->u.tilde.trunc_upper };
 
-  check_flow_uninitialized (P, blocks_flow (P, TILDE_BLOCK_TRANSFORMED_DATA, TILDE_N_BLOCKS, TRUE));
-  check_flow_uninitialized (P, blocks_flow (P, TILDE_BLOCK_TRANSFORMED_PARAMETERS,
-                                            TILDE_BLOCK_MODEL, TRUE));
-  check_flow_uninitialized (P, blocks_flow (P, TILDE_BLOCK_TRANSFORMED_PARAMETERS,
-                                            TILDE_BLOCK_GENERATED_QUANTITIES, TRUE));
-  for (guint i = 0; i < funs->len; i++)
-    check_flow_uninitialized (P, body_flow (P, g_ptr_array_index (funs, i), TRUE));
+        add_exprs (exprs, &s->u.tilde.arg, 1);
+        add_exprs (exprs, s->u.tilde.args, s->u.tilde.n_args);
+        add_exprs (exprs, ends, 2);
+        break;
+      }
+    case TILDE_STMT_TARGET_PLUS:
+    case TILDE_STMT_JACOBIAN_PLUS:
+      add_exprs (exprs, &s->u.increment.expr, 1);
+      break;
+    case TILDE_STMT_CALL:
+      add_exprs (exprs, s->u.call.args, s->u.call.n_args);
+      break;
+    case TILDE_STMT_PRINT:
+    case TILDE_STMT_REJECT:
+    case TILDE_STMT_FATAL_ERROR:
+      add_exprs (exprs, s->u.printables.items, s->u.printables.n_items);
+      break;
+    case TILDE_STMT_RETURN:
+      add_exprs (exprs, &s->u.ret.expr, 1);
+      break;
+    case TILDE_STMT_IF:
+      add_exprs (exprs, &s->u.if_stmt.cond, 1);
+      break;
+    case TILDE_STMT_WHILE:
+      add_exprs (exprs, &s->u.while_stmt.cond, 1);
+      break;
+    case TILDE_STMT_FOR:
+      add_exprs (exprs, &s->u.for_stmt.lower, 1);
+      add_exprs (exprs, &s->u.for_stmt.upper, 1);
+      break;
+    case TILDE_STMT_FOREACH:
+      add_exprs (exprs, &s->u.foreach_stmt.container, 1);
+      break;
+    default:
+      break;
+    }
+}
+
+void
+_ped_expr_foreach (const TildeExpr *e, void (*visit) (const TildeExpr *e, gpointer data),
+                   gpointer data)
+{
+  if (e == NULL)
+    return;
+  visit (e, data);
+  switch (e->kind)
+    {
+    case TILDE_EXPR_BINARY:
+      _ped_expr_foreach (e->u.binary.lhs, visit, data);
+      _ped_expr_foreach (e->u.binary.rhs, visit, data);
+      break;
+    case TILDE_EXPR_PREFIX:
+      _ped_expr_foreach (e->u.prefix.operand, visit, data);
+      break;
+    case TILDE_EXPR_TRANSPOSE:
+      _ped_expr_foreach (e->u.transpose.operand, visit, data);
+      break;
+    case TILDE_EXPR_TERNARY:
+      _ped_expr_foreach (e->u.ternary.cond, visit, data);
+      _ped_expr_foreach (e->u.ternary.if_true, visit, data);
+      _ped_expr_foreach (e->u.ternary.if_false, visit, data);
+      break;
+    case TILDE_EXPR_CALL:
+    case TILDE_EXPR_COND_CALL:
+      for (int i = 0; i < e->u.call.n_args; i++)
+        _ped_expr_foreach (e->u.call.args[i], visit, data);
+      break;
+    case TILDE_EXPR_INDEXED:
+      _ped_expr_foreach (e->u.indexed.base, visit, data);
+      for (int i = 0; i < e->u.indexed.n_indices; i++)
+        {
+          _ped_expr_foreach (e->u.indexed.indices[i].lower, visit, data);
+          _ped_expr_foreach (e->u.indexed.indices[i].upper, visit, data);
+        }
+      break;
+    case TILDE_EXPR_TUPLE_PROJ:
+      _ped_expr_foreach (e->u.proj.base, visit, data);
+      break;
+    case TILDE_EXPR_ARRAY:
+    case TILDE_EXPR_ROW_VECTOR:
+    case TILDE_EXPR_TUPLE:
+      for (int i = 0; i < e->u.list.n_items; i++)
+        _ped_expr_foreach (e->u.list.items[i], visit, data);
+      break;
+    case TILDE_EXPR_PAREN:
+      _ped_expr_foreach (e->u.paren.inner, visit, data);
+      break;
+    default:
+      break;
+    }
+}
+
+typedef struct {
+  Pedantic *P;
+  GArray   *uses;
+} UsesData;
+
+static void
+add_use (const TildeExpr *e, gpointer data)
+{
+  UsesData *d = data;
+  PedUse use = { NULL, e };
+
+  if (e->kind != TILDE_EXPR_VARIABLE)
+    return;
+  use.var = _ped_var_of_expr (d->P, e);
+  if (use.var)
+    g_array_append_val (d->uses, use);
+}
+
+void
+_ped_expr_uses (Pedantic *P, const TildeExpr *e, GArray *uses)
+{
+  UsesData d = { P, uses };
+
+  _ped_expr_foreach (e, add_use, &d);
+}
+
+/* ---- what the flow analyses know ---- */
+
+const TildeStmt *
+_ped_definition (Pedantic *P, const TildeExpr *use)
+{
+  if (P == NULL || P->flow == NULL || P->flow->definition == NULL)
+    return NULL;
+  return P->flow->definition (P->flow->data, use);
+}
+
+static gboolean
+is_source (const PedVar *var)
+{
+  return var->kind == PED_VAR_PARAM || _ped_var_is_data (var);
+}
+
+/* Appends the block variables named in `names`. */
+static void
+add_named (Pedantic *P, const GPtrArray *names, GPtrArray *sources)
+{
+  for (guint i = 0; i < names->len; i++)
+    {
+      PedVar *var = g_hash_table_lookup (P->globals, g_ptr_array_index (names, i));
+
+      if (var && is_source (var))
+        g_ptr_array_add (sources, var);
+    }
+}
+
+void
+_ped_value_sources (Pedantic *P, const PedUse *use, GPtrArray *sources)
+{
+  g_autoptr (GPtrArray) names = NULL;
+
+  if (is_source (use->var))
+    g_ptr_array_add (sources, use->var);
+  if (P->flow == NULL || P->flow->value_sources == NULL)
+    return;
+  names = g_ptr_array_new ();
+  P->flow->value_sources (P->flow->data, use->expr, names);
+  add_named (P, names, sources);
+}
+
+void
+_ped_control_sources (Pedantic *P, const TildeStmt *stmt, GPtrArray *sources)
+{
+  g_autoptr (GPtrArray) names = NULL;
+
+  if (P->flow == NULL || P->flow->control_sources == NULL)
+    return;
+  names = g_ptr_array_new ();
+  P->flow->control_sources (P->flow->data, stmt, names);
+  add_named (P, names, sources);
 }
 
 /* ---- bounds ---- */
@@ -464,53 +598,20 @@ check_hard_constraints (Pedantic *P)
     }
 }
 
-/* ---- entry points ---- */
-
-static void
-check_functions (Pedantic *P, PedFlow *model)
-{
-  g_autoptr(GPtrArray) funs = function_definitions (P);
-
-  for (guint i = 0; i < funs->len; i++)
-    {
-      TildeStmt *fun_def = g_ptr_array_index (funs, i);
-      PedFlow *body = body_flow (P, fun_def, FALSE);
-
-      _ped_check_distributions (P, body);
-      _ped_check_function_control_flow (P, model, fun_def, body);
-      _ped_flow_free (body);
-    }
-}
+/* ---- entry point ---- */
 
 void
-tilde_pedantic_check (const TildeProgram *program, GPtrArray *diagnostics)
+tilde_pedantic_check_tree (const TildeProgram *program, const TildePedanticFlow *flow,
+                           GPtrArray *diagnostics)
 {
   Pedantic P = { 0 };
-  PedFlow *model;
 
   g_return_if_fail (program != NULL && diagnostics != NULL);
-  pedantic_init (&P, program);
-  model = blocks_flow (&P, TILDE_BLOCK_TRANSFORMED_PARAMETERS, TILDE_BLOCK_MODEL, FALSE);
-  _ped_check_distributions (&P, model);
-  _ped_check_factor_graph (&P, model);
-  _ped_check_control_flow (&P, model);
-  _ped_check_tildes (&P, model);
-  check_functions (&P, model);
+  pedantic_init (&P, program, flow, diagnostics);
+  _ped_track_distribution_values (&P);
+  _ped_check_distributions (&P);
+  _ped_check_factor_graph (&P);
+  _ped_check_tildes (&P);
   check_hard_constraints (&P);
-  check_uninitialized (&P);
-  _ped_flow_free (model);
-  emit_warnings (&P, TILDE_DIAG_PEDANTIC, diagnostics);
-  pedantic_clear (&P);
-}
-
-void
-tilde_pedantic_check_uninitialized (const TildeProgram *program, GPtrArray *diagnostics)
-{
-  Pedantic P = { 0 };
-
-  g_return_if_fail (program != NULL && diagnostics != NULL);
-  pedantic_init (&P, program);
-  check_uninitialized (&P);
-  emit_warnings (&P, TILDE_DIAG_UNINITIALIZED, diagnostics);
   pedantic_clear (&P);
 }

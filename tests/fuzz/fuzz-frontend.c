@@ -10,10 +10,10 @@
 
 #include "fuzz-frontend.h"
 #include "semantics/check.h"
-#include "semantics/pedantic.h"
 #include "syntax/parser.h"
 #include "syntax/printer.h"
 #include "tilde-diagnostic-render.h"
+#include "tilde-warnings.h"
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
@@ -27,7 +27,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     {
       g_autofree char *printed = tilde_print_program (program, TILDE_PRINT_DEFAULT);
       if (tilde_check_program (program, NULL, diagnostics))
-        tilde_pedantic_check (program, diagnostics);
+        tilde_warnings_pedantic (program, diagnostics);
     }
   for (guint i = 0; i < diagnostics->len; i++)
     {

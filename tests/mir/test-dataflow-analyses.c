@@ -91,6 +91,29 @@ test_reaching_definitions (void)
   mir_reaching_defs_free (rd);
 }
 
+/* Tracking some variables gives their definitions as tracking all does, and
+ * none of the others. */
+static void
+test_reaching_definitions_tracked (void)
+{
+  g_autoptr (MirProgram) p = df_lower (defs_src);
+  g_autoptr (MirFlowGraph) g = df_function_graph (p, 0, MIR_FLOW_GRAPH_DEFAULT);
+  const char *const outside[] = { "n", NULL };
+  const char *const tracked[] = { "x", NULL };
+  MirReachingDefs *rd = mir_reaching_definitions_of (g, outside, tracked, FALSE);
+  guint x1 = df_node_at (g, 3, MIR_STMT_ASSIGN), x2 = df_node_at (g, 5, MIR_STMT_ASSIGN);
+  guint y_x = df_node_at (g, 6, MIR_STMT_ASSIGN), ret = df_node_at (g, 8, MIR_STMT_RETURN);
+  const guint want_x[] = { x1, x2 };
+
+  assert_defs (rd, y_x, "x", want_x, 2);
+  assert_defs (rd, ret, "x", want_x, 2);
+  assert_defs (rd, ret, "y", NULL, 0);
+  assert_defs (rd, ret, "n", NULL, 0);
+  df_assert_set (rd->facts, mir_set_facts_before_node (rd->facts, y_x), "{x@3, x@6}",
+                 "before y = x");
+  mir_reaching_defs_free (rd);
+}
+
 static void
 test_liveness (void)
 {
@@ -555,6 +578,8 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/mir/dataflow/reaching-definitions", test_reaching_definitions);
+  g_test_add_func ("/mir/dataflow/reaching-definitions/tracked",
+                   test_reaching_definitions_tracked);
   g_test_add_func ("/mir/dataflow/liveness/function", test_liveness);
   g_test_add_func ("/mir/dataflow/liveness/program-part", test_liveness_of_part);
   g_test_add_func ("/mir/dataflow/constants/propagation", test_constant_propagation);

@@ -92,6 +92,32 @@ check_liveness (MirFlowGraph *g)
   mir_effects_free (fx);
 }
 
+/* Control dependence is what the post-dominator sets say it is: y depends
+ * on a branching b when it post-dominates a successor of b and does not
+ * strictly post-dominate b. */
+static void
+check_control_dependence (MirFlowGraph *g, const MirSetFacts *pdom)
+{
+  MirBitset **cd = mir_control_dependence (g);
+  g_autoptr (MirBitset) want = mir_bitset_new (g->n_nodes);
+  g_autoptr (MirBitset) strict = mir_bitset_new (g->n_nodes);
+
+  for (guint b = 0; b < g->n_nodes; b++)
+    {
+      mir_bitset_clear (want);
+      if (g->nodes[b].n_succs >= 2)
+        {
+          for (guint i = 0; i < g->nodes[b].n_succs; i++)
+            mir_bitset_union (want, mir_set_facts_before_node (pdom, g->nodes[b].succs[i]));
+          mir_bitset_assign (strict, mir_set_facts_before_node (pdom, b));
+          mir_bitset_remove (strict, b);
+          mir_bitset_subtract (want, strict);
+        }
+      g_assert_true (mir_bitset_equal (cd[b], want));
+    }
+  mir_control_dependence_free (cd, g->n_nodes);
+}
+
 static void
 analyse_graph (MirFlowGraph *g, const char *const *outside)
 {
@@ -108,6 +134,7 @@ analyse_graph (MirFlowGraph *g, const char *const *outside)
   g_autofree const char **ad_vars = NULL;
 
   check_liveness (g);
+  check_control_dependence (g, pdom);
   check_solution (rd->facts->solution);
   check_solution (cp->solution);
   check_solution (copies->facts->solution);

@@ -618,6 +618,35 @@ test_trace_replay (void)
   g_assert_true (g_str_has_prefix (listing, "step 1: node 12 in {} out {}"));
 }
 
+/* A pool's sets equal the sets copied into it and stay put while more are
+ * added; its empty set is empty. */
+static void
+test_bitset_pool (void)
+{
+  MirBitsetPool *pool = mir_bitset_pool_new (200);
+  g_autoptr (MirBitset) set = mir_bitset_new (200);
+  const MirBitset *copies[1000];
+  const MirBitset *empty = mir_bitset_pool_copy (pool, set);
+
+  g_assert_true (mir_bitset_equal (empty, set));
+  for (guint i = 0; i < G_N_ELEMENTS (copies); i++)
+    {
+      mir_bitset_clear (set);
+      mir_bitset_add (set, i % 200);
+      mir_bitset_add (set, (i * 7) % 200);
+      copies[i] = mir_bitset_pool_copy (pool, set);
+      g_assert_true (mir_bitset_equal (copies[i], set));
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (copies); i++)
+    {
+      g_assert_true (mir_bitset_contains (copies[i], i % 200));
+      g_assert_true (mir_bitset_contains (copies[i], (i * 7) % 200));
+      g_assert_cmpuint (mir_bitset_count (copies[i]), ==, i % 200 == (i * 7) % 200 ? 1 : 2);
+    }
+  g_assert_true (mir_bitset_is_empty (mir_bitset_pool_empty (pool)));
+  mir_bitset_pool_free (pool);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -634,5 +663,6 @@ main (int argc, char **argv)
   g_test_add_func ("/mir/dataflow/solver/widening", test_solver_widening);
   g_test_add_func ("/mir/dataflow/solver/one-pass", test_solver_one_pass);
   g_test_add_func ("/mir/dataflow/solver/trace-replay", test_trace_replay);
+  g_test_add_func ("/mir/dataflow/bitset/pool", test_bitset_pool);
   return g_test_run ();
 }

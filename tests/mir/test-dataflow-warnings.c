@@ -373,6 +373,71 @@ test_parameter_sizes (void)
   assert_warnings (got, TILDE_DIAG_PEDANTIC, want, G_N_ELEMENTS (want));
 }
 
+/* @silent silences the warnings about a variable: its reads before it is
+ * assigned, and its part in control flow (a warning that would name only
+ * silent parameters goes). */
+static const char silent_src[] =
+  "parameters {\n"                           /* 1 */
+  "  real a;\n"                              /* 2 */
+  "  @silent real s;\n"                      /* 3 */
+  "}\n"                                      /* 4 */
+  "model {\n"                                /* 5 */
+  "  @silent real quiet;\n"                  /* 6 */
+  "  real loud;\n"                           /* 7 */
+  "  if (s > 0) target += 1;\n"              /* 8 */
+  "  if (a + s > 0) target += quiet;\n"      /* 9 */
+  "  a ~ normal(loud, 1);\n"                 /* 10 */
+  "}\n";
+
+static void
+test_silent (void)
+{
+  g_autoptr (GPtrArray) uninit = uninitialized (silent_src);
+  g_autoptr (GPtrArray) control = pedantic (silent_src);
+  const Expected want_uninit[] = {
+    { 10, 13, 17, "The variable loud " UNINIT },
+  };
+  const Expected want_control[] = {
+    { 9, 2, -1, "A control flow statement depends on parameter(s): a." },
+  };
+
+  assert_warnings (uninit, TILDE_DIAG_UNINITIALIZED, want_uninit, G_N_ELEMENTS (want_uninit));
+  assert_warnings (control, TILDE_DIAG_PEDANTIC, want_control, G_N_ELEMENTS (want_control));
+}
+
+/* Solved on data and parameters, the dependence gives the same warnings:
+ * only parameters are named. */
+static void
+test_control_flow_from_shared_dependence (void)
+{
+  static const char src[] =
+    "data { int N; real d; }\n"                        /* 1 */
+    "parameters { real a; }\n"                         /* 2 */
+    "model {\n"                                        /* 3 */
+    "  for (n in 1:N) a ~ normal(0, 1);\n"             /* 4 */
+    "  if (d + a > 0) target += 1;\n"                  /* 5 */
+    "}\n";
+  g_autoptr (MirProgram) p = df_lower (src);
+  g_autoptr (MirFlowGraph) g = df_part_graph (p, MIR_PART_LOG_PROB, MIR_FLOW_GRAPH_DEFAULT);
+  const char *const sources[] = { "N", "d", "a", NULL };
+  MirParamDeps *deps = mir_param_dependence (g, sources, FALSE);
+  g_autoptr (GPtrArray) got = tilde_diagnostic_list_new ();
+  g_autoptr (GPtrArray) alone = pedantic (src);
+  g_autofree const char **running = NULL;
+  const Expected want[] = {
+    { 5, 2, -1, "A control flow statement depends on parameter(s): a." },
+  };
+
+  mir_param_dependence_warnings_of (p, g, deps, got);
+  assert_warnings (got, TILDE_DIAG_PEDANTIC, want, G_N_ELEMENTS (want));
+  assert_warnings (alone, TILDE_DIAG_PEDANTIC, want, G_N_ELEMENTS (want));
+  /* whether the loop's body runs depends on the data N */
+  running = mir_param_deps_of_running (deps, df_node_at (g, 4, MIR_STMT_TARGET_PLUS));
+  g_assert_cmpuint (g_strv_length ((char **) running), ==, 1);
+  g_assert_cmpstr (running[0], ==, "N");
+  mir_param_deps_free (deps);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -388,5 +453,8 @@ main (int argc, char **argv)
                    test_function_control_flow);
   g_test_add_func ("/mir/dataflow/warnings/pedantic/data-control-flow", test_no_parameters);
   g_test_add_func ("/mir/dataflow/warnings/pedantic/parameter-sizes", test_parameter_sizes);
+  g_test_add_func ("/mir/dataflow/warnings/silent", test_silent);
+  g_test_add_func ("/mir/dataflow/warnings/pedantic/shared-dependence",
+                   test_control_flow_from_shared_dependence);
   return g_test_run ();
 }

@@ -5,8 +5,10 @@
  * program and, in its .expected file, the warnings stanc's --warn-pedantic
  * prints for it (an empty file: none, which is how the known false alarms
  * of stanc are pinned down). Line breaks inside a warning are not compared,
- * only the text. Every corpus program must go through pedantic mode without
- * trouble, and a tree the checker never saw must not upset it. */
+ * only the text. The warnings come from the front end with pedantic mode
+ * on (the tree's checks together with the MIR's analyses). Every corpus
+ * program must go through pedantic mode without trouble, and a tree the
+ * checker never saw must not upset the tree's checks. */
 
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -44,20 +46,24 @@ unwrap (const char *text)
 }
 
 static TildeCheckResult *
-check_fixture (const char *path)
+check_fixture (const char *path, const TildeFrontendOptions *opts)
 {
   g_autofree char *text = read_file (path);
   g_autofree char *base = g_path_get_basename (path);
 
-  return tilde_frontend_check_buffer (base, NULL, text, -1, NULL);
+  return tilde_frontend_check_buffer (base, NULL, text, -1, opts);
 }
 
+/* The diagnostics of one kind, in the order found. */
 static GPtrArray *
-pedantic_warnings (TildeCheckResult *r)
+warnings_of_kind (TildeCheckResult *r, TildeDiagnosticKind kind)
 {
-  GPtrArray *diags = tilde_diagnostic_list_new ();
+  GPtrArray *all = tilde_check_result_get_diagnostics (r);
+  GPtrArray *diags = g_ptr_array_new ();
 
-  tilde_pedantic_check (tilde_check_result_get_program (r), diags);
+  for (guint i = 0; i < all->len; i++)
+    if (((TildeDiagnostic *) g_ptr_array_index (all, i))->kind == kind)
+      g_ptr_array_add (diags, g_ptr_array_index (all, i));
   return diags;
 }
 
@@ -128,7 +134,8 @@ static void
 test_fixture (gconstpointer data)
 {
   const char *path = data;
-  g_autoptr (TildeCheckResult) r = check_fixture (path);
+  TildeFrontendOptions opts = { .pedantic = TRUE };
+  g_autoptr (TildeCheckResult) r = check_fixture (path, &opts);
   g_autofree char *stem = g_strndup (path, strlen (path) - strlen (".stan"));
   g_autofree char *expected_path = g_strconcat (stem, ".expected", NULL);
   g_autofree char *expected = read_file (expected_path);
@@ -145,7 +152,7 @@ test_fixture (gconstpointer data)
       g_test_fail ();
       return;
     }
-  diags = pedantic_warnings (r);
+  diags = warnings_of_kind (r, TILDE_DIAG_PEDANTIC);
   assert_all_kind (diags, TILDE_DIAG_PEDANTIC);
   assert_stanc_order (diags);
   actual = render_all (diags, tilde_check_result_get_sources (r));
@@ -185,9 +192,12 @@ test_corpus_file (gconstpointer data)
 {
   const char *path = data;
   g_autoptr (GError) error = NULL;
-  g_autoptr (TildeCheckResult) r = tilde_frontend_check_file (path, NULL, &error);
-  g_autoptr (GPtrArray) diags = tilde_diagnostic_list_new ();
-  g_autoptr (GPtrArray) uninit = tilde_diagnostic_list_new ();
+  TildeFrontendOptions pedantic_opts = { .pedantic = TRUE };
+  TildeFrontendOptions uninit_opts = { .warn_uninitialized = TRUE };
+  g_autoptr (TildeCheckResult) r = tilde_frontend_check_file (path, &pedantic_opts, &error);
+  g_autoptr (TildeCheckResult) u = NULL;
+  g_autoptr (GPtrArray) diags = NULL;
+  g_autoptr (GPtrArray) uninit = NULL;
 
   g_assert_no_error (error);
   if (tilde_check_result_get_program (r) == NULL)
@@ -195,24 +205,34 @@ test_corpus_file (gconstpointer data)
       g_test_skip ("does not parse");
       return;
     }
-  /* Programs with type errors go through too: pedantic mode must cope with
-   * whatever the checker left untyped. */
-  tilde_pedantic_check (tilde_check_result_get_program (r), diags);
+  if (tilde_check_result_has_errors (r))
+    {
+      /* The front end stops at the errors, but the tree's checks must cope
+       * with whatever the checker left untyped. */
+      g_autoptr (GPtrArray) tree = tilde_diagnostic_list_new ();
+
+      tilde_pedantic_check_tree (tilde_check_result_get_program (r), NULL, tree);
+      assert_all_kind (tree, TILDE_DIAG_PEDANTIC);
+      return;
+    }
+  diags = warnings_of_kind (r, TILDE_DIAG_PEDANTIC);
   assert_all_kind (diags, TILDE_DIAG_PEDANTIC);
   assert_stanc_order (diags);
-  tilde_pedantic_check_uninitialized (tilde_check_result_get_program (r), uninit);
+  u = tilde_frontend_check_file (path, &uninit_opts, &error);
+  g_assert_no_error (error);
+  uninit = warnings_of_kind (u, TILDE_DIAG_UNINITIALIZED);
   assert_all_kind (uninit, TILDE_DIAG_UNINITIALIZED);
   for (guint i = 0; i < uninit->len; i++)
     {
-      const TildeDiagnostic *u = g_ptr_array_index (uninit, i);
+      const TildeDiagnostic *w = g_ptr_array_index (uninit, i);
       gboolean also_pedantic = FALSE;
 
       for (guint k = 0; k < diags->len && !also_pedantic; k++)
         {
           const TildeDiagnostic *p = g_ptr_array_index (diags, k);
 
-          also_pedantic = p->begin_line == u->begin_line && p->begin_column == u->begin_column
-                          && g_str_equal (p->message, u->message);
+          also_pedantic = p->begin_line == w->begin_line && p->begin_column == w->begin_column
+                          && g_str_equal (p->message, w->message);
         }
       g_assert_true (also_pedantic);
     }
@@ -266,14 +286,18 @@ test_uninitialized_only (void)
 {
   g_autofree char *dir = fixtures_dir ();
   g_autofree char *path = g_build_filename (dir, "uninitialized.stan", NULL);
-  g_autoptr (TildeCheckResult) r = check_fixture (path);
-  g_autoptr (GPtrArray) diags = tilde_diagnostic_list_new ();
+  TildeFrontendOptions opts = { .warn_uninitialized = TRUE };
+  g_autoptr (TildeCheckResult) r = check_fixture (path, &opts);
+  g_autoptr (GPtrArray) diags = NULL;
+  g_autoptr (GPtrArray) pedantic = NULL;
   static const struct { int line, column; const char *name; } expected[] = {
     { 16, 11, "g" }, { 12, 18, "b" }, { 12, 14, "a" },
   };
 
   g_assert_false (tilde_check_result_has_errors (r));
-  tilde_pedantic_check_uninitialized (tilde_check_result_get_program (r), diags);
+  pedantic = warnings_of_kind (r, TILDE_DIAG_PEDANTIC);
+  g_assert_cmpuint (pedantic->len, ==, 0);
+  diags = warnings_of_kind (r, TILDE_DIAG_UNINITIALIZED);
   assert_all_kind (diags, TILDE_DIAG_UNINITIALIZED);
   g_assert_cmpuint (diags->len, ==, G_N_ELEMENTS (expected));
   for (guint i = 0; i < diags->len; i++)
@@ -291,7 +315,8 @@ test_uninitialized_only (void)
 }
 
 /* A tree straight from the parser has no checker slots filled: the block
- * variables are still found by name, and nothing breaks. */
+ * variables are still found by name, and nothing breaks. The warning about
+ * control flow comes from the MIR, which only a checked program has. */
 static void
 test_unchecked_tree (void)
 {
@@ -309,10 +334,14 @@ test_unchecked_tree (void)
   g_autoptr (TildeProgram) program = tilde_parse_buffer ("unchecked.stan", NULL, text, -1, NULL,
                                                           TILDE_PARSE_DEFAULT, parse_diags);
   g_autoptr (GPtrArray) diags = tilde_diagnostic_list_new ();
+  TildeFrontendOptions opts = { .pedantic = TRUE };
+  g_autoptr (TildeCheckResult) r = tilde_frontend_check_buffer ("unchecked.stan", NULL, text, -1,
+                                                                &opts);
+  g_autoptr (GPtrArray) checked = NULL;
   gboolean unused_b = FALSE, hard_b = FALSE, control_a = FALSE;
 
   g_assert_false (tilde_diagnostic_list_has_errors (parse_diags));
-  tilde_pedantic_check (program, diags);
+  tilde_pedantic_check_tree (program, NULL, diags);
   assert_all_kind (diags, TILDE_DIAG_PEDANTIC);
   for (guint i = 0; i < diags->len; i++)
     {
@@ -320,11 +349,17 @@ test_unchecked_tree (void)
 
       unused_b |= g_str_has_prefix (d->message, "The parameter b was declared but");
       hard_b |= g_str_has_prefix (d->message, "Your Stan program has a parameter b ");
-      control_a |= d->begin_line == 8 && g_str_equal (d->message, "A control flow statement "
-                                                        "depends on parameter(s): a.");
     }
   g_assert_true (unused_b);
   g_assert_true (hard_b);
+  checked = warnings_of_kind (r, TILDE_DIAG_PEDANTIC);
+  for (guint i = 0; i < checked->len; i++)
+    {
+      const TildeDiagnostic *d = g_ptr_array_index (checked, i);
+
+      control_a |= d->begin_line == 8 && g_str_equal (d->message, "A control flow statement "
+                                                        "depends on parameter(s): a.");
+    }
   g_assert_true (control_a);
 }
 
@@ -340,7 +375,7 @@ test_included_file (void)
     "model {\n"
     "#include \"likelihood.stan\"\n"
     "}\n";
-  g_autoptr (GPtrArray) diags = tilde_diagnostic_list_new ();
+  g_autoptr (GPtrArray) diags = NULL;
   g_autoptr (TildeCheckResult) r = NULL;
   const char *const paths[] = { "inc", NULL };
   TildeFrontendOptions opts = { paths, FALSE, FALSE, FALSE, TRUE };
@@ -367,7 +402,7 @@ test_included_file (void)
   }
   g_assert_nonnull (r);
   g_assert_false (tilde_check_result_has_errors (r));
-  tilde_pedantic_check (tilde_check_result_get_program (r), diags);
+  diags = warnings_of_kind (r, TILDE_DIAG_PEDANTIC);
   for (guint i = 0; i < diags->len; i++)
     if (g_str_has_prefix (((TildeDiagnostic *) g_ptr_array_index (diags, i))->message,
                           "A normal distribution is given parameter sigma"))
@@ -380,6 +415,63 @@ test_included_file (void)
   g_assert_cmpuint (d->include_frames->len, ==, 1);
   g_assert_cmpstr (g_array_index (d->include_frames, TildeIncludeFrame, 0).file, ==, "main.stan");
   g_assert_cmpint (g_array_index (d->include_frames, TildeIncludeFrame, 0).line, ==, 6);
+}
+
+/* What the tree's checks learn from the MIR's analyses: the value a
+ * variable was given (in a function body too, where stanc's substitution
+ * puts the warning at the value's place), and that a read before any
+ * assignment is not warned about when the variable is @silent. */
+static void
+test_flow_facts (void)
+{
+  const char *text =
+    "functions {\n"                                                /* 1 */
+    "  real f_lpdf(real x, real s) {\n"                            /* 2 */
+    "    real t = -1;\n"                                           /* 3 */
+    "    return normal_lupdf(x | 0, t) + normal_lupdf(x | 0, s);\n"  /* 4 */
+    "  }\n"                                                        /* 5 */
+    "}\n"                                                          /* 6 */
+    "parameters {\n"                                               /* 7 */
+    "  real<lower=0> mu;\n"                                        /* 8 */
+    "}\n"                                                          /* 9 */
+    "model {\n"                                                    /* 10 */
+    "  @silent real quiet;\n"                                      /* 11 */
+    "  real loud;\n"                                               /* 12 */
+    "  real scale = 2;\n"                                          /* 13 */
+    "  scale = -scale;\n"                                          /* 14 */
+    "  mu ~ normal(quiet + loud, scale);\n"                        /* 15 */
+    "  target += f_lupdf(mu | 1);\n"                               /* 16 */
+    "}\n";
+  TildeFrontendOptions opts = { .pedantic = TRUE };
+  g_autoptr (TildeCheckResult) r = tilde_frontend_check_buffer ("flow.stan", NULL, text, -1,
+                                                                &opts);
+  g_autoptr (GPtrArray) diags = NULL;
+  gboolean value_in_function = FALSE, loud = FALSE, quiet = FALSE, scale = FALSE;
+
+  g_assert_false (tilde_check_result_has_errors (r));
+  diags = warnings_of_kind (r, TILDE_DIAG_PEDANTIC);
+  for (guint i = 0; i < diags->len; i++)
+    {
+      const TildeDiagnostic *d = g_ptr_array_index (diags, i);
+
+      value_in_function |= d->begin_line == 3 && d->begin_column == 13
+                           && g_str_equal (d->message, "A normal distribution is given value -1 "
+                                           "as a scale parameter (argument 2), but a scale "
+                                           "parameter is not strictly positive.");
+      loud |= d->begin_line == 15
+              && g_str_equal (d->message, "The variable loud may not have been assigned a "
+                              "value before its use.");
+      quiet |= g_str_has_prefix (d->message, "The variable quiet");
+      /* scale = -scale takes the value the declaration gave scale */
+      scale |= d->begin_line == 14 && d->begin_column == 10 && d->end_column == 16
+               && g_str_equal (d->message, "A normal distribution is given value -2 as a scale "
+                               "parameter (argument 2), but a scale parameter is not strictly "
+                               "positive.");
+    }
+  g_assert_true (value_in_function);
+  g_assert_true (loud);
+  g_assert_false (quiet);
+  g_assert_true (scale);
 }
 
 int
@@ -401,5 +493,6 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/semantics/pedantic/uninitialized-only", test_uninitialized_only);
   g_test_add_func ("/engine/semantics/pedantic/unchecked-tree", test_unchecked_tree);
   g_test_add_func ("/engine/semantics/pedantic/included-file", test_included_file);
+  g_test_add_func ("/engine/semantics/pedantic/flow-facts", test_flow_facts);
   return g_test_run ();
 }

@@ -219,3 +219,68 @@ mir_bitset_append (GString *out, const MirBitset *set, const char *const *labels
     }
   g_string_append_c (out, '}');
 }
+
+/* ---- pools ---- */
+
+/* Blocks grow from a few sets to this size (or one set, when larger). */
+#define POOL_BLOCK_BYTES (64 * 1024)
+#define POOL_FIRST_SETS  16
+
+struct MirBitsetPool {
+  guint      n_bits;
+  gsize      set_bytes;
+  MirBitset *empty;
+  GPtrArray *blocks;
+  gsize      used;       /* bytes used in the last block */
+  gsize      capacity;   /* bytes in the last block */
+};
+
+MirBitsetPool *
+mir_bitset_pool_new (guint n_bits)
+{
+  MirBitsetPool *pool = g_new0 (MirBitsetPool, 1);
+
+  pool->n_bits = n_bits;
+  pool->empty = bitset_alloc (n_bits);
+  pool->set_bytes = sizeof (MirBitset) + pool->empty->n_words * sizeof (guint64);
+  pool->blocks = g_ptr_array_new_with_free_func (g_free);
+  return pool;
+}
+
+void
+mir_bitset_pool_free (MirBitsetPool *pool)
+{
+  if (!pool)
+    return;
+  g_ptr_array_unref (pool->blocks);
+  g_free (pool->empty);
+  g_free (pool);
+}
+
+const MirBitset *
+mir_bitset_pool_empty (const MirBitsetPool *pool)
+{
+  return pool->empty;
+}
+
+const MirBitset *
+mir_bitset_pool_copy (MirBitsetPool *pool, const MirBitset *set)
+{
+  MirBitset *copy;
+
+  g_return_val_if_fail (set->n_bits == pool->n_bits, NULL);
+  if (pool->used + pool->set_bytes > pool->capacity)
+    {
+      gsize most = MAX (POOL_BLOCK_BYTES / pool->set_bytes, 1) * pool->set_bytes;
+
+      pool->capacity = pool->capacity ? MIN (2 * pool->capacity, most)
+                                      : MIN (POOL_FIRST_SETS * pool->set_bytes, most);
+      g_ptr_array_add (pool->blocks, g_malloc (pool->capacity));
+      pool->used = 0;
+    }
+  copy = (MirBitset *) ((char *) g_ptr_array_index (pool->blocks, pool->blocks->len - 1)
+                        + pool->used);
+  pool->used += pool->set_bytes;
+  memcpy (copy, set, pool->set_bytes);
+  return copy;
+}

@@ -45,6 +45,20 @@ guint      mir_bitset_count     (const MirBitset *set);
  * for (int i = mir_bitset_next (s, 0); i >= 0; i = mir_bitset_next (s, i + 1)) */
 int        mir_bitset_next      (const MirBitset *set, guint from);
 
+/* Many sets of one size that are written once and then only read (the
+ * effects of each node of a graph): copies live in large blocks, and the
+ * empty ones can all be the pool's one empty set (which a reader can then
+ * tell by its address). Sets from a pool are freed with it, never one by
+ * one, and must not be changed. */
+typedef struct MirBitsetPool MirBitsetPool;
+
+MirBitsetPool   *mir_bitset_pool_new  (guint n_bits);
+void             mir_bitset_pool_free (MirBitsetPool *pool);
+/* A copy of `set` (of the pool's size) that lives as long as the pool. */
+const MirBitset *mir_bitset_pool_copy  (MirBitsetPool *pool, const MirBitset *set);
+/* The pool's empty set. */
+const MirBitset *mir_bitset_pool_empty (const MirBitsetPool *pool);
+
 /* "{a, b}" with each member written as labels[i] (indices when NULL). */
 void       mir_bitset_append    (GString *out, const MirBitset *set,
                                  const char *const *labels);

@@ -25,5 +25,11 @@ MirSetFacts *mir_post_dominators (MirFlowGraph *graph, gboolean record);
  * Free with mir_control_dependence_free. */
 MirBitset  **mir_control_dependence      (MirFlowGraph *graph);
 void         mir_control_dependence_free (MirBitset **deps, guint n_nodes);
+/* The same as lists (guint, increasing), which take room in proportion to
+ * the dependences rather than to nodes × nodes: the post-dominator tree is
+ * found without the sets when every node can reach exit. Free with
+ * mir_control_dependence_lists_free. */
+GArray     **mir_control_dependence_lists      (MirFlowGraph *graph);
+void         mir_control_dependence_lists_free (GArray **deps, guint n_nodes);
 
 G_END_DECLS

@@ -28,11 +28,26 @@ mir_var_index_free (MirVarIndex *index)
   g_free (index);
 }
 
+/* The MIR's names are interned: looking a name up by its address first
+ * saves hashing its text. */
+static guint
+lookup_interned (const MirVarIndex *index, const char *name, const char **interned)
+{
+  guint number = GPOINTER_TO_UINT (g_hash_table_lookup (index->numbers, name));
+
+  *interned = name;
+  if (number)
+    return number;
+  *interned = g_intern_string (name);
+  return *interned == name ? 0 : GPOINTER_TO_UINT (g_hash_table_lookup (index->numbers,
+                                                                        *interned));
+}
+
 guint
 mir_var_index_add (MirVarIndex *index, const char *name)
 {
-  const char *interned = g_intern_string (name);
-  guint number = GPOINTER_TO_UINT (g_hash_table_lookup (index->numbers, interned));
+  const char *interned;
+  guint number = lookup_interned (index, name, &interned);
 
   if (number)
     return number - 1;
@@ -46,11 +61,12 @@ mir_var_index_add (MirVarIndex *index, const char *name)
 guint
 mir_var_index_lookup (const MirVarIndex *index, const char *name)
 {
+  const char *interned;
   guint number;
 
   if (!name)
     return MIR_FLOW_NONE;
-  number = GPOINTER_TO_UINT (g_hash_table_lookup (index->numbers, g_intern_string (name)));
+  number = lookup_interned (index, name, &interned);
   return number ? number - 1 : MIR_FLOW_NONE;
 }
 
@@ -229,19 +245,6 @@ mir_expr_increments_target (const MirExpr *e)
   return found;
 }
 
-static void
-find_target_read (MirExpr *e, gpointer data)
-{
-  gboolean *found = data;
-
-  if (*found)
-    return;
-  if (reads_target (e))
-    *found = TRUE;
-  else
-    mir_expr_foreach_child (e, find_target_read, data);
-}
-
 /* ---- per-statement effects ---- */
 
 typedef struct {
@@ -249,39 +252,46 @@ typedef struct {
   gboolean reads;
 } TargetUse;
 
-static void
-note_target_use (MirExpr *e, gpointer data)
-{
-  TargetUse *t = data;
+/* What one walk over a node's own expressions found: the variables it reads
+ * (numbers, repeats possible) and whether it reads or adds to the target. */
+typedef struct {
+  guint     first;     /* in the walk's array of numbers */
+  guint     n;
+  TargetUse target;
+} NodeUse;
 
-  if (!t->increments)
-    find_increment (e, &t->increments);
-  if (!t->reads)
-    find_target_read (e, &t->reads);
-}
-
-static TargetUse
-stmt_target_use (const MirStmt *s)
-{
-  TargetUse t = { FALSE, FALSE };
-
-  mir_stmt_foreach_expr ((MirStmt *) s, note_target_use, &t);
-  if (s->kind == MIR_STMT_TARGET_PLUS || s->kind == MIR_STMT_JACOBIAN_PLUS
-      || (s->kind == MIR_STMT_NR_CALL && mir_fun_increments_target (&s->u.call.fun)))
-    t.increments = TRUE;
-  return t;
-}
+typedef struct {
+  MirVarIndex *vars;
+  GArray      *numbers;
+  TargetUse   *target;
+} UseWalk;
 
 static void
-index_expr_vars (MirExpr *e, gpointer data)
+walk_use (MirExpr *e, gpointer data)
 {
-  mir_var_index_add (data, e->u.var.name);
+  UseWalk *w = data;
+
+  if (mir_expr_is_variable (e))
+    {
+      guint x = mir_var_index_add (w->vars, e->u.var.name);
+      g_array_append_val (w->numbers, x);
+      return;
+    }
+  if (e->kind == MIR_EXPR_CALL)
+    {
+      w->target->increments |= mir_fun_increments_target (&e->u.call.fun);
+      w->target->reads |= reads_target (e);
+    }
+  mir_expr_foreach_child (e, walk_use, data);
 }
 
-static void
-index_stmt (MirVarIndex *vars, const MirStmt *s)
+/* Numbers the variables of a statement in the order they appear: what it
+ * declares or assigns, what it reads, then the target. */
+static NodeUse
+index_stmt (MirVarIndex *vars, const MirStmt *s, GArray *numbers)
 {
-  TargetUse t;
+  NodeUse use = { numbers->len, 0, { FALSE, FALSE } };
+  UseWalk w = { vars, numbers, &use.target };
 
   switch (s->kind)
     {
@@ -297,22 +307,71 @@ index_stmt (MirVarIndex *vars, const MirStmt *s)
     default:
       break;
     }
-  mir_stmt_foreach_variable (s, index_expr_vars, vars);
-  t = stmt_target_use (s);
-  if (t.increments || t.reads)
+  mir_stmt_foreach_expr ((MirStmt *) s, walk_use, &w);
+  use.n = numbers->len - use.first;
+  if (s->kind == MIR_STMT_TARGET_PLUS || s->kind == MIR_STMT_JACOBIAN_PLUS
+      || (s->kind == MIR_STMT_NR_CALL && mir_fun_increments_target (&s->u.call.fun)))
+    use.target.increments = TRUE;
+  if (use.target.increments || use.target.reads)
     mir_var_index_add (vars, MIR_TARGET_VARIABLE);
+  return use;
+}
+
+/* A node's set while it is computed, with its members noted so that telling
+ * it empty and clearing it for the next node cost nothing more. */
+typedef struct {
+  MirBitset *set;
+  GArray    *members;
+} Scratch;
+
+static void
+scratch_init (Scratch *s, guint n_bits)
+{
+  s->set = mir_bitset_new (n_bits);
+  s->members = g_array_new (FALSE, FALSE, sizeof (guint));
 }
 
 static void
-add_var (MirBitset *set, const MirVarIndex *vars, const char *name)
+scratch_clear (Scratch *s)
 {
-  mir_bitset_add (set, mir_var_index_lookup (vars, name));
+  mir_bitset_free (s->set);
+  g_array_unref (s->members);
+}
+
+static void
+scratch_add (Scratch *s, guint x)
+{
+  if (mir_bitset_contains (s->set, x))
+    return;
+  mir_bitset_add (s->set, x);
+  g_array_append_val (s->members, x);
+}
+
+/* Copies the set into the pool and empties it for the next node. */
+static MirBitset *
+scratch_keep (MirBitsetPool *pool, Scratch *s)
+{
+  const MirBitset *copy;
+
+  if (s->members->len == 0)
+    return (MirBitset *) mir_bitset_pool_empty (pool);
+  copy = mir_bitset_pool_copy (pool, s->set);
+  for (guint i = 0; i < s->members->len; i++)
+    mir_bitset_remove (s->set, g_array_index (s->members, guint, i));
+  g_array_set_size (s->members, 0);
+  return (MirBitset *) copy;
+}
+
+static void
+add_var (Scratch *set, const MirVarIndex *vars, const char *name)
+{
+  scratch_add (set, mir_var_index_lookup (vars, name));
 }
 
 /* The declarations directly in a block's list, looking through statement
  * lists but not into nested scopes. */
 static void
-add_scope_decls (MirBitset *set, const MirVarIndex *vars, const GPtrArray *stmts)
+add_scope_decls (Scratch *set, const MirVarIndex *vars, const GPtrArray *stmts)
 {
   for (guint i = 0; stmts && i < stmts->len; i++)
     {
@@ -324,42 +383,48 @@ add_scope_decls (MirBitset *set, const MirVarIndex *vars, const GPtrArray *stmts
     }
 }
 
+/* One node's sets while they are computed. */
+typedef struct {
+  Scratch reads, writes, kills, declares, scope_ends;
+} NodeSets;
+
 static void
-fill_effects (MirEffects *fx, guint v, const MirStmt *s)
+fill_effects (const MirVarIndex *vars, NodeSets *n, const MirStmt *s,
+              const NodeUse *use, const GArray *numbers)
 {
-  const MirVarIndex *vars = fx->vars;
-  TargetUse t = stmt_target_use (s);
+  TargetUse t = use->target;
   const MirLvalue *lhs;
 
-  mir_stmt_foreach_variable (s, add_read, &(AddReads) { vars, fx->reads[v] });
+  for (guint i = 0; i < use->n; i++)
+    scratch_add (&n->reads, g_array_index (numbers, guint, use->first + i));
   if (t.reads || t.increments)
-    add_var (fx->reads[v], vars, MIR_TARGET_VARIABLE);
+    add_var (&n->reads, vars, MIR_TARGET_VARIABLE);
   if (t.increments)
-    add_var (fx->writes[v], vars, MIR_TARGET_VARIABLE);
+    add_var (&n->writes, vars, MIR_TARGET_VARIABLE);
   switch (s->kind)
     {
     case MIR_STMT_ASSIGN:
       lhs = s->u.assign.lhs;
-      add_var (fx->writes[v], vars, mir_lvalue_variable (lhs));
+      add_var (&n->writes, vars, mir_lvalue_variable (lhs));
       if (!lhs->proj_of && (!lhs->indices || lhs->indices->len == 0))
-        add_var (fx->kills[v], vars, lhs->var);
+        add_var (&n->kills, vars, lhs->var);
       break;
     case MIR_STMT_DECL:
-      add_var (fx->declares[v], vars, s->u.decl.name);
-      add_var (fx->kills[v], vars, s->u.decl.name);
+      add_var (&n->declares, vars, s->u.decl.name);
+      add_var (&n->kills, vars, s->u.decl.name);
       if (s->u.decl.init_kind == MIR_DECL_ASSIGN)
-        add_var (fx->writes[v], vars, s->u.decl.name);
+        add_var (&n->writes, vars, s->u.decl.name);
       break;
     case MIR_STMT_FOR:
-      add_var (fx->declares[v], vars, s->u.for_stmt.var);
-      add_var (fx->kills[v], vars, s->u.for_stmt.var);
-      add_var (fx->writes[v], vars, s->u.for_stmt.var);
+      add_var (&n->declares, vars, s->u.for_stmt.var);
+      add_var (&n->kills, vars, s->u.for_stmt.var);
+      add_var (&n->writes, vars, s->u.for_stmt.var);
       break;
     case MIR_STMT_BLOCK:
-      add_scope_decls (fx->scope_ends[v], vars, s->u.block.stmts);
+      add_scope_decls (&n->scope_ends, vars, s->u.block.stmts);
       break;
     case MIR_STMT_PROFILE:
-      add_scope_decls (fx->scope_ends[v], vars, s->u.profile.stmts);
+      add_scope_decls (&n->scope_ends, vars, s->u.profile.stmts);
       break;
     default:
       break;
@@ -370,33 +435,53 @@ MirEffects *
 mir_effects_new (const MirFlowGraph *graph, const char *const *extra)
 {
   MirEffects *fx = g_new0 (MirEffects, 1);
+  g_autoptr (GArray) numbers = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree NodeUse *uses = g_new0 (NodeUse, graph->n_nodes);
   guint n_vars;
+  NodeSets n;
 
   fx->vars = mir_var_index_new ();
   for (guint v = 0; v < graph->n_nodes; v++)
     if (graph->nodes[v].stmt)
-      index_stmt (fx->vars, graph->nodes[v].stmt);
+      uses[v] = index_stmt (fx->vars, graph->nodes[v].stmt, numbers);
   for (guint i = 0; extra && extra[i]; i++)
     mir_var_index_add (fx->vars, extra[i]);
   n_vars = mir_var_index_size (fx->vars);
 
   fx->n_nodes = graph->n_nodes;
+  fx->pool = mir_bitset_pool_new (n_vars);
   fx->reads = g_new (MirBitset *, graph->n_nodes);
   fx->writes = g_new (MirBitset *, graph->n_nodes);
   fx->kills = g_new (MirBitset *, graph->n_nodes);
   fx->declares = g_new (MirBitset *, graph->n_nodes);
   fx->scope_ends = g_new (MirBitset *, graph->n_nodes);
+  scratch_init (&n.reads, n_vars);
+  scratch_init (&n.writes, n_vars);
+  scratch_init (&n.kills, n_vars);
+  scratch_init (&n.declares, n_vars);
+  scratch_init (&n.scope_ends, n_vars);
   for (guint v = 0; v < graph->n_nodes; v++)
     {
-      fx->reads[v] = mir_bitset_new (n_vars);
-      fx->writes[v] = mir_bitset_new (n_vars);
-      fx->kills[v] = mir_bitset_new (n_vars);
-      fx->declares[v] = mir_bitset_new (n_vars);
-      fx->scope_ends[v] = mir_bitset_new (n_vars);
       if (graph->nodes[v].stmt)
-        fill_effects (fx, v, graph->nodes[v].stmt);
+        fill_effects (fx->vars, &n, graph->nodes[v].stmt, &uses[v], numbers);
+      fx->reads[v] = scratch_keep (fx->pool, &n.reads);
+      fx->writes[v] = scratch_keep (fx->pool, &n.writes);
+      fx->kills[v] = scratch_keep (fx->pool, &n.kills);
+      fx->declares[v] = scratch_keep (fx->pool, &n.declares);
+      fx->scope_ends[v] = scratch_keep (fx->pool, &n.scope_ends);
     }
+  scratch_clear (&n.reads);
+  scratch_clear (&n.writes);
+  scratch_clear (&n.kills);
+  scratch_clear (&n.declares);
+  scratch_clear (&n.scope_ends);
   return fx;
+}
+
+const MirBitset *
+mir_effects_empty (const MirEffects *fx)
+{
+  return mir_bitset_pool_empty (fx->pool);
 }
 
 void
@@ -404,14 +489,7 @@ mir_effects_free (MirEffects *fx)
 {
   if (!fx)
     return;
-  for (guint v = 0; v < fx->n_nodes; v++)
-    {
-      mir_bitset_free (fx->reads[v]);
-      mir_bitset_free (fx->writes[v]);
-      mir_bitset_free (fx->kills[v]);
-      mir_bitset_free (fx->declares[v]);
-      mir_bitset_free (fx->scope_ends[v]);
-    }
+  mir_bitset_pool_free (fx->pool);
   g_free (fx->reads);
   g_free (fx->writes);
   g_free (fx->kills);

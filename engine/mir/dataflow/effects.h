@@ -44,7 +44,8 @@ MirBitset   *mir_var_index_set_of   (const MirVarIndex *index, const char *const
 
 typedef struct {
   MirVarIndex *vars;
-  /* per node; entry and exit have empty sets */
+  /* per node; entry and exit have empty sets. The sets are shared (all the
+   * empty ones are one) and must not be changed. */
   MirBitset  **reads;
   MirBitset  **writes;     /* given a value, in whole or in part */
   MirBitset  **kills;      /* whose previous value is gone: x = e, declarations,
@@ -53,12 +54,17 @@ typedef struct {
   MirBitset  **scope_ends; /* block and profile ends: the variables declared
                             * directly in them, which die there */
   guint        n_nodes;
+  /* private */
+  MirBitsetPool *pool;
 } MirEffects;
 
 /* The effects of every node; variables are numbered in order of first
  * appearance, then the names in `extra` (may be NULL) not seen. */
 MirEffects *mir_effects_new  (const MirFlowGraph *graph, const char *const *extra);
 void        mir_effects_free (MirEffects *effects);
+/* The one set that every empty set of `effects` is: a set at this address
+ * needs no work. */
+const MirBitset *mir_effects_empty (const MirEffects *effects);
 
 /* Whether a variable expression names a variable (not a function). */
 gboolean    mir_expr_is_variable  (const MirExpr *e);

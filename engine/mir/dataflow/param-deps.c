@@ -9,43 +9,112 @@
 #include "mir/dataflow/dominators.h"
 #include "mir/dataflow/program-info.h"
 
+/* The pairs (x, s) a fact may hold are numbered per variable: x's are
+ * first_pair[x] .. first_pair[x + 1] - 1, and pair_source gives the source
+ * of each. Only the pairs that some chain of reads, writes and controlled
+ * writes can produce are numbered (see may_depend), which keeps the facts
+ * small: most variables depend on a few sources or none. */
+/* What a node does to a variable. */
+enum {
+  CHANGE_ENDS = 1 << 0,      /* kills it or ends its scope */
+  CHANGE_WRITES = 1 << 1,    /* gives it a value, in whole or in part */
+  CHANGE_WHOLE = 1 << 2,     /* kills it */
+};
+
+typedef struct {
+  guint var;
+  guint how;
+} Change;
+
 typedef struct {
   MirParamDeps *deps;
   guint         n_vars;
   guint        *source_of_var;   /* per variable: its source number, or MIR_FLOW_NONE */
+  GArray      **read_vars;       /* per node: guint variables it reads the values of */
+  GArray      **changes;         /* per node: Change */
+  guint        *self_update;     /* per node: the one variable it changes, only adding
+                                  * to it what it reads, as `target +=` does; or
+                                  * MIR_FLOW_NONE */
+  MirBitset    *from;            /* the transfer's, reused */
 } Context;
 
-/* ---- a variable's slice of the fact: bits x * n_sources ... ---- */
+/* ---- a variable's slice of the fact ---- */
 
 static void
 var_sources (const MirParamDeps *d, const MirBitset *fact, guint x, MirBitset *out)
 {
-  for (guint s = 0; s < d->n_sources; s++)
-    if (mir_bitset_contains (fact, x * d->n_sources + s))
-      mir_bitset_add (out, s);
+  for (guint k = d->first_pair[x]; k < d->first_pair[x + 1]; k++)
+    if (mir_bitset_contains (fact, k))
+      mir_bitset_add (out, d->pair_source[k]);
 }
 
 static void
 var_clear (const MirParamDeps *d, MirBitset *fact, guint x)
 {
-  for (guint s = 0; s < d->n_sources; s++)
-    mir_bitset_remove (fact, x * d->n_sources + s);
+  for (guint k = d->first_pair[x]; k < d->first_pair[x + 1]; k++)
+    mir_bitset_remove (fact, k);
+}
+
+/* The pair (x, s), or MIR_FLOW_NONE when it is not numbered. A variable's
+ * pairs are in the order of their sources. */
+static guint
+find_pair (const MirParamDeps *d, guint x, guint s)
+{
+  guint lo = d->first_pair[x], hi = d->first_pair[x + 1];
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (d->pair_source[mid] < s)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < d->first_pair[x + 1] && d->pair_source[lo] == s ? lo : MIR_FLOW_NONE;
 }
 
 static void
 var_add (const MirParamDeps *d, MirBitset *fact, guint x, const MirBitset *sources)
 {
-  for (int s = mir_bitset_next (sources, 0); s >= 0; s = mir_bitset_next (sources, (guint) s + 1))
-    mir_bitset_add (fact, x * d->n_sources + (guint) s);
+  guint first = d->first_pair[x], last = d->first_pair[x + 1];
+
+  /* a variable that may depend on many sources (the target) is updated by
+   * going through the few sources at hand */
+  if (last - first > 64)
+    {
+      for (int s = mir_bitset_next (sources, 0); s >= 0;
+           s = mir_bitset_next (sources, (guint) s + 1))
+        {
+          guint k = find_pair (d, x, (guint) s);
+          if (k != MIR_FLOW_NONE)
+            mir_bitset_add (fact, k);
+        }
+      return;
+    }
+  for (guint k = first; k < last; k++)
+    if (mir_bitset_contains (sources, d->pair_source[k]))
+      mir_bitset_add (fact, k);
 }
 
-/* The sources of everything in `vars`. */
-static void
-sources_of_vars (const MirParamDeps *d, const MirBitset *fact, const MirBitset *vars,
-                 MirBitset *out)
+/* The pair (x, s), which must be numbered. */
+static guint
+pair_of (const MirParamDeps *d, guint x, guint s)
 {
-  for (int x = mir_bitset_next (vars, 0); x >= 0; x = mir_bitset_next (vars, (guint) x + 1))
-    var_sources (d, fact, (guint) x, out);
+  guint k = find_pair (d, x, s);
+
+  g_return_val_if_fail (k != MIR_FLOW_NONE, 0);
+  return k;
+}
+
+/* The sources of what node v reads, leaving out the variable `skip`. */
+static void
+sources_of_reads (const Context *c, const MirBitset *fact, guint v, guint skip, MirBitset *out)
+{
+  const GArray *reads = c->read_vars[v];
+
+  for (guint i = 0; i < reads->len; i++)
+    if (g_array_index (reads, guint, i) != skip)
+      var_sources (c->deps, fact, g_array_index (reads, guint, i), out);
 }
 
 typedef struct {
@@ -66,16 +135,22 @@ deps_transfer (const MirFlowGraph *graph, guint node, MirBitset *fact, gpointer 
 {
   const Context *c = ud;
   const MirParamDeps *d = c->deps;
-  const MirEffects *fx = d->effects;
-  g_autoptr (MirBitset) from = mir_bitset_copy (d->control[node]);
+  const GArray *changes = c->changes[node];
+  MirBitset *from = c->from;
 
-  sources_of_vars (d, fact, d->reads[node], from);
-  for (guint x = 0; x < c->n_vars; x++)
+  if (changes->len == 0)
+    return;
+  mir_bitset_assign (from, d->control[node]);
+  /* what x already depends on, x keeps: no need to read it */
+  sources_of_reads (c, fact, node, c->self_update[node], from);
+  for (guint i = 0; i < changes->len; i++)
     {
-      gboolean whole = mir_bitset_contains (fx->kills[node], x);
-      gboolean written = mir_bitset_contains (fx->writes[node], x);
+      const Change *change = &g_array_index (changes, Change, i);
+      guint x = change->var;
+      gboolean whole = change->how & CHANGE_WHOLE;
+      gboolean written = change->how & CHANGE_WRITES;
 
-      if (mir_bitset_contains (fx->scope_ends[node], x) || whole)
+      if (change->how & CHANGE_ENDS)
         var_clear (d, fact, x);
       if (written)
         var_add (d, fact, x, from);
@@ -83,20 +158,113 @@ deps_transfer (const MirFlowGraph *graph, guint node, MirBitset *fact, gpointer 
         {
           /* a source depends on itself, whatever it is computed from */
           var_clear (d, fact, x);
-          mir_bitset_add (fact, x * d->n_sources + c->source_of_var[x]);
+          mir_bitset_add (fact, pair_of (d, x, c->source_of_var[x]));
         }
     }
 }
 
-static MirSetFacts *
-solve_round (MirFlowGraph *graph, Context *c, const MirBitset *boundary,
-             const char *const *labels, gboolean record)
-{
-  MirSetProblem problem = { 0 };
+/* ---- the pairs that can hold ---- */
 
+/* Per variable, the sources it may depend on anywhere, whatever the order
+ * of the statements: what a node reads and what controls it flow into what
+ * it writes, until nothing changes. The facts of a round never hold more. */
+static MirBitset **
+may_depend (const Context *c, const MirFlowGraph *graph)
+{
+  const MirParamDeps *d = c->deps;
+  MirBitset **src = g_new (MirBitset *, c->n_vars);
+  g_autoptr (MirBitset) in = mir_bitset_new (d->n_sources);
+  gboolean changed = TRUE;
+
+  for (guint x = 0; x < c->n_vars; x++)
+    {
+      src[x] = mir_bitset_new (d->n_sources);
+      if (c->source_of_var[x] != MIR_FLOW_NONE)
+        mir_bitset_add (src[x], c->source_of_var[x]);
+    }
+  while (changed)
+    {
+      changed = FALSE;
+      for (guint v = 0; v < graph->n_nodes; v++)
+        {
+          const GArray *reads = c->read_vars[v], *changes = c->changes[v];
+
+          if (changes->len == 0)
+            continue;
+          mir_bitset_assign (in, d->control[v]);
+          for (guint i = 0; i < reads->len; i++)
+            mir_bitset_union (in, src[g_array_index (reads, guint, i)]);
+          for (guint i = 0; i < changes->len; i++)
+            {
+              const Change *change = &g_array_index (changes, Change, i);
+              if (change->how & CHANGE_WRITES)
+                changed |= mir_bitset_union (src[change->var], in);
+            }
+        }
+    }
+  return src;
+}
+
+static void
+number_pairs (const Context *c, const MirFlowGraph *graph)
+{
+  MirParamDeps *d = c->deps;
+  MirBitset **src = may_depend (c, graph);
+  GArray *sources = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  g_free (d->first_pair);
+  d->first_pair = g_new (guint, c->n_vars + 1);
+  for (guint x = 0; x < c->n_vars; x++)
+    {
+      d->first_pair[x] = sources->len;
+      for (int s = mir_bitset_next (src[x], 0); s >= 0;
+           s = mir_bitset_next (src[x], (guint) s + 1))
+        {
+          guint source = (guint) s;
+          g_array_append_val (sources, source);
+        }
+      mir_bitset_free (src[x]);
+    }
+  d->first_pair[c->n_vars] = sources->len;
+  d->n_pairs = sources->len;
+  g_free (d->pair_source);
+  d->pair_source = (guint *) g_array_free (sources, FALSE);
+  g_free (src);
+}
+
+/* "x←a" for every numbered pair. */
+static GPtrArray *
+pair_labels (const Context *c)
+{
+  const MirParamDeps *d = c->deps;
+  GPtrArray *labels = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint x = 0; x < c->n_vars; x++)
+    for (guint k = d->first_pair[x]; k < d->first_pair[x + 1]; k++)
+      g_ptr_array_add (labels, g_strconcat (mir_var_index_name (d->effects->vars, x), "←",
+                                            d->sources[d->pair_source[k]], NULL));
+  g_ptr_array_add (labels, NULL);
+  return labels;
+}
+
+static MirSetFacts *
+solve_round (MirFlowGraph *graph, Context *c, gboolean record)
+{
+  MirParamDeps *d = c->deps;
+  MirSetProblem problem = { 0 };
+  g_autoptr (GPtrArray) labels = NULL;
+  g_autoptr (MirBitset) boundary = NULL;
+
+  number_pairs (c, graph);
+  /* at entry each source depends on itself */
+  boundary = mir_bitset_new (d->n_pairs);
+  for (guint x = 0; x < c->n_vars; x++)
+    if (c->source_of_var[x] != MIR_FLOW_NONE)
+      mir_bitset_add (boundary, pair_of (d, x, c->source_of_var[x]));
+  labels = pair_labels (c);
   problem.direction = MIR_DATAFLOW_FORWARD;
-  problem.n_bits = c->n_vars * c->deps->n_sources;
-  problem.labels = labels;
+  problem.n_bits = d->n_pairs;
+  problem.labels = (const char *const *) labels->pdata;
   problem.boundary = boundary;
   problem.transfer = deps_transfer;
   problem.user_data = c;
@@ -107,22 +275,26 @@ solve_round (MirFlowGraph *graph, Context *c, const MirBitset *boundary,
 /* New decisions and control from the current facts; TRUE when the control
  * of some node grew. */
 static gboolean
-update_control (MirParamDeps *d, const MirFlowGraph *graph, MirBitset **cd)
+update_control (const Context *c, const MirFlowGraph *graph, GArray **cd)
 {
+  MirParamDeps *d = c->deps;
   gboolean grew = FALSE;
 
   for (guint b = 0; b < graph->n_nodes; b++)
-    {
-      mir_bitset_assign (d->decisions[b], d->control[b]);
-      if (graph->nodes[b].n_succs > 1)
-        sources_of_vars (d, mir_set_facts_before_node (d->facts, b), d->reads[b],
-                         d->decisions[b]);
-      else
-        mir_bitset_clear (d->decisions[b]);
-    }
+    if (graph->nodes[b].n_succs > 1)
+      {
+        mir_bitset_assign (d->decisions[b], d->control[b]);
+        sources_of_reads (c, mir_set_facts_before_node (d->facts, b), b, MIR_FLOW_NONE,
+                          d->decisions[b]);
+      }
+  /* only branching nodes decide anything */
   for (guint b = 0; b < graph->n_nodes; b++)
-    for (int n = mir_bitset_next (cd[b], 0); n >= 0; n = mir_bitset_next (cd[b], (guint) n + 1))
-      grew |= mir_bitset_union (d->control[n], d->decisions[b]);
+    {
+      if (graph->nodes[b].n_succs < 2 || mir_bitset_is_empty (d->decisions[b]))
+        continue;
+      for (guint i = 0; i < cd[b]->len; i++)
+        grew |= mir_bitset_union (d->control[g_array_index (cd[b], guint, i)], d->decisions[b]);
+    }
   return grew;
 }
 
@@ -130,11 +302,12 @@ static void
 set_sources (MirParamDeps *d, const char *const *sources)
 {
   GPtrArray *names = g_ptr_array_new ();
+  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
 
   for (guint i = 0; sources && sources[i]; i++)
     {
       const char *name = g_intern_string (sources[i]);
-      if (!g_ptr_array_find (names, name, NULL))
+      if (g_hash_table_add (seen, (gpointer) name))
         g_ptr_array_add (names, (gpointer) name);
     }
   d->n_sources = names->len;
@@ -142,47 +315,100 @@ set_sources (MirParamDeps *d, const char *const *sources)
   d->sources = (const char **) g_ptr_array_free (names, FALSE);
 }
 
-/* "x←a" for every variable x and source a, in bit order. */
-static GPtrArray *
-pair_labels (const MirParamDeps *d, guint n_vars)
+static GArray *
+members (const MirBitset *set)
 {
-  GPtrArray *labels = g_ptr_array_new_with_free_func (g_free);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (guint));
 
-  for (guint x = 0; x < n_vars; x++)
-    for (guint s = 0; s < d->n_sources; s++)
-      g_ptr_array_add (labels, g_strdup_printf ("%s←%s",
-                                                mir_var_index_name (d->effects->vars, x),
-                                                d->sources[s]));
-  g_ptr_array_add (labels, NULL);
-  return labels;
+  for (int x = mir_bitset_next (set, 0); x >= 0; x = mir_bitset_next (set, (guint) x + 1))
+    {
+      guint member = (guint) x;
+      g_array_append_val (out, member);
+    }
+  return out;
+}
+
+/* What node v does to each variable it changes. */
+static GArray *
+node_changes (const MirEffects *fx, guint v, MirBitset *changed)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (Change));
+
+  mir_bitset_assign (changed, fx->writes[v]);
+  mir_bitset_union (changed, fx->kills[v]);
+  mir_bitset_union (changed, fx->scope_ends[v]);
+  for (int x = mir_bitset_next (changed, 0); x >= 0; x = mir_bitset_next (changed, (guint) x + 1))
+    {
+      Change change = { (guint) x, 0 };
+      if (mir_bitset_contains (fx->kills[v], change.var))
+        change.how |= CHANGE_WHOLE | CHANGE_ENDS;
+      if (mir_bitset_contains (fx->scope_ends[v], change.var))
+        change.how |= CHANGE_ENDS;
+      if (mir_bitset_contains (fx->writes[v], change.var))
+        change.how |= CHANGE_WRITES;
+      g_array_append_val (out, change);
+    }
+  return out;
 }
 
 static void
-init_node_sets (MirParamDeps *d, const MirFlowGraph *graph, guint n_vars)
+init_node_sets (MirParamDeps *d, Context *c, const MirFlowGraph *graph)
 {
+  const MirEffects *fx = d->effects;
+  g_autoptr (MirBitset) changed = mir_bitset_new (c->n_vars);
+  g_autoptr (MirBitset) reads = mir_bitset_new (c->n_vars);
+
   d->n_nodes = graph->n_nodes;
+  d->pool = mir_bitset_pool_new (c->n_vars);
   d->reads = g_new (MirBitset *, graph->n_nodes);
   d->control = g_new (MirBitset *, graph->n_nodes);
   d->decisions = g_new (MirBitset *, graph->n_nodes);
+  c->read_vars = g_new (GArray *, graph->n_nodes);
+  c->changes = g_new (GArray *, graph->n_nodes);
+  c->self_update = g_new (guint, graph->n_nodes);
+  c->from = mir_bitset_new (d->n_sources);
   for (guint v = 0; v < graph->n_nodes; v++)
     {
-      ValueReads r = { d->effects->vars, mir_bitset_new (n_vars) };
+      ValueReads r = { fx->vars, reads };
       if (graph->nodes[v].stmt)
         mir_stmt_foreach_expr ((MirStmt *) graph->nodes[v].stmt, add_value_reads, &r);
-      d->reads[v] = r.set;
+      c->read_vars[v] = members (reads);
+      d->reads[v] = (MirBitset *) (c->read_vars[v]->len ? mir_bitset_pool_copy (d->pool, reads)
+                                                        : mir_bitset_pool_empty (d->pool));
       d->control[v] = mir_bitset_new (d->n_sources);
       d->decisions[v] = mir_bitset_new (d->n_sources);
+      c->changes[v] = node_changes (fx, v, changed);
+      c->self_update[v] = MIR_FLOW_NONE;
+      if (c->changes[v]->len == 1
+          && g_array_index (c->changes[v], Change, 0).how == CHANGE_WRITES
+          && mir_bitset_contains (reads, g_array_index (c->changes[v], Change, 0).var))
+        c->self_update[v] = g_array_index (c->changes[v], Change, 0).var;
+      for (guint i = 0; i < c->read_vars[v]->len; i++)
+        mir_bitset_remove (reads, g_array_index (c->read_vars[v], guint, i));
     }
+}
+
+static void
+context_clear (Context *c, guint n_nodes)
+{
+  for (guint v = 0; v < n_nodes; v++)
+    {
+      g_array_unref (c->read_vars[v]);
+      g_array_unref (c->changes[v]);
+    }
+  g_free (c->read_vars);
+  g_free (c->changes);
+  g_free (c->self_update);
+  mir_bitset_free (c->from);
+  g_free (c->source_of_var);
 }
 
 MirParamDeps *
 mir_param_dependence (MirFlowGraph *graph, const char *const *sources, gboolean record)
 {
   MirParamDeps *d = g_new0 (MirParamDeps, 1);
-  Context c = { d, 0, NULL };
-  MirBitset **cd = mir_control_dependence (graph);
-  g_autoptr (GPtrArray) labels = NULL;
-  g_autoptr (MirBitset) boundary = NULL;
+  Context c = { .deps = d };
+  GArray **cd = mir_control_dependence_lists (graph);
 
   d->effects = mir_effects_new (graph, sources);
   set_sources (d, sources);
@@ -190,27 +416,19 @@ mir_param_dependence (MirFlowGraph *graph, const char *const *sources, gboolean 
   c.source_of_var = g_new (guint, c.n_vars);
   for (guint x = 0; x < c.n_vars; x++)
     c.source_of_var[x] = MIR_FLOW_NONE;
-  /* at entry each source depends on itself */
-  boundary = mir_bitset_new (c.n_vars * d->n_sources);
   for (guint s = 0; s < d->n_sources; s++)
-    {
-      guint x = mir_var_index_lookup (d->effects->vars, d->sources[s]);
-      c.source_of_var[x] = s;
-      mir_bitset_add (boundary, x * d->n_sources + s);
-    }
-  labels = pair_labels (d, c.n_vars);
-  init_node_sets (d, graph, c.n_vars);
+    c.source_of_var[mir_var_index_lookup (d->effects->vars, d->sources[s])] = s;
+  init_node_sets (d, &c, graph);
   for (;;)
     {
-      d->facts = solve_round (graph, &c, boundary, (const char *const *) labels->pdata,
-                              record);
+      d->facts = solve_round (graph, &c, record);
       d->n_rounds++;
-      if (!update_control (d, graph, cd))
+      if (!update_control (&c, graph, cd))
         break;
       mir_set_facts_free (d->facts);
     }
-  mir_control_dependence_free (cd, graph->n_nodes);
-  g_free (c.source_of_var);
+  mir_control_dependence_lists_free (cd, graph->n_nodes);
+  context_clear (&c, graph->n_nodes);
   return d;
 }
 
@@ -223,14 +441,16 @@ mir_param_deps_free (MirParamDeps *d)
     {
       mir_bitset_free (d->control[v]);
       mir_bitset_free (d->decisions[v]);
-      mir_bitset_free (d->reads[v]);
     }
+  mir_bitset_pool_free (d->pool);
   g_free (d->reads);
   g_free (d->control);
   g_free (d->decisions);
   mir_set_facts_free (d->facts);
   mir_effects_free (d->effects);
   g_free (d->sources);
+  g_free (d->first_pair);
+  g_free (d->pair_source);
   g_free (d);
 }
 
@@ -248,26 +468,52 @@ names_of (const MirParamDeps *d, const MirBitset *set)
 const char **
 mir_param_deps_of_var (const MirParamDeps *d, guint node, const char *var)
 {
-  g_autoptr (MirBitset) set = mir_bitset_new (d->n_sources);
   guint x = mir_var_index_lookup (d->effects->vars, var);
+  const MirBitset *fact;
+  const char **names;
+  guint n = 0;
 
   g_return_val_if_fail (node < d->n_nodes, NULL);
-  if (x != MIR_FLOW_NONE)
-    var_sources (d, mir_set_facts_before_node (d->facts, node), x, set);
-  return names_of (d, set);
+  if (x == MIR_FLOW_NONE)
+    return g_new0 (const char *, 1);
+  /* a variable's pairs are in the order of their sources */
+  fact = mir_set_facts_before_node (d->facts, node);
+  names = g_new0 (const char *, d->first_pair[x + 1] - d->first_pair[x] + 1);
+  for (guint k = d->first_pair[x]; k < d->first_pair[x + 1]; k++)
+    if (mir_bitset_contains (fact, k))
+      names[n++] = d->sources[d->pair_source[k]];
+  return names;
+}
+
+/* The sources of `e` evaluated at `node` and of what controls the node. */
+static MirBitset *
+expr_sources (const MirParamDeps *d, guint node, const MirExpr *e)
+{
+  MirBitset *set = mir_bitset_copy (d->control[node]);
+  g_autoptr (MirBitset) vars = mir_bitset_new (mir_var_index_size (d->effects->vars));
+  const MirBitset *fact = mir_set_facts_before_node (d->facts, node);
+
+  mir_expr_add_value_reads (e, d->effects->vars, vars);
+  for (int x = mir_bitset_next (vars, 0); x >= 0; x = mir_bitset_next (vars, (guint) x + 1))
+    var_sources (d, fact, (guint) x, set);
+  return set;
 }
 
 const char **
 mir_param_deps_of_expr (const MirParamDeps *d, guint node, const MirExpr *e)
 {
   g_autoptr (MirBitset) set = NULL;
-  g_autoptr (MirBitset) vars = mir_bitset_new (mir_var_index_size (d->effects->vars));
 
   g_return_val_if_fail (node < d->n_nodes, NULL);
-  set = mir_bitset_copy (d->control[node]);
-  mir_expr_add_value_reads (e, d->effects->vars, vars);
-  sources_of_vars (d, mir_set_facts_before_node (d->facts, node), vars, set);
+  set = expr_sources (d, node, e);
   return names_of (d, set);
+}
+
+const char **
+mir_param_deps_of_running (const MirParamDeps *d, guint node)
+{
+  g_return_val_if_fail (node < d->n_nodes, NULL);
+  return names_of (d, d->control[node]);
 }
 
 const char **
@@ -301,8 +547,19 @@ is_control_flow (const MirStmt *s)
   return s && (s->kind == MIR_STMT_IF || s->kind == MIR_STMT_WHILE || s->kind == MIR_STMT_FOR);
 }
 
+/* The names in `sources` of the sources that warnings name. */
+static const char **
+named_only (const MirParamDeps *d, const MirBitset *sources, const MirBitset *named)
+{
+  g_autoptr (MirBitset) set = mir_bitset_copy (sources);
+
+  mir_bitset_intersect (set, named);
+  return names_of (d, set);
+}
+
 static void
-warn_parameter_control (const MirParamDeps *d, const MirFlowGraph *graph, GPtrArray *out)
+warn_parameter_control (const MirParamDeps *d, const MirFlowGraph *graph,
+                        const MirBitset *named, GPtrArray *out)
 {
   for (guint b = 0; b < graph->n_nodes; b++)
     {
@@ -310,10 +567,10 @@ warn_parameter_control (const MirParamDeps *d, const MirFlowGraph *graph, GPtrAr
       g_autofree const char **names = NULL;
       g_autofree char *list = NULL;
 
-      if (!is_control_flow (s) || mir_bitset_is_empty (d->decisions[b])
+      if (!is_control_flow (s) || !mir_bitset_intersects (d->decisions[b], named)
           || !mir_span_is_located (&s->span))
         continue;
-      names = mir_param_deps_of_decision (d, b);
+      names = named_only (d, d->decisions[b], named);
       list = name_list (names);
       g_ptr_array_add (out, mir_warning_at (TILDE_DIAG_PEDANTIC, &s->span,
                                             g_strdup_printf ("A control flow statement "
@@ -322,32 +579,88 @@ warn_parameter_control (const MirParamDeps *d, const MirFlowGraph *graph, GPtrAr
     }
 }
 
-/* foo_lupdf and foo_lpdf name the same function. */
-static gboolean
-same_function (const char *called, const char *defined)
+/* The name of the function a call calls: foo_lupdf and foo_lpdf name the
+ * same one. */
+static const char *
+called_function (const char *called)
 {
   gsize n = strlen (called);
+  g_autofree char *normalized = NULL;
 
-  if (strcmp (called, defined) == 0)
-    return TRUE;
-  if (n > 6 && (g_str_has_suffix (called, "_lupdf") || g_str_has_suffix (called, "_lupmf")))
-    return strlen (defined) == n - 1 && strncmp (called, defined, n - 5) == 0
-           && strcmp (called + n - 3, defined + n - 4) == 0;
-  return FALSE;
+  if (n <= 6 || !(g_str_has_suffix (called, "_lupdf") || g_str_has_suffix (called, "_lupmf")))
+    return called;
+  normalized = g_strdup_printf ("%.*s_l%s", (int) (n - 6), called, called + n - 3);
+  return g_intern_string (normalized);
+}
+
+/* A call of a user function in log_prob. */
+typedef struct {
+  guint            node;
+  const GPtrArray *args;
+} Call;
+
+typedef struct {
+  GHashTable *calls;    /* function name -> GArray of Call */
+  guint       node;
+} CallScan;
+
+static void
+add_call (CallScan *scan, const MirFun *fun, const GPtrArray *args)
+{
+  const char *name = called_function (fun->name);
+  GArray *list = g_hash_table_lookup (scan->calls, name);
+  Call call = { scan->node, args };
+
+  if (!list)
+    {
+      list = g_array_new (FALSE, FALSE, sizeof (Call));
+      g_hash_table_insert (scan->calls, (gpointer) name, list);
+    }
+  g_array_append_val (list, call);
+}
+
+static void
+find_calls (MirExpr *e, gpointer data)
+{
+  if (e->kind == MIR_EXPR_CALL && e->u.call.fun.kind == MIR_FUN_USER)
+    add_call (data, &e->u.call.fun, e->u.call.args);
+  mir_expr_foreach_child (e, find_calls, data);
+}
+
+/* The calls of user functions in log_prob, by the name of the function. */
+static GHashTable *
+user_calls (const MirFlowGraph *log_prob)
+{
+  CallScan scan = { g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref),
+                    0 };
+
+  for (guint v = 0; v < log_prob->n_nodes; v++)
+    {
+      const MirStmt *s = log_prob->nodes[v].stmt;
+      if (!s)
+        continue;
+      scan.node = v;
+      if (s->kind == MIR_STMT_NR_CALL && s->u.call.fun.kind == MIR_FUN_USER)
+        add_call (&scan, &s->u.call.fun, s->u.call.args);
+      mir_stmt_foreach_expr ((MirStmt *) s, find_calls, &scan);
+    }
+  return scan.calls;
 }
 
 typedef struct {
   const MirFunDef    *fun;
   const MirParamDeps *inside;     /* the function body, sources its arguments */
   const MirFlowGraph *body;
-  const MirParamDeps *caller;     /* log_prob, sources the parameters */
-  guint               node;       /* the calling node in log_prob */
+  const MirParamDeps *caller;     /* log_prob */
+  const MirBitset    *named;      /* the caller's sources that warnings name */
   GPtrArray          *out;
 } CallCheck;
 
 static void
-check_call_args (CallCheck *k, const GPtrArray *args)
+check_call_args (const CallCheck *k, const Call *call)
 {
+  const GPtrArray *args = call->args;
+
   for (guint b = 0; b < k->body->n_nodes; b++)
     {
       const MirStmt *cf = k->body->nodes[b].stmt;
@@ -360,11 +673,13 @@ check_call_args (CallCheck *k, const GPtrArray *args)
           const MirExpr *arg;
           g_autofree const char **params = NULL;
           g_autofree char *list = NULL, *at = NULL;
+          g_autoptr (MirBitset) set = NULL;
 
           if (!args || (guint) a >= args->len)
             continue;
           arg = g_ptr_array_index (args, a);
-          params = mir_param_deps_of_expr (k->caller, k->node, arg);
+          set = expr_sources (k->caller, call->node, arg);
+          params = named_only (k->caller, set, k->named);
           if (!params[0])
             continue;
           list = name_list (params);
@@ -383,37 +698,67 @@ check_call_args (CallCheck *k, const GPtrArray *args)
 }
 
 static void
-find_calls (MirExpr *e, gpointer data)
+find_control_flow (MirStmt *s, gpointer data)
 {
-  CallCheck *k = data;
+  gboolean *found = data;
 
-  if (e->kind == MIR_EXPR_CALL && e->u.call.fun.kind == MIR_FUN_USER
-      && same_function (e->u.call.fun.name, k->fun->name))
-    check_call_args (k, e->u.call.args);
-  mir_expr_foreach_child (e, find_calls, data);
+  *found |= is_control_flow (s);
 }
 
 static void
-warn_function_control (const MirFunDef *fun, const MirParamDeps *caller,
-                       const MirFlowGraph *log_prob, GPtrArray *out)
+warn_function_control (const MirFunDef *fun, const GArray *calls, const MirParamDeps *caller,
+                       const MirBitset *named, GPtrArray *out)
 {
-  g_autofree const char **args = mir_fun_def_arg_names (fun);
-  g_autoptr (MirFlowGraph) body = mir_flow_graph_new (fun->body, MIR_FLOW_GRAPH_DEFAULT);
-  MirParamDeps *inside = mir_param_dependence (body, args, FALSE);
-  CallCheck k = { fun, inside, body, caller, 0, out };
+  g_autofree const char **args = NULL;
+  g_autoptr (MirFlowGraph) body = NULL;
+  MirParamDeps *inside;
+  gboolean branches = FALSE;
 
-  for (guint v = 0; v < log_prob->n_nodes; v++)
+  mir_stmt_walk (fun->body, find_control_flow, &branches);
+  if (!branches)
+    return;
+  args = mir_fun_def_arg_names (fun);
+  body = mir_flow_graph_new (fun->body, MIR_FLOW_GRAPH_DEFAULT);
+  inside = mir_param_dependence (body, args, FALSE);
+  for (guint i = 0; i < calls->len; i++)
     {
-      const MirStmt *s = log_prob->nodes[v].stmt;
-      if (!s)
-        continue;
-      k.node = v;
-      if (s->kind == MIR_STMT_NR_CALL && s->u.call.fun.kind == MIR_FUN_USER
-          && same_function (s->u.call.fun.name, fun->name))
-        check_call_args (&k, s->u.call.args);
-      mir_stmt_foreach_expr ((MirStmt *) s, find_calls, &k);
+      CallCheck k = { fun, inside, body, caller, named, out };
+      check_call_args (&k, &g_array_index (calls, Call, i));
     }
   mir_param_deps_free (inside);
+}
+
+void
+mir_param_dependence_warnings_of (const MirProgram *program, const MirFlowGraph *log_prob,
+                                  const MirParamDeps *deps, GPtrArray *diagnostics)
+{
+  g_autofree const char **params = mir_program_parameter_names (program);
+  g_autofree const char **silent = mir_program_silent_names (program);
+  g_autoptr (GHashTable) quiet = g_hash_table_new (NULL, NULL);
+  g_autoptr (GHashTable) is_param = g_hash_table_new (NULL, NULL);
+  g_autoptr (MirBitset) named = mir_bitset_new (deps->n_sources);
+  g_autoptr (GPtrArray) found = tilde_diagnostic_list_new ();
+  g_autoptr (GHashTable) calls = NULL;
+
+  for (guint i = 0; params[i]; i++)
+    g_hash_table_add (is_param, (gpointer) params[i]);
+  for (guint i = 0; silent[i]; i++)
+    g_hash_table_add (quiet, (gpointer) silent[i]);
+  /* sources and names are interned */
+  for (guint s = 0; s < deps->n_sources; s++)
+    if (g_hash_table_contains (is_param, deps->sources[s])
+        && !g_hash_table_contains (quiet, deps->sources[s]))
+      mir_bitset_add (named, s);
+  warn_parameter_control (deps, log_prob, named, found);
+  calls = user_calls (log_prob);
+  for (guint i = 0; program->functions && i < program->functions->len; i++)
+    {
+      const MirFunDef *f = g_ptr_array_index (program->functions, i);
+      const GArray *to_f = g_hash_table_lookup (calls, g_intern_string (f->name));
+      if (f->body && to_f)
+        warn_function_control (f, to_f, deps, named, found);
+    }
+  mir_add_warnings (found, diagnostics);
 }
 
 void
@@ -423,16 +768,8 @@ mir_param_dependence_warnings (const MirProgram *program, GPtrArray *diagnostics
   const GPtrArray *lists[] = { program->parts[MIR_PART_LOG_PROB] };
   g_autoptr (MirFlowGraph) graph = mir_flow_graph_new_for_lists (lists, 1,
                                                                  MIR_FLOW_GRAPH_DEFAULT);
-  g_autoptr (GPtrArray) found = tilde_diagnostic_list_new ();
   MirParamDeps *deps = mir_param_dependence (graph, params, FALSE);
 
-  warn_parameter_control (deps, graph, found);
-  for (guint i = 0; program->functions && i < program->functions->len; i++)
-    {
-      const MirFunDef *f = g_ptr_array_index (program->functions, i);
-      if (f->body)
-        warn_function_control (f, deps, graph, found);
-    }
+  mir_param_dependence_warnings_of (program, graph, deps, diagnostics);
   mir_param_deps_free (deps);
-  mir_add_warnings (found, diagnostics);
 }

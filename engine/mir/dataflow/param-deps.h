@@ -15,7 +15,9 @@
  * controls the branch itself. As these in turn depend on the facts, the
  * analysis is solved again until the control dependences stop growing.
  *
- * A fact is a set of pairs labelled "x←a" (x may depend on a).
+ * A fact is a set of pairs labelled "x←a" (x may depend on a). Only the
+ * pairs that some chain of reads and (controlled) writes could produce,
+ * whatever the order of the statements, are members of the facts' universe.
  */
 #pragma once
 
@@ -35,7 +37,13 @@ typedef struct {
   MirBitset   **decisions;   /* per branching node: the sources its decision
                               * depends on (empty for other nodes) */
   guint         n_rounds;    /* times the data-flow problem was solved */
-  MirBitset   **reads;       /* per node: the variables whose values it reads */
+  MirBitset   **reads;       /* per node: the variables whose values it reads
+                              * (shared sets, not to be changed) */
+  /* private: the pairs, numbered per variable */
+  guint        *first_pair;  /* per variable number, and one past the last */
+  guint        *pair_source;
+  guint         n_pairs;
+  MirBitsetPool *pool;       /* of reads */
 } MirParamDeps;
 
 MirParamDeps *mir_param_dependence (MirFlowGraph *graph, const char *const *sources,
@@ -50,12 +58,23 @@ const char  **mir_param_deps_of_var      (const MirParamDeps *deps, guint node,
 const char  **mir_param_deps_of_expr     (const MirParamDeps *deps, guint node,
                                           const MirExpr *e);
 const char  **mir_param_deps_of_decision (const MirParamDeps *deps, guint node);
+/* The sources on which it depends whether `node` runs. */
+const char  **mir_param_deps_of_running  (const MirParamDeps *deps, guint node);
 
 /* The pedantic warnings (TILDE_DIAG_PEDANTIC) about control flow in
  * log_prob that depends on parameters, and about control flow in functions
  * that depends on an argument whose value at a call in log_prob depends
- * on parameters, worded as the Stan compiler words them. */
-void          mir_param_dependence_warnings (const MirProgram *program,
-                                             GPtrArray *diagnostics);
+ * on parameters, worded as the Stan compiler words them. Parameters
+ * declared @silent are not named (and a warning that would name only such
+ * parameters is left out). */
+void          mir_param_dependence_warnings    (const MirProgram *program,
+                                                GPtrArray *diagnostics);
+/* The same from a dependence already solved on `log_prob`, the graph of
+ * the program's log_prob, whose sources include the parameters (sources
+ * that are not parameters are never named). */
+void          mir_param_dependence_warnings_of (const MirProgram *program,
+                                                const MirFlowGraph *log_prob,
+                                                const MirParamDeps *deps,
+                                                GPtrArray *diagnostics);
 
 G_END_DECLS

@@ -16,6 +16,8 @@ G_BEGIN_DECLS
 const char **mir_program_data_names             (const MirProgram *p);
 /* Variables declared at the top level of prepare_data that are not data. */
 const char **mir_program_transformed_data_names (const MirProgram *p);
+/* The variables of the program's blocks declared @silent. */
+const char **mir_program_silent_names           (const MirProgram *p);
 /* The parameters block's variables. */
 const char **mir_program_parameter_names        (const MirProgram *p);
 /* Every output variable of a block. */

@@ -27,12 +27,20 @@ typedef struct {
   guint        n_defs;
   guint       *def_var;    /* per definition: the variable's number */
   guint       *def_node;   /* per definition: its node (the graph's entry for outside) */
+  /* private: the definitions of variable x are var_defs[first_of_var[x]]
+   * up to var_defs[first_of_var[x + 1]], in increasing order */
+  guint       *first_of_var;
+  guint       *var_defs;
 } MirReachingDefs;
 
 /* `outside`: the variables defined before the graph runs (NULL-terminated;
  * may be NULL). */
 MirReachingDefs *mir_reaching_definitions (MirFlowGraph *graph, const char *const *outside,
                                            gboolean record);
+/* The same for the definitions of the variables in `tracked` only
+ * (NULL-terminated; NULL: all), for a client that asks about a few. */
+MirReachingDefs *mir_reaching_definitions_of (MirFlowGraph *graph, const char *const *outside,
+                                              const char *const *tracked, gboolean record);
 void             mir_reaching_defs_free   (MirReachingDefs *rd);
 
 /* The nodes whose definitions of `var` reach just before `node`, in

@@ -48,6 +48,12 @@ set_print (GString *out, gconstpointer fact, gpointer ud)
   mir_bitset_append (out, fact, (const char *const *) f->labels);
 }
 
+static void
+set_assign (gpointer dst, gconstpointer src, gpointer ud)
+{
+  mir_bitset_assign (dst, src);
+}
+
 static const MirLattice set_lattice = {
   .bottom = set_bottom,
   .copy = set_copy,
@@ -55,6 +61,7 @@ static const MirLattice set_lattice = {
   .join = set_join,
   .equal = set_equal,
   .print = set_print,
+  .assign = set_assign,
 };
 
 static gpointer
@@ -84,6 +91,42 @@ set_transfer (const MirFlowGraph *graph, guint node, gpointer fact, gpointer ud)
     mir_bitset_union (fact, p->gen[node]);
 }
 
+static void
+append_number (GString *out, guint n)
+{
+  char digits[16];
+  guint len = 0;
+
+  do
+    digits[len++] = (char) ('0' + n % 10);
+  while ((n /= 10) > 0);
+  while (len > 0)
+    g_string_append_c (out, digits[--len]);
+}
+
+/* The labels, copied into one block (or numbers when there are none). */
+static void
+copy_labels (MirSetFacts *f, const char *const *labels)
+{
+  GString *text = g_string_new (NULL);
+  gsize *offsets = g_new (gsize, f->n_bits);
+
+  for (guint i = 0; i < f->n_bits; i++)
+    {
+      offsets[i] = text->len;
+      if (labels && labels[i])
+        g_string_append (text, labels[i]);
+      else
+        append_number (text, i);
+      g_string_append_c (text, '\0');
+    }
+  f->label_text = g_string_free (text, FALSE);
+  f->labels = g_new0 (char *, f->n_bits + 1);
+  for (guint i = 0; i < f->n_bits; i++)
+    f->labels[i] = f->label_text + offsets[i];
+  g_free (offsets);
+}
+
 MirSetFacts *
 mir_set_facts_solve (MirFlowGraph *graph, const MirSetProblem *problem)
 {
@@ -93,16 +136,7 @@ mir_set_facts_solve (MirFlowGraph *graph, const MirSetProblem *problem)
   f->graph = mir_flow_graph_ref (graph);
   f->n_bits = problem->n_bits;
   f->must = problem->must;
-  f->labels = g_new0 (char *, problem->n_bits + 1);
-  f->by_label = g_hash_table_new (g_str_hash, g_str_equal);
-  for (guint i = 0; i < problem->n_bits; i++)
-    {
-      f->labels[i] = g_strdup (problem->labels ? problem->labels[i] : NULL);
-      if (!f->labels[i])
-        f->labels[i] = g_strdup_printf ("%u", i);
-      if (!g_hash_table_contains (f->by_label, f->labels[i]))
-        g_hash_table_insert (f->by_label, f->labels[i], GUINT_TO_POINTER (i + 1));
-    }
+  copy_labels (f, problem->labels);
   f->problem = problem;
   dp.lattice = &set_lattice;
   dp.direction = problem->direction;
@@ -121,8 +155,10 @@ mir_set_facts_free (MirSetFacts *facts)
   if (!facts)
     return;
   mir_dataflow_solution_free (facts->solution);
-  g_hash_table_unref (facts->by_label);
-  g_strfreev (facts->labels);
+  if (facts->by_label)
+    g_hash_table_unref (facts->by_label);
+  g_free (facts->labels);
+  g_free (facts->label_text);
   mir_flow_graph_unref (facts->graph);
   g_free (facts);
 }
@@ -157,10 +193,28 @@ mir_set_facts_after (const MirSetFacts *facts, const MirStmt *stmt)
   return node == MIR_FLOW_NONE ? NULL : facts->solution->after[node];
 }
 
+/* Made at the first lookup: most facts are never looked up by label. */
+static GHashTable *
+labels_table (const MirSetFacts *facts)
+{
+  MirSetFacts *f = (MirSetFacts *) facts;
+
+  if (g_once_init_enter (&f->by_label))
+    {
+      GHashTable *table = g_hash_table_new (g_str_hash, g_str_equal);
+
+      for (guint i = 0; i < f->n_bits; i++)
+        if (!g_hash_table_contains (table, f->labels[i]))
+          g_hash_table_insert (table, f->labels[i], GUINT_TO_POINTER (i + 1));
+      g_once_init_leave (&f->by_label, table);
+    }
+  return f->by_label;
+}
+
 guint
 mir_set_facts_lookup (const MirSetFacts *facts, const char *label)
 {
-  guint n = GPOINTER_TO_UINT (g_hash_table_lookup (facts->by_label, label));
+  guint n = GPOINTER_TO_UINT (g_hash_table_lookup (labels_table (facts), label));
 
   return n ? n - 1 : MIR_FLOW_NONE;
 }

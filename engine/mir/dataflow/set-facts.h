@@ -42,7 +42,8 @@ typedef struct {
   char               **labels;     /* NULL-terminated */
   MirDataflowSolution *solution;   /* facts are MirBitset* */
   /* private */
-  GHashTable          *by_label;
+  GHashTable          *by_label;   /* made when first needed */
+  char                *label_text; /* the labels' characters */
   const MirSetProblem *problem;    /* during solving only */
 } MirSetFacts;
 

@@ -20,6 +20,12 @@ typedef struct {
   guint                    *visits;
   MirBitset                *pending;    /* positions still to visit */
   MirDataflowTrace         *trace;
+  /* with L->assign: bottom, and facts to compute into (swapped with the
+   * node's own when they change) */
+  gpointer                  bottom;
+  gpointer                  scratch_in;
+  gpointer                  scratch_out;
+  guint                     lowest;     /* no pending position is below it */
 } Solver;
 
 static char *
@@ -79,6 +85,83 @@ joined_input (Solver *s, guint v, gboolean *widened)
 }
 
 static void
+add_pending (Solver *s, guint position)
+{
+  mir_bitset_add (s->pending, position);
+  s->lowest = MIN (s->lowest, position);
+}
+
+/* joined_input, computed into s->scratch_in. */
+static void
+join_input_in_place (Solver *s, guint v, gboolean *widened)
+{
+  const MirLattice *L = s->lattice;
+  const guint *from;
+  guint n_from, widen_after = s->problem->widen_after;
+  gpointer joined = s->scratch_in;
+
+  L->assign (joined, s->bottom, s->ud);
+  if (v == s->start)
+    L->join (joined, s->boundary, s->ud);
+  flow_sources (s, v, &from, &n_from);
+  for (guint i = 0; i < n_from; i++)
+    L->join (joined, s->out[from[i]], s->ud);
+  *widened = FALSE;
+  if (widen_after == 0)
+    widen_after = MIR_DATAFLOW_WIDEN_AFTER;
+  if (L->widen && s->graph->nodes[v].loop_head && s->visits[v] > widen_after)
+    {
+      /* the previous input, widened, goes in scratch_out for a moment */
+      gpointer widened_input = s->scratch_out;
+      L->assign (widened_input, s->in[v], s->ud);
+      L->widen (widened_input, joined, s->ud);
+      *widened = !L->equal (widened_input, joined, s->ud);
+      s->scratch_in = widened_input;
+      s->scratch_out = joined;
+    }
+}
+
+static void
+swap (gpointer *a, gpointer *b)
+{
+  gpointer t = *a;
+
+  *a = *b;
+  *b = t;
+}
+
+/* visit, without making new facts. */
+static void
+visit_in_place (Solver *s, guint v)
+{
+  const MirLattice *L = s->lattice;
+  gboolean widened, in_changed, out_changed;
+  const guint *to;
+  guint n_to;
+
+  s->visits[v]++;
+  join_input_in_place (s, v, &widened);
+  in_changed = !L->equal (s->scratch_in, s->in[v], s->ud);
+  if (in_changed)
+    swap (&s->scratch_in, &s->in[v]);
+
+  L->assign (s->scratch_out, s->in[v], s->ud);
+  if (s->graph->nodes[v].kind == MIR_FLOW_NODE_STMT)
+    s->problem->transfer (s->graph, v, s->scratch_out, s->ud);
+  out_changed = !L->equal (s->scratch_out, s->out[v], s->ud);
+  if (out_changed)
+    {
+      swap (&s->scratch_out, &s->out[v]);
+      flow_targets (s, v, &to, &n_to);
+      for (guint i = 0; i < n_to; i++)
+        add_pending (s, s->position[to[i]]);
+    }
+  if (s->trace)
+    mir_dataflow_trace_add (s->trace, v, fact_text (s, s->in[v]), fact_text (s, s->out[v]),
+                            in_changed, out_changed, widened);
+}
+
+static void
 visit (Solver *s, guint v)
 {
   const MirLattice *L = s->lattice;
@@ -104,7 +187,7 @@ visit (Solver *s, guint v)
     {
       flow_targets (s, v, &to, &n_to);
       for (guint i = 0; i < n_to; i++)
-        mir_bitset_add (s->pending, s->position[to[i]]);
+        add_pending (s, s->position[to[i]]);
     }
   if (s->trace)
     mir_dataflow_trace_add (s->trace, v, fact_text (s, input), fact_text (s, output),
@@ -157,8 +240,15 @@ mir_dataflow_solve (MirFlowGraph *graph, const MirDataflowProblem *problem)
     }
   if (problem->record)
     start_trace (&s);
+  if (L->assign)
+    {
+      s.bottom = L->bottom (s.ud);
+      s.scratch_in = L->bottom (s.ud);
+      s.scratch_out = L->bottom (s.ud);
+    }
 
-  while ((next = mir_bitset_next (s.pending, 0)) >= 0)
+  /* the pending node first in the order is visited next */
+  while ((next = mir_bitset_next (s.pending, s.lowest)) >= 0)
     {
       if (problem->max_visits && total >= problem->max_visits)
         {
@@ -166,8 +256,18 @@ mir_dataflow_solve (MirFlowGraph *graph, const MirDataflowProblem *problem)
           break;
         }
       mir_bitset_remove (s.pending, (guint) next);
-      visit (&s, s.order[next]);
+      s.lowest = (guint) next;
+      if (L->assign)
+        visit_in_place (&s, s.order[next]);
+      else
+        visit (&s, s.order[next]);
       total++;
+    }
+  if (L->assign)
+    {
+      L->free (s.bottom, s.ud);
+      L->free (s.scratch_in, s.ud);
+      L->free (s.scratch_out, s.ud);
     }
 
   sol = g_new0 (MirDataflowSolution, 1);

@@ -49,6 +49,9 @@ typedef struct {
   void     (*widen)  (gpointer acc, gconstpointer next, gpointer user_data);
   /* Optional, required to record a trace. */
   void     (*print)  (GString *out, gconstpointer fact, gpointer user_data);
+  /* Optional. dst := src; with it the solver works in place instead of
+   * making new facts at each visit. */
+  void     (*assign) (gpointer dst, gconstpointer src, gpointer user_data);
 } MirLattice;
 
 /* Turns the fact flowing into `node` into the fact flowing out of it, in

@@ -14,7 +14,8 @@
  * their body at least once (MIR_FLOW_GRAPH_LOOPS_RUN).
  *
  * The compiler's own checks of declared variables (constraint checks,
- * size checks, writes of outputs) are not uses.
+ * size checks, writes of outputs) are not uses, and a variable declared
+ * @silent is not warned about.
  */
 #pragma once
 
