@@ -35,6 +35,9 @@ void rt_raise (RtCtx *cx, TildeModelErrorKind kind, const char *fmt, ...)
 /* Raises with a message the context takes over (nothing is left to free
  * on the way out: cleanup attributes do not run across longjmp). */
 void rt_raise_take (RtCtx *cx, TildeModelErrorKind kind, char *message) G_GNUC_NORETURN;
+/* The called function's name as Stan's messages give it: foo_lpdf for a
+ * call of foo_lupdf (Stan's unnormalised form runs the same function). */
+const char *rt_fn_name (RtCtx *cx);
 /* "normal_lpdf: Scale parameter is -1, but must be positive!" */
 void rt_domain_error (RtCtx *cx, const char *what, double value, const char *must)
   G_GNUC_NORETURN;
@@ -101,6 +104,7 @@ extern const RtBuiltin rt_builtins_arith[];
 extern const RtBuiltin rt_builtins_funs[];
 extern const RtBuiltin rt_builtins_linalg[];
 extern const RtBuiltin rt_builtins_dist[];
+extern const RtBuiltin rt_builtins_dist_continuous[];
 extern const RtBuiltin rt_builtins_rng[];
 
 /* ---- elementwise maps ---- */

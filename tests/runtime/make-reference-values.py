@@ -219,4 +219,107 @@ dens("dirichlet_lpdf", [{"vector": theta}, {"vector": alpha}],
      mp.loggamma(sum(map(M, alpha))) - sum(mp.loggamma(M(a)) for a in alpha)
      + sum((M(a) - 1) * mp.log(M(t)) for t, a in zip(theta, alpha)))
 
+
+
+def dens_terms(name, args, full, terms):
+    """A density whose Stan terms are listed as (mask, value): bit k of mask
+    set when the term depends on argument k. Under propto a term is kept
+    exactly when one of those arguments is a parameter. The terms must add
+    up to the textbook density `full`."""
+    total = sum(v for _, v in terms)
+    assert abs(total - full) <= M(10) ** -35 * max(1, abs(full)), (name, total, full)
+    densities.append({"name": name, "args": args, "value": r(full),
+                      "terms": [{"mask": m, "value": r(v)} for m, v in terms]})
+
+
+# continuous univariate
+for y, mu, s in [(0.3, -1.0, 2.0), (-4.0, 1.5, 0.5), (1.0 + 1e-5, 1.0, 1.0)]:
+    y, mu, s = M(y), M(mu), M(s)
+    dens_terms("double_exponential_lpdf", [float(y), float(mu), float(s)],
+               mp.log(1 / (2 * s) * mp.exp(-abs(y - mu) / s)),
+               [(0, -mp.log(2)), (4, -mp.log(s)), (7, -abs(y - mu) / s)])
+for y, mu, s in [(0.3, -1.0, 2.0), (-30.0, 1.5, 0.5), (12.0, 0.0, 0.4)]:
+    y, mu, s = M(y), M(mu), M(s)
+    z = (y - mu) / s
+    dens_terms("logistic_lpdf", [float(y), float(mu), float(s)],
+               mp.log(mp.exp(-z) / (s * (1 + mp.exp(-z)) ** 2)),
+               [(4, -mp.log(s)), (7, -z - 2 * mp.log1p(mp.exp(-z)))])
+for y, mu, b in [(0.3, -1.0, 2.0), (-2.0, 1.5, 0.5), (25.0, 0.0, 3.0)]:
+    y, mu, b = M(y), M(mu), M(b)
+    z = (y - mu) / b
+    dens_terms("gumbel_lpdf", [float(y), float(mu), float(b)],
+               mp.log(mp.exp(-(z + mp.exp(-z))) / b),
+               [(4, -mp.log(b)), (7, -z - mp.exp(-z))])
+for y, nu in [(0.3, 2.5), (7.0, 4.0), (1e-4, 0.7)]:
+    y, nu = M(y), M(nu)
+    full = mp.log(y ** (nu / 2 - 1) * mp.exp(-y / 2) / (2 ** (nu / 2) * mp.gamma(nu / 2)))
+    dens_terms("chi_square_lpdf", [float(y), float(nu)], full,
+               [(2, -nu / 2 * mp.log(2) - mp.loggamma(nu / 2)), (3, (nu / 2 - 1) * mp.log(y)),
+                (1, -y / 2)])
+    full = mp.log(2 ** (-nu / 2) / mp.gamma(nu / 2) * y ** (-nu / 2 - 1) * mp.exp(-1 / (2 * y)))
+    dens_terms("inv_chi_square_lpdf", [float(y), float(nu)], full,
+               [(2, -nu / 2 * mp.log(2) - mp.loggamma(nu / 2)), (3, -(nu / 2 + 1) * mp.log(y)),
+                (1, -1 / (2 * y))])
+for y, nu, sc in [(0.3, 2.5, 0.8), (7.0, 4.0, 2.0), (0.05, 0.7, 0.1)]:
+    y, nu, sc = M(y), M(nu), M(sc)
+    h = nu / 2
+    full = mp.log(h ** h / mp.gamma(h) * sc ** nu * y ** (-(h + 1)) * mp.exp(-h * sc ** 2 / y))
+    dens_terms("scaled_inv_chi_square_lpdf", [float(y), float(nu), float(sc)], full,
+               [(2, h * mp.log(h) - mp.loggamma(h)), (6, nu * mp.log(sc)),
+                (3, -(h + 1) * mp.log(y)), (7, -h * sc ** 2 / y)])
+for y, al, sg in [(0.3, 2.5, 0.8), (7.0, 0.6, 2.0), (0.02, 3.0, 0.1)]:
+    y, al, sg = M(y), M(al), M(sg)
+    full = mp.log(al / sg * (y / sg) ** (al - 1) * mp.exp(-(y / sg) ** al))
+    dens_terms("weibull_lpdf", [float(y), float(al), float(sg)], full,
+               [(2, mp.log(al)), (3, (al - 1) * mp.log(y)), (6, -al * mp.log(sg)),
+                (7, -(y / sg) ** al)])
+    full = mp.log(al / sg * (y / sg) ** (-1 - al) * mp.exp(-(y / sg) ** (-al)))
+    dens_terms("frechet_lpdf", [float(y), float(al), float(sg)], full,
+               [(2, mp.log(al)), (3, -(al + 1) * mp.log(y)), (6, al * mp.log(sg)),
+                (7, -(y / sg) ** (-al))])
+for y, sg in [(0.3, 2.5), (7.0, 0.6), (1e-3, 3.0)]:
+    y, sg = M(y), M(sg)
+    dens_terms("rayleigh_lpdf", [float(y), float(sg)],
+               mp.log(y / sg ** 2 * mp.exp(-y ** 2 / (2 * sg ** 2))),
+               [(2, -2 * mp.log(sg)), (1, mp.log(y)), (3, -y ** 2 / (2 * sg ** 2))])
+for y, ym, al in [(2.3, 1.5, 3.0), (1.5 + 1e-4, 1.5, 0.4), (40.0, 0.2, 1.1)]:
+    y, ym, al = M(y), M(ym), M(al)
+    dens_terms("pareto_lpdf", [float(y), float(ym), float(al)],
+               mp.log(al * ym ** al / y ** (al + 1)),
+               [(4, mp.log(al)), (6, al * mp.log(ym)), (5, -(al + 1) * mp.log(y))])
+for y, mu, lam, al in [(2.3, 1.5, 3.0, 2.0), (1.5001, 1.5, 0.4, 0.7), (40.0, -2.0, 1.1, 5.0)]:
+    y, mu, lam, al = M(y), M(mu), M(lam), M(al)
+    dens_terms("pareto_type_2_lpdf", [float(y), float(mu), float(lam), float(al)],
+               mp.log(al / lam * (1 + (y - mu) / lam) ** (-(al + 1))),
+               [(8, mp.log(al)), (4, -mp.log(lam)), (15, -(al + 1) * mp.log1p((y - mu) / lam))])
+for y, mu, k in [(0.3, 0.4, 5.0), (0.999, 0.9, 0.5), (1e-4, 0.02, 30.0)]:
+    y, mu, k = M(y), M(mu), M(k)
+    a, b = mu * k, (1 - mu) * k
+    full = (a - 1) * mp.log(y) + (b - 1) * mp.log(1 - y) - mp.log(mp.beta(a, b))
+    dens_terms("beta_proportion_lpdf", [float(y), float(mu), float(k)], full,
+               [(4, mp.loggamma(k)), (6, -mp.loggamma(a) - mp.loggamma(b)),
+                (7, (a - 1) * mp.log(y) + (b - 1) * mp.log1p(-y))])
+for y, mu, k in [(0.3, -1.0, 2.0), (3.0, 0.5, 0.01), (-2.0, 2.5, 40.0)]:
+    y, mu, k = M(y), M(mu), M(k)
+    full = mp.log(mp.exp(k * mp.cos(y - mu)) / (2 * mp.pi * mp.besseli(0, k)))
+    dens_terms("von_mises_lpdf", [float(y), float(mu), float(k)], full,
+               [(0, -mp.log(2 * mp.pi)), (4, -mp.log(mp.besseli(0, k))),
+                (7, k * mp.cos(mu - y))])
+for y, xi, om, al in [(0.3, -1.0, 2.0, 1.5), (-3.0, 0.5, 0.7, 4.0), (2.0, 0.0, 1.0, -0.3),
+                      (-1.0, 0.0, 1.0, 30.0)]:
+    y, xi, om, al = M(y), M(xi), M(om), M(al)
+    z = (y - xi) / om
+    full = mp.log(2 / om * mp.npdf(z) * mp.ncdf(al * z))
+    dens_terms("skew_normal_lpdf", [float(y), float(xi), float(om), float(al)], full,
+               [(0, -mp.log(mp.sqrt(2 * mp.pi))), (4, -mp.log(om)), (7, -z ** 2 / 2),
+                (15, mp.log(mp.erfc(-al * z / mp.sqrt(2))))])
+for y, mu, sg, lam in [(0.3, -1.0, 2.0, 1.5), (-3.0, 0.5, 0.7, 4.0), (8.0, 0.0, 1.0, 0.3),
+                       (-6.0, 0.0, 1.0, 2.0)]:
+    y, mu, sg, lam = M(y), M(mu), M(sg), M(lam)
+    u = (mu + lam * sg ** 2 - y) / (sg * mp.sqrt(2))
+    full = mp.log(lam / 2 * mp.exp(lam / 2 * (2 * mu + lam * sg ** 2 - 2 * y)) * mp.erfc(u))
+    dens_terms("exp_mod_normal_lpdf", [float(y), float(mu), float(sg), float(lam)], full,
+               [(0, -mp.log(2)), (8, mp.log(lam)),
+                (15, lam * (mu + lam * sg ** 2 / 2 - y) + mp.log(mp.erfc(u)))])
+
 print(json.dumps({"functions": functions, "densities": densities}, indent=1))

@@ -65,6 +65,13 @@ vec (Harness *h, TildeValueKind kind, gint32 rows, gint32 cols, const double *x)
 static TildeValue
 arg_from_json (Harness *h, JsonNode *n)
 {
+  if (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING)
+    {
+      /* JSON has no NaN or infinities */
+      const char *w = json_node_get_string (n);
+      return tilde_value_real (g_str_equal (w, "nan") ? NAN : g_str_equal (w, "inf") ? INFINITY
+                               : -INFINITY);
+    }
   if (JSON_NODE_HOLDS_VALUE (n))
     return tilde_value_real (json_node_get_double (n));
   JsonObject *o = json_node_get_object (n);
@@ -506,6 +513,129 @@ test_domain_errors (void)
   harness_free (h);
 }
 
+/* Under propto each density keeps exactly the terms Stan keeps: a term
+ * stays when an argument it depends on is a parameter (the reference data
+ * list each term with the arguments it depends on). Every subset of the
+ * real arguments is made autodiff in turn. */
+static void
+test_propto_terms (void)
+{
+  Harness *h = harness_new ();
+  JsonArray *cases = json_object_get_array_member (reference_values (), "densities");
+  guint checked = 0;
+  for (guint c = 0; c < json_array_get_length (cases); c++)
+    {
+      JsonObject *cs = json_array_get_object_element (cases, c);
+      if (!json_object_has_member (cs, "terms"))
+        continue;
+      const char *name = json_object_get_string_member (cs, "name");
+      g_autofree char *base = g_strndup (name, strlen (name) - 4);
+      g_autofree char *unnorm = g_strconcat (base, g_str_has_suffix (name, "lpdf") ? "lupdf" : "lupmf",
+                                             NULL);
+      JsonArray *terms = json_object_get_array_member (cs, "terms");
+      TildeValue args[8], use[8], out;
+      int n = load_args (h, cs, args);
+      unsigned reals = 0;
+      for (int k = 0; k < n; k++)
+        if (args[k].kind != TILDE_VALUE_INT
+            && !(args[k].kind == TILDE_VALUE_ARRAY && args[k].elem == TILDE_VALUE_INT))
+          reals |= 1u << k;
+      for (unsigned mask = 0; mask < (1u << n); mask++)
+        {
+          if ((mask & reals) != mask)
+            continue;
+          ad_tape_reset (h->cx.tape);
+          for (int k = 0; k < n; k++)
+            use[k] = (mask & (1u << k)) ? rt_promote_ad (&h->cx, &args[k]) : args[k];
+          double expected = 0, scale = 1;
+          for (guint t = 0; t < json_array_get_length (terms); t++)
+            {
+              JsonObject *term = json_array_get_object_element (terms, t);
+              double tv = json_object_get_double_member (term, "value");
+              if ((unsigned) json_object_get_int_member (term, "mask") & mask)
+                expected += tv;
+              scale = fmax (scale, fabs (tv));
+            }
+          if (!call (h, unnorm, TRUE, n, use, &out))
+            g_error ("%s: %s", unnorm, h->cx.err_msg);
+          double got = rt_scalar (&h->cx, &out);
+          if (!(fabs (got - expected) <= 1e-12 * scale))
+            g_error ("%s case %u, parameters %#x: %.17g under propto, expected %.17g", unnorm, c,
+                     mask, got, expected);
+          /* without propto nothing is dropped */
+          if (!call (h, unnorm, FALSE, n, use, &out))
+            g_error ("%s: %s", unnorm, h->cx.err_msg);
+          double full = json_object_get_double_member (cs, "value");
+          if (!(fabs (rt_scalar (&h->cx, &out) - full) <= 1e-12 * scale))
+            g_error ("%s case %u: %.17g, expected %.17g", unnorm, c, rt_scalar (&h->cx, &out), full);
+          checked++;
+        }
+    }
+  g_assert_cmpuint (checked, >, 0);
+  harness_free (h);
+}
+
+/* Arguments out of their domain raise Stan's message naming the function,
+ * the argument and its value (args in JSON; "nan", "inf" and "-inf" as
+ * strings). */
+static const char *const domain_error_cases = "["
+  "{\"name\": \"double_exponential_lpdf\", \"args\": [\"inf\", 0, 1],"
+  " \"message\": \"double_exponential_lpdf: Random variable is inf, but must be finite!\"},"
+  "{\"name\": \"logistic_lupdf\", \"args\": [0.5, 0, 0],"
+  " \"message\": \"logistic_lpdf: Scale parameter is 0, but must be positive finite!\"},"
+  "{\"name\": \"gumbel_lpdf\", \"args\": [0.5, \"-inf\", 1],"
+  " \"message\": \"gumbel_lpdf: Location parameter is -inf, but must be finite!\"},"
+  "{\"name\": \"chi_square_lpdf\", \"args\": [-0.5, 1],"
+  " \"message\": \"chi_square_lpdf: Random variable is -0.5, but must be nonnegative!\"},"
+  "{\"name\": \"inv_chi_square_lpdf\", \"args\": [0.5, -1],"
+  " \"message\": \"inv_chi_square_lpdf: Degrees of freedom parameter is -1, but must be positive finite!\"},"
+  "{\"name\": \"scaled_inv_chi_square_lpdf\", \"args\": [\"nan\", 1, 1],"
+  " \"message\": \"scaled_inv_chi_square_lpdf: Random variable is nan, but must be not nan!\"},"
+  "{\"name\": \"weibull_lpdf\", \"args\": [0.5, 1, {\"vector\": [1, -2]}],"
+  " \"message\": \"weibull_lpdf: Scale parameter[2] is -2, but must be positive finite!\"},"
+  "{\"name\": \"frechet_lpdf\", \"args\": [0, 1, 1],"
+  " \"message\": \"frechet_lpdf: Random variable is 0, but must be positive!\"},"
+  "{\"name\": \"rayleigh_lpdf\", \"args\": [1, -1],"
+  " \"message\": \"rayleigh_lpdf: Scale parameter is -1, but must be positive!\"},"
+  "{\"name\": \"pareto_lpdf\", \"args\": [1, 0, 1],"
+  " \"message\": \"pareto_lpdf: Scale parameter is 0, but must be positive finite!\"},"
+  "{\"name\": \"pareto_type_2_lpdf\", \"args\": [1, 2, 1, 1],"
+  " \"message\": \"pareto_type_2_lpdf: Random variable is 1, but must be greater than or equal to 2!\"},"
+  "{\"name\": \"beta_proportion_lpdf\", \"args\": [0.5, 1, 1],"
+  " \"message\": \"beta_proportion_lpdf: Location parameter is 1, but must be less than 1!\"},"
+  "{\"name\": \"beta_proportion_lpdf\", \"args\": [1.5, 0.5, 1],"
+  " \"message\": \"beta_proportion_lpdf: Random variable is 1.5, but must be in the interval [0, 1]!\"},"
+  "{\"name\": \"von_mises_lpdf\", \"args\": [0.5, 0, -1],"
+  " \"message\": \"von_mises_lpdf: Scale parameter is -1, but must be nonnegative!\"},"
+  "{\"name\": \"skew_normal_lpdf\", \"args\": [0.5, 0, 1, \"inf\"],"
+  " \"message\": \"skew_normal_lpdf: Shape parameter is inf, but must be finite!\"},"
+  "{\"name\": \"exp_mod_normal_lpdf\", \"args\": [0.5, 0, 1, 0],"
+  " \"message\": \"exp_mod_normal_lpdf: Inv_scale parameter is 0, but must be positive finite!\"}"
+  "]";
+
+static void
+test_domain_error_table (void)
+{
+  Harness *h = harness_new ();
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  json_parser_load_from_data (parser, domain_error_cases, -1, &error);
+  g_assert_no_error (error);
+  JsonArray *cases = json_node_get_array (json_parser_get_root (parser));
+  for (guint c = 0; c < json_array_get_length (cases); c++)
+    {
+      JsonObject *cs = json_array_get_object_element (cases, c);
+      const char *name = json_object_get_string_member (cs, "name");
+      TildeValue args[8], out;
+      int n = load_args (h, cs, args);
+      if (call (h, name, FALSE, n, args, &out))
+        g_error ("%s case %u: no error", name, c);
+      g_assert_cmpint (h->cx.err_kind, ==, TILDE_MODEL_ERROR_DOMAIN);
+      g_assert_cmpstr (h->cx.err_msg, ==, json_object_get_string_member (cs, "message"));
+    }
+  harness_free (h);
+}
+
 /* Vectorised densities equal the sum of their scalar terms. */
 static void
 test_vectorised (void)
@@ -551,5 +681,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/dist/propto", test_propto);
   g_test_add_func ("/runtime/dist/domain-errors", test_domain_errors);
   g_test_add_func ("/runtime/dist/vectorised", test_vectorised);
+  g_test_add_func ("/runtime/dist/propto-terms", test_propto_terms);
+  g_test_add_func ("/runtime/dist/domain-error-table", test_domain_error_table);
   return g_test_run ();
 }

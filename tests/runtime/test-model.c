@@ -292,7 +292,7 @@ test_errors_are_values (void)
   lp = tilde_model_log_density (m, theta, TRUE, TRUE, g, &e);
   g_assert_true (isnan (lp));
   g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_DOMAIN);
-  g_assert_cmpstr (e->message, ==, "normal_lupdf: Scale parameter is -1, but must be positive!");
+  g_assert_cmpstr (e->message, ==, "normal_lpdf: Scale parameter is -1, but must be positive!");
   g_clear_pointer (&e, tilde_model_error_free);
   theta[0] = 6;
   lp = tilde_model_log_density (m, theta, TRUE, TRUE, g, &e);

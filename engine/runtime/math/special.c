@@ -7,6 +7,8 @@
 #include <math.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_sf_bessel.h>
+#include <gsl/gsl_sf_erf.h>
 #include <gsl/gsl_sf_gamma.h>
 #include <gsl/gsl_sf_psi.h>
 
@@ -236,4 +238,40 @@ tilde_gamma_q (double a, double x)
   if (gsl_sf_gamma_inc_Q_e (a, x, &r) != GSL_SUCCESS)
     return NAN;
   return r.val;
+}
+
+double
+tilde_log_erfc (double x)
+{
+  if (isnan (x))
+    return NAN;
+  if (x < 1)
+    return log (erfc (x));
+  quiet_gsl ();
+  gsl_sf_result r;
+  if (gsl_sf_log_erfc_e (x, &r) != GSL_SUCCESS)
+    return -INFINITY;
+  return r.val;
+}
+
+double
+tilde_log_bessel_i0 (double x)
+{
+  quiet_gsl ();
+  gsl_sf_result r;
+  x = fabs (x);
+  if (gsl_sf_bessel_I0_scaled_e (x, &r) != GSL_SUCCESS)
+    return NAN;
+  return x + log (r.val);
+}
+
+double
+tilde_bessel_i1_over_i0 (double x)
+{
+  quiet_gsl ();
+  gsl_sf_result r0, r1;
+  if (gsl_sf_bessel_I0_scaled_e (fabs (x), &r0) != GSL_SUCCESS
+      || gsl_sf_bessel_I1_scaled_e (x, &r1) != GSL_SUCCESS)
+    return NAN;
+  return r1.val / r0.val;
 }

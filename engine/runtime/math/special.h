@@ -44,5 +44,10 @@ double tilde_inc_beta_q      (double a, double b, double x);
 /* The regularised lower incomplete gamma function P(a, x). */
 double tilde_gamma_p         (double a, double x);
 double tilde_gamma_q         (double a, double x);
+/* log erfc (x), accurate where erfc underflows */
+double tilde_log_erfc        (double x);
+/* log I_0 (x) and I_1 (x) / I_0 (x) for x >= 0 (modified Bessel functions) */
+double tilde_log_bessel_i0   (double x);
+double tilde_bessel_i1_over_i0 (double x);
 
 G_END_DECLS
