@@ -322,4 +322,58 @@ for y, mu, sg, lam in [(0.3, -1.0, 2.0, 1.5), (-3.0, 0.5, 0.7, 4.0), (8.0, 0.0, 
                [(0, -mp.log(2)), (8, mp.log(lam)),
                 (15, lam * (mu + lam * sg ** 2 / 2 - y) + mp.log(mp.erfc(u)))])
 
+# discrete
+for n, al, b in [(3, 2.5, 0.7), (0, 0.3, 4.0), (40, 12.0, 0.2)]:
+    al, b = M(al), M(b)
+    full = lchoose(n + al - 1, M(n)) + al * mp.log(b / (1 + b)) - n * mp.log(1 + b)
+    dens_terms("neg_binomial_lpmf", [{"int": n}, float(al), float(b)], full,
+               [(2, lchoose(n + al - 1, M(n))), (6, -al * mp.log1p(1 / b) - n * mp.log1p(b))])
+for n, N, al, b in [(3, 10, 2.5, 0.7), (0, 4, 0.3, 4.0), (25, 25, 12.0, 0.2)]:
+    al, b = M(al), M(b)
+    full = lchoose(M(N), M(n)) + mp.log(mp.beta(n + al, N - n + b)) - mp.log(mp.beta(al, b))
+    dens_terms("beta_binomial_lpmf", [{"int": n}, {"int": N}, float(al), float(b)], full,
+               [(0, lchoose(M(N), M(n))),
+                (12, mp.log(mp.beta(n + al, N - n + b)) - mp.log(mp.beta(al, b)))])
+for n, N, a, b in [(2, 5, 4, 6), (0, 3, 2, 7), (4, 4, 4, 1)]:
+    full = mp.log(mp.binomial(a, n) * mp.binomial(b, N - n) / mp.binomial(a + b, N))
+    dens_terms("hypergeometric_lpmf", [{"int": n}, {"int": N}, {"int": a}, {"int": b}], full,
+               [(0, full)])
+theta = [0.2, 0.5, 0.3]
+for ys in [[2], [1, 3, 3, 2]]:
+    full = sum(mp.log(M(theta[y - 1])) for y in ys)
+    arg = {"int": ys[0]} if len(ys) == 1 else {"ints": ys}
+    dens_terms("categorical_lpmf", [arg, {"vector": theta}], full, [(2, full)])
+    beta = [0.5, -1.0, 2.0]
+    lse = mp.log(sum(mp.exp(M(x)) for x in beta))
+    full = sum(M(beta[y - 1]) - lse for y in ys)
+    dens_terms("categorical_logit_lpmf", [arg, {"vector": beta}], full, [(2, full)])
+for ns in [[3, 0, 5], [1, 1, 1]]:
+    c = mp.loggamma(sum(ns) + 1) - sum(mp.loggamma(k + 1) for k in ns)
+    t = sum(k * mp.log(M(p)) for k, p in zip(ns, theta))
+    dens_terms("multinomial_lpmf", [{"ints": ns}, {"vector": theta}], c + t, [(0, c), (2, t)])
+    beta = [0.5, -1.0, 2.0]
+    lse = mp.log(sum(mp.exp(M(x)) for x in beta))
+    t = sum(k * (M(x) - lse) for k, x in zip(ns, beta))
+    dens_terms("multinomial_logit_lpmf", [{"ints": ns}, {"vector": beta}], c + t, [(0, c), (2, t)])
+
+
+def ordinal(F, y, lam, c):
+    K = len(c) + 1
+    hi = 1 if y == 1 else F(M(lam) - M(c[y - 2]))
+    lo = 0 if y == K else F(M(lam) - M(c[y - 1]))
+    return mp.log(hi - lo)
+
+
+cuts = [-1.0, 0.5, 2.0]
+for name, F in [("ordered_logistic_lpmf", inv_logit), ("ordered_probit_lpmf", Phi)]:
+    for y, lam in [(1, 0.3), (2, 0.3), (4, -1.2), (3, 1.1), (2, 9.0)]:
+        full = ordinal(F, y, lam, cuts)
+        dens_terms(name, [{"int": y}, lam, {"vector": cuts}], full, [(6, full)])
+    ys, lams = [1, 4, 2, 3], [0.3, -0.5, 1.5, 0.0]
+    full = sum(ordinal(F, y, l, cuts) for y, l in zip(ys, lams))
+    dens_terms(name, [{"ints": ys}, {"vector": lams}, {"vector": cuts}], full, [(6, full)])
+    cset = [[-1.0, 0.5, 2.0], [-2.0, 0.0, 0.1], [0.5, 1.0, 3.0], [-0.3, 0.2, 0.4]]
+    full = sum(ordinal(F, y, l, c) for y, l, c in zip(ys, lams, cset))
+    dens_terms(name, [{"ints": ys}, {"vector": lams}, {"vectors": cset}], full, [(6, full)])
+
 print(json.dumps({"functions": functions, "densities": densities}, indent=1))

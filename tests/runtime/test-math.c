@@ -61,7 +61,8 @@ vec (Harness *h, TildeValueKind kind, gint32 rows, gint32 cols, const double *x)
   return v;
 }
 
-/* a test argument from JSON: number, {"int"}, {"vector"}, {"matrix": rows} */
+/* a test argument from JSON: number, {"int"}, {"ints"}, {"array"},
+ * {"vector"}, {"vectors"}, {"matrix": rows}, {"matrices"} */
 static TildeValue
 arg_from_json (Harness *h, JsonNode *n)
 {
@@ -77,6 +78,47 @@ arg_from_json (Harness *h, JsonNode *n)
   JsonObject *o = json_node_get_object (n);
   if (json_object_has_member (o, "int"))
     return tilde_value_int ((int) json_object_get_int_member (o, "int"));
+  if (json_object_has_member (o, "ints"))
+    {
+      JsonArray *a = json_object_get_array_member (o, "ints");
+      guint len = json_array_get_length (a);
+      TildeValue v = { .kind = TILDE_VALUE_ARRAY, .elem = TILDE_VALUE_INT, .rows = (gint32) len,
+                       .cols = 1 };
+      v.u.iv = tilde_arena_alloc (h->cx.arena, sizeof (int) * MAX (len, 1));
+      for (guint i = 0; i < len; i++)
+        v.u.iv[i] = (int) json_array_get_int_element (a, i);
+      return v;
+    }
+  if (json_object_has_member (o, "array"))
+    {
+      JsonArray *a = json_object_get_array_member (o, "array");
+      guint len = json_array_get_length (a);
+      TildeValue v = rt_new_data (&h->cx, TILDE_VALUE_ARRAY, (gint32) len, 1);
+      for (guint i = 0; i < len; i++)
+        v.u.d[i] = json_array_get_double_element (a, i);
+      return v;
+    }
+  if (json_object_has_member (o, "vectors") || json_object_has_member (o, "matrices"))
+    {
+      /* arrays of vectors or matrices: each element as one argument */
+      gboolean vecs = json_object_has_member (o, "vectors");
+      JsonArray *a = json_object_get_array_member (o, vecs ? "vectors" : "matrices");
+      guint len = json_array_get_length (a);
+      TildeValue v = { .kind = TILDE_VALUE_ARRAY, .elem = vecs ? TILDE_VALUE_VECTOR : TILDE_VALUE_MATRIX,
+                       .rows = (gint32) len, .cols = 1 };
+      v.u.elems = tilde_arena_alloc (h->cx.arena, sizeof (TildeValue) * MAX (len, 1));
+      for (guint i = 0; i < len; i++)
+        {
+          JsonObject *e = json_object_new ();
+          json_object_set_member (e, vecs ? "vector" : "matrix",
+                                  json_node_copy (json_array_get_element (a, i)));
+          JsonNode *en = json_node_init_object (json_node_alloc (), e);
+          v.u.elems[i] = arg_from_json (h, en);
+          json_node_unref (en);
+          json_object_unref (e);
+        }
+      return v;
+    }
   if (json_object_has_member (o, "vector"))
     {
       JsonArray *a = json_object_get_array_member (o, "vector");
@@ -137,10 +179,77 @@ value_at (Harness *h, const char *name, gboolean drop, int n, const TildeValue *
   return weighted (h, &out);
 }
 
-/* Checks d f / d (each real of args[k]) for every real argument. */
+/* The j-th real of a data value (nested arrays walked in order) and its
+ * autodiff id in the promoted value. */
+static double *
+real_slot (TildeValue *v, gint32 j)
+{
+  if (tilde_value_kind_is_scalar ((TildeValueKind) v->kind))
+    return &v->u.r;
+  if (tilde_value_is_flat (v))
+    return &v->u.d[j];
+  for (gint32 e = 0; e < v->rows; e++)
+    {
+      gint32 n = (gint32) tilde_value_count_scalars (&v->u.elems[e]);
+      if (j < n)
+        return real_slot (&v->u.elems[e], j);
+      j -= n;
+    }
+  g_assert_not_reached ();
+}
+
+static gint32
+real_id (const TildeValue *v, gint32 j)
+{
+  if (tilde_value_is_flat (v) || tilde_value_kind_is_scalar ((TildeValueKind) v->kind))
+    return tilde_value_var (v, j);
+  for (gint32 e = 0; e < v->rows; e++)
+    {
+      gint32 n = (gint32) tilde_value_count_scalars (&v->u.elems[e]);
+      if (j < n)
+        return real_id (&v->u.elems[e], j);
+      j -= n;
+    }
+  g_assert_not_reached ();
+}
+
+static gboolean
+is_symmetric_matrix (const TildeValue *v)
+{
+  if (v->kind != TILDE_VALUE_MATRIX || v->rows != v->cols || v->rows < 2)
+    return FALSE;
+  for (int j = 0; j < v->cols; j++)
+    for (int i = 0; i < j; i++)
+      if (v->u.d[i + j * v->rows] != v->u.d[j + i * v->rows])
+        return FALSE;
+  return TRUE;
+}
+
+/* A vector of nonnegative values adding up to 1 (within rounding). */
+static gboolean
+is_simplex (const TildeValue *v)
+{
+  if (v->kind != TILDE_VALUE_VECTOR || v->rows < 2)
+    return FALSE;
+  double s = 0;
+  for (gint32 i = 0; i < v->rows; i++)
+    {
+      if (v->u.d[i] < 0)
+        return FALSE;
+      s += v->u.d[i];
+    }
+  return fabs (s - 1) < 1e-14;
+}
+
+/* Checks d f / d (each real of args[k]) for every real argument. A
+ * symmetric matrix argument is perturbed in (i, j) and (j, i) together and
+ * compared with the sum of both adjoints: functions that read a symmetric
+ * matrix (or check that it is one) may put the whole derivative on either
+ * side. Arguments in `simplex` stay on the simplex: element i goes up as
+ * element i + 1 goes down, compared with the difference of the adjoints. */
 static void
-check_gradient_skipping (Harness *h, const char *name, gboolean drop, int n,
-                         const TildeValue *args_in, double tol, guint skip)
+check_gradient_simplex (Harness *h, const char *name, gboolean drop, int n,
+                        const TildeValue *args_in, double tol, guint skip, guint simplex)
 {
   TildeValue args[8];
   g_assert_cmpint (n, <=, 8);
@@ -149,9 +258,21 @@ check_gradient_skipping (Harness *h, const char *name, gboolean drop, int n,
       if (args_in[k].kind == TILDE_VALUE_INT || (skip & (1u << k))
           || (args_in[k].kind == TILDE_VALUE_ARRAY && args_in[k].elem == TILDE_VALUE_INT))
         continue;
-      gint32 len = tilde_value_flat_size (&args_in[k]);
+      gboolean sym = is_symmetric_matrix (&args_in[k]);
+      gboolean on_simplex = (simplex & (1u << k)) && is_simplex (&args_in[k]);
+      gint32 R = args_in[k].rows;
+      gint32 len = (gint32) tilde_value_count_scalars (&args_in[k]);
       for (gint32 i = 0; i < len; i++)
         {
+          gint32 i2 = sym ? (i / R) + (i % R) * R : i;   /* the mirrored entry */
+          double sign2 = 1;
+          if (sym && i % R < i / R)
+            continue;
+          if (on_simplex)
+            {
+              i2 = (i + 1) % len;
+              sign2 = -1;
+            }
           /* analytic: the k-th argument on the tape */
           memcpy (args, args_in, sizeof (TildeValue) * (gsize) n);
           ad_tape_reset (h->cx.tape);
@@ -179,12 +300,14 @@ check_gradient_skipping (Harness *h, const char *name, gboolean drop, int n,
           if (seed >= 0)
             {
               ad_gradient (h->cx.tape, &seed, 1);
-              analytic = h->cx.tape->adj[tilde_value_var (&args[k], i)];
+              analytic = h->cx.tape->adj[real_id (&args[k], i)];
+              if (i2 != i)
+                analytic += sign2 * h->cx.tape->adj[real_id (&args[k], i2)];
             }
           /* numerical */
           TildeValue pert[8];
-          double x0 = tilde_value_kind_is_scalar ((TildeValueKind) args_in[k].kind)
-            ? args_in[k].u.r : args_in[k].u.d[i];
+          TildeValue base = tilde_value_copy (h->cx.arena, &args_in[k]);
+          double x0 = *real_slot (&base, i), x2 = *real_slot (&base, i2);
           double step = 1e-6 * fmax (1.0, fabs (x0));
           if (x0 != 0)
             step = fmin (step, 1e-3 * fabs (x0));
@@ -192,14 +315,10 @@ check_gradient_skipping (Harness *h, const char *name, gboolean drop, int n,
           for (int s = 0; s < 2; s++)
             {
               memcpy (pert, args_in, sizeof (TildeValue) * (gsize) n);
-              double x = x0 + (s ? step : -step);
-              if (tilde_value_kind_is_scalar ((TildeValueKind) args_in[k].kind))
-                pert[k] = tilde_value_real (x);
-              else
-                {
-                  pert[k] = tilde_value_copy (h->cx.arena, &args_in[k]);
-                  pert[k].u.d[i] = x;
-                }
+              pert[k] = tilde_value_copy (h->cx.arena, &args_in[k]);
+              *real_slot (&pert[k], i) = x0 + (s ? step : -step);
+              if (i2 != i)
+                *real_slot (&pert[k], i2) = x2 + sign2 * (s ? step : -step);
               fv[s] = value_at (h, name, drop, n, pert);
             }
           double numeric = (fv[1] - fv[0]) / (2 * step);
@@ -208,6 +327,13 @@ check_gradient_skipping (Harness *h, const char *name, gboolean drop, int n,
                      i, analytic, numeric);
         }
     }
+}
+
+static void
+check_gradient_skipping (Harness *h, const char *name, gboolean drop, int n,
+                         const TildeValue *args_in, double tol, guint skip)
+{
+  check_gradient_simplex (h, name, drop, n, args_in, tol, skip, 0);
 }
 
 /* cholesky_decompose reads a symmetric matrix: perturb (i, j) and (j, i)
@@ -322,9 +448,11 @@ check_table_gradients (const char *member)
         continue;
       /* the t CDFs take data degrees of freedom only; a Dirichlet variate
        * cannot leave the simplex */
-      guint skip = g_str_has_prefix (name, "student_t_lc") ? 2
-        : g_str_equal (name, "dirichlet_lpdf") ? 1 : 0;
-      check_gradient_skipping (h, name, FALSE, n, args, 2e-6, skip);
+      guint skip = g_str_has_prefix (name, "student_t_lc") ? 2 : 0;
+      /* probabilities cannot leave the simplex */
+      guint simplex = g_str_equal (name, "dirichlet_lpdf") ? 1
+        : g_str_equal (name, "categorical_lpmf") || g_str_equal (name, "multinomial_lpmf") ? 2 : 0;
+      check_gradient_simplex (h, name, FALSE, n, args, 2e-6, skip, simplex);
     }
   harness_free (h);
 }
@@ -575,51 +703,20 @@ test_propto_terms (void)
   harness_free (h);
 }
 
-/* Arguments out of their domain raise Stan's message naming the function,
- * the argument and its value (args in JSON; "nan", "inf" and "-inf" as
- * strings). */
-static const char *const domain_error_cases = "["
-  "{\"name\": \"double_exponential_lpdf\", \"args\": [\"inf\", 0, 1],"
-  " \"message\": \"double_exponential_lpdf: Random variable is inf, but must be finite!\"},"
-  "{\"name\": \"logistic_lupdf\", \"args\": [0.5, 0, 0],"
-  " \"message\": \"logistic_lpdf: Scale parameter is 0, but must be positive finite!\"},"
-  "{\"name\": \"gumbel_lpdf\", \"args\": [0.5, \"-inf\", 1],"
-  " \"message\": \"gumbel_lpdf: Location parameter is -inf, but must be finite!\"},"
-  "{\"name\": \"chi_square_lpdf\", \"args\": [-0.5, 1],"
-  " \"message\": \"chi_square_lpdf: Random variable is -0.5, but must be nonnegative!\"},"
-  "{\"name\": \"inv_chi_square_lpdf\", \"args\": [0.5, -1],"
-  " \"message\": \"inv_chi_square_lpdf: Degrees of freedom parameter is -1, but must be positive finite!\"},"
-  "{\"name\": \"scaled_inv_chi_square_lpdf\", \"args\": [\"nan\", 1, 1],"
-  " \"message\": \"scaled_inv_chi_square_lpdf: Random variable is nan, but must be not nan!\"},"
-  "{\"name\": \"weibull_lpdf\", \"args\": [0.5, 1, {\"vector\": [1, -2]}],"
-  " \"message\": \"weibull_lpdf: Scale parameter[2] is -2, but must be positive finite!\"},"
-  "{\"name\": \"frechet_lpdf\", \"args\": [0, 1, 1],"
-  " \"message\": \"frechet_lpdf: Random variable is 0, but must be positive!\"},"
-  "{\"name\": \"rayleigh_lpdf\", \"args\": [1, -1],"
-  " \"message\": \"rayleigh_lpdf: Scale parameter is -1, but must be positive!\"},"
-  "{\"name\": \"pareto_lpdf\", \"args\": [1, 0, 1],"
-  " \"message\": \"pareto_lpdf: Scale parameter is 0, but must be positive finite!\"},"
-  "{\"name\": \"pareto_type_2_lpdf\", \"args\": [1, 2, 1, 1],"
-  " \"message\": \"pareto_type_2_lpdf: Random variable is 1, but must be greater than or equal to 2!\"},"
-  "{\"name\": \"beta_proportion_lpdf\", \"args\": [0.5, 1, 1],"
-  " \"message\": \"beta_proportion_lpdf: Location parameter is 1, but must be less than 1!\"},"
-  "{\"name\": \"beta_proportion_lpdf\", \"args\": [1.5, 0.5, 1],"
-  " \"message\": \"beta_proportion_lpdf: Random variable is 1.5, but must be in the interval [0, 1]!\"},"
-  "{\"name\": \"von_mises_lpdf\", \"args\": [0.5, 0, -1],"
-  " \"message\": \"von_mises_lpdf: Scale parameter is -1, but must be nonnegative!\"},"
-  "{\"name\": \"skew_normal_lpdf\", \"args\": [0.5, 0, 1, \"inf\"],"
-  " \"message\": \"skew_normal_lpdf: Shape parameter is inf, but must be finite!\"},"
-  "{\"name\": \"exp_mod_normal_lpdf\", \"args\": [0.5, 0, 1, 0],"
-  " \"message\": \"exp_mod_normal_lpdf: Inv_scale parameter is 0, but must be positive finite!\"}"
-  "]";
 
+
+/* Arguments out of their domain raise Stan's message naming the function,
+ * the argument and its value (data/domain-errors.json: Stan's wording for
+ * each case; "nan", "inf" and "-inf" as strings). */
 static void
 test_domain_error_table (void)
 {
   Harness *h = harness_new ();
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (GError) error = NULL;
-  json_parser_load_from_data (parser, domain_error_cases, -1, &error);
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "runtime", "data",
+                                                 "domain-errors.json", NULL);
+  json_parser_load_from_file (parser, path, &error);
   g_assert_no_error (error);
   JsonArray *cases = json_node_get_array (json_parser_get_root (parser));
   for (guint c = 0; c < json_array_get_length (cases); c++)

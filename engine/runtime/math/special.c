@@ -275,3 +275,23 @@ tilde_bessel_i1_over_i0 (double x)
     return NAN;
   return r1.val / r0.val;
 }
+
+double
+tilde_std_normal_lcdf (double x)
+{
+  if (isnan (x))
+    return NAN;
+  if (x > 0)
+    return log1p (-0.5 * erfc (x / TILDE_SQRT_TWO));
+  return tilde_log_erfc (-x / TILDE_SQRT_TWO) - TILDE_LOG_TWO;
+}
+
+double
+tilde_std_normal_dlcdf (double x)
+{
+  if (isnan (x))
+    return NAN;
+  if (x > 40)
+    return 0;
+  return exp (tilde_std_normal_log_density (x) - tilde_std_normal_lcdf (x));
+}

@@ -44,6 +44,9 @@ double tilde_inc_beta_q      (double a, double b, double x);
 /* The regularised lower incomplete gamma function P(a, x). */
 double tilde_gamma_p         (double a, double x);
 double tilde_gamma_q         (double a, double x);
+/* log Phi (x) and d log Phi (x) / dx, accurate in both tails */
+double tilde_std_normal_lcdf (double x);
+double tilde_std_normal_dlcdf (double x);
 /* log erfc (x), accurate where erfc underflows */
 double tilde_log_erfc        (double x);
 /* log I_0 (x) and I_1 (x) / I_0 (x) for x >= 0 (modified Bessel functions) */
