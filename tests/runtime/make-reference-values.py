@@ -376,4 +376,117 @@ for name, F in [("ordered_logistic_lpmf", inv_logit), ("ordered_probit_lpmf", Ph
     full = sum(ordinal(F, y, l, c) for y, l, c in zip(ys, lams, cset))
     dens_terms(name, [{"ints": ys}, {"vector": lams}, {"vectors": cset}], full, [(6, full)])
 
+# multivariate
+
+
+def sym(rows):
+    """A symmetric matrix as floats, each pair of entries one float."""
+    K = len(rows)
+    return [[float(rows[min(i, j)][max(i, j)]) for j in range(K)] for i in range(K)]
+
+
+def mpm(rows):
+    return mp.matrix([[M(x) for x in row] for row in rows])
+
+
+def logdet(A):
+    return mp.log(mp.det(A))
+
+
+Sig = sym([[2.0, 0.3, -0.4], [0.3, 1.5, 0.2], [-0.4, 0.2, 1.1]])
+Om = sym([[1.2, -0.5, 0.1], [-0.5, 2.0, 0.4], [0.1, 0.4, 0.9]])
+Lchol = [[1.5, 0.0, 0.0], [0.3, 0.8, 0.0], [-0.4, 0.2, 1.1]]
+ys = [[0.5, -1.0, 2.0], [0.0, 0.3, -0.7], [1.5, 1.0, 0.2]]
+mu = [0.1, 0.2, -0.3]
+K = 3
+
+
+def resid(yv, mv):
+    return mp.matrix([M(a) - M(b) for a, b in zip(yv, mv)])
+
+
+def mvn_case(name, yarg, yl, S, Smp, prec=False, chol=False):
+    N = len(yl)
+    c = -N * K * mp.log(mp.sqrt(2 * mp.pi))
+    if chol:
+        Sigma = Smp * Smp.T
+    else:
+        Sigma = mp.inverse(Smp) if prec else Smp
+    Sinv = mp.inverse(Sigma)
+    ld = logdet(Sigma)
+    quad = -sum((resid(yv, mu).T * Sinv * resid(yv, mu))[0] for yv in yl) / 2
+    full = sum(-K / 2 * mp.log(2 * mp.pi) - ld / 2
+               - (resid(yv, mu).T * Sinv * resid(yv, mu))[0] / 2 for yv in yl)
+    dens_terms(name, [yarg, {"vector": mu}, {"matrix": S}], full, [(0, c), (4, -N * ld / 2), (7, quad)])
+
+
+mvn_case("multi_normal_lpdf", {"vector": ys[0]}, ys[:1], Sig, mpm(Sig))
+mvn_case("multi_normal_lpdf", {"vectors": ys}, ys, Sig, mpm(Sig))
+mvn_case("multi_normal_prec_lpdf", {"vector": ys[1]}, ys[1:2], Om, mpm(Om), prec=True)
+mvn_case("multi_normal_prec_lpdf", {"vectors": ys}, ys, Om, mpm(Om), prec=True)
+mvn_case("multi_normal_cholesky_lpdf", {"vectors": ys}, ys, Lchol, mpm(Lchol), chol=True)
+
+
+def mvt_case(name, yarg, yl, nu, S, Sigma):
+    nu = M(nu)
+    N = len(yl)
+    Sinv = mp.inverse(Sigma)
+    ld = logdet(Sigma)
+    qs = [(resid(yv, mu).T * Sinv * resid(yv, mu))[0] for yv in yl]
+    full = sum(mp.loggamma((nu + K) / 2) - mp.loggamma(nu / 2) - K / 2 * mp.log(nu * mp.pi)
+               - ld / 2 - (nu + K) / 2 * mp.log(1 + q / nu) for q in qs)
+    dens_terms(name, [yarg, float(nu), {"vector": mu}, {"matrix": S}], full,
+               [(2, N * (mp.loggamma((nu + K) / 2) - mp.loggamma(nu / 2) - K / 2 * mp.log(nu))),
+                (0, -N * K / 2 * mp.log(mp.pi)), (8, -N * ld / 2),
+                (15, -(nu + K) / 2 * sum(mp.log1p(q / nu) for q in qs))])
+
+
+mvt_case("multi_student_t_lpdf", {"vector": ys[0]}, ys[:1], 4.5, Sig, mpm(Sig))
+mvt_case("multi_student_t_lpdf", {"vectors": ys}, ys, 0.8, Sig, mpm(Sig))
+mvt_case("multi_student_t_cholesky_lpdf", {"vectors": ys}, ys, 3.0, Lchol,
+         mpm(Lchol) * mpm(Lchol).T)
+
+thetas = [[0.2, 0.5, 0.3], [0.6, 0.1, 0.3]]
+alphas = [[1.5, 2.0, 0.7], [0.4, 3.0, 1.2]]
+for targ, aarg, pairs in [({"vectors": thetas}, {"vectors": alphas}, list(zip(thetas, alphas))),
+                          ({"vectors": thetas}, {"vector": alphas[0]}, [(t, alphas[0]) for t in thetas])]:
+    ca = sum(mp.loggamma(sum(map(M, a))) - sum(mp.loggamma(M(x)) for x in a) for _, a in pairs)
+    ct = sum(sum((M(x) - 1) * mp.log(M(t)) for t, x in zip(th, a)) for th, a in pairs)
+    full = sum(mp.log(mp.gamma(sum(map(M, a))) / mp.fprod(mp.gamma(M(x)) for x in a)
+                      * mp.fprod(M(t) ** (M(x) - 1) for t, x in zip(th, a))) for th, a in pairs)
+    dens_terms("dirichlet_lpdf", [targ, aarg], full, [(2, ca), (3, ct)])
+
+# a correlation matrix from a Cholesky factor with unit rows
+Lc_mp = mp.matrix(Lc)
+Ycorr = Lc_mp * Lc_mp.T
+Yc = sym([[Ycorr[i, j] if i != j else 1.0 for j in range(3)] for i in range(3)])
+for eta in [2.0, 1.0, 0.7]:
+    Ym = mpm(Yc)
+    logc = -lkj_chol([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0]], eta)
+    dens_terms("lkj_corr_lpdf", [{"matrix": Yc}, eta], -logc + (M(eta) - 1) * logdet(Ym),
+               [(2, -logc), (3, (M(eta) - 1) * logdet(Ym))])
+
+
+def lmgamma(k, x):
+    return k * (k - 1) / 4 * mp.log(mp.pi) + sum(mp.loggamma(x + M(1 - j) / 2) for j in range(1, k + 1))
+
+
+Wm = sym([[1.3, 0.2, -0.1], [0.2, 0.9, 0.3], [-0.1, 0.3, 2.2]])
+for nu in [4.5, 2.3, 7.0]:
+    nu = M(nu)
+    W, S = mpm(Wm), mpm(Sig)
+    trSW = sum((mp.inverse(S) * W)[i, i] for i in range(K))
+    full = mp.log(mp.det(W) ** ((nu - K - 1) / 2) * mp.exp(-trSW / 2)
+                  / (2 ** (nu * K / 2) * mp.det(S) ** (nu / 2) * mp.exp(lmgamma(K, nu / 2))))
+    dens_terms("wishart_lpdf", [{"matrix": Wm}, float(nu), {"matrix": Sig}], full,
+               [(2, -nu * K / 2 * mp.log(2) - lmgamma(K, nu / 2)), (6, -nu / 2 * logdet(S)),
+                (5, -trSW / 2), (3, (nu - K - 1) / 2 * logdet(W))])
+    trSWi = sum((S * mp.inverse(W))[i, i] for i in range(K))
+    full = mp.log(mp.det(S) ** (nu / 2) * mp.det(W) ** (-(nu + K + 1) / 2) * mp.exp(-trSWi / 2)
+                  / (2 ** (nu * K / 2) * mp.exp(lmgamma(K, nu / 2))))
+    dens_terms("inv_wishart_lpdf", [{"matrix": Wm}, float(nu), {"matrix": Sig}], full,
+               [(2, -lmgamma(K, nu / 2)), (6, nu / 2 * logdet(S)),
+                (7, -(nu + K + 1) / 2 * logdet(W)), (5, -trSWi / 2),
+                (6, -nu * K / 2 * mp.log(2))])
+
 print(json.dumps({"functions": functions, "densities": densities}, indent=1))

@@ -61,6 +61,19 @@ vec (Harness *h, TildeValueKind kind, gint32 rows, gint32 cols, const double *x)
   return v;
 }
 
+/* a number from JSON, where "nan", "inf" and "-inf" are strings */
+static double
+json_real (JsonArray *a, guint i)
+{
+  JsonNode *n = json_array_get_element (a, i);
+  if (json_node_get_value_type (n) == G_TYPE_STRING)
+    {
+      const char *w = json_node_get_string (n);
+      return g_str_equal (w, "nan") ? NAN : g_str_equal (w, "inf") ? INFINITY : -INFINITY;
+    }
+  return json_node_get_double (n);
+}
+
 /* a test argument from JSON: number, {"int"}, {"ints"}, {"array"},
  * {"vector"}, {"vectors"}, {"matrix": rows}, {"matrices"} */
 static TildeValue
@@ -95,7 +108,7 @@ arg_from_json (Harness *h, JsonNode *n)
       guint len = json_array_get_length (a);
       TildeValue v = rt_new_data (&h->cx, TILDE_VALUE_ARRAY, (gint32) len, 1);
       for (guint i = 0; i < len; i++)
-        v.u.d[i] = json_array_get_double_element (a, i);
+        v.u.d[i] = json_real (a, i);
       return v;
     }
   if (json_object_has_member (o, "vectors") || json_object_has_member (o, "matrices"))
@@ -125,7 +138,7 @@ arg_from_json (Harness *h, JsonNode *n)
       guint len = json_array_get_length (a);
       TildeValue v = rt_new_data (&h->cx, TILDE_VALUE_VECTOR, (gint32) len, 1);
       for (guint i = 0; i < len; i++)
-        v.u.d[i] = json_array_get_double_element (a, i);
+        v.u.d[i] = json_real (a, i);
       return v;
     }
   JsonArray *rows = json_object_get_array_member (o, "matrix");
@@ -134,7 +147,7 @@ arg_from_json (Harness *h, JsonNode *n)
   TildeValue v = rt_new_data (&h->cx, TILDE_VALUE_MATRIX, (gint32) R, (gint32) C);
   for (guint i = 0; i < R; i++)
     for (guint j = 0; j < C; j++)
-      v.u.d[i + j * R] = json_array_get_double_element (json_array_get_array_element (rows, i), j);
+      v.u.d[i + j * R] = json_real (json_array_get_array_element (rows, i), j);
   return v;
 }
 
@@ -225,10 +238,18 @@ is_symmetric_matrix (const TildeValue *v)
   return TRUE;
 }
 
-/* A vector of nonnegative values adding up to 1 (within rounding). */
+/* A vector of nonnegative values adding up to 1 (within rounding), or an
+ * array of them. */
 static gboolean
 is_simplex (const TildeValue *v)
 {
+  if (v->kind == TILDE_VALUE_ARRAY && v->elem == TILDE_VALUE_VECTOR)
+    {
+      for (gint32 e = 0; e < v->rows; e++)
+        if (!is_simplex (&v->u.elems[e]))
+          return FALSE;
+      return v->rows > 0;
+    }
   if (v->kind != TILDE_VALUE_VECTOR || v->rows < 2)
     return FALSE;
   double s = 0;
@@ -247,6 +268,10 @@ is_simplex (const TildeValue *v)
  * matrix (or check that it is one) may put the whole derivative on either
  * side. Arguments in `simplex` stay on the simplex: element i goes up as
  * element i + 1 goes down, compared with the difference of the adjoints. */
+/* Correlation matrices keep their unit diagonal: only the off-diagonal
+ * pairs are perturbed. */
+static gboolean unit_diagonal;
+
 static void
 check_gradient_simplex (Harness *h, const char *name, gboolean drop, int n,
                         const TildeValue *args_in, double tol, guint skip, guint simplex)
@@ -266,11 +291,12 @@ check_gradient_simplex (Harness *h, const char *name, gboolean drop, int n,
         {
           gint32 i2 = sym ? (i / R) + (i % R) * R : i;   /* the mirrored entry */
           double sign2 = 1;
-          if (sym && i % R < i / R)
+          if (sym && (i % R < i / R || (unit_diagonal && i % R == i / R)))
             continue;
           if (on_simplex)
             {
-              i2 = (i + 1) % len;
+              gint32 K = args_in[k].kind == TILDE_VALUE_ARRAY ? args_in[k].u.elems[0].rows : len;
+              i2 = (i / K) * K + (i % K + 1) % K;
               sign2 = -1;
             }
           /* analytic: the k-th argument on the tape */
@@ -452,7 +478,9 @@ check_table_gradients (const char *member)
       /* probabilities cannot leave the simplex */
       guint simplex = g_str_equal (name, "dirichlet_lpdf") ? 1
         : g_str_equal (name, "categorical_lpmf") || g_str_equal (name, "multinomial_lpmf") ? 2 : 0;
+      unit_diagonal = g_str_equal (name, "lkj_corr_lpdf");
       check_gradient_simplex (h, name, FALSE, n, args, 2e-6, skip, simplex);
+      unit_diagonal = FALSE;
     }
   harness_free (h);
 }

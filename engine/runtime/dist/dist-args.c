@@ -235,22 +235,24 @@ dist_vectors (const TildeValue *v, gint32 *count, const TildeValue **elems)
 double *
 dist_cholesky (RtCtx *cx, const char *what, const double *m, int n, double *log_det)
 {
+  /* Stan's cholesky_decompose ends its message without a full stop */
+  const char *stop = g_str_has_prefix (what, "Matrix ") ? "" : ".";
   double *L = tilde_arena_memdup (cx->arena, m, sizeof (double) * (gsize) MAX (n * n, 1));
   for (int i = 0; i < n * n; i++)
     if (isnan (L[i]))
-      rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: %s is not positive definite.", dist_name (cx),
-                what);
+      rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: %s is not positive definite%s", dist_name (cx),
+                what, stop);
   if (n > 0 && LAPACKE_dpotrf (LAPACK_COL_MAJOR, 'L', n, L, n) != 0)
-    rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: %s is not positive definite.", dist_name (cx),
-              what);
+    rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: %s is not positive definite%s", dist_name (cx),
+              what, stop);
   double ld = 0;
   for (int j = 0; j < n; j++)
     {
       for (int i = 0; i < j; i++)
         L[i + j * n] = 0;
       if (!(L[j + j * n] > 0))
-        rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: %s is not positive definite.",
-                  dist_name (cx), what);
+        rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: %s is not positive definite%s",
+                  dist_name (cx), what, stop);
       ld += 2 * log (L[j + j * n]);
     }
   if (log_det)
