@@ -107,6 +107,7 @@ extern const RtBuiltin rt_builtins_dist[];
 extern const RtBuiltin rt_builtins_dist_continuous[];
 extern const RtBuiltin rt_builtins_dist_discrete[];
 extern const RtBuiltin rt_builtins_dist_multivariate[];
+extern const RtBuiltin rt_builtins_cdf[];
 extern const RtBuiltin rt_builtins_rng[];
 
 /* ---- elementwise maps ---- */

@@ -489,4 +489,176 @@ for nu in [4.5, 2.3, 7.0]:
                 (7, -(nu + K + 1) / 2 * logdet(W)), (5, -trSWi / 2),
                 (6, -nu * K / 2 * mp.log(2))])
 
+# distribution functions: each family's F and 1 - F, computed separately so
+# that both tails keep their digits
+
+
+def near(y, scale):
+    """Subdivision points that crowd towards y, for integrands that fall
+    steeply away from it."""
+    return [scale * M(10) ** (k / M(2)) for k in range(-8, 4)]
+
+
+def lower_quad(f, y, scale):
+    pts = [y - d for d in reversed(near(y, scale))]
+    return mp.quad(f, [-mp.inf] + pts + [y])
+
+
+def upper_quad(f, y, scale):
+    return mp.quad(f, [y] + [y + d for d in near(y, scale)] + [mp.inf])
+
+
+def cdfs(fam, args, F, Q):
+    """fam_cdf, fam_lcdf and fam_lccdf at args from F = P(X <= y) and
+    Q = P(X > y)."""
+    assert abs(F + Q - 1) < M(10) ** -40, (fam, args, F, Q)
+    if fam != "beta_proportion":
+        densities.append({"name": fam + "_cdf", "args": args, "value": r(F)})
+    densities.append({"name": fam + "_lcdf", "args": args, "value": r(mp.log(F))})
+    densities.append({"name": fam + "_lccdf", "args": args, "value": r(mp.log(Q))})
+
+
+def P_gamma(a, x):
+    return mp.gammainc(a, 0, x, regularized=True)
+
+
+def Q_gamma(a, x):
+    return mp.gammainc(a, x, mp.inf, regularized=True)
+
+
+def I_beta(a, b, x):
+    return mp.betainc(a, b, 0, x, regularized=True)
+
+
+def J_beta(a, b, x):
+    return mp.betainc(a, b, x, 1, regularized=True)
+
+
+for y, mu, sg in [(0.3, -1.0, 2.0), (-9.0, 0.0, 1.0), (7.0, 0.5, 1.0)]:
+    z = (M(y) - M(mu)) / M(sg)
+    cdfs("normal", [y, mu, sg], mp.ncdf(z), mp.ncdf(-z))
+for y in [0.3, -9.0, 7.0]:
+    cdfs("std_normal", [y], mp.ncdf(M(y)), mp.ncdf(-M(y)))
+for y, nu, mu, sg in [(0.3, 3.0, -1.0, 2.0), (-40.0, 4.5, 0.0, 1.0), (2.0, 0.8, 0.5, 1.5),
+                      (1.0, 30.0, 1.0 - 1e-3, 1.0)]:
+    y, nu, mu, sg = map(M, (y, nu, mu, sg))
+    t = (y - mu) / sg
+    G = I_beta(nu / 2, M(0.5), nu / (nu + t ** 2)) / 2
+    F, Q = (G, 1 - G) if t < 0 else (1 - G, G)
+    cdfs("student_t", [float(y), float(nu), float(mu), float(sg)], F, Q)
+for y, mu, sg in [(0.3, -1.0, 2.0), (-400.0, 0.0, 1.0), (30.0, 0.5, 0.25)]:
+    z = (M(y) - M(mu)) / M(sg)
+    cdfs("cauchy", [y, mu, sg], mp.atan2(1, -z) / mp.pi, mp.atan2(1, z) / mp.pi)
+for y, mu, sg in [(0.3, -1.0, 2.0), (-20.0, 0.0, 1.0), (0.5, 0.5 - 1e-4, 1.5)]:
+    z = (M(y) - M(mu)) / M(sg)
+    F = mp.exp(z) / 2 if z < 0 else 1 - mp.exp(-z) / 2
+    Q = mp.exp(-z) / 2 if z > 0 else 1 - mp.exp(z) / 2
+    cdfs("double_exponential", [y, mu, sg], F, Q)
+for y, mu, sg in [(0.3, -1.0, 2.0), (-30.0, 0.0, 1.0), (25.0, 0.5, 0.7)]:
+    z = (M(y) - M(mu)) / M(sg)
+    cdfs("logistic", [y, mu, sg], 1 / (1 + mp.exp(-z)), 1 / (1 + mp.exp(z)))
+for y, mu, b in [(0.3, -1.0, 2.0), (-2.5, 0.0, 1.0), (30.0, 0.5, 0.9)]:
+    z = (M(y) - M(mu)) / M(b)
+    F = mp.exp(-mp.exp(-z))
+    cdfs("gumbel", [y, mu, b], F, -mp.expm1(-mp.exp(-z)))
+for y, mu, sg in [(0.3, -1.0, 2.0), (1e-5, 0.0, 1.0), (900.0, 0.5, 1.0)]:
+    z = (mp.log(M(y)) - M(mu)) / M(sg)
+    cdfs("lognormal", [y, mu, sg], mp.ncdf(z), mp.ncdf(-z))
+for y, nu in [(0.3, 2.5), (40.0, 3.0), (1e-3, 0.7)]:
+    y, nu = M(y), M(nu)
+    cdfs("chi_square", [float(y), float(nu)], P_gamma(nu / 2, y / 2), Q_gamma(nu / 2, y / 2))
+    cdfs("inv_chi_square", [float(y), float(nu)], Q_gamma(nu / 2, 1 / (2 * y)), P_gamma(nu / 2, 1 / (2 * y)))
+for y, nu, sc in [(0.3, 2.5, 0.8), (40.0, 3.0, 1.5), (0.02, 0.7, 2.0)]:
+    y, nu, sc = M(y), M(nu), M(sc)
+    u = nu * sc ** 2 / (2 * y)
+    cdfs("scaled_inv_chi_square", [float(y), float(nu), float(sc)], Q_gamma(nu / 2, u), P_gamma(nu / 2, u))
+for y, b in [(0.3, 2.0), (1e-6, 0.5), (30.0, 1.5)]:
+    y, b = M(y), M(b)
+    cdfs("exponential", [float(y), float(b)], -mp.expm1(-b * y), mp.exp(-b * y))
+for y, a, b in [(0.3, 2.5, 1.5), (40.0, 3.0, 0.5), (1e-3, 0.7, 2.0), (12.0, 150.0, 10.0)]:
+    y, a, b = M(y), M(a), M(b)
+    cdfs("gamma", [float(y), float(a), float(b)], P_gamma(a, b * y), Q_gamma(a, b * y))
+    cdfs("inv_gamma", [float(y), float(a), float(b)], Q_gamma(a, b / y), P_gamma(a, b / y))
+for y, al, sg in [(0.3, 2.5, 0.8), (7.0, 0.6, 2.0), (0.02, 3.0, 0.1)]:
+    y, al, sg = M(y), M(al), M(sg)
+    w = (y / sg) ** al
+    cdfs("weibull", [float(y), float(al), float(sg)], -mp.expm1(-w), mp.exp(-w))
+    w = (y / sg) ** (-al)
+    cdfs("frechet", [float(y), float(al), float(sg)], mp.exp(-w), -mp.expm1(-w))
+for y, sg in [(0.3, 2.5), (7.0, 0.6), (1e-3, 3.0)]:
+    w = M(y) ** 2 / (2 * M(sg) ** 2)
+    cdfs("rayleigh", [y, sg], -mp.expm1(-w), mp.exp(-w))
+for y, ym, al in [(2.3, 1.5, 3.0), (1.5 + 1e-2, 1.5, 0.4), (400.0, 0.2, 1.1)]:
+    Q = (M(ym) / M(y)) ** M(al)
+    cdfs("pareto", [y, ym, al], 1 - Q, Q)
+for y, mu, lam, al in [(2.3, 1.5, 3.0, 2.0), (1.5001, 1.5, 0.4, 0.7), (40.0, -2.0, 1.1, 5.0)]:
+    Q = (1 + (M(y) - M(mu)) / M(lam)) ** (-M(al))
+    cdfs("pareto_type_2", [y, mu, lam, al], 1 - Q, Q)
+for y, a, b in [(0.3, 2.0, 1.5), (0.999, 0.5, 3.0), (1e-3, 3.0, 0.7), (0.4, 60.0, 80.0)]:
+    y, a, b = M(y), M(a), M(b)
+    cdfs("beta", [float(y), float(a), float(b)], I_beta(a, b, y), J_beta(a, b, y))
+for y, mu, k in [(0.3, 0.4, 5.0), (0.999, 0.9, 0.5), (0.02, 0.1, 30.0)]:
+    y, mu, k = M(y), M(mu), M(k)
+    cdfs("beta_proportion", [float(y), float(mu), float(k)], I_beta(mu * k, (1 - mu) * k, y),
+         J_beta(mu * k, (1 - mu) * k, y))
+for y, lo, hi in [(0.3, -1.0, 2.5), (-0.99, -1.0, 2.5)]:
+    w = M(hi) - M(lo)
+    cdfs("uniform", [y, lo, hi], (M(y) - M(lo)) / w, (M(hi) - M(y)) / w)
+for y, xi, om, al in [(0.3, -1.0, 2.0, 1.5), (-3.0, 0.5, 0.7, 4.0), (2.0, 0.0, 1.0, -0.3)]:
+    y, xi, om, al = map(M, (y, xi, om, al))
+
+    def sn(t):
+        z = (t - xi) / om
+        return 2 / om * mp.npdf(z) * mp.ncdf(al * z)
+    F, Q = lower_quad(sn, y, om), upper_quad(sn, y, om)
+    cdfs("skew_normal", [float(y), float(xi), float(om), float(al)], F, Q)
+for y, mu, sg, lam in [(0.3, -1.0, 2.0, 1.5), (-3.0, 0.5, 0.7, 4.0), (8.0, 0.0, 1.0, 0.3)]:
+    y, mu, sg, lam = map(M, (y, mu, sg, lam))
+
+    def emn(t):
+        u = (mu + lam * sg ** 2 - t) / (sg * mp.sqrt(2))
+        return lam / 2 * mp.exp(lam / 2 * (2 * mu + lam * sg ** 2 - 2 * t)) * mp.erfc(u)
+    F, Q = lower_quad(emn, y, sg), upper_quad(emn, y, sg)
+    cdfs("exp_mod_normal", [float(y), float(mu), float(sg), float(lam)], F, Q)
+for y, mu, k in [(0.3, -1.0, 2.0), (3.0, 0.5, 0.01), (-2.0, 2.5, 40.0), (1.0, 7.0, 1.5)]:
+    y, mu, k = M(y), M(mu), M(k)
+
+    def vm(t):
+        return mp.exp(k * mp.cos(t - mu)) / (2 * mp.pi * mp.besseli(0, k))
+    F, Q = mp.quad(vm, [-mp.pi, y]), mp.quad(vm, [y, mp.pi])
+    cdfs("von_mises", [float(y), float(mu), float(k)], F, Q)
+for n, th in [(0, 0.3), (1, 0.3), (-1, 0.6)]:
+    F = 0 if n < 0 else (1 - M(th) if n == 0 else 1)
+    if 0 < F < 1:
+        cdfs("bernoulli", [{"int": n}, th], F, 1 - F)
+for n, N, th in [(3, 10, 0.25), (0, 5, 0.6), (38, 40, 0.1)]:
+    F = sum(mp.binomial(N, k) * M(th) ** k * (1 - M(th)) ** (N - k) for k in range(n + 1))
+    Q = sum(mp.binomial(N, k) * M(th) ** k * (1 - M(th)) ** (N - k) for k in range(n + 1, N + 1))
+    cdfs("binomial", [{"int": n}, {"int": N}, th], F, Q)
+for n, lam in [(3, 2.5), (0, 0.1), (80, 35.0)]:
+    cdfs("poisson", [{"int": n}, lam], Q_gamma(M(n + 1), M(lam)), P_gamma(M(n + 1), M(lam)))
+for n, al, b in [(3, 2.5, 0.7), (0, 0.3, 4.0), (40, 12.0, 0.2)]:
+    al, b = M(al), M(b)
+    p = b / (1 + b)
+    cdfs("neg_binomial", [{"int": n}, float(al), float(b)], I_beta(al, M(n + 1), p), J_beta(al, M(n + 1), p))
+for n, mu, phi in [(3, 2.5, 4.0), (0, 0.7, 0.3), (25, 10.0, 2.0)]:
+    mu, phi = M(mu), M(phi)
+    p = phi / (mu + phi)
+    cdfs("neg_binomial_2", [{"int": n}, float(mu), float(phi)], I_beta(phi, M(n + 1), p),
+         J_beta(phi, M(n + 1), p))
+for n, N, al, b in [(3, 10, 2.5, 0.7), (0, 4, 0.3, 4.0), (20, 25, 12.0, 0.2)]:
+    al, b = M(al), M(b)
+
+    def bb(k):
+        return mp.binomial(N, k) * mp.beta(k + al, N - k + b) / mp.beta(al, b)
+    cdfs("beta_binomial", [{"int": n}, {"int": N}, float(al), float(b)],
+         sum(bb(k) for k in range(n + 1)), sum(bb(k) for k in range(n + 1, N + 1)))
+# vectorised: the product (cdf) and the sums (lcdf, lccdf) over elements
+ys, mus = [0.5, -1.5, 2.0], [0.25, 0.0, 1.0]
+Fs = [mp.ncdf((M(y) - M(m)) / 2) for y, m in zip(ys, mus)]
+densities.append({"name": "normal_cdf", "args": [{"vector": ys}, {"vector": mus}, 2.0], "value": r(mp.fprod(Fs))})
+densities.append({"name": "normal_lcdf", "args": [{"vector": ys}, {"vector": mus}, 2.0], "value": r(sum(map(mp.log, Fs)))})
+densities.append({"name": "gamma_lccdf", "args": [{"vector": ys[:1] + [1.5, 2.0]}, 2.5, {"array": [1.0, 0.5, 2.0]}],
+                  "value": r(sum(mp.log(Q_gamma(M(2.5), M(b) * M(y))) for y, b in zip([0.5, 1.5, 2.0], [1.0, 0.5, 2.0])))})
+
 print(json.dumps({"functions": functions, "densities": densities}, indent=1))

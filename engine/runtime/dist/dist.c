@@ -760,79 +760,6 @@ k_neg_binomial_2_log (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out
   dist_finish (cx, a, 3, logp, out);
 }
 
-/* ---- cumulative distribution functions ---- */
-
-static void
-k_normal_lcdf (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
-{
-  DArg a[3];
-  dist_arg (cx, &a[0], &v[0], "Random variable");
-  dist_arg (cx, &a[1], &v[1], "Location parameter");
-  dist_arg (cx, &a[2], &v[2], "Scale parameter");
-  dist_check_not_nan (cx, &a[0]);
-  dist_check_finite (cx, &a[1]);
-  dist_check_positive (cx, &a[2]);
-  gint32 N = dist_size (cx, a, 3);
-  gboolean upper = cx->fn_name && g_str_has_suffix (cx->fn_name, "lccdf");
-  double logp = 0;
-  for (gint32 i = 0; i < N; i++)
-    {
-      double s = AT (&a[2], i);
-      double z = (AT (&a[0], i) - AT (&a[1], i)) / s;
-      double x = upper ? -z : z;
-      /* log Phi (x) and its derivative, accurate in the lower tail */
-      double lp = x < -5 ? log (0.5 * erfc (-x / TILDE_SQRT_TWO)) : log (tilde_Phi (x));
-      double dlp = x < -37.5 ? -x : exp (tilde_std_normal_log_density (x) - lp);
-      logp += lp;
-      double dz = (upper ? -dlp : dlp) / s;
-      dist_grad (&a[0], i, dz);
-      dist_grad (&a[1], i, -dz);
-      dist_grad (&a[2], i, -dz * z);
-    }
-  dist_finish (cx, a, 3, logp, out);
-}
-
-static void
-k_student_t_lcdf (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
-{
-  DArg a[4];
-  dist_arg (cx, &a[0], &v[0], "Random variable");
-  dist_arg (cx, &a[1], &v[1], "Degrees of freedom parameter");
-  dist_arg (cx, &a[2], &v[2], "Location parameter");
-  dist_arg (cx, &a[3], &v[3], "Scale parameter");
-  if (dist_any_ad (a + 1, 1))
-    rt_raise (cx, TILDE_MODEL_ERROR_FATAL, "%s: degrees of freedom that depend on parameters "
-              "are not supported yet", cx->fn_name);
-  dist_check_not_nan (cx, &a[0]);
-  dist_check_positive_finite (cx, &a[1]);
-  dist_check_finite (cx, &a[2]);
-  dist_check_positive_finite (cx, &a[3]);
-  gint32 N = dist_size (cx, a, 4);
-  gboolean upper = g_str_has_suffix (cx->fn_name, "lccdf");
-  double logp = 0;
-  for (gint32 i = 0; i < N; i++)
-    {
-      double nu = AT (&a[1], i), s = AT (&a[3], i);
-      double t = (AT (&a[0], i) - AT (&a[2], i)) / s;
-      double x = upper ? -t : t;
-      /* F(x) = 1 - I_{nu/(nu+x^2)}(nu/2, 1/2) / 2 for x > 0 */
-      double x2 = x * x;
-      /* I_{nu / (nu + x^2)} (nu / 2, 1 / 2), from the side that keeps its digits */
-      double ib = x2 < nu ? tilde_inc_beta_q (0.5, 0.5 * nu, x2 / (nu + x2))
-        : tilde_inc_beta (0.5 * nu, 0.5, nu / (nu + x2));
-      double F = x > 0 ? 1 - 0.5 * ib : 0.5 * ib;
-      double lF = log (F);
-      double dens = exp (lgamma (0.5 * (nu + 1)) - lgamma (0.5 * nu) - 0.5 * log (nu * M_PI)
-                         - 0.5 * (nu + 1) * log1p (x * x / nu));
-      logp += lF;
-      double dt = (upper ? -1 : 1) * dens / F / s;
-      dist_grad (&a[0], i, dt);
-      dist_grad (&a[2], i, -dt);
-      dist_grad (&a[3], i, -dt * t);
-    }
-  dist_finish (cx, a, 4, logp, out);
-}
-
 /* ---- generalised linear models: y ~ f (alpha + x * beta, ...) ----
  * The linear predictor is a product node and a sum node; the density then
  * adds one reduction, as the expanded statement would. */
@@ -916,9 +843,5 @@ const RtBuiltin rt_builtins_dist[] = {
   MASS ("bernoulli_logit_glm", k_bernoulli_logit_glm, 4),
   MASS ("poisson_log_glm", k_poisson_log_glm, 4),
   MASS ("neg_binomial_2_log_glm", k_neg_binomial_2_log_glm, 5),
-  { "normal_lcdf", k_normal_lcdf, 3, 3 },
-  { "normal_lccdf", k_normal_lcdf, 3, 3 },
-  { "student_t_lcdf", k_student_t_lcdf, 4, 4 },
-  { "student_t_lccdf", k_student_t_lcdf, 4, 4 },
   { NULL, NULL, 0, 0 },
 };

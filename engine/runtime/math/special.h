@@ -47,6 +47,17 @@ double tilde_gamma_q         (double a, double x);
 /* log Phi (x) and d log Phi (x) / dx, accurate in both tails */
 double tilde_std_normal_lcdf (double x);
 double tilde_std_normal_dlcdf (double x);
+/* log F and its derivatives, where F is the regularised lower incomplete
+ * gamma function P (a, x), or its complement Q (a, x) when upper. The
+ * derivative in a (computed when da is not NULL) is a conditional mean of
+ * log t, found by adaptive quadrature. */
+double tilde_log_gamma_p_grad (double a, double x, gboolean upper, double *da, double *dx);
+/* The same for the regularised incomplete beta function I_x (a, b) and
+ * 1 - I_x (a, b): derivatives in a and b when da (db) is not NULL. */
+double tilde_log_inc_beta_grad (double a, double b, double x, gboolean upper, double *da,
+                                double *db, double *dx);
+/* Owen's T function T (h, a) = 1/(2 pi) int_0^a exp (-h^2 (1 + x^2) / 2) / (1 + x^2) dx */
+double tilde_owens_t          (double h, double a);
 /* log erfc (x), accurate where erfc underflows */
 double tilde_log_erfc        (double x);
 /* log I_0 (x) and I_1 (x) / I_0 (x) for x >= 0 (modified Bessel functions) */
