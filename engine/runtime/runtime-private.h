@@ -109,6 +109,7 @@ extern const RtBuiltin rt_builtins_dist_discrete[];
 extern const RtBuiltin rt_builtins_dist_multivariate[];
 extern const RtBuiltin rt_builtins_cdf[];
 extern const RtBuiltin rt_builtins_rng[];
+extern const RtBuiltin rt_builtins_rng_multi[];
 
 /* ---- elementwise maps ---- */
 

@@ -12,54 +12,8 @@
 #include <string.h>
 
 #include "runtime/runtime-private.h"
+#include "kernel-harness.h"
 #include "runtime-test-util.h"
-
-typedef struct {
-  RtCtx   cx;
-  jmp_buf jmp;
-} Harness;
-
-static Harness *
-harness_new (void)
-{
-  Harness *h = g_new0 (Harness, 1);
-  h->cx.tape = ad_tape_new ();
-  /* values outlive the tape resets between evaluations */
-  h->cx.arena = tilde_arena_new (0);
-  h->cx.jmp = &h->jmp;
-  return h;
-}
-
-static void
-harness_free (Harness *h)
-{
-  ad_tape_free (h->cx.tape);
-  tilde_arena_free (h->cx.arena);
-  g_free (h->cx.err_msg);
-  g_free (h);
-}
-
-/* Calls a library function; FALSE (message in h->cx.err_msg) on error. */
-static gboolean
-call (Harness *h, const char *name, gboolean drop, int n, const TildeValue *args, TildeValue *out)
-{
-  const RtBuiltin *b = rt_builtin_lookup (name, n);
-  g_assert_nonnull (b);
-  if (setjmp (h->jmp))
-    return FALSE;
-  h->cx.fn_name = name;
-  h->cx.drop = drop;
-  b->fn (&h->cx, n, args, out);
-  return TRUE;
-}
-
-static TildeValue
-vec (Harness *h, TildeValueKind kind, gint32 rows, gint32 cols, const double *x)
-{
-  TildeValue v = rt_new_data (&h->cx, kind, rows, cols);
-  memcpy (v.u.d, x, sizeof (double) * (gsize) (rows * cols));
-  return v;
-}
 
 /* a number from JSON, where "nan", "inf" and "-inf" are strings */
 static double
