@@ -232,6 +232,62 @@ def dens_terms(name, args, full, terms):
                       "terms": [{"mask": m, "value": r(v)} for m, v in terms]})
 
 
+# the common densities, term by term as Stan groups them
+for y, mu, sg in [(0.3, -1.0, 2.0), (10.0, 0.0, 0.1)]:
+    y, mu, sg = M(y), M(mu), M(sg)
+    dens_terms("normal_lpdf", [float(y), float(mu), float(sg)], normal_lpdf(y, mu, sg),
+               [(0, -mp.log(mp.sqrt(2 * mp.pi))), (4, -mp.log(sg)), (7, -(y - mu) ** 2 / (2 * sg ** 2))])
+    dens_terms("cauchy_lpdf", [float(y), float(mu), float(sg)],
+               -mp.log(mp.pi * sg * (1 + ((y - mu) / sg) ** 2)),
+               [(0, -mp.log(mp.pi)), (4, -mp.log(sg)), (7, -mp.log1p(((y - mu) / sg) ** 2))])
+for y, nu, mu, sg in [(0.3, 3.0, -1.0, 2.0), (-4.0, 0.7, 1.0, 0.5)]:
+    y, nu, mu, sg = map(M, (y, nu, mu, sg))
+    full = (mp.loggamma((nu + 1) / 2) - mp.loggamma(nu / 2) - mp.log(mp.sqrt(nu * mp.pi) * sg)
+            - (nu + 1) / 2 * mp.log(1 + ((y - mu) / sg) ** 2 / nu))
+    dens_terms("student_t_lpdf", [float(y), float(nu), float(mu), float(sg)], full,
+               [(0, -mp.log(mp.sqrt(mp.pi))),
+                (2, mp.loggamma((nu + 1) / 2) - mp.loggamma(nu / 2) - mp.log(nu) / 2),
+                (8, -mp.log(sg)), (15, -(nu + 1) / 2 * mp.log1p(((y - mu) / sg) ** 2 / nu))])
+for y, a, b in [(0.3, 2.0, 1.5), (4.0, 0.5, 3.0)]:
+    y, a, b = map(M, (y, a, b))
+    dens_terms("exponential_lpdf", [float(y), float(b)], mp.log(b) - b * y, [(2, mp.log(b)), (3, -b * y)])
+    dens_terms("gamma_lpdf", [float(y), float(a), float(b)],
+               a * mp.log(b) - mp.loggamma(a) + (a - 1) * mp.log(y) - b * y,
+               [(2, -mp.loggamma(a)), (6, a * mp.log(b)), (3, (a - 1) * mp.log(y)), (5, -b * y)])
+    dens_terms("inv_gamma_lpdf", [float(y), float(a), float(b)],
+               a * mp.log(b) - mp.loggamma(a) - (a + 1) * mp.log(y) - b / y,
+               [(2, -mp.loggamma(a)), (6, a * mp.log(b)), (3, -(a + 1) * mp.log(y)), (5, -b / y)])
+    dens_terms("lognormal_lpdf", [float(y), float(a), float(b)],
+               -mp.log(y * b * mp.sqrt(2 * mp.pi)) - (mp.log(y) - a) ** 2 / (2 * b ** 2),
+               [(0, -mp.log(mp.sqrt(2 * mp.pi))), (4, -mp.log(b)), (1, -mp.log(y)),
+                (7, -(mp.log(y) - a) ** 2 / (2 * b ** 2))])
+for y, a, b in [(0.3, 2.0, 1.5), (0.999, 0.5, 3.0)]:
+    y, a, b = map(M, (y, a, b))
+    dens_terms("beta_lpdf", [float(y), float(a), float(b)],
+               (a - 1) * mp.log(y) + (b - 1) * mp.log(1 - y) - mp.log(mp.beta(a, b)),
+               [(6, -mp.log(mp.beta(a, b))), (3, (a - 1) * mp.log(y)), (5, (b - 1) * mp.log1p(-y))])
+dens_terms("uniform_lpdf", [0.3, -1.0, 2.5], -mp.log(M(3.5)), [(6, -mp.log(M(3.5)))])
+for n, N, th in [(3, 10, 0.25), (0, 5, 0.6)]:
+    th = M(th)
+    rest = n * mp.log(th) + (N - n) * mp.log(1 - th)
+    dens_terms("binomial_lpmf", [{"int": n}, {"int": N}, float(th)], lchoose(M(N), M(n)) + rest,
+               [(0, lchoose(M(N), M(n))), (4, rest)])
+for n, lam in [(3, 2.5), (0, 0.1)]:
+    lam = M(lam)
+    c = -mp.loggamma(n + 1)
+    dens_terms("poisson_lpmf", [{"int": n}, float(lam)], n * mp.log(lam) - lam + c,
+               [(0, c), (2, n * mp.log(lam) - lam)])
+    dens_terms("poisson_log_lpmf", [{"int": n}, float(mp.log(lam))], n * mp.log(lam) - lam + c,
+               [(0, c), (2, n * mp.log(lam) - lam)])
+for n, mu, phi in [(3, 2.5, 4.0), (0, 0.7, 0.3)]:
+    mu, phi = M(mu), M(phi)
+    lc = mp.loggamma(n + phi) - mp.loggamma(n + 1) - mp.loggamma(phi)
+    dens_terms("neg_binomial_2_lpmf", [{"int": n}, float(mu), float(phi)], nb2(n, mu, phi),
+               [(4, lc), (2, n * mp.log(mu)), (6, -phi * mp.log1p(mu / phi) - n * mp.log(mu + phi))])
+    eta = mp.log(mu)
+    dens_terms("neg_binomial_2_log_lpmf", [{"int": n}, float(eta), float(phi)], nb2(n, mu, phi),
+               [(4, lc), (2, n * eta), (6, -phi * mp.log1p(mu / phi) - n * mp.log(mu + phi))])
+
 # continuous univariate
 for y, mu, s in [(0.3, -1.0, 2.0), (-4.0, 1.5, 0.5), (1.0 + 1e-5, 1.0, 1.0)]:
     y, mu, s = M(y), M(mu), M(s)

@@ -427,6 +427,80 @@ test_example (gconstpointer data)
     }
 }
 
+/* The library's distributions as a model uses them: vectorised
+ * statements, truncation, distribution functions, constrained matrix
+ * parameters, and draws in generated quantities. */
+static const char *library_model =
+  "data { int N; vector[N] y; array[N] int k; array[N] int cat; }\n"
+  "parameters {\n"
+  "  real mu; real<lower=0> s; real<lower=0> nu; ordered[3] c; simplex[4] th;\n"
+  "  cov_matrix[2] Sig; corr_matrix[3] R; vector[2] z;\n"
+  "}\n"
+  "model {\n"
+  "  y ~ gumbel(mu, s);\n"
+  "  y ~ logistic(mu, s) T[-10, 10];\n"
+  "  y ~ student_t(nu, mu, s);\n"
+  "  y ~ skew_normal(mu, s, nu);\n"
+  "  target += normal_lcdf(0.5 | mu, s) + gamma_lccdf(1.5 | nu, s) + beta_cdf(0.3 | nu, s);\n"
+  "  target += student_t_lccdf(y | nu, mu, s);\n"
+  "  k ~ neg_binomial(nu, s);\n"
+  "  k ~ beta_binomial(10, nu, s);\n"
+  "  cat ~ categorical(th);\n"
+  "  cat ~ ordered_logistic(rep_vector(mu, N), c);\n"
+  "  z ~ multi_normal(rep_vector(0, 2), Sig);\n"
+  "  z ~ multi_student_t(nu, rep_vector(0, 2), Sig);\n"
+  "  Sig ~ inv_wishart(4, identity_matrix(2));\n"
+  "  Sig ~ wishart(4, identity_matrix(2));\n"
+  "  R ~ lkj_corr(2);\n"
+  "  th ~ dirichlet(rep_vector(2, 4));\n"
+  "  nu ~ chi_square(3);\n"
+  "  s ~ weibull(2, 1);\n"
+  "}\n"
+  "generated quantities {\n"
+  "  real g1 = gumbel_rng(mu, s);\n"
+  "  array[N] real g2 = skew_normal_rng(y, s, 2);\n"
+  "  int g3 = categorical_rng(th);\n"
+  "  vector[2] g4 = multi_normal_rng(z, Sig);\n"
+  "  matrix[3, 3] g5 = lkj_corr_rng(3, 2);\n"
+  "  matrix[2, 2] g6 = wishart_rng(4, Sig);\n"
+  "  array[4] int g7 = multinomial_rng(th, 20);\n"
+  "  int g8 = ordered_probit_rng(mu, c);\n"
+  "}\n";
+
+static void
+test_library (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model (library_model,
+                                            "{\"N\": 3, \"y\": [0.3, -1.2, 2.5], \"k\": [0, 3, 7], "
+                                            "\"cat\": [1, 3, 4]}");
+  gsize P = tilde_model_num_params_unconstrained (m);
+  g_assert_cmpuint (P, ==, 1 + 1 + 1 + 3 + 3 + 3 + 3 + 2);
+  g_autofree double *theta = g_new (double, P);
+  for (gsize i = 0; i < P; i++)
+    theta[i] = 0.3 * sin (1.3 * i + 0.4);
+  check_gradient_fd (m, theta, TRUE, TRUE);
+  check_gradient_fd (m, theta, FALSE, TRUE);
+  gsize n = tilde_model_num_outputs (m, TRUE, TRUE);
+  g_autofree double *out = g_new (double, n);
+  gsl_rng *rng = gsl_rng_alloc (gsl_rng_mt19937);
+  gsl_rng_set (rng, 7);
+  g_autoptr (TildeModelError) e = NULL;
+  if (!tilde_model_constrain (m, theta, TRUE, TRUE, rng, out, &e))
+    g_error ("library model: %s", e->message);
+  gsl_rng_free (rng);
+  const char *const *names = tilde_model_output_names (m, TRUE, TRUE);
+  int total = 0;
+  for (gsize i = 0; i < n; i++)
+    {
+      g_assert_true (isfinite (out[i]));
+      if (g_str_has_prefix (names[i], "g7."))
+        total += (int) out[i];
+      if (g_str_equal (names[i], "g5.2.2"))
+        g_assert_cmpfloat_with_epsilon (out[i], 1, 1e-12);
+    }
+  g_assert_cmpint (total, ==, 20);
+}
+
 /* ---- threads ---- */
 
 typedef struct {
@@ -492,6 +566,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/model/errors-are-values", test_errors_are_values);
   g_test_add_func ("/runtime/model/unsupported-at-preparation", test_unsupported_at_preparation);
   g_test_add_func ("/runtime/model/functions", test_functions);
+  g_test_add_func ("/runtime/model/library", test_library);
   g_test_add_data_func ("/runtime/model/example/eight_schools", "eight_schools.stan", test_example);
   g_test_add_data_func ("/runtime/model/example/logistic_regression", "logistic_regression.stan", test_example);
   g_test_add_data_func ("/runtime/model/example/poisson_glm", "poisson_glm.stan", test_example);
