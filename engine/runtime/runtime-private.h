@@ -102,6 +102,7 @@ const RtBuiltin *rt_builtin_lookup (const char *name, int nargs);
 /* Each area's table, ended by an entry with a NULL name. */
 extern const RtBuiltin rt_builtins_arith[];
 extern const RtBuiltin rt_builtins_funs[];
+extern const RtBuiltin rt_builtins_scalar[];
 extern const RtBuiltin rt_builtins_linalg[];
 extern const RtBuiltin rt_builtins_dist[];
 extern const RtBuiltin rt_builtins_dist_continuous[];

@@ -102,6 +102,86 @@ fn("dot_self", [{"vector": vals}], sum(M(v) ** 2 for v in vals))
 fn("dot_product", [{"vector": vals}, {"vector": [0.5, -1.0, 2.0, 3.0]}],
    sum(M(a) * M(b) for a, b in zip(vals, [0.5, -1.0, 2.0, 3.0])))
 
+# special functions
+
+
+def bisect(f, lo, hi):
+    """The root of an increasing f in [lo, hi]."""
+    for _ in range(400):
+        mid = (lo + hi) / 2
+        if f(mid) < 0:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+for v, x in [(0, 0.7), (2, 3.5), (5, 12.0), (1, -2.0)]:
+    fn("bessel_first_kind", [{"int": v}, x], mp.besselj(v, M(x)))
+    fn("modified_bessel_first_kind", [{"int": v}, x], mp.besseli(v, M(x)))
+    if x > 0:
+        fn("bessel_second_kind", [{"int": v}, x], mp.bessely(v, M(x)))
+        fn("modified_bessel_second_kind", [{"int": v}, x], mp.besselk(v, M(x)))
+for v, z in [(1.0, 0.7), (2.5, 3.5), (0.3, 40.0), (7.0, 0.2)]:
+    fn("log_modified_bessel_first_kind", [v, z], mp.log(mp.besseli(M(v), M(z))))
+for a, x in [(0.5, 0.3), (3.0, 2.5), (10.0, 25.0), (2.0, 1e-3)]:
+    fn("gamma_p", [a, x], mp.gammainc(M(a), 0, M(x), regularized=True))
+    fn("gamma_q", [a, x], mp.gammainc(M(a), M(x), mp.inf, regularized=True))
+for a, b, x in [(0.5, 2.0, 0.3), (3.0, 4.0, 0.9), (20.0, 0.7, 0.95)]:
+    fn("inc_beta", [a, b, x], mp.betainc(M(a), M(b), 0, M(x), regularized=True))
+    p = mp.betainc(M(a), M(b), 0, M(x), regularized=True)
+    fn("inv_inc_beta", [a, b, float(p)],
+       bisect(lambda t: mp.betainc(M(a), M(b), 0, t, regularized=True) - M(float(p)), M(0), M(1)))
+for a, b in [(0.5, 2.0), (3.0, 4.0), (1e-3, 7.0)]:
+    fn("beta", [a, b], mp.beta(M(a), M(b)))
+for x, n in [(5.5, 2), (10.0, 4), (0.3, 1)]:
+    fn("falling_factorial", [x, {"int": n}], mp.gamma(M(x) + 1) / mp.gamma(M(x) - n + 1))
+    fn("rising_factorial", [x, {"int": n}], mp.gamma(M(x) + n) / mp.gamma(M(x)))
+for x, n in [(5.5, 2.5), (10.0, 4.0), (0.3, 0.2)]:
+    fn("log_falling_factorial", [x, n], mp.loggamma(M(x) + 1) - mp.loggamma(M(x) - M(n) + 1))
+    fn("log_rising_factorial", [x, n], mp.loggamma(M(x) + M(n)) - mp.loggamma(M(x)))
+for k, x in [(1, 2.5), (3, 4.0), (4, 1.7)]:
+    fn("lmgamma", [{"int": k}, x],
+       k * (k - 1) / M(4) * mp.log(mp.pi) + sum(mp.loggamma(M(x) + M(1 - j) / 2) for j in range(1, k + 1)))
+for a, b in [(2.0, 1.0), (0.5, -3.0), (-20.0, -25.0), (30.0, 29.5)]:
+    fn("log_inv_logit_diff", [a, b], mp.log(inv_logit(M(a)) - inv_logit(M(b))))
+for x, y in [(2.0, 3.5), (0.5, 1e-3)]:
+    fn("lmultiply", [x, y], M(x) * mp.log(M(y)))
+for y, yh in [(1, 0.3), (0, 0.3), (0, 0.999)]:
+    fn("binary_log_loss", [{"int": y}, yh], -mp.log(M(yh)) if y else -mp.log(1 - M(yh)))
+
+
+def owen(h, a):
+    return mp.quad(lambda t: mp.exp(-h ** 2 * (1 + t ** 2) / 2) / (1 + t ** 2), [0, a]) / (2 * mp.pi)
+
+
+for h, a in [(0.5, 1.2), (-1.5, 0.3), (3.0, -2.0)]:
+    fn("owens_t", [h, a], owen(M(h), M(a)))
+for x, e in [(1.5, 3), (-0.7, -4)]:
+    fn("ldexp", [x, {"int": e}], M(x) * M(2) ** e)
+for x in [0.5, 4.0, -0.2]:
+    fn("lambert_w0", [x], mp.lambertw(M(x), 0))
+for x in [-0.2, -1e-3]:
+    fn("lambert_wm1", [x], mp.lambertw(M(x), -1))
+for x in [0.3, 1.5, 1e-8]:
+    fn("inv_erfc", [x], mp.erfinv(1 - M(x)))
+for p in [0.3, 0.999, 1e-10]:
+    fn("std_normal_qf", [p], mp.sqrt(2) * mp.erfinv(2 * M(p) - 1))
+for lp in [-0.3, -1e-5, -30.0, -1000.0]:
+    fn("std_normal_log_qf", [lp], bisect(lambda x: mp.log(mp.ncdf(x)) - M(lp), M(-60), M(10)))
+th = [0.2, 0.5, 0.3]
+lam = [-1.0, 0.5, -3.0]
+lams = [[-1.0, 0.5, -3.0], [2.0, -0.5, 0.0]]
+fn("log_mix", [{"vector": th}, {"vector": lam}], mp.log(sum(M(t) * mp.exp(M(l)) for t, l in zip(th, lam))))
+fn("log_mix", [{"vector": th}, {"vectors": lams}],
+   sum(mp.log(sum(M(t) * mp.exp(M(l)) for t, l in zip(th, ls))) for ls in lams))
+fn("norm1", [{"vector": [1.0, -2.0, 0.5]}], M(3.5))
+fn("norm2", [{"vector": [1.0, -2.0, 0.5]}], mp.sqrt(M(5.25)))
+fn("distance", [{"vector": [1.0, -2.0, 0.5]}, {"vector": [0.0, 1.0, 1.5]}], mp.sqrt(M(11)))
+fn("squared_distance", [{"vector": [1.0, -2.0, 0.5]}, {"vector": [0.0, 1.0, 1.5]}], M(11))
+for x in [0.3, 5.0]:
+    fn("trigamma", [x], mp.psi(1, M(x)))
+
 densities = []
 
 

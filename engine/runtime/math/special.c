@@ -11,6 +11,7 @@
 #include <gsl/gsl_sf_bessel.h>
 #include <gsl/gsl_sf_erf.h>
 #include <gsl/gsl_sf_gamma.h>
+#include <gsl/gsl_sf_lambert.h>
 #include <gsl/gsl_sf_psi.h>
 
 /* GSL's default handler aborts; special functions report through their
@@ -50,6 +51,16 @@ tilde_trigamma (double x)
   quiet_gsl ();
   gsl_sf_result r;
   if (gsl_sf_psi_1_e (x, &r) != GSL_SUCCESS)
+    return NAN;
+  return r.val;
+}
+
+double
+tilde_tetragamma (double x)
+{
+  quiet_gsl ();
+  gsl_sf_result r;
+  if (gsl_sf_psi_n_e (2, x, &r) != GSL_SUCCESS)
     return NAN;
   return r.val;
 }
@@ -616,4 +627,160 @@ tilde_owens_t (double h, double a)
   double r = 0, err = 0;
   gsl_integration_qags (&f, 0, fabs (a), 0, 1e-12, QUAD_LIMIT, quad_workspace (), &r, &err);
   return (a > 0 ? 1 : -1) * r / (2 * M_PI);
+}
+
+/* ---- Bessel, Lambert, quantiles ---- */
+
+#define GSL_OR_NAN(call)                        \
+  do {                                          \
+    quiet_gsl ();                               \
+    gsl_sf_result r_;                           \
+    if ((call) != GSL_SUCCESS)                  \
+      return NAN;                               \
+    return r_.val;                              \
+  } while (0)
+
+double
+tilde_bessel_j (int n, double x)
+{
+  GSL_OR_NAN (gsl_sf_bessel_Jn_e (n, x, &r_));
+}
+
+double
+tilde_bessel_y (int n, double x)
+{
+  if (!(x > 0))
+    return NAN;
+  GSL_OR_NAN (gsl_sf_bessel_Yn_e (n, x, &r_));
+}
+
+double
+tilde_bessel_i (int n, double x)
+{
+  GSL_OR_NAN (gsl_sf_bessel_In_e (n, x, &r_));
+}
+
+double
+tilde_bessel_k (int n, double x)
+{
+  if (!(x > 0))
+    return NAN;
+  GSL_OR_NAN (gsl_sf_bessel_Kn_e (n, x, &r_));
+}
+
+double
+tilde_lambert_w0 (double x)
+{
+  GSL_OR_NAN (gsl_sf_lambert_W0_e (x, &r_));
+}
+
+double
+tilde_lambert_wm1 (double x)
+{
+  if (!(x < 0))
+    return x == 0 ? -INFINITY : NAN;
+  GSL_OR_NAN (gsl_sf_lambert_Wm1_e (x, &r_));
+}
+
+double
+tilde_log_bessel_i (double v, double z, double *dv, double *dz)
+{
+  if (isnan (v) || isnan (z) || v < 0 || z < 0)
+    return NAN;
+  if (z == 0)
+    {
+      if (dz)
+        *dz = v == 0 ? 0 : v == 1 ? 0.5 : INFINITY;
+      if (dv)
+        *dv = -INFINITY;
+      return v == 0 ? 0 : -INFINITY;
+    }
+  quiet_gsl ();
+  gsl_sf_result r, r1;
+  double lv;
+  if (gsl_sf_bessel_Inu_scaled_e (v, z, &r) == GSL_SUCCESS && r.val > 0)
+    lv = z + log (r.val);
+  else
+    lv = NAN;
+  if (dz)
+    {
+      /* I_v' / I_v = I_{v+1} / I_v + v / z */
+      if (gsl_sf_bessel_Inu_scaled_e (v + 1, z, &r1) == GSL_SUCCESS && r.val > 0)
+        *dz = r1.val / r.val + v / z;
+      else
+        *dz = NAN;
+    }
+  if (dv)
+    {
+      /* I_v (z) = sum_k (z/2)^(2k + v) / (k! Gamma (k + v + 1)): its log
+       * derivative in v is the terms' weighted mean of log (z/2) - psi (k + v + 1) */
+      double lh = log (0.5 * z), m = -INFINITY;
+      double s = 0, sd = 0;
+      /* the largest term sits near k where (z/2)^2 = k (k + v) */
+      double kmax = 0.5 * (-v + sqrt (v * v + z * z));
+      m = (2 * kmax + v) * lh - lgamma (kmax + 1) - lgamma (kmax + v + 1);
+      for (int k = 0; k < 1000000; k++)
+        {
+          double lt = (2.0 * k + v) * lh - lgamma (k + 1.0) - lgamma (k + v + 1);
+          double t = exp (lt - m);
+          s += t;
+          sd += t * (lh - tilde_digamma (k + v + 1));
+          if (k > kmax && t < 1e-17 * s)
+            break;
+        }
+      *dv = sd / s;
+    }
+  return lv;
+}
+
+double
+tilde_inv_inc_beta (double a, double b, double p)
+{
+  if (isnan (a) || isnan (b) || isnan (p) || p < 0 || p > 1)
+    return NAN;
+  if (p == 0)
+    return 0;
+  if (p == 1)
+    return 1;
+  quiet_gsl ();
+  double x = gsl_cdf_beta_Pinv (p, a, b);
+  /* Newton steps against the accurate function */
+  for (int i = 0; i < 3 && x > 0 && x < 1; i++)
+    {
+      double f = tilde_inc_beta (a, b, x) - p;
+      double d = exp ((a - 1) * log (x) + (b - 1) * log1p (-x) - tilde_lbeta (a, b));
+      if (!(d > 0))
+        break;
+      double nx = x - f / d;
+      if (!(nx > 0 && nx < 1))
+        break;
+      x = nx;
+    }
+  return x;
+}
+
+double
+tilde_std_normal_log_qf (double lp)
+{
+  if (isnan (lp) || lp > 0)
+    return NAN;
+  if (lp == 0)
+    return INFINITY;
+  if (lp == -INFINITY)
+    return -INFINITY;
+  if (lp > -0.5)
+    return -tilde_inv_Phi (-expm1 (lp));
+  if (lp > -700)
+    return tilde_inv_Phi (exp (lp));
+  /* beyond the doubles: Newton on log Phi (x) = lp from the tail's first
+   * term log Phi (x) ~ -x^2 / 2 - log (-x sqrt (2 pi)) */
+  double x = -sqrt (-2 * lp);
+  for (int i = 0; i < 50; i++)
+    {
+      double f = tilde_std_normal_lcdf (x) - lp, step = f / tilde_std_normal_dlcdf (x);
+      x -= step;
+      if (fabs (step) < 1e-15 * fabs (x))
+        break;
+    }
+  return x;
 }

@@ -21,6 +21,7 @@ G_BEGIN_DECLS
 double tilde_lgamma          (double x);
 double tilde_digamma         (double x);
 double tilde_trigamma        (double x);
+double tilde_tetragamma      (double x);
 double tilde_lbeta           (double a, double b);
 double tilde_lchoose         (double n, double k);
 double tilde_inv_logit       (double x);
@@ -58,6 +59,21 @@ double tilde_log_inc_beta_grad (double a, double b, double x, gboolean upper, do
                                 double *db, double *dx);
 /* Owen's T function T (h, a) = 1/(2 pi) int_0^a exp (-h^2 (1 + x^2) / 2) / (1 + x^2) dx */
 double tilde_owens_t          (double h, double a);
+/* Bessel functions of integer order (NaN out of their domain) */
+double tilde_bessel_j        (int n, double x);
+double tilde_bessel_y        (int n, double x);
+double tilde_bessel_i        (int n, double x);
+double tilde_bessel_k        (int n, double x);
+/* log I_v (z) for real order v >= 0 and z >= 0; with d/dv and d/dz when
+ * not NULL */
+double tilde_log_bessel_i    (double v, double z, double *dv, double *dz);
+/* Lambert's W on its two real branches */
+double tilde_lambert_w0      (double x);
+double tilde_lambert_wm1     (double x);
+/* inverse of the regularised incomplete beta function in x */
+double tilde_inv_inc_beta    (double a, double b, double p);
+/* the standard normal quantile of exp (lp), accurate for tiny lp */
+double tilde_std_normal_log_qf (double lp);
 /* log erfc (x), accurate where erfc underflows */
 double tilde_log_erfc        (double x);
 /* log I_0 (x) and I_1 (x) / I_0 (x) for x >= 0 (modified Bessel functions) */
