@@ -103,6 +103,7 @@ const RtBuiltin *rt_builtin_lookup (const char *name, int nargs);
 extern const RtBuiltin rt_builtins_arith[];
 extern const RtBuiltin rt_builtins_funs[];
 extern const RtBuiltin rt_builtins_scalar[];
+extern const RtBuiltin rt_builtins_containers[];
 extern const RtBuiltin rt_builtins_linalg[];
 extern const RtBuiltin rt_builtins_dist[];
 extern const RtBuiltin rt_builtins_dist_continuous[];

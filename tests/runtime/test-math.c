@@ -597,6 +597,110 @@ test_integer_functions (void)
   harness_free (h);
 }
 
+/* Containers rearranged, cut and built: values by hand, gradients of the
+ * rearrangements (gathered variables) against finite differences. */
+static void
+test_containers (void)
+{
+  Harness *h = harness_new ();
+  double xv[5] = { 0.5, -2.0, 3.0, 0.5, 1.0 };
+  TildeValue x = vec (h, TILDE_VALUE_VECTOR, 5, 1, xv), out, a2[2];
+  g_assert_true (call (h, "sort_asc", FALSE, 1, &x, &out));
+  double asc[5] = { -2.0, 0.5, 0.5, 1.0, 3.0 };
+  g_assert_cmpmem (out.u.d, sizeof asc, asc, sizeof asc);
+  g_assert_cmpint (out.kind, ==, TILDE_VALUE_VECTOR);
+  g_assert_true (call (h, "sort_indices_desc", FALSE, 1, &x, &out));
+  int desc_idx[5] = { 3, 5, 1, 4, 2 };   /* ties keep their order */
+  g_assert_cmpmem (out.u.iv, sizeof desc_idx, desc_idx, sizeof desc_idx);
+  a2[0] = x;
+  a2[1] = tilde_value_int (5);
+  g_assert_true (call (h, "rank", FALSE, 2, a2, &out));
+  g_assert_cmpint (out.u.i, ==, 3);
+  TildeValue distinct = vec (h, TILDE_VALUE_VECTOR, 4, 1, (double[]) { 0.5, -2.0, 3.0, 0.7 });
+  check_gradient (h, "sort_desc", FALSE, 1, &distinct, 1e-8);
+  /* quantile: R's type 7, quantile (c (0.5, -2, 3, 0.5, 1), 0.3) = 0.5,
+   * at 0.9: 1 + 0.6 (3 - 1) = 2.2 */
+  a2[1] = tilde_value_real (0.9);
+  g_assert_true (call (h, "quantile", FALSE, 2, a2, &out));
+  g_assert_cmpfloat_with_epsilon (out.u.r, 2.2, 1e-15);
+  a2[1] = vec (h, TILDE_VALUE_ARRAY, 3, 1, (double[]) { 0, 0.3, 1 });
+  g_assert_true (call (h, "quantile", FALSE, 2, a2, &out));
+  g_assert_cmpfloat (out.u.d[0], ==, -2);
+  g_assert_cmpfloat_with_epsilon (out.u.d[1], 0.5, 1e-15);
+  g_assert_cmpfloat (out.u.d[2], ==, 3);
+  /* append_array of reals and of ints */
+  a2[0] = vec (h, TILDE_VALUE_ARRAY, 2, 1, (double[]) { 1, 2 });
+  a2[1] = vec (h, TILDE_VALUE_ARRAY, 3, 1, (double[]) { 3, 4, 5 });
+  g_assert_true (call (h, "append_array", FALSE, 2, a2, &out));
+  g_assert_cmpint (out.rows, ==, 5);
+  g_assert_cmpfloat (out.u.d[3], ==, 4);
+  check_gradient (h, "append_array", FALSE, 2, a2, 1e-8);
+  /* matrices: rows, columns, blocks */
+  double mv[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };   /* 3 x 4, column-major */
+  TildeValue M = vec (h, TILDE_VALUE_MATRIX, 3, 4, mv);
+  TildeValue b5[5] = { M, tilde_value_int (2), tilde_value_int (3), tilde_value_int (2),
+                       tilde_value_int (2) };
+  g_assert_true (call (h, "block", FALSE, 5, b5, &out));
+  double blk[4] = { 8, 9, 11, 12 };
+  g_assert_cmpmem (out.u.d, sizeof blk, blk, sizeof blk);
+  check_gradient (h, "block", FALSE, 5, b5, 1e-8);
+  a2[0] = M;
+  a2[1] = tilde_value_int (2);
+  g_assert_true (call (h, "row", FALSE, 2, a2, &out));
+  g_assert_cmpint (out.kind, ==, TILDE_VALUE_ROW_VECTOR);
+  g_assert_cmpfloat (out.u.d[3], ==, 11);
+  g_assert_true (call (h, "col", FALSE, 2, a2, &out));
+  g_assert_cmpint (out.kind, ==, TILDE_VALUE_VECTOR);
+  g_assert_cmpfloat (out.u.d[2], ==, 6);
+  TildeValue s4[4] = { M, tilde_value_int (1), tilde_value_int (2), tilde_value_int (3) };
+  g_assert_true (call (h, "sub_row", FALSE, 4, s4, &out));
+  g_assert_cmpfloat (out.u.d[2], ==, 10);
+  g_assert_true (call (h, "sub_col", FALSE, 4, s4, &out));
+  g_assert_cmpfloat (out.u.d[2], ==, 6);
+  a2[1] = tilde_value_int (5);
+  g_assert_false (call (h, "col", FALSE, 2, a2, &out));
+  g_assert_cmpint (h->cx.err_kind, ==, TILDE_MODEL_ERROR_INDEX);
+  g_assert_true (call (h, "to_array_2d", FALSE, 1, &M, &out));
+  g_assert_cmpint (out.rows, ==, 3);
+  g_assert_cmpfloat (out.u.elems[1].u.d[2], ==, 8);
+  g_assert_true (call (h, "dims", FALSE, 1, &out, &out));
+  g_assert_cmpint (out.rows, ==, 2);
+  g_assert_cmpint (out.u.iv[0], ==, 3);
+  g_assert_cmpint (out.u.iv[1], ==, 4);
+  g_assert_true (call (h, "dims", FALSE, 1, &M, &out));
+  g_assert_cmpint (out.u.iv[1], ==, 4);
+  TildeValue S = vec (h, TILDE_VALUE_MATRIX, 2, 2, (double[]) { 1, 2, 99, 3 });
+  g_assert_true (call (h, "symmetrize_from_lower_tri", FALSE, 1, &S, &out));
+  g_assert_cmpfloat (out.u.d[2], ==, 2);
+  check_gradient (h, "symmetrize_from_lower_tri", FALSE, 1, &S, 1e-8);
+  /* sequences and constants */
+  TildeValue l3[3] = { tilde_value_int (5), tilde_value_int (1), tilde_value_int (9) };
+  g_assert_true (call (h, "linspaced_int_array", FALSE, 3, l3, &out));
+  int li[5] = { 1, 3, 5, 7, 9 };
+  g_assert_cmpmem (out.u.iv, sizeof li, li, sizeof li);
+  l3[0] = tilde_value_int (8);
+  l3[2] = tilde_value_int (4);
+  g_assert_true (call (h, "linspaced_int_array", FALSE, 3, l3, &out));
+  int li2[8] = { 1, 1, 2, 2, 3, 3, 4, 4 };
+  g_assert_cmpmem (out.u.iv, sizeof li2, li2, sizeof li2);
+  TildeValue lr[3] = { tilde_value_int (3), tilde_value_real (-1), tilde_value_real (1) };
+  g_assert_true (call (h, "linspaced_row_vector", FALSE, 3, lr, &out));
+  g_assert_cmpint (out.kind, ==, TILDE_VALUE_ROW_VECTOR);
+  g_assert_cmpfloat (out.u.d[1], ==, 0);
+  a2[0] = tilde_value_int (4);
+  a2[1] = tilde_value_int (2);
+  g_assert_true (call (h, "one_hot_vector", FALSE, 2, a2, &out));
+  g_assert_cmpfloat (out.u.d[1], ==, 1);
+  g_assert_cmpfloat (out.u.d[2], ==, 0);
+  g_assert_true (call (h, "one_hot_int_array", FALSE, 2, a2, &out));
+  g_assert_cmpint (out.u.iv[1], ==, 1);
+  g_assert_true (call (h, "ones_int_array", FALSE, 1, a2, &out));
+  g_assert_cmpint (out.u.iv[3], ==, 1);
+  g_assert_true (call (h, "uniform_simplex", FALSE, 1, a2, &out));
+  g_assert_cmpfloat (out.u.d[0], ==, 0.25);
+  harness_free (h);
+}
+
 /* ---- densities: propto and errors ---- */
 
 static void
@@ -790,6 +894,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/math/reference-values", test_function_values);
   g_test_add_func ("/runtime/math/gradients", test_function_gradients);
   g_test_add_func ("/runtime/math/integer-functions", test_integer_functions);
+  g_test_add_func ("/runtime/math/containers", test_containers);
   g_test_add_func ("/runtime/math/linalg-values", test_linalg_values);
   g_test_add_func ("/runtime/math/linalg-gradients", test_linalg_gradients);
   g_test_add_func ("/runtime/dist/reference-values", test_density_values);
