@@ -24,6 +24,11 @@ def lchoose(n, k):
 
 
 def r(x):
+    if isinstance(x, mp.matrix):
+        # column-major, as the runtime stores matrices
+        return [float(x[i, j]) for j in range(x.cols) for i in range(x.rows)]
+    if isinstance(x, list):
+        return [float(v) for v in x]
     return float(x)
 
 
@@ -181,6 +186,44 @@ fn("distance", [{"vector": [1.0, -2.0, 0.5]}, {"vector": [0.0, 1.0, 1.5]}], mp.s
 fn("squared_distance", [{"vector": [1.0, -2.0, 0.5]}, {"vector": [0.0, 1.0, 1.5]}], M(11))
 for x in [0.3, 5.0]:
     fn("trigamma", [x], mp.psi(1, M(x)))
+
+# linear algebra
+A3 = [[2.0, 0.5, -1.0], [0.3, 1.5, 0.2], [-0.4, 0.7, 3.0]]
+S3 = [[2.0, 0.3, -0.4], [0.3, 1.5, 0.2], [-0.4, 0.2, 1.1]]
+B32 = [[1.0, -1.0], [0.5, 2.0], [-0.3, 0.7]]
+B23 = [[1.0, 0.5, -0.3], [-1.0, 2.0, 0.7]]
+L3m = [[1.5, 0.0, 0.0], [0.3, 0.8, 0.0], [-0.4, 0.2, 1.1]]
+b3 = [0.5, -2.0, 1.25]
+A, S, L = mp.matrix(A3), mp.matrix(S3), mp.matrix(L3m)
+fn("mdivide_left", [{"matrix": A3}, {"vector": b3}], mp.lu_solve(A, mp.matrix(b3)))
+fn("mdivide_left", [{"matrix": A3}, {"matrix": B32}], mp.inverse(A) * mp.matrix(B32))
+fn("mdivide_right", [{"matrix": B23}, {"matrix": A3}], mp.matrix(B23) * mp.inverse(A))
+fn("mdivide_right", [{"row_vector": b3}, {"matrix": A3}], mp.matrix([b3]) * mp.inverse(A))
+fn("mdivide_left_spd", [{"matrix": S3}, {"matrix": B32}], mp.inverse(S) * mp.matrix(B32))
+fn("mdivide_right_spd", [{"matrix": B23}, {"matrix": S3}], mp.matrix(B23) * mp.inverse(S))
+fn("mdivide_right_tri_low", [{"matrix": B23}, {"matrix": L3m}], mp.matrix(B23) * mp.inverse(L))
+fn("mdivide_right_tri_low", [{"row_vector": b3}, {"matrix": L3m}], mp.matrix([b3]) * mp.inverse(L))
+fn("inverse", [{"matrix": A3}], mp.inverse(A))
+fn("inverse_spd", [{"matrix": S3}], mp.inverse(S))
+fn("chol2inv", [{"matrix": L3m}], mp.inverse(L * L.T))
+fn("log_determinant", [{"matrix": A3}], mp.log(abs(mp.det(A))))
+fn("log_determinant", [{"matrix": [[0.0, 1.0], [2.0, 0.5]]}], mp.log(M(2)))
+fn("log_determinant_spd", [{"matrix": S3}], mp.log(mp.det(S)))
+fn("determinant", [{"matrix": A3}], mp.det(A))
+fn("trace", [{"matrix": A3}], M(2.0) + M(1.5) + M(3.0))
+fn("quad_form", [{"matrix": A3}, {"matrix": B32}], mp.matrix(B32).T * A * mp.matrix(B32))
+fn("quad_form", [{"matrix": A3}, {"vector": b3}], (mp.matrix(b3).T * A * mp.matrix(b3))[0])
+fn("quad_form_sym", [{"matrix": S3}, {"matrix": B32}], mp.matrix(B32).T * S * mp.matrix(B32))
+fn("quad_form_diag", [{"matrix": A3}, {"vector": b3}], mp.diag(b3) * A * mp.diag(b3))
+fn("trace_quad_form", [{"matrix": A3}, {"matrix": B32}],
+   sum((mp.matrix(B32).T * A * mp.matrix(B32))[i, i] for i in range(2)))
+D2 = [[1.0, 0.4], [-0.2, 2.0]]
+fn("trace_gen_quad_form", [{"matrix": D2}, {"matrix": A3}, {"matrix": B32}],
+   sum((mp.matrix(D2) * mp.matrix(B32).T * A * mp.matrix(B32))[i, i] for i in range(2)))
+fn("matrix_power", [{"matrix": A3}, {"int": 3}], A * A * A)
+fn("matrix_power", [{"matrix": A3}, {"int": 0}], mp.eye(3))
+ev, _ = mp.eigsy(S)
+fn("eigenvalues_sym", [{"matrix": S3}], sorted([ev[i] for i in range(3)]))
 
 densities = []
 

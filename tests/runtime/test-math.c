@@ -86,6 +86,15 @@ arg_from_json (Harness *h, JsonNode *n)
         }
       return v;
     }
+  if (json_object_has_member (o, "row_vector"))
+    {
+      JsonArray *a = json_object_get_array_member (o, "row_vector");
+      guint len = json_array_get_length (a);
+      TildeValue v = rt_new_data (&h->cx, TILDE_VALUE_ROW_VECTOR, 1, (gint32) len);
+      for (guint i = 0; i < len; i++)
+        v.u.d[i] = json_real (a, i);
+      return v;
+    }
   if (json_object_has_member (o, "vector"))
     {
       JsonArray *a = json_object_get_array_member (o, "vector");
@@ -387,6 +396,22 @@ check_table (const char *member, double tol)
       int n = load_args (h, cs, args);
       if (!call (h, name, FALSE, n, args, &out))
         g_error ("%s: %s", name, h->cx.err_msg);
+      JsonNode *vn = json_object_get_member (cs, "value");
+      if (JSON_NODE_HOLDS_ARRAY (vn))
+        {
+          /* a container's values, column-major */
+          JsonArray *ev = json_node_get_array (vn);
+          gint32 len = tilde_value_flat_size (&out);
+          g_assert_cmpint (len, ==, (gint32) json_array_get_length (ev));
+          const double *x = rt_values (&h->cx, &out);
+          for (gint32 i = 0; i < len; i++)
+            {
+              double expected = json_real (ev, (guint) i);
+              if (!rt_test_close (x[i], expected, tol))
+                g_error ("%s case %u [%d]: %.17g, mpmath %.17g", name, c, i, x[i], expected);
+            }
+          continue;
+        }
       double v = rt_scalar (&h->cx, &out);
       double expected = json_object_get_double_member (cs, "value");
       if (!rt_test_close (v, expected, tol) && !(fabs (v - expected) <= tol * fabs (expected)))
@@ -542,6 +567,19 @@ test_linalg_gradients (void)
   check_gradient (h, "rows_dot_product", FALSE, 2, a2, 1e-6);
   a3[0] = pts; a3[1] = tilde_value_real (1.3); a3[2] = tilde_value_real (0.7);
   check_gradient (h, "gp_exp_quad_cov", FALSE, 3, a3, 1e-6);
+  /* eigenvectors: S V = V diag (lambda), and their gradient */
+  TildeValue V, lam;
+  g_assert_true (call (h, "eigenvectors_sym", FALSE, 1, &S, &V));
+  g_assert_true (call (h, "eigenvalues_sym", FALSE, 1, &S, &lam));
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < 3; i++)
+      {
+        double sv = 0;
+        for (int j = 0; j < 3; j++)
+          sv += S.u.d[i + 3 * j] * V.u.d[j + 3 * k];
+        g_assert_cmpfloat_with_epsilon (sv, lam.u.d[k] * V.u.d[i + 3 * k], 1e-13);
+      }
+  check_gradient (h, "eigenvectors_sym", FALSE, 1, &S, 1e-6);
   check_gradient (h, "softmax", FALSE, 1, &x, 1e-6);
   check_gradient (h, "log_softmax", FALSE, 1, &x, 1e-6);
   check_gradient (h, "cumulative_sum", FALSE, 1, &x, 1e-6);

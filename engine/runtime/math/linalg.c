@@ -258,25 +258,6 @@ k_mdivide_left_tri_low (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *o
   tri_low_solve (cx, &a[0], &a[1], out);
 }
 
-void
-rt_mdivide_left (RtCtx *cx, const TildeValue *a, const TildeValue *b, TildeValue *out)
-{
-  if (a->ad || b->ad)
-    rt_raise (cx, TILDE_MODEL_ERROR_FATAL,
-              "mdivide_left of parameters is not supported yet (use mdivide_left_tri_low "
-              "or a Cholesky factor)");
-  check_square (cx, a);
-  int n = a->rows, m = b->kind == TILDE_VALUE_VECTOR ? 1 : b->cols;
-  rt_check_size (cx, "mdivide_left", n, b->rows);
-  double *lu = tilde_arena_memdup (cx->arena, a->u.d, sizeof (double) * (gsize) (n * n));
-  TildeValue r = rt_new_data (cx, (TildeValueKind) b->kind, b->rows, b->cols);
-  memcpy (r.u.d, b->u.d, sizeof (double) * (gsize) (n * m));
-  int *piv = tilde_arena_alloc (cx->arena, sizeof (int) * (gsize) MAX (n, 1));
-  if (n > 0 && LAPACKE_dgesv (LAPACK_COL_MAJOR, n, m, lu, n, piv, r.u.d, n) != 0)
-    rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "mdivide_left: matrix is singular");
-  *out = r;
-}
-
 typedef struct {
   int n;
   const double *L;
