@@ -106,6 +106,7 @@ extern const RtBuiltin rt_builtins_scalar[];
 extern const RtBuiltin rt_builtins_containers[];
 extern const RtBuiltin rt_builtins_linalg[];
 extern const RtBuiltin rt_builtins_matrix[];
+extern const RtBuiltin rt_builtins_gp[];
 extern const RtBuiltin rt_builtins_dist[];
 extern const RtBuiltin rt_builtins_dist_continuous[];
 extern const RtBuiltin rt_builtins_dist_discrete[];

@@ -225,6 +225,48 @@ fn("matrix_power", [{"matrix": A3}, {"int": 0}], mp.eye(3))
 ev, _ = mp.eigsy(S)
 fn("eigenvalues_sym", [{"matrix": S3}], sorted([ev[i] for i in range(3)]))
 
+# Gaussian-process covariances
+
+
+def gp_matrix(k, xs, ys):
+    return mp.matrix([[k(x, y) for y in ys] for x in xs])
+
+
+def dist2(x, y, ls):
+    return sum(((M(a) - M(b)) / M(l)) ** 2 for a, b, l in zip(x, y, ls))
+
+
+pts = [0.0, 1.0, 2.5]
+vpts = [[0.0, 1.0], [1.0, -0.5], [2.5, 0.3]]
+vpts2 = [[0.5, 0.5], [-1.0, 2.0]]
+sg, ls1, ard, per = 1.3, 0.7, [0.7, 1.9], 2.2
+for name, g in [("gp_exp_quad_cov", lambda r2: mp.exp(-r2 / 2)),
+                ("gp_matern32_cov", lambda r2: (1 + mp.sqrt(3 * r2)) * mp.exp(-mp.sqrt(3 * r2))),
+                ("gp_matern52_cov", lambda r2: (1 + mp.sqrt(5 * r2) + 5 * r2 / 3) * mp.exp(-mp.sqrt(5 * r2))),
+                ("gp_exponential_cov", lambda r2: mp.exp(-mp.sqrt(r2)))]:
+    fn(name, [{"array": pts}, sg, ls1],
+       gp_matrix(lambda x, y: M(sg) ** 2 * g(dist2([x], [y], [ls1])), pts, pts))
+    fn(name, [{"vectors": vpts}, sg, ls1],
+       gp_matrix(lambda x, y: M(sg) ** 2 * g(dist2(x, y, [ls1, ls1])), vpts, vpts))
+    fn(name, [{"vectors": vpts}, {"vectors": vpts2}, sg, ls1],
+       gp_matrix(lambda x, y: M(sg) ** 2 * g(dist2(x, y, [ls1, ls1])), vpts, vpts2))
+    fn(name, [{"vectors": vpts}, sg, {"array": ard}],
+       gp_matrix(lambda x, y: M(sg) ** 2 * g(dist2(x, y, ard)), vpts, vpts))
+    fn(name, [{"array": pts}, {"array": [0.3, -1.0]}, sg, ls1],
+       gp_matrix(lambda x, y: M(sg) ** 2 * g(dist2([x], [y], [ls1])), pts, [0.3, -1.0]))
+
+
+def periodic(x, y):
+    d = mp.sqrt(dist2(x, y, [1] * len(x)))
+    return M(sg) ** 2 * mp.exp(-2 * mp.sin(mp.pi * d / M(per)) ** 2 / M(ls1) ** 2)
+
+
+fn("gp_periodic_cov", [{"array": pts}, sg, ls1, per], gp_matrix(lambda x, y: periodic([x], [y]), pts, pts))
+fn("gp_periodic_cov", [{"vectors": vpts}, {"vectors": vpts2}, sg, ls1, per], gp_matrix(periodic, vpts, vpts2))
+fn("gp_dot_prod_cov", [{"array": pts}, sg], gp_matrix(lambda x, y: M(sg) ** 2 + M(x) * M(y), pts, pts))
+fn("gp_dot_prod_cov", [{"vectors": vpts}, {"vectors": vpts2}, sg],
+   gp_matrix(lambda x, y: M(sg) ** 2 + sum(M(a) * M(b) for a, b in zip(x, y)), vpts, vpts2))
+
 densities = []
 
 
