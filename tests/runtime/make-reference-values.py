@@ -453,6 +453,33 @@ for n, mu, phi in [(3, 2.5, 4.0), (0, 0.7, 0.3)]:
     dens_terms("neg_binomial_2_log_lpmf", [{"int": n}, float(eta), float(phi)], nb2(n, mu, phi),
                [(4, lc), (2, n * eta), (6, -phi * mp.log1p(mu / phi) - n * mp.log(mu + phi))])
 
+# generalised linear models: eta = alpha + x beta (arguments y, x, alpha, beta, ...)
+Xg = [[1.0, -0.5], [0.3, 2.0], [-1.2, 0.7]]
+alpha_g, beta_g = 0.4, [0.6, -0.3]
+eta_g = [M(alpha_g) + sum(M(a) * M(b) for a, b in zip(row, beta_g)) for row in Xg]
+yg = [0.5, -1.0, 2.2]
+sg_g = 1.3
+quad = sum((M(y) - e) ** 2 for y, e in zip(yg, eta_g)) / (2 * M(sg_g) ** 2)
+dens_terms("normal_id_glm_lpdf", [{"vector": yg}, {"matrix": Xg}, alpha_g, {"vector": beta_g}, sg_g],
+           sum(normal_lpdf(M(y), e, M(sg_g)) for y, e in zip(yg, eta_g)),
+           [(0, -3 * mp.log(mp.sqrt(2 * mp.pi))), (16, -3 * mp.log(M(sg_g))), (31, -quad)])
+nb = [1, 0, 4]
+t = sum(mp.log(inv_logit(e)) if k else mp.log(1 - inv_logit(e)) for k, e in zip([1, 0, 1], eta_g))
+dens_terms("bernoulli_logit_glm_lpmf", [{"ints": [1, 0, 1]}, {"matrix": Xg}, alpha_g, {"vector": beta_g}],
+           t, [(14, t)])
+c = -sum(mp.loggamma(k + 1) for k in nb)
+t = sum(k * e - mp.exp(e) for k, e in zip(nb, eta_g))
+dens_terms("poisson_log_glm_lpmf", [{"ints": nb}, {"matrix": Xg}, alpha_g, {"vector": beta_g}],
+           c + t, [(0, c), (14, t)])
+phi_g = M(2.5)
+full = sum(nb2(k, mp.exp(e), phi_g) for k, e in zip(nb, eta_g))
+dens_terms("neg_binomial_2_log_glm_lpmf",
+           [{"ints": nb}, {"matrix": Xg}, alpha_g, {"vector": beta_g}, float(phi_g)], full,
+           [(0, c),
+            (16, sum(phi_g * mp.log(phi_g) - mp.loggamma(phi_g) + mp.loggamma(k + phi_g) for k in nb)),
+            (30, -sum((k + phi_g) * mp.log(mp.exp(e) + phi_g) for k, e in zip(nb, eta_g))),
+            (14, sum(k * e for k, e in zip(nb, eta_g)))])
+
 # continuous univariate
 for y, mu, s in [(0.3, -1.0, 2.0), (-4.0, 1.5, 0.5), (1.0 + 1e-5, 1.0, 1.0)]:
     y, mu, s = M(y), M(mu), M(s)

@@ -722,8 +722,12 @@ k_neg_binomial_2 (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   dist_finish (cx, a, 3, logp, out);
 }
 
+/* glm: the terms grouped as Stan's neg_binomial_2_log_glm groups them
+ * (-lgamma (n + 1) a constant, phi log phi - lgamma (phi) + lgamma (n + phi)
+ * with phi), which drops other constants under propto than the plain
+ * mass function's lchoose (n + phi - 1, n) with phi */
 static void
-k_neg_binomial_2_log (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+neg_binomial_2_log (RtCtx *cx, const TildeValue *v, gboolean glm, TildeValue *out)
 {
   DArg a[3];
   dist_arg (cx, &a[0], &v[0], "Failures variable");
@@ -746,18 +750,37 @@ k_neg_binomial_2_log (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out
       double lphi = log (phi);
       double L = tilde_log1p_exp (eta - lphi);       /* log (1 + exp (eta) / phi) */
       double w = tilde_inv_logit (eta - lphi);       /* exp (eta) / (exp (eta) + phi) */
-      if (k_phi)
-        logp += tilde_lchoose (n + phi - 1, n);
-      if (k_eta)
-        logp += n * eta;
-      if (k_both)
-        logp += -phi * L - n * (lphi + L);
+      if (glm)
+        {
+          if (!cx->drop)
+            logp -= lgamma (n + 1);
+          if (k_phi)
+            logp += phi * lphi - lgamma (phi) + lgamma (n + phi);
+          if (k_eta)
+            logp += n * eta;
+          logp -= (n + phi) * (lphi + L);
+        }
+      else
+        {
+          if (k_phi)
+            logp += tilde_lchoose (n + phi - 1, n);
+          if (k_eta)
+            logp += n * eta;
+          if (k_both)
+            logp += -phi * L - n * (lphi + L);
+        }
       dist_grad (&a[1], i, n - (n + phi) * w);
       if (a[2].p)
         dist_grad (&a[2], i, tilde_digamma (n + phi) - tilde_digamma (phi) - L
                + w - n * (1 - w) / phi);
     }
   dist_finish (cx, a, 3, logp, out);
+}
+
+static void
+k_neg_binomial_2_log (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  neg_binomial_2_log (cx, v, FALSE, out);
 }
 
 /* ---- generalised linear models: y ~ f (alpha + x * beta, ...) ----
@@ -812,7 +835,7 @@ k_neg_binomial_2_log_glm (RtCtx *cx, int nargs, const TildeValue *v, TildeValue 
   args[0] = v[0];
   args[1] = eta;
   args[2] = v[4];
-  k_neg_binomial_2_log (cx, 3, args, out);
+  neg_binomial_2_log (cx, args, TRUE, out);
 }
 
 #define DIST(base, fn, n) \
