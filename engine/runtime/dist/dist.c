@@ -722,12 +722,8 @@ k_neg_binomial_2 (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   dist_finish (cx, a, 3, logp, out);
 }
 
-/* glm: the terms grouped as Stan's neg_binomial_2_log_glm groups them
- * (-lgamma (n + 1) a constant, phi log phi - lgamma (phi) + lgamma (n + phi)
- * with phi), which drops other constants under propto than the plain
- * mass function's lchoose (n + phi - 1, n) with phi */
 static void
-neg_binomial_2_log (RtCtx *cx, const TildeValue *v, gboolean glm, TildeValue *out)
+k_neg_binomial_2_log (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   DArg a[3];
   dist_arg (cx, &a[0], &v[0], "Failures variable");
@@ -750,25 +746,12 @@ neg_binomial_2_log (RtCtx *cx, const TildeValue *v, gboolean glm, TildeValue *ou
       double lphi = log (phi);
       double L = tilde_log1p_exp (eta - lphi);       /* log (1 + exp (eta) / phi) */
       double w = tilde_inv_logit (eta - lphi);       /* exp (eta) / (exp (eta) + phi) */
-      if (glm)
-        {
-          if (!cx->drop)
-            logp -= lgamma (n + 1);
-          if (k_phi)
-            logp += phi * lphi - lgamma (phi) + lgamma (n + phi);
-          if (k_eta)
-            logp += n * eta;
-          logp -= (n + phi) * (lphi + L);
-        }
-      else
-        {
-          if (k_phi)
-            logp += tilde_lchoose (n + phi - 1, n);
-          if (k_eta)
-            logp += n * eta;
-          if (k_both)
-            logp += -phi * L - n * (lphi + L);
-        }
+      if (k_phi)
+        logp += tilde_lchoose (n + phi - 1, n);
+      if (k_eta)
+        logp += n * eta;
+      if (k_both)
+        logp += -phi * L - n * (lphi + L);
       dist_grad (&a[1], i, n - (n + phi) * w);
       if (a[2].p)
         dist_grad (&a[2], i, tilde_digamma (n + phi) - tilde_digamma (phi) - L
@@ -777,15 +760,13 @@ neg_binomial_2_log (RtCtx *cx, const TildeValue *v, gboolean glm, TildeValue *ou
   dist_finish (cx, a, 3, logp, out);
 }
 
-static void
-k_neg_binomial_2_log (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
-{
-  neg_binomial_2_log (cx, v, FALSE, out);
-}
-
 /* ---- generalised linear models: y ~ f (alpha + x * beta, ...) ----
  * The linear predictor is a product node and a sum node; the density then
- * adds one reduction, as the expanded statement would. */
+ * adds one reduction, as the expanded statement would. Under propto the
+ * terms kept are the expanded statement's, so that a statement the
+ * optimiser rewrote into a GLM keeps the value it had: for
+ * neg_binomial_2_log_glm this keeps -lgamma (n + 1) with phi, a constant
+ * Stan's own GLM drops. */
 
 static void
 linear_predictor (RtCtx *cx, const TildeValue *x, const TildeValue *alpha, const TildeValue *beta,
@@ -835,7 +816,7 @@ k_neg_binomial_2_log_glm (RtCtx *cx, int nargs, const TildeValue *v, TildeValue 
   args[0] = v[0];
   args[1] = eta;
   args[2] = v[4];
-  neg_binomial_2_log (cx, args, TRUE, out);
+  k_neg_binomial_2_log (cx, 3, args, out);
 }
 
 #define DIST(base, fn, n) \
