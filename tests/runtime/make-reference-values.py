@@ -903,6 +903,45 @@ for n, N, al, b in [(3, 10, 2.5, 0.7), (0, 4, 0.3, 4.0), (20, 25, 12.0, 0.2)]:
         return mp.binomial(N, k) * mp.beta(k + al, N - k + b) / mp.beta(al, b)
     cdfs("beta_binomial", [{"int": n}, {"int": N}, float(al), float(b)],
          sum(bb(k) for k in range(n + 1)), sum(bb(k) for k in range(n + 1, N + 1)))
+# loglogistic (only _cdf), skew double exponential, discrete range, Dirichlet-multinomial
+for y, al, b in [(0.3, 1.5, 2.0), (7.0, 2.0, 0.7), (1e-3, 0.5, 3.0)]:
+    y, al, b = M(y), M(al), M(b)
+    p = (y / al) ** b
+    dens_terms("loglogistic_lpdf", [float(y), float(al), float(b)],
+               mp.log(b / al * (y / al) ** (b - 1) / (1 + p) ** 2),
+               [(7, (b - 1) * mp.log(y) - 2 * mp.log1p(p)), (6, mp.log(b) - b * mp.log(al))])
+    densities.append({"name": "loglogistic_cdf", "args": [float(y), float(al), float(b)],
+                      "value": r(1 / (1 + (y / al) ** (-b)))})
+for y, mu, sg, tau in [(0.3, -1.0, 2.0, 0.3), (-4.0, 1.5, 0.5, 0.8), (1.0, 1.2, 1.0, 0.5)]:
+    y, mu, sg, tau = map(M, (y, mu, sg, tau))
+    w = (1 - tau) if y < mu else tau
+    expo = w * abs(y - mu) / sg
+    full = mp.log(2 * tau * (1 - tau) / sg) - 2 * expo
+    dens_terms("skew_double_exponential_lpdf", [float(y), float(mu), float(sg), float(tau)], full,
+               [(0, mp.log(2)), (4, -mp.log(sg)), (8, mp.log(tau) + mp.log(1 - tau)), (15, -2 * expo)])
+    if y < mu:
+        F = tau * mp.exp(-2 * (1 - tau) * (mu - y) / sg)
+        cdfs("skew_double_exponential", [float(y), float(mu), float(sg), float(tau)], F, 1 - F)
+    else:
+        Q = (1 - tau) * mp.exp(-2 * tau * (y - mu) / sg)
+        cdfs("skew_double_exponential", [float(y), float(mu), float(sg), float(tau)], 1 - Q, Q)
+for y, lo, hi in [(3, 1, 6), (1, 1, 1), (-2, -5, 0)]:
+    v = -mp.log(hi - lo + 1)
+    dens_terms("discrete_range_lpmf", [{"int": y}, {"int": lo}, {"int": hi}], v, [(0, v)])
+    if y < hi:
+        F = M(y - lo + 1) / (hi - lo + 1)
+        cdfs("discrete_range", [{"int": y}, {"int": lo}, {"int": hi}], F, 1 - F)
+for ns, al in [([3, 0, 5], [0.5, 2.0, 1.2]), ([1, 1, 1], [3.0, 0.2, 1.0])]:
+    al = [M(a) for a in al]
+    N, a0 = sum(ns), sum(al)
+    full = (mp.log(mp.factorial(N)) - sum(mp.log(mp.factorial(k)) for k in ns)
+            + mp.loggamma(a0) - mp.loggamma(N + a0)
+            + sum(mp.loggamma(k + a) - mp.loggamma(a) for k, a in zip(ns, al)))
+    c = mp.log(N) - sum(mp.log(k) for k in ns if k > 0)
+    t = mp.log(mp.beta(a0, N)) - sum(mp.log(mp.beta(a, k)) for k, a in zip(ns, al) if k > 0)
+    dens_terms("dirichlet_multinomial_lpmf", [{"ints": ns}, {"vector": [float(a) for a in al]}], full,
+               [(0, c), (2, t)])
+
 # vectorised: the product (cdf) and the sums (lcdf, lccdf) over elements
 ys, mus = [0.5, -1.5, 2.0], [0.25, 0.0, 1.0]
 Fs = [mp.ncdf((M(y) - M(m)) / 2) for y, m in zip(ys, mus)]

@@ -243,6 +243,10 @@ test_univariate (void)
     { "skew_normal", 3, { 1.0, 2.0, 2.5 }, { 0 }, 1 + 2 * d * sqrt (2 / M_PI),
       4 * (1 - 2 * d * d / M_PI) },
     { "exp_mod_normal", 3, { 1.0, 0.5, 2.0 }, { 0 }, 1.5, 0.25 + 0.25 },
+    { "loglogistic", 2, { 1.5, 8.0 }, { 0 }, 1.5 * (M_PI / 8) / sin (M_PI / 8),
+      2.25 * (2 * (M_PI / 8) / sin (2 * M_PI / 8) - pow ((M_PI / 8) / sin (M_PI / 8), 2)) },
+    { "skew_double_exponential", 3, { 1.0, 2.0, 0.3 }, { 0 }, NAN, NAN },
+    { "discrete_range", 2, { -2, 4 }, { TRUE, TRUE }, 1.0, (49 - 1) / 12.0, TRUE, -2 },
     { "bernoulli", 1, { 0.3 }, { 0 }, 0.3, 0.21, TRUE, 0 },
     { "bernoulli_logit", 1, { -0.5 }, { 0 }, 1 / (1 + exp (0.5)),
       exp (0.5) / pow (1 + exp (0.5), 2), TRUE, 0 },
@@ -357,6 +361,23 @@ test_categorical (void)
     }
   for (int k = 0; k < 4; k++)
     check_moments ("multinomial_logit_rng", y + k * M, M, 12 * soft[k], 12 * soft[k] * (1 - soft[k]));
+  /* Dirichlet-multinomial counts: N a_k / a0 on average, overdispersed by
+   * (N + a0) / (1 + a0) */
+  double al[4] = { 0.5, 2.0, 1.0, 3.5 }, a0 = 7;
+  TildeValue dm[2] = { vec (r.h, TILDE_VALUE_VECTOR, 4, 1, al), tilde_value_int (12) };
+  for (int i = 0; i < M; i++)
+    {
+      TildeValue out;
+      g_assert_true (call (r.h, "dirichlet_multinomial_rng", FALSE, 2, dm, &out));
+      for (int k = 0; k < 4; k++)
+        y[k * M + i] = out.u.iv[k];
+    }
+  for (int k = 0; k < 4; k++)
+    {
+      double q = al[k] / a0;
+      check_moments ("dirichlet_multinomial_rng", y + k * M, M, 12 * q,
+                     12 * q * (1 - q) * (12 + a0) / (1 + a0));
+    }
   g_free (y);
   g_free (x);
   rig_free (&r);

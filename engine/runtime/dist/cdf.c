@@ -660,6 +660,78 @@ c_von_mises (const double *x, gboolean upper, unsigned need, double *d)
   return log (F);
 }
 
+static double
+c_loglogistic (const double *x, gboolean upper, unsigned need, double *d)
+{
+  double y = x[0], al = x[1], b = x[2];
+  if (y <= 0)
+    return upper ? 0 : -INFINITY;
+  /* F = 1 / (1 + (y / alpha)^-beta) */
+  double l = log (y / al), u = upper ? b * l : -b * l;
+  double lf = -tilde_log1p_exp (u), du = -tilde_inv_logit (u);
+  double sign = upper ? 1 : -1;
+  d[0] = du * sign * b / y;
+  d[1] = -du * sign * b / al;
+  d[2] = du * sign * l;
+  return lf;
+}
+
+static double
+c_skew_double_exponential (const double *x, gboolean upper, unsigned need, double *d)
+{
+  double y = x[0], mu = x[1], s = x[2], t = x[3];
+  /* below mu F = tau exp (-2 (1 - tau) (mu - y) / s); above, 1 - F =
+   * (1 - tau) exp (-2 tau (y - mu) / s): the tail's own form, the other
+   * side through log1m_exp */
+  gboolean below = y < mu;
+  double lt, g[4];
+  if (below)
+    {
+      lt = log (t) - 2 * (1 - t) * (mu - y) / s;
+      g[0] = 2 * (1 - t) / s;
+      g[1] = -g[0];
+      g[2] = 2 * (1 - t) * (mu - y) / (s * s);
+      g[3] = 1 / t + 2 * (mu - y) / s;
+    }
+  else
+    {
+      lt = log1p (-t) - 2 * t * (y - mu) / s;
+      g[0] = -2 * t / s;
+      g[1] = -g[0];
+      g[2] = 2 * t * (y - mu) / (s * s);
+      g[3] = -1 / (1 - t) - 2 * (y - mu) / s;
+    }
+  /* lt is log F below mu and log (1 - F) above */
+  if (below != upper)
+    {
+      for (int k = 0; k < 4; k++)
+        d[k] = g[k];
+      return lt;
+    }
+  /* d log (1 - e^lt) = -e^lt / (1 - e^lt) d lt */
+  double w = 1 / expm1 (-lt);
+  for (int k = 0; k < 4; k++)
+    d[k] = -w * g[k];
+  return tilde_log1m_exp (lt);
+}
+
+static double
+c_discrete_range (const double *x, gboolean upper, unsigned need, double *d)
+{
+  double y = x[0], lo = x[1], hi = x[2];
+  if (y < lo)
+    return upper ? 0 : -INFINITY;
+  if (y >= hi)
+    return upper ? -INFINITY : 0;
+  return upper ? log ((hi - y) / (hi - lo + 1)) : log ((y - lo + 1) / (hi - lo + 1));
+}
+
+static void
+range_bounds (RtCtx *cx, const DArg *a, gint32 N)
+{
+  dist_check_greater_or_equal (cx, &a[2], &a[1], N);
+}
+
 /* ---- discrete ---- */
 
 static double
@@ -824,6 +896,9 @@ static const CdfSpec spec_uniform = { 3, { Y, "Lower bound parameter", "Upper bo
 static const CdfSpec spec_skew_normal = { 4, { Y, LOC, SCALE, SHAPE }, { CK_NOT_NAN, CK_FINITE, CK_POSITIVE, CK_FINITE }, c_skew_normal, NULL };
 static const CdfSpec spec_exp_mod_normal = { 4, { Y, LOC, SCALE, "Inv_scale parameter" }, { CK_NOT_NAN, CK_FINITE, CK_POSITIVE_FINITE, CK_POSITIVE_FINITE }, c_exp_mod_normal, NULL };
 static const CdfSpec spec_von_mises = { 3, { Y, LOC, SCALE }, { CK_ANGLE, CK_FINITE, CK_POSITIVE }, c_von_mises, NULL };
+static const CdfSpec spec_loglogistic = { 3, { Y, SCALE, SHAPE }, { CK_NONNEGATIVE, CK_POSITIVE_FINITE, CK_POSITIVE_FINITE }, c_loglogistic, NULL };
+static const CdfSpec spec_skew_double_exponential = { 4, { Y, LOC, SCALE, "Skewness parameter" }, { CK_NOT_NAN, CK_FINITE, CK_POSITIVE_FINITE, CK_UNIT }, c_skew_double_exponential, NULL };
+static const CdfSpec spec_discrete_range = { 3, { Y, "Lower bound parameter", "Upper bound parameter" }, { CK_NONE, CK_NONE, CK_NONE }, c_discrete_range, range_bounds };
 static const CdfSpec spec_bernoulli = { 2, { "n", "Probability parameter" }, { CK_NONE, CK_UNIT }, c_bernoulli, NULL };
 static const CdfSpec spec_binomial = { 3, { "Successes variable", "Population size parameter", "Probability parameter" }, { CK_NONE, CK_NONNEGATIVE, CK_UNIT }, c_binomial, NULL };
 static const CdfSpec spec_poisson = { 2, { Y, "Rate parameter" }, { CK_NONE, CK_NONNEGATIVE }, c_poisson, NULL };
@@ -861,6 +936,15 @@ CDF_KERNELS (poisson)
 CDF_KERNELS (neg_binomial)
 CDF_KERNELS (neg_binomial_2)
 CDF_KERNELS (beta_binomial)
+CDF_KERNELS (skew_double_exponential)
+CDF_KERNELS (discrete_range)
+
+/* Stan has only loglogistic_cdf */
+static void
+k_loglogistic_cdf (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  cdf_run (cx, v, out, &spec_loglogistic, MODE_CDF);
+}
 
 /* Stan has no beta_proportion_cdf */
 #undef CDF_KERNELS
@@ -885,6 +969,8 @@ const RtBuiltin rt_builtins_cdf[] = {
   ALL3 (beta, 3), ALL3 (uniform, 3), ALL3 (skew_normal, 4), ALL3 (exp_mod_normal, 4),
   ALL3 (von_mises, 3), ALL3 (bernoulli, 2), ALL3 (binomial, 3), ALL3 (poisson, 2),
   ALL3 (neg_binomial, 3), ALL3 (neg_binomial_2, 3), ALL3 (beta_binomial, 4),
+  ALL3 (skew_double_exponential, 4), ALL3 (discrete_range, 3),
+  { "loglogistic_cdf", k_loglogistic_cdf, 3, 3 },
   { "beta_proportion_lcdf", k_beta_proportion_lcdf, 3, 3 },
   { "beta_proportion_lccdf", k_beta_proportion_lccdf, 3, 3 },
   { NULL, NULL, 0, 0 },

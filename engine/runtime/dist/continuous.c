@@ -3,7 +3,8 @@
  * Continuous univariate densities beyond the common ones of dist.c:
  * double_exponential, logistic, gumbel, chi_square, inv_chi_square,
  * scaled_inv_chi_square, weibull, frechet, rayleigh, pareto,
- * pareto_type_2, beta_proportion, von_mises, skew_normal, exp_mod_normal.
+ * pareto_type_2, beta_proportion, von_mises, skew_normal, exp_mod_normal,
+ * loglogistic, skew_double_exponential.
  *
  * Each checks its arguments in Stan's order and with its wording, and keeps
  * under propto the terms Stan's include_summand keeps: the bit masks name
@@ -493,6 +494,66 @@ k_exp_mod_normal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   dist_finish (cx, a, 4, logp, out);
 }
 
+static void
+k_loglogistic (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  ARGS3 ("Random variable", "Scale parameter", "Shape parameter");
+  dist_check_positive_finite (cx, &a[0]);
+  dist_check_positive_finite (cx, &a[1]);
+  dist_check_positive_finite (cx, &a[2]);
+  if (dist_dropped (cx, a, 3, out))
+    return;
+  gboolean k_ab = dist_keep (cx, a, 6);
+  double logp = 0;
+  for (gint32 i = 0; i < N; i++)
+    {
+      double y = AT (&a[0], i), al = AT (&a[1], i), b = AT (&a[2], i);
+      double ly = log (y), la = log (al), p = exp (b * (ly - la)), q = 1 + p;
+      logp += (b - 1) * ly - 2 * log1p (p);
+      if (k_ab)
+        logp += log (b) - b * la;
+      dist_grad (&a[0], i, (b - 1) / y - 2 * b * p / (q * y));
+      dist_grad (&a[1], i, -b / al + 2 * b * p / (q * al));
+      dist_grad (&a[2], i, 1 / b + ly - la - 2 * p * (ly - la) / q);
+    }
+  dist_finish (cx, a, 3, logp, out);
+}
+
+static void
+k_skew_double_exponential (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  ARGS4 ("Random variable", "Location parameter", "Scale parameter", "Skewness parameter");
+  dist_check_not_nan (cx, &a[0]);
+  dist_check_finite (cx, &a[1]);
+  dist_check_positive_finite (cx, &a[2]);
+  dist_check_bounded (cx, &a[3], 0, 1);
+  if (dist_dropped (cx, a, 4, out))
+    return;
+  gboolean k_const = dist_keep (cx, a, 0), k_s = dist_keep (cx, a, 4), k_t = dist_keep (cx, a, 8);
+  double logp = 0;
+  for (gint32 i = 0; i < N; i++)
+    {
+      double d = AT (&a[0], i) - AT (&a[1], i), s = AT (&a[2], i), t = AT (&a[3], i);
+      double sign = d > 0 ? 1 : d < 0 ? -1 : 0;
+      /* the slope: 1 - tau below mu, tau above */
+      double w = (sign < 0 ? 1 : 0) + sign * t;
+      double expo = w * fabs (d) / s;
+      logp -= 2 * expo;
+      if (k_const)
+        logp += TILDE_LOG_TWO;
+      if (k_s)
+        logp -= log (s);
+      if (k_t)
+        logp += log (t) + log1p (-t);
+      double dd = 2 * w * sign / s;
+      dist_grad (&a[0], i, -dd);
+      dist_grad (&a[1], i, dd);
+      dist_grad (&a[2], i, -1 / s + 2 * expo / s);
+      dist_grad (&a[3], i, 1 / t - 1 / (1 - t) - 2 * sign * fabs (d) / s);
+    }
+  dist_finish (cx, a, 4, logp, out);
+}
+
 #define DIST(base, fn, n) \
   { base "_lpdf", fn, n, n }, { base "_lupdf", fn, n, n }
 
@@ -512,5 +573,7 @@ const RtBuiltin rt_builtins_dist_continuous[] = {
   DIST ("von_mises", k_von_mises, 3),
   DIST ("skew_normal", k_skew_normal, 4),
   DIST ("exp_mod_normal", k_exp_mod_normal, 4),
+  DIST ("loglogistic", k_loglogistic, 3),
+  DIST ("skew_double_exponential", k_skew_double_exponential, 4),
   { NULL, NULL, 0, 0 },
 };

@@ -2,7 +2,8 @@
 /*
  * Mass functions beyond the common ones of dist.c: neg_binomial,
  * beta_binomial, hypergeometric, categorical, categorical_logit,
- * multinomial, multinomial_logit, ordered_logistic and ordered_probit.
+ * multinomial, multinomial_logit, ordered_logistic, ordered_probit,
+ * discrete_range and dirichlet_multinomial.
  * Checks, wording and the terms kept under propto follow Stan's.
  */
 #define G_LOG_DOMAIN "tilde-engine"
@@ -450,6 +451,82 @@ k_ordered_probit (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   ordinal (cx, v, TRUE, out);
 }
 
+static void
+k_discrete_range (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  DArg a[3];
+  dist_arg (cx, &a[0], &v[0], "Random variable");
+  dist_arg (cx, &a[1], &v[1], "Lower bound parameter");
+  dist_arg (cx, &a[2], &v[2], "Upper bound parameter");
+  gint32 N = dist_size (cx, a, 3);
+  dist_check_greater_or_equal (cx, &a[2], &a[1], N);
+  if (cx->drop || N == 0)
+    {
+      *out = tilde_value_real (0);
+      return;
+    }
+  double logp = 0;
+  for (gint32 i = 0; i < N; i++)
+    {
+      double y = AT (&a[0], i), lo = AT (&a[1], i), hi = AT (&a[2], i);
+      if (y < lo || y > hi)
+        {
+          *out = tilde_value_real (-INFINITY);
+          return;
+        }
+      logp -= log (hi - lo + 1);
+    }
+  *out = tilde_value_real (logp);
+}
+
+static void
+k_dirichlet_multinomial (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  gint32 n;
+  const int *y = outcomes (cx, &v[0], &n);
+  const TildeValue *al = &v[1];
+  gint32 K = tilde_value_flat_size (al);
+  if (n != K)
+    rt_raise (cx, TILDE_MODEL_ERROR_INDEX, "%s: Size of number of trials variable (%d) and rows "
+              "of prior size parameter (%d) must match in size", dist_name (cx), n, K);
+  for (gint32 i = 0; i < n; i++)
+    if (y[i] < 0)
+      rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: Number of trials variable[%d] is %d, but "
+                "must be nonnegative!", dist_name (cx), i + 1, y[i]);
+  DArg a;
+  dist_arg (cx, &a, al, "Prior size parameter");
+  dist_check_positive_finite (cx, &a);
+  double total = 0, asum = 0;
+  for (gint32 k = 0; k < K; k++)
+    {
+      total += y[k];
+      asum += a.x[k];
+    }
+  if ((cx->drop && !al->ad) || total == 0)
+    {
+      *out = tilde_value_real (0);
+      return;
+    }
+  double logp = tilde_lbeta (asum, total);
+  if (!cx->drop)
+    logp += log (total);
+  double dsum = a.p ? tilde_digamma (asum) - tilde_digamma (asum + total) : 0;
+  for (gint32 k = 0; k < K; k++)
+    {
+      if (y[k] > 0)
+        {
+          logp -= tilde_lbeta (a.x[k], y[k]);
+          if (!cx->drop)
+            logp -= log (y[k]);
+          if (a.p)
+            a.p[k] += tilde_digamma (a.x[k] + y[k]) - tilde_digamma (a.x[k]);
+        }
+      if (a.p)
+        a.p[k] += dsum;
+    }
+  dist_finish (cx, &a, 1, logp, out);
+}
+
 #define MASS(base, fn, n) \
   { base "_lpmf", fn, n, n }, { base "_lupmf", fn, n, n }
 
@@ -463,5 +540,7 @@ const RtBuiltin rt_builtins_dist_discrete[] = {
   MASS ("multinomial_logit", k_multinomial_logit, 2),
   MASS ("ordered_logistic", k_ordered_logistic, 3),
   MASS ("ordered_probit", k_ordered_probit, 3),
+  MASS ("discrete_range", k_discrete_range, 3),
+  MASS ("dirichlet_multinomial", k_dirichlet_multinomial, 2),
   { NULL, NULL, 0, 0 },
 };

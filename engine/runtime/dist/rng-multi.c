@@ -119,6 +119,22 @@ k_multinomial_logit_rng (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *
   multinomial_draw (cx, softmax_of (cx, x, K), K, rt_int (cx, &a[1]), out);
 }
 
+static void
+k_dirichlet_multinomial_rng (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
+{
+  need_rng (cx);
+  int K = tilde_value_flat_size (&a[0]);
+  const double *al = rt_values (cx, &a[0]);
+  for (int k = 0; k < K; k++)
+    if (!(al[k] > 0) || isinf (al[k]))
+      rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: prior size parameter[%d] is %g, but must be "
+                "positive finite!", cx->fn_name, k + 1, al[k]);
+  /* multinomial counts of Dirichlet probabilities */
+  double *th = rt_alloc_d (cx, (gsize) K);
+  gsl_ran_dirichlet (cx->rng, (size_t) K, al, th);
+  multinomial_draw (cx, th, K, rt_int (cx, &a[1]), out);
+}
+
 /* ordered_logistic_rng (eta, c) and ordered_probit_rng (eta, c): the
  * category of eta plus logistic (normal) noise among the cut points */
 static void
@@ -495,6 +511,7 @@ const RtBuiltin rt_builtins_rng_multi[] = {
   { "ordered_logistic_rng", k_ordered_logistic_rng, 2, 2 },
   { "ordered_probit_rng", k_ordered_probit_rng, 2, 2 },
   { "dirichlet_rng", k_dirichlet_rng, 1, 1 },
+  { "dirichlet_multinomial_rng", k_dirichlet_multinomial_rng, 2, 2 },
   { "multi_normal_rng", k_multi_normal_rng, 2, 2 },
   { "multi_normal_cholesky_rng", k_multi_normal_cholesky_rng, 2, 2 },
   { "multi_student_t_rng", k_multi_student_t_rng, 3, 3 },

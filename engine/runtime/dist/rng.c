@@ -409,6 +409,36 @@ d_hypergeometric (RtCtx *cx, const double *x)
   return gsl_ran_hypergeometric (cx->rng, (unsigned) a, (unsigned) b, (unsigned) N);
 }
 
+static double
+d_loglogistic (RtCtx *cx, const double *x)
+{
+  check (cx, x[0] > 0 && isfinite (x[0]), "Scale parameter", x[0], "positive finite");
+  check (cx, x[1] > 0 && isfinite (x[1]), "Shape parameter", x[1], "positive finite");
+  double u = gsl_rng_uniform_pos (cx->rng);
+  return x[0] * pow (u / (1 - u), 1 / x[1]);
+}
+
+static double
+d_skew_double_exponential (RtCtx *cx, const double *x)
+{
+  double mu = x[0], s = x[1], t = x[2];
+  check (cx, isfinite (mu), "Location parameter", mu, "finite");
+  check (cx, s > 0 && isfinite (s), "Scale parameter", s, "positive finite");
+  check (cx, t >= 0 && t <= 1, "Skewness parameter", t, "in the interval [0, 1]");
+  /* by inversion of its distribution function */
+  double u = gsl_rng_uniform_pos (cx->rng);
+  return u < t ? mu + s / (2 * (1 - t)) * log (u / t) : mu - s / (2 * t) * log ((1 - u) / (1 - t));
+}
+
+static double
+d_discrete_range (RtCtx *cx, const double *x)
+{
+  if (!(x[1] >= x[0]))
+    rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: Upper bound parameter is %g, but must be "
+              "greater than or equal to %g!", cx->fn_name, x[1], x[0]);
+  return x[0] + (double) gsl_rng_uniform_int (cx->rng, (unsigned long) (x[1] - x[0] + 1));
+}
+
 #define RNG(name, n, integer)                                                    \
   static void k_##name (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out) \
   {                                                                            \
@@ -450,6 +480,9 @@ RNG (exp_mod_normal, 3, FALSE)
 RNG (neg_binomial, 2, TRUE)
 RNG (beta_binomial, 3, TRUE)
 RNG (hypergeometric, 3, TRUE)
+RNG (loglogistic, 2, FALSE)
+RNG (skew_double_exponential, 3, FALSE)
+RNG (discrete_range, 2, TRUE)
 
 #define E(name, n) { #name "_rng", k_##name, n, n }
 
@@ -462,6 +495,7 @@ const RtBuiltin rt_builtins_rng[] = {
   E (inv_chi_square, 1), E (scaled_inv_chi_square, 2), E (weibull, 2), E (frechet, 2),
   E (rayleigh, 1), E (pareto, 2), E (pareto_type_2, 3), E (beta_proportion, 2),
   E (von_mises, 2), E (skew_normal, 3), E (exp_mod_normal, 3), E (neg_binomial, 2),
-  E (beta_binomial, 3), E (hypergeometric, 3),
+  E (beta_binomial, 3), E (hypergeometric, 3), E (loglogistic, 2), E (skew_double_exponential, 3),
+  E (discrete_range, 2),
   { NULL, NULL, 0, 0 },
 };
