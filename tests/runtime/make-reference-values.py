@@ -950,4 +950,55 @@ densities.append({"name": "normal_lcdf", "args": [{"vector": ys}, {"vector": mus
 densities.append({"name": "gamma_lccdf", "args": [{"vector": ys[:1] + [1.5, 2.0]}, 2.5, {"array": [1.0, 0.5, 2.0]}],
                   "value": r(sum(mp.log(Q_gamma(M(2.5), M(b) * M(y))) for y, b in zip([0.5, 1.5, 2.0], [1.0, 0.5, 2.0])))})
 
+# Cholesky-factor Wisharts: the Wishart density of L L' times the Jacobian
+# 2^K prod_i L_ii^(K - i + 1) of L -> L L'
+LW = [[1.2, 0.0, 0.0], [0.3, 0.9, 0.0], [-0.2, 0.4, 1.5]]
+LSm = [[1.5, 0.0, 0.0], [0.3, 0.8, 0.0], [-0.4, 0.2, 1.1]]
+for nu in [4.5, 3.2]:
+    nu = M(nu)
+    L, LS_ = mpm(LW), mpm(LSm)
+    W, S = L * L.T, LS_ * LS_.T
+    jac = K * mp.log(2) + sum((K - i) * mp.log(L[i, i]) for i in range(K))
+    trSW = sum((mp.inverse(S) * W)[i, i] for i in range(K))
+    wish = ((nu - K - 1) / 2 * logdet(W) - trSW / 2 - nu * K / 2 * mp.log(2) - nu / 2 * logdet(S)
+            - lmgamma(K, nu / 2))
+    cst = K * mp.log(2) * (1 - nu / 2) - lmgamma(K, nu / 2)
+    dens_terms("wishart_cholesky_lpdf", [{"matrix": LW}, float(nu), {"matrix": LSm}], wish + jac,
+               [(2, cst), (7, wish + jac - cst)])
+    trSWi = sum((S * mp.inverse(W))[i, i] for i in range(K))
+    iwish = (nu / 2 * logdet(S) - (nu + K + 1) / 2 * logdet(W) - trSWi / 2 - nu * K / 2 * mp.log(2)
+             - lmgamma(K, nu / 2))
+    dens_terms("inv_wishart_cholesky_lpdf", [{"matrix": LW}, float(nu), {"matrix": LSm}], iwish + jac,
+               [(2, cst), (7, iwish + jac - cst)])
+# multi_gp: the rows of y independent N (0, Sigma / w_i)
+Yg = [[0.5, -1.0, 2.0], [0.1, 0.3, -0.6]]
+wg = [1.5, 0.4]
+for name, Sarg, Smp in [("multi_gp_lpdf", Sig, mpm(Sig)), ("multi_gp_cholesky_lpdf", Lchol, mpm(Lchol))]:
+    Sigma = Smp if name == "multi_gp_lpdf" else Smp * Smp.T
+    Sinv = mp.inverse(Sigma)
+    quads = [(mp.matrix(row).T * Sinv * mp.matrix(row))[0] for row in Yg]
+    full = sum(-3 * mp.log(mp.sqrt(2 * mp.pi)) - (logdet(Sigma) - 3 * mp.log(M(w))) / 2 - M(w) * q / 2
+               for w, q in zip(wg, quads))
+    dens_terms(name, [{"matrix": Yg}, {"matrix": Sarg}, {"vector": wg}], full,
+               [(0, -6 * mp.log(mp.sqrt(2 * mp.pi))), (2, -logdet(Sigma)), (4, 1.5 * sum(mp.log(M(w)) for w in wg)),
+                (7, -sum(M(w) * q for w, q in zip(wg, quads)) / 2)])
+# more GLMs
+nbin, Nbin = [3, 0, 5], [5, 4, 9]
+t = sum(k * mp.log(inv_logit(e)) + (Nn - k) * mp.log(1 - inv_logit(e)) for k, Nn, e in zip(nbin, Nbin, eta_g))
+c = sum(lchoose(M(Nn), M(k)) for k, Nn in zip(nbin, Nbin))
+dens_terms("binomial_logit_glm_lpmf", [{"ints": nbin}, {"ints": Nbin}, {"matrix": Xg}, alpha_g, {"vector": beta_g}],
+           c + t, [(0, c), (28, t)])
+Bc = [[0.5, -0.2, 1.0], [0.3, 0.8, -0.5]]
+ac = [0.1, -0.4, 0.2]
+yc = [1, 3, 2]
+t = 0
+for row, y in zip(Xg, yc):
+    lo = [M(ac[k]) + sum(M(row[m]) * M(Bc[m][k]) for m in range(2)) for k in range(3)]
+    t += lo[y - 1] - mp.log(sum(mp.exp(v) for v in lo))
+dens_terms("categorical_logit_glm_lpmf", [{"ints": yc}, {"matrix": Xg}, {"vector": ac}, {"matrix": Bc}], t, [(14, t)])
+yo = [1, 4, 2]
+t = sum(ordinal(inv_logit, y, float(e - M(alpha_g)), cuts) for y, e in zip(yo, eta_g))
+dens_terms("ordered_logistic_glm_lpmf", [{"ints": yo}, {"matrix": Xg}, {"vector": beta_g}, {"vector": cuts}],
+           t, [(14, t)])
+
 print(json.dumps({"functions": functions, "densities": densities}, indent=1))

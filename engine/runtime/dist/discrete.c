@@ -10,6 +10,7 @@
 
 #include "runtime/dist/dist-private.h"
 #include "runtime/math/special.h"
+#include "runtime/math/linalg.h"
 
 #include <math.h>
 #include <string.h>
@@ -451,6 +452,76 @@ k_ordered_probit (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   ordinal (cx, v, TRUE, out);
 }
 
+/* ordered_logistic_glm (y | x, beta, c): ordered_logistic (y | x beta, c) */
+static void
+k_ordered_logistic_glm (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  TildeValue args[3];
+  args[0] = v[0];
+  rt_matmul (cx, &v[1], &v[2], &args[1]);
+  args[2] = v[3];
+  ordinal (cx, args, FALSE, out);
+}
+
+/* categorical_logit_glm (y | x, alpha, beta): row n's categories have log
+ * odds x[n] beta + alpha; one reduction over the product's entries and
+ * alpha */
+static void
+k_categorical_logit_glm (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  gint32 n;
+  const int *y = outcomes (cx, &v[0], &n);
+  const TildeValue *x = &v[1], *al = &v[2], *be = &v[3];
+  int N = x->kind == TILDE_VALUE_ROW_VECTOR ? 1 : x->rows, K = tilde_value_flat_size (al);
+  rt_check_size (cx, "columns of beta and size of alpha", be->cols, K);
+  rt_check_size (cx, "columns of x and rows of beta", x->cols, be->rows);
+  gboolean yvec = v[0].kind != TILDE_VALUE_INT;
+  if (yvec && N > 1)
+    rt_check_size (cx, "size of y and rows of x", n, N);
+  int R = yvec ? n : N;     /* a row vector x serves every y */
+  check_category (cx, "categorical outcome out of support", y, n, 1, K, yvec);
+  if (cx->drop && !rt_is_ad (x) && !al->ad && !be->ad)
+    {
+      *out = tilde_value_real (0);
+      return;
+    }
+  TildeValue E;
+  rt_matmul (cx, x, be, &E);     /* N x K (a row vector when N = 1) */
+  const double *e = rt_values (cx, &E), *a = rt_values (cx, al);
+  double *pe = E.ad ? tilde_arena_alloc0 (cx->arena, sizeof (double) * (gsize) MAX (N * K, 1)) : NULL;
+  double *pa = al->ad ? tilde_arena_alloc0 (cx->arena, sizeof (double) * (gsize) K) : NULL;
+  double logp = 0;
+  for (int r = 0; r < R; r++)
+    {
+      int row = N == 1 ? 0 : r, yi = y[n == 1 ? 0 : r];
+      double m = -INFINITY, s = 0;
+      for (int k = 0; k < K; k++)
+        m = fmax (m, e[row + k * N] + a[k]);
+      for (int k = 0; k < K; k++)
+        s += exp (e[row + k * N] + a[k] - m);
+      double lse = m + log (s);
+      if (!isfinite (lse))
+        rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: Matrix of independent variables is inf, "
+                  "but must be finite!", dist_name (cx));
+      logp += e[row + (yi - 1) * N] + a[yi - 1] - lse;
+      for (int k = 0; k < K; k++)
+        {
+          double g = (k == yi - 1) - exp (e[row + k * N] + a[k] - lse);
+          if (pe)
+            pe[row + k * N] += g;
+          if (pa)
+            pa[k] += g;
+        }
+    }
+  AdOperand ops[2];
+  guint n_ops = 0;
+  if (pe)
+    ops[n_ops++] = rt_operand (&E, pe);
+  if (pa)
+    ops[n_ops++] = rt_operand (al, pa);
+  *out = rt_reduce (cx, logp, n_ops, ops);
+}
+
 static void
 k_discrete_range (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
@@ -541,6 +612,8 @@ const RtBuiltin rt_builtins_dist_discrete[] = {
   MASS ("ordered_logistic", k_ordered_logistic, 3),
   MASS ("ordered_probit", k_ordered_probit, 3),
   MASS ("discrete_range", k_discrete_range, 3),
+  MASS ("ordered_logistic_glm", k_ordered_logistic_glm, 4),
+  MASS ("categorical_logit_glm", k_categorical_logit_glm, 4),
   MASS ("dirichlet_multinomial", k_dirichlet_multinomial, 2),
   { NULL, NULL, 0, 0 },
 };

@@ -799,6 +799,17 @@ k_bernoulli_logit_glm (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *ou
 }
 
 static void
+k_binomial_logit_glm (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  TildeValue eta, args[3];
+  linear_predictor (cx, &v[2], &v[3], &v[4], &eta);
+  args[0] = v[0];
+  args[1] = v[1];
+  args[2] = eta;
+  k_binomial_logit (cx, 3, args, out);
+}
+
+static void
 k_poisson_log_glm (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   TildeValue eta, args[2];
@@ -846,6 +857,7 @@ const RtBuiltin rt_builtins_dist[] = {
   DIST ("normal_id_glm", k_normal_id_glm, 5),
   MASS ("bernoulli_logit_glm", k_bernoulli_logit_glm, 4),
   MASS ("poisson_log_glm", k_poisson_log_glm, 4),
+  MASS ("binomial_logit_glm", k_binomial_logit_glm, 5),
   MASS ("neg_binomial_2_log_glm", k_neg_binomial_2_log_glm, 5),
   { NULL, NULL, 0, 0 },
 };

@@ -2,7 +2,8 @@
 /*
  * Multivariate densities: multi_normal and its Cholesky and precision
  * forms, multi_student_t (and its Cholesky form), dirichlet, lkj_corr and
- * lkj_corr_cholesky, wishart and inv_wishart (and their Cholesky forms).
+ * lkj_corr_cholesky, wishart and inv_wishart (and their Cholesky forms),
+ * multi_gp and multi_gp_cholesky.
  *
  * Variates and locations may be one vector or arrays of them; residuals
  * are gathered into one K x N matrix so that a whole vectorised statement
@@ -791,6 +792,244 @@ k_inv_wishart (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   *out = rt_reduce (cx, logp, n_ops, ops);
 }
 
+/* ---- Wishart on Cholesky factors ---- */
+
+static void
+check_cholesky_factor (RtCtx *cx, const char *what, const double *L, int K)
+{
+  for (int j = 0; j < K; j++)
+    {
+      if (!(L[j + j * K] > 0))
+        rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: %s is not a valid Cholesky factor (diagonal "
+                  "element %d is %g)", dist_name (cx), what, j + 1, L[j + j * K]);
+      for (int i = 0; i < j; i++)
+        if (L[i + j * K] != 0)
+          rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: %s is not lower triangular; %s[%d,%d]=%g",
+                    dist_name (cx), what, what, i + 1, j + 1, L[i + j * K]);
+    }
+}
+
+/* wishart_cholesky (L_Y | nu, L_S) and inv_wishart_cholesky: the density of
+ * the Cholesky factor of a (inverse) Wishart draw. With M = A^-1 B for
+ * lower-triangular A and B (A = L_S, B = L_Y for the Wishart, the other way
+ * round for the inverse), the quadratic part is -|M|^2 / 2, whose
+ * derivatives are -A^-T M in B and A^-T M M' in A. */
+static void
+wishart_cholesky (RtCtx *cx, const TildeValue *v, gboolean inverse, TildeValue *out)
+{
+  const TildeValue *LY = &v[0], *LS = &v[2];
+  DArg nu_a;
+  dist_arg (cx, &nu_a, &v[1], "Degrees of freedom parameter");
+  int K = LY->rows;
+  double nu = nu_a.x[0];
+  if (!(nu > K - 1))
+    rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: Degrees of freedom parameter is %g, but must be "
+              "greater than %d!", dist_name (cx), nu, K - 1);
+  check_square_matrix (cx, "random variable", LY);
+  check_square_matrix (cx, "scale parameter", LS);
+  if (LS->rows != K)
+    rt_raise (cx, TILDE_MODEL_ERROR_INDEX, "%s: Rows of random variable (%d) and columns of "
+              "scale parameter (%d) must match in size", dist_name (cx), K, LS->rows);
+  const double *ly = rt_values (cx, LY), *lsv = rt_values (cx, LS);
+  check_cholesky_factor (cx, "random variable", ly, K);
+  check_cholesky_factor (cx, "scale parameter", lsv, K);
+  gboolean y_ad = LY->ad, nu_ad = nu_a.ad, s_ad = LS->ad;
+  if (cx->drop && !y_ad && !nu_ad && !s_ad)
+    {
+      *out = tilde_value_real (0);
+      return;
+    }
+  double logp = 0, dlmg;
+  double lmg = lmgamma (K, 0.5 * nu, &dlmg);
+  if (!cx->drop || nu_ad)
+    logp += K * TILDE_LOG_TWO * (1 - 0.5 * nu) - lmg;
+  const double *A = inverse ? ly : lsv, *B = inverse ? lsv : ly;
+  double *Mx = tilde_arena_memdup (cx->arena, B, sizeof (double) * (gsize) MAX (K * K, 1));
+  if (K > 0)
+    cblas_dtrsm (CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, K, K, 1.0, A, K,
+                 Mx, K);
+  double sly = 0, sls = 0;
+  for (int i = 0; i < K; i++)
+    {
+      sly += log (ly[i + i * K]);
+      sls += log (lsv[i + i * K]);
+    }
+  logp -= 0.5 * cblas_ddot (K * K, Mx, 1, Mx, 1);
+  double diag_y = 0;
+  for (int i = 0; i < K; i++)
+    diag_y += (inverse ? -(nu + 1 + i) : nu - i - 1) * log (ly[i + i * K]);
+  logp += diag_y + (inverse ? nu : -nu) * sls;
+  AdOperand ops[3];
+  guint n_ops = 0;
+  /* G = A^-T M: the quadratic part's derivative in B is -G, in A it is G M' */
+  double *G = NULL;
+  if (y_ad || s_ad)
+    {
+      G = tilde_arena_memdup (cx->arena, Mx, sizeof (double) * (gsize) MAX (K * K, 1));
+      if (K > 0)
+        cblas_dtrsm (CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, K, K, 1.0, A,
+                     K, G, K);
+    }
+  for (int side = 0; side < 2; side++)
+    {
+      gboolean is_y = side == 0;
+      if (!(is_y ? y_ad : s_ad))
+        continue;
+      gboolean is_a = is_y == inverse;    /* L_Y is A for the inverse Wishart */
+      double *P = rt_alloc_d (cx, (gsize) MAX (K * K, 1));
+      if (is_a)
+        cblas_dgemm (CblasColMajor, CblasNoTrans, CblasTrans, K, K, K, 1.0, G, K, Mx, K, 0.0, P, K);
+      else
+        for (int i = 0; i < K * K; i++)
+          P[i] = -G[i];
+      const double *L = is_y ? ly : lsv;
+      for (int j = 0; j < K; j++)
+        {
+          for (int i = 0; i < j; i++)
+            P[i + j * K] = 0;
+          double c = is_y ? (inverse ? -(nu + 1 + j) : nu - j - 1) : (inverse ? nu : -nu);
+          P[j + j * K] += c / L[j + j * K];
+        }
+      ops[n_ops++] = rt_operand (is_y ? LY : LS, P);
+    }
+  if (nu_ad)
+    {
+      double *p = rt_alloc_d (cx, 1);
+      p[0] = -0.5 * K * TILDE_LOG_TWO - 0.5 * dlmg + (inverse ? -sly + sls : sly - sls);
+      ops[n_ops++] = rt_operand (nu_a.v, p);
+    }
+  *out = rt_reduce (cx, logp, n_ops, ops);
+}
+
+static void
+k_wishart_cholesky (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  wishart_cholesky (cx, v, FALSE, out);
+}
+
+static void
+k_inv_wishart_cholesky (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  wishart_cholesky (cx, v, TRUE, out);
+}
+
+/* ---- multi_gp: the rows of y independent N (0, Sigma / w_i) ---- */
+
+static void
+multi_gp (RtCtx *cx, const TildeValue *v, gboolean cholesky, TildeValue *out)
+{
+  const TildeValue *Y = &v[0], *S = &v[1], *W = &v[2];
+  int K = Y->rows, N = Y->cols;
+  rt_check_size (cx, "Size of random variable (rows y) and Size of kernel scales (w)", K,
+                 tilde_value_flat_size (W));
+  check_square_matrix (cx, "Kernel matrix", S);
+  rt_check_size (cx, "Size of random variable and rows of covariance parameter", N, S->rows);
+  const double *yv = rt_values (cx, Y), *sv = rt_values (cx, S);
+  for (int i = 0; i < K * N; i++)
+    if (!isfinite (yv[i]))
+      rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: Random variable[%d] is %g, but must be "
+                "finite!", dist_name (cx), i + 1, yv[i]);
+  double *L, log_det = 0;
+  if (cholesky)
+    {
+      check_cholesky_factor (cx, "Cholesky decomposition of kernel matrix", sv, N);
+      L = (double *) sv;
+      for (int j = 0; j < N; j++)
+        log_det += 2 * log (sv[j + j * N]);
+    }
+  else
+    {
+      dist_check_symmetric (cx, "Kernel matrix", sv, N);
+      L = dist_cholesky (cx, "LDLT_Factor of Sigma", sv, N, &log_det);
+    }
+  DArg w;
+  dist_arg (cx, &w, W, "Kernel scales");
+  dist_check_positive_finite (cx, &w);
+  if (K == 0 || (cx->drop && !Y->ad && !S->ad && !W->ad))
+    {
+      *out = tilde_value_real (0);
+      return;
+    }
+  double logp = 0;
+  if (!cx->drop)
+    logp -= TILDE_LOG_SQRT_TWO_PI * K * N;
+  if (!cx->drop || S->ad)
+    logp -= 0.5 * K * log_det;
+  if (!cx->drop || W->ad)
+    for (int i = 0; i < K; i++)
+      logp += 0.5 * N * log (w.x[i]);
+  /* the rows as the columns of R = Y' (N x K) */
+  double *R = rt_alloc_d (cx, (gsize) MAX (N * K, 1));
+  for (int i = 0; i < K; i++)
+    for (int j = 0; j < N; j++)
+      R[j + i * N] = yv[i + j * K];
+  double *Z, *U;
+  solve_both (cx, L, N, R, K, &Z, &U);
+  double *q = rt_alloc_d (cx, (gsize) K);
+  for (int i = 0; i < K; i++)
+    {
+      q[i] = cblas_ddot (N, Z + i * N, 1, Z + i * N, 1);
+      logp -= 0.5 * w.x[i] * q[i];
+    }
+  AdOperand ops[3];
+  guint n_ops = 0;
+  if (Y->ad)
+    {
+      double *P = rt_alloc_d (cx, (gsize) (K * N));
+      for (int i = 0; i < K; i++)
+        for (int j = 0; j < N; j++)
+          P[i + j * K] = -w.x[i] * U[j + i * N];
+      ops[n_ops++] = rt_operand (Y, P);
+    }
+  if (S->ad)
+    {
+      double *P = rt_alloc_d (cx, (gsize) (N * N));
+      /* the weighted solutions, as the multivariate normal's */
+      double *Uw = rt_alloc_d (cx, (gsize) (N * K));
+      for (int i = 0; i < K; i++)
+        for (int j = 0; j < N; j++)
+          Uw[j + i * N] = w.x[i] * U[j + i * N];
+      if (cholesky)
+        {
+          cblas_dgemm (CblasColMajor, CblasNoTrans, CblasTrans, N, N, K, 1.0, Uw, N, Z, N, 0.0, P, N);
+          for (int j = 0; j < N; j++)
+            {
+              for (int i = 0; i < j; i++)
+                P[i + j * N] = 0;
+              P[j + j * N] -= K / L[j + j * N];
+            }
+        }
+      else
+        {
+          double *inv = dist_cholesky_inverse (cx, L, N);
+          for (int i = 0; i < N * N; i++)
+            P[i] = -0.5 * K * inv[i];
+          cblas_dgemm (CblasColMajor, CblasNoTrans, CblasTrans, N, N, K, 0.5, Uw, N, U, N, 1.0, P, N);
+        }
+      ops[n_ops++] = rt_operand (S, P);
+    }
+  if (W->ad)
+    {
+      double *P = rt_alloc_d (cx, (gsize) K);
+      for (int i = 0; i < K; i++)
+        P[i] = 0.5 * N / w.x[i] - 0.5 * q[i];
+      ops[n_ops++] = rt_operand (W, P);
+    }
+  *out = rt_reduce (cx, logp, n_ops, ops);
+}
+
+static void
+k_multi_gp (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  multi_gp (cx, v, FALSE, out);
+}
+
+static void
+k_multi_gp_cholesky (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  multi_gp (cx, v, TRUE, out);
+}
+
 #define DIST(base, fn, n) \
   { base "_lpdf", fn, n, n }, { base "_lupdf", fn, n, n }
 
@@ -805,5 +1044,9 @@ const RtBuiltin rt_builtins_dist_multivariate[] = {
   DIST ("lkj_corr_cholesky", k_lkj_corr_cholesky, 2),
   DIST ("wishart", k_wishart, 3),
   DIST ("inv_wishart", k_inv_wishart, 3),
+  DIST ("wishart_cholesky", k_wishart_cholesky, 3),
+  DIST ("inv_wishart_cholesky", k_inv_wishart_cholesky, 3),
+  DIST ("multi_gp", k_multi_gp, 3),
+  DIST ("multi_gp_cholesky", k_multi_gp_cholesky, 3),
   { NULL, NULL, 0, 0 },
 };
