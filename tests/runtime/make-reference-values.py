@@ -950,6 +950,14 @@ densities.append({"name": "normal_lcdf", "args": [{"vector": ys}, {"vector": mus
 densities.append({"name": "gamma_lccdf", "args": [{"vector": ys[:1] + [1.5, 2.0]}, 2.5, {"array": [1.0, 0.5, 2.0]}],
                   "value": r(sum(mp.log(Q_gamma(M(2.5), M(b) * M(y))) for y, b in zip([0.5, 1.5, 2.0], [1.0, 0.5, 2.0])))})
 
+# beta negative binomial
+for n, rr, al, b in [(3, 2.5, 3.0, 1.5), (0, 0.7, 0.5, 4.0), (30, 8.0, 2.2, 6.0)]:
+    rr, al, b = M(rr), M(al), M(b)
+    full = (mp.loggamma(n + rr) - mp.loggamma(n + 1) - mp.loggamma(rr) + mp.log(mp.beta(al + rr, b + n))
+            - mp.log(mp.beta(al, b)))
+    c = -mp.loggamma(n + 1)
+    dens_terms("beta_neg_binomial_lpmf", [{"int": n}, float(rr), float(al), float(b)], full, [(0, c), (14, full - c)])
+
 # Cholesky-factor Wisharts: the Wishart density of L L' times the Jacobian
 # 2^K prod_i L_ii^(K - i + 1) of L -> L L'
 LW = [[1.2, 0.0, 0.0], [0.3, 0.9, 0.0], [-0.2, 0.4, 1.5]]

@@ -247,6 +247,8 @@ test_univariate (void)
       2.25 * (2 * (M_PI / 8) / sin (2 * M_PI / 8) - pow ((M_PI / 8) / sin (M_PI / 8), 2)) },
     { "skew_double_exponential", 3, { 1.0, 2.0, 0.3 }, { 0 }, NAN, NAN },
     { "discrete_range", 2, { -2, 4 }, { TRUE, TRUE }, 1.0, (49 - 1) / 12.0, TRUE, -2 },
+    { "beta_neg_binomial", 3, { 3.0, 6.0, 2.0 }, { 0 }, 3.0 * 2 / 5,
+      3.0 * 2 * (3 + 6 - 1) * (2 + 6 - 1) / (4.0 * 25), TRUE, 0 },
     { "bernoulli", 1, { 0.3 }, { 0 }, 0.3, 0.21, TRUE, 0 },
     { "bernoulli_logit", 1, { -0.5 }, { 0 }, 1 / (1 + exp (0.5)),
       exp (0.5) / pow (1 + exp (0.5), 2), TRUE, 0 },

@@ -3,7 +3,8 @@
  * Mass functions beyond the common ones of dist.c: neg_binomial,
  * beta_binomial, hypergeometric, categorical, categorical_logit,
  * multinomial, multinomial_logit, ordered_logistic, ordered_probit,
- * discrete_range and dirichlet_multinomial.
+ * discrete_range, dirichlet_multinomial, beta_neg_binomial and the GLM
+ * forms of ordered_logistic and categorical_logit.
  * Checks, wording and the terms kept under propto follow Stan's.
  */
 #define G_LOG_DOMAIN "tilde-engine"
@@ -452,6 +453,40 @@ k_ordered_probit (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   ordinal (cx, v, TRUE, out);
 }
 
+static void
+k_beta_neg_binomial (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  DArg a[4];
+  dist_arg (cx, &a[0], &v[0], "Failures variable");
+  dist_arg (cx, &a[1], &v[1], "Number of successes parameter");
+  dist_arg (cx, &a[2], &v[2], "Prior success parameter");
+  dist_arg (cx, &a[3], &v[3], "Prior failure parameter");
+  gint32 N = dist_size (cx, a, 4);
+  dist_check_nonnegative (cx, &a[0]);
+  dist_check_positive_finite (cx, &a[1]);
+  dist_check_positive_finite (cx, &a[2]);
+  dist_check_positive_finite (cx, &a[3]);
+  if (dist_dropped (cx, a, 4, out))
+    return;
+  double logp = 0;
+  for (gint32 i = 0; i < N; i++)
+    {
+      double n = AT (&a[0], i), r = AT (&a[1], i), al = AT (&a[2], i), b = AT (&a[3], i);
+      if (!cx->drop)
+        logp -= lgamma (n + 1);
+      logp += tilde_lbeta (n + r, al + b) + lgamma (n + b) - tilde_lbeta (r, al) - lgamma (b);
+      if (a[1].p || a[2].p || a[3].p)
+        {
+          double dall = tilde_digamma (n + r + al + b), dra = tilde_digamma (r + al);
+          double dab = tilde_digamma (al + b);
+          dist_grad (&a[1], i, tilde_digamma (n + r) - dall - tilde_digamma (r) + dra);
+          dist_grad (&a[2], i, -dall - tilde_digamma (al) + dra + dab);
+          dist_grad (&a[3], i, dab - dall + tilde_digamma (n + b) - tilde_digamma (b));
+        }
+    }
+  dist_finish (cx, a, 4, logp, out);
+}
+
 /* ordered_logistic_glm (y | x, beta, c): ordered_logistic (y | x beta, c) */
 static void
 k_ordered_logistic_glm (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
@@ -612,6 +647,7 @@ const RtBuiltin rt_builtins_dist_discrete[] = {
   MASS ("ordered_logistic", k_ordered_logistic, 3),
   MASS ("ordered_probit", k_ordered_probit, 3),
   MASS ("discrete_range", k_discrete_range, 3),
+  MASS ("beta_neg_binomial", k_beta_neg_binomial, 4),
   MASS ("ordered_logistic_glm", k_ordered_logistic_glm, 4),
   MASS ("categorical_logit_glm", k_categorical_logit_glm, 4),
   MASS ("dirichlet_multinomial", k_dirichlet_multinomial, 2),

@@ -439,6 +439,19 @@ d_discrete_range (RtCtx *cx, const double *x)
   return x[0] + (double) gsl_rng_uniform_int (cx->rng, (unsigned long) (x[1] - x[0] + 1));
 }
 
+static double
+d_beta_neg_binomial (RtCtx *cx, const double *x)
+{
+  check (cx, x[0] > 0 && isfinite (x[0]), "Number of successes parameter", x[0], "positive finite");
+  check (cx, x[1] > 0 && isfinite (x[1]), "Prior success parameter", x[1], "positive finite");
+  check (cx, x[2] > 0 && isfinite (x[2]), "Prior failure parameter", x[2], "positive finite");
+  /* failures before r successes, the success probability Beta (alpha, beta) */
+  double p = gsl_ran_beta (cx->rng, x[1], x[2]);
+  double n = gsl_ran_negative_binomial (cx->rng, p, x[0]);
+  check (cx, n < G_MAXINT, "Draw", n, "less than the largest int");
+  return n;
+}
+
 #define RNG(name, n, integer)                                                    \
   static void k_##name (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out) \
   {                                                                            \
@@ -483,6 +496,7 @@ RNG (hypergeometric, 3, TRUE)
 RNG (loglogistic, 2, FALSE)
 RNG (skew_double_exponential, 3, FALSE)
 RNG (discrete_range, 2, TRUE)
+RNG (beta_neg_binomial, 3, TRUE)
 
 #define E(name, n) { #name "_rng", k_##name, n, n }
 
@@ -496,6 +510,6 @@ const RtBuiltin rt_builtins_rng[] = {
   E (rayleigh, 1), E (pareto, 2), E (pareto_type_2, 3), E (beta_proportion, 2),
   E (von_mises, 2), E (skew_normal, 3), E (exp_mod_normal, 3), E (neg_binomial, 2),
   E (beta_binomial, 3), E (hypergeometric, 3), E (loglogistic, 2), E (skew_double_exponential, 3),
-  E (discrete_range, 2),
+  E (discrete_range, 2), E (beta_neg_binomial, 3),
   { NULL, NULL, 0, 0 },
 };
