@@ -461,7 +461,11 @@ k_uniform (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   for (gint32 i = 0; i < N; i++)
     {
       if (!(AT (&a[2], i) > AT (&a[1], i)))
-        dist_fail (cx, &a[2], i, AT (&a[2], i), "greater than the lower bound");
+        {
+          char must[64];
+          g_snprintf (must, sizeof must, "greater than %g", AT (&a[1], i));
+          dist_fail (cx, &a[2], i, AT (&a[2], i), must);
+        }
       double y = AT (&a[0], i);
       if (y < AT (&a[1], i) || y > AT (&a[2], i))
         {

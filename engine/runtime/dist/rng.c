@@ -151,7 +151,14 @@ d_beta (RtCtx *cx, const double *x)
 static double
 d_uniform (RtCtx *cx, const double *x)
 {
-  check (cx, x[1] > x[0], "Upper bound parameter", x[1], "greater than the lower bound");
+  check (cx, isfinite (x[0]), "Lower bound parameter", x[0], "finite");
+  check (cx, isfinite (x[1]), "Upper bound parameter", x[1], "finite");
+  if (!(x[1] > x[0]))
+    {
+      char must[64];
+      g_snprintf (must, sizeof must, "greater than %g", x[0]);
+      rt_domain_error (cx, "Upper bound parameter", x[1], must);
+    }
   return x[0] + (x[1] - x[0]) * gsl_rng_uniform (cx->rng);
 }
 

@@ -351,6 +351,7 @@ const RtBuiltin rt_builtins_arith[] = {
   { "PMinus__", k_neg, 1, 1 },
   { "minus", k_neg, 1, 1 },
   { "PPlus__", k_pplus, 1, 1 },
+  { "plus", k_pplus, 1, 1 },
   { "Times__", k_times, 2, 2 },
   { "multiply", k_times, 2, 2 },
   { "EltTimes__", k_elt_times, 2, 2 },
