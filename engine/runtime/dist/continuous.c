@@ -110,6 +110,12 @@ k_gumbel (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   dist_finish (cx, a, 3, logp, out);
 }
 
+/* the chi-square family's terms in nu: nu/2 log 2 + lgamma (nu/2), its
+ * derivative's digamma, and the scaled inverse's nu/2 log (nu/2) - lgamma (nu/2) */
+static double chi_nu_term (double nu) { return 0.5 * nu * TILDE_LOG_TWO + lgamma (0.5 * nu); }
+static double chi_nu_digamma (double nu) { return tilde_digamma (0.5 * nu); }
+static double scaled_nu_term (double nu) { return 0.5 * nu * log (0.5 * nu) - lgamma (0.5 * nu); }
+
 static void
 k_chi_square (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
@@ -122,19 +128,19 @@ k_chi_square (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   if (dist_dropped (cx, a, 2, out))
     return;
   gboolean k_nu = dist_keep (cx, a, 2), k_ynu = dist_keep (cx, a, 3), k_y = dist_keep (cx, a, 1);
-  double logp = 0;
+  double logp = 0, m_t = NAN, m_d = NAN;
   for (gint32 i = 0; i < N; i++)
     {
       double y = AT (&a[0], i), nu = AT (&a[1], i), h = 0.5 * nu, ly = log (y);
       if (k_nu)
-        logp -= h * TILDE_LOG_TWO + lgamma (h);
+        logp -= dist_once (&a[1], i, &m_t, chi_nu_term);
       if (k_ynu)
         logp += (h - 1) * ly;
       if (k_y)
         logp -= 0.5 * y;
       dist_grad (&a[0], i, (h - 1) / y - 0.5);
       if (a[1].p)
-        dist_grad (&a[1], i, 0.5 * (ly - TILDE_LOG_TWO - tilde_digamma (h)));
+        dist_grad (&a[1], i, 0.5 * (ly - TILDE_LOG_TWO - dist_once (&a[1], i, &m_d, chi_nu_digamma)));
     }
   dist_finish (cx, a, 2, logp, out);
 }
@@ -163,19 +169,19 @@ k_inv_chi_square (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   if (dist_dropped (cx, a, 2, out) || nonpositive_variate (&a[0], out))
     return;
   gboolean k_nu = dist_keep (cx, a, 2), k_ynu = dist_keep (cx, a, 3), k_y = dist_keep (cx, a, 1);
-  double logp = 0;
+  double logp = 0, m_t = NAN, m_d = NAN;
   for (gint32 i = 0; i < N; i++)
     {
       double y = AT (&a[0], i), nu = AT (&a[1], i), h = 0.5 * nu, ly = log (y);
       if (k_nu)
-        logp -= h * TILDE_LOG_TWO + lgamma (h);
+        logp -= dist_once (&a[1], i, &m_t, chi_nu_term);
       if (k_ynu)
         logp -= (h + 1) * ly;
       if (k_y)
         logp -= 0.5 / y;
       dist_grad (&a[0], i, -(h + 1) / y + 0.5 / (y * y));
       if (a[1].p)
-        dist_grad (&a[1], i, -0.5 * (TILDE_LOG_TWO + tilde_digamma (h) + ly));
+        dist_grad (&a[1], i, -0.5 * (TILDE_LOG_TWO + dist_once (&a[1], i, &m_d, chi_nu_digamma) + ly));
     }
   dist_finish (cx, a, 2, logp, out);
 }
@@ -191,13 +197,13 @@ k_scaled_inv_chi_square (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *
     return;
   gboolean k_nu = dist_keep (cx, a, 2), k_nus = dist_keep (cx, a, 6), k_ynu = dist_keep (cx, a, 3),
     k_all = dist_keep (cx, a, 7);
-  double logp = 0;
+  double logp = 0, m_t = NAN, m_d = NAN;
   for (gint32 i = 0; i < N; i++)
     {
       double y = AT (&a[0], i), nu = AT (&a[1], i), s = AT (&a[2], i), h = 0.5 * nu;
       double ly = log (y), ls = log (s), s2y = s * s / y;
       if (k_nu)
-        logp += h * log (h) - lgamma (h);
+        logp += dist_once (&a[1], i, &m_t, scaled_nu_term);
       if (k_nus)
         logp += nu * ls;
       if (k_ynu)
@@ -206,8 +212,8 @@ k_scaled_inv_chi_square (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *
         logp -= h * s2y;
       dist_grad (&a[0], i, -(h + 1) / y + h * s2y / y);
       if (a[1].p)
-        dist_grad (&a[1], i, 0.5 * log (h) + 0.5 - 0.5 * tilde_digamma (h) + ls - 0.5 * ly
-                   - 0.5 * s2y);
+        dist_grad (&a[1], i, 0.5 * log (h) + 0.5 - 0.5 * dist_once (&a[1], i, &m_d, chi_nu_digamma)
+                   + ls - 0.5 * ly - 0.5 * s2y);
       dist_grad (&a[2], i, nu / s - nu * s / y);
     }
   dist_finish (cx, a, 3, logp, out);
@@ -378,13 +384,13 @@ k_beta_proportion (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   if (dist_dropped (cx, a, 3, out))
     return;
   gboolean k_k = dist_keep (cx, a, 4), k_mk = dist_keep (cx, a, 6);
-  double logp = 0;
+  double logp = 0, m_lg = NAN, m_dg = NAN;
   for (gint32 i = 0; i < N; i++)
     {
       double y = AT (&a[0], i), mu = AT (&a[1], i), k = AT (&a[2], i), mk = mu * k;
       double ly = log (y), l1y = log1p (-y);
       if (k_k)
-        logp += lgamma (k);
+        logp += dist_once (&a[2], i, &m_lg, lgamma);
       if (k_mk)
         logp -= lgamma (mk) + lgamma (k - mk);
       logp += (mk - 1) * ly + (k - mk - 1) * l1y;
@@ -394,7 +400,8 @@ k_beta_proportion (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
           double dm = tilde_digamma (mk), dkm = tilde_digamma (k - mk);
           dist_grad (&a[1], i, k * (dkm - dm + ly - l1y));
           if (a[2].p)
-            dist_grad (&a[2], i, tilde_digamma (k) + mu * (ly - dm) + (1 - mu) * (l1y - dkm));
+            dist_grad (&a[2], i, dist_once (&a[2], i, &m_dg, tilde_digamma) + mu * (ly - dm)
+                       + (1 - mu) * (l1y - dkm));
         }
     }
   dist_finish (cx, a, 3, logp, out);
@@ -411,7 +418,7 @@ k_von_mises (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   if (dist_dropped (cx, a, 3, out))
     return;
   gboolean k_const = dist_keep (cx, a, 0), k_k = dist_keep (cx, a, 4);
-  double logp = 0;
+  double logp = 0, m_l = NAN, m_r = NAN;
   for (gint32 i = 0; i < N; i++)
     {
       double y = AT (&a[0], i), mu = AT (&a[1], i), k = AT (&a[2], i);
@@ -420,11 +427,11 @@ k_von_mises (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       if (k_const)
         logp -= TILDE_LOG_TWO + TILDE_LOG_PI;
       if (k_k)
-        logp -= tilde_log_bessel_i0 (k);
+        logp -= dist_once (&a[2], i, &m_l, tilde_log_bessel_i0);
       dist_grad (&a[0], i, -k * s);
       dist_grad (&a[1], i, k * s);
       if (a[2].p)
-        dist_grad (&a[2], i, c - tilde_bessel_i1_over_i0 (k));
+        dist_grad (&a[2], i, c - dist_once (&a[2], i, &m_r, tilde_bessel_i1_over_i0));
     }
   dist_finish (cx, a, 3, logp, out);
 }

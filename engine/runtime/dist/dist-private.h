@@ -12,6 +12,8 @@
  */
 #pragma once
 
+#include <math.h>
+
 #include "runtime/runtime-private.h"
 
 G_BEGIN_DECLS
@@ -44,6 +46,19 @@ dist_grad (DArg *a, gint32 i, double g)
 {
   if (a->p)
     a->p[a->vec ? i : 0] += g;
+}
+
+/* f of element i of a vectorised argument, computed once when the
+ * argument is a scalar broadcast over the elements (*memo starts as NAN):
+ * special functions of a shared parameter cost one call, as in Stan. */
+static inline double
+dist_once (const DArg *a, gint32 i, double *memo, double (*f) (double))
+{
+  if (a->vec)
+    return f (a->x[i]);
+  if (isnan (*memo))
+    *memo = f (a->x[0]);
+  return *memo;
 }
 
 /* Under propto, whether to keep a term that depends on the arguments whose

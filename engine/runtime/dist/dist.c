@@ -201,6 +201,19 @@ k_cauchy (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   dist_finish (cx, a, 3, logp, out);
 }
 
+/* the degrees of freedom's own terms and derivative */
+static double
+student_nu_term (double nu)
+{
+  return lgamma (0.5 * (nu + 1)) - lgamma (0.5 * nu) - 0.5 * log (nu);
+}
+
+static double
+student_nu_grad (double nu)
+{
+  return 0.5 * (tilde_digamma (0.5 * (nu + 1)) - tilde_digamma (0.5 * nu)) - 0.5 / nu;
+}
+
 static void
 k_student_t (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
@@ -221,7 +234,7 @@ k_student_t (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
     }
   gboolean k_const = dist_keep (cx, a, 0), k_nu = dist_keep (cx, a, 2), k_sigma = dist_keep (cx, a, 8),
     k_all = dist_keep (cx, a, 15);
-  double logp = 0;
+  double logp = 0, m_term = NAN, m_grad = NAN;
   for (gint32 i = 0; i < N; i++)
     {
       double y = AT (&a[0], i), nu = AT (&a[1], i), mu = AT (&a[2], i), s = AT (&a[3], i);
@@ -230,7 +243,7 @@ k_student_t (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       if (k_const)
         logp -= TILDE_LOG_SQRT_PI;
       if (k_nu)
-        logp += lgamma (0.5 * (nu + 1)) - lgamma (0.5 * nu) - 0.5 * log (nu);
+        logp += dist_once (&a[1], i, &m_term, student_nu_term);
       if (k_sigma)
         logp -= log (s);
       if (k_all)
@@ -240,8 +253,8 @@ k_student_t (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       dist_grad (&a[2], i, -dy);
       dist_grad (&a[3], i, -1 / s + (nu + 1) * q / (s * (1 + q)));
       if (a[1].p)
-        dist_grad (&a[1], i, 0.5 * (tilde_digamma (0.5 * (nu + 1)) - tilde_digamma (0.5 * nu))
-               - 0.5 / nu - 0.5 * l1q + 0.5 * (nu + 1) * q / (nu * (1 + q)));
+        dist_grad (&a[1], i, dist_once (&a[1], i, &m_grad, student_nu_grad)
+                   - 0.5 * l1q + 0.5 * (nu + 1) * q / (nu * (1 + q)));
     }
   dist_finish (cx, a, 4, logp, out);
 }
@@ -298,13 +311,13 @@ k_gamma (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
     }
   gboolean k_al = dist_keep (cx, a, 2), k_ab = dist_keep (cx, a, 6), k_ya = dist_keep (cx, a, 3),
     k_yb = dist_keep (cx, a, 5);
-  double logp = 0;
+  double logp = 0, m_lg = NAN, m_dg = NAN, m_lb = NAN;
   for (gint32 i = 0; i < N; i++)
     {
       double y = AT (&a[0], i), al = AT (&a[1], i), b = AT (&a[2], i);
-      double ly = log (y), lb = log (b);
+      double ly = log (y), lb = dist_once (&a[2], i, &m_lb, log);
       if (k_al)
-        logp -= lgamma (al);
+        logp -= dist_once (&a[1], i, &m_lg, lgamma);
       if (k_ab)
         logp += al * lb;
       if (k_ya)
@@ -313,7 +326,7 @@ k_gamma (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
         logp -= b * y;
       dist_grad (&a[0], i, (al - 1) / y - b);
       if (a[1].p)
-        dist_grad (&a[1], i, -tilde_digamma (al) + lb + ly);
+        dist_grad (&a[1], i, -dist_once (&a[1], i, &m_dg, tilde_digamma) + lb + ly);
       dist_grad (&a[2], i, al / b - y);
     }
   dist_finish (cx, a, 3, logp, out);
@@ -343,13 +356,13 @@ k_inv_gamma (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
     }
   gboolean k_al = dist_keep (cx, a, 2), k_ab = dist_keep (cx, a, 6), k_ya = dist_keep (cx, a, 3),
     k_yb = dist_keep (cx, a, 5);
-  double logp = 0;
+  double logp = 0, m_lg = NAN, m_dg = NAN, m_lb = NAN;
   for (gint32 i = 0; i < N; i++)
     {
       double y = AT (&a[0], i), al = AT (&a[1], i), b = AT (&a[2], i);
-      double ly = log (y), lb = log (b);
+      double ly = log (y), lb = dist_once (&a[2], i, &m_lb, log);
       if (k_al)
-        logp -= lgamma (al);
+        logp -= dist_once (&a[1], i, &m_lg, lgamma);
       if (k_ab)
         logp += al * lb;
       if (k_ya)
@@ -358,7 +371,7 @@ k_inv_gamma (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
         logp -= b / y;
       dist_grad (&a[0], i, -(al + 1) / y + b / (y * y));
       if (a[1].p)
-        dist_grad (&a[1], i, -tilde_digamma (al) + lb - ly);
+        dist_grad (&a[1], i, -dist_once (&a[1], i, &m_dg, tilde_digamma) + lb - ly);
       dist_grad (&a[2], i, al / b - 1 / y);
     }
   dist_finish (cx, a, 3, logp, out);
@@ -425,13 +438,27 @@ k_beta (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       return;
     }
   gboolean k_ab = dist_keep (cx, a, 6), k_ya = dist_keep (cx, a, 3), k_yb = dist_keep (cx, a, 5);
+  /* with both shapes shared, their special functions once */
+  gboolean shared = !a[1].vec && !a[2].vec;
+  double s_lb = 0, s_da = 0, s_db = 0;
+  if (shared)
+    {
+      double al = a[1].x[0], b = a[2].x[0];
+      s_lb = tilde_lbeta (al, b);
+      if (a[1].p || a[2].p)
+        {
+          double dab = tilde_digamma (al + b);
+          s_da = dab - tilde_digamma (al);
+          s_db = dab - tilde_digamma (b);
+        }
+    }
   double logp = 0;
   for (gint32 i = 0; i < N; i++)
     {
       double y = AT (&a[0], i), al = AT (&a[1], i), b = AT (&a[2], i);
       double ly = log (y), l1y = log1p (-y);
       if (k_ab)
-        logp -= tilde_lbeta (al, b);
+        logp -= shared ? s_lb : tilde_lbeta (al, b);
       if (k_ya)
         logp += (al - 1) * ly;
       if (k_yb)
@@ -439,9 +466,15 @@ k_beta (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       dist_grad (&a[0], i, (al - 1) / y - (b - 1) / (1 - y));
       if (a[1].p || a[2].p)
         {
-          double dab = tilde_digamma (al + b);
-          dist_grad (&a[1], i, dab - tilde_digamma (al) + ly);
-          dist_grad (&a[2], i, dab - tilde_digamma (b) + l1y);
+          double da = s_da, db = s_db;
+          if (!shared)
+            {
+              double dab = tilde_digamma (al + b);
+              da = dab - tilde_digamma (al);
+              db = dab - tilde_digamma (b);
+            }
+          dist_grad (&a[1], i, da + ly);
+          dist_grad (&a[2], i, db + l1y);
         }
     }
   dist_finish (cx, a, 3, logp, out);
@@ -707,7 +740,7 @@ k_neg_binomial_2 (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       return;
     }
   gboolean k_phi = dist_keep (cx, a, 4), k_mu = dist_keep (cx, a, 2), k_both = dist_keep (cx, a, 6);
-  double logp = 0;
+  double logp = 0, m_dg = NAN;
   for (gint32 i = 0; i < N; i++)
     {
       double n = AT (&a[0], i), mu = AT (&a[1], i), phi = AT (&a[2], i);
@@ -720,8 +753,8 @@ k_neg_binomial_2 (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
         logp += -phi * log1p (mu / phi) - n * lmp;
       dist_grad (&a[1], i, n / mu - (n + phi) / (mu + phi));
       if (a[2].p)
-        dist_grad (&a[2], i, 1 - (n + phi) / (mu + phi) + log (phi) - lmp - tilde_digamma (phi)
-               + tilde_digamma (n + phi));
+        dist_grad (&a[2], i, 1 - (n + phi) / (mu + phi) + log (phi) - lmp
+                   - dist_once (&a[2], i, &m_dg, tilde_digamma) + tilde_digamma (n + phi));
     }
   dist_finish (cx, a, 3, logp, out);
 }
@@ -743,7 +776,7 @@ k_neg_binomial_2_log (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out
       return;
     }
   gboolean k_phi = dist_keep (cx, a, 4), k_eta = dist_keep (cx, a, 2), k_both = dist_keep (cx, a, 6);
-  double logp = 0;
+  double logp = 0, m_dg = NAN;
   for (gint32 i = 0; i < N; i++)
     {
       double n = AT (&a[0], i), eta = AT (&a[1], i), phi = AT (&a[2], i);
@@ -758,7 +791,7 @@ k_neg_binomial_2_log (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out
         logp += -phi * L - n * (lphi + L);
       dist_grad (&a[1], i, n - (n + phi) * w);
       if (a[2].p)
-        dist_grad (&a[2], i, tilde_digamma (n + phi) - tilde_digamma (phi) - L
+        dist_grad (&a[2], i, tilde_digamma (n + phi) - dist_once (&a[2], i, &m_dg, tilde_digamma) - L
                + w - n * (1 - w) / phi);
     }
   dist_finish (cx, a, 3, logp, out);
