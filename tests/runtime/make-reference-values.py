@@ -572,6 +572,104 @@ for y, mu, sg, lam in [(0.3, -1.0, 2.0, 1.5), (-3.0, 0.5, 0.7, 4.0), (8.0, 0.0, 
                [(0, -mp.log(2)), (8, mp.log(lam)),
                 (15, lam * (mu + lam * sg ** 2 / 2 - y) + mp.log(mp.erfc(u)))])
 
+# vectorised: containers mixed with shared scalars; each term summed over
+# the elements (a shared parameter's terms counted once per element, as
+# Stan counts them)
+
+
+def vectorised(name, per_elem, args_list, vec):
+    """per_elem(*scalars) -> (full, [(mask, value)]); args_list: one tuple of
+    scalars per element; vec: which arguments are containers (kind, 'int'
+    or 'real' or 'vector')."""
+    n = len(args_list)
+    full = 0
+    terms = {}
+    for a in args_list:
+        f, ts = per_elem(*[M(x) for x in a])
+        full += f
+        for i, (m, v) in enumerate(ts):
+            terms[(i, m)] = terms.get((i, m), 0) + v
+    args = []
+    for k, kind in enumerate(vec):
+        col = [a[k] for a in args_list]
+        if kind is None:
+            args.append({"int": col[0]} if isinstance(col[0], int) else col[0])
+        elif kind == "ints":
+            args.append({"ints": col})
+        else:
+            args.append({kind: col})
+    dens_terms(name, args, full, [(m, v) for (i, m), v in sorted(terms.items())])
+
+
+def gumbel_terms(y, mu, b):
+    z = (y - mu) / b
+    return mp.log(mp.exp(-(z + mp.exp(-z))) / b), [(4, -mp.log(b)), (7, -z - mp.exp(-z))]
+
+
+vectorised("gumbel_lpdf", gumbel_terms, [(0.3, 1.0, 2.0), (-1.2, 1.0, 2.0), (4.0, 1.0, 2.0)],
+           ["vector", None, None])
+vectorised("gumbel_lpdf", gumbel_terms, [(0.3, 1.0, 2.0), (-1.2, 0.5, 0.7), (4.0, -2.0, 1.5)],
+           ["array", "vector", "row_vector"])
+
+
+def chi_terms(y, nu):
+    return (mp.log(y ** (nu / 2 - 1) * mp.exp(-y / 2) / (2 ** (nu / 2) * mp.gamma(nu / 2))),
+            [(2, -nu / 2 * mp.log(2) - mp.loggamma(nu / 2)), (3, (nu / 2 - 1) * mp.log(y)), (1, -y / 2)])
+
+
+vectorised("chi_square_lpdf", chi_terms, [(0.3, 2.5), (4.0, 2.5), (1.1, 2.5)], ["vector", None])
+
+
+def st_terms(y, nu, mu, s):
+    return (mp.loggamma((nu + 1) / 2) - mp.loggamma(nu / 2) - mp.log(mp.sqrt(nu * mp.pi) * s)
+            - (nu + 1) / 2 * mp.log(1 + ((y - mu) / s) ** 2 / nu),
+            [(0, -mp.log(mp.sqrt(mp.pi))), (2, mp.loggamma((nu + 1) / 2) - mp.loggamma(nu / 2) - mp.log(nu) / 2),
+             (8, -mp.log(s)), (15, -(nu + 1) / 2 * mp.log1p(((y - mu) / s) ** 2 / nu))])
+
+
+vectorised("student_t_lpdf", st_terms, [(0.3, 3.5, 0.1, 2.0), (-2.0, 3.5, 0.4, 2.0), (5.0, 3.5, -1.0, 2.0)],
+           ["vector", None, "vector", None])
+
+
+def vm_terms(y, mu, k):
+    return (mp.log(mp.exp(k * mp.cos(y - mu)) / (2 * mp.pi * mp.besseli(0, k))),
+            [(0, -mp.log(2 * mp.pi)), (4, -mp.log(mp.besseli(0, k))), (7, k * mp.cos(mu - y))])
+
+
+vectorised("von_mises_lpdf", vm_terms, [(0.3, 0.5, 2.0), (-2.0, 0.5, 2.0), (1.5, 0.5, 2.0)],
+           ["vector", None, None])
+
+
+def sn_terms(y, xi, om, al):
+    z = (y - xi) / om
+    return (mp.log(2 / om * mp.npdf(z) * mp.ncdf(al * z)),
+            [(0, -mp.log(mp.sqrt(2 * mp.pi))), (4, -mp.log(om)), (7, -z ** 2 / 2),
+             (15, mp.log(mp.erfc(-al * z / mp.sqrt(2))))])
+
+
+vectorised("skew_normal_lpdf", sn_terms, [(0.3, 0.0, 1.5, 2.0), (-1.0, 0.0, 1.5, -0.5), (2.0, 0.0, 1.5, 1.0)],
+           ["vector", None, None, "vector"])
+
+
+def bp_terms(y, mu, k):
+    a, b = mu * k, (1 - mu) * k
+    return ((a - 1) * mp.log(y) + (b - 1) * mp.log(1 - y) - mp.log(mp.beta(a, b)),
+            [(4, mp.loggamma(k)), (6, -mp.loggamma(a) - mp.loggamma(b)),
+             (7, (a - 1) * mp.log(y) + (b - 1) * mp.log1p(-y))])
+
+
+vectorised("beta_proportion_lpdf", bp_terms, [(0.3, 0.4, 5.0), (0.7, 0.6, 5.0), (0.1, 0.2, 5.0)],
+           ["vector", "vector", None])
+
+
+def bb_terms(n, N, al, b):
+    return (lchoose(N, n) + mp.log(mp.beta(n + al, N - n + b)) - mp.log(mp.beta(al, b)),
+            [(0, lchoose(N, n)), (12, mp.log(mp.beta(n + al, N - n + b)) - mp.log(mp.beta(al, b)))])
+
+
+vectorised("beta_binomial_lpmf", bb_terms, [(3, 10, 2.5, 0.7), (0, 4, 2.5, 0.7), (9, 12, 2.5, 0.7)],
+           ["ints", "ints", None, None])
+
 # discrete
 for n, al, b in [(3, 2.5, 0.7), (0, 0.3, 4.0), (40, 12.0, 0.2)]:
     al, b = M(al), M(b)
