@@ -501,6 +501,77 @@ test_library (void)
   g_assert_cmpint (total, ==, 20);
 }
 
+/* Container and matrix functions in generated quantities: tuples from
+ * eigendecompose_sym, sorting, reshaping, solves and determinants agree
+ * with each other. */
+static const char *gq_model =
+  "data { int N; vector[N] x; }\n"
+  "parameters { real mu; real<lower=0> sigma; }\n"
+  "model {\n"
+  "  x ~ skew_double_exponential(mu, sigma, 0.4);\n"
+  "  mu ~ logistic(0, 2);\n"
+  "  sigma ~ loglogistic(1, 3);\n"
+  "}\n"
+  "generated quantities {\n"
+  "  matrix[3, 3] S = add_diag(gp_matern32_cov({1.0, 2.0, 3.5}, sigma, 1.0), 0.1);\n"
+  "  tuple(matrix[3, 3], vector[3]) ev = eigendecompose_sym(S);\n"
+  "  vector[N] sx = sort_desc(x);\n"
+  "  array[N] int idx = sort_indices_asc(x);\n"
+  "  array[3, 3] real a2 = to_array_2d(S);\n"
+  "  array[2] int d = dims(S);\n"
+  "  real ld = log_determinant(S);\n"
+  "  real ld_eig = sum(log(ev.2));\n"
+  "  vector[3] sol = mdivide_left(S, [1, 2, 3]');\n"
+  "  vector[3] back = S * sol;\n"
+  "  row_vector[3] solr = [1, 2, 3] / S;\n"
+  "  int dr = discrete_range_rng(1, 6);\n"
+  "  array[3] int dm = dirichlet_multinomial_rng([1, 2, 3]', 10);\n"
+  "  real q = quantile(x, 0.5);\n"
+  "}\n";
+
+static void
+test_gq_functions (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model (gq_model, "{\"N\": 5, \"x\": [0.3, -1.2, 2.5, 0.8, 1.1]}");
+  double theta[2] = { 0.2, -0.3 };
+  check_gradient_fd (m, theta, TRUE, TRUE);
+  gsize n = tilde_model_num_outputs (m, TRUE, TRUE);
+  g_autofree double *out = g_new (double, n);
+  gsl_rng *rng = gsl_rng_alloc (gsl_rng_mt19937);
+  gsl_rng_set (rng, 3);
+  g_autoptr (TildeModelError) e = NULL;
+  if (!tilde_model_constrain (m, theta, TRUE, TRUE, rng, out, &e))
+    g_error ("gq model: %s", e->message);
+  gsl_rng_free (rng);
+  const char *const *names = tilde_model_output_names (m, TRUE, TRUE);
+  double ld = NAN, ld_eig = NAN, q = NAN;
+  int dm_total = 0;
+  for (gsize i = 0; i < n; i++)
+    {
+      if (g_str_equal (names[i], "ld"))
+        ld = out[i];
+      else if (g_str_equal (names[i], "ld_eig"))
+        ld_eig = out[i];
+      else if (g_str_equal (names[i], "q"))
+        q = out[i];
+      else if (g_str_has_prefix (names[i], "dm."))
+        dm_total += (int) out[i];
+      else if (g_str_equal (names[i], "sx.1"))
+        g_assert_cmpfloat (out[i], ==, 2.5);
+      else if (g_str_equal (names[i], "idx.1"))
+        g_assert_cmpfloat (out[i], ==, 2);
+      else if (g_str_equal (names[i], "d.1") || g_str_equal (names[i], "d.2"))
+        g_assert_cmpfloat (out[i], ==, 3);
+      else if (g_str_has_prefix (names[i], "back."))
+        g_assert_cmpfloat_with_epsilon (out[i], names[i][5] - '0', 1e-12);
+      else if (g_str_equal (names[i], "dr"))
+        g_assert_true (out[i] >= 1 && out[i] <= 6);
+    }
+  g_assert_cmpfloat_with_epsilon (ld, ld_eig, 1e-12);
+  g_assert_cmpfloat (q, ==, 0.8);
+  g_assert_cmpint (dm_total, ==, 10);
+}
+
 /* ---- threads ---- */
 
 typedef struct {
@@ -567,6 +638,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/model/unsupported-at-preparation", test_unsupported_at_preparation);
   g_test_add_func ("/runtime/model/functions", test_functions);
   g_test_add_func ("/runtime/model/library", test_library);
+  g_test_add_func ("/runtime/model/gq-functions", test_gq_functions);
   g_test_add_data_func ("/runtime/model/example/eight_schools", "eight_schools.stan", test_example);
   g_test_add_data_func ("/runtime/model/example/logistic_regression", "logistic_regression.stan", test_example);
   g_test_add_data_func ("/runtime/model/example/poisson_glm", "poisson_glm.stan", test_example);
