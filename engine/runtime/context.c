@@ -27,11 +27,27 @@ rt_raise_take (RtCtx *cx, TildeModelErrorKind kind, char *message)
   longjmp (*cx->jmp, 1);
 }
 
+const char *
+rt_fn_name (RtCtx *cx)
+{
+  const char *name = cx->fn_name ? cx->fn_name : "?";
+  gsize len = strlen (name);
+  gboolean pdf = g_str_has_suffix (name, "_lupdf");
+  if (len > 6 && (pdf || g_str_has_suffix (name, "_lupmf")))
+    {
+      char *s = tilde_arena_alloc (cx->arena, len);
+      memcpy (s, name, len - 5);
+      strcpy (s + len - 5, pdf ? "lpdf" : "lpmf");
+      return s;
+    }
+  return name;
+}
+
 void
 rt_domain_error (RtCtx *cx, const char *what, double value, const char *must)
 {
   rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: %s is %.6g, but must be %s!",
-            cx->fn_name ? cx->fn_name : "?", what, value, must);
+            rt_fn_name (cx), what, value, must);
 }
 
 const double *
@@ -386,7 +402,11 @@ static gpointer
 build_table (gpointer unused)
 {
   const RtBuiltin *tables[] = {
-    rt_builtins_arith, rt_builtins_funs, rt_builtins_linalg, rt_builtins_dist, rt_builtins_rng,
+    rt_builtins_arith, rt_builtins_funs, rt_builtins_scalar, rt_builtins_containers,
+    rt_builtins_matrix, rt_builtins_gp, rt_builtins_linalg, rt_builtins_dist,
+    rt_builtins_dist_continuous, rt_builtins_dist_discrete,
+    rt_builtins_dist_multivariate, rt_builtins_cdf, rt_builtins_rng,
+    rt_builtins_rng_multi,
   };
   GHashTable *t = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < G_N_ELEMENTS (tables); i++)

@@ -35,6 +35,9 @@ void rt_raise (RtCtx *cx, TildeModelErrorKind kind, const char *fmt, ...)
 /* Raises with a message the context takes over (nothing is left to free
  * on the way out: cleanup attributes do not run across longjmp). */
 void rt_raise_take (RtCtx *cx, TildeModelErrorKind kind, char *message) G_GNUC_NORETURN;
+/* The called function's name as Stan's messages give it: foo_lpdf for a
+ * call of foo_lupdf (Stan's unnormalised form runs the same function). */
+const char *rt_fn_name (RtCtx *cx);
 /* "normal_lpdf: Scale parameter is -1, but must be positive!" */
 void rt_domain_error (RtCtx *cx, const char *what, double value, const char *must)
   G_GNUC_NORETURN;
@@ -99,9 +102,18 @@ const RtBuiltin *rt_builtin_lookup (const char *name, int nargs);
 /* Each area's table, ended by an entry with a NULL name. */
 extern const RtBuiltin rt_builtins_arith[];
 extern const RtBuiltin rt_builtins_funs[];
+extern const RtBuiltin rt_builtins_scalar[];
+extern const RtBuiltin rt_builtins_containers[];
 extern const RtBuiltin rt_builtins_linalg[];
+extern const RtBuiltin rt_builtins_matrix[];
+extern const RtBuiltin rt_builtins_gp[];
 extern const RtBuiltin rt_builtins_dist[];
+extern const RtBuiltin rt_builtins_dist_continuous[];
+extern const RtBuiltin rt_builtins_dist_discrete[];
+extern const RtBuiltin rt_builtins_dist_multivariate[];
+extern const RtBuiltin rt_builtins_cdf[];
 extern const RtBuiltin rt_builtins_rng[];
+extern const RtBuiltin rt_builtins_rng_multi[];
 
 /* ---- elementwise maps ---- */
 

@@ -12,170 +12,13 @@
  */
 #define G_LOG_DOMAIN "tilde-engine"
 
-#include "runtime/runtime-private.h"
+#include "runtime/dist/dist-private.h"
 #include "runtime/math/special.h"
 #include "runtime/math/linalg.h"
 
 #include <cblas.h>
 #include <math.h>
 #include <string.h>
-
-typedef struct {
-  const TildeValue *v;
-  const double     *x;
-  gint32            n;      /* 1: a scalar, broadcast */
-  gboolean          vec;    /* a container */
-  gboolean          ad;
-  double           *p;      /* partials, when ad */
-  const char       *what;   /* "Location parameter" */
-} DArg;
-
-#define AT(a, i) ((a)->x[(a)->vec ? (i) : 0])
-
-static void
-darg (RtCtx *cx, DArg *a, const TildeValue *v, const char *what)
-{
-  a->v = v;
-  a->what = what;
-  a->vec = !tilde_value_kind_is_scalar ((TildeValueKind) v->kind);
-  if (a->vec && !tilde_value_is_flat (v))
-    rt_raise (cx, TILDE_MODEL_ERROR_FATAL, "%s: %s must be a scalar or a one-dimensional "
-              "container", cx->fn_name, what);
-  a->n = a->vec ? tilde_value_flat_size (v) : 1;
-  a->x = rt_values (cx, v);
-  a->ad = v->ad;
-  a->p = NULL;
-  if (a->ad)
-    a->p = tilde_arena_alloc0 (cx->arena, sizeof (double) * (gsize) MAX (a->n, 1));
-}
-
-/* The common size of the vectorised arguments; a size mismatch is an
- * error, an empty container makes the density 0. */
-static gint32
-dsize (RtCtx *cx, DArg *args, int n)
-{
-  gint32 N = 1;
-  const DArg *first = NULL;
-  for (int k = 0; k < n; k++)
-    if (args[k].vec)
-      {
-        if (first && args[k].n != first->n)
-          rt_raise (cx, TILDE_MODEL_ERROR_INDEX,
-                    "%s: size of %s (%d) and size of %s (%d) must match in size", cx->fn_name,
-                    first->what, first->n, args[k].what, args[k].n);
-        if (!first)
-          first = &args[k];
-        N = args[k].n;
-      }
-  return N;
-}
-
-static inline void
-dgrad (DArg *a, gint32 i, double g)
-{
-  if (a->p)
-    a->p[a->vec ? i : 0] += g;
-}
-
-static void
-dfinish (RtCtx *cx, DArg *args, int n, double logp, TildeValue *out)
-{
-  AdOperand ops[4];
-  guint n_ops = 0;
-  for (int k = 0; k < n; k++)
-    if (args[k].ad)
-      ops[n_ops++] = rt_operand (args[k].v, args[k].p);
-  *out = rt_reduce (cx, logp, n_ops, ops);
-}
-
-/* Whether to keep a term depending on the arguments whose bits are set. */
-static inline gboolean
-keep (RtCtx *cx, const DArg *args, unsigned mask)
-{
-  if (!cx->drop)
-    return TRUE;
-  for (int k = 0; mask; k++, mask >>= 1)
-    if ((mask & 1) && args[k].ad)
-      return TRUE;
-  return FALSE;
-}
-
-static gboolean
-any_ad (const DArg *args, int n)
-{
-  for (int k = 0; k < n; k++)
-    if (args[k].ad)
-      return TRUE;
-  return FALSE;
-}
-
-/* ---- argument checks, with Stan's wording ---- */
-
-static void
-fail (RtCtx *cx, const DArg *a, gint32 i, double x, const char *must)
-{
-  if (a->vec)
-    rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: %s[%d] is %g, but must be %s!", cx->fn_name,
-              a->what, i + 1, x, must);
-  rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: %s is %g, but must be %s!", cx->fn_name,
-            a->what, x, must);
-}
-
-static void
-check_not_nan (RtCtx *cx, const DArg *a)
-{
-  for (gint32 i = 0; i < a->n; i++)
-    if (isnan (a->x[i]))
-      fail (cx, a, i, a->x[i], "not nan");
-}
-
-static void
-check_finite (RtCtx *cx, const DArg *a)
-{
-  for (gint32 i = 0; i < a->n; i++)
-    if (!isfinite (a->x[i]))
-      fail (cx, a, i, a->x[i], "finite");
-}
-
-static void
-check_positive_finite (RtCtx *cx, const DArg *a)
-{
-  for (gint32 i = 0; i < a->n; i++)
-    if (!(a->x[i] > 0) || isinf (a->x[i]))
-      fail (cx, a, i, a->x[i], "positive finite");
-}
-
-static void
-check_positive (RtCtx *cx, const DArg *a)
-{
-  for (gint32 i = 0; i < a->n; i++)
-    if (!(a->x[i] > 0))
-      fail (cx, a, i, a->x[i], "positive");
-}
-
-static void
-check_nonnegative (RtCtx *cx, const DArg *a)
-{
-  for (gint32 i = 0; i < a->n; i++)
-    if (!(a->x[i] >= 0))
-      fail (cx, a, i, a->x[i], "nonnegative");
-}
-
-static void
-check_unit_interval (RtCtx *cx, const DArg *a)
-{
-  for (gint32 i = 0; i < a->n; i++)
-    if (!(a->x[i] >= 0 && a->x[i] <= 1))
-      fail (cx, a, i, a->x[i], "in the interval [0, 1]");
-}
-
-static void
-check_int_range (RtCtx *cx, const DArg *a, double lo, double hi, const char *must)
-{
-  for (gint32 i = 0; i < a->n; i++)
-    if (!(a->x[i] >= lo && a->x[i] <= hi))
-      fail (cx, a, i, a->x[i], must);
-}
 
 /* ---- continuous ---- */
 
@@ -228,19 +71,19 @@ k_normal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       return;
     }
   DArg a[3];
-  darg (cx, &a[0], &v[0], "Random variable");
-  darg (cx, &a[1], &v[1], "Location parameter");
-  darg (cx, &a[2], &v[2], "Scale parameter");
-  check_positive (cx, &a[2]);
-  gint32 N = dsize (cx, a, 3);
-  if (cx->drop && !any_ad (a, 3))
+  dist_arg (cx, &a[0], &v[0], "Random variable");
+  dist_arg (cx, &a[1], &v[1], "Location parameter");
+  dist_arg (cx, &a[2], &v[2], "Scale parameter");
+  dist_check_positive (cx, &a[2]);
+  gint32 N = dist_size (cx, a, 3);
+  if (cx->drop && !dist_any_ad (a, 3))
     {
-      check_not_nan (cx, &a[0]);
-      check_finite (cx, &a[1]);
+      dist_check_not_nan (cx, &a[0]);
+      dist_check_finite (cx, &a[1]);
       *out = tilde_value_real (0);
       return;
     }
-  gboolean k_const = keep (cx, a, 0), k_sigma = keep (cx, a, 4), k_quad = keep (cx, a, 7);
+  gboolean k_const = dist_keep (cx, a, 0), k_sigma = dist_keep (cx, a, 4), k_quad = dist_keep (cx, a, 7);
   double logp = 0;
   if (!a[2].vec && !a[0].vec && !a[1].vec)
     N = 1;
@@ -265,13 +108,13 @@ k_normal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
           double z = (AT (&a[0], i) - AT (&a[1], i)) * inv_s;
           sq += z * z;
           double dy = -z * inv_s;
-          dgrad (&a[0], i, dy);
-          dgrad (&a[1], i, -dy);
+          dist_grad (&a[0], i, dy);
+          dist_grad (&a[1], i, -dy);
         }
       if (!isfinite (sq))
         {
-          check_not_nan (cx, &a[0]);
-          check_finite (cx, &a[1]);
+          dist_check_not_nan (cx, &a[0]);
+          dist_check_finite (cx, &a[1]);
         }
       if (k_quad)
         logp -= 0.5 * sq;
@@ -280,8 +123,8 @@ k_normal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
     }
   else
     {
-      check_not_nan (cx, &a[0]);
-      check_finite (cx, &a[1]);
+      dist_check_not_nan (cx, &a[0]);
+      dist_check_finite (cx, &a[1]);
       for (gint32 i = 0; i < N; i++)
         {
           double s = a[2].x[i], inv_s = 1 / s;
@@ -289,20 +132,20 @@ k_normal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
           if (k_quad)
             logp -= 0.5 * z * z;
           double dy = -z * inv_s;
-          dgrad (&a[0], i, dy);
-          dgrad (&a[1], i, -dy);
-          dgrad (&a[2], i, -inv_s + z * z * inv_s);
+          dist_grad (&a[0], i, dy);
+          dist_grad (&a[1], i, -dy);
+          dist_grad (&a[2], i, -inv_s + z * z * inv_s);
         }
     }
-  dfinish (cx, a, 3, logp, out);
+  dist_finish (cx, a, 3, logp, out);
 }
 
 static void
 k_std_normal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   DArg a[1];
-  darg (cx, &a[0], &v[0], "Random variable");
-  check_not_nan (cx, &a[0]);
+  dist_arg (cx, &a[0], &v[0], "Random variable");
+  dist_check_not_nan (cx, &a[0]);
   gint32 N = a[0].n;
   if (cx->drop && !a[0].ad)
     {
@@ -314,32 +157,32 @@ k_std_normal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
     {
       double y = a[0].x[i];
       sq += y * y;
-      dgrad (&a[0], i, -y);
+      dist_grad (&a[0], i, -y);
     }
   logp -= 0.5 * sq;
   if (!cx->drop)
     logp -= N * TILDE_LOG_SQRT_TWO_PI;
-  dfinish (cx, a, 1, logp, out);
+  dist_finish (cx, a, 1, logp, out);
 }
 
 static void
 k_cauchy (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   DArg a[3];
-  darg (cx, &a[0], &v[0], "Random variable");
-  darg (cx, &a[1], &v[1], "Location parameter");
-  darg (cx, &a[2], &v[2], "Scale parameter");
-  check_not_nan (cx, &a[0]);
-  check_finite (cx, &a[1]);
-  check_positive_finite (cx, &a[2]);
-  gint32 N = dsize (cx, a, 3);
-  if (cx->drop && !any_ad (a, 3))
+  dist_arg (cx, &a[0], &v[0], "Random variable");
+  dist_arg (cx, &a[1], &v[1], "Location parameter");
+  dist_arg (cx, &a[2], &v[2], "Scale parameter");
+  dist_check_not_nan (cx, &a[0]);
+  dist_check_finite (cx, &a[1]);
+  dist_check_positive_finite (cx, &a[2]);
+  gint32 N = dist_size (cx, a, 3);
+  if (cx->drop && !dist_any_ad (a, 3))
     {
       *out = tilde_value_real (0);
       return;
     }
   double logp = 0;
-  gboolean k_const = keep (cx, a, 0), k_sigma = keep (cx, a, 4), k_all = keep (cx, a, 7);
+  gboolean k_const = dist_keep (cx, a, 0), k_sigma = dist_keep (cx, a, 4), k_all = dist_keep (cx, a, 7);
   for (gint32 i = 0; i < N; i++)
     {
       double y = AT (&a[0], i), mu = AT (&a[1], i), s = AT (&a[2], i);
@@ -351,34 +194,47 @@ k_cauchy (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       if (k_all)
         logp -= log1p (d2 / s2);
       double dy = -2 * d / (s2 + d2);
-      dgrad (&a[0], i, dy);
-      dgrad (&a[1], i, -dy);
-      dgrad (&a[2], i, (d2 - s2) / (s * (s2 + d2)));
+      dist_grad (&a[0], i, dy);
+      dist_grad (&a[1], i, -dy);
+      dist_grad (&a[2], i, (d2 - s2) / (s * (s2 + d2)));
     }
-  dfinish (cx, a, 3, logp, out);
+  dist_finish (cx, a, 3, logp, out);
+}
+
+/* the degrees of freedom's own terms and derivative */
+static double
+student_nu_term (double nu)
+{
+  return lgamma (0.5 * (nu + 1)) - lgamma (0.5 * nu) - 0.5 * log (nu);
+}
+
+static double
+student_nu_grad (double nu)
+{
+  return 0.5 * (tilde_digamma (0.5 * (nu + 1)) - tilde_digamma (0.5 * nu)) - 0.5 / nu;
 }
 
 static void
 k_student_t (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   DArg a[4];
-  darg (cx, &a[0], &v[0], "Random variable");
-  darg (cx, &a[1], &v[1], "Degrees of freedom parameter");
-  darg (cx, &a[2], &v[2], "Location parameter");
-  darg (cx, &a[3], &v[3], "Scale parameter");
-  check_not_nan (cx, &a[0]);
-  check_positive_finite (cx, &a[1]);
-  check_finite (cx, &a[2]);
-  check_positive_finite (cx, &a[3]);
-  gint32 N = dsize (cx, a, 4);
-  if (cx->drop && !any_ad (a, 4))
+  dist_arg (cx, &a[0], &v[0], "Random variable");
+  dist_arg (cx, &a[1], &v[1], "Degrees of freedom parameter");
+  dist_arg (cx, &a[2], &v[2], "Location parameter");
+  dist_arg (cx, &a[3], &v[3], "Scale parameter");
+  dist_check_not_nan (cx, &a[0]);
+  dist_check_positive_finite (cx, &a[1]);
+  dist_check_finite (cx, &a[2]);
+  dist_check_positive_finite (cx, &a[3]);
+  gint32 N = dist_size (cx, a, 4);
+  if (cx->drop && !dist_any_ad (a, 4))
     {
       *out = tilde_value_real (0);
       return;
     }
-  gboolean k_const = keep (cx, a, 0), k_nu = keep (cx, a, 2), k_sigma = keep (cx, a, 8),
-    k_all = keep (cx, a, 15);
-  double logp = 0;
+  gboolean k_const = dist_keep (cx, a, 0), k_nu = dist_keep (cx, a, 2), k_sigma = dist_keep (cx, a, 8),
+    k_all = dist_keep (cx, a, 15);
+  double logp = 0, m_term = NAN, m_grad = NAN;
   for (gint32 i = 0; i < N; i++)
     {
       double y = AT (&a[0], i), nu = AT (&a[1], i), mu = AT (&a[2], i), s = AT (&a[3], i);
@@ -387,37 +243,37 @@ k_student_t (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       if (k_const)
         logp -= TILDE_LOG_SQRT_PI;
       if (k_nu)
-        logp += lgamma (0.5 * (nu + 1)) - lgamma (0.5 * nu) - 0.5 * log (nu);
+        logp += dist_once (&a[1], i, &m_term, student_nu_term);
       if (k_sigma)
         logp -= log (s);
       if (k_all)
         logp -= 0.5 * (nu + 1) * l1q;
       double dy = -(nu + 1) * (y - mu) / (s * s * nu * (1 + q));
-      dgrad (&a[0], i, dy);
-      dgrad (&a[2], i, -dy);
-      dgrad (&a[3], i, -1 / s + (nu + 1) * q / (s * (1 + q)));
+      dist_grad (&a[0], i, dy);
+      dist_grad (&a[2], i, -dy);
+      dist_grad (&a[3], i, -1 / s + (nu + 1) * q / (s * (1 + q)));
       if (a[1].p)
-        dgrad (&a[1], i, 0.5 * (tilde_digamma (0.5 * (nu + 1)) - tilde_digamma (0.5 * nu))
-               - 0.5 / nu - 0.5 * l1q + 0.5 * (nu + 1) * q / (nu * (1 + q)));
+        dist_grad (&a[1], i, dist_once (&a[1], i, &m_grad, student_nu_grad)
+                   - 0.5 * l1q + 0.5 * (nu + 1) * q / (nu * (1 + q)));
     }
-  dfinish (cx, a, 4, logp, out);
+  dist_finish (cx, a, 4, logp, out);
 }
 
 static void
 k_exponential (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   DArg a[2];
-  darg (cx, &a[0], &v[0], "Random variable");
-  darg (cx, &a[1], &v[1], "Inverse scale parameter");
-  check_nonnegative (cx, &a[0]);
-  check_positive_finite (cx, &a[1]);
-  gint32 N = dsize (cx, a, 2);
-  if (cx->drop && !any_ad (a, 2))
+  dist_arg (cx, &a[0], &v[0], "Random variable");
+  dist_arg (cx, &a[1], &v[1], "Inverse scale parameter");
+  dist_check_nonnegative (cx, &a[0]);
+  dist_check_positive_finite (cx, &a[1]);
+  gint32 N = dist_size (cx, a, 2);
+  if (cx->drop && !dist_any_ad (a, 2))
     {
       *out = tilde_value_real (0);
       return;
     }
-  gboolean k_beta = keep (cx, a, 2);
+  gboolean k_beta = dist_keep (cx, a, 2);
   double logp = 0;
   for (gint32 i = 0; i < N; i++)
     {
@@ -425,126 +281,126 @@ k_exponential (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       if (k_beta)
         logp += log (b);
       logp -= b * y;
-      dgrad (&a[0], i, -b);
-      dgrad (&a[1], i, 1 / b - y);
+      dist_grad (&a[0], i, -b);
+      dist_grad (&a[1], i, 1 / b - y);
     }
-  dfinish (cx, a, 2, logp, out);
+  dist_finish (cx, a, 2, logp, out);
 }
 
 static void
 k_gamma (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   DArg a[3];
-  darg (cx, &a[0], &v[0], "Random variable");
-  darg (cx, &a[1], &v[1], "Shape parameter");
-  darg (cx, &a[2], &v[2], "Inverse scale parameter");
-  check_positive_finite (cx, &a[1]);
-  check_positive_finite (cx, &a[2]);
-  check_not_nan (cx, &a[0]);
-  gint32 N = dsize (cx, a, 3);
+  dist_arg (cx, &a[0], &v[0], "Random variable");
+  dist_arg (cx, &a[1], &v[1], "Shape parameter");
+  dist_arg (cx, &a[2], &v[2], "Inverse scale parameter");
+  dist_check_positive_finite (cx, &a[1]);
+  dist_check_positive_finite (cx, &a[2]);
+  dist_check_not_nan (cx, &a[0]);
+  gint32 N = dist_size (cx, a, 3);
   for (gint32 i = 0; i < a[0].n; i++)
     if (a[0].x[i] < 0)
       {
         *out = tilde_value_real (-INFINITY);
         return;
       }
-  if (cx->drop && !any_ad (a, 3))
+  if (cx->drop && !dist_any_ad (a, 3))
     {
       *out = tilde_value_real (0);
       return;
     }
-  gboolean k_al = keep (cx, a, 2), k_ab = keep (cx, a, 6), k_ya = keep (cx, a, 3),
-    k_yb = keep (cx, a, 5);
-  double logp = 0;
+  gboolean k_al = dist_keep (cx, a, 2), k_ab = dist_keep (cx, a, 6), k_ya = dist_keep (cx, a, 3),
+    k_yb = dist_keep (cx, a, 5);
+  double logp = 0, m_lg = NAN, m_dg = NAN, m_lb = NAN;
   for (gint32 i = 0; i < N; i++)
     {
       double y = AT (&a[0], i), al = AT (&a[1], i), b = AT (&a[2], i);
-      double ly = log (y), lb = log (b);
+      double ly = log (y), lb = dist_once (&a[2], i, &m_lb, log);
       if (k_al)
-        logp -= lgamma (al);
+        logp -= dist_once (&a[1], i, &m_lg, lgamma);
       if (k_ab)
         logp += al * lb;
       if (k_ya)
         logp += (al - 1) * ly;
       if (k_yb)
         logp -= b * y;
-      dgrad (&a[0], i, (al - 1) / y - b);
+      dist_grad (&a[0], i, (al - 1) / y - b);
       if (a[1].p)
-        dgrad (&a[1], i, -tilde_digamma (al) + lb + ly);
-      dgrad (&a[2], i, al / b - y);
+        dist_grad (&a[1], i, -dist_once (&a[1], i, &m_dg, tilde_digamma) + lb + ly);
+      dist_grad (&a[2], i, al / b - y);
     }
-  dfinish (cx, a, 3, logp, out);
+  dist_finish (cx, a, 3, logp, out);
 }
 
 static void
 k_inv_gamma (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   DArg a[3];
-  darg (cx, &a[0], &v[0], "Random variable");
-  darg (cx, &a[1], &v[1], "Shape parameter");
-  darg (cx, &a[2], &v[2], "Scale parameter");
-  check_not_nan (cx, &a[0]);
-  check_positive_finite (cx, &a[1]);
-  check_positive_finite (cx, &a[2]);
-  gint32 N = dsize (cx, a, 3);
+  dist_arg (cx, &a[0], &v[0], "Random variable");
+  dist_arg (cx, &a[1], &v[1], "Shape parameter");
+  dist_arg (cx, &a[2], &v[2], "Scale parameter");
+  dist_check_not_nan (cx, &a[0]);
+  dist_check_positive_finite (cx, &a[1]);
+  dist_check_positive_finite (cx, &a[2]);
+  gint32 N = dist_size (cx, a, 3);
   for (gint32 i = 0; i < a[0].n; i++)
     if (a[0].x[i] <= 0)
       {
         *out = tilde_value_real (-INFINITY);
         return;
       }
-  if (cx->drop && !any_ad (a, 3))
+  if (cx->drop && !dist_any_ad (a, 3))
     {
       *out = tilde_value_real (0);
       return;
     }
-  gboolean k_al = keep (cx, a, 2), k_ab = keep (cx, a, 6), k_ya = keep (cx, a, 3),
-    k_yb = keep (cx, a, 5);
-  double logp = 0;
+  gboolean k_al = dist_keep (cx, a, 2), k_ab = dist_keep (cx, a, 6), k_ya = dist_keep (cx, a, 3),
+    k_yb = dist_keep (cx, a, 5);
+  double logp = 0, m_lg = NAN, m_dg = NAN, m_lb = NAN;
   for (gint32 i = 0; i < N; i++)
     {
       double y = AT (&a[0], i), al = AT (&a[1], i), b = AT (&a[2], i);
-      double ly = log (y), lb = log (b);
+      double ly = log (y), lb = dist_once (&a[2], i, &m_lb, log);
       if (k_al)
-        logp -= lgamma (al);
+        logp -= dist_once (&a[1], i, &m_lg, lgamma);
       if (k_ab)
         logp += al * lb;
       if (k_ya)
         logp -= (al + 1) * ly;
       if (k_yb)
         logp -= b / y;
-      dgrad (&a[0], i, -(al + 1) / y + b / (y * y));
+      dist_grad (&a[0], i, -(al + 1) / y + b / (y * y));
       if (a[1].p)
-        dgrad (&a[1], i, -tilde_digamma (al) + lb - ly);
-      dgrad (&a[2], i, al / b - 1 / y);
+        dist_grad (&a[1], i, -dist_once (&a[1], i, &m_dg, tilde_digamma) + lb - ly);
+      dist_grad (&a[2], i, al / b - 1 / y);
     }
-  dfinish (cx, a, 3, logp, out);
+  dist_finish (cx, a, 3, logp, out);
 }
 
 static void
 k_lognormal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   DArg a[3];
-  darg (cx, &a[0], &v[0], "Random variable");
-  darg (cx, &a[1], &v[1], "Location parameter");
-  darg (cx, &a[2], &v[2], "Scale parameter");
-  check_nonnegative (cx, &a[0]);
-  check_finite (cx, &a[1]);
-  check_positive_finite (cx, &a[2]);
-  gint32 N = dsize (cx, a, 3);
+  dist_arg (cx, &a[0], &v[0], "Random variable");
+  dist_arg (cx, &a[1], &v[1], "Location parameter");
+  dist_arg (cx, &a[2], &v[2], "Scale parameter");
+  dist_check_nonnegative (cx, &a[0]);
+  dist_check_finite (cx, &a[1]);
+  dist_check_positive_finite (cx, &a[2]);
+  gint32 N = dist_size (cx, a, 3);
   for (gint32 i = 0; i < a[0].n; i++)
     if (a[0].x[i] == 0)
       {
         *out = tilde_value_real (-INFINITY);
         return;
       }
-  if (cx->drop && !any_ad (a, 3))
+  if (cx->drop && !dist_any_ad (a, 3))
     {
       *out = tilde_value_real (0);
       return;
     }
-  gboolean k_const = keep (cx, a, 0), k_s = keep (cx, a, 4), k_y = keep (cx, a, 1),
-    k_all = keep (cx, a, 7);
+  gboolean k_const = dist_keep (cx, a, 0), k_s = dist_keep (cx, a, 4), k_y = dist_keep (cx, a, 1),
+    k_all = dist_keep (cx, a, 7);
   double logp = 0;
   for (gint32 i = 0; i < N; i++)
     {
@@ -558,67 +414,91 @@ k_lognormal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
         logp -= ly;
       if (k_all)
         logp -= 0.5 * d * d / s2;
-      dgrad (&a[0], i, -(1 + d / s2) / y);
-      dgrad (&a[1], i, d / s2);
-      dgrad (&a[2], i, -1 / s + d * d / (s2 * s));
+      dist_grad (&a[0], i, -(1 + d / s2) / y);
+      dist_grad (&a[1], i, d / s2);
+      dist_grad (&a[2], i, -1 / s + d * d / (s2 * s));
     }
-  dfinish (cx, a, 3, logp, out);
+  dist_finish (cx, a, 3, logp, out);
 }
 
 static void
 k_beta (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   DArg a[3];
-  darg (cx, &a[0], &v[0], "Random variable");
-  darg (cx, &a[1], &v[1], "First shape parameter");
-  darg (cx, &a[2], &v[2], "Second shape parameter");
-  check_positive_finite (cx, &a[1]);
-  check_positive_finite (cx, &a[2]);
-  check_unit_interval (cx, &a[0]);
-  gint32 N = dsize (cx, a, 3);
-  if (cx->drop && !any_ad (a, 3))
+  dist_arg (cx, &a[0], &v[0], "Random variable");
+  dist_arg (cx, &a[1], &v[1], "First shape parameter");
+  dist_arg (cx, &a[2], &v[2], "Second shape parameter");
+  dist_check_positive_finite (cx, &a[1]);
+  dist_check_positive_finite (cx, &a[2]);
+  dist_check_unit_interval (cx, &a[0]);
+  gint32 N = dist_size (cx, a, 3);
+  if (cx->drop && !dist_any_ad (a, 3))
     {
       *out = tilde_value_real (0);
       return;
     }
-  gboolean k_ab = keep (cx, a, 6), k_ya = keep (cx, a, 3), k_yb = keep (cx, a, 5);
+  gboolean k_ab = dist_keep (cx, a, 6), k_ya = dist_keep (cx, a, 3), k_yb = dist_keep (cx, a, 5);
+  /* with both shapes shared, their special functions once */
+  gboolean shared = !a[1].vec && !a[2].vec;
+  double s_lb = 0, s_da = 0, s_db = 0;
+  if (shared)
+    {
+      double al = a[1].x[0], b = a[2].x[0];
+      s_lb = tilde_lbeta (al, b);
+      if (a[1].p || a[2].p)
+        {
+          double dab = tilde_digamma (al + b);
+          s_da = dab - tilde_digamma (al);
+          s_db = dab - tilde_digamma (b);
+        }
+    }
   double logp = 0;
   for (gint32 i = 0; i < N; i++)
     {
       double y = AT (&a[0], i), al = AT (&a[1], i), b = AT (&a[2], i);
       double ly = log (y), l1y = log1p (-y);
       if (k_ab)
-        logp -= tilde_lbeta (al, b);
+        logp -= shared ? s_lb : tilde_lbeta (al, b);
       if (k_ya)
         logp += (al - 1) * ly;
       if (k_yb)
         logp += (b - 1) * l1y;
-      dgrad (&a[0], i, (al - 1) / y - (b - 1) / (1 - y));
+      dist_grad (&a[0], i, (al - 1) / y - (b - 1) / (1 - y));
       if (a[1].p || a[2].p)
         {
-          double dab = tilde_digamma (al + b);
-          dgrad (&a[1], i, dab - tilde_digamma (al) + ly);
-          dgrad (&a[2], i, dab - tilde_digamma (b) + l1y);
+          double da = s_da, db = s_db;
+          if (!shared)
+            {
+              double dab = tilde_digamma (al + b);
+              da = dab - tilde_digamma (al);
+              db = dab - tilde_digamma (b);
+            }
+          dist_grad (&a[1], i, da + ly);
+          dist_grad (&a[2], i, db + l1y);
         }
     }
-  dfinish (cx, a, 3, logp, out);
+  dist_finish (cx, a, 3, logp, out);
 }
 
 static void
 k_uniform (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   DArg a[3];
-  darg (cx, &a[0], &v[0], "Random variable");
-  darg (cx, &a[1], &v[1], "Lower bound parameter");
-  darg (cx, &a[2], &v[2], "Upper bound parameter");
-  check_not_nan (cx, &a[0]);
-  check_finite (cx, &a[1]);
-  check_finite (cx, &a[2]);
-  gint32 N = dsize (cx, a, 3);
+  dist_arg (cx, &a[0], &v[0], "Random variable");
+  dist_arg (cx, &a[1], &v[1], "Lower bound parameter");
+  dist_arg (cx, &a[2], &v[2], "Upper bound parameter");
+  dist_check_not_nan (cx, &a[0]);
+  dist_check_finite (cx, &a[1]);
+  dist_check_finite (cx, &a[2]);
+  gint32 N = dist_size (cx, a, 3);
   for (gint32 i = 0; i < N; i++)
     {
       if (!(AT (&a[2], i) > AT (&a[1], i)))
-        fail (cx, &a[2], i, AT (&a[2], i), "greater than the lower bound");
+        {
+          char must[64];
+          g_snprintf (must, sizeof must, "greater than %g", AT (&a[1], i));
+          dist_fail (cx, &a[2], i, AT (&a[2], i), must);
+        }
       double y = AT (&a[0], i);
       if (y < AT (&a[1], i) || y > AT (&a[2], i))
         {
@@ -626,22 +506,22 @@ k_uniform (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
           return;
         }
     }
-  if (cx->drop && !any_ad (a, 3))
+  if (cx->drop && !dist_any_ad (a, 3))
     {
       *out = tilde_value_real (0);
       return;
     }
-  gboolean k_ab = keep (cx, a, 6);
+  gboolean k_ab = dist_keep (cx, a, 6);
   double logp = 0;
   for (gint32 i = 0; i < N; i++)
     {
       double w = AT (&a[2], i) - AT (&a[1], i);
       if (k_ab)
         logp -= log (w);
-      dgrad (&a[1], i, 1 / w);
-      dgrad (&a[2], i, -1 / w);
+      dist_grad (&a[1], i, 1 / w);
+      dist_grad (&a[2], i, -1 / w);
     }
-  dfinish (cx, a, 3, logp, out);
+  dist_finish (cx, a, 3, logp, out);
 }
 
 /* ---- discrete ---- */
@@ -650,11 +530,11 @@ static void
 k_bernoulli (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   DArg a[2];
-  darg (cx, &a[0], &v[0], "n");
-  darg (cx, &a[1], &v[1], "Probability parameter");
-  check_int_range (cx, &a[0], 0, 1, "in the interval [0, 1]");
-  check_unit_interval (cx, &a[1]);
-  gint32 N = dsize (cx, a, 2);
+  dist_arg (cx, &a[0], &v[0], "n");
+  dist_arg (cx, &a[1], &v[1], "Probability parameter");
+  dist_check_range (cx, &a[0], 0, 1, "in the interval [0, 1]");
+  dist_check_unit_interval (cx, &a[1]);
+  gint32 N = dist_size (cx, a, 2);
   if (cx->drop && !a[1].ad)
     {
       *out = tilde_value_real (0);
@@ -667,26 +547,26 @@ k_bernoulli (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       if (n == 1)
         {
           logp += log (th);
-          dgrad (&a[1], i, 1 / th);
+          dist_grad (&a[1], i, 1 / th);
         }
       else
         {
           logp += log1p (-th);
-          dgrad (&a[1], i, -1 / (1 - th));
+          dist_grad (&a[1], i, -1 / (1 - th));
         }
     }
-  dfinish (cx, a, 2, logp, out);
+  dist_finish (cx, a, 2, logp, out);
 }
 
 static void
 k_bernoulli_logit (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   DArg a[2];
-  darg (cx, &a[0], &v[0], "n");
-  darg (cx, &a[1], &v[1], "Logit transformed probability parameter");
-  check_int_range (cx, &a[0], 0, 1, "in the interval [0, 1]");
-  check_not_nan (cx, &a[1]);
-  gint32 N = dsize (cx, a, 2);
+  dist_arg (cx, &a[0], &v[0], "n");
+  dist_arg (cx, &a[1], &v[1], "Logit transformed probability parameter");
+  dist_check_range (cx, &a[0], 0, 1, "in the interval [0, 1]");
+  dist_check_not_nan (cx, &a[1]);
+  gint32 N = dist_size (cx, a, 2);
   if (cx->drop && !a[1].ad)
     {
       *out = tilde_value_real (0);
@@ -700,25 +580,25 @@ k_bernoulli_logit (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       /* one exponential for both the value and the derivative */
       double e = exp (-fabs (nt));
       logp += (nt < 0 ? nt : 0) - log1p (e);
-      dgrad (&a[1], i, sign * (nt > 0 ? e : 1) / (1 + e));
+      dist_grad (&a[1], i, sign * (nt > 0 ? e : 1) / (1 + e));
     }
-  dfinish (cx, a, 2, logp, out);
+  dist_finish (cx, a, 2, logp, out);
 }
 
 static void
 k_binomial (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   DArg a[3];
-  darg (cx, &a[0], &v[0], "Successes variable");
-  darg (cx, &a[1], &v[1], "Population size parameter");
-  darg (cx, &a[2], &v[2], "Probability parameter");
-  check_nonnegative (cx, &a[0]);
-  check_nonnegative (cx, &a[1]);
-  check_unit_interval (cx, &a[2]);
-  gint32 N = dsize (cx, a, 3);
+  dist_arg (cx, &a[0], &v[0], "Successes variable");
+  dist_arg (cx, &a[1], &v[1], "Population size parameter");
+  dist_arg (cx, &a[2], &v[2], "Probability parameter");
+  dist_check_nonnegative (cx, &a[0]);
+  dist_check_nonnegative (cx, &a[1]);
+  dist_check_unit_interval (cx, &a[2]);
+  gint32 N = dist_size (cx, a, 3);
   for (gint32 i = 0; i < N; i++)
     if (AT (&a[0], i) > AT (&a[1], i))
-      fail (cx, &a[0], i, AT (&a[0], i), "less than or equal to the population size");
+      dist_fail (cx, &a[0], i, AT (&a[0], i), "less than or equal to the population size");
   if (cx->drop && !a[2].ad)
     {
       *out = tilde_value_real (0);
@@ -734,25 +614,25 @@ k_binomial (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
         logp += n * log (th);
       if (Nn - n > 0)
         logp += (Nn - n) * log1p (-th);
-      dgrad (&a[2], i, (n > 0 ? n / th : 0) - (Nn - n > 0 ? (Nn - n) / (1 - th) : 0));
+      dist_grad (&a[2], i, (n > 0 ? n / th : 0) - (Nn - n > 0 ? (Nn - n) / (1 - th) : 0));
     }
-  dfinish (cx, a, 3, logp, out);
+  dist_finish (cx, a, 3, logp, out);
 }
 
 static void
 k_binomial_logit (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   DArg a[3];
-  darg (cx, &a[0], &v[0], "Successes variable");
-  darg (cx, &a[1], &v[1], "Population size parameter");
-  darg (cx, &a[2], &v[2], "Probability parameter");
-  check_nonnegative (cx, &a[0]);
-  check_nonnegative (cx, &a[1]);
-  check_finite (cx, &a[2]);
-  gint32 N = dsize (cx, a, 3);
+  dist_arg (cx, &a[0], &v[0], "Successes variable");
+  dist_arg (cx, &a[1], &v[1], "Population size parameter");
+  dist_arg (cx, &a[2], &v[2], "Probability parameter");
+  dist_check_nonnegative (cx, &a[0]);
+  dist_check_nonnegative (cx, &a[1]);
+  dist_check_finite (cx, &a[2]);
+  gint32 N = dist_size (cx, a, 3);
   for (gint32 i = 0; i < N; i++)
     if (AT (&a[0], i) > AT (&a[1], i))
-      fail (cx, &a[0], i, AT (&a[0], i), "less than or equal to the population size");
+      dist_fail (cx, &a[0], i, AT (&a[0], i), "less than or equal to the population size");
   if (cx->drop && !a[2].ad)
     {
       *out = tilde_value_real (0);
@@ -765,22 +645,22 @@ k_binomial_logit (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       if (!cx->drop)
         logp += tilde_lchoose (Nn, n);
       logp += n * tilde_log_inv_logit (al) + (Nn - n) * tilde_log1m_inv_logit (al);
-      dgrad (&a[2], i, n - Nn * tilde_inv_logit (al));
+      dist_grad (&a[2], i, n - Nn * tilde_inv_logit (al));
     }
-  dfinish (cx, a, 3, logp, out);
+  dist_finish (cx, a, 3, logp, out);
 }
 
 static void
 k_poisson (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   DArg a[2];
-  darg (cx, &a[0], &v[0], "Random variable");
-  darg (cx, &a[1], &v[1], "Rate parameter");
-  check_nonnegative (cx, &a[0]);
+  dist_arg (cx, &a[0], &v[0], "Random variable");
+  dist_arg (cx, &a[1], &v[1], "Rate parameter");
+  dist_check_nonnegative (cx, &a[0]);
   for (gint32 i = 0; i < a[1].n; i++)
     if (!(a[1].x[i] >= 0) || isinf (a[1].x[i]))
-      fail (cx, &a[1], i, a[1].x[i], "nonnegative and finite");
-  gint32 N = dsize (cx, a, 2);
+      dist_fail (cx, &a[1], i, a[1].x[i], "nonnegative and finite");
+  gint32 N = dist_size (cx, a, 2);
   for (gint32 i = 0; i < N; i++)
     if (AT (&a[1], i) == 0 && AT (&a[0], i) != 0)
       {
@@ -801,20 +681,20 @@ k_poisson (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       if (n > 0)
         logp += n * log (l);
       logp -= l;
-      dgrad (&a[1], i, n / l - 1);
+      dist_grad (&a[1], i, n / l - 1);
     }
-  dfinish (cx, a, 2, logp, out);
+  dist_finish (cx, a, 2, logp, out);
 }
 
 static void
 k_poisson_log (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   DArg a[2];
-  darg (cx, &a[0], &v[0], "Random variable");
-  darg (cx, &a[1], &v[1], "Log rate parameter");
-  check_nonnegative (cx, &a[0]);
-  check_not_nan (cx, &a[1]);
-  gint32 N = dsize (cx, a, 2);
+  dist_arg (cx, &a[0], &v[0], "Random variable");
+  dist_arg (cx, &a[1], &v[1], "Log rate parameter");
+  dist_check_nonnegative (cx, &a[0]);
+  dist_check_not_nan (cx, &a[1]);
+  gint32 N = dist_size (cx, a, 2);
   for (gint32 i = 0; i < N; i++)
     {
       double al = AT (&a[1], i);
@@ -838,29 +718,29 @@ k_poisson_log (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
         logp -= lgamma (n + 1);
       if (!(al == -INFINITY && n == 0))
         logp += n * al - e;
-      dgrad (&a[1], i, n - e);
+      dist_grad (&a[1], i, n - e);
     }
-  dfinish (cx, a, 2, logp, out);
+  dist_finish (cx, a, 2, logp, out);
 }
 
 static void
 k_neg_binomial_2 (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   DArg a[3];
-  darg (cx, &a[0], &v[0], "Failures variable");
-  darg (cx, &a[1], &v[1], "Location parameter");
-  darg (cx, &a[2], &v[2], "Precision parameter");
-  check_nonnegative (cx, &a[0]);
-  check_positive_finite (cx, &a[1]);
-  check_positive_finite (cx, &a[2]);
-  gint32 N = dsize (cx, a, 3);
-  if (cx->drop && !any_ad (a, 3))
+  dist_arg (cx, &a[0], &v[0], "Failures variable");
+  dist_arg (cx, &a[1], &v[1], "Location parameter");
+  dist_arg (cx, &a[2], &v[2], "Precision parameter");
+  dist_check_nonnegative (cx, &a[0]);
+  dist_check_positive_finite (cx, &a[1]);
+  dist_check_positive_finite (cx, &a[2]);
+  gint32 N = dist_size (cx, a, 3);
+  if (cx->drop && !dist_any_ad (a, 3))
     {
       *out = tilde_value_real (0);
       return;
     }
-  gboolean k_phi = keep (cx, a, 4), k_mu = keep (cx, a, 2), k_both = keep (cx, a, 6);
-  double logp = 0;
+  gboolean k_phi = dist_keep (cx, a, 4), k_mu = dist_keep (cx, a, 2), k_both = dist_keep (cx, a, 6);
+  double logp = 0, m_dg = NAN;
   for (gint32 i = 0; i < N; i++)
     {
       double n = AT (&a[0], i), mu = AT (&a[1], i), phi = AT (&a[2], i);
@@ -871,32 +751,32 @@ k_neg_binomial_2 (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
         logp += n * log (mu);
       if (k_both)
         logp += -phi * log1p (mu / phi) - n * lmp;
-      dgrad (&a[1], i, n / mu - (n + phi) / (mu + phi));
+      dist_grad (&a[1], i, n / mu - (n + phi) / (mu + phi));
       if (a[2].p)
-        dgrad (&a[2], i, 1 - (n + phi) / (mu + phi) + log (phi) - lmp - tilde_digamma (phi)
-               + tilde_digamma (n + phi));
+        dist_grad (&a[2], i, 1 - (n + phi) / (mu + phi) + log (phi) - lmp
+                   - dist_once (&a[2], i, &m_dg, tilde_digamma) + tilde_digamma (n + phi));
     }
-  dfinish (cx, a, 3, logp, out);
+  dist_finish (cx, a, 3, logp, out);
 }
 
 static void
 k_neg_binomial_2_log (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   DArg a[3];
-  darg (cx, &a[0], &v[0], "Failures variable");
-  darg (cx, &a[1], &v[1], "Log location parameter");
-  darg (cx, &a[2], &v[2], "Precision parameter");
-  check_nonnegative (cx, &a[0]);
-  check_finite (cx, &a[1]);
-  check_positive_finite (cx, &a[2]);
-  gint32 N = dsize (cx, a, 3);
-  if (cx->drop && !any_ad (a, 3))
+  dist_arg (cx, &a[0], &v[0], "Failures variable");
+  dist_arg (cx, &a[1], &v[1], "Log location parameter");
+  dist_arg (cx, &a[2], &v[2], "Precision parameter");
+  dist_check_nonnegative (cx, &a[0]);
+  dist_check_finite (cx, &a[1]);
+  dist_check_positive_finite (cx, &a[2]);
+  gint32 N = dist_size (cx, a, 3);
+  if (cx->drop && !dist_any_ad (a, 3))
     {
       *out = tilde_value_real (0);
       return;
     }
-  gboolean k_phi = keep (cx, a, 4), k_eta = keep (cx, a, 2), k_both = keep (cx, a, 6);
-  double logp = 0;
+  gboolean k_phi = dist_keep (cx, a, 4), k_eta = dist_keep (cx, a, 2), k_both = dist_keep (cx, a, 6);
+  double logp = 0, m_dg = NAN;
   for (gint32 i = 0; i < N; i++)
     {
       double n = AT (&a[0], i), eta = AT (&a[1], i), phi = AT (&a[2], i);
@@ -909,338 +789,21 @@ k_neg_binomial_2_log (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out
         logp += n * eta;
       if (k_both)
         logp += -phi * L - n * (lphi + L);
-      dgrad (&a[1], i, n - (n + phi) * w);
+      dist_grad (&a[1], i, n - (n + phi) * w);
       if (a[2].p)
-        dgrad (&a[2], i, tilde_digamma (n + phi) - tilde_digamma (phi) - L
+        dist_grad (&a[2], i, tilde_digamma (n + phi) - dist_once (&a[2], i, &m_dg, tilde_digamma) - L
                + w - n * (1 - w) / phi);
     }
-  dfinish (cx, a, 3, logp, out);
-}
-
-/* ---- multivariate ---- */
-
-static double
-lkj_constant (double eta, int K, double *deta)
-{
-  int Km1 = K - 1;
-  double c = 0;
-  *deta = 0;
-  if (eta == 1.0)
-    {
-      for (int k = 1; k <= Km1 / 2; k++)
-        c -= lgamma (2.0 * k);
-      if (K % 2 == 1)
-        c -= 0.25 * (K * K - 1) * TILDE_LOG_PI - 0.25 * (Km1 * Km1) * TILDE_LOG_TWO
-          - Km1 * lgamma (0.5 * (K + 1));
-      else
-        c -= 0.25 * K * (K - 2) * TILDE_LOG_PI + 0.25 * (3 * K * K - 4 * K) * TILDE_LOG_TWO
-          + K * lgamma (0.5 * K) - Km1 * lgamma ((double) K);
-    }
-  else
-    {
-      c = Km1 * lgamma (eta + 0.5 * Km1);
-      for (int k = 1; k <= Km1; k++)
-        c -= 0.5 * k * TILDE_LOG_PI + lgamma (eta + 0.5 * (Km1 - k));
-    }
-  *deta = Km1 * tilde_digamma (eta + 0.5 * Km1);
-  for (int k = 1; k <= Km1; k++)
-    *deta -= tilde_digamma (eta + 0.5 * (Km1 - k));
-  return c;
-}
-
-static void
-k_lkj_corr_cholesky (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
-{
-  const TildeValue *L = &v[0];
-  if (L->kind != TILDE_VALUE_MATRIX || L->rows != L->cols)
-    rt_raise (cx, TILDE_MODEL_ERROR_INDEX, "%s: Random variable must be a square matrix",
-              cx->fn_name);
-  DArg e;
-  darg (cx, &e, &v[1], "Shape parameter");
-  check_positive (cx, &e);
-  int K = L->rows;
-  const double *lv = rt_values (cx, L);
-  double eta = e.x[0];
-  if (cx->drop && !L->ad && !e.ad)
-    {
-      *out = tilde_value_real (0);
-      return;
-    }
-  double logp = 0, deta = 0;
-  if (!cx->drop || e.ad)
-    logp += lkj_constant (eta, K, &deta);
-  if (K == 0)
-    {
-      *out = tilde_value_real (logp);
-      return;
-    }
-  double *pl = L->ad ? tilde_arena_alloc0 (cx->arena, sizeof (double) * (gsize) (K * K)) : NULL;
-  double sumlog = 0;
-  for (int k = 1; k < K; k++)
-    {
-      double d = lv[k + k * K], ld = log (d);
-      double c = (K - k - 1) + 2 * eta - 2;
-      logp += c * ld;
-      sumlog += ld;
-      if (pl)
-        pl[k + k * K] = c / d;
-    }
-  AdOperand ops[2];
-  guint n_ops = 0;
-  if (L->ad)
-    ops[n_ops++] = rt_operand (L, pl);
-  if (e.ad)
-    {
-      double *pe = rt_alloc_d (cx, 1);
-      pe[0] = deta + 2 * sumlog;
-      ops[n_ops++] = rt_operand (e.v, pe);
-    }
-  *out = rt_reduce (cx, logp, n_ops, ops);
-}
-
-/* y ~ multi_normal_cholesky (mu, L) with y and mu vectors or arrays of them */
-static void
-mvn_elems (RtCtx *cx, const TildeValue *v, gint32 *count, const TildeValue **elems)
-{
-  if (v->kind == TILDE_VALUE_ARRAY)
-    {
-      *count = v->rows;
-      *elems = v->u.elems;
-    }
-  else
-    {
-      *count = 1;
-      *elems = v;
-    }
-}
-
-static void
-k_multi_normal_cholesky (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
-{
-  const TildeValue *ys, *mus, *L = &v[2];
-  gint32 ny, nmu;
-  mvn_elems (cx, &v[0], &ny, &ys);
-  mvn_elems (cx, &v[1], &nmu, &mus);
-  if (ny != nmu && nmu != 1 && ny != 1)
-    rt_raise (cx, TILDE_MODEL_ERROR_INDEX, "%s: size of y (%d) and size of mu (%d) must match",
-              cx->fn_name, ny, nmu);
-  gint32 N = MAX (ny, nmu);
-  int K = L->rows;
-  if (L->cols != K)
-    rt_raise (cx, TILDE_MODEL_ERROR_INDEX, "%s: the Cholesky factor must be square", cx->fn_name);
-  gboolean y_ad = rt_is_ad (&v[0]), mu_ad = rt_is_ad (&v[1]), l_ad = L->ad;
-  if (cx->drop && !y_ad && !mu_ad && !l_ad)
-    {
-      *out = tilde_value_real (0);
-      return;
-    }
-  if (N == 0)
-    {
-      *out = tilde_value_real (0);
-      return;
-    }
-  const double *lv = rt_values (cx, L);
-  double logp = 0;
-  if (!cx->drop)
-    logp -= TILDE_LOG_SQRT_TWO_PI * K * N;
-  if (!cx->drop || l_ad)
-    for (int k = 0; k < K; k++)
-      logp -= N * log (lv[k + k * K]);
-  double *z = rt_alloc_d (cx, (gsize) K);
-  double *pl = l_ad ? tilde_arena_alloc0 (cx->arena, sizeof (double) * (gsize) (K * K)) : NULL;
-  AdOperand *ops = tilde_arena_alloc (cx->arena, sizeof (AdOperand) * (gsize) (2 * N + 1));
-  guint n_ops = 0;
-  double *pmu_shared = NULL;
-  if (mu_ad && nmu == 1)
-    pmu_shared = tilde_arena_alloc0 (cx->arena, sizeof (double) * (gsize) MAX (K, 1));
-  double *py_shared = NULL;
-  if (y_ad && ny == 1)
-    py_shared = tilde_arena_alloc0 (cx->arena, sizeof (double) * (gsize) MAX (K, 1));
-  for (gint32 n = 0; n < N; n++)
-    {
-      const TildeValue *y = &ys[ny == 1 ? 0 : n], *mu = &mus[nmu == 1 ? 0 : n];
-      rt_check_size (cx, "y and the Cholesky factor", tilde_value_flat_size (y), K);
-      rt_check_size (cx, "mu and the Cholesky factor", tilde_value_flat_size (mu), K);
-      const double *yx = rt_values (cx, y), *mx = rt_values (cx, mu);
-      for (int k = 0; k < K; k++)
-        {
-          if (isnan (yx[k]))
-            rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: Random variable is nan, but must be not nan!",
-                      cx->fn_name);
-          if (!isfinite (mx[k]))
-            rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: Location parameter is %g, but must be finite!",
-                      cx->fn_name, mx[k]);
-          z[k] = yx[k] - mx[k];
-        }
-      cblas_dtrsv (CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, K, lv, K, z, 1);
-      logp -= 0.5 * cblas_ddot (K, z, 1, z, 1);
-      if (!(y_ad || mu_ad || l_ad))
-        continue;
-      double *w = rt_alloc_d (cx, (gsize) K);
-      memcpy (w, z, sizeof (double) * (gsize) K);
-      cblas_dtrsv (CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, K, lv, K, w, 1);
-      if (pl)
-        for (int j = 0; j < K; j++)
-          for (int i = j; i < K; i++)
-            pl[i + j * K] += w[i] * z[j];
-      if (y->ad)
-        {
-          if (py_shared)
-            for (int k = 0; k < K; k++)
-              py_shared[k] -= w[k];
-          else
-            {
-              double *py = rt_alloc_d (cx, (gsize) K);
-              for (int k = 0; k < K; k++)
-                py[k] = -w[k];
-              ops[n_ops++] = rt_operand (y, py);
-            }
-        }
-      if (mu->ad)
-        {
-          if (pmu_shared)
-            for (int k = 0; k < K; k++)
-              pmu_shared[k] += w[k];
-          else
-            ops[n_ops++] = rt_operand (mu, w);
-        }
-    }
-  if (py_shared)
-    ops[n_ops++] = rt_operand (&ys[0], py_shared);
-  if (pmu_shared)
-    ops[n_ops++] = rt_operand (&mus[0], pmu_shared);
-  if (pl)
-    {
-      for (int k = 0; k < K; k++)
-        pl[k + k * K] -= N / lv[k + k * K];
-      ops[n_ops++] = rt_operand (L, pl);
-    }
-  *out = rt_reduce (cx, logp, n_ops, ops);
-}
-
-static void
-k_dirichlet (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
-{
-  DArg a[2];
-  darg (cx, &a[0], &v[0], "probabilities");
-  darg (cx, &a[1], &v[1], "prior sample sizes");
-  check_positive_finite (cx, &a[1]);
-  rt_check_size (cx, "theta and alpha", a[0].n, a[1].n);
-  double s = 0;
-  for (gint32 i = 0; i < a[0].n; i++)
-    {
-      if (!(a[0].x[i] >= 0))
-        fail (cx, &a[0], i, a[0].x[i], "nonnegative");
-      s += a[0].x[i];
-    }
-  if (fabs (s - 1) > 1e-8)
-    rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: probabilities is not a valid simplex. "
-              "sum(probabilities) = %.9g, but should be 1", cx->fn_name, s);
-  if (cx->drop && !a[0].ad && !a[1].ad)
-    {
-      *out = tilde_value_real (0);
-      return;
-    }
-  gint32 K = a[0].n;
-  double logp = 0, asum = 0;
-  for (gint32 i = 0; i < K; i++)
-    asum += a[1].x[i];
-  if (keep (cx, a, 2))
-    {
-      logp += lgamma (asum);
-      for (gint32 i = 0; i < K; i++)
-        logp -= lgamma (a[1].x[i]);
-    }
-  gboolean k_both = keep (cx, a, 3);
-  double dsum = a[1].p ? tilde_digamma (asum) : 0;
-  for (gint32 i = 0; i < K; i++)
-    {
-      double th = a[0].x[i], al = a[1].x[i], lt = log (th);
-      if (k_both)
-        logp += (al - 1) * lt;
-      dgrad (&a[0], i, (al - 1) / th);
-      if (a[1].p)
-        dgrad (&a[1], i, dsum - tilde_digamma (al) + lt);
-    }
-  dfinish (cx, a, 2, logp, out);
-}
-
-/* ---- cumulative distribution functions ---- */
-
-static void
-k_normal_lcdf (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
-{
-  DArg a[3];
-  darg (cx, &a[0], &v[0], "Random variable");
-  darg (cx, &a[1], &v[1], "Location parameter");
-  darg (cx, &a[2], &v[2], "Scale parameter");
-  check_not_nan (cx, &a[0]);
-  check_finite (cx, &a[1]);
-  check_positive (cx, &a[2]);
-  gint32 N = dsize (cx, a, 3);
-  gboolean upper = cx->fn_name && g_str_has_suffix (cx->fn_name, "lccdf");
-  double logp = 0;
-  for (gint32 i = 0; i < N; i++)
-    {
-      double s = AT (&a[2], i);
-      double z = (AT (&a[0], i) - AT (&a[1], i)) / s;
-      double x = upper ? -z : z;
-      /* log Phi (x) and its derivative, accurate in the lower tail */
-      double lp = x < -5 ? log (0.5 * erfc (-x / TILDE_SQRT_TWO)) : log (tilde_Phi (x));
-      double dlp = x < -37.5 ? -x : exp (tilde_std_normal_log_density (x) - lp);
-      logp += lp;
-      double dz = (upper ? -dlp : dlp) / s;
-      dgrad (&a[0], i, dz);
-      dgrad (&a[1], i, -dz);
-      dgrad (&a[2], i, -dz * z);
-    }
-  dfinish (cx, a, 3, logp, out);
-}
-
-static void
-k_student_t_lcdf (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
-{
-  DArg a[4];
-  darg (cx, &a[0], &v[0], "Random variable");
-  darg (cx, &a[1], &v[1], "Degrees of freedom parameter");
-  darg (cx, &a[2], &v[2], "Location parameter");
-  darg (cx, &a[3], &v[3], "Scale parameter");
-  if (any_ad (a + 1, 1))
-    rt_raise (cx, TILDE_MODEL_ERROR_FATAL, "%s: degrees of freedom that depend on parameters "
-              "are not supported yet", cx->fn_name);
-  check_not_nan (cx, &a[0]);
-  check_positive_finite (cx, &a[1]);
-  check_finite (cx, &a[2]);
-  check_positive_finite (cx, &a[3]);
-  gint32 N = dsize (cx, a, 4);
-  gboolean upper = g_str_has_suffix (cx->fn_name, "lccdf");
-  double logp = 0;
-  for (gint32 i = 0; i < N; i++)
-    {
-      double nu = AT (&a[1], i), s = AT (&a[3], i);
-      double t = (AT (&a[0], i) - AT (&a[2], i)) / s;
-      double x = upper ? -t : t;
-      /* F(x) = 1 - I_{nu/(nu+x^2)}(nu/2, 1/2) / 2 for x > 0 */
-      double x2 = x * x;
-      /* I_{nu / (nu + x^2)} (nu / 2, 1 / 2), from the side that keeps its digits */
-      double ib = x2 < nu ? tilde_inc_beta_q (0.5, 0.5 * nu, x2 / (nu + x2))
-        : tilde_inc_beta (0.5 * nu, 0.5, nu / (nu + x2));
-      double F = x > 0 ? 1 - 0.5 * ib : 0.5 * ib;
-      double lF = log (F);
-      double dens = exp (lgamma (0.5 * (nu + 1)) - lgamma (0.5 * nu) - 0.5 * log (nu * M_PI)
-                         - 0.5 * (nu + 1) * log1p (x * x / nu));
-      logp += lF;
-      double dt = (upper ? -1 : 1) * dens / F / s;
-      dgrad (&a[0], i, dt);
-      dgrad (&a[2], i, -dt);
-      dgrad (&a[3], i, -dt * t);
-    }
-  dfinish (cx, a, 4, logp, out);
+  dist_finish (cx, a, 3, logp, out);
 }
 
 /* ---- generalised linear models: y ~ f (alpha + x * beta, ...) ----
  * The linear predictor is a product node and a sum node; the density then
- * adds one reduction, as the expanded statement would. */
+ * adds one reduction, as the expanded statement would. Under propto the
+ * terms kept are the expanded statement's, so that a statement the
+ * optimiser rewrote into a GLM keeps the value it had: for
+ * neg_binomial_2_log_glm this keeps -lgamma (n + 1) with phi, a constant
+ * Stan's own GLM drops. */
 
 static void
 linear_predictor (RtCtx *cx, const TildeValue *x, const TildeValue *alpha, const TildeValue *beta,
@@ -1270,6 +833,17 @@ k_bernoulli_logit_glm (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *ou
   args[0] = v[0];
   args[1] = eta;
   k_bernoulli_logit (cx, 2, args, out);
+}
+
+static void
+k_binomial_logit_glm (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  TildeValue eta, args[3];
+  linear_predictor (cx, &v[2], &v[3], &v[4], &eta);
+  args[0] = v[0];
+  args[1] = v[1];
+  args[2] = eta;
+  k_binomial_logit (cx, 3, args, out);
 }
 
 static void
@@ -1309,9 +883,6 @@ const RtBuiltin rt_builtins_dist[] = {
   DIST ("lognormal", k_lognormal, 3),
   DIST ("beta", k_beta, 3),
   DIST ("uniform", k_uniform, 3),
-  DIST ("lkj_corr_cholesky", k_lkj_corr_cholesky, 2),
-  DIST ("multi_normal_cholesky", k_multi_normal_cholesky, 3),
-  DIST ("dirichlet", k_dirichlet, 2),
   MASS ("bernoulli", k_bernoulli, 2),
   MASS ("bernoulli_logit", k_bernoulli_logit, 2),
   MASS ("binomial", k_binomial, 3),
@@ -1323,10 +894,7 @@ const RtBuiltin rt_builtins_dist[] = {
   DIST ("normal_id_glm", k_normal_id_glm, 5),
   MASS ("bernoulli_logit_glm", k_bernoulli_logit_glm, 4),
   MASS ("poisson_log_glm", k_poisson_log_glm, 4),
+  MASS ("binomial_logit_glm", k_binomial_logit_glm, 5),
   MASS ("neg_binomial_2_log_glm", k_neg_binomial_2_log_glm, 5),
-  { "normal_lcdf", k_normal_lcdf, 3, 3 },
-  { "normal_lccdf", k_normal_lcdf, 3, 3 },
-  { "student_t_lcdf", k_student_t_lcdf, 4, 4 },
-  { "student_t_lccdf", k_student_t_lcdf, 4, 4 },
   { NULL, NULL, 0, 0 },
 };

@@ -273,10 +273,10 @@ k_divide (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
 {
   if (all_int_scalars (2, a))
     int_divide (cx, a, out);
-  else if (is_scalar (&a[1]))
-    arith (cx, OP_DIV, &a[0], &a[1], out);
+  else if (a[1].kind == TILDE_VALUE_MATRIX && !is_scalar (&a[0]))
+    rt_mdivide_right (cx, &a[0], &a[1], out);
   else
-    rt_raise (cx, TILDE_MODEL_ERROR_FATAL, "matrix division (mdivide_right) is not supported yet");
+    arith (cx, OP_DIV, &a[0], &a[1], out);
 }
 
 static void
@@ -351,6 +351,7 @@ const RtBuiltin rt_builtins_arith[] = {
   { "PMinus__", k_neg, 1, 1 },
   { "minus", k_neg, 1, 1 },
   { "PPlus__", k_pplus, 1, 1 },
+  { "plus", k_pplus, 1, 1 },
   { "Times__", k_times, 2, 2 },
   { "multiply", k_times, 2, 2 },
   { "EltTimes__", k_elt_times, 2, 2 },

@@ -47,7 +47,6 @@ UNARY (inv_square, 1 / (a * a), -2 / (a * a * a))
 UNARY (fabs, fabs (a), a > 0 ? 1 : a < 0 ? -1 : 0)
 UNARY (lgamma, lgamma (a), tilde_digamma (a))
 UNARY (digamma, tilde_digamma (a), tilde_trigamma (a))
-UNARY (trigamma, tilde_trigamma (a), NAN)
 UNARY (tgamma, tgamma (a), v * tilde_digamma (a))
 UNARY (inv_logit, tilde_inv_logit (a), v * (1 - v))
 UNARY (logit, tilde_logit (a), 1 / (a - a * a))
@@ -1025,7 +1024,7 @@ static void k_not_a_number (RtCtx *cx, int n, const TildeValue *a, TildeValue *o
 const RtBuiltin rt_builtins_funs[] = {
   E1 (exp), E1 (exp2), E1 (log), E1 (log2), E1 (log10), E1 (log1p), E1 (expm1), E1 (log1m),
   E1 (sqrt), E1 (cbrt), E1 (square), E1 (inv), E1 (inv_sqrt), E1 (inv_square), E1 (fabs),
-  E1 (lgamma), E1 (digamma), E1 (trigamma), E1 (tgamma), E1 (inv_logit), E1 (logit),
+  E1 (lgamma), E1 (digamma), E1 (tgamma), E1 (inv_logit), E1 (logit),
   E1 (log_inv_logit), E1 (log1m_inv_logit), E1 (log1p_exp), E1 (log1m_exp), E1 (inv_cloglog),
   E1 (Phi), E1 (inv_Phi), E1 (Phi_approx), E1 (erf), E1 (erfc), E1 (sin), E1 (cos), E1 (tan),
   E1 (asin), E1 (acos), E1 (atan), E1 (sinh), E1 (cosh), E1 (tanh), E1 (asinh), E1 (acosh),

@@ -3,7 +3,7 @@
  * Matrix kernels with their reverse-mode rules, on OpenBLAS and LAPACKE:
  * products, triangular solves, the Cholesky factorisation, and the
  * structured products models use (diag_pre_multiply, add_diag,
- * multiply_lower_tri_self_transpose, gp_exp_quad_cov).
+ * multiply_lower_tri_self_transpose).
  */
 #define G_LOG_DOMAIN "tilde-engine"
 
@@ -258,25 +258,6 @@ k_mdivide_left_tri_low (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *o
   tri_low_solve (cx, &a[0], &a[1], out);
 }
 
-void
-rt_mdivide_left (RtCtx *cx, const TildeValue *a, const TildeValue *b, TildeValue *out)
-{
-  if (a->ad || b->ad)
-    rt_raise (cx, TILDE_MODEL_ERROR_FATAL,
-              "mdivide_left of parameters is not supported yet (use mdivide_left_tri_low "
-              "or a Cholesky factor)");
-  check_square (cx, a);
-  int n = a->rows, m = b->kind == TILDE_VALUE_VECTOR ? 1 : b->cols;
-  rt_check_size (cx, "mdivide_left", n, b->rows);
-  double *lu = tilde_arena_memdup (cx->arena, a->u.d, sizeof (double) * (gsize) (n * n));
-  TildeValue r = rt_new_data (cx, (TildeValueKind) b->kind, b->rows, b->cols);
-  memcpy (r.u.d, b->u.d, sizeof (double) * (gsize) (n * m));
-  int *piv = tilde_arena_alloc (cx->arena, sizeof (int) * (gsize) MAX (n, 1));
-  if (n > 0 && LAPACKE_dgesv (LAPACK_COL_MAJOR, n, m, lu, n, piv, r.u.d, n) != 0)
-    rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "mdivide_left: matrix is singular");
-  *out = r;
-}
-
 typedef struct {
   int n;
   const double *L;
@@ -502,73 +483,6 @@ k_crossprod (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
   rt_matmul (cx, &t, &a[0], out);
 }
 
-/* K(i, j) = alpha^2 exp (-(x_i - x_j)^2 / (2 rho^2)) for real points x */
-static void
-k_gp_exp_quad_cov (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
-{
-  const TildeValue *x = &a[0];
-  if (x->kind != TILDE_VALUE_ARRAY || !tilde_value_is_flat (x))
-    rt_raise (cx, TILDE_MODEL_ERROR_FATAL,
-              "gp_exp_quad_cov: only arrays of real points are supported yet");
-  double alpha = rt_scalar (cx, &a[1]), rho = rt_scalar (cx, &a[2]);
-  if (!(alpha > 0) || isinf (alpha))
-    rt_domain_error (cx, "magnitude", alpha, "positive finite");
-  if (!(rho > 0) || isinf (rho))
-    rt_domain_error (cx, "length scale", rho, "positive finite");
-  int n = x->rows, nn = n * n;
-  const double *xv = rt_values (cx, x);
-  gboolean ad = a[1].ad || a[2].ad || x->ad;
-  TildeValue res = ad ? rt_new_ad (cx, TILDE_VALUE_MATRIX, n, n)
-    : rt_new_data (cx, TILDE_VALUE_MATRIX, n, n);
-  double *o = ad ? cx->tape->val + res.start : res.u.d;
-  double *dalpha = a[1].ad ? rt_alloc_d (cx, (gsize) nn) : NULL;
-  double *drho = a[2].ad ? rt_alloc_d (cx, (gsize) nn) : NULL;
-  double *dxi = x->ad ? rt_alloc_d (cx, (gsize) nn) : NULL;
-  double *dxj = x->ad ? rt_alloc_d (cx, (gsize) nn) : NULL;
-  double a2 = alpha * alpha, inv_r2 = 1 / (rho * rho);
-  for (int j = 0; j < n; j++)
-    for (int i = 0; i < n; i++)
-      {
-        double d = xv[i] - xv[j], d2 = d * d;
-        double k = a2 * exp (-0.5 * d2 * inv_r2);
-        int e = i + j * n;
-        o[e] = k;
-        if (dalpha)
-          dalpha[e] = 2 * k / alpha;
-        if (drho)
-          drho[e] = k * d2 * inv_r2 / rho;
-        if (dxi)
-          {
-            dxi[e] = -k * d * inv_r2;
-            dxj[e] = k * d * inv_r2;
-          }
-      }
-  if (ad)
-    {
-      AdOperand ops[4];
-      guint n_ops = 0;
-      if (dalpha)
-        ops[n_ops++] = (AdOperand) { .start = a[1].start, .n = 1, .partial = dalpha };
-      if (drho)
-        ops[n_ops++] = (AdOperand) { .start = a[2].start, .n = 1, .partial = drho };
-      if (dxi)
-        {
-          gint32 *ii = tilde_arena_alloc (cx->arena, sizeof (gint32) * (gsize) MAX (nn, 1));
-          gint32 *jj = tilde_arena_alloc (cx->arena, sizeof (gint32) * (gsize) MAX (nn, 1));
-          for (int j = 0; j < n; j++)
-            for (int i = 0; i < n; i++)
-              {
-                ii[i + j * n] = tilde_value_var (x, i);
-                jj[i + j * n] = tilde_value_var (x, j);
-              }
-          ops[n_ops++] = (AdOperand) { .idx = ii, .n = nn, .partial = dxi };
-          ops[n_ops++] = (AdOperand) { .idx = jj, .n = nn, .partial = dxj };
-        }
-      ad_elementwise (cx->tape, res.start, nn, n_ops, ops);
-    }
-  *out = res;
-}
-
 /* ---- dot products ---- */
 
 static void
@@ -737,7 +651,6 @@ const RtBuiltin rt_builtins_linalg[] = {
   { "multiply_lower_tri_self_transpose", k_multiply_lower_tri_self_transpose, 1, 1 },
   { "tcrossprod", k_tcrossprod, 1, 1 },
   { "crossprod", k_crossprod, 1, 1 },
-  { "gp_exp_quad_cov", k_gp_exp_quad_cov, 3, 3 },
   { "dot_product", k_dot_product, 2, 2 },
   { "dot_self", k_dot_self, 1, 1 },
   { "columns_dot_product", k_columns_dot_product, 2, 2 },
