@@ -45,6 +45,28 @@ mir_bitset_free (MirBitset *set)
   g_free (set);
 }
 
+gsize
+mir_bitset_size (guint n_bits)
+{
+  return sizeof (MirBitset) + (n_bits + 63) / 64 * sizeof (guint64);
+}
+
+MirBitset *
+mir_bitset_new_in (TildeArena *arena, guint n_bits)
+{
+  MirBitset *set = tilde_arena_alloc0 (arena, mir_bitset_size (n_bits));
+
+  set->n_bits = n_bits;
+  set->n_words = (n_bits + 63) / 64;
+  return set;
+}
+
+MirBitset *
+mir_bitset_copy_in (TildeArena *arena, const MirBitset *set)
+{
+  return tilde_arena_memdup (arena, set, mir_bitset_size (set->n_bits));
+}
+
 void
 mir_bitset_add (MirBitset *set, guint bit)
 {

@@ -9,6 +9,8 @@
 
 #include <glib.h>
 
+#include "tilde-arena.h"
+
 G_BEGIN_DECLS
 
 typedef struct {
@@ -21,6 +23,12 @@ MirBitset *mir_bitset_new       (guint n_bits);           /* empty */
 MirBitset *mir_bitset_new_full  (guint n_bits);           /* {0, ..., n_bits - 1} */
 MirBitset *mir_bitset_copy      (const MirBitset *set);
 void       mir_bitset_free      (MirBitset *set);
+/* Sets that share one lifetime (the facts of one analysis) come from an
+ * arena and go with it, never through mir_bitset_free. */
+MirBitset *mir_bitset_new_in    (TildeArena *arena, guint n_bits);
+MirBitset *mir_bitset_copy_in   (TildeArena *arena, const MirBitset *set);
+/* The bytes one set of n_bits takes, for sizing an arena. */
+gsize      mir_bitset_size      (guint n_bits);
 
 void       mir_bitset_add       (MirBitset *set, guint bit);
 void       mir_bitset_remove    (MirBitset *set, guint bit);

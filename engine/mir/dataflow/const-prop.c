@@ -5,40 +5,49 @@
 
 #include <string.h>
 
+/* Only the variables that some node gives a scalar value (x = e,
+ * declarations with a value) can ever hold a constant: every other one is
+ * ⊤ wherever control reaches and ⊥ where it does not. A fact therefore
+ * keeps whether its point is reached and the values of those candidates
+ * alone, in the order of their variables. */
+typedef struct {
+  const MirEffects *fx;
+  guint             n_vars;
+  guint             n_cands;
+  guint            *cand_of_var;   /* per variable: its candidate, or MIR_FLOW_NONE */
+  guint            *var_of_cand;
+} ConstSpace;
+
 typedef struct {
   guint         n;
+  gboolean      reached;
   MirConstValue v[];
 } ConstMap;
 
 static ConstMap *
-map_new (guint n, MirConstKind kind)
+map_new (const ConstSpace *space, gboolean reached, MirConstKind kind)
 {
+  guint n = space->n_cands;
   ConstMap *m = g_malloc (sizeof (ConstMap) + n * sizeof (MirConstValue));
 
   m->n = n;
+  /* with no variables at all, no point can be told unreached */
+  m->reached = reached || space->n_vars == 0;
   for (guint i = 0; i < n; i++)
     m->v[i] = (MirConstValue) { kind, 0, 0 };
   return m;
 }
 
-static guint
-n_vars (gpointer ud)
-{
-  const MirEffects *fx = ud;
-
-  return mir_var_index_size (fx->vars);
-}
-
 static gpointer
 map_bottom (gpointer ud)
 {
-  return map_new (n_vars (ud), MIR_CONST_UNDEF);
+  return map_new (ud, FALSE, MIR_CONST_UNDEF);
 }
 
 static gpointer
 map_top (gpointer ud)
 {
-  return map_new (n_vars (ud), MIR_CONST_NAC);
+  return map_new (ud, TRUE, MIR_CONST_NAC);
 }
 
 static gpointer
@@ -56,11 +65,26 @@ map_free (gpointer fact, gpointer ud)
 }
 
 static void
+map_assign (gpointer dst, gconstpointer src, gpointer ud)
+{
+  const ConstMap *m = src;
+
+  memcpy (dst, m, sizeof (ConstMap) + m->n * sizeof (MirConstValue));
+}
+
+static void
 map_join (gpointer acc, gconstpointer fact, gpointer ud)
 {
   ConstMap *a = acc;
   const ConstMap *b = fact;
 
+  if (!b->reached)
+    return;
+  if (!a->reached)
+    {
+      map_assign (a, b, ud);
+      return;
+    }
   for (guint i = 0; i < a->n; i++)
     a->v[i] = mir_const_join (a->v[i], b->v[i]);
 }
@@ -70,29 +94,22 @@ map_equal (gconstpointer x, gconstpointer y, gpointer ud)
 {
   const ConstMap *a = x, *b = y;
 
+  if (a->reached != b->reached)
+    return FALSE;
   for (guint i = 0; i < a->n; i++)
     if (!mir_const_equal (a->v[i], b->v[i]))
       return FALSE;
   return TRUE;
 }
 
-static gboolean
-is_unreached (const ConstMap *m)
-{
-  for (guint i = 0; i < m->n; i++)
-    if (m->v[i].kind != MIR_CONST_UNDEF)
-      return FALSE;
-  return m->n > 0;
-}
-
 static void
 map_print (GString *out, gconstpointer fact, gpointer ud)
 {
-  const MirEffects *fx = ud;
+  const ConstSpace *space = ud;
   const ConstMap *m = fact;
   gboolean first = TRUE;
 
-  if (is_unreached (m))
+  if (!m->reached)
     {
       g_string_append (out, "⊥");
       return;
@@ -103,7 +120,7 @@ map_print (GString *out, gconstpointer fact, gpointer ud)
       if (m->v[i].kind != MIR_CONST_INT && m->v[i].kind != MIR_CONST_REAL)
         continue;
       g_string_append_printf (out, "%s%s = ", first ? "" : ", ",
-                              mir_var_index_name (fx->vars, i));
+                              mir_var_index_name (space->fx->vars, space->var_of_cand[i]));
       mir_const_append (out, m->v[i]);
       first = FALSE;
     }
@@ -117,37 +134,43 @@ static const MirLattice const_lattice = {
   .join = map_join,
   .equal = map_equal,
   .print = map_print,
+  .assign = map_assign,
 };
 
 typedef struct {
-  const MirEffects *fx;
+  const ConstSpace *space;
   const ConstMap   *map;
 } Lookup;
+
+/* A variable's value in a fact (x from the variable index, or
+ * MIR_FLOW_NONE for a name it does not know). */
+static MirConstValue
+value_of (const ConstSpace *space, const ConstMap *m, guint x)
+{
+  guint c;
+
+  if (x == MIR_FLOW_NONE)
+    return mir_const_nac ();
+  if (!m->reached)
+    return mir_const_undef ();
+  c = space->cand_of_var[x];
+  return c == MIR_FLOW_NONE ? mir_const_nac () : m->v[c];
+}
 
 static MirConstValue
 lookup_var (const char *name, gpointer data)
 {
   const Lookup *l = data;
-  guint x = mir_var_index_lookup (l->fx->vars, name);
 
-  return x == MIR_FLOW_NONE ? mir_const_nac () : l->map->v[x];
+  return value_of (l->space, l->map, mir_var_index_lookup (l->space->fx->vars, name));
 }
 
 static MirConstValue
-eval_in (const MirEffects *fx, const ConstMap *map, const MirExpr *e)
+eval_in (const ConstSpace *space, const ConstMap *map, const MirExpr *e)
 {
-  Lookup l = { fx, map };
+  Lookup l = { space, map };
 
   return mir_const_eval (e, lookup_var, &l);
-}
-
-static void
-set_var (ConstMap *m, const MirEffects *fx, const char *name, MirConstValue v)
-{
-  guint x = mir_var_index_lookup (fx->vars, name);
-
-  if (x != MIR_FLOW_NONE)
-    m->v[x] = v;
 }
 
 static gboolean
@@ -156,40 +179,111 @@ is_scalar_number (const TildeType *type)
   return type && (tilde_type_is_int (type) || tilde_type_is_real (type));
 }
 
-static void
-const_transfer (const MirFlowGraph *graph, guint node, gpointer fact, gpointer ud)
+/* The variable a node gives a scalar value of its right-hand side, and
+ * that right-hand side, or NULL. */
+static const char *
+scalar_definition (const MirStmt *s, const MirExpr **rhs)
 {
-  const MirEffects *fx = ud;
-  const MirStmt *s = graph->nodes[node].stmt;
-  ConstMap *m = fact;
-  g_autofree ConstMap *in = NULL;
   const MirLvalue *lhs;
 
-  /* an unreached point stays unreached */
-  if (is_unreached (m))
-    return;
-  in = map_copy (m, ud);
-  /* everything written becomes ⊤, then whole assignments of scalars get
-   * the value of their right-hand side, computed from the input */
-  for (guint x = 0; x < m->n; x++)
-    if (mir_bitset_contains (fx->writes[node], x) || mir_bitset_contains (fx->kills[node], x)
-        || mir_bitset_contains (fx->scope_ends[node], x))
-      m->v[x] = mir_const_nac ();
   switch (s->kind)
     {
     case MIR_STMT_ASSIGN:
       lhs = s->u.assign.lhs;
       if (!lhs->proj_of && (!lhs->indices || lhs->indices->len == 0)
           && is_scalar_number (lhs->type))
-        set_var (m, fx, lhs->var, eval_in (fx, in, s->u.assign.rhs));
-      break;
+        {
+          *rhs = s->u.assign.rhs;
+          return lhs->var;
+        }
+      return NULL;
     case MIR_STMT_DECL:
       if (s->u.decl.init_kind == MIR_DECL_ASSIGN && is_scalar_number (s->u.decl.type))
-        set_var (m, fx, s->u.decl.name, eval_in (fx, in, s->u.decl.init));
-      break;
+        {
+          *rhs = s->u.decl.init;
+          return s->u.decl.name;
+        }
+      return NULL;
     default:
-      break;
+      return NULL;
     }
+}
+
+static void
+make_nac (const ConstSpace *space, ConstMap *m, const MirBitset *vars)
+{
+  for (int x = mir_bitset_next (vars, 0); x >= 0; x = mir_bitset_next (vars, (guint) x + 1))
+    if (space->cand_of_var[x] != MIR_FLOW_NONE)
+      m->v[space->cand_of_var[x]] = mir_const_nac ();
+}
+
+static void
+const_transfer (const MirFlowGraph *graph, guint node, gpointer fact, gpointer ud)
+{
+  const ConstSpace *space = ud;
+  const MirEffects *fx = space->fx;
+  const MirStmt *s = graph->nodes[node].stmt;
+  ConstMap *m = fact;
+  const MirExpr *rhs = NULL;
+  const char *defined;
+  MirConstValue value = { MIR_CONST_NAC, 0, 0 };
+
+  /* an unreached point stays unreached */
+  if (!m->reached || m->n == 0)
+    return;
+  /* the value of a scalar definition, from the input; then everything
+   * written becomes ⊤ and the defined variable takes the value */
+  defined = scalar_definition (s, &rhs);
+  if (defined)
+    value = eval_in (space, m, rhs);
+  make_nac (space, m, fx->writes[node]);
+  make_nac (space, m, fx->kills[node]);
+  make_nac (space, m, fx->scope_ends[node]);
+  if (defined)
+    {
+      guint x = mir_var_index_lookup (fx->vars, defined);
+      if (x != MIR_FLOW_NONE && space->cand_of_var[x] != MIR_FLOW_NONE)
+        m->v[space->cand_of_var[x]] = value;
+    }
+}
+
+static ConstSpace *
+const_space_new (const MirFlowGraph *graph, const MirEffects *fx)
+{
+  ConstSpace *space = g_new0 (ConstSpace, 1);
+  guint n_vars = mir_var_index_size (fx->vars);
+
+  space->fx = fx;
+  space->n_vars = n_vars;
+  space->cand_of_var = g_new (guint, n_vars + 1);
+  space->var_of_cand = g_new (guint, n_vars + 1);
+  for (guint x = 0; x < n_vars; x++)
+    space->cand_of_var[x] = MIR_FLOW_NONE;
+  for (guint v = 0; v < graph->n_nodes; v++)
+    {
+      const MirExpr *rhs;
+      const char *defined = graph->nodes[v].stmt ? scalar_definition (graph->nodes[v].stmt, &rhs)
+                                                 : NULL;
+      guint x = defined ? mir_var_index_lookup (fx->vars, defined) : MIR_FLOW_NONE;
+
+      if (x != MIR_FLOW_NONE)
+        space->cand_of_var[x] = 0;
+    }
+  for (guint x = 0; x < n_vars; x++)
+    if (space->cand_of_var[x] != MIR_FLOW_NONE)
+      {
+        space->cand_of_var[x] = space->n_cands;
+        space->var_of_cand[space->n_cands++] = x;
+      }
+  return space;
+}
+
+static void
+const_space_free (ConstSpace *space)
+{
+  g_free (space->cand_of_var);
+  g_free (space->var_of_cand);
+  g_free (space);
 }
 
 MirConstFacts *
@@ -203,7 +297,7 @@ mir_constant_propagation (MirFlowGraph *graph, gboolean record)
   problem.direction = MIR_DATAFLOW_FORWARD;
   problem.transfer = const_transfer;
   problem.boundary = map_top;
-  problem.user_data = facts->effects;
+  problem.user_data = const_space_new (graph, facts->effects);
   problem.record = record;
   facts->solution = mir_dataflow_solve (graph, &problem);
   return facts;
@@ -214,7 +308,12 @@ mir_const_facts_free (MirConstFacts *facts)
 {
   if (!facts)
     return;
-  mir_dataflow_solution_free (facts->solution);
+  if (facts->solution)
+    {
+      ConstSpace *space = facts->solution->user_data;
+      mir_dataflow_solution_free (facts->solution);
+      const_space_free (space);
+    }
   mir_effects_free (facts->effects);
   g_free (facts);
 }
@@ -222,9 +321,9 @@ mir_const_facts_free (MirConstFacts *facts)
 static MirConstValue
 value_in (const MirConstFacts *facts, const ConstMap *m, const char *var)
 {
-  guint x = mir_var_index_lookup (facts->effects->vars, var);
+  const ConstSpace *space = facts->solution->user_data;
 
-  return x == MIR_FLOW_NONE ? mir_const_nac () : m->v[x];
+  return value_of (space, m, mir_var_index_lookup (facts->effects->vars, var));
 }
 
 MirConstValue
@@ -245,5 +344,5 @@ MirConstValue
 mir_const_facts_eval (const MirConstFacts *facts, guint node, const MirExpr *e)
 {
   g_return_val_if_fail (node < facts->solution->graph->n_nodes, mir_const_nac ());
-  return eval_in (facts->effects, facts->solution->before[node], e);
+  return eval_in (facts->solution->user_data, facts->solution->before[node], e);
 }

@@ -28,14 +28,27 @@ mir_var_index_free (MirVarIndex *index)
   g_free (index);
 }
 
+/* Names in the MIR are interned, so most lookups find their key by
+ * pointer; a name that is not interned is interned first. */
+static guint
+number_of (const MirVarIndex *index, const char *name)
+{
+  guint number = GPOINTER_TO_UINT (g_hash_table_lookup (index->numbers, name));
+
+  if (number || !name)
+    return number;
+  return GPOINTER_TO_UINT (g_hash_table_lookup (index->numbers, g_intern_string (name)));
+}
+
 guint
 mir_var_index_add (MirVarIndex *index, const char *name)
 {
-  const char *interned = g_intern_string (name);
-  guint number = GPOINTER_TO_UINT (g_hash_table_lookup (index->numbers, interned));
+  guint number = number_of (index, name);
+  const char *interned;
 
   if (number)
     return number - 1;
+  interned = g_intern_string (name);
   number = index->names->len - 1;
   index->names->pdata[number] = (gpointer) interned;
   g_ptr_array_add (index->names, NULL);
@@ -50,7 +63,7 @@ mir_var_index_lookup (const MirVarIndex *index, const char *name)
 
   if (!name)
     return MIR_FLOW_NONE;
-  number = GPOINTER_TO_UINT (g_hash_table_lookup (index->numbers, g_intern_string (name)));
+  number = number_of (index, name);
   return number ? number - 1 : MIR_FLOW_NONE;
 }
 
@@ -381,18 +394,21 @@ mir_effects_new (const MirFlowGraph *graph, const char *const *extra)
   n_vars = mir_var_index_size (fx->vars);
 
   fx->n_nodes = graph->n_nodes;
-  fx->reads = g_new (MirBitset *, graph->n_nodes);
-  fx->writes = g_new (MirBitset *, graph->n_nodes);
-  fx->kills = g_new (MirBitset *, graph->n_nodes);
-  fx->declares = g_new (MirBitset *, graph->n_nodes);
-  fx->scope_ends = g_new (MirBitset *, graph->n_nodes);
+  /* the five sets of every node in one chunk */
+  fx->arena = tilde_arena_new (5 * (gsize) graph->n_nodes * (mir_bitset_size (n_vars) + 16)
+                               + 5 * (gsize) graph->n_nodes * sizeof (MirBitset *) + 256);
+  fx->reads = tilde_arena_alloc (fx->arena, graph->n_nodes * sizeof (MirBitset *));
+  fx->writes = tilde_arena_alloc (fx->arena, graph->n_nodes * sizeof (MirBitset *));
+  fx->kills = tilde_arena_alloc (fx->arena, graph->n_nodes * sizeof (MirBitset *));
+  fx->declares = tilde_arena_alloc (fx->arena, graph->n_nodes * sizeof (MirBitset *));
+  fx->scope_ends = tilde_arena_alloc (fx->arena, graph->n_nodes * sizeof (MirBitset *));
   for (guint v = 0; v < graph->n_nodes; v++)
     {
-      fx->reads[v] = mir_bitset_new (n_vars);
-      fx->writes[v] = mir_bitset_new (n_vars);
-      fx->kills[v] = mir_bitset_new (n_vars);
-      fx->declares[v] = mir_bitset_new (n_vars);
-      fx->scope_ends[v] = mir_bitset_new (n_vars);
+      fx->reads[v] = mir_bitset_new_in (fx->arena, n_vars);
+      fx->writes[v] = mir_bitset_new_in (fx->arena, n_vars);
+      fx->kills[v] = mir_bitset_new_in (fx->arena, n_vars);
+      fx->declares[v] = mir_bitset_new_in (fx->arena, n_vars);
+      fx->scope_ends[v] = mir_bitset_new_in (fx->arena, n_vars);
       if (graph->nodes[v].stmt)
         fill_effects (fx, v, graph->nodes[v].stmt);
     }
@@ -404,19 +420,7 @@ mir_effects_free (MirEffects *fx)
 {
   if (!fx)
     return;
-  for (guint v = 0; v < fx->n_nodes; v++)
-    {
-      mir_bitset_free (fx->reads[v]);
-      mir_bitset_free (fx->writes[v]);
-      mir_bitset_free (fx->kills[v]);
-      mir_bitset_free (fx->declares[v]);
-      mir_bitset_free (fx->scope_ends[v]);
-    }
-  g_free (fx->reads);
-  g_free (fx->writes);
-  g_free (fx->kills);
-  g_free (fx->declares);
-  g_free (fx->scope_ends);
+  tilde_arena_free (fx->arena);
   mir_var_index_free (fx->vars);
   g_free (fx);
 }

@@ -53,6 +53,8 @@ typedef struct {
   MirBitset  **scope_ends; /* block and profile ends: the variables declared
                             * directly in them, which die there */
   guint        n_nodes;
+  /* private */
+  TildeArena  *arena;      /* the sets */
 } MirEffects;
 
 /* The effects of every node; variables are numbered in order of first

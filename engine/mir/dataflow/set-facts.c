@@ -3,24 +3,35 @@
 
 #include "mir/dataflow/set-facts.h"
 
+/* Facts live in the arena of the MirSetFacts, until it is freed. */
 static gpointer
 set_bottom (gpointer ud)
 {
   MirSetFacts *f = ud;
+  MirBitset *set = mir_bitset_new_in (f->arena, f->n_bits);
 
-  return f->must ? mir_bitset_new_full (f->n_bits) : mir_bitset_new (f->n_bits);
+  if (f->must)
+    mir_bitset_fill (set);
+  return set;
 }
 
 static gpointer
 set_copy (gconstpointer fact, gpointer ud)
 {
-  return mir_bitset_copy (fact);
+  MirSetFacts *f = ud;
+
+  return mir_bitset_copy_in (f->arena, fact);
 }
 
 static void
 set_free (gpointer fact, gpointer ud)
 {
-  mir_bitset_free (fact);
+}
+
+static void
+set_assign (gpointer dst, gconstpointer src, gpointer ud)
+{
+  mir_bitset_assign (dst, src);
 }
 
 static void
@@ -55,6 +66,7 @@ static const MirLattice set_lattice = {
   .join = set_join,
   .equal = set_equal,
   .print = set_print,
+  .assign = set_assign,
 };
 
 static gpointer
@@ -63,8 +75,8 @@ set_boundary (gpointer ud)
   MirSetFacts *f = ud;
 
   if (f->problem->boundary)
-    return mir_bitset_copy (f->problem->boundary);
-  return mir_bitset_new (f->n_bits);
+    return mir_bitset_copy_in (f->arena, f->problem->boundary);
+  return mir_bitset_new_in (f->arena, f->n_bits);
 }
 
 static void
@@ -89,20 +101,28 @@ mir_set_facts_solve (MirFlowGraph *graph, const MirSetProblem *problem)
 {
   MirSetFacts *f = g_new0 (MirSetFacts, 1);
   MirDataflowProblem dp = { 0 };
+  /* every fact of the solve (two per node, and the solver's few) in one
+   * chunk, the labels after them */
+  gsize facts_size = (2 * (gsize) graph->n_nodes + 8) * (mir_bitset_size (problem->n_bits) + 16);
 
   f->graph = mir_flow_graph_ref (graph);
   f->n_bits = problem->n_bits;
   f->must = problem->must;
-  f->labels = g_new0 (char *, problem->n_bits + 1);
-  f->by_label = g_hash_table_new (g_str_hash, g_str_equal);
+  f->arena = tilde_arena_new (facts_size + 16 * (gsize) problem->n_bits + 1024);
+  f->labels = tilde_arena_alloc (f->arena, (problem->n_bits + 1) * sizeof (char *));
   for (guint i = 0; i < problem->n_bits; i++)
     {
-      f->labels[i] = g_strdup (problem->labels ? problem->labels[i] : NULL);
-      if (!f->labels[i])
-        f->labels[i] = g_strdup_printf ("%u", i);
-      if (!g_hash_table_contains (f->by_label, f->labels[i]))
-        g_hash_table_insert (f->by_label, f->labels[i], GUINT_TO_POINTER (i + 1));
+      const char *label = problem->labels ? problem->labels[i] : NULL;
+      char number[16];
+
+      if (!label)
+        {
+          g_snprintf (number, sizeof number, "%u", i);
+          label = number;
+        }
+      f->labels[i] = tilde_arena_strdup (f->arena, label);
     }
+  f->labels[problem->n_bits] = NULL;
   f->problem = problem;
   dp.lattice = &set_lattice;
   dp.direction = problem->direction;
@@ -121,8 +141,9 @@ mir_set_facts_free (MirSetFacts *facts)
   if (!facts)
     return;
   mir_dataflow_solution_free (facts->solution);
-  g_hash_table_unref (facts->by_label);
-  g_strfreev (facts->labels);
+  if (facts->by_label)
+    g_hash_table_unref (facts->by_label);
+  tilde_arena_free (facts->arena);
   mir_flow_graph_unref (facts->graph);
   g_free (facts);
 }
@@ -160,7 +181,20 @@ mir_set_facts_after (const MirSetFacts *facts, const MirStmt *stmt)
 guint
 mir_set_facts_lookup (const MirSetFacts *facts, const char *label)
 {
-  guint n = GPOINTER_TO_UINT (g_hash_table_lookup (facts->by_label, label));
+  guint n;
+
+  /* most solutions are never looked up by label: the table waits for the
+   * first lookup; the first member with a label wins */
+  if (!facts->by_label)
+    {
+      GHashTable *by_label = g_hash_table_new (g_str_hash, g_str_equal);
+
+      for (guint i = 0; i < facts->n_bits; i++)
+        if (!g_hash_table_contains (by_label, facts->labels[i]))
+          g_hash_table_insert (by_label, facts->labels[i], GUINT_TO_POINTER (i + 1));
+      ((MirSetFacts *) facts)->by_label = by_label;
+    }
+  n = GPOINTER_TO_UINT (g_hash_table_lookup (facts->by_label, label));
 
   return n ? n - 1 : MIR_FLOW_NONE;
 }

@@ -42,8 +42,9 @@ typedef struct {
   char               **labels;     /* NULL-terminated */
   MirDataflowSolution *solution;   /* facts are MirBitset* */
   /* private */
-  GHashTable          *by_label;
+  GHashTable          *by_label;   /* made at the first lookup */
   const MirSetProblem *problem;    /* during solving only */
+  TildeArena          *arena;      /* the facts and the labels */
 } MirSetFacts;
 
 MirSetFacts     *mir_set_facts_solve  (MirFlowGraph *graph, const MirSetProblem *problem);

@@ -20,6 +20,11 @@ typedef struct {
   guint                    *visits;
   MirBitset                *pending;    /* positions still to visit */
   MirDataflowTrace         *trace;
+  /* with lattice->assign: a bottom to start empty joins from, and the
+   * facts not in use, which the next visit fills */
+  gpointer                  bottom;
+  gpointer                  scratch;
+  gpointer                  spare;
 } Solver;
 
 static char *
@@ -78,6 +83,46 @@ joined_input (Solver *s, guint v, gboolean *widened)
   return joined;
 }
 
+/* The same into s->scratch, for lattices that assign in place. */
+static void
+join_in_place (Solver *s, guint v, gboolean *widened)
+{
+  const MirLattice *L = s->lattice;
+  const guint *from;
+  guint n_from, widen_after = s->problem->widen_after;
+  gboolean empty = TRUE;
+
+  if (v == s->start)
+    {
+      L->assign (s->scratch, s->boundary, s->ud);
+      empty = FALSE;
+    }
+  flow_sources (s, v, &from, &n_from);
+  for (guint i = 0; i < n_from; i++)
+    {
+      if (empty)
+        L->assign (s->scratch, s->out[from[i]], s->ud);
+      else
+        L->join (s->scratch, s->out[from[i]], s->ud);
+      empty = FALSE;
+    }
+  if (empty)
+    L->assign (s->scratch, s->bottom, s->ud);
+  *widened = FALSE;
+  if (widen_after == 0)
+    widen_after = MIR_DATAFLOW_WIDEN_AFTER;
+  if (L->widen && s->graph->nodes[v].loop_head && s->visits[v] > widen_after)
+    {
+      gpointer joined = s->scratch;
+
+      L->assign (s->spare, s->in[v], s->ud);
+      L->widen (s->spare, joined, s->ud);
+      *widened = !L->equal (s->spare, joined, s->ud);
+      s->scratch = s->spare;
+      s->spare = joined;
+    }
+}
+
 static void
 visit (Solver *s, guint v)
 {
@@ -88,17 +133,36 @@ visit (Solver *s, guint v)
   guint n_to;
 
   s->visits[v]++;
-  input = joined_input (s, v, &widened);
-  in_changed = !L->equal (input, s->in[v], s->ud);
-  L->free (s->in[v], s->ud);
-  s->in[v] = input;
+  if (L->assign)
+    {
+      join_in_place (s, v, &widened);
+      input = s->scratch;
+      in_changed = !L->equal (input, s->in[v], s->ud);
+      s->scratch = s->in[v];
+      s->in[v] = input;
 
-  output = L->copy (input, s->ud);
-  if (s->graph->nodes[v].kind == MIR_FLOW_NODE_STMT)
-    s->problem->transfer (s->graph, v, output, s->ud);
-  out_changed = !L->equal (output, s->out[v], s->ud);
-  L->free (s->out[v], s->ud);
-  s->out[v] = output;
+      output = s->scratch;
+      L->assign (output, input, s->ud);
+      if (s->graph->nodes[v].kind == MIR_FLOW_NODE_STMT)
+        s->problem->transfer (s->graph, v, output, s->ud);
+      out_changed = !L->equal (output, s->out[v], s->ud);
+      s->scratch = s->out[v];
+      s->out[v] = output;
+    }
+  else
+    {
+      input = joined_input (s, v, &widened);
+      in_changed = !L->equal (input, s->in[v], s->ud);
+      L->free (s->in[v], s->ud);
+      s->in[v] = input;
+
+      output = L->copy (input, s->ud);
+      if (s->graph->nodes[v].kind == MIR_FLOW_NODE_STMT)
+        s->problem->transfer (s->graph, v, output, s->ud);
+      out_changed = !L->equal (output, s->out[v], s->ud);
+      L->free (s->out[v], s->ud);
+      s->out[v] = output;
+    }
 
   if (out_changed)
     {
@@ -155,6 +219,12 @@ mir_dataflow_solve (MirFlowGraph *graph, const MirDataflowProblem *problem)
       s.out[i] = L->bottom (s.ud);
       s.position[s.order[i]] = i;
     }
+  if (L->assign)
+    {
+      s.bottom = L->bottom (s.ud);
+      s.scratch = L->bottom (s.ud);
+      s.spare = L->bottom (s.ud);
+    }
   if (problem->record)
     start_trace (&s);
 
@@ -183,6 +253,12 @@ mir_dataflow_solve (MirFlowGraph *graph, const MirDataflowProblem *problem)
   if (s.trace)
     s.trace->converged = converged;
   L->free (s.boundary, s.ud);
+  if (L->assign)
+    {
+      L->free (s.bottom, s.ud);
+      L->free (s.scratch, s.ud);
+      L->free (s.spare, s.ud);
+    }
   g_free (s.position);
   g_free (s.visits);
   mir_bitset_free (s.pending);
