@@ -115,6 +115,23 @@ mir_expr_is_variable (const MirExpr *e)
   return kind != TILDE_TYPE_FUNCTION && kind != TILDE_TYPE_MATH_FUNCTION;
 }
 
+/* Whether a name is "target"; names are mostly interned, which makes this
+ * a pointer comparison, and only names starting with 't' are compared as
+ * strings. */
+static gboolean
+is_target_name (const char *name)
+{
+  static const char *interned;
+  const char *target = g_atomic_pointer_get (&interned);
+
+  if (!target)
+    {
+      target = g_intern_static_string (MIR_TARGET_VARIABLE);
+      g_atomic_pointer_set (&interned, target);
+    }
+  return name == target || (name[0] == 't' && strcmp (name, MIR_TARGET_VARIABLE) == 0);
+}
+
 gboolean
 mir_fun_increments_target (const MirFun *fun)
 {
@@ -123,14 +140,14 @@ mir_fun_increments_target (const MirFun *fun)
   if (fun->suffix == MIR_SUFFIX_JACOBIAN)
     return TRUE;
   /* target() has the _lp kind too, but only reads */
-  return fun->suffix == MIR_SUFFIX_TARGET && strcmp (fun->name, "target") != 0;
+  return fun->suffix == MIR_SUFFIX_TARGET && !is_target_name (fun->name);
 }
 
 static gboolean
 reads_target (const MirExpr *e)
 {
   return e->kind == MIR_EXPR_CALL && e->u.call.fun.kind == MIR_FUN_STANLIB
-         && e->u.call.fun.name && strcmp (e->u.call.fun.name, "target") == 0;
+         && e->u.call.fun.name && is_target_name (e->u.call.fun.name);
 }
 
 typedef struct {
@@ -242,78 +259,63 @@ mir_expr_increments_target (const MirExpr *e)
   return found;
 }
 
-static void
-find_target_read (MirExpr *e, gpointer data)
-{
-  gboolean *found = data;
-
-  if (*found)
-    return;
-  if (reads_target (e))
-    *found = TRUE;
-  else
-    mir_expr_foreach_child (e, find_target_read, data);
-}
-
 /* ---- per-statement effects ---- */
 
+/* One walk over a node's own expressions: the variables read, numbered
+ * (and numbered in order of first appearance), and how it uses the
+ * target. */
 typedef struct {
-  gboolean increments;
-  gboolean reads;
-} TargetUse;
+  MirVarIndex *vars;
+  GArray      *read;         /* guint: every variable read, in order */
+  gboolean     increments;
+  gboolean     reads_target;
+} NodeScan;
 
 static void
-note_target_use (MirExpr *e, gpointer data)
+scan_expr (MirExpr *e, gpointer data)
 {
-  TargetUse *t = data;
+  NodeScan *scan = data;
 
-  if (!t->increments)
-    find_increment (e, &t->increments);
-  if (!t->reads)
-    find_target_read (e, &t->reads);
-}
-
-static TargetUse
-stmt_target_use (const MirStmt *s)
-{
-  TargetUse t = { FALSE, FALSE };
-
-  mir_stmt_foreach_expr ((MirStmt *) s, note_target_use, &t);
-  if (s->kind == MIR_STMT_TARGET_PLUS || s->kind == MIR_STMT_JACOBIAN_PLUS
-      || (s->kind == MIR_STMT_NR_CALL && mir_fun_increments_target (&s->u.call.fun)))
-    t.increments = TRUE;
-  return t;
-}
-
-static void
-index_expr_vars (MirExpr *e, gpointer data)
-{
-  mir_var_index_add (data, e->u.var.name);
+  if (mir_expr_is_variable (e))
+    {
+      guint x = mir_var_index_add (scan->vars, e->u.var.name);
+      g_array_append_val (scan->read, x);
+    }
+  else if (e->kind == MIR_EXPR_CALL)
+    {
+      if (mir_fun_increments_target (&e->u.call.fun))
+        scan->increments = TRUE;
+      if (reads_target (e))
+        scan->reads_target = TRUE;
+    }
+  mir_expr_foreach_child (e, scan_expr, data);
 }
 
 static void
-index_stmt (MirVarIndex *vars, const MirStmt *s)
+scan_stmt (NodeScan *scan, const MirStmt *s)
 {
-  TargetUse t;
-
   switch (s->kind)
     {
     case MIR_STMT_DECL:
-      mir_var_index_add (vars, s->u.decl.name);
+      mir_var_index_add (scan->vars, s->u.decl.name);
       break;
     case MIR_STMT_FOR:
-      mir_var_index_add (vars, s->u.for_stmt.var);
+      mir_var_index_add (scan->vars, s->u.for_stmt.var);
       break;
     case MIR_STMT_ASSIGN:
-      mir_var_index_add (vars, mir_lvalue_variable (s->u.assign.lhs));
+      mir_var_index_add (scan->vars, mir_lvalue_variable (s->u.assign.lhs));
       break;
     default:
       break;
     }
-  mir_stmt_foreach_variable (s, index_expr_vars, vars);
-  t = stmt_target_use (s);
-  if (t.increments || t.reads)
-    mir_var_index_add (vars, MIR_TARGET_VARIABLE);
+  scan->increments = FALSE;
+  scan->reads_target = FALSE;
+  mir_stmt_foreach_expr ((MirStmt *) s, scan_expr, scan);
+  if (s->kind == MIR_STMT_TARGET_PLUS || s->kind == MIR_STMT_JACOBIAN_PLUS
+      || (s->kind == MIR_STMT_NR_CALL && mir_fun_increments_target (&s->u.call.fun)))
+    scan->increments = TRUE;
+  if (scan->increments || scan->reads_target)
+    mir_var_index_add (scan->vars, MIR_TARGET_VARIABLE);
 }
 
 static void
@@ -338,17 +340,18 @@ add_scope_decls (MirBitset *set, const MirVarIndex *vars, const GPtrArray *stmts
 }
 
 static void
-fill_effects (MirEffects *fx, guint v, const MirStmt *s)
+fill_effects (MirEffects *fx, guint v, const MirStmt *s, const guint *read, guint n_read,
+              guint target_use, guint target)
 {
   const MirVarIndex *vars = fx->vars;
-  TargetUse t = stmt_target_use (s);
   const MirLvalue *lhs;
 
-  mir_stmt_foreach_variable (s, add_read, &(AddReads) { vars, fx->reads[v] });
-  if (t.reads || t.increments)
-    add_var (fx->reads[v], vars, MIR_TARGET_VARIABLE);
-  if (t.increments)
-    add_var (fx->writes[v], vars, MIR_TARGET_VARIABLE);
+  for (guint i = 0; i < n_read; i++)
+    mir_bitset_add (fx->reads[v], read[i]);
+  if (target_use)
+    mir_bitset_add (fx->reads[v], target);
+  if (target_use & 1)
+    mir_bitset_add (fx->writes[v], target);
   switch (s->kind)
     {
     case MIR_STMT_ASSIGN:
@@ -383,26 +386,40 @@ MirEffects *
 mir_effects_new (const MirFlowGraph *graph, const char *const *extra)
 {
   MirEffects *fx = g_new0 (MirEffects, 1);
-  guint n_vars;
+  guint n = graph->n_nodes, n_vars, target;
+  /* per node: where its reads start in scan.read, and its use of the
+   * target (1: increments, 2: reads only) */
+  g_autofree guint *start = g_new (guint, 2 * (gsize) n + 1);
+  guint *target_use = start + n + 1;
+  NodeScan scan = { NULL, g_array_sized_new (FALSE, FALSE, sizeof (guint), 4 * n), FALSE, FALSE };
 
-  fx->vars = mir_var_index_new ();
-  for (guint v = 0; v < graph->n_nodes; v++)
-    if (graph->nodes[v].stmt)
-      index_stmt (fx->vars, graph->nodes[v].stmt);
+  fx->vars = scan.vars = mir_var_index_new ();
+  for (guint v = 0; v < n; v++)
+    {
+      start[v] = scan.read->len;
+      target_use[v] = 0;
+      if (graph->nodes[v].stmt)
+        {
+          scan_stmt (&scan, graph->nodes[v].stmt);
+          target_use[v] = scan.increments ? 1 : scan.reads_target ? 2 : 0;
+        }
+    }
+  start[n] = scan.read->len;
   for (guint i = 0; extra && extra[i]; i++)
     mir_var_index_add (fx->vars, extra[i]);
   n_vars = mir_var_index_size (fx->vars);
+  target = mir_var_index_lookup (fx->vars, MIR_TARGET_VARIABLE);
 
-  fx->n_nodes = graph->n_nodes;
+  fx->n_nodes = n;
   /* the five sets of every node in one chunk */
-  fx->arena = tilde_arena_new (5 * (gsize) graph->n_nodes * (mir_bitset_size (n_vars) + 16)
-                               + 5 * (gsize) graph->n_nodes * sizeof (MirBitset *) + 256);
-  fx->reads = tilde_arena_alloc (fx->arena, graph->n_nodes * sizeof (MirBitset *));
-  fx->writes = tilde_arena_alloc (fx->arena, graph->n_nodes * sizeof (MirBitset *));
-  fx->kills = tilde_arena_alloc (fx->arena, graph->n_nodes * sizeof (MirBitset *));
-  fx->declares = tilde_arena_alloc (fx->arena, graph->n_nodes * sizeof (MirBitset *));
-  fx->scope_ends = tilde_arena_alloc (fx->arena, graph->n_nodes * sizeof (MirBitset *));
-  for (guint v = 0; v < graph->n_nodes; v++)
+  fx->arena = tilde_arena_new (5 * (gsize) n * (mir_bitset_size (n_vars) + 16)
+                               + 5 * (gsize) n * sizeof (MirBitset *) + 256);
+  fx->reads = tilde_arena_alloc (fx->arena, n * sizeof (MirBitset *));
+  fx->writes = tilde_arena_alloc (fx->arena, n * sizeof (MirBitset *));
+  fx->kills = tilde_arena_alloc (fx->arena, n * sizeof (MirBitset *));
+  fx->declares = tilde_arena_alloc (fx->arena, n * sizeof (MirBitset *));
+  fx->scope_ends = tilde_arena_alloc (fx->arena, n * sizeof (MirBitset *));
+  for (guint v = 0; v < n; v++)
     {
       fx->reads[v] = mir_bitset_new_in (fx->arena, n_vars);
       fx->writes[v] = mir_bitset_new_in (fx->arena, n_vars);
@@ -410,8 +427,10 @@ mir_effects_new (const MirFlowGraph *graph, const char *const *extra)
       fx->declares[v] = mir_bitset_new_in (fx->arena, n_vars);
       fx->scope_ends[v] = mir_bitset_new_in (fx->arena, n_vars);
       if (graph->nodes[v].stmt)
-        fill_effects (fx, v, graph->nodes[v].stmt);
+        fill_effects (fx, v, graph->nodes[v].stmt, &g_array_index (scan.read, guint, start[v]),
+                      start[v + 1] - start[v], target_use[v], target);
     }
+  g_array_unref (scan.read);
   return fx;
 }
 
