@@ -6,10 +6,10 @@
 #include <string.h>
 
 /* Only the variables that some node gives a scalar value (x = e,
- * declarations with a value) can ever hold a constant: every other one is
- * ⊤ wherever control reaches and ⊥ where it does not. A fact therefore
- * keeps whether its point is reached and the values of those candidates
- * alone, in the order of their variables. */
+ * declarations with a value) that may be a constant can ever hold one:
+ * every other one is ⊤ wherever control reaches and ⊥ where it does not.
+ * A fact therefore keeps whether its point is reached and the values of
+ * those candidates alone, in the order of their variables. */
 typedef struct {
   const MirEffects *fx;
   guint             n_vars;
@@ -226,6 +226,7 @@ const_transfer (const MirFlowGraph *graph, guint node, gpointer fact, gpointer u
   ConstMap *m = fact;
   const MirExpr *rhs = NULL;
   const char *defined;
+  guint x = MIR_FLOW_NONE, c = MIR_FLOW_NONE;
   MirConstValue value = { MIR_CONST_NAC, 0, 0 };
 
   /* an unreached point stays unreached */
@@ -235,16 +236,111 @@ const_transfer (const MirFlowGraph *graph, guint node, gpointer fact, gpointer u
    * written becomes ⊤ and the defined variable takes the value */
   defined = scalar_definition (s, &rhs);
   if (defined)
+    x = mir_var_index_lookup (fx->vars, defined);
+  if (x != MIR_FLOW_NONE)
+    c = space->cand_of_var[x];
+  if (c != MIR_FLOW_NONE)
     value = eval_in (space, m, rhs);
   make_nac (space, m, fx->writes[node]);
   make_nac (space, m, fx->kills[node]);
   make_nac (space, m, fx->scope_ends[node]);
-  if (defined)
+  if (c != MIR_FLOW_NONE)
+    m->v[c] = value;
+}
+
+/* ---- the variables that may hold a constant ---- */
+
+typedef struct {
+  GPtrArray  *vars;   /* per definition: its variable */
+  GPtrArray  *rhs;    /* and its right-hand side */
+  GHashTable *may;    /* the variables that may hold a constant */
+} Definitions;
+
+static void
+note_definition (MirStmt *s, gpointer data)
+{
+  Definitions *d = data;
+  const MirExpr *rhs;
+  const char *x = scalar_definition (s, &rhs);
+
+  if (x)
     {
-      guint x = mir_var_index_lookup (fx->vars, defined);
-      if (x != MIR_FLOW_NONE && space->cand_of_var[x] != MIR_FLOW_NONE)
-        m->v[space->cand_of_var[x]] = value;
+      g_ptr_array_add (d->vars, (gpointer) x);
+      g_ptr_array_add (d->rhs, (gpointer) rhs);
     }
+}
+
+static gboolean
+in_may (const char *name, gpointer data)
+{
+  return g_hash_table_contains (data, name);
+}
+
+/* The greatest set of defined variables each of which has a definition
+ * whose value may be a constant when only the variables of the set may
+ * hold one. Every other variable is ⊤ wherever control reaches. */
+static void
+definitions_solve (Definitions *d)
+{
+  gboolean changed = TRUE;
+
+  d->may = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < d->vars->len; i++)
+    g_hash_table_add (d->may, d->vars->pdata[i]);
+  while (changed)
+    {
+      g_autoptr (GHashTable) possible = g_hash_table_new (g_str_hash, g_str_equal);
+      GHashTableIter iter;
+      gpointer name;
+
+      changed = FALSE;
+      for (guint i = 0; i < d->vars->len; i++)
+        if (!mir_const_never (d->rhs->pdata[i], in_may, d->may))
+          g_hash_table_add (possible, d->vars->pdata[i]);
+      g_hash_table_iter_init (&iter, d->may);
+      while (g_hash_table_iter_next (&iter, &name, NULL))
+        if (!g_hash_table_contains (possible, name))
+          {
+            g_hash_table_iter_remove (&iter);
+            changed = TRUE;
+          }
+    }
+}
+
+static void
+definitions_init (Definitions *d)
+{
+  d->vars = g_ptr_array_new ();
+  d->rhs = g_ptr_array_new ();
+  d->may = NULL;
+}
+
+static void
+definitions_clear (Definitions *d)
+{
+  g_ptr_array_unref (d->vars);
+  g_ptr_array_unref (d->rhs);
+  if (d->may)
+    g_hash_table_unref (d->may);
+}
+
+gboolean
+mir_const_may_define (const GPtrArray *stmts)
+{
+  Definitions d;
+  gboolean any;
+
+  definitions_init (&d);
+  for (guint i = 0; stmts && i < stmts->len; i++)
+    mir_stmt_walk (g_ptr_array_index (stmts, i), note_definition, &d);
+  any = d.vars->len > 0;
+  if (any)
+    {
+      definitions_solve (&d);
+      any = g_hash_table_size (d.may) > 0;
+    }
+  definitions_clear (&d);
+  return any;
 }
 
 static ConstSpace *
@@ -252,29 +348,27 @@ const_space_new (const MirFlowGraph *graph, const MirEffects *fx)
 {
   ConstSpace *space = g_new0 (ConstSpace, 1);
   guint n_vars = mir_var_index_size (fx->vars);
+  Definitions d;
 
   space->fx = fx;
   space->n_vars = n_vars;
   space->cand_of_var = g_new (guint, n_vars + 1);
   space->var_of_cand = g_new (guint, n_vars + 1);
-  for (guint x = 0; x < n_vars; x++)
-    space->cand_of_var[x] = MIR_FLOW_NONE;
+  definitions_init (&d);
   for (guint v = 0; v < graph->n_nodes; v++)
-    {
-      const MirExpr *rhs;
-      const char *defined = graph->nodes[v].stmt ? scalar_definition (graph->nodes[v].stmt, &rhs)
-                                                 : NULL;
-      guint x = defined ? mir_var_index_lookup (fx->vars, defined) : MIR_FLOW_NONE;
-
-      if (x != MIR_FLOW_NONE)
-        space->cand_of_var[x] = 0;
-    }
+    if (graph->nodes[v].stmt)
+      note_definition ((MirStmt *) graph->nodes[v].stmt, &d);
+  definitions_solve (&d);
   for (guint x = 0; x < n_vars; x++)
-    if (space->cand_of_var[x] != MIR_FLOW_NONE)
-      {
-        space->cand_of_var[x] = space->n_cands;
-        space->var_of_cand[space->n_cands++] = x;
-      }
+    {
+      space->cand_of_var[x] = MIR_FLOW_NONE;
+      if (g_hash_table_contains (d.may, mir_var_index_name (fx->vars, x)))
+        {
+          space->cand_of_var[x] = space->n_cands;
+          space->var_of_cand[space->n_cands++] = x;
+        }
+    }
+  definitions_clear (&d);
   return space;
 }
 

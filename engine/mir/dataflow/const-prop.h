@@ -26,6 +26,10 @@ typedef struct {
 } MirConstFacts;
 
 MirConstFacts *mir_constant_propagation (MirFlowGraph *graph, gboolean record);
+/* Whether a statement of `stmts` (or one nested in them) may give a
+ * variable a constant value. When none does, every variable is ⊤
+ * wherever control reaches, and constant propagation finds nothing. */
+gboolean       mir_const_may_define     (const GPtrArray *stmts);
 void           mir_const_facts_free     (MirConstFacts *facts);
 
 /* A variable's value just before and just after a node. */

@@ -38,6 +38,25 @@ copy_of (const MirStmt *s, const char **x, const char **y)
   return *y != NULL && *x != *y;
 }
 
+static void
+find_copy (MirStmt *s, gpointer data)
+{
+  const char *x, *y;
+
+  if (!*(gboolean *) data && copy_of (s, &x, &y))
+    *(gboolean *) data = TRUE;
+}
+
+gboolean
+mir_copy_any (const GPtrArray *stmts)
+{
+  gboolean found = FALSE;
+
+  for (guint i = 0; stmts && i < stmts->len && !found; i++)
+    mir_stmt_walk (g_ptr_array_index (stmts, i), find_copy, &found);
+  return found;
+}
+
 static guint
 copy_number (GArray *dst, GArray *src, GPtrArray *labels, guint x, guint y,
              const MirVarIndex *vars)

@@ -24,6 +24,9 @@ typedef struct {
 } MirCopyFacts;
 
 MirCopyFacts *mir_copy_propagation  (MirFlowGraph *graph, gboolean record);
+/* Whether a statement of `stmts` (or one nested in them) makes a copy:
+ * without one there are no facts. */
+gboolean      mir_copy_any          (const GPtrArray *stmts);
 void          mir_copy_facts_free   (MirCopyFacts *facts);
 /* y when the copy var = y holds just before `node`, or NULL. */
 const char   *mir_copy_facts_source (const MirCopyFacts *facts, guint node, const char *var);

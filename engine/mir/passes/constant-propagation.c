@@ -52,11 +52,19 @@ propagate (MirFlowGraph *graph, GPtrArray *stmts, TildeAdLevel part_ad, gpointer
   p->facts = NULL;
 }
 
+/* Without a definition that may give a constant there is nothing to
+ * propagate, and no need for the analysis. */
+static gboolean
+may_have_constants (GPtrArray *roots, gpointer data)
+{
+  return mir_const_may_define (roots);
+}
+
 gboolean
 mir_pass_constant_propagation (MirProgram *program)
 {
   Propagate p = { NULL, 0, FALSE };
 
-  pass_foreach_graph (program, TRUE, propagate, &p);
+  pass_foreach_graph_wanted (program, TRUE, may_have_constants, propagate, &p);
   return p.changed;
 }

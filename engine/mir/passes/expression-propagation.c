@@ -174,13 +174,40 @@ propagate (MirFlowGraph *graph, GPtrArray *stmts, TildeAdLevel part_ad, gpointer
   g_ptr_array_unref (p->defs_expr);
 }
 
+typedef struct {
+  const Propagate *p;
+  gboolean         found;
+} DefinitionSearch;
+
+static void
+find_definition (MirStmt *s, gpointer data)
+{
+  DefinitionSearch *d = data;
+  const char *x;
+  const MirExpr *e;
+
+  if (!d->found && definition_of (d->p, s, &x, &e))
+    d->found = TRUE;
+}
+
+/* Without a definition there is nothing to propagate. */
+static gboolean
+has_definitions (GPtrArray *roots, gpointer data)
+{
+  DefinitionSearch d = { data, FALSE };
+
+  for (guint i = 0; i < roots->len && !d.found; i++)
+    mir_stmt_walk (g_ptr_array_index (roots, i), find_definition, &d);
+  return d.found;
+}
+
 gboolean
 mir_pass_expression_propagation (MirProgram *program)
 {
   Propagate p = { { NULL }, FALSE, NULL, NULL, NULL, NULL, 0, FALSE };
 
   pass_effects_init (&p.fx, program);
-  pass_foreach_graph (program, FALSE, propagate, &p);
+  pass_foreach_graph_wanted (program, FALSE, has_definitions, propagate, &p);
   pass_effects_clear (&p.fx);
   return p.changed;
 }
