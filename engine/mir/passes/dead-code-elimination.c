@@ -270,15 +270,25 @@ eliminate_part (Dead *d, MirProgram *p, MirPart part)
   eliminate_graph (d, graph, live, p->parts[part], NULL);
 }
 
+/* One round over the graphs marked in `dirty` (the function bodies, then
+ * the parts), marking those it changed. A graph depends on nothing but its
+ * own statements, so one that a round left unchanged is a fixed point and
+ * needs no further round. */
 static gboolean
-eliminate_once (Dead *d, MirProgram *p)
+eliminate_once (Dead *d, MirProgram *p, gboolean *dirty)
 {
-  d->changed = FALSE;
-  for (guint i = 0; i < p->functions->len; i++)
+  gboolean any = FALSE;
+  guint n_functions = p->functions->len;
+
+  for (guint i = 0; i < n_functions; i++)
     {
       MirFunDef *f = g_ptr_array_index (p->functions, i);
+      if (!dirty[i])
+        continue;
+      dirty[i] = FALSE;
       if (!f->body)
         continue;
+      d->changed = FALSE;
       g_autoptr (MirFlowGraph) graph = mir_flow_graph_new (f->body, MIR_FLOW_GRAPH_DEFAULT);
       g_autoptr (MirSetFacts) live = mir_liveness (graph, NULL, FALSE);
       GPtrArray *list = pass_stmt_list (f->body);
@@ -287,10 +297,19 @@ eliminate_once (Dead *d, MirProgram *p)
         eliminate_graph (d, graph, live, list, NULL);
       else
         eliminate_graph (d, graph, live, NULL, &f->body);
+      dirty[i] = d->changed;
+      any |= d->changed;
     }
   for (int part = 0; part < MIR_N_PARTS; part++)
-    eliminate_part (d, p, part);
-  return d->changed;
+    {
+      if (!dirty[n_functions + part])
+        continue;
+      d->changed = FALSE;
+      eliminate_part (d, p, part);
+      dirty[n_functions + part] = d->changed;
+      any |= d->changed;
+    }
+  return any;
 }
 
 gboolean
@@ -298,9 +317,13 @@ mir_pass_dead_code_elimination (MirProgram *program)
 {
   Dead d = { { NULL }, NULL, NULL, NULL, NULL, FALSE };
   gboolean changed = FALSE;
+  guint n_graphs = program->functions->len + MIR_N_PARTS;
+  g_autofree gboolean *dirty = g_new (gboolean, n_graphs);
 
+  for (guint i = 0; i < n_graphs; i++)
+    dirty[i] = TRUE;
   pass_effects_init (&d.fx, program);
-  for (guint round = 0; round < MAX_ROUNDS && eliminate_once (&d, program); round++)
+  for (guint round = 0; round < MAX_ROUNDS && eliminate_once (&d, program, dirty); round++)
     changed = TRUE;
   pass_effects_clear (&d.fx);
   return changed;
