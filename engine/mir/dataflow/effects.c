@@ -14,7 +14,9 @@ mir_var_index_new (void)
 
   index->names = g_ptr_array_new ();
   g_ptr_array_add (index->names, NULL);
-  index->numbers = g_hash_table_new (NULL, NULL);
+  index->mask = 15;
+  index->keys = g_new0 (const char *, index->mask + 1);
+  index->numbers = g_new (guint, index->mask + 1);
   return index;
 }
 
@@ -24,8 +26,29 @@ mir_var_index_free (MirVarIndex *index)
   if (!index)
     return;
   g_ptr_array_unref (index->names);
-  g_hash_table_unref (index->numbers);
+  g_free (index->keys);
+  g_free (index->numbers);
   g_free (index);
+}
+
+static guint
+name_hash (const char *name)
+{
+  guint64 x = (guint64) (guintptr) name;
+
+  return (guint) ((x >> 3) ^ (x >> 17)) * 2654435761u;
+}
+
+/* The slot of `name` in the table: where it is, or the empty one where it
+ * would go. */
+static guint
+slot_of (const MirVarIndex *index, const char *name)
+{
+  guint i = name_hash (name) & index->mask;
+
+  while (index->keys[i] && index->keys[i] != name)
+    i = (i + 1) & index->mask;
+  return i;
 }
 
 /* Names in the MIR are interned, so most lookups find their key by
@@ -33,17 +56,42 @@ mir_var_index_free (MirVarIndex *index)
 static guint
 number_of (const MirVarIndex *index, const char *name)
 {
-  guint number = GPOINTER_TO_UINT (g_hash_table_lookup (index->numbers, name));
+  guint i;
 
-  if (number || !name)
-    return number;
-  return GPOINTER_TO_UINT (g_hash_table_lookup (index->numbers, g_intern_string (name)));
+  if (!name)
+    return index->null_number;
+  i = slot_of (index, name);
+  if (index->keys[i])
+    return index->numbers[i];
+  name = g_intern_string (name);
+  i = slot_of (index, name);
+  return index->keys[i] ? index->numbers[i] : 0;
+}
+
+static void
+grow (MirVarIndex *index)
+{
+  const char **keys = index->keys;
+  guint *numbers = index->numbers, size = index->mask + 1;
+
+  index->mask = 2 * size - 1;
+  index->keys = g_new0 (const char *, 2 * size);
+  index->numbers = g_new (guint, 2 * size);
+  for (guint i = 0; i < size; i++)
+    if (keys[i])
+      {
+        guint j = slot_of (index, keys[i]);
+        index->keys[j] = keys[i];
+        index->numbers[j] = numbers[i];
+      }
+  g_free (keys);
+  g_free (numbers);
 }
 
 guint
 mir_var_index_add (MirVarIndex *index, const char *name)
 {
-  guint number = number_of (index, name);
+  guint number = number_of (index, name), i;
   const char *interned;
 
   if (number)
@@ -52,7 +100,17 @@ mir_var_index_add (MirVarIndex *index, const char *name)
   number = index->names->len - 1;
   index->names->pdata[number] = (gpointer) interned;
   g_ptr_array_add (index->names, NULL);
-  g_hash_table_insert (index->numbers, (gpointer) interned, GUINT_TO_POINTER (number + 1));
+  if (!interned)
+    {
+      index->null_number = number + 1;
+      return number;
+    }
+  /* at most half full */
+  if (2 * (number + 1) > index->mask)
+    grow (index);
+  i = slot_of (index, interned);
+  index->keys[i] = interned;
+  index->numbers[i] = number + 1;
   return number;
 }
 
@@ -387,6 +445,9 @@ mir_effects_new (const MirFlowGraph *graph, const char *const *extra)
 {
   MirEffects *fx = g_new0 (MirEffects, 1);
   guint n = graph->n_nodes, n_vars, target;
+  gsize stride;
+  MirBitset **sets;
+  guint8 *at;
   /* per node: where its reads start in scan.read, and its use of the
    * target (1: increments, 2: reads only) */
   g_autofree guint *start = g_new (guint, 2 * (gsize) n + 1);
@@ -411,25 +472,26 @@ mir_effects_new (const MirFlowGraph *graph, const char *const *extra)
   target = mir_var_index_lookup (fx->vars, MIR_TARGET_VARIABLE);
 
   fx->n_nodes = n;
-  /* the five sets of every node in one chunk */
-  fx->arena = tilde_arena_new (5 * (gsize) n * (mir_bitset_size (n_vars) + 16)
-                               + 5 * (gsize) n * sizeof (MirBitset *) + 256);
-  fx->reads = tilde_arena_alloc (fx->arena, n * sizeof (MirBitset *));
-  fx->writes = tilde_arena_alloc (fx->arena, n * sizeof (MirBitset *));
-  fx->kills = tilde_arena_alloc (fx->arena, n * sizeof (MirBitset *));
-  fx->declares = tilde_arena_alloc (fx->arena, n * sizeof (MirBitset *));
-  fx->scope_ends = tilde_arena_alloc (fx->arena, n * sizeof (MirBitset *));
-  for (guint v = 0; v < n; v++)
+  /* the five sets of every node in one zeroed block */
+  stride = (mir_bitset_size (n_vars) + 7) / 8 * 8;
+  fx->block = g_malloc0 (5 * (gsize) n * (stride + sizeof (MirBitset *)));
+  sets = (MirBitset **) fx->block;
+  fx->reads = sets;
+  fx->writes = sets + n;
+  fx->kills = sets + 2 * n;
+  fx->declares = sets + 3 * n;
+  fx->scope_ends = sets + 4 * n;
+  at = (guint8 *) (sets + 5 * n);
+  for (guint i = 0; i < 5 * n; i++, at += stride)
     {
-      fx->reads[v] = mir_bitset_new_in (fx->arena, n_vars);
-      fx->writes[v] = mir_bitset_new_in (fx->arena, n_vars);
-      fx->kills[v] = mir_bitset_new_in (fx->arena, n_vars);
-      fx->declares[v] = mir_bitset_new_in (fx->arena, n_vars);
-      fx->scope_ends[v] = mir_bitset_new_in (fx->arena, n_vars);
-      if (graph->nodes[v].stmt)
-        fill_effects (fx, v, graph->nodes[v].stmt, &g_array_index (scan.read, guint, start[v]),
-                      start[v + 1] - start[v], target_use[v], target);
+      sets[i] = (MirBitset *) at;
+      sets[i]->n_bits = n_vars;
+      sets[i]->n_words = (n_vars + 63) / 64;
     }
+  for (guint v = 0; v < n; v++)
+    if (graph->nodes[v].stmt)
+      fill_effects (fx, v, graph->nodes[v].stmt, &g_array_index (scan.read, guint, start[v]),
+                    start[v + 1] - start[v], target_use[v], target);
   g_array_unref (scan.read);
   return fx;
 }
@@ -439,7 +501,7 @@ mir_effects_free (MirEffects *fx)
 {
   if (!fx)
     return;
-  tilde_arena_free (fx->arena);
+  g_free (fx->block);
   mir_var_index_free (fx->vars);
   g_free (fx);
 }

@@ -24,8 +24,12 @@ G_BEGIN_DECLS
 #define MIR_TARGET_VARIABLE "target"
 
 typedef struct {
-  GPtrArray  *names;     /* interned names, by number; NULL-terminated */
-  GHashTable *numbers;   /* name -> number + 1 */
+  GPtrArray   *names;        /* interned names, by number; NULL-terminated */
+  /* private: number + 1 by name, open addressing on the interned pointer */
+  const char **keys;
+  guint       *numbers;
+  guint        mask;
+  guint        null_number;
 } MirVarIndex;
 
 MirVarIndex *mir_var_index_new      (void);
@@ -54,7 +58,7 @@ typedef struct {
                             * directly in them, which die there */
   guint        n_nodes;
   /* private */
-  TildeArena  *arena;      /* the sets */
+  gpointer     block;      /* the sets */
 } MirEffects;
 
 /* The effects of every node; variables are numbered in order of first
