@@ -256,6 +256,15 @@ typedef struct {
   GHashTable *may;    /* the variables that may hold a constant */
 } Definitions;
 
+static gboolean
+any_variable (const char *name, gpointer data)
+{
+  return TRUE;
+}
+
+/* Notes a definition, unless its value is never a constant even when
+ * every variable may be one (a call, an indexing, ...): such a definition
+ * gives its variable no constant whatever the others hold. */
 static void
 note_definition (MirStmt *s, gpointer data)
 {
@@ -263,7 +272,7 @@ note_definition (MirStmt *s, gpointer data)
   const MirExpr *rhs;
   const char *x = scalar_definition (s, &rhs);
 
-  if (x)
+  if (x && !mir_const_never (rhs, any_variable, NULL))
     {
       g_ptr_array_add (d->vars, (gpointer) x);
       g_ptr_array_add (d->rhs, (gpointer) rhs);
@@ -282,7 +291,7 @@ in_may (const char *name, gpointer data)
 static void
 definitions_solve (Definitions *d)
 {
-  gboolean changed = TRUE;
+  gboolean changed = d->vars->len > 0;
 
   d->may = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < d->vars->len; i++)

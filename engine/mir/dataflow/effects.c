@@ -114,6 +114,31 @@ mir_var_index_add (MirVarIndex *index, const char *name)
   return number;
 }
 
+/* mir_var_index_add for a name known to be interned (every name a MIR
+ * node holds is), which needs no interning when it is new. */
+static guint
+add_interned (MirVarIndex *index, const char *name)
+{
+  guint i, number;
+
+  if (!name)
+    return mir_var_index_add (index, name);
+  i = slot_of (index, name);
+  if (index->keys[i])
+    return index->numbers[i] - 1;
+  number = index->names->len - 1;
+  index->names->pdata[number] = (gpointer) name;
+  g_ptr_array_add (index->names, NULL);
+  if (2 * (number + 1) > index->mask)
+    {
+      grow (index);
+      i = slot_of (index, name);
+    }
+  index->keys[i] = name;
+  index->numbers[i] = number + 1;
+  return number;
+}
+
 guint
 mir_var_index_lookup (const MirVarIndex *index, const char *name)
 {
@@ -336,7 +361,7 @@ scan_expr (MirExpr *e, gpointer data)
 
   if (mir_expr_is_variable (e))
     {
-      guint x = mir_var_index_add (scan->vars, e->u.var.name);
+      guint x = add_interned (scan->vars, e->u.var.name);
       g_array_append_val (scan->read, x);
     }
   else if (e->kind == MIR_EXPR_CALL)
@@ -355,13 +380,13 @@ scan_stmt (NodeScan *scan, const MirStmt *s)
   switch (s->kind)
     {
     case MIR_STMT_DECL:
-      mir_var_index_add (scan->vars, s->u.decl.name);
+      add_interned (scan->vars, s->u.decl.name);
       break;
     case MIR_STMT_FOR:
-      mir_var_index_add (scan->vars, s->u.for_stmt.var);
+      add_interned (scan->vars, s->u.for_stmt.var);
       break;
     case MIR_STMT_ASSIGN:
-      mir_var_index_add (scan->vars, mir_lvalue_variable (s->u.assign.lhs));
+      add_interned (scan->vars, mir_lvalue_variable (s->u.assign.lhs));
       break;
     default:
       break;

@@ -67,6 +67,46 @@ indices_have_effects (Dead *d, const MirLvalue *l)
   return FALSE;
 }
 
+/* Whether an assignment, or a declaration's value, goes when the
+ * variable is dead after it: it has no effect. */
+static gboolean
+assignment_may_go (Dead *d, const MirStmt *s)
+{
+  if (s->kind == MIR_STMT_ASSIGN)
+    return !pass_expr_has_effects (s->u.assign.rhs, &d->fx)
+           && !indices_have_effects (d, s->u.assign.lhs);
+  return s->kind == MIR_STMT_DECL && s->u.decl.init_kind == MIR_DECL_ASSIGN && s->u.decl.init
+         && !pass_expr_has_effects (s->u.decl.init, &d->fx);
+}
+
+typedef struct {
+  Dead    *d;
+  gboolean found;
+} Search;
+
+static void
+find_removable_assignment (MirStmt *s, gpointer data)
+{
+  Search *search = data;
+
+  if (!search->found && assignment_may_go (search->d, s))
+    search->found = TRUE;
+}
+
+/* Whether liveness can matter in the tree of `roots` or `body`: only an
+ * assignment without effects can go when its variable is dead. */
+static gboolean
+needs_liveness (Dead *d, GPtrArray *roots, MirStmt *body)
+{
+  Search search = { d, FALSE };
+
+  if (body)
+    mir_stmt_walk (body, find_removable_assignment, &search);
+  for (guint i = 0; roots && i < roots->len && !search.found; i++)
+    mir_stmt_walk (g_ptr_array_index (roots, i), find_removable_assignment, &search);
+  return search.found;
+}
+
 /* A branch that is a block declaring nothing needs no scope: its
  * statements take the place of the conditional. */
 static MirStmt *
@@ -110,15 +150,12 @@ eliminate (MirStmt **slot, gpointer data)
   switch (s->kind)
     {
     case MIR_STMT_ASSIGN:
-      if (!is_live_after (d, s, mir_lvalue_variable (s->u.assign.lhs))
-          && !pass_expr_has_effects (s->u.assign.rhs, &d->fx)
-          && !indices_have_effects (d, s->u.assign.lhs))
+      if (assignment_may_go (d, s)
+          && !is_live_after (d, s, mir_lvalue_variable (s->u.assign.lhs)))
         replace (d, slot, mir_stmt_new (MIR_STMT_SKIP, span));
       break;
     case MIR_STMT_DECL:
-      if (s->u.decl.init_kind == MIR_DECL_ASSIGN && s->u.decl.init
-          && !is_live_after (d, s, s->u.decl.name)
-          && !pass_expr_has_effects (s->u.decl.init, &d->fx))
+      if (assignment_may_go (d, s) && !is_live_after (d, s, s->u.decl.name))
         {
           g_clear_pointer (&s->u.decl.init, mir_expr_free);
           s->u.decl.init_kind = MIR_DECL_DEFAULT;
@@ -196,21 +233,45 @@ sizes_are_trivial (const MirSizedType *t)
   return sizes_are_trivial (t->elem);
 }
 
+static gboolean
+is_droppable_temporary (const MirStmt *s)
+{
+  return s->kind == MIR_STMT_DECL && pass_is_temporary (s->u.decl.name) && !s->u.decl.init
+         && sizes_are_trivial (s->u.decl.sized);
+}
+
+static void
+find_droppable (MirStmt *s, gpointer data)
+{
+  gboolean *found = data;
+
+  if (!*found && is_droppable_temporary (s))
+    *found = TRUE;
+}
+
 static void
 drop_unused_temporary (MirStmt **slot, gpointer data)
 {
   Dead *d = data;
   MirStmt *s = *slot;
 
-  if (s->kind == MIR_STMT_DECL && pass_is_temporary (s->u.decl.name) && !s->u.decl.init
-      && sizes_are_trivial (s->u.decl.sized)
-      && !g_hash_table_contains (d->used, s->u.decl.name))
+  if (is_droppable_temporary (s) && !g_hash_table_contains (d->used, s->u.decl.name))
     replace (d, slot, mir_stmt_new (MIR_STMT_SKIP, &s->span));
 }
 
 static void
 drop_unused_temporaries (Dead *d, GPtrArray *roots, MirStmt **body)
 {
+  gboolean any = FALSE;
+
+  /* what the statements use is only worth knowing when some temporary
+   * could go */
+  if (body)
+    mir_stmt_walk (*body, find_droppable, &any);
+  for (guint i = 0; roots && i < roots->len && !any; i++)
+    mir_stmt_walk (g_ptr_array_index (roots, i), find_droppable, &any);
+  if (!any)
+    return;
   d->used = g_hash_table_new (NULL, NULL);
   if (body)
     mir_stmt_walk (*body, count_uses, d->used);
@@ -229,7 +290,7 @@ eliminate_graph (Dead *d, MirFlowGraph *graph, MirSetFacts *live, GPtrArray *roo
 {
   d->graph = graph;
   d->live = live;
-  d->reachable = pass_reachable (graph);
+  d->reachable = graph ? pass_reachable (graph) : NULL;
   if (body)
     pass_map_stmt_post (body, eliminate, d);
   for (guint i = 0; roots && i < roots->len; i++)
@@ -244,11 +305,17 @@ static void
 eliminate_part (Dead *d, MirProgram *p, MirPart part)
 {
   const GPtrArray *lists[] = { p->parts[part] };
-  g_autoptr (MirFlowGraph) graph = mir_flow_graph_new_for_lists (lists, 1,
-                                                                 MIR_FLOW_GRAPH_DEFAULT);
+  g_autoptr (MirFlowGraph) graph = NULL;
   const char *const target[] = { "target", NULL };
   g_autofree const char **data = NULL, **tdata = NULL, **live_out = NULL;
   g_autoptr (MirSetFacts) live = NULL;
+
+  if (!needs_liveness (d, p->parts[part], NULL))
+    {
+      eliminate_graph (d, NULL, NULL, p->parts[part], NULL);
+      return;
+    }
+  graph = mir_flow_graph_new_for_lists (lists, 1, MIR_FLOW_GRAPH_DEFAULT);
 
   /* what prepare_data leaves is read by the other parts */
   if (part == MIR_PART_PREPARE_DATA)
@@ -289,9 +356,15 @@ eliminate_once (Dead *d, MirProgram *p, gboolean *dirty)
       if (!f->body)
         continue;
       d->changed = FALSE;
-      g_autoptr (MirFlowGraph) graph = mir_flow_graph_new (f->body, MIR_FLOW_GRAPH_DEFAULT);
-      g_autoptr (MirSetFacts) live = mir_liveness (graph, NULL, FALSE);
+      g_autoptr (MirFlowGraph) graph = NULL;
+      g_autoptr (MirSetFacts) live = NULL;
       GPtrArray *list = pass_stmt_list (f->body);
+
+      if (needs_liveness (d, NULL, f->body))
+        {
+          graph = mir_flow_graph_new (f->body, MIR_FLOW_GRAPH_DEFAULT);
+          live = mir_liveness (graph, NULL, FALSE);
+        }
       /* the body itself stays, even empty */
       if (list)
         eliminate_graph (d, graph, live, list, NULL);
