@@ -113,12 +113,15 @@ mir_set_facts_solve (MirFlowGraph *graph, const MirSetProblem *problem)
   for (guint i = 0; i < problem->n_bits; i++)
     {
       const char *label = problem->labels ? problem->labels[i] : NULL;
-      char number[16];
+      char number[16], *digit = number + sizeof number;
 
       if (!label)
         {
-          g_snprintf (number, sizeof number, "%u", i);
-          label = number;
+          /* the member's number */
+          *--digit = '\0';
+          for (guint k = i; digit == number + sizeof number - 1 || k > 0; k /= 10)
+            *--digit = (char) ('0' + k % 10);
+          label = digit;
         }
       f->labels[i] = tilde_arena_strdup (f->arena, label);
     }
