@@ -3,6 +3,8 @@
 
 #include "mir/dataflow/set-facts.h"
 
+#include <string.h>
+
 /* Facts live in the arena of the MirSetFacts, until it is freed. */
 static gpointer
 set_bottom (gpointer ud)
@@ -96,6 +98,127 @@ set_transfer (const MirFlowGraph *graph, guint node, gpointer fact, gpointer ud)
     mir_bitset_union (fact, p->gen[node]);
 }
 
+/* mir_dataflow_solve for sets, without a trace: the same worklist, the
+ * same order of visits, on words instead of through the lattice's
+ * functions, with every fact in one block of the arena. */
+static MirDataflowSolution *
+solve_sets (MirFlowGraph *graph, MirSetFacts *f, const MirSetProblem *p)
+{
+  const guint n = graph->n_nodes, n_words = (f->n_bits + 63) / 64;
+  const gsize size = (mir_bitset_size (f->n_bits) + 7) / 8 * 8;
+  const gboolean backward = p->direction == MIR_DATAFLOW_BACKWARD;
+  const guint start = backward ? graph->exit : graph->entry;
+  const guint *order = backward ? graph->backward_order : graph->forward_order;
+  guint8 *block = tilde_arena_alloc (f->arena, (2 * (gsize) n + 3) * size);
+  MirBitset **in = g_new (MirBitset *, n), **out = g_new (MirBitset *, n);
+  MirBitset *bottom, *boundary, *scratch;
+  guint *position = g_new (guint, n);
+  g_autoptr (MirBitset) pending = mir_bitset_new_full (n);
+  MirDataflowSolution *sol;
+  guint total = 0;
+  int next;
+
+  for (guint i = 0; i < 2 * n + 3; i++)
+    {
+      MirBitset *set = (MirBitset *) (block + i * size);
+      set->n_bits = f->n_bits;
+      set->n_words = n_words;
+      if (f->must)
+        mir_bitset_fill (set);
+      else
+        mir_bitset_clear (set);
+      if (i < n)
+        in[i] = set;
+      else if (i < 2 * n)
+        out[i - n] = set;
+    }
+  bottom = (MirBitset *) (block + 2 * n * size);
+  boundary = (MirBitset *) (block + (2 * n + 1) * size);
+  scratch = (MirBitset *) (block + (2 * n + 2) * size);
+  if (p->boundary)
+    mir_bitset_assign (boundary, p->boundary);
+  else
+    mir_bitset_clear (boundary);
+  for (guint i = 0; i < n; i++)
+    position[order[i]] = i;
+
+  while ((next = mir_bitset_next (pending, 0)) >= 0)
+    {
+      guint v = order[next], n_from, n_to;
+      const MirFlowNode *node = &graph->nodes[v];
+      const guint *from = backward ? node->succs : node->preds;
+      const guint *to = backward ? node->preds : node->succs;
+      gboolean empty = TRUE, changed = FALSE;
+      MirBitset *fact;
+
+      mir_bitset_remove (pending, (guint) next);
+      n_from = backward ? node->n_succs : node->n_preds;
+      n_to = backward ? node->n_preds : node->n_succs;
+      /* the join of what flows in */
+      if (v == start)
+        {
+          memcpy (scratch->words, boundary->words, n_words * sizeof (guint64));
+          empty = FALSE;
+        }
+      for (guint i = 0; i < n_from; i++)
+        {
+          const guint64 *w = out[from[i]]->words;
+          if (empty)
+            memcpy (scratch->words, w, n_words * sizeof (guint64));
+          else if (f->must)
+            for (guint k = 0; k < n_words; k++)
+              scratch->words[k] &= w[k];
+          else
+            for (guint k = 0; k < n_words; k++)
+              scratch->words[k] |= w[k];
+          empty = FALSE;
+        }
+      if (empty)
+        memcpy (scratch->words, bottom->words, n_words * sizeof (guint64));
+      fact = in[v];
+      in[v] = scratch;
+      scratch = fact;
+
+      /* through the node */
+      memcpy (scratch->words, in[v]->words, n_words * sizeof (guint64));
+      if (node->kind == MIR_FLOW_NODE_STMT)
+        {
+          if (p->transfer)
+            p->transfer (graph, v, scratch, p->user_data);
+          else
+            {
+              if (p->kill)
+                for (guint k = 0; k < n_words; k++)
+                  scratch->words[k] &= ~p->kill[v]->words[k];
+              if (p->gen)
+                for (guint k = 0; k < n_words; k++)
+                  scratch->words[k] |= p->gen[v]->words[k];
+            }
+        }
+      for (guint k = 0; k < n_words && !changed; k++)
+        changed = scratch->words[k] != out[v]->words[k];
+      fact = out[v];
+      out[v] = scratch;
+      scratch = fact;
+      if (changed)
+        for (guint i = 0; i < n_to; i++)
+          mir_bitset_add (pending, position[to[i]]);
+      total++;
+    }
+
+  sol = g_new0 (MirDataflowSolution, 1);
+  sol->graph = mir_flow_graph_ref (graph);
+  sol->lattice = &set_lattice;
+  sol->user_data = f;
+  sol->direction = p->direction;
+  sol->before = (gpointer *) (backward ? out : in);
+  sol->after = (gpointer *) (backward ? in : out);
+  sol->n_visits = total;
+  sol->converged = TRUE;
+  g_free (position);
+  return sol;
+}
+
 MirSetFacts *
 mir_set_facts_solve (MirFlowGraph *graph, const MirSetProblem *problem)
 {
@@ -127,6 +250,12 @@ mir_set_facts_solve (MirFlowGraph *graph, const MirSetProblem *problem)
     }
   f->labels[problem->n_bits] = NULL;
   f->problem = problem;
+  if (!problem->record)
+    {
+      f->solution = solve_sets (graph, f, problem);
+      f->problem = NULL;
+      return f;
+    }
   dp.lattice = &set_lattice;
   dp.direction = problem->direction;
   dp.transfer = set_transfer;
