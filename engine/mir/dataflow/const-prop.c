@@ -8,68 +8,109 @@
 /* Only the variables that some node gives a scalar value (x = e,
  * declarations with a value) that may be a constant can ever hold one:
  * every other one is ⊤ wherever control reaches and ⊥ where it does not.
- * A fact therefore keeps whether its point is reached and the values of
- * those candidates alone, in the order of their variables. */
+ * A fact therefore keeps whether its point is reached and the candidates
+ * that are not ⊤ there, with their values, in the order of their
+ * variables: few hold a constant at any one point, so a fact, its join and
+ * its comparison cost what it holds, not the number of variables. */
 typedef struct {
   const MirEffects *fx;
   guint             n_vars;
   guint             n_cands;
   guint            *cand_of_var;   /* per variable: its candidate, or MIR_FLOW_NONE */
   guint            *var_of_cand;
+  TildeArena       *arena;         /* every fact */
 } ConstSpace;
 
 typedef struct {
-  guint         n;
-  gboolean      reached;
-  MirConstValue v[];
+  guint         cand;
+  MirConstValue v;
+} ConstEntry;
+
+typedef struct {
+  guint       n;          /* entries, by candidate; any other is ⊤ */
+  guint       capacity;
+  gboolean    reached;
+  ConstEntry *e;
 } ConstMap;
 
 static ConstMap *
-map_new (const ConstSpace *space, gboolean reached, MirConstKind kind)
+map_new (const ConstSpace *space, gboolean reached)
 {
-  guint n = space->n_cands;
-  ConstMap *m = g_malloc (sizeof (ConstMap) + n * sizeof (MirConstValue));
+  ConstMap *m = tilde_arena_new0 (space->arena, ConstMap);
 
-  m->n = n;
   /* with no variables at all, no point can be told unreached */
   m->reached = reached || space->n_vars == 0;
-  for (guint i = 0; i < n; i++)
-    m->v[i] = (MirConstValue) { kind, 0, 0 };
   return m;
+}
+
+static void
+map_reserve (const ConstSpace *space, ConstMap *m, guint n)
+{
+  ConstEntry *e;
+
+  if (n <= m->capacity)
+    return;
+  m->capacity = MAX (MAX (n, 4), 2 * m->capacity);
+  e = tilde_arena_alloc (space->arena, m->capacity * sizeof (ConstEntry));
+  if (m->n)
+    memcpy (e, m->e, m->n * sizeof (ConstEntry));
+  m->e = e;
 }
 
 static gpointer
 map_bottom (gpointer ud)
 {
-  return map_new (ud, FALSE, MIR_CONST_UNDEF);
+  return map_new (ud, FALSE);
 }
 
 static gpointer
 map_top (gpointer ud)
 {
-  return map_new (ud, TRUE, MIR_CONST_NAC);
-}
-
-static gpointer
-map_copy (gconstpointer fact, gpointer ud)
-{
-  const ConstMap *m = fact;
-
-  return g_memdup2 (m, sizeof (ConstMap) + m->n * sizeof (MirConstValue));
-}
-
-static void
-map_free (gpointer fact, gpointer ud)
-{
-  g_free (fact);
+  return map_new (ud, TRUE);
 }
 
 static void
 map_assign (gpointer dst, gconstpointer src, gpointer ud)
 {
+  ConstMap *d = dst;
   const ConstMap *m = src;
 
-  memcpy (dst, m, sizeof (ConstMap) + m->n * sizeof (MirConstValue));
+  map_reserve (ud, d, m->n);
+  if (m->n)
+    memcpy (d->e, m->e, m->n * sizeof (ConstEntry));
+  d->n = m->n;
+  d->reached = m->reached;
+}
+
+static gpointer
+map_copy (gconstpointer fact, gpointer ud)
+{
+  ConstMap *m = map_new (ud, FALSE);
+
+  map_assign (m, fact, ud);
+  return m;
+}
+
+static void
+map_free (gpointer fact, gpointer ud)
+{
+}
+
+/* The value of candidate c in a reached fact. */
+static MirConstValue
+entry_value (const ConstMap *m, guint c)
+{
+  guint lo = 0, hi = m->n;
+
+  while (lo < hi)
+    {
+      guint mid = (lo + hi) / 2;
+      if (m->e[mid].cand < c)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < m->n && m->e[lo].cand == c ? m->e[lo].v : mir_const_nac ();
 }
 
 static void
@@ -77,6 +118,7 @@ map_join (gpointer acc, gconstpointer fact, gpointer ud)
 {
   ConstMap *a = acc;
   const ConstMap *b = fact;
+  guint i = 0, j = 0, k = 0;
 
   if (!b->reached)
     return;
@@ -85,8 +127,23 @@ map_join (gpointer acc, gconstpointer fact, gpointer ud)
       map_assign (a, b, ud);
       return;
     }
-  for (guint i = 0; i < a->n; i++)
-    a->v[i] = mir_const_join (a->v[i], b->v[i]);
+  /* a candidate missing on either side is ⊤, and so is its join */
+  while (i < a->n && j < b->n)
+    {
+      if (a->e[i].cand < b->e[j].cand)
+        i++;
+      else if (a->e[i].cand > b->e[j].cand)
+        j++;
+      else
+        {
+          MirConstValue v = mir_const_join (a->e[i].v, b->e[j].v);
+          if (v.kind != MIR_CONST_NAC)
+            a->e[k++] = (ConstEntry) { a->e[i].cand, v };
+          i++;
+          j++;
+        }
+    }
+  a->n = k;
 }
 
 static gboolean
@@ -94,10 +151,10 @@ map_equal (gconstpointer x, gconstpointer y, gpointer ud)
 {
   const ConstMap *a = x, *b = y;
 
-  if (a->reached != b->reached)
+  if (a->reached != b->reached || a->n != b->n)
     return FALSE;
   for (guint i = 0; i < a->n; i++)
-    if (!mir_const_equal (a->v[i], b->v[i]))
+    if (a->e[i].cand != b->e[i].cand || !mir_const_equal (a->e[i].v, b->e[i].v))
       return FALSE;
   return TRUE;
 }
@@ -117,11 +174,12 @@ map_print (GString *out, gconstpointer fact, gpointer ud)
   g_string_append_c (out, '{');
   for (guint i = 0; i < m->n; i++)
     {
-      if (m->v[i].kind != MIR_CONST_INT && m->v[i].kind != MIR_CONST_REAL)
+      if (m->e[i].v.kind != MIR_CONST_INT && m->e[i].v.kind != MIR_CONST_REAL)
         continue;
       g_string_append_printf (out, "%s%s = ", first ? "" : ", ",
-                              mir_var_index_name (space->fx->vars, space->var_of_cand[i]));
-      mir_const_append (out, m->v[i]);
+                              mir_var_index_name (space->fx->vars,
+                                                  space->var_of_cand[m->e[i].cand]));
+      mir_const_append (out, m->e[i].v);
       first = FALSE;
     }
   g_string_append_c (out, '}');
@@ -154,7 +212,7 @@ value_of (const ConstSpace *space, const ConstMap *m, guint x)
   if (!m->reached)
     return mir_const_undef ();
   c = space->cand_of_var[x];
-  return c == MIR_FLOW_NONE ? mir_const_nac () : m->v[c];
+  return c == MIR_FLOW_NONE ? mir_const_nac () : entry_value (m, c);
 }
 
 static MirConstValue
@@ -209,12 +267,38 @@ scalar_definition (const MirStmt *s, const MirExpr **rhs)
     }
 }
 
-static void
-make_nac (const ConstSpace *space, ConstMap *m, const MirBitset *vars)
+/* Whether the node makes variable x ⊤ (before giving it a value). */
+static gboolean
+makes_unknown (const MirEffects *fx, guint node, guint x)
 {
-  for (int x = mir_bitset_next (vars, 0); x >= 0; x = mir_bitset_next (vars, (guint) x + 1))
-    if (space->cand_of_var[x] != MIR_FLOW_NONE)
-      m->v[space->cand_of_var[x]] = mir_const_nac ();
+  return mir_bitset_contains (fx->writes[node], x) || mir_bitset_contains (fx->kills[node], x)
+         || mir_bitset_contains (fx->scope_ends[node], x);
+}
+
+static void
+set_value (const ConstSpace *space, ConstMap *m, guint c, MirConstValue v)
+{
+  guint i = 0;
+
+  while (i < m->n && m->e[i].cand < c)
+    i++;
+  if (i < m->n && m->e[i].cand == c)
+    {
+      if (v.kind == MIR_CONST_NAC)
+        {
+          memmove (m->e + i, m->e + i + 1, (m->n - i - 1) * sizeof (ConstEntry));
+          m->n--;
+        }
+      else
+        m->e[i].v = v;
+      return;
+    }
+  if (v.kind == MIR_CONST_NAC)
+    return;
+  map_reserve (space, m, m->n + 1);
+  memmove (m->e + i + 1, m->e + i, (m->n - i) * sizeof (ConstEntry));
+  m->e[i] = (ConstEntry) { c, v };
+  m->n++;
 }
 
 static void
@@ -226,11 +310,11 @@ const_transfer (const MirFlowGraph *graph, guint node, gpointer fact, gpointer u
   ConstMap *m = fact;
   const MirExpr *rhs = NULL;
   const char *defined;
-  guint x = MIR_FLOW_NONE, c = MIR_FLOW_NONE;
+  guint x = MIR_FLOW_NONE, c = MIR_FLOW_NONE, k = 0;
   MirConstValue value = { MIR_CONST_NAC, 0, 0 };
 
   /* an unreached point stays unreached */
-  if (!m->reached || m->n == 0)
+  if (!m->reached || space->n_cands == 0)
     return;
   /* the value of a scalar definition, from the input; then everything
    * written becomes ⊤ and the defined variable takes the value */
@@ -241,11 +325,12 @@ const_transfer (const MirFlowGraph *graph, guint node, gpointer fact, gpointer u
     c = space->cand_of_var[x];
   if (c != MIR_FLOW_NONE)
     value = eval_in (space, m, rhs);
-  make_nac (space, m, fx->writes[node]);
-  make_nac (space, m, fx->kills[node]);
-  make_nac (space, m, fx->scope_ends[node]);
+  for (guint i = 0; i < m->n; i++)
+    if (!makes_unknown (fx, node, space->var_of_cand[m->e[i].cand]))
+      m->e[k++] = m->e[i];
+  m->n = k;
   if (c != MIR_FLOW_NONE)
-    m->v[c] = value;
+    set_value (space, m, c, value);
 }
 
 /* ---- the variables that may hold a constant ---- */
@@ -363,6 +448,7 @@ const_space_new (const MirFlowGraph *graph, const MirEffects *fx)
   space->n_vars = n_vars;
   space->cand_of_var = g_new (guint, n_vars + 1);
   space->var_of_cand = g_new (guint, n_vars + 1);
+  space->arena = tilde_arena_new (0);
   definitions_init (&d);
   for (guint v = 0; v < graph->n_nodes; v++)
     if (graph->nodes[v].stmt)
@@ -386,6 +472,7 @@ const_space_free (ConstSpace *space)
 {
   g_free (space->cand_of_var);
   g_free (space->var_of_cand);
+  tilde_arena_free (space->arena);
   g_free (space);
 }
 
