@@ -223,6 +223,26 @@ mir_bitset_next (const MirBitset *set, guint from)
     }
 }
 
+int
+mir_bitset_next_common (const MirBitset *a, const MirBitset *b, guint from)
+{
+  guint i = from / 64;
+  guint64 w;
+
+  g_return_val_if_fail (a->n_bits == b->n_bits, -1);
+  if (from >= a->n_bits)
+    return -1;
+  w = a->words[i] & b->words[i] & (~G_GUINT64_CONSTANT (0) << (from % 64));
+  for (;;)
+    {
+      if (w)
+        return (int) (i * 64 + (guint) __builtin_ctzll (w));
+      if (++i >= a->n_words)
+        return -1;
+      w = a->words[i] & b->words[i];
+    }
+}
+
 void
 mir_bitset_append (GString *out, const MirBitset *set, const char *const *labels)
 {

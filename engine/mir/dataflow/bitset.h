@@ -53,6 +53,9 @@ guint      mir_bitset_count     (const MirBitset *set);
  * for (int i = mir_bitset_next (s, 0); i >= 0; i = mir_bitset_next (s, i + 1)) */
 int        mir_bitset_next      (const MirBitset *set, guint from);
 
+/* The smallest member of a ∩ b that is >= from, or -1 (sets of one size). */
+int        mir_bitset_next_common (const MirBitset *a, const MirBitset *b, guint from);
+
 /* "{a, b}" with each member written as labels[i] (indices when NULL). */
 void       mir_bitset_append    (GString *out, const MirBitset *set,
                                  const char *const *labels);

@@ -21,6 +21,9 @@ typedef struct {
   guint        n_copies;
   guint       *dst;       /* per copy: the variable numbers of x ... */
   guint       *src;       /* ... and y */
+  /* private: per variable x, the copies x = y */
+  MirBitset  **by_dst;
+  guint        n_vars;
 } MirCopyFacts;
 
 MirCopyFacts *mir_copy_propagation  (MirFlowGraph *graph, gboolean record);
