@@ -275,6 +275,7 @@ mir_set_facts_free (MirSetFacts *facts)
   mir_dataflow_solution_free (facts->solution);
   if (facts->by_label)
     g_hash_table_unref (facts->by_label);
+  mir_var_index_free (facts->vars);
   tilde_arena_free (facts->arena);
   mir_flow_graph_unref (facts->graph);
   g_free (facts);
@@ -315,6 +316,9 @@ mir_set_facts_lookup (const MirSetFacts *facts, const char *label)
 {
   guint n;
 
+  /* members that are the variables of an index are found by name there */
+  if (facts->vars)
+    return mir_var_index_lookup (facts->vars, label);
   /* most solutions are never looked up by label: the table waits for the
    * first lookup; the first member with a label wins */
   if (!facts->by_label)

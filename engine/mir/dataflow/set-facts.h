@@ -15,6 +15,7 @@
 #include <glib.h>
 
 #include "mir/dataflow/bitset.h"
+#include "mir/dataflow/effects.h"
 #include "mir/dataflow/solver.h"
 
 G_BEGIN_DECLS
@@ -45,6 +46,7 @@ typedef struct {
   GHashTable          *by_label;   /* made at the first lookup */
   const MirSetProblem *problem;    /* during solving only */
   TildeArena          *arena;      /* the facts and the labels */
+  MirVarIndex         *vars;       /* when the members are these variables */
 } MirSetFacts;
 
 MirSetFacts     *mir_set_facts_solve  (MirFlowGraph *graph, const MirSetProblem *problem);
