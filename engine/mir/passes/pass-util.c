@@ -949,10 +949,18 @@ pass_part_ad (MirPart part)
                                                                         : TILDE_AD_DATA;
 }
 
-static void
-collect_stmt (MirStmt *s, gpointer data)
+/* The statements of the graph from `first` on, nested ones included: the
+ * graph numbers them in the order mir_stmt_walk visits them. */
+static GPtrArray *
+graph_stmts (const MirFlowGraph *graph, const MirStmt *first)
 {
-  g_ptr_array_add (data, s);
+  guint start = first ? mir_flow_graph_node_of (graph, first) : graph->exit;
+  GPtrArray *stmts = g_ptr_array_sized_new (graph->exit - start + 1);
+
+  g_ptr_array_set_size (stmts, graph->exit - start);
+  for (guint v = start; v < graph->exit; v++)
+    stmts->pdata[v - start] = (gpointer) graph->nodes[v].stmt;
+  return stmts;
 }
 
 static void
@@ -976,9 +984,7 @@ run_list_graph (GPtrArray *prefix, GPtrArray *part, TildeAdLevel ad, PassGraphWa
     graph = mir_flow_graph_new_for_lists (lists, 2, MIR_FLOW_GRAPH_DEFAULT);
   else
     graph = mir_flow_graph_new_for_lists (&lists[1], 1, MIR_FLOW_GRAPH_DEFAULT);
-  stmts = g_ptr_array_sized_new (graph->n_nodes);
-  for (guint i = 0; i < part->len; i++)
-    mir_stmt_walk (g_ptr_array_index (part, i), collect_stmt, stmts);
+  stmts = graph_stmts (graph, part->len ? g_ptr_array_index (part, 0) : NULL);
   run (graph, stmts, ad, user_data);
 }
 
@@ -1002,8 +1008,7 @@ pass_foreach_graph_wanted (MirProgram *p, gboolean after_data, PassGraphWanted w
             continue;
         }
       graph = mir_flow_graph_new (f->body, MIR_FLOW_GRAPH_DEFAULT);
-      stmts = g_ptr_array_sized_new (graph->n_nodes);
-      mir_stmt_walk (f->body, collect_stmt, stmts);
+      stmts = graph_stmts (graph, f->body);
       run (graph, stmts, TILDE_AD_AUTODIFF, user_data);
     }
   for (int part = 0; part < MIR_N_PARTS; part++)
