@@ -19,6 +19,7 @@ typedef struct {
   guint            *cand_of_var;   /* per variable: its candidate, or MIR_FLOW_NONE */
   guint            *var_of_cand;
   TildeArena       *arena;         /* every fact */
+  const struct Junction *junction; /* while solving code that runs after other code */
 } ConstSpace;
 
 typedef struct {
@@ -338,6 +339,8 @@ const_transfer (const MirFlowGraph *graph, guint node, gpointer fact, gpointer u
 typedef struct {
   GPtrArray  *vars;   /* per definition: its variable */
   GPtrArray  *rhs;    /* and its right-hand side */
+  GHashTable *fixed;  /* variables that may hold a constant whatever their
+                       * definitions: those that hold one on entry (or NULL) */
   GHashTable *may;    /* the variables that may hold a constant */
 } Definitions;
 
@@ -381,6 +384,15 @@ definitions_solve (Definitions *d)
   d->may = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < d->vars->len; i++)
     g_hash_table_add (d->may, d->vars->pdata[i]);
+  if (d->fixed)
+    {
+      GHashTableIter iter;
+      gpointer name;
+
+      g_hash_table_iter_init (&iter, d->fixed);
+      while (g_hash_table_iter_next (&iter, &name, NULL))
+        g_hash_table_add (d->may, name);
+    }
   while (changed)
     {
       g_autoptr (GHashTable) possible = g_hash_table_new (g_str_hash, g_str_equal);
@@ -393,7 +405,8 @@ definitions_solve (Definitions *d)
           g_hash_table_add (possible, d->vars->pdata[i]);
       g_hash_table_iter_init (&iter, d->may);
       while (g_hash_table_iter_next (&iter, &name, NULL))
-        if (!g_hash_table_contains (possible, name))
+        if (!g_hash_table_contains (possible, name)
+            && !(d->fixed && g_hash_table_contains (d->fixed, name)))
           {
             g_hash_table_iter_remove (&iter);
             changed = TRUE;
@@ -406,6 +419,7 @@ definitions_init (Definitions *d)
 {
   d->vars = g_ptr_array_new ();
   d->rhs = g_ptr_array_new ();
+  d->fixed = NULL;
   d->may = NULL;
 }
 
@@ -438,7 +452,7 @@ mir_const_may_define (const GPtrArray *stmts)
 }
 
 static ConstSpace *
-const_space_new (const MirFlowGraph *graph, const MirEffects *fx)
+const_space_new (const MirFlowGraph *graph, const MirEffects *fx, GHashTable *fixed)
 {
   ConstSpace *space = g_new0 (ConstSpace, 1);
   guint n_vars = mir_var_index_size (fx->vars);
@@ -450,6 +464,7 @@ const_space_new (const MirFlowGraph *graph, const MirEffects *fx)
   space->var_of_cand = g_new (guint, n_vars + 1);
   space->arena = tilde_arena_new (0);
   definitions_init (&d);
+  d.fixed = fixed;
   for (guint v = 0; v < graph->n_nodes; v++)
     if (graph->nodes[v].stmt)
       note_definition ((MirStmt *) graph->nodes[v].stmt, &d);
@@ -487,9 +502,138 @@ mir_constant_propagation (MirFlowGraph *graph, gboolean record)
   problem.direction = MIR_DATAFLOW_FORWARD;
   problem.transfer = const_transfer;
   problem.boundary = map_top;
-  problem.user_data = const_space_new (graph, facts->effects);
+  problem.user_data = const_space_new (graph, facts->effects, NULL);
   problem.record = record;
   facts->solution = mir_dataflow_solve (graph, &problem);
+  return facts;
+}
+
+/* ---- code that runs after other code ---- */
+
+/* What flows out of the end of some code into the code after it: whether
+ * control gets there, and the variables that hold a constant there. */
+struct Junction {
+  gboolean    reached;
+  GPtrArray  *names;     /* interned */
+  GArray     *values;    /* MirConstValue */
+  GHashTable *fixed;     /* the names, as a set */
+};
+
+static gboolean
+stops_program (const MirStmt *s)
+{
+  const MirFun *f = &s->u.call.fun;
+
+  return s->kind == MIR_STMT_NR_CALL && f->kind == MIR_FUN_COMPILER
+         && (f->internal == MIR_FN_REJECT || f->internal == MIR_FN_FATAL_ERROR);
+}
+
+/* Per node: whether control can reach it from the entry. */
+static gboolean *
+reachable_nodes (const MirFlowGraph *graph)
+{
+  gboolean *seen = g_new0 (gboolean, graph->n_nodes);
+  g_autofree guint *stack = g_new (guint, graph->n_nodes + 1);
+  guint depth = 0;
+
+  stack[depth++] = graph->entry;
+  seen[graph->entry] = TRUE;
+  while (depth > 0)
+    {
+      const MirFlowNode *node = &graph->nodes[stack[--depth]];
+      for (guint i = 0; i < node->n_succs; i++)
+        if (!seen[node->succs[i]])
+          {
+            seen[node->succs[i]] = TRUE;
+            stack[depth++] = node->succs[i];
+          }
+    }
+  return seen;
+}
+
+/* The edges into the exit of `before` are where its code ends and, from
+ * a return, a reject or a fatal error, where the program stops: only the
+ * others lead on. */
+static void
+junction_init (struct Junction *j, const MirFlowGraph *before, const MirConstFacts *facts)
+{
+  const MirFlowNode *exit = &before->nodes[before->exit];
+  g_autofree gboolean *reachable = reachable_nodes (before);
+  const ConstSpace *space = facts ? facts->solution->user_data : NULL;
+  ConstMap *acc = space ? map_new (space, FALSE) : NULL;
+
+  j->reached = FALSE;
+  j->names = g_ptr_array_new ();
+  j->values = g_array_new (FALSE, FALSE, sizeof (MirConstValue));
+  j->fixed = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < exit->n_preds; i++)
+    {
+      guint p = exit->preds[i];
+      const MirStmt *s = before->nodes[p].stmt;
+
+      if (s && (s->kind == MIR_STMT_RETURN || stops_program (s)))
+        continue;
+      j->reached |= reachable[p];
+      if (acc)
+        map_join (acc, facts->solution->after[p], (gpointer) space);
+    }
+  if (!j->reached || !acc || !acc->reached)
+    return;
+  for (guint i = 0; i < acc->n; i++)
+    {
+      const char *name = mir_var_index_name (space->fx->vars,
+                                             space->var_of_cand[acc->e[i].cand]);
+      g_ptr_array_add (j->names, (gpointer) name);
+      g_array_append_val (j->values, acc->e[i].v);
+      g_hash_table_add (j->fixed, (gpointer) name);
+    }
+}
+
+static void
+junction_clear (struct Junction *j)
+{
+  g_ptr_array_unref (j->names);
+  g_array_unref (j->values);
+  g_hash_table_unref (j->fixed);
+}
+
+static gpointer
+junction_boundary (gpointer ud)
+{
+  ConstSpace *space = ud;
+  const struct Junction *j = space->junction;
+  ConstMap *m = map_new (space, j->reached);
+
+  for (guint i = 0; j->reached && i < j->names->len; i++)
+    {
+      guint x = mir_var_index_lookup (space->fx->vars, j->names->pdata[i]);
+      if (x != MIR_FLOW_NONE && space->cand_of_var[x] != MIR_FLOW_NONE)
+        set_value (space, m, space->cand_of_var[x], g_array_index (j->values, MirConstValue, i));
+    }
+  return m;
+}
+
+MirConstFacts *
+mir_constant_propagation_after (MirFlowGraph *graph, MirFlowGraph *before,
+                                const MirConstFacts *before_facts)
+{
+  MirConstFacts *facts = g_new0 (MirConstFacts, 1);
+  MirDataflowProblem problem = { 0 };
+  struct Junction j;
+  ConstSpace *space;
+
+  junction_init (&j, before, before_facts);
+  facts->effects = mir_effects_new (graph, NULL);
+  space = const_space_new (graph, facts->effects, j.fixed);
+  space->junction = &j;
+  problem.lattice = &const_lattice;
+  problem.direction = MIR_DATAFLOW_FORWARD;
+  problem.transfer = const_transfer;
+  problem.boundary = junction_boundary;
+  problem.user_data = space;
+  facts->solution = mir_dataflow_solve (graph, &problem);
+  space->junction = NULL;
+  junction_clear (&j);
   return facts;
 }
 
