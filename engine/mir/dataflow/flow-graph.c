@@ -15,8 +15,12 @@ typedef struct {
 
 typedef struct {
   MirFlowGraph *g;
-  GArray       *nodes;   /* MirFlowNode while numbering */
-  GArray       *edges;   /* Edge */
+  MirFlowNode  *nodes;   /* while numbering */
+  guint         n_nodes;
+  guint         nodes_size;
+  Edge         *edges;
+  guint         n_edges;
+  guint         edges_size;
   guint        *first;   /* per node: its first edge, or MIR_FLOW_NONE */
   guint        *last;
 } Builder;
@@ -74,19 +78,25 @@ index_stmts (MirFlowGraph *g)
 static guint
 new_node (Builder *b, MirFlowNodeKind kind, const MirStmt *s, guint parent, guint loop)
 {
-  MirFlowNode node = { 0 };
+  MirFlowNode *node;
 
-  node.kind = kind;
-  node.stmt = s;
-  node.parent = parent;
-  node.loop = loop;
+  if (b->n_nodes == b->nodes_size)
+    {
+      b->nodes_size *= 2;
+      b->nodes = g_renew (MirFlowNode, b->nodes, b->nodes_size);
+    }
+  node = &b->nodes[b->n_nodes];
+  memset (node, 0, sizeof *node);
+  node->kind = kind;
+  node->stmt = s;
+  node->parent = parent;
+  node->loop = loop;
   if (s)
     {
-      node.span = s->span;
-      node.loop_head = s->kind == MIR_STMT_WHILE || s->kind == MIR_STMT_FOR;
+      node->span = s->span;
+      node->loop_head = s->kind == MIR_STMT_WHILE || s->kind == MIR_STMT_FOR;
     }
-  g_array_append_val (b->nodes, node);
-  return b->nodes->len - 1;
+  return b->n_nodes++;
 }
 
 typedef struct {
@@ -114,18 +124,23 @@ number_stmt (MirStmt *s, gpointer data)
 static void
 add_edge (Builder *b, guint from, guint to)
 {
-  Edge edge = { to, MIR_FLOW_NONE };
-  Edge *edges = (Edge *) b->edges->data;
+  guint e;
 
-  for (guint e = b->first[from]; e != MIR_FLOW_NONE; e = edges[e].next)
-    if (edges[e].to == to)
+  for (e = b->first[from]; e != MIR_FLOW_NONE; e = b->edges[e].next)
+    if (b->edges[e].to == to)
       return;
-  g_array_append_val (b->edges, edge);
+  if (b->n_edges == b->edges_size)
+    {
+      b->edges_size *= 2;
+      b->edges = g_renew (Edge, b->edges, b->edges_size);
+    }
+  e = b->n_edges++;
+  b->edges[e] = (Edge) { to, MIR_FLOW_NONE };
   if (b->last[from] == MIR_FLOW_NONE)
-    b->first[from] = b->edges->len - 1;
+    b->first[from] = e;
   else
-    g_array_index (b->edges, Edge, b->last[from]).next = b->edges->len - 1;
-  b->last[from] = b->edges->len - 1;
+    b->edges[b->last[from]].next = e;
+  b->last[from] = e;
 }
 
 static void
@@ -249,9 +264,9 @@ static guint *
 depth_first_order (const MirFlowGraph *g, guint start, gboolean backward)
 {
   guint *order = g_new (guint, g->n_nodes);
-  guint *stack = g_new (guint, g->n_nodes);
-  guint *next_edge = g_new0 (guint, g->n_nodes);
-  gboolean *seen = g_new0 (gboolean, g->n_nodes);
+  /* stack, next edge and seen per node */
+  guint *work = g_new0 (guint, 3 * (gsize) g->n_nodes);
+  guint *stack = work, *next_edge = work + g->n_nodes, *seen = work + 2 * g->n_nodes;
   guint n_post = 0, depth = 0;
 
   stack[depth++] = start;
@@ -288,9 +303,7 @@ depth_first_order (const MirFlowGraph *g, guint start, gboolean backward)
   for (guint v = 0; v < g->n_nodes; v++)
     if (!seen[v])
       order[n_post++] = v;
-  g_free (stack);
-  g_free (next_edge);
-  g_free (seen);
+  g_free (work);
   return order;
 }
 
@@ -298,8 +311,8 @@ depth_first_order (const MirFlowGraph *g, guint start, gboolean backward)
 static void
 finish_edges (MirFlowGraph *g, Builder *b)
 {
-  const Edge *edges = (const Edge *) b->edges->data;
-  guint n_edges = b->edges->len, at = 0;
+  const Edge *edges = b->edges;
+  guint n_edges = b->n_edges, at = 0;
   guint *n_preds = g_new0 (guint, g->n_nodes);
   guint *preds;
 
@@ -334,23 +347,26 @@ static MirFlowGraph *
 build (const GPtrArray *stmts, MirFlowGraphFlags flags)
 {
   MirFlowGraph *g = g_new0 (MirFlowGraph, 1);
-  Builder b = { g, g_array_sized_new (FALSE, FALSE, sizeof (MirFlowNode), stmts->len * 2 + 2),
-                NULL, NULL, NULL };
+  Builder b = { 0 };
   NumberData top = { &b, MIR_FLOW_NONE, MIR_FLOW_NONE };
   guint first;
   Targets to_exit;
 
+  b.g = g;
+  b.nodes_size = 2 * stmts->len + 8;
+  b.nodes = g_new (MirFlowNode, b.nodes_size);
   g->ref_count = 1;
   g->flags = flags;
   g->entry = new_node (&b, MIR_FLOW_NODE_ENTRY, NULL, MIR_FLOW_NONE, MIR_FLOW_NONE);
   for (guint i = 0; i < stmts->len; i++)
     number_stmt (g_ptr_array_index (stmts, i), &top);
   g->exit = new_node (&b, MIR_FLOW_NODE_EXIT, NULL, MIR_FLOW_NONE, MIR_FLOW_NONE);
-  g->n_nodes = b.nodes->len;
-  g->nodes = (MirFlowNode *) g_array_free (b.nodes, FALSE);
+  g->n_nodes = b.n_nodes;
+  g->nodes = b.nodes;
   index_stmts (g);
 
-  b.edges = g_array_sized_new (FALSE, FALSE, sizeof (Edge), g->n_nodes * 2);
+  b.edges_size = 2 * g->n_nodes;
+  b.edges = g_new (Edge, b.edges_size);
   b.first = g_new (guint, 2 * (gsize) g->n_nodes);
   b.last = b.first + g->n_nodes;
   memset (b.first, 0xff, 2 * (gsize) g->n_nodes * sizeof (guint));
@@ -358,7 +374,7 @@ build (const GPtrArray *stmts, MirFlowGraphFlags flags)
   first = connect_list (&b, stmts, &to_exit, NULL);
   add_edge (&b, g->entry, first != MIR_FLOW_NONE ? first : g->exit);
   finish_edges (g, &b);
-  g_array_unref (b.edges);
+  g_free (b.edges);
   g_free (b.first);
 
   g->forward_order = depth_first_order (g, g->entry, FALSE);
