@@ -422,6 +422,55 @@ add_scope_decls (MirBitset *set, const MirVarIndex *vars, const GPtrArray *stmts
     }
 }
 
+/* Whether the declarations directly in a block's list (add_scope_decls)
+ * are any. */
+static gboolean
+has_scope_decls (const GPtrArray *stmts)
+{
+  for (guint i = 0; stmts && i < stmts->len; i++)
+    {
+      const MirStmt *s = g_ptr_array_index (stmts, i);
+      if (s->kind == MIR_STMT_DECL
+          || (s->kind == MIR_STMT_SLIST && has_scope_decls (s->u.block.stmts)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Which of a node's sets (reads, writes, kills, declares, scope ends:
+ * bits 0 to 4) fill_effects may add to. */
+static guint8
+kinds_of (const MirStmt *s, gboolean reads, gboolean increments)
+{
+  guint8 kinds = (reads ? 1 : 0) | (increments ? 2 : 0);
+  const MirLvalue *lhs;
+
+  switch (s->kind)
+    {
+    case MIR_STMT_ASSIGN:
+      lhs = s->u.assign.lhs;
+      kinds |= 2;
+      if (!lhs->proj_of && (!lhs->indices || lhs->indices->len == 0))
+        kinds |= 4;
+      break;
+    case MIR_STMT_DECL:
+      kinds |= 4 | 8 | (s->u.decl.init_kind == MIR_DECL_ASSIGN ? 2 : 0);
+      break;
+    case MIR_STMT_FOR:
+      kinds |= 2 | 4 | 8;
+      break;
+    case MIR_STMT_BLOCK:
+      kinds |= has_scope_decls (s->u.block.stmts) ? 16 : 0;
+      break;
+    case MIR_STMT_PROFILE:
+      kinds |= has_scope_decls (s->u.profile.stmts) ? 16 : 0;
+      break;
+    default:
+      break;
+    }
+  return kinds;
+}
+
 static void
 fill_effects (MirEffects *fx, guint v, const MirStmt *s, const guint *read, guint n_read,
               guint target_use, guint target)
@@ -469,10 +518,11 @@ MirEffects *
 mir_effects_new (const MirFlowGraph *graph, const char *const *extra)
 {
   MirEffects *fx = g_new0 (MirEffects, 1);
-  guint n = graph->n_nodes, n_vars, target;
+  guint n = graph->n_nodes, n_vars, target, n_sets = 0;
   gsize stride;
-  MirBitset **sets;
+  MirBitset **sets, *empty;
   guint8 *at;
+  g_autofree guint8 *kinds = g_new (guint8, n + 1);
   /* per node: where its reads start in scan.read, and its use of the
    * target (1: increments, 2: reads only) */
   g_autofree guint *start = g_new (guint, 2 * (gsize) n + 1);
@@ -497,9 +547,18 @@ mir_effects_new (const MirFlowGraph *graph, const char *const *extra)
   target = mir_var_index_lookup (fx->vars, MIR_TARGET_VARIABLE);
 
   fx->n_nodes = n;
-  /* the five sets of every node in one zeroed block */
+  /* the sets that can hold something in one zeroed block; every other one
+   * is the same empty set (nothing changes a node's sets once made) */
   stride = (mir_bitset_size (n_vars) + 7) / 8 * 8;
-  fx->block = g_malloc0 (5 * (gsize) n * (stride + sizeof (MirBitset *)));
+  for (guint v = 0; v < n; v++)
+    {
+      kinds[v] = graph->nodes[v].stmt
+                   ? kinds_of (graph->nodes[v].stmt, start[v + 1] > start[v] || target_use[v],
+                               (target_use[v] & 1) != 0)
+                   : 0;
+      n_sets += (guint) __builtin_popcount (kinds[v]);
+    }
+  fx->block = g_malloc0 (5 * (gsize) n * sizeof (MirBitset *) + (n_sets + 1) * stride);
   sets = (MirBitset **) fx->block;
   fx->reads = sets;
   fx->writes = sets + n;
@@ -507,12 +566,23 @@ mir_effects_new (const MirFlowGraph *graph, const char *const *extra)
   fx->declares = sets + 3 * n;
   fx->scope_ends = sets + 4 * n;
   at = (guint8 *) (sets + 5 * n);
-  for (guint i = 0; i < 5 * n; i++, at += stride)
-    {
-      sets[i] = (MirBitset *) at;
-      sets[i]->n_bits = n_vars;
-      sets[i]->n_words = (n_vars + 63) / 64;
-    }
+  empty = (MirBitset *) at;
+  empty->n_bits = n_vars;
+  empty->n_words = (n_vars + 63) / 64;
+  at += stride;
+  for (guint k = 0; k < 5; k++)
+    for (guint v = 0; v < n; v++)
+      {
+        MirBitset *set = empty;
+        if (kinds[v] & (1u << k))
+          {
+            set = (MirBitset *) at;
+            set->n_bits = n_vars;
+            set->n_words = (n_vars + 63) / 64;
+            at += stride;
+          }
+        sets[k * n + v] = set;
+      }
   for (guint v = 0; v < n; v++)
     if (graph->nodes[v].stmt)
       fill_effects (fx, v, graph->nodes[v].stmt, &g_array_index (scan.read, guint, start[v]),

@@ -48,7 +48,8 @@ MirBitset   *mir_var_index_set_of   (const MirVarIndex *index, const char *const
 
 typedef struct {
   MirVarIndex *vars;
-  /* per node; entry and exit have empty sets */
+  /* per node, read-only (empty sets are one set shared by the nodes);
+   * entry and exit have empty sets */
   MirBitset  **reads;
   MirBitset  **writes;     /* given a value, in whole or in part */
   MirBitset  **kills;      /* whose previous value is gone: x = e, declarations,
