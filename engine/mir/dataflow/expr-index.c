@@ -341,6 +341,7 @@ index_new (const MirFlowGraph *graph, const MirEffects *effects, gboolean labels
 
   index->exprs = g_ptr_array_new ();
   index->labels = g_ptr_array_new_with_free_func (g_free);
+  index->arena = tilde_arena_new (0);
   g_ptr_array_add (index->labels, NULL);
   table_init (&index->by_expr, 4 * n, TRUE);
   table_init (&index->by_occurrence, 4 * n, FALSE);
@@ -355,13 +356,13 @@ index_new (const MirFlowGraph *graph, const MirEffects *effects, gboolean labels
 
   /* per expression the variables it reads, and per variable the
    * expressions reading it */
-  index->reads = g_new (MirBitset *, n_exprs);
-  readers = g_new (MirBitset *, n_vars + 1);
+  index->reads = tilde_arena_alloc (index->arena, (n_exprs + 1) * sizeof (MirBitset *));
+  readers = tilde_arena_alloc (index->arena, (n_vars + 1) * sizeof (MirBitset *));
   for (guint x = 0; x < n_vars; x++)
-    readers[x] = mir_bitset_new (n_exprs);
+    readers[x] = mir_bitset_new_in (index->arena, n_exprs);
   for (guint i = 0; i < n_exprs; i++)
     {
-      index->reads[i] = mir_bitset_new (n_vars);
+      index->reads[i] = mir_bitset_new_in (index->arena, n_vars);
       mir_expr_add_reads (g_ptr_array_index (index->exprs, i), effects->vars, index->reads[i]);
       for (int x = mir_bitset_next (index->reads[i], 0); x >= 0;
            x = mir_bitset_next (index->reads[i], (guint) x + 1))
@@ -369,12 +370,12 @@ index_new (const MirFlowGraph *graph, const MirEffects *effects, gboolean labels
     }
 
   index->n_nodes = n;
-  index->uses = g_new (MirBitset *, n);
-  index->kills = g_new (MirBitset *, n);
+  index->uses = tilde_arena_alloc (index->arena, (2 * (gsize) n + 1) * sizeof (MirBitset *));
+  index->kills = index->uses + n;
   for (guint v = 0; v < n; v++)
     {
-      index->uses[v] = mir_bitset_new (n_exprs);
-      index->kills[v] = mir_bitset_new (n_exprs);
+      index->uses[v] = mir_bitset_new_in (index->arena, n_exprs);
+      index->kills[v] = mir_bitset_new_in (index->arena, n_exprs);
       if (graph->nodes[v].stmt)
         {
           c.uses = index->uses[v];
@@ -388,9 +389,6 @@ index_new (const MirFlowGraph *graph, const MirEffects *effects, gboolean labels
            x = mir_bitset_next (changed, (guint) x + 1))
         mir_bitset_union (index->kills[v], readers[x]);
     }
-  for (guint x = 0; x < n_vars; x++)
-    mir_bitset_free (readers[x]);
-  g_free (readers);
   return index;
 }
 
@@ -411,16 +409,7 @@ mir_expr_index_free (MirExprIndex *index)
 {
   if (!index)
     return;
-  for (guint i = 0; i < index->exprs->len; i++)
-    mir_bitset_free (index->reads[i]);
-  for (guint v = 0; v < index->n_nodes; v++)
-    {
-      mir_bitset_free (index->uses[v]);
-      mir_bitset_free (index->kills[v]);
-    }
-  g_free (index->reads);
-  g_free (index->uses);
-  g_free (index->kills);
+  tilde_arena_free (index->arena);
   g_ptr_array_unref (index->exprs);
   g_ptr_array_unref (index->labels);
   table_clear (&index->by_expr);

@@ -44,6 +44,7 @@ typedef struct {
   /* private: numbers (+ 1) by expression and by occurrence */
   MirExprTable by_expr;
   MirExprTable by_occurrence;
+  TildeArena  *arena;      /* the sets and their arrays */
 } MirExprIndex;
 
 MirExprIndex *mir_expr_index_new    (const MirFlowGraph *graph, const MirEffects *effects);
