@@ -4,8 +4,11 @@
 #include "mir/passes/passes.h"
 #include "mir/passes/passes-private.h"
 
-#include "mir/dataflow/liveness.h"
+#include <string.h>
+
+#include "mir/dataflow/effects.h"
 #include "mir/dataflow/program-info.h"
+#include "mir/dataflow/set-facts.h"
 
 
 /* Removing a dead assignment can make others dead; the pass repeats until
@@ -14,7 +17,8 @@
 
 typedef struct {
   PassEffects  fx;
-  MirSetFacts *live;         /* of the graph being rewritten */
+  MirSetFacts *live;         /* of the graph being rewritten: its candidates */
+  GHashTable  *candidates;   /* variable -> its member of `live` + 1 */
   gboolean    *reachable;
   MirFlowGraph *graph;
   GHashTable  *used;         /* variables some statement reads or writes */
@@ -48,9 +52,11 @@ is_live_after (Dead *d, const MirStmt *s, const char *var)
 {
   guint node = mir_flow_graph_node_of (d->graph, s);
 
+  guint member = GPOINTER_TO_UINT (g_hash_table_lookup (d->candidates, var));
+
   if (node == MIR_FLOW_NONE || !d->reachable[node])
     return TRUE;
-  return mir_set_facts_has (d->live, mir_set_facts_after_node (d->live, node), var);
+  return member && mir_bitset_contains (mir_set_facts_after_node (d->live, node), member - 1);
 }
 
 static gboolean
@@ -79,32 +85,177 @@ assignment_may_go (Dead *d, const MirStmt *s)
          && !pass_expr_has_effects (s->u.decl.init, &d->fx);
 }
 
-typedef struct {
-  Dead    *d;
-  gboolean found;
-} Search;
+/* ---- liveness of the variables that removable assignments assign ----
+ *
+ * Liveness is a problem of each variable on its own (a node makes a
+ * variable live or dead whatever the others do), so it is solved for the
+ * candidates alone: the variables that an assignment or declaration
+ * without effects gives a value, the only ones asked about. */
 
 static void
-find_removable_assignment (MirStmt *s, gpointer data)
+find_candidate (MirStmt *s, gpointer data)
 {
-  Search *search = data;
+  Dead *d = data;
+  const char *x;
 
-  if (!search->found && assignment_may_go (search->d, s))
-    search->found = TRUE;
+  if (!assignment_may_go (d, s))
+    return;
+  x = s->kind == MIR_STMT_ASSIGN ? mir_lvalue_variable (s->u.assign.lhs) : s->u.decl.name;
+  if (!g_hash_table_contains (d->candidates, x))
+    g_hash_table_insert (d->candidates, (gpointer) x,
+                         GUINT_TO_POINTER (g_hash_table_size (d->candidates) + 1));
 }
 
-/* Whether liveness can matter in the tree of `roots` or `body`: only an
- * assignment without effects can go when its variable is dead. */
+/* The candidates of the tree of `roots` or `body` (d->candidates, a new
+ * table); whether there are any. */
 static gboolean
-needs_liveness (Dead *d, GPtrArray *roots, MirStmt *body)
+find_candidates (Dead *d, GPtrArray *roots, MirStmt *body)
 {
-  Search search = { d, FALSE };
-
+  d->candidates = g_hash_table_new (NULL, NULL);
   if (body)
-    mir_stmt_walk (body, find_removable_assignment, &search);
-  for (guint i = 0; roots && i < roots->len && !search.found; i++)
-    mir_stmt_walk (g_ptr_array_index (roots, i), find_removable_assignment, &search);
-  return search.found;
+    mir_stmt_walk (body, find_candidate, d);
+  for (guint i = 0; roots && i < roots->len; i++)
+    mir_stmt_walk (g_ptr_array_index (roots, i), find_candidate, d);
+  return g_hash_table_size (d->candidates) > 0;
+}
+
+typedef struct {
+  GHashTable *candidates;
+  MirBitset  *set;
+} Mark;
+
+static void
+mark_candidate (Mark *m, const char *name)
+{
+  guint member = GPOINTER_TO_UINT (g_hash_table_lookup (m->candidates, name));
+
+  if (member)
+    mir_bitset_add (m->set, member - 1);
+}
+
+static void
+mark_read (MirExpr *e, gpointer data)
+{
+  mark_candidate (data, e->u.var.name);
+}
+
+static gboolean
+is_target_read (MirExpr *e)
+{
+  return e->kind == MIR_EXPR_CALL && e->u.call.fun.kind == MIR_FUN_STANLIB
+         && e->u.call.fun.name && strcmp (e->u.call.fun.name, MIR_TARGET_VARIABLE) == 0;
+}
+
+static void
+find_target_use (MirExpr *e, gpointer data)
+{
+  gboolean *found = data;
+
+  if (*found)
+    return;
+  if (is_target_read (e) || mir_expr_increments_target (e))
+    *found = TRUE;
+  else
+    mir_expr_foreach_child (e, find_target_use, data);
+}
+
+/* Whether a node reads the target (effects.h): adds to it or reads it. */
+static gboolean
+uses_target (const MirStmt *s)
+{
+  gboolean found = s->kind == MIR_STMT_TARGET_PLUS || s->kind == MIR_STMT_JACOBIAN_PLUS
+                   || (s->kind == MIR_STMT_NR_CALL && mir_fun_increments_target (&s->u.call.fun));
+
+  if (!found)
+    mir_stmt_foreach_expr ((MirStmt *) s, find_target_use, &found);
+  return found;
+}
+
+/* The declarations directly in a block's list (effects.h's scope ends). */
+static void
+mark_scope_decls (Mark *m, const GPtrArray *stmts)
+{
+  for (guint i = 0; stmts && i < stmts->len; i++)
+    {
+      const MirStmt *s = g_ptr_array_index (stmts, i);
+      if (s->kind == MIR_STMT_DECL)
+        mark_candidate (m, s->u.decl.name);
+      else if (s->kind == MIR_STMT_SLIST)
+        mark_scope_decls (m, s->u.block.stmts);
+    }
+}
+
+/* mir_liveness restricted to d->candidates: a node makes live what it
+ * reads, and dead what it replaces as a whole and what dies at its end. */
+static MirSetFacts *
+candidate_liveness (Dead *d, MirFlowGraph *graph, const char *const *live_at_exit)
+{
+  guint n = graph->n_nodes, n_bits = g_hash_table_size (d->candidates);
+  gpointer target = g_hash_table_lookup (d->candidates, g_intern_static_string (MIR_TARGET_VARIABLE));
+  g_autoptr (TildeArena) arena = tilde_arena_new (2 * (gsize) n * (mir_bitset_size (n_bits) + 16)
+                                                  + 2 * (gsize) n * sizeof (MirBitset *) + 1024);
+  MirBitset **gen = tilde_arena_alloc (arena, 2 * (gsize) n * sizeof (MirBitset *));
+  MirBitset **kill = gen + n;
+  g_autoptr (MirBitset) boundary = mir_bitset_new (n_bits);
+  const char **labels = g_new0 (const char *, n_bits + 1);
+  MirSetProblem problem = { 0 };
+  GHashTableIter iter;
+  gpointer name, member;
+  MirSetFacts *facts;
+  Mark m = { d->candidates, NULL };
+
+  g_hash_table_iter_init (&iter, d->candidates);
+  while (g_hash_table_iter_next (&iter, &name, &member))
+    labels[GPOINTER_TO_UINT (member) - 1] = name;
+  for (guint v = 0; v < n; v++)
+    {
+      const MirStmt *s = graph->nodes[v].stmt;
+      const MirLvalue *lhs;
+
+      gen[v] = mir_bitset_new_in (arena, n_bits);
+      kill[v] = mir_bitset_new_in (arena, n_bits);
+      if (!s)
+        continue;
+      m.set = gen[v];
+      mir_stmt_foreach_variable (s, mark_read, &m);
+      if (target && uses_target (s))
+        mir_bitset_add (gen[v], GPOINTER_TO_UINT (target) - 1);
+      m.set = kill[v];
+      switch (s->kind)
+        {
+        case MIR_STMT_ASSIGN:
+          lhs = s->u.assign.lhs;
+          if (!lhs->proj_of && (!lhs->indices || lhs->indices->len == 0))
+            mark_candidate (&m, lhs->var);
+          break;
+        case MIR_STMT_DECL:
+          mark_candidate (&m, s->u.decl.name);
+          break;
+        case MIR_STMT_FOR:
+          mark_candidate (&m, s->u.for_stmt.var);
+          break;
+        case MIR_STMT_BLOCK:
+          mark_scope_decls (&m, s->u.block.stmts);
+          break;
+        case MIR_STMT_PROFILE:
+          mark_scope_decls (&m, s->u.profile.stmts);
+          break;
+        default:
+          break;
+        }
+    }
+  m.set = boundary;
+  for (guint i = 0; live_at_exit && live_at_exit[i]; i++)
+    mark_candidate (&m, g_intern_string (live_at_exit[i]));
+  problem.direction = MIR_DATAFLOW_BACKWARD;
+  problem.n_bits = n_bits;
+  problem.labels = labels;
+  problem.boundary = boundary;
+  problem.gen = gen;
+  problem.kill = kill;
+  facts = mir_set_facts_solve (graph, &problem);
+  g_free (labels);
+  return facts;
 }
 
 /* A branch that is a block declaring nothing needs no scope: its
@@ -299,6 +450,7 @@ eliminate_graph (Dead *d, MirFlowGraph *graph, MirSetFacts *live, GPtrArray *roo
   if (roots)
     drop_empty (d, roots);
   g_clear_pointer (&d->reachable, g_free);
+  g_clear_pointer (&d->candidates, g_hash_table_unref);
 }
 
 static void
@@ -310,7 +462,7 @@ eliminate_part (Dead *d, MirProgram *p, MirPart part)
   g_autofree const char **data = NULL, **tdata = NULL, **live_out = NULL;
   g_autoptr (MirSetFacts) live = NULL;
 
-  if (!needs_liveness (d, p->parts[part], NULL))
+  if (!find_candidates (d, p->parts[part], NULL))
     {
       eliminate_graph (d, NULL, NULL, p->parts[part], NULL);
       return;
@@ -333,7 +485,7 @@ eliminate_part (Dead *d, MirProgram *p, MirPart part)
       tdata[k] = NULL;
     }
   live_out = mir_names_concat (target, data, tdata);
-  live = mir_liveness (graph, live_out, FALSE);
+  live = candidate_liveness (d, graph, live_out);
   eliminate_graph (d, graph, live, p->parts[part], NULL);
 }
 
@@ -360,10 +512,10 @@ eliminate_once (Dead *d, MirProgram *p, gboolean *dirty)
       g_autoptr (MirSetFacts) live = NULL;
       GPtrArray *list = pass_stmt_list (f->body);
 
-      if (needs_liveness (d, NULL, f->body))
+      if (find_candidates (d, NULL, f->body))
         {
           graph = mir_flow_graph_new (f->body, MIR_FLOW_GRAPH_DEFAULT);
-          live = mir_liveness (graph, NULL, FALSE);
+          live = candidate_liveness (d, graph, NULL);
         }
       /* the body itself stays, even empty */
       if (list)
@@ -388,7 +540,7 @@ eliminate_once (Dead *d, MirProgram *p, gboolean *dirty)
 gboolean
 mir_pass_dead_code_elimination (MirProgram *program)
 {
-  Dead d = { { NULL }, NULL, NULL, NULL, NULL, FALSE };
+  Dead d = { { NULL } };
   gboolean changed = FALSE;
   guint n_graphs = program->functions->len + MIR_N_PARTS;
   g_autofree gboolean *dirty = g_new (gboolean, n_graphs);
