@@ -21,7 +21,7 @@ typedef struct {
   GHashTable  *candidates;   /* variable -> its member of `live` + 1 */
   gboolean    *reachable;
   MirFlowGraph *graph;
-  GHashTable  *used;         /* variables some statement reads or writes */
+  GHashTable  *unused;       /* temporaries that could go and no statement uses */
   gboolean     changed;
 } Dead;
 
@@ -352,21 +352,32 @@ eliminate (MirStmt **slot, gpointer data)
 
 /* ---- temporaries no statement uses ---- */
 
+/* A use of a variable takes it out of d->unused. */
+static void
+note_use (GHashTable *unused, const char *name)
+{
+  g_hash_table_remove (unused, name);
+}
+
 static void
 count_expr_uses (MirExpr *e, gpointer data)
 {
+  if (g_hash_table_size (data) == 0)
+    return;
   if (e->kind == MIR_EXPR_VAR)
-    g_hash_table_add (data, (gpointer) e->u.var.name);
+    note_use (data, e->u.var.name);
   mir_expr_foreach_child (e, count_expr_uses, data);
 }
 
 static void
 count_uses (MirStmt *s, gpointer data)
 {
+  if (g_hash_table_size (data) == 0)
+    return;
   if (s->kind == MIR_STMT_ASSIGN)
-    g_hash_table_add (data, (gpointer) mir_lvalue_variable (s->u.assign.lhs));
+    note_use (data, mir_lvalue_variable (s->u.assign.lhs));
   else if (s->kind == MIR_STMT_FOR)
-    g_hash_table_add (data, (gpointer) s->u.for_stmt.var);
+    note_use (data, s->u.for_stmt.var);
   mir_stmt_foreach_expr (s, count_expr_uses, data);
 }
 
@@ -394,10 +405,8 @@ is_droppable_temporary (const MirStmt *s)
 static void
 find_droppable (MirStmt *s, gpointer data)
 {
-  gboolean *found = data;
-
-  if (!*found && is_droppable_temporary (s))
-    *found = TRUE;
+  if (is_droppable_temporary (s))
+    g_hash_table_add (data, (gpointer) s->u.decl.name);
 }
 
 static void
@@ -406,33 +415,32 @@ drop_unused_temporary (MirStmt **slot, gpointer data)
   Dead *d = data;
   MirStmt *s = *slot;
 
-  if (is_droppable_temporary (s) && !g_hash_table_contains (d->used, s->u.decl.name))
+  if (is_droppable_temporary (s) && g_hash_table_contains (d->unused, s->u.decl.name))
     replace (d, slot, mir_stmt_new (MIR_STMT_SKIP, &s->span));
 }
 
 static void
 drop_unused_temporaries (Dead *d, GPtrArray *roots, MirStmt **body)
 {
-  gboolean any = FALSE;
-
-  /* what the statements use is only worth knowing when some temporary
-   * could go */
+  /* the temporaries that could go, then those no statement uses: only
+   * their uses are worth looking for */
+  d->unused = g_hash_table_new (NULL, NULL);
   if (body)
-    mir_stmt_walk (*body, find_droppable, &any);
-  for (guint i = 0; roots && i < roots->len && !any; i++)
-    mir_stmt_walk (g_ptr_array_index (roots, i), find_droppable, &any);
-  if (!any)
-    return;
-  d->used = g_hash_table_new (NULL, NULL);
-  if (body)
-    mir_stmt_walk (*body, count_uses, d->used);
+    mir_stmt_walk (*body, find_droppable, d->unused);
   for (guint i = 0; roots && i < roots->len; i++)
-    mir_stmt_walk (g_ptr_array_index (roots, i), count_uses, d->used);
+    mir_stmt_walk (g_ptr_array_index (roots, i), find_droppable, d->unused);
   if (body)
-    pass_map_stmt_post (body, drop_unused_temporary, d);
+    mir_stmt_walk (*body, count_uses, d->unused);
   for (guint i = 0; roots && i < roots->len; i++)
-    pass_map_stmt_post ((MirStmt **) &roots->pdata[i], drop_unused_temporary, d);
-  g_clear_pointer (&d->used, g_hash_table_unref);
+    mir_stmt_walk (g_ptr_array_index (roots, i), count_uses, d->unused);
+  if (g_hash_table_size (d->unused) > 0)
+    {
+      if (body)
+        pass_map_stmt_post (body, drop_unused_temporary, d);
+      for (guint i = 0; roots && i < roots->len; i++)
+        pass_map_stmt_post ((MirStmt **) &roots->pdata[i], drop_unused_temporary, d);
+    }
+  g_clear_pointer (&d->unused, g_hash_table_unref);
 }
 
 static void
