@@ -396,11 +396,17 @@ MirFlowGraph *
 mir_flow_graph_new_for_lists (const GPtrArray *const *lists, guint n_lists,
                               MirFlowGraphFlags flags)
 {
-  g_autoptr (GPtrArray) all = g_ptr_array_new ();
+  g_autoptr (GPtrArray) all = NULL;
+  guint n = 0;
 
   for (guint i = 0; i < n_lists; i++)
+    n += lists[i] ? lists[i]->len : 0;
+  all = g_ptr_array_sized_new (n);
+  g_ptr_array_set_size (all, n);
+  n = 0;
+  for (guint i = 0; i < n_lists; i++)
     for (guint j = 0; lists[i] && j < lists[i]->len; j++)
-      g_ptr_array_add (all, g_ptr_array_index (lists[i], j));
+      all->pdata[n++] = g_ptr_array_index (lists[i], j);
   return build (all, flags);
 }
 

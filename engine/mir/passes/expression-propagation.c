@@ -6,7 +6,6 @@
 
 #include "mir/dataflow/effects.h"
 #include "mir/dataflow/set-facts.h"
-#include "mir/mir-print.h"
 
 /* Expression propagation (forward, must): the definitions x = e that hold
  * on every path to a point, over the whole assignments and initialised
@@ -60,7 +59,6 @@ solve (Propagate *p, MirFlowGraph *graph)
 {
   guint n = graph->n_nodes, n_vars, n_defs;
   g_autofree guint *made = g_new (guint, n);
-  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GArray) reads = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GArray) reads_start = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (TildeArena) arena = NULL;
@@ -84,8 +82,6 @@ solve (Propagate *p, MirFlowGraph *graph)
       made[v] = p->defs_var->len;
       g_ptr_array_add (p->defs_var, (gpointer) x);
       g_ptr_array_add (p->defs_expr, mir_expr_copy (e));
-      g_autofree char *text = mir_print_expr (e);
-      g_ptr_array_add (labels, g_strdup_printf ("%s = %s", x, text));
       /* the variables whose change ends the definition: x and those e reads */
       mir_bitset_clear (r);
       mir_expr_add_reads (e, p->effects->vars, r);
@@ -144,11 +140,10 @@ solve (Propagate *p, MirFlowGraph *graph)
       if (made[v] != MIR_FLOW_NONE)
         mir_bitset_add (gen[v], made[v]);
     }
-  g_ptr_array_add (labels, NULL);
+  /* the facts are never shown: the definitions go unlabelled */
   problem.direction = MIR_DATAFLOW_FORWARD;
   problem.must = TRUE;
   problem.n_bits = n_defs;
-  problem.labels = (const char *const *) labels->pdata;
   problem.gen = gen;
   problem.kill = kill;
   p->facts = mir_set_facts_solve (graph, &problem);
