@@ -334,7 +334,9 @@ const_transfer (const MirFlowGraph *graph, guint node, gpointer fact, gpointer u
     set_value (space, m, c, value);
 }
 
-/* ---- the variables that may hold a constant ---- */
+/* ---- the variables that may hold a constant ----
+ *
+ * Names are interned (mir.h), and the sets of them compare addresses. */
 
 typedef struct {
   GPtrArray  *vars;   /* per definition: its variable */
@@ -381,7 +383,7 @@ definitions_solve (Definitions *d)
 {
   gboolean changed = d->vars->len > 0;
 
-  d->may = g_hash_table_new (g_str_hash, g_str_equal);
+  d->may = g_hash_table_new (NULL, NULL);
   for (guint i = 0; i < d->vars->len; i++)
     g_hash_table_add (d->may, d->vars->pdata[i]);
   if (d->fixed)
@@ -395,7 +397,7 @@ definitions_solve (Definitions *d)
     }
   while (changed)
     {
-      g_autoptr (GHashTable) possible = g_hash_table_new (g_str_hash, g_str_equal);
+      g_autoptr (GHashTable) possible = g_hash_table_new (NULL, NULL);
       GHashTableIter iter;
       gpointer name;
 
@@ -565,7 +567,7 @@ junction_init (struct Junction *j, const MirFlowGraph *before, const MirConstFac
   j->reached = FALSE;
   j->names = g_ptr_array_new ();
   j->values = g_array_new (FALSE, FALSE, sizeof (MirConstValue));
-  j->fixed = g_hash_table_new (g_str_hash, g_str_equal);
+  j->fixed = g_hash_table_new (NULL, NULL);
   for (guint i = 0; i < exit->n_preds; i++)
     {
       guint p = exit->preds[i];
