@@ -140,6 +140,11 @@ operator_math_name (const char *name)
     { "Leq__", "logical_lte" }, { "Greater__", "logical_gt" }, { "Geq__", "logical_gte" },
     { "PNot__", "logical_negation" }, { "Transpose__", "transpose" },
   };
+  gsize len = strlen (name);
+
+  /* operator functions are named Xxx__ */
+  if (len < 3 || name[len - 1] != '_' || name[len - 2] != '_')
+    return name;
   for (guint i = 0; i < G_N_ELEMENTS (table); i++)
     if (strcmp (table[i][0], name) == 0)
       return table[i][1];
@@ -189,13 +194,30 @@ rule_allows (SoaRule rule, const TildeType *const *args, guint n)
   return FALSE;
 }
 
-gboolean
-mir_mem_pattern_supports_soa (const char *name, const TildeType *const *args, guint n_args)
+/* The entry of each name in soa_functions (+ 1), built once: the
+ * table is looked up for every call of a program. */
+static GHashTable *
+soa_index (void)
 {
-  name = operator_math_name (name);
-  g_autofree char *family = family_of (name);
-  const char *key = family ? family : name;
+  static GHashTable *index;
+  static gsize done = 0;
 
+  if (g_once_init_enter (&done))
+    {
+      index = g_hash_table_new (g_str_hash, g_str_equal);
+      for (guint i = 0; i < G_N_ELEMENTS (soa_functions); i++)
+        if (!g_hash_table_contains (index, soa_functions[i].name))
+          g_hash_table_insert (index, (gpointer) soa_functions[i].name, GUINT_TO_POINTER (i + 1));
+      g_once_init_leave (&done, 1);
+    }
+  return index;
+}
+
+static gboolean
+is_transform_function (const char *name)
+{
+  if (!g_str_has_suffix (name, "_constrain") && !g_str_has_suffix (name, "_jacobian"))
+    return FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (transform_families); i++)
     {
       gsize len = strlen (transform_families[i]);
@@ -203,6 +225,19 @@ mir_mem_pattern_supports_soa (const char *name, const TildeType *const *args, gu
           && (strcmp (name + len, "_constrain") == 0 || strcmp (name + len, "_jacobian") == 0))
         return TRUE;
     }
+  return FALSE;
+}
+
+gboolean
+mir_mem_pattern_supports_soa (const char *name, const TildeType *const *args, guint n_args)
+{
+  name = operator_math_name (name);
+  g_autofree char *family = family_of (name);
+  const char *key = family ? family : name;
+  guint entry;
+
+  if (is_transform_function (name))
+    return TRUE;
   if (any_complex (args, n_args))
     {
       gboolean ok = FALSE;
@@ -211,9 +246,9 @@ mir_mem_pattern_supports_soa (const char *name, const TildeType *const *args, gu
       if (!ok)
         return FALSE;
     }
-  for (guint i = 0; i < G_N_ELEMENTS (soa_functions); i++)
-    if (strcmp (soa_functions[i].name, key) == 0)
-      return rule_allows (soa_functions[i].rule, args, n_args);
+  entry = GPOINTER_TO_UINT (g_hash_table_lookup (soa_index (), key));
+  if (entry)
+    return rule_allows (soa_functions[entry - 1].rule, args, n_args);
   return FALSE;
 }
 

@@ -45,6 +45,28 @@ mir_bitset_free (MirBitset *set)
   g_free (set);
 }
 
+gsize
+mir_bitset_size (guint n_bits)
+{
+  return sizeof (MirBitset) + (n_bits + 63) / 64 * sizeof (guint64);
+}
+
+MirBitset *
+mir_bitset_new_in (TildeArena *arena, guint n_bits)
+{
+  MirBitset *set = tilde_arena_alloc0 (arena, mir_bitset_size (n_bits));
+
+  set->n_bits = n_bits;
+  set->n_words = (n_bits + 63) / 64;
+  return set;
+}
+
+MirBitset *
+mir_bitset_copy_in (TildeArena *arena, const MirBitset *set)
+{
+  return tilde_arena_memdup (arena, set, mir_bitset_size (set->n_bits));
+}
+
 void
 mir_bitset_add (MirBitset *set, guint bit)
 {
@@ -198,6 +220,26 @@ mir_bitset_next (const MirBitset *set, guint from)
       if (++i >= set->n_words)
         return -1;
       w = set->words[i];
+    }
+}
+
+int
+mir_bitset_next_common (const MirBitset *a, const MirBitset *b, guint from)
+{
+  guint i = from / 64;
+  guint64 w;
+
+  g_return_val_if_fail (a->n_bits == b->n_bits, -1);
+  if (from >= a->n_bits)
+    return -1;
+  w = a->words[i] & b->words[i] & (~G_GUINT64_CONSTANT (0) << (from % 64));
+  for (;;)
+    {
+      if (w)
+        return (int) (i * 64 + (guint) __builtin_ctzll (w));
+      if (++i >= a->n_words)
+        return -1;
+      w = a->words[i] & b->words[i];
     }
 }
 

@@ -9,6 +9,8 @@
 
 #include <glib.h>
 
+#include "tilde-arena.h"
+
 G_BEGIN_DECLS
 
 typedef struct {
@@ -21,6 +23,12 @@ MirBitset *mir_bitset_new       (guint n_bits);           /* empty */
 MirBitset *mir_bitset_new_full  (guint n_bits);           /* {0, ..., n_bits - 1} */
 MirBitset *mir_bitset_copy      (const MirBitset *set);
 void       mir_bitset_free      (MirBitset *set);
+/* Sets that share one lifetime (the facts of one analysis) come from an
+ * arena and go with it, never through mir_bitset_free. */
+MirBitset *mir_bitset_new_in    (TildeArena *arena, guint n_bits);
+MirBitset *mir_bitset_copy_in   (TildeArena *arena, const MirBitset *set);
+/* The bytes one set of n_bits takes, for sizing an arena. */
+gsize      mir_bitset_size      (guint n_bits);
 
 void       mir_bitset_add       (MirBitset *set, guint bit);
 void       mir_bitset_remove    (MirBitset *set, guint bit);
@@ -44,6 +52,8 @@ guint      mir_bitset_count     (const MirBitset *set);
 /* The smallest member >= from, or -1. Iterate with
  * for (int i = mir_bitset_next (s, 0); i >= 0; i = mir_bitset_next (s, i + 1)) */
 int        mir_bitset_next      (const MirBitset *set, guint from);
+/* The smallest member of a ∩ b that is >= from, or -1 (sets of one size). */
+int        mir_bitset_next_common (const MirBitset *a, const MirBitset *b, guint from);
 
 /* Many sets of one size that are written once and then only read (the
  * effects of each node of a graph): copies live in large blocks, and the

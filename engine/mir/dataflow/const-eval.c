@@ -367,3 +367,42 @@ mir_const_eval (const MirExpr *e, MirConstLookup lookup, gpointer user_data)
 
   return eval (e, &ev);
 }
+
+gboolean
+mir_const_never (const MirExpr *e, MirConstMayBe may_be_constant, gpointer user_data)
+{
+  const MirFun *f;
+  guint n;
+
+  switch (e->kind)
+    {
+    case MIR_EXPR_LIT:
+      return e->u.lit.kind != MIR_LIT_INT && e->u.lit.kind != MIR_LIT_REAL;
+    case MIR_EXPR_VAR:
+      return !mir_expr_is_variable (e) || !is_scalar_number (e->type)
+             || !may_be_constant (e->u.var.name, user_data);
+    case MIR_EXPR_PROMOTION:
+      return !is_scalar_number (e->u.promotion.to)
+             || mir_const_never (e->u.promotion.expr, may_be_constant, user_data);
+    case MIR_EXPR_CALL:
+      /* an argument that is never a constant makes the call none */
+      f = &e->u.call.fun;
+      n = e->u.call.args ? e->u.call.args->len : 0;
+      if (f->kind != MIR_FUN_STANLIB || !mir_operator_symbol (f->name) || n == 0 || n > 2)
+        return TRUE;
+      for (guint i = 0; i < n; i++)
+        if (mir_const_never (g_ptr_array_index (e->u.call.args, i), may_be_constant, user_data))
+          return TRUE;
+      return FALSE;
+    case MIR_EXPR_AND:
+    case MIR_EXPR_OR:
+      return mir_const_never (e->u.logical.lhs, may_be_constant, user_data);
+    case MIR_EXPR_TERNARY:
+      /* an unknown condition joins both branches */
+      return mir_const_never (e->u.ternary.cond, may_be_constant, user_data)
+             && (mir_const_never (e->u.ternary.if_true, may_be_constant, user_data)
+                 || mir_const_never (e->u.ternary.if_false, may_be_constant, user_data));
+    default:
+      return TRUE;
+    }
+}

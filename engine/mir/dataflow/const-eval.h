@@ -50,6 +50,13 @@ MirConstValue mir_const_undef (void);
  * when it is not a constant. */
 MirConstValue mir_const_eval  (const MirExpr *e, MirConstLookup lookup, gpointer user_data);
 
+/* Whether `e` is NAC (or UNDEF) however the variables that `may_be_constant`
+ * accepts are valued, when every other variable is NAC: an expression that
+ * is nothing mir_const_eval evaluates, or that needs such a variable. */
+typedef gboolean (*MirConstMayBe) (const char *name, gpointer user_data);
+gboolean      mir_const_never (const MirExpr *e, MirConstMayBe may_be_constant,
+                               gpointer user_data);
+
 /* Exact equality (reals compared bit for bit, so 0.0 and -0.0 differ). */
 gboolean      mir_const_equal (MirConstValue a, MirConstValue b);
 /* The least upper bound in UNDEF < constants < NAC. */

@@ -26,6 +26,17 @@ typedef struct {
 } MirConstFacts;
 
 MirConstFacts *mir_constant_propagation (MirFlowGraph *graph, gboolean record);
+/* Constant propagation of code that runs after the code of graph `before`
+ * (a part after prepare_data), as on one graph of both: what holds at its
+ * entry is what flows out of the end of `before` (not out of its returns
+ * and rejects). `before_facts` are the facts of `before`, or NULL when no
+ * statement of it may define a constant (mir_const_may_define). */
+MirConstFacts *mir_constant_propagation_after (MirFlowGraph *graph, MirFlowGraph *before,
+                                               const MirConstFacts *before_facts);
+/* Whether a statement of `stmts` (or one nested in them) may give a
+ * variable a constant value. When none does, every variable is ⊤
+ * wherever control reaches, and constant propagation finds nothing. */
+gboolean       mir_const_may_define     (const GPtrArray *stmts);
 void           mir_const_facts_free     (MirConstFacts *facts);
 
 /* A variable's value just before and just after a node. */

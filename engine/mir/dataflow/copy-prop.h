@@ -21,9 +21,15 @@ typedef struct {
   guint        n_copies;
   guint       *dst;       /* per copy: the variable numbers of x ... */
   guint       *src;       /* ... and y */
+  /* private: per variable x, the copies x = y */
+  MirBitset  **by_dst;
+  guint        n_vars;
 } MirCopyFacts;
 
 MirCopyFacts *mir_copy_propagation  (MirFlowGraph *graph, gboolean record);
+/* Whether a statement of `stmts` (or one nested in them) makes a copy:
+ * without one there are no facts. */
+gboolean      mir_copy_any          (const GPtrArray *stmts);
 void          mir_copy_facts_free   (MirCopyFacts *facts);
 /* y when the copy var = y holds just before `node`, or NULL. */
 const char   *mir_copy_facts_source (const MirCopyFacts *facts, guint node, const char *var);

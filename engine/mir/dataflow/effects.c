@@ -14,7 +14,9 @@ mir_var_index_new (void)
 
   index->names = g_ptr_array_new ();
   g_ptr_array_add (index->names, NULL);
-  index->numbers = g_hash_table_new (NULL, NULL);
+  index->mask = 15;
+  index->keys = g_new0 (const char *, index->mask + 1);
+  index->numbers = g_new (guint, index->mask + 1);
   return index;
 }
 
@@ -24,49 +26,127 @@ mir_var_index_free (MirVarIndex *index)
   if (!index)
     return;
   g_ptr_array_unref (index->names);
-  g_hash_table_unref (index->numbers);
+  g_free (index->keys);
+  g_free (index->numbers);
   g_free (index);
 }
 
-/* The MIR's names are interned: looking a name up by its address first
- * saves hashing its text. */
 static guint
-lookup_interned (const MirVarIndex *index, const char *name, const char **interned)
+name_hash (const char *name)
 {
-  guint number = GPOINTER_TO_UINT (g_hash_table_lookup (index->numbers, name));
+  guint64 x = (guint64) (guintptr) name;
 
-  *interned = name;
-  if (number)
-    return number;
-  *interned = g_intern_string (name);
-  return *interned == name ? 0 : GPOINTER_TO_UINT (g_hash_table_lookup (index->numbers,
-                                                                        *interned));
+  return (guint) ((x >> 3) ^ (x >> 17)) * 2654435761u;
+}
+
+/* The slot of `name` in the table: where it is, or the empty one where it
+ * would go. */
+static guint
+slot_of (const MirVarIndex *index, const char *name)
+{
+  guint i = name_hash (name) & index->mask;
+
+  while (index->keys[i] && index->keys[i] != name)
+    i = (i + 1) & index->mask;
+  return i;
+}
+
+/* Names in the MIR are interned, so most lookups find their key by
+ * pointer; a name that is not interned is interned first. */
+static guint
+number_of (const MirVarIndex *index, const char *name)
+{
+  guint i;
+
+  if (!name)
+    return index->null_number;
+  i = slot_of (index, name);
+  if (index->keys[i])
+    return index->numbers[i];
+  name = g_intern_string (name);
+  i = slot_of (index, name);
+  return index->keys[i] ? index->numbers[i] : 0;
+}
+
+static void
+grow (MirVarIndex *index)
+{
+  const char **keys = index->keys;
+  guint *numbers = index->numbers, size = index->mask + 1;
+
+  index->mask = 2 * size - 1;
+  index->keys = g_new0 (const char *, 2 * size);
+  index->numbers = g_new (guint, 2 * size);
+  for (guint i = 0; i < size; i++)
+    if (keys[i])
+      {
+        guint j = slot_of (index, keys[i]);
+        index->keys[j] = keys[i];
+        index->numbers[j] = numbers[i];
+      }
+  g_free (keys);
+  g_free (numbers);
 }
 
 guint
 mir_var_index_add (MirVarIndex *index, const char *name)
 {
+  guint number = number_of (index, name), i;
   const char *interned;
-  guint number = lookup_interned (index, name, &interned);
 
   if (number)
     return number - 1;
+  interned = g_intern_string (name);
   number = index->names->len - 1;
   index->names->pdata[number] = (gpointer) interned;
   g_ptr_array_add (index->names, NULL);
-  g_hash_table_insert (index->numbers, (gpointer) interned, GUINT_TO_POINTER (number + 1));
+  if (!interned)
+    {
+      index->null_number = number + 1;
+      return number;
+    }
+  /* at most half full */
+  if (2 * (number + 1) > index->mask)
+    grow (index);
+  i = slot_of (index, interned);
+  index->keys[i] = interned;
+  index->numbers[i] = number + 1;
+  return number;
+}
+
+/* mir_var_index_add for a name known to be interned (every name a MIR
+ * node holds is), which needs no interning when it is new. */
+static guint
+add_interned (MirVarIndex *index, const char *name)
+{
+  guint i, number;
+
+  if (!name)
+    return mir_var_index_add (index, name);
+  i = slot_of (index, name);
+  if (index->keys[i])
+    return index->numbers[i] - 1;
+  number = index->names->len - 1;
+  index->names->pdata[number] = (gpointer) name;
+  g_ptr_array_add (index->names, NULL);
+  if (2 * (number + 1) > index->mask)
+    {
+      grow (index);
+      i = slot_of (index, name);
+    }
+  index->keys[i] = name;
+  index->numbers[i] = number + 1;
   return number;
 }
 
 guint
 mir_var_index_lookup (const MirVarIndex *index, const char *name)
 {
-  const char *interned;
   guint number;
 
   if (!name)
     return MIR_FLOW_NONE;
-  number = lookup_interned (index, name, &interned);
+  number = number_of (index, name);
   return number ? number - 1 : MIR_FLOW_NONE;
 }
 
@@ -118,6 +198,23 @@ mir_expr_is_variable (const MirExpr *e)
   return kind != TILDE_TYPE_FUNCTION && kind != TILDE_TYPE_MATH_FUNCTION;
 }
 
+/* Whether a name is "target"; names are mostly interned, which makes this
+ * a pointer comparison, and only names starting with 't' are compared as
+ * strings. */
+static gboolean
+is_target_name (const char *name)
+{
+  static const char *interned;
+  const char *target = g_atomic_pointer_get (&interned);
+
+  if (!target)
+    {
+      target = g_intern_static_string (MIR_TARGET_VARIABLE);
+      g_atomic_pointer_set (&interned, target);
+    }
+  return name == target || (name[0] == 't' && strcmp (name, MIR_TARGET_VARIABLE) == 0);
+}
+
 gboolean
 mir_fun_increments_target (const MirFun *fun)
 {
@@ -126,14 +223,14 @@ mir_fun_increments_target (const MirFun *fun)
   if (fun->suffix == MIR_SUFFIX_JACOBIAN)
     return TRUE;
   /* target() has the _lp kind too, but only reads */
-  return fun->suffix == MIR_SUFFIX_TARGET && strcmp (fun->name, "target") != 0;
+  return fun->suffix == MIR_SUFFIX_TARGET && !is_target_name (fun->name);
 }
 
 static gboolean
 reads_target (const MirExpr *e)
 {
   return e->kind == MIR_EXPR_CALL && e->u.call.fun.kind == MIR_FUN_STANLIB
-         && e->u.call.fun.name && strcmp (e->u.call.fun.name, "target") == 0;
+         && e->u.call.fun.name && is_target_name (e->u.call.fun.name);
 }
 
 typedef struct {
@@ -247,131 +344,73 @@ mir_expr_increments_target (const MirExpr *e)
 
 /* ---- per-statement effects ---- */
 
-typedef struct {
-  gboolean increments;
-  gboolean reads;
-} TargetUse;
-
-/* What one walk over a node's own expressions found: the variables it reads
- * (numbers, repeats possible) and whether it reads or adds to the target. */
-typedef struct {
-  guint     first;     /* in the walk's array of numbers */
-  guint     n;
-  TargetUse target;
-} NodeUse;
-
+/* One walk over a node's own expressions: the variables read, numbered
+ * (and numbered in order of first appearance), and how it uses the
+ * target. */
 typedef struct {
   MirVarIndex *vars;
-  GArray      *numbers;
-  TargetUse   *target;
-} UseWalk;
+  GArray      *read;         /* guint: every variable read, in order */
+  gboolean     increments;
+  gboolean     reads_target;
+} NodeScan;
 
 static void
-walk_use (MirExpr *e, gpointer data)
+scan_expr (MirExpr *e, gpointer data)
 {
-  UseWalk *w = data;
+  NodeScan *scan = data;
 
   if (mir_expr_is_variable (e))
     {
-      guint x = mir_var_index_add (w->vars, e->u.var.name);
-      g_array_append_val (w->numbers, x);
-      return;
+      guint x = add_interned (scan->vars, e->u.var.name);
+      g_array_append_val (scan->read, x);
     }
-  if (e->kind == MIR_EXPR_CALL)
+  else if (e->kind == MIR_EXPR_CALL)
     {
-      w->target->increments |= mir_fun_increments_target (&e->u.call.fun);
-      w->target->reads |= reads_target (e);
+      if (mir_fun_increments_target (&e->u.call.fun))
+        scan->increments = TRUE;
+      if (reads_target (e))
+        scan->reads_target = TRUE;
     }
-  mir_expr_foreach_child (e, walk_use, data);
+  mir_expr_foreach_child (e, scan_expr, data);
 }
 
-/* Numbers the variables of a statement in the order they appear: what it
- * declares or assigns, what it reads, then the target. */
-static NodeUse
-index_stmt (MirVarIndex *vars, const MirStmt *s, GArray *numbers)
+static void
+scan_stmt (NodeScan *scan, const MirStmt *s)
 {
-  NodeUse use = { numbers->len, 0, { FALSE, FALSE } };
-  UseWalk w = { vars, numbers, &use.target };
-
   switch (s->kind)
     {
     case MIR_STMT_DECL:
-      mir_var_index_add (vars, s->u.decl.name);
+      add_interned (scan->vars, s->u.decl.name);
       break;
     case MIR_STMT_FOR:
-      mir_var_index_add (vars, s->u.for_stmt.var);
+      add_interned (scan->vars, s->u.for_stmt.var);
       break;
     case MIR_STMT_ASSIGN:
-      mir_var_index_add (vars, mir_lvalue_variable (s->u.assign.lhs));
+      add_interned (scan->vars, mir_lvalue_variable (s->u.assign.lhs));
       break;
     default:
       break;
     }
-  mir_stmt_foreach_expr ((MirStmt *) s, walk_use, &w);
-  use.n = numbers->len - use.first;
+  scan->increments = FALSE;
+  scan->reads_target = FALSE;
+  mir_stmt_foreach_expr ((MirStmt *) s, scan_expr, scan);
   if (s->kind == MIR_STMT_TARGET_PLUS || s->kind == MIR_STMT_JACOBIAN_PLUS
       || (s->kind == MIR_STMT_NR_CALL && mir_fun_increments_target (&s->u.call.fun)))
-    use.target.increments = TRUE;
-  if (use.target.increments || use.target.reads)
-    mir_var_index_add (vars, MIR_TARGET_VARIABLE);
-  return use;
-}
-
-/* A node's set while it is computed, with its members noted so that telling
- * it empty and clearing it for the next node cost nothing more. */
-typedef struct {
-  MirBitset *set;
-  GArray    *members;
-} Scratch;
-
-static void
-scratch_init (Scratch *s, guint n_bits)
-{
-  s->set = mir_bitset_new (n_bits);
-  s->members = g_array_new (FALSE, FALSE, sizeof (guint));
+    scan->increments = TRUE;
+  if (scan->increments || scan->reads_target)
+    mir_var_index_add (scan->vars, MIR_TARGET_VARIABLE);
 }
 
 static void
-scratch_clear (Scratch *s)
+add_var (MirBitset *set, const MirVarIndex *vars, const char *name)
 {
-  mir_bitset_free (s->set);
-  g_array_unref (s->members);
-}
-
-static void
-scratch_add (Scratch *s, guint x)
-{
-  if (mir_bitset_contains (s->set, x))
-    return;
-  mir_bitset_add (s->set, x);
-  g_array_append_val (s->members, x);
-}
-
-/* Copies the set into the pool and empties it for the next node. */
-static MirBitset *
-scratch_keep (MirBitsetPool *pool, Scratch *s)
-{
-  const MirBitset *copy;
-
-  if (s->members->len == 0)
-    return (MirBitset *) mir_bitset_pool_empty (pool);
-  copy = mir_bitset_pool_copy (pool, s->set);
-  for (guint i = 0; i < s->members->len; i++)
-    mir_bitset_remove (s->set, g_array_index (s->members, guint, i));
-  g_array_set_size (s->members, 0);
-  return (MirBitset *) copy;
-}
-
-static void
-add_var (Scratch *set, const MirVarIndex *vars, const char *name)
-{
-  scratch_add (set, mir_var_index_lookup (vars, name));
+  mir_bitset_add (set, mir_var_index_lookup (vars, name));
 }
 
 /* The declarations directly in a block's list, looking through statement
  * lists but not into nested scopes. */
 static void
-add_scope_decls (Scratch *set, const MirVarIndex *vars, const GPtrArray *stmts)
+add_scope_decls (MirBitset *set, const MirVarIndex *vars, const GPtrArray *stmts)
 {
   for (guint i = 0; stmts && i < stmts->len; i++)
     {
@@ -383,48 +422,92 @@ add_scope_decls (Scratch *set, const MirVarIndex *vars, const GPtrArray *stmts)
     }
 }
 
-/* One node's sets while they are computed. */
-typedef struct {
-  Scratch reads, writes, kills, declares, scope_ends;
-} NodeSets;
-
-static void
-fill_effects (const MirVarIndex *vars, NodeSets *n, const MirStmt *s,
-              const NodeUse *use, const GArray *numbers)
+/* Whether the declarations directly in a block's list (add_scope_decls)
+ * are any. */
+static gboolean
+has_scope_decls (const GPtrArray *stmts)
 {
-  TargetUse t = use->target;
+  for (guint i = 0; stmts && i < stmts->len; i++)
+    {
+      const MirStmt *s = g_ptr_array_index (stmts, i);
+      if (s->kind == MIR_STMT_DECL
+          || (s->kind == MIR_STMT_SLIST && has_scope_decls (s->u.block.stmts)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Which of a node's sets (reads, writes, kills, declares, scope ends:
+ * bits 0 to 4) fill_effects may add to. */
+static guint8
+kinds_of (const MirStmt *s, gboolean reads, gboolean increments)
+{
+  guint8 kinds = (reads ? 1 : 0) | (increments ? 2 : 0);
   const MirLvalue *lhs;
 
-  for (guint i = 0; i < use->n; i++)
-    scratch_add (&n->reads, g_array_index (numbers, guint, use->first + i));
-  if (t.reads || t.increments)
-    add_var (&n->reads, vars, MIR_TARGET_VARIABLE);
-  if (t.increments)
-    add_var (&n->writes, vars, MIR_TARGET_VARIABLE);
   switch (s->kind)
     {
     case MIR_STMT_ASSIGN:
       lhs = s->u.assign.lhs;
-      add_var (&n->writes, vars, mir_lvalue_variable (lhs));
+      kinds |= 2;
       if (!lhs->proj_of && (!lhs->indices || lhs->indices->len == 0))
-        add_var (&n->kills, vars, lhs->var);
+        kinds |= 4;
       break;
     case MIR_STMT_DECL:
-      add_var (&n->declares, vars, s->u.decl.name);
-      add_var (&n->kills, vars, s->u.decl.name);
-      if (s->u.decl.init_kind == MIR_DECL_ASSIGN)
-        add_var (&n->writes, vars, s->u.decl.name);
+      kinds |= 4 | 8 | (s->u.decl.init_kind == MIR_DECL_ASSIGN ? 2 : 0);
       break;
     case MIR_STMT_FOR:
-      add_var (&n->declares, vars, s->u.for_stmt.var);
-      add_var (&n->kills, vars, s->u.for_stmt.var);
-      add_var (&n->writes, vars, s->u.for_stmt.var);
+      kinds |= 2 | 4 | 8;
       break;
     case MIR_STMT_BLOCK:
-      add_scope_decls (&n->scope_ends, vars, s->u.block.stmts);
+      kinds |= has_scope_decls (s->u.block.stmts) ? 16 : 0;
       break;
     case MIR_STMT_PROFILE:
-      add_scope_decls (&n->scope_ends, vars, s->u.profile.stmts);
+      kinds |= has_scope_decls (s->u.profile.stmts) ? 16 : 0;
+      break;
+    default:
+      break;
+    }
+  return kinds;
+}
+
+static void
+fill_effects (MirEffects *fx, guint v, const MirStmt *s, const guint *read, guint n_read,
+              guint target_use, guint target)
+{
+  const MirVarIndex *vars = fx->vars;
+  const MirLvalue *lhs;
+
+  for (guint i = 0; i < n_read; i++)
+    mir_bitset_add (fx->reads[v], read[i]);
+  if (target_use)
+    mir_bitset_add (fx->reads[v], target);
+  if (target_use & 1)
+    mir_bitset_add (fx->writes[v], target);
+  switch (s->kind)
+    {
+    case MIR_STMT_ASSIGN:
+      lhs = s->u.assign.lhs;
+      add_var (fx->writes[v], vars, mir_lvalue_variable (lhs));
+      if (!lhs->proj_of && (!lhs->indices || lhs->indices->len == 0))
+        add_var (fx->kills[v], vars, lhs->var);
+      break;
+    case MIR_STMT_DECL:
+      add_var (fx->declares[v], vars, s->u.decl.name);
+      add_var (fx->kills[v], vars, s->u.decl.name);
+      if (s->u.decl.init_kind == MIR_DECL_ASSIGN)
+        add_var (fx->writes[v], vars, s->u.decl.name);
+      break;
+    case MIR_STMT_FOR:
+      add_var (fx->declares[v], vars, s->u.for_stmt.var);
+      add_var (fx->kills[v], vars, s->u.for_stmt.var);
+      add_var (fx->writes[v], vars, s->u.for_stmt.var);
+      break;
+    case MIR_STMT_BLOCK:
+      add_scope_decls (fx->scope_ends[v], vars, s->u.block.stmts);
+      break;
+    case MIR_STMT_PROFILE:
+      add_scope_decls (fx->scope_ends[v], vars, s->u.profile.stmts);
       break;
     default:
       break;
@@ -435,53 +518,84 @@ MirEffects *
 mir_effects_new (const MirFlowGraph *graph, const char *const *extra)
 {
   MirEffects *fx = g_new0 (MirEffects, 1);
-  g_autoptr (GArray) numbers = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autofree NodeUse *uses = g_new0 (NodeUse, graph->n_nodes);
-  guint n_vars;
-  NodeSets n;
+  guint n = graph->n_nodes, n_vars, target, n_sets = 0;
+  gsize stride;
+  MirBitset **sets, *empty;
+  guint8 *at;
+  g_autofree guint8 *kinds = g_new (guint8, n + 1);
+  /* per node: where its reads start in scan.read, and its use of the
+   * target (1: increments, 2: reads only) */
+  g_autofree guint *start = g_new (guint, 2 * (gsize) n + 1);
+  guint *target_use = start + n + 1;
+  NodeScan scan = { NULL, g_array_sized_new (FALSE, FALSE, sizeof (guint), 4 * n), FALSE, FALSE };
 
-  fx->vars = mir_var_index_new ();
-  for (guint v = 0; v < graph->n_nodes; v++)
-    if (graph->nodes[v].stmt)
-      uses[v] = index_stmt (fx->vars, graph->nodes[v].stmt, numbers);
+  fx->vars = scan.vars = mir_var_index_new ();
+  for (guint v = 0; v < n; v++)
+    {
+      start[v] = scan.read->len;
+      target_use[v] = 0;
+      if (graph->nodes[v].stmt)
+        {
+          scan_stmt (&scan, graph->nodes[v].stmt);
+          target_use[v] = scan.increments ? 1 : scan.reads_target ? 2 : 0;
+        }
+    }
+  start[n] = scan.read->len;
   for (guint i = 0; extra && extra[i]; i++)
     mir_var_index_add (fx->vars, extra[i]);
   n_vars = mir_var_index_size (fx->vars);
+  target = mir_var_index_lookup (fx->vars, MIR_TARGET_VARIABLE);
 
-  fx->n_nodes = graph->n_nodes;
-  fx->pool = mir_bitset_pool_new (n_vars);
-  fx->reads = g_new (MirBitset *, graph->n_nodes);
-  fx->writes = g_new (MirBitset *, graph->n_nodes);
-  fx->kills = g_new (MirBitset *, graph->n_nodes);
-  fx->declares = g_new (MirBitset *, graph->n_nodes);
-  fx->scope_ends = g_new (MirBitset *, graph->n_nodes);
-  scratch_init (&n.reads, n_vars);
-  scratch_init (&n.writes, n_vars);
-  scratch_init (&n.kills, n_vars);
-  scratch_init (&n.declares, n_vars);
-  scratch_init (&n.scope_ends, n_vars);
-  for (guint v = 0; v < graph->n_nodes; v++)
+  fx->n_nodes = n;
+  /* the sets that can hold something in one zeroed block; every other one
+   * is the same empty set (nothing changes a node's sets once made) */
+  stride = (mir_bitset_size (n_vars) + 7) / 8 * 8;
+  for (guint v = 0; v < n; v++)
     {
-      if (graph->nodes[v].stmt)
-        fill_effects (fx->vars, &n, graph->nodes[v].stmt, &uses[v], numbers);
-      fx->reads[v] = scratch_keep (fx->pool, &n.reads);
-      fx->writes[v] = scratch_keep (fx->pool, &n.writes);
-      fx->kills[v] = scratch_keep (fx->pool, &n.kills);
-      fx->declares[v] = scratch_keep (fx->pool, &n.declares);
-      fx->scope_ends[v] = scratch_keep (fx->pool, &n.scope_ends);
+      kinds[v] = graph->nodes[v].stmt
+                   ? kinds_of (graph->nodes[v].stmt, start[v + 1] > start[v] || target_use[v],
+                               (target_use[v] & 1) != 0)
+                   : 0;
+      n_sets += (guint) __builtin_popcount (kinds[v]);
     }
-  scratch_clear (&n.reads);
-  scratch_clear (&n.writes);
-  scratch_clear (&n.kills);
-  scratch_clear (&n.declares);
-  scratch_clear (&n.scope_ends);
+  fx->block = g_malloc0 (5 * (gsize) n * sizeof (MirBitset *) + (n_sets + 1) * stride);
+  sets = (MirBitset **) fx->block;
+  fx->reads = sets;
+  fx->writes = sets + n;
+  fx->kills = sets + 2 * n;
+  fx->declares = sets + 3 * n;
+  fx->scope_ends = sets + 4 * n;
+  at = (guint8 *) (sets + 5 * n);
+  empty = (MirBitset *) at;
+  empty->n_bits = n_vars;
+  empty->n_words = (n_vars + 63) / 64;
+  fx->empty = empty;
+  at += stride;
+  for (guint k = 0; k < 5; k++)
+    for (guint v = 0; v < n; v++)
+      {
+        MirBitset *set = empty;
+        if (kinds[v] & (1u << k))
+          {
+            set = (MirBitset *) at;
+            set->n_bits = n_vars;
+            set->n_words = (n_vars + 63) / 64;
+            at += stride;
+          }
+        sets[k * n + v] = set;
+      }
+  for (guint v = 0; v < n; v++)
+    if (graph->nodes[v].stmt)
+      fill_effects (fx, v, graph->nodes[v].stmt, &g_array_index (scan.read, guint, start[v]),
+                    start[v + 1] - start[v], target_use[v], target);
+  g_array_unref (scan.read);
   return fx;
 }
 
 const MirBitset *
 mir_effects_empty (const MirEffects *fx)
 {
-  return mir_bitset_pool_empty (fx->pool);
+  return fx->empty;
 }
 
 void
@@ -489,12 +603,7 @@ mir_effects_free (MirEffects *fx)
 {
   if (!fx)
     return;
-  mir_bitset_pool_free (fx->pool);
-  g_free (fx->reads);
-  g_free (fx->writes);
-  g_free (fx->kills);
-  g_free (fx->declares);
-  g_free (fx->scope_ends);
+  g_free (fx->block);
   mir_var_index_free (fx->vars);
   g_free (fx);
 }

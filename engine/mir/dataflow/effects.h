@@ -24,8 +24,12 @@ G_BEGIN_DECLS
 #define MIR_TARGET_VARIABLE "target"
 
 typedef struct {
-  GPtrArray  *names;     /* interned names, by number; NULL-terminated */
-  GHashTable *numbers;   /* name -> number + 1 */
+  GPtrArray   *names;        /* interned names, by number; NULL-terminated */
+  /* private: number + 1 by name, open addressing on the interned pointer */
+  const char **keys;
+  guint       *numbers;
+  guint        mask;
+  guint        null_number;
 } MirVarIndex;
 
 MirVarIndex *mir_var_index_new      (void);
@@ -44,8 +48,8 @@ MirBitset   *mir_var_index_set_of   (const MirVarIndex *index, const char *const
 
 typedef struct {
   MirVarIndex *vars;
-  /* per node; entry and exit have empty sets. The sets are shared (all the
-   * empty ones are one) and must not be changed. */
+  /* per node, read-only (empty sets are one set shared by the nodes:
+   * mir_effects_empty); entry and exit have empty sets */
   MirBitset  **reads;
   MirBitset  **writes;     /* given a value, in whole or in part */
   MirBitset  **kills;      /* whose previous value is gone: x = e, declarations,
@@ -55,7 +59,8 @@ typedef struct {
                             * directly in them, which die there */
   guint        n_nodes;
   /* private */
-  MirBitsetPool *pool;
+  gpointer     block;      /* the sets */
+  const MirBitset *empty;  /* the one empty set, in the block */
 } MirEffects;
 
 /* The effects of every node; variables are numbered in order of first

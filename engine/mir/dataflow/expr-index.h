@@ -23,6 +23,15 @@
 
 G_BEGIN_DECLS
 
+/* private */
+typedef struct {
+  gconstpointer *keys;
+  guint         *values;
+  guint         *hashes;
+  guint          mask;
+  guint          n;
+} MirExprTable;
+
 typedef struct {
   GPtrArray   *exprs;      /* const MirExpr*, one representative each */
   GPtrArray   *labels;     /* their text; NULL-terminated */
@@ -32,11 +41,17 @@ typedef struct {
   /* per node: the candidates whose value its writes change */
   MirBitset  **kills;
   guint        n_nodes;
-  /* private */
-  GHashTable  *numbers;
+  /* private: numbers (+ 1) by expression and by occurrence */
+  MirExprTable by_expr;
+  MirExprTable by_occurrence;
+  TildeArena  *arena;      /* the sets and their arrays */
 } MirExprIndex;
 
 MirExprIndex *mir_expr_index_new    (const MirFlowGraph *graph, const MirEffects *effects);
+/* The same without the texts: `labels` holds NULLs (for a pass, which
+ * never shows its facts). */
+MirExprIndex *mir_expr_index_new_unlabelled (const MirFlowGraph *graph,
+                                             const MirEffects *effects);
 void          mir_expr_index_free   (MirExprIndex *index);
 guint         mir_expr_index_size   (const MirExprIndex *index);
 /* The number of an expression equal to `e`, or MIR_FLOW_NONE. */

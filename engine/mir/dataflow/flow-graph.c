@@ -7,37 +7,96 @@
 
 #include "mir/mir-print.h"
 
+/* A successor in a node's list of them, which grows at its tail. */
+typedef struct {
+  guint to;
+  guint next;     /* the following edge of the same node, or MIR_FLOW_NONE */
+} Edge;
+
 typedef struct {
   MirFlowGraph *g;
-  GArray       *nodes;   /* MirFlowNode while numbering */
-  GArray      **succ;    /* per node: guint */
+  MirFlowNode  *nodes;   /* while numbering */
+  guint         n_nodes;
+  guint         nodes_size;
+  Edge         *edges;
+  guint         n_edges;
+  guint         edges_size;
+  guint        *first;   /* per node: its first edge, or MIR_FLOW_NONE */
+  guint        *last;
 } Builder;
+
+/* Where control goes next: a few nodes. */
+typedef struct {
+  guint        n;
+  const guint *nodes;
+} Targets;
 
 /* Where `break` and `continue` go inside the innermost loop. */
 typedef struct {
-  const GArray *brk;
-  const GArray *cont;
+  const Targets *brk;
+  const Targets *cont;
 } LoopTargets;
+
+/* ---- the node of a statement ---- */
+
+static guint
+stmt_hash (const MirStmt *s)
+{
+  guint64 x = (guint64) (guintptr) s;
+
+  return (guint) ((x >> 4) ^ (x >> 20)) * 2654435761u;
+}
+
+static void
+index_stmts (MirFlowGraph *g)
+{
+  guint size = 16;
+
+  while (size < 2 * g->n_nodes)
+    size *= 2;
+  g->stmt_mask = size - 1;
+  g->stmt_keys = g_new0 (const MirStmt *, size);
+  g->stmt_nodes = g_new (guint, size);
+  for (guint v = 0; v < g->n_nodes; v++)
+    {
+      const MirStmt *s = g->nodes[v].stmt;
+      guint i;
+
+      if (!s)
+        continue;
+      for (i = stmt_hash (s) & g->stmt_mask; g->stmt_keys[i] && g->stmt_keys[i] != s;
+           i = (i + 1) & g->stmt_mask)
+        ;
+      /* a statement met twice is known by its last node */
+      g->stmt_keys[i] = s;
+      g->stmt_nodes[i] = v;
+    }
+}
 
 /* ---- numbering (pass 1): nodes in source order ---- */
 
 static guint
 new_node (Builder *b, MirFlowNodeKind kind, const MirStmt *s, guint parent, guint loop)
 {
-  MirFlowNode node = { 0 };
+  MirFlowNode *node;
 
-  node.kind = kind;
-  node.stmt = s;
-  node.parent = parent;
-  node.loop = loop;
+  if (b->n_nodes == b->nodes_size)
+    {
+      b->nodes_size *= 2;
+      b->nodes = g_renew (MirFlowNode, b->nodes, b->nodes_size);
+    }
+  node = &b->nodes[b->n_nodes];
+  memset (node, 0, sizeof *node);
+  node->kind = kind;
+  node->stmt = s;
+  node->parent = parent;
+  node->loop = loop;
   if (s)
     {
-      node.span = s->span;
-      node.loop_head = s->kind == MIR_STMT_WHILE || s->kind == MIR_STMT_FOR;
-      g_hash_table_insert (b->g->by_stmt, (gpointer) s, GUINT_TO_POINTER (b->nodes->len));
+      node->span = s->span;
+      node->loop_head = s->kind == MIR_STMT_WHILE || s->kind == MIR_STMT_FOR;
     }
-  g_array_append_val (b->nodes, node);
-  return b->nodes->len - 1;
+  return b->n_nodes++;
 }
 
 typedef struct {
@@ -65,55 +124,50 @@ number_stmt (MirStmt *s, gpointer data)
 static void
 add_edge (Builder *b, guint from, guint to)
 {
-  GArray *out = b->succ[from];
+  guint e;
 
-  for (guint i = 0; i < out->len; i++)
-    if (g_array_index (out, guint, i) == to)
+  for (e = b->first[from]; e != MIR_FLOW_NONE; e = b->edges[e].next)
+    if (b->edges[e].to == to)
       return;
-  g_array_append_val (out, to);
+  if (b->n_edges == b->edges_size)
+    {
+      b->edges_size *= 2;
+      b->edges = g_renew (Edge, b->edges, b->edges_size);
+    }
+  e = b->n_edges++;
+  b->edges[e] = (Edge) { to, MIR_FLOW_NONE };
+  if (b->last[from] == MIR_FLOW_NONE)
+    b->first[from] = e;
+  else
+    b->edges[b->last[from]].next = e;
+  b->last[from] = e;
 }
 
 static void
-add_edges (Builder *b, guint from, const GArray *targets)
+add_edges (Builder *b, guint from, const Targets *targets)
 {
-  for (guint i = 0; i < targets->len; i++)
-    add_edge (b, from, g_array_index (targets, guint, i));
+  for (guint i = 0; i < targets->n; i++)
+    add_edge (b, from, targets->nodes[i]);
 }
 
-static GArray *
-targets_of (guint node, const GArray *more)
-{
-  GArray *t = g_array_new (FALSE, FALSE, sizeof (guint));
-
-  g_array_append_val (t, node);
-  for (guint i = 0; more && i < more->len; i++)
-    if (g_array_index (more, guint, i) != node)
-      g_array_append_val (t, g_array_index (more, guint, i));
-  return t;
-}
-
-static guint connect_stmt (Builder *b, const MirStmt *s, const GArray *next,
+static guint connect_stmt (Builder *b, const MirStmt *s, const Targets *next,
                            const LoopTargets *loop);
 
 /* The entry of the first statement of `stmts`, each statement continuing
  * into the next and the last into `next`; MIR_FLOW_NONE when empty. */
 static guint
-connect_list (Builder *b, const GPtrArray *stmts, const GArray *next, const LoopTargets *loop)
+connect_list (Builder *b, const GPtrArray *stmts, const Targets *next, const LoopTargets *loop)
 {
   guint entry = MIR_FLOW_NONE;
-  GArray *k = NULL;
 
   for (guint i = stmts ? stmts->len : 0; i-- > 0;)
     {
-      entry = connect_stmt (b, g_ptr_array_index (stmts, i), k ? k : next, loop);
-      if (k)
-        g_array_set_size (k, 0);
-      else
-        k = g_array_new (FALSE, FALSE, sizeof (guint));
-      g_array_append_val (k, entry);
+      guint following = entry;
+      Targets then = { 1, &following };
+
+      entry = connect_stmt (b, g_ptr_array_index (stmts, i),
+                            i + 1 < stmts->len ? &then : next, loop);
     }
-  if (k)
-    g_array_unref (k);
   return entry;
 }
 
@@ -127,25 +181,36 @@ stops_program (const MirStmt *s)
 }
 
 static guint
-connect_loop (Builder *b, guint n, const MirStmt *body, const GArray *next)
+connect_loop (Builder *b, guint n, const MirStmt *body, const Targets *next)
 {
   gboolean runs = (b->g->flags & MIR_FLOW_GRAPH_LOOPS_RUN) != 0;
-  GArray *body_next = targets_of (n, runs ? next : NULL);
-  LoopTargets inner = { next, body_next };
+  guint small[16], *nodes = small;
+  Targets body_next = { 0, NULL };
+  LoopTargets inner = { next, &body_next };
 
-  add_edge (b, n, connect_stmt (b, body, body_next, &inner));
+  /* the body goes back to the loop head, and when the loop runs at least
+   * once also on to what follows it */
+  if (runs && next->n + 1 > G_N_ELEMENTS (small))
+    nodes = g_new (guint, next->n + 1);
+  nodes[body_next.n++] = n;
+  for (guint i = 0; runs && i < next->n; i++)
+    if (next->nodes[i] != n)
+      nodes[body_next.n++] = next->nodes[i];
+  body_next.nodes = nodes;
+  add_edge (b, n, connect_stmt (b, body, &body_next, &inner));
   if (!runs)
     add_edges (b, n, next);
-  g_array_unref (body_next);
+  if (nodes != small)
+    g_free (nodes);
   return n;
 }
 
 static guint
-connect_stmt (Builder *b, const MirStmt *s, const GArray *next, const LoopTargets *loop)
+connect_stmt (Builder *b, const MirStmt *s, const Targets *next, const LoopTargets *loop)
 {
   guint n = mir_flow_graph_node_of (b->g, s);
   guint entry;
-  GArray *k;
+  Targets end = { 1, &n };
 
   switch (s->kind)
     {
@@ -171,10 +236,8 @@ connect_stmt (Builder *b, const MirStmt *s, const GArray *next, const LoopTarget
       return connect_loop (b, n, s->u.for_stmt.body, next);
     case MIR_STMT_BLOCK:
     case MIR_STMT_PROFILE:
-      k = targets_of (n, NULL);
       entry = connect_list (b, s->kind == MIR_STMT_BLOCK ? s->u.block.stmts
-                                                         : s->u.profile.stmts, k, loop);
-      g_array_unref (k);
+                                                         : s->u.profile.stmts, &end, loop);
       add_edges (b, n, next);
       return entry != MIR_FLOW_NONE ? entry : n;
     case MIR_STMT_SLIST:
@@ -201,9 +264,9 @@ static guint *
 depth_first_order (const MirFlowGraph *g, guint start, gboolean backward)
 {
   guint *order = g_new (guint, g->n_nodes);
-  guint *stack = g_new (guint, g->n_nodes);
-  guint *next_edge = g_new0 (guint, g->n_nodes);
-  gboolean *seen = g_new0 (gboolean, g->n_nodes);
+  /* stack, next edge and seen per node */
+  guint *work = g_new0 (guint, 3 * (gsize) g->n_nodes);
+  guint *stack = work, *next_edge = work + g->n_nodes, *seen = work + 2 * g->n_nodes;
   guint n_post = 0, depth = 0;
 
   stack[depth++] = start;
@@ -240,27 +303,37 @@ depth_first_order (const MirFlowGraph *g, guint start, gboolean backward)
   for (guint v = 0; v < g->n_nodes; v++)
     if (!seen[v])
       order[n_post++] = v;
-  g_free (stack);
-  g_free (next_edge);
-  g_free (seen);
+  g_free (work);
   return order;
 }
 
+/* Successor and predecessor lists, all in one array. */
 static void
-finish_edges (MirFlowGraph *g, GArray **succ)
+finish_edges (MirFlowGraph *g, Builder *b)
 {
+  const Edge *edges = b->edges;
+  guint n_edges = b->n_edges, at = 0;
   guint *n_preds = g_new0 (guint, g->n_nodes);
+  guint *preds;
 
+  g->edges = g_new (guint, 2 * (gsize) n_edges + 1);
   for (guint v = 0; v < g->n_nodes; v++)
     {
       MirFlowNode *node = &g->nodes[v];
-      node->n_succs = succ[v]->len;
-      node->succs = (guint *) g_array_free (succ[v], FALSE);
-      for (guint i = 0; i < node->n_succs; i++)
-        n_preds[node->succs[i]]++;
+      node->succs = g->edges + at;
+      for (guint e = b->first[v]; e != MIR_FLOW_NONE; e = edges[e].next)
+        {
+          g->edges[at++] = edges[e].to;
+          n_preds[edges[e].to]++;
+        }
+      node->n_succs = (guint) (g->edges + at - node->succs);
     }
+  preds = g->edges + n_edges;
   for (guint v = 0; v < g->n_nodes; v++)
-    g->nodes[v].preds = g_new (guint, MAX (n_preds[v], 1));
+    {
+      g->nodes[v].preds = preds;
+      preds += n_preds[v];
+    }
   for (guint v = 0; v < g->n_nodes; v++)
     for (guint i = 0; i < g->nodes[v].n_succs; i++)
       {
@@ -274,30 +347,35 @@ static MirFlowGraph *
 build (const GPtrArray *stmts, MirFlowGraphFlags flags)
 {
   MirFlowGraph *g = g_new0 (MirFlowGraph, 1);
-  Builder b = { g, g_array_new (FALSE, FALSE, sizeof (MirFlowNode)), NULL };
+  Builder b = { 0 };
   NumberData top = { &b, MIR_FLOW_NONE, MIR_FLOW_NONE };
-  GArray *to_exit;
   guint first;
+  Targets to_exit;
 
+  b.g = g;
+  b.nodes_size = 2 * stmts->len + 8;
+  b.nodes = g_new (MirFlowNode, b.nodes_size);
   g->ref_count = 1;
   g->flags = flags;
-  g->by_stmt = g_hash_table_new (NULL, NULL);
   g->entry = new_node (&b, MIR_FLOW_NODE_ENTRY, NULL, MIR_FLOW_NONE, MIR_FLOW_NONE);
   for (guint i = 0; i < stmts->len; i++)
     number_stmt (g_ptr_array_index (stmts, i), &top);
   g->exit = new_node (&b, MIR_FLOW_NODE_EXIT, NULL, MIR_FLOW_NONE, MIR_FLOW_NONE);
-  g->n_nodes = b.nodes->len;
-  g->nodes = (MirFlowNode *) g_array_free (b.nodes, FALSE);
+  g->n_nodes = b.n_nodes;
+  g->nodes = b.nodes;
+  index_stmts (g);
 
-  b.succ = g_new (GArray *, g->n_nodes);
-  for (guint v = 0; v < g->n_nodes; v++)
-    b.succ[v] = g_array_new (FALSE, FALSE, sizeof (guint));
-  to_exit = targets_of (g->exit, NULL);
-  first = connect_list (&b, stmts, to_exit, NULL);
+  b.edges_size = 2 * g->n_nodes;
+  b.edges = g_new (Edge, b.edges_size);
+  b.first = g_new (guint, 2 * (gsize) g->n_nodes);
+  b.last = b.first + g->n_nodes;
+  memset (b.first, 0xff, 2 * (gsize) g->n_nodes * sizeof (guint));
+  to_exit = (Targets) { 1, &g->exit };
+  first = connect_list (&b, stmts, &to_exit, NULL);
   add_edge (&b, g->entry, first != MIR_FLOW_NONE ? first : g->exit);
-  g_array_unref (to_exit);
-  finish_edges (g, b.succ);
-  g_free (b.succ);
+  finish_edges (g, &b);
+  g_free (b.edges);
+  g_free (b.first);
 
   g->forward_order = depth_first_order (g, g->entry, FALSE);
   g->backward_order = depth_first_order (g, g->exit, TRUE);
@@ -318,11 +396,17 @@ MirFlowGraph *
 mir_flow_graph_new_for_lists (const GPtrArray *const *lists, guint n_lists,
                               MirFlowGraphFlags flags)
 {
-  g_autoptr (GPtrArray) all = g_ptr_array_new ();
+  g_autoptr (GPtrArray) all = NULL;
+  guint n = 0;
 
   for (guint i = 0; i < n_lists; i++)
+    n += lists[i] ? lists[i]->len : 0;
+  all = g_ptr_array_sized_new (n);
+  g_ptr_array_set_size (all, n);
+  n = 0;
+  for (guint i = 0; i < n_lists; i++)
     for (guint j = 0; lists[i] && j < lists[i]->len; j++)
-      g_ptr_array_add (all, g_ptr_array_index (lists[i], j));
+      all->pdata[n++] = g_ptr_array_index (lists[i], j);
   return build (all, flags);
 }
 
@@ -338,26 +422,23 @@ mir_flow_graph_unref (MirFlowGraph *graph)
 {
   if (!graph || !g_atomic_int_dec_and_test (&graph->ref_count))
     return;
-  for (guint v = 0; v < graph->n_nodes; v++)
-    {
-      g_free (graph->nodes[v].succs);
-      g_free (graph->nodes[v].preds);
-    }
+  g_free (graph->edges);
   g_free (graph->nodes);
   g_free (graph->forward_order);
   g_free (graph->backward_order);
-  g_hash_table_unref (graph->by_stmt);
+  g_free (graph->stmt_keys);
+  g_free (graph->stmt_nodes);
   g_free (graph);
 }
 
 guint
 mir_flow_graph_node_of (const MirFlowGraph *graph, const MirStmt *stmt)
 {
-  gpointer value;
-
-  if (!g_hash_table_lookup_extended (graph->by_stmt, stmt, NULL, &value))
-    return MIR_FLOW_NONE;
-  return GPOINTER_TO_UINT (value);
+  for (guint i = stmt_hash (stmt) & graph->stmt_mask; graph->stmt_keys[i];
+       i = (i + 1) & graph->stmt_mask)
+    if (graph->stmt_keys[i] == stmt)
+      return graph->stmt_nodes[i];
+  return MIR_FLOW_NONE;
 }
 
 guint

@@ -71,7 +71,10 @@ typedef struct {
   guint             *backward_order;
   MirFlowGraphFlags  flags;
   /* private */
-  GHashTable        *by_stmt;
+  const MirStmt    **stmt_keys;  /* node of a statement: open addressing */
+  guint             *stmt_nodes;
+  guint              stmt_mask;
+  guint             *edges;      /* every node's successors, then predecessors */
   gint               ref_count;
 } MirFlowGraph;
 

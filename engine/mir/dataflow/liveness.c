@@ -32,6 +32,9 @@ mir_liveness (MirFlowGraph *graph, const char *const *live_at_exit, gboolean rec
   problem.user_data = fx;
   problem.record = record;
   facts = mir_set_facts_solve (graph, &problem);
+  /* the members are the variables: they are looked up by name there */
+  facts->vars = fx->vars;
+  fx->vars = NULL;
   mir_effects_free (fx);
   return facts;
 }

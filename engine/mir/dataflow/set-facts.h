@@ -15,6 +15,7 @@
 #include <glib.h>
 
 #include "mir/dataflow/bitset.h"
+#include "mir/dataflow/effects.h"
 #include "mir/dataflow/solver.h"
 
 G_BEGIN_DECLS
@@ -42,9 +43,10 @@ typedef struct {
   char               **labels;     /* NULL-terminated */
   MirDataflowSolution *solution;   /* facts are MirBitset* */
   /* private */
-  GHashTable          *by_label;   /* made when first needed */
-  char                *label_text; /* the labels' characters */
+  GHashTable          *by_label;   /* made at the first lookup */
   const MirSetProblem *problem;    /* during solving only */
+  TildeArena          *arena;      /* the facts and the labels */
+  MirVarIndex         *vars;       /* when the members are these variables */
 } MirSetFacts;
 
 MirSetFacts     *mir_set_facts_solve  (MirFlowGraph *graph, const MirSetProblem *problem);

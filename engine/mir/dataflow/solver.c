@@ -20,8 +20,8 @@ typedef struct {
   guint                    *visits;
   MirBitset                *pending;    /* positions still to visit */
   MirDataflowTrace         *trace;
-  /* with L->assign: bottom, and facts to compute into (swapped with the
-   * node's own when they change) */
+  /* with L->assign: a bottom to start empty joins from, and facts to
+   * compute into (swapped with the node's own when they change) */
   gpointer                  bottom;
   gpointer                  scratch_in;
   gpointer                  scratch_out;
@@ -99,13 +99,25 @@ join_input_in_place (Solver *s, guint v, gboolean *widened)
   const guint *from;
   guint n_from, widen_after = s->problem->widen_after;
   gpointer joined = s->scratch_in;
+  gboolean empty = TRUE;
 
-  L->assign (joined, s->bottom, s->ud);
+  /* the join starts from the first fact flowing in (bottom ⊔ x = x) */
   if (v == s->start)
-    L->join (joined, s->boundary, s->ud);
+    {
+      L->assign (joined, s->boundary, s->ud);
+      empty = FALSE;
+    }
   flow_sources (s, v, &from, &n_from);
   for (guint i = 0; i < n_from; i++)
-    L->join (joined, s->out[from[i]], s->ud);
+    {
+      if (empty)
+        L->assign (joined, s->out[from[i]], s->ud);
+      else
+        L->join (joined, s->out[from[i]], s->ud);
+      empty = FALSE;
+    }
+  if (empty)
+    L->assign (joined, s->bottom, s->ud);
   *widened = FALSE;
   if (widen_after == 0)
     widen_after = MIR_DATAFLOW_WIDEN_AFTER;

@@ -49,8 +49,10 @@ typedef struct {
   void     (*widen)  (gpointer acc, gconstpointer next, gpointer user_data);
   /* Optional, required to record a trace. */
   void     (*print)  (GString *out, gconstpointer fact, gpointer user_data);
-  /* Optional. dst := src; with it the solver works in place instead of
-   * making new facts at each visit. */
+  /* Optional. dst := src, in place. With it the solver keeps one fact per
+   * node and direction for the whole solve instead of making new ones at
+   * every visit, and starts a join from the first fact flowing in, which
+   * requires bottom ⊔ x = x. */
   void     (*assign) (gpointer dst, gconstpointer src, gpointer user_data);
 } MirLattice;
 

@@ -35,28 +35,81 @@ constant_for (const MirExpr *e, gboolean conditional, gpointer data)
   return NULL;
 }
 
+/* Rewrites the statements of the graph from `first` on (those it was
+ * built for, after what runs before them), which the graph numbers in
+ * order; rewriting expressions keeps the statements and their nodes. */
 static void
-propagate (MirFlowGraph *graph, GPtrArray *stmts, TildeAdLevel part_ad, gpointer data)
+propagate (Propagate *p, MirFlowGraph *graph, const MirStmt *first)
 {
-  Propagate *p = data;
+  guint start = first ? mir_flow_graph_node_of (graph, first) : graph->exit;
 
-  p->facts = mir_constant_propagation (graph, FALSE);
-  for (guint i = 0; i < stmts->len; i++)
+  for (guint v = start; v < graph->exit; v++)
     {
-      MirStmt *s = g_ptr_array_index (stmts, i);
-      p->node = mir_flow_graph_node_of (graph, s);
-      if (p->node != MIR_FLOW_NONE)
-        pass_rewrite_stmt_exprs (s, constant_for, p);
+      p->node = v;
+      pass_rewrite_stmt_exprs ((MirStmt *) graph->nodes[v].stmt, constant_for, p);
     }
-  mir_const_facts_free (p->facts);
-  p->facts = NULL;
 }
 
+static MirFlowGraph *
+part_graph (GPtrArray *part)
+{
+  const GPtrArray *lists[] = { part };
+
+  return mir_flow_graph_new_for_lists (lists, 1, MIR_FLOW_GRAPH_DEFAULT);
+}
+
+/* Without a definition that may give a constant there is nothing to
+ * propagate, and no need for the analysis. What transformed data hold at
+ * the end of prepare_data reaches every other part: those parts start
+ * from there, as if they followed prepare_data in one graph. */
 gboolean
 mir_pass_constant_propagation (MirProgram *program)
 {
   Propagate p = { NULL, 0, FALSE };
+  GPtrArray *data = program->parts[MIR_PART_PREPARE_DATA];
+  g_autoptr (MirFlowGraph) data_graph = NULL;
+  MirConstFacts *data_facts = NULL;
+  gboolean data_may;
 
-  pass_foreach_graph (program, TRUE, propagate, &p);
+  for (guint i = 0; i < program->functions->len; i++)
+    {
+      MirFunDef *f = g_ptr_array_index (program->functions, i);
+      g_autoptr (GPtrArray) roots = g_ptr_array_new ();
+      g_autoptr (MirFlowGraph) graph = NULL;
+
+      if (!f->body)
+        continue;
+      g_ptr_array_add (roots, f->body);
+      if (!mir_const_may_define (roots))
+        continue;
+      graph = mir_flow_graph_new (f->body, MIR_FLOW_GRAPH_DEFAULT);
+      p.facts = mir_constant_propagation (graph, FALSE);
+      propagate (&p, graph, f->body);
+      g_clear_pointer (&p.facts, mir_const_facts_free);
+    }
+  data_may = mir_const_may_define (data);
+  if (data_may)
+    {
+      data_graph = part_graph (data);
+      data_facts = mir_constant_propagation (data_graph, FALSE);
+      /* the facts outlive the rewriting, which keeps their values true */
+      p.facts = data_facts;
+      propagate (&p, data_graph, data->len ? g_ptr_array_index (data, 0) : NULL);
+    }
+  for (int part = MIR_PART_PREPARE_DATA + 1; part < MIR_N_PARTS; part++)
+    {
+      GPtrArray *list = program->parts[part];
+      g_autoptr (MirFlowGraph) graph = NULL;
+
+      if (!data_may && !mir_const_may_define (list))
+        continue;
+      if (!data_graph)
+        data_graph = part_graph (data);
+      graph = part_graph (list);
+      p.facts = mir_constant_propagation_after (graph, data_graph, data_facts);
+      propagate (&p, graph, list->len ? g_ptr_array_index (list, 0) : NULL);
+      g_clear_pointer (&p.facts, mir_const_facts_free);
+    }
+  mir_const_facts_free (data_facts);
   return p.changed;
 }

@@ -72,11 +72,18 @@ propagate (MirFlowGraph *graph, GPtrArray *stmts, TildeAdLevel part_ad, gpointer
   mir_copy_facts_free (p->facts);
 }
 
+/* Without a copy there is nothing to propagate. */
+static gboolean
+has_copies (GPtrArray *roots, gpointer data)
+{
+  return mir_copy_any (roots);
+}
+
 gboolean
 mir_pass_copy_propagation (MirProgram *program)
 {
   Propagate p = { NULL, NULL, 0, FALSE, FALSE };
 
-  pass_foreach_graph (program, FALSE, propagate, &p);
+  pass_foreach_graph_wanted (program, FALSE, has_copies, propagate, &p);
   return p.changed;
 }

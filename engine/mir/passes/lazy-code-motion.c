@@ -38,6 +38,7 @@ typedef struct {
   MirBitset   **earliest;     /* per node */
   MirBitset   **latest;       /* per node */
   guint         n_nodes;
+  TildeArena   *arena;        /* kill, earliest and latest */
 } Lcm;
 
 static MirSetFacts *
@@ -49,7 +50,6 @@ solve (MirFlowGraph *graph, const Lcm *lcm, MirDataflowDirection dir, gboolean m
   problem.direction = dir;
   problem.must = must;
   problem.n_bits = mir_expr_index_size (lcm->exprs);
-  problem.labels = (const char *const *) lcm->exprs->labels->pdata;
   problem.transfer = transfer;
   problem.user_data = (gpointer) lcm;
   return mir_set_facts_solve (graph, &problem);
@@ -91,58 +91,60 @@ used_transfer (const MirFlowGraph *g, guint n, MirBitset *fact, gpointer ud)
   mir_bitset_subtract (fact, lcm->latest[n]);
 }
 
-/* earliest(n) ∪ postponable.in(n) */
-static MirBitset *
-pending (const Lcm *lcm, guint n)
-{
-  MirBitset *set = mir_bitset_copy (lcm->earliest[n]);
-
-  mir_bitset_union (set, mir_set_facts_before_node (lcm->postponable, n));
-  return set;
-}
-
 static Lcm *
 lcm_new (MirFlowGraph *graph, const PassEffects *fx)
 {
   Lcm *lcm = g_new0 (Lcm, 1);
   guint n = graph->n_nodes, n_exprs;
+  g_autoptr (MirBitset) all_succs = NULL;
+  g_autoptr (MirBitset) pending = NULL;
 
   lcm->n_nodes = n;
   lcm->effects = mir_effects_new (graph, NULL);
-  lcm->exprs = mir_expr_index_new (graph, lcm->effects);
+  lcm->exprs = mir_expr_index_new_unlabelled (graph, lcm->effects);
   n_exprs = mir_expr_index_size (lcm->exprs);
-  lcm->kill = g_new (MirBitset *, n);
+  lcm->arena = tilde_arena_new (3 * (gsize) n * (mir_bitset_size (n_exprs) + 16) + 1024);
+  lcm->kill = tilde_arena_alloc (lcm->arena, 3 * (gsize) n * sizeof (MirBitset *));
+  lcm->earliest = lcm->kill + n;
+  lcm->latest = lcm->kill + 2 * n;
   for (guint v = 0; v < n; v++)
     {
       const MirStmt *s = graph->nodes[v].stmt;
-      lcm->kill[v] = s && pass_stmt_has_effects (s, fx) ? mir_bitset_new_full (n_exprs)
-                                                        : mir_bitset_copy (lcm->exprs->kills[v]);
+      lcm->kill[v] = mir_bitset_copy_in (lcm->arena, lcm->exprs->kills[v]);
+      if (s && pass_stmt_has_effects (s, fx))
+        mir_bitset_fill (lcm->kill[v]);
     }
   lcm->anticipated = solve (graph, lcm, MIR_DATAFLOW_BACKWARD, TRUE, anticipated_transfer);
   lcm->available = solve (graph, lcm, MIR_DATAFLOW_FORWARD, TRUE, available_transfer);
-  lcm->earliest = g_new (MirBitset *, n);
   for (guint v = 0; v < n; v++)
     {
-      lcm->earliest[v] = mir_bitset_copy (mir_set_facts_before_node (lcm->anticipated, v));
+      lcm->earliest[v] = mir_bitset_copy_in (lcm->arena,
+                                             mir_set_facts_before_node (lcm->anticipated, v));
       mir_bitset_subtract (lcm->earliest[v], mir_set_facts_before_node (lcm->available, v));
     }
   lcm->postponable = solve (graph, lcm, MIR_DATAFLOW_FORWARD, TRUE, postponable_transfer);
-  lcm->latest = g_new (MirBitset *, n);
+  /* latest(n) = pending(n) ∩ (use(n) ∪ ¬ ⋂ pending(s) over the successors s),
+   * with pending = earliest ∪ postponable.in */
+  all_succs = mir_bitset_new (n_exprs);
+  pending = mir_bitset_new (n_exprs);
   for (guint v = 0; v < n; v++)
     {
       const MirFlowNode *node = &graph->nodes[v];
-      g_autoptr (MirBitset) all_succs = mir_bitset_new_full (n_exprs);
-      g_autoptr (MirBitset) not_all = mir_bitset_new_full (n_exprs);
 
+      mir_bitset_fill (all_succs);
       for (guint i = 0; i < node->n_succs; i++)
         {
-          g_autoptr (MirBitset) p = pending (lcm, node->succs[i]);
-          mir_bitset_intersect (all_succs, p);
+          mir_bitset_assign (pending, lcm->earliest[node->succs[i]]);
+          mir_bitset_union (pending, mir_set_facts_before_node (lcm->postponable, node->succs[i]));
+          mir_bitset_intersect (all_succs, pending);
         }
-      mir_bitset_subtract (not_all, all_succs);
-      mir_bitset_union (not_all, lcm->exprs->uses[v]);
-      lcm->latest[v] = pending (lcm, v);
-      mir_bitset_intersect (lcm->latest[v], not_all);
+      /* all_succs := ¬all_succs ∪ use(v) */
+      mir_bitset_fill (pending);
+      mir_bitset_subtract (pending, all_succs);
+      mir_bitset_union (pending, lcm->exprs->uses[v]);
+      lcm->latest[v] = mir_bitset_copy_in (lcm->arena, lcm->earliest[v]);
+      mir_bitset_union (lcm->latest[v], mir_set_facts_before_node (lcm->postponable, v));
+      mir_bitset_intersect (lcm->latest[v], pending);
     }
   lcm->used = solve (graph, lcm, MIR_DATAFLOW_BACKWARD, FALSE, used_transfer);
   return lcm;
@@ -151,15 +153,7 @@ lcm_new (MirFlowGraph *graph, const PassEffects *fx)
 static void
 lcm_free (Lcm *lcm)
 {
-  for (guint v = 0; v < lcm->n_nodes; v++)
-    {
-      mir_bitset_free (lcm->kill[v]);
-      mir_bitset_free (lcm->earliest[v]);
-      mir_bitset_free (lcm->latest[v]);
-    }
-  g_free (lcm->kill);
-  g_free (lcm->earliest);
-  g_free (lcm->latest);
+  tilde_arena_free (lcm->arena);
   mir_set_facts_free (lcm->anticipated);
   mir_set_facts_free (lcm->available);
   mir_set_facts_free (lcm->postponable);
@@ -341,7 +335,9 @@ move_code (MirFlowGraph *graph, GPtrArray *list, MirStmt **body, Motion *m)
 {
   Lcm *lcm;
   g_autofree gboolean *reachable = pass_reachable (graph);
-  g_autofree gboolean *keep = NULL;
+  g_autoptr (MirBitset) keep = NULL;
+  g_autoptr (MirBitset) place_at = NULL;
+  g_autoptr (MirBitset) read_at = NULL;
   guint n_exprs, n_moved = 0;
   GPtrArray *target;
 
@@ -352,18 +348,24 @@ move_code (MirFlowGraph *graph, GPtrArray *list, MirStmt **body, Motion *m)
       lcm_free (lcm);
       return;
     }
-  keep = g_new0 (gboolean, n_exprs);
+  keep = mir_bitset_new (n_exprs);
+  place_at = mir_bitset_new (n_exprs);
+  read_at = mir_bitset_new (n_exprs);
   for (guint e = 0; e < n_exprs; e++)
-    keep[e] = worth_moving (g_ptr_array_index (lcm->exprs->exprs, e));
+    if (worth_moving (g_ptr_array_index (lcm->exprs->exprs, e)))
+      mir_bitset_add (keep, e);
   /* computing at a loop head is not one place */
   for (guint n = 0; n < graph->n_nodes; n++)
     if (graph->nodes[n].loop_head)
-      for (guint e = 0; e < n_exprs; e++)
-        if (mir_bitset_contains (lcm->latest[n], e)
-            && mir_bitset_contains (mir_set_facts_after_node (lcm->used, n), e))
-          keep[e] = FALSE;
+      {
+        mir_bitset_assign (place_at, lcm->latest[n]);
+        mir_bitset_intersect (place_at, mir_set_facts_after_node (lcm->used, n));
+        mir_bitset_subtract (keep, place_at);
+      }
 
-  m->exprs = g_ptr_array_new_with_free_func ((GDestroyNotify) mir_expr_free);
+  /* the candidates themselves while the analyses hold, copies of those
+   * moved once the program changes */
+  m->exprs = g_ptr_array_new ();
   m->temps = g_ptr_array_new ();
   m->before = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
   m->at_end = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
@@ -371,7 +373,7 @@ move_code (MirFlowGraph *graph, GPtrArray *list, MirStmt **body, Motion *m)
   m->at_start = mir_stmt_list_new ();
   for (guint e = 0; e < n_exprs; e++)
     {
-      g_ptr_array_add (m->exprs, mir_expr_copy (g_ptr_array_index (lcm->exprs->exprs, e)));
+      g_ptr_array_add (m->exprs, g_ptr_array_index (lcm->exprs->exprs, e));
       g_ptr_array_add (m->temps, NULL);
     }
 
@@ -380,38 +382,48 @@ move_code (MirFlowGraph *graph, GPtrArray *list, MirStmt **body, Motion *m)
       const MirBitset *used_out = mir_set_facts_after_node (lcm->used, n);
       if (!reachable[n])
         continue;
-      for (guint e = 0; e < n_exprs; e++)
+      /* computed before n: latest ∩ used.out; read from the temporary in
+       * n: use ∩ (¬latest ∪ used.out) */
+      mir_bitset_assign (place_at, lcm->latest[n]);
+      mir_bitset_intersect (place_at, used_out);
+      mir_bitset_intersect (place_at, keep);
+      mir_bitset_assign (read_at, lcm->latest[n]);
+      mir_bitset_subtract (read_at, used_out);
+      for (int e = mir_bitset_next (place_at, 0); e >= 0;
+           e = mir_bitset_next (place_at, (guint) e + 1))
         {
-          gboolean latest = mir_bitset_contains (lcm->latest[n], e);
-          gboolean used = mir_bitset_contains (used_out, e);
-          if (!keep[e])
-            continue;
-          if (latest && used)
-            {
-              if (!m->temps->pdata[e])
-                m->temps->pdata[e] = (gpointer) pass_names_fresh (&m->names, "lcm");
-              place (m, graph, n, e);
-            }
-          if (graph->nodes[n].stmt && mir_bitset_contains (lcm->exprs->uses[n], e)
-              && (!latest || used))
-            {
-              MirStmt *s = (MirStmt *) graph->nodes[n].stmt;
-              MirBitset *set = g_hash_table_lookup (m->replace, s);
-              if (!set)
-                g_hash_table_insert (m->replace, s, (set = mir_bitset_new (n_exprs)));
-              mir_bitset_add (set, e);
-            }
+          if (!m->temps->pdata[e])
+            m->temps->pdata[e] = (gpointer) pass_names_fresh (&m->names, "lcm");
+          place (m, graph, n, e);
+        }
+      if (!graph->nodes[n].stmt)
+        continue;
+      mir_bitset_assign (place_at, lcm->exprs->uses[n]);
+      mir_bitset_intersect (place_at, keep);
+      mir_bitset_subtract (place_at, read_at);
+      if (!mir_bitset_is_empty (place_at))
+        {
+          MirStmt *s = (MirStmt *) graph->nodes[n].stmt;
+          MirBitset *set = g_hash_table_lookup (m->replace, s);
+          if (!set)
+            g_hash_table_insert (m->replace, s, (set = mir_bitset_new (n_exprs)));
+          mir_bitset_union (set, place_at);
         }
     }
   /* a read from a temporary never computed cannot happen; should the
    * analyses ever say otherwise, the expression stays as it is */
+  mir_bitset_clear (read_at);
+  for (guint e = 0; e < n_exprs; e++)
+    if (!m->temps->pdata[e])
+      mir_bitset_add (read_at, e);
   GHashTableIter iter;
   gpointer key, value;
   g_hash_table_iter_init (&iter, m->replace);
   while (g_hash_table_iter_next (&iter, &key, &value))
-    for (guint e = 0; e < n_exprs; e++)
-      if (!m->temps->pdata[e])
-        mir_bitset_remove (value, e);
+    mir_bitset_subtract (value, read_at);
+  for (guint e = 0; e < n_exprs; e++)
+    m->exprs->pdata[e] = m->temps->pdata[e] ? mir_expr_copy (m->exprs->pdata[e]) : NULL;
+  g_ptr_array_set_free_func (m->exprs, (GDestroyNotify) mir_expr_free);
 
   lcm_free (lcm);
   for (guint e = 0; e < n_exprs; e++)

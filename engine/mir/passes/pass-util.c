@@ -949,48 +949,78 @@ pass_part_ad (MirPart part)
                                                                         : TILDE_AD_DATA;
 }
 
-static void
-collect_stmt (MirStmt *s, gpointer data)
+/* The statements of the graph from `first` on, nested ones included: the
+ * graph numbers them in the order mir_stmt_walk visits them. */
+static GPtrArray *
+graph_stmts (const MirFlowGraph *graph, const MirStmt *first)
 {
-  g_ptr_array_add (data, s);
+  guint start = first ? mir_flow_graph_node_of (graph, first) : graph->exit;
+  GPtrArray *stmts = g_ptr_array_sized_new (graph->exit - start + 1);
+
+  g_ptr_array_set_size (stmts, graph->exit - start);
+  for (guint v = start; v < graph->exit; v++)
+    stmts->pdata[v - start] = (gpointer) graph->nodes[v].stmt;
+  return stmts;
 }
 
 static void
-run_list_graph (GPtrArray *prefix, GPtrArray *part, TildeAdLevel ad, PassGraphRun run,
-                gpointer user_data)
+run_list_graph (GPtrArray *prefix, GPtrArray *part, TildeAdLevel ad, PassGraphWanted wanted,
+                PassGraphRun run, gpointer user_data)
 {
   const GPtrArray *lists[2] = { prefix, part };
   g_autoptr (MirFlowGraph) graph = NULL;
-  g_autoptr (GPtrArray) stmts = g_ptr_array_new ();
+  g_autoptr (GPtrArray) stmts = NULL;
 
+  if (wanted)
+    {
+      g_autoptr (GPtrArray) roots = g_ptr_array_new ();
+      for (guint l = 0; l < 2; l++)
+        for (guint i = 0; lists[l] && i < lists[l]->len; i++)
+          g_ptr_array_add (roots, lists[l]->pdata[i]);
+      if (!wanted (roots, user_data))
+        return;
+    }
   if (prefix)
     graph = mir_flow_graph_new_for_lists (lists, 2, MIR_FLOW_GRAPH_DEFAULT);
   else
     graph = mir_flow_graph_new_for_lists (&lists[1], 1, MIR_FLOW_GRAPH_DEFAULT);
-  for (guint i = 0; i < part->len; i++)
-    mir_stmt_walk (g_ptr_array_index (part, i), collect_stmt, stmts);
+  stmts = graph_stmts (graph, part->len ? g_ptr_array_index (part, 0) : NULL);
   run (graph, stmts, ad, user_data);
 }
 
 void
-pass_foreach_graph (MirProgram *p, gboolean after_data, PassGraphRun run, gpointer user_data)
+pass_foreach_graph_wanted (MirProgram *p, gboolean after_data, PassGraphWanted wanted,
+                           PassGraphRun run, gpointer user_data)
 {
   for (guint i = 0; i < p->functions->len; i++)
     {
       MirFunDef *f = g_ptr_array_index (p->functions, i);
       g_autoptr (MirFlowGraph) graph = NULL;
-      g_autoptr (GPtrArray) stmts = g_ptr_array_new ();
+      g_autoptr (GPtrArray) stmts = NULL;
 
       if (!f->body)
         continue;
+      if (wanted)
+        {
+          g_autoptr (GPtrArray) roots = g_ptr_array_new ();
+          g_ptr_array_add (roots, f->body);
+          if (!wanted (roots, user_data))
+            continue;
+        }
       graph = mir_flow_graph_new (f->body, MIR_FLOW_GRAPH_DEFAULT);
-      mir_stmt_walk (f->body, collect_stmt, stmts);
+      stmts = graph_stmts (graph, f->body);
       run (graph, stmts, TILDE_AD_AUTODIFF, user_data);
     }
   for (int part = 0; part < MIR_N_PARTS; part++)
     run_list_graph (after_data && part != MIR_PART_PREPARE_DATA
                       ? p->parts[MIR_PART_PREPARE_DATA] : NULL,
-                    p->parts[part], pass_part_ad (part), run, user_data);
+                    p->parts[part], pass_part_ad (part), wanted, run, user_data);
+}
+
+void
+pass_foreach_graph (MirProgram *p, gboolean after_data, PassGraphRun run, gpointer user_data)
+{
+  pass_foreach_graph_wanted (p, after_data, NULL, run, user_data);
 }
 
 gboolean *

@@ -144,6 +144,11 @@ typedef void (*PassGraphRun) (MirFlowGraph *graph, GPtrArray *stmts, TildeAdLeve
                               gpointer user_data);
 void pass_foreach_graph (MirProgram *p, gboolean after_data, PassGraphRun run,
                          gpointer user_data);
+/* The same, skipping the graphs for which `wanted`, given the statements
+ * the graph would be built from (in order), says there is nothing to do. */
+typedef gboolean (*PassGraphWanted) (GPtrArray *roots, gpointer user_data);
+void pass_foreach_graph_wanted (MirProgram *p, gboolean after_data, PassGraphWanted wanted,
+                                PassGraphRun run, gpointer user_data);
 /* Per node of `graph`: whether control can reach it from the entry (new
  * array). Facts of "must" analyses hold vacuously elsewhere. */
 gboolean *pass_reachable (const MirFlowGraph *graph);
