@@ -383,7 +383,10 @@ static GArray *
 node_changes (const MirEffects *fx, guint v, MirBitset *changed)
 {
   GArray *out = g_array_new (FALSE, FALSE, sizeof (Change));
+  const MirBitset *none = mir_effects_empty (fx);
 
+  if (fx->writes[v] == none && fx->kills[v] == none && fx->scope_ends[v] == none)
+    return out;
   mir_bitset_assign (changed, fx->writes[v]);
   mir_bitset_union (changed, fx->kills[v]);
   mir_bitset_union (changed, fx->scope_ends[v]);
