@@ -16,6 +16,7 @@
  * small: most variables depend on a few sources or none. A variable whose
  * value no node reads (the target, which is only ever added to) has no
  * pairs: nothing can follow from what it depends on. */
+
 /* What a node does to a variable. */
 enum {
   CHANGE_ENDS = 1 << 0,      /* kills it or ends its scope */
@@ -83,8 +84,8 @@ var_add (const MirParamDeps *d, MirBitset *fact, guint x, const MirBitset *sourc
 {
   guint first = d->first_pair[x], last = d->first_pair[x + 1];
 
-  /* a variable that may depend on many sources (the target) is updated by
-   * going through the few sources at hand */
+  /* a variable that may depend on many sources is updated by going
+   * through the few sources at hand */
   if (last - first > 64)
     {
       for (int s = mir_bitset_next (sources, 0); s >= 0;
@@ -160,7 +161,7 @@ deps_transfer (const MirFlowGraph *graph, guint node, MirBitset *fact, gpointer 
   MirBitset *from = c->from;
   gboolean any = FALSE;
 
-  /* nothing to do when no variable it changes has pairs (the target) */
+  /* nothing to do when no variable it changes has pairs (`target +=`) */
   for (guint i = 0; i < changes->len && !any; i++)
     any = d->first_pair[g_array_index (changes, Change, i).var]
           != d->first_pair[g_array_index (changes, Change, i).var + 1];
@@ -197,7 +198,8 @@ deps_transfer (const MirFlowGraph *graph, guint node, MirBitset *fact, gpointer 
 
 /* Per variable, the sources it may depend on anywhere, whatever the order
  * of the statements: what a node reads and what controls it flow into what
- * it writes, until nothing changes. The facts of a round never hold more. */
+ * it writes, until nothing changes. The facts of a round never hold more.
+ * NULL for a variable that depends on none. */
 static MirBitset **
 may_depend (const Context *c, const MirFlowGraph *graph)
 {
@@ -248,6 +250,9 @@ may_depend (const Context *c, const MirFlowGraph *graph)
             }
         }
     }
+  for (guint x = 0; x < c->n_vars; x++)
+    if (!any[x])
+      g_clear_pointer (&src[x], mir_bitset_free);
   return src;
 }
 
@@ -263,6 +268,8 @@ number_pairs (const Context *c, const MirFlowGraph *graph)
   for (guint x = 0; x < c->n_vars; x++)
     {
       d->first_pair[x] = sources->len;
+      if (!src[x])
+        continue;
       for (int s = mir_bitset_next (src[x], 0); s >= 0;
            s = mir_bitset_next (src[x], (guint) s + 1))
         {
