@@ -13,7 +13,10 @@
  * first_pair[x] .. first_pair[x + 1] - 1, and pair_source gives the source
  * of each. Only the pairs that some chain of reads, writes and controlled
  * writes can produce are numbered (see may_depend), which keeps the facts
- * small: most variables depend on a few sources or none. */
+ * small: most variables depend on a few sources or none. A variable whose
+ * value no node reads (the target, which is only ever added to) has no
+ * pairs: nothing can follow from what it depends on. */
+
 /* What a node does to a variable. */
 enum {
   CHANGE_ENDS = 1 << 0,      /* kills it or ends its scope */
@@ -31,11 +34,14 @@ typedef struct {
   guint         n_vars;
   guint        *source_of_var;   /* per variable: its source number, or MIR_FLOW_NONE */
   GArray      **read_vars;       /* per node: guint variables it reads the values of */
+  MirBitset    *read;            /* the variables some node reads the value of */
   GArray      **changes;         /* per node: Change */
   guint        *self_update;     /* per node: the one variable it changes, only adding
                                   * to it what it reads, as `target +=` does; or
                                   * MIR_FLOW_NONE */
   MirBitset    *from;            /* the transfer's, reused */
+  gboolean      from_dirty;      /* `from` may hold members */
+  gboolean     *controlled;      /* per node: its control is not empty */
 } Context;
 
 /* ---- a variable's slice of the fact ---- */
@@ -78,8 +84,8 @@ var_add (const MirParamDeps *d, MirBitset *fact, guint x, const MirBitset *sourc
 {
   guint first = d->first_pair[x], last = d->first_pair[x + 1];
 
-  /* a variable that may depend on many sources (the target) is updated by
-   * going through the few sources at hand */
+  /* a variable that may depend on many sources is updated by going
+   * through the few sources at hand */
   if (last - first > 64)
     {
       for (int s = mir_bitset_next (sources, 0); s >= 0;
@@ -130,17 +136,42 @@ add_value_reads (MirExpr *e, gpointer data)
   mir_expr_add_value_reads (e, r->vars, r->set);
 }
 
+/* Whether some variable node v reads may depend on a source. */
+static gboolean
+reads_have_pairs (const Context *c, guint v)
+{
+  const MirParamDeps *d = c->deps;
+  const GArray *reads = c->read_vars[v];
+
+  for (guint i = 0; i < reads->len; i++)
+    {
+      guint x = g_array_index (reads, guint, i);
+      if (d->first_pair[x] != d->first_pair[x + 1])
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 deps_transfer (const MirFlowGraph *graph, guint node, MirBitset *fact, gpointer ud)
 {
-  const Context *c = ud;
+  Context *c = ud;
   const MirParamDeps *d = c->deps;
   const GArray *changes = c->changes[node];
   MirBitset *from = c->from;
+  gboolean any = FALSE;
 
-  if (changes->len == 0)
+  /* nothing to do when no variable it changes has pairs (`target +=`) */
+  for (guint i = 0; i < changes->len && !any; i++)
+    any = d->first_pair[g_array_index (changes, Change, i).var]
+          != d->first_pair[g_array_index (changes, Change, i).var + 1];
+  if (!any)
     return;
-  mir_bitset_assign (from, d->control[node]);
+  if (c->controlled[node])
+    mir_bitset_assign (from, d->control[node]);
+  else if (c->from_dirty)
+    mir_bitset_clear (from);
+  c->from_dirty = c->controlled[node] || reads_have_pairs (c, node);
   /* what x already depends on, x keeps: no need to read it */
   sources_of_reads (c, fact, node, c->self_update[node], from);
   for (guint i = 0; i < changes->len; i++)
@@ -167,19 +198,22 @@ deps_transfer (const MirFlowGraph *graph, guint node, MirBitset *fact, gpointer 
 
 /* Per variable, the sources it may depend on anywhere, whatever the order
  * of the statements: what a node reads and what controls it flow into what
- * it writes, until nothing changes. The facts of a round never hold more. */
+ * it writes, until nothing changes. The facts of a round never hold more.
+ * NULL for a variable that depends on none. */
 static MirBitset **
 may_depend (const Context *c, const MirFlowGraph *graph)
 {
   const MirParamDeps *d = c->deps;
   MirBitset **src = g_new (MirBitset *, c->n_vars);
+  g_autofree gboolean *any = g_new0 (gboolean, c->n_vars);   /* src[x] is not empty */
   g_autoptr (MirBitset) in = mir_bitset_new (d->n_sources);
-  gboolean changed = TRUE;
+  gboolean changed = TRUE, dirty = FALSE;   /* dirty: `in` may hold members */
 
   for (guint x = 0; x < c->n_vars; x++)
     {
       src[x] = mir_bitset_new (d->n_sources);
-      if (c->source_of_var[x] != MIR_FLOW_NONE)
+      any[x] = c->source_of_var[x] != MIR_FLOW_NONE;
+      if (any[x])
         mir_bitset_add (src[x], c->source_of_var[x]);
     }
   while (changed)
@@ -188,20 +222,37 @@ may_depend (const Context *c, const MirFlowGraph *graph)
       for (guint v = 0; v < graph->n_nodes; v++)
         {
           const GArray *reads = c->read_vars[v], *changes = c->changes[v];
+          gboolean some = FALSE;
 
           if (changes->len == 0)
             continue;
-          mir_bitset_assign (in, d->control[v]);
+          /* most of these sets are empty: they are only looked at when not */
+          if (c->controlled[v])
+            {
+              mir_bitset_assign (in, d->control[v]);
+              some = TRUE;
+            }
+          else if (dirty)
+            mir_bitset_clear (in);
+          dirty = some;
           for (guint i = 0; i < reads->len; i++)
-            mir_bitset_union (in, src[g_array_index (reads, guint, i)]);
-          for (guint i = 0; i < changes->len; i++)
+            if (any[g_array_index (reads, guint, i)])
+              {
+                mir_bitset_union (in, src[g_array_index (reads, guint, i)]);
+                some = dirty = TRUE;
+              }
+          for (guint i = 0; some && i < changes->len; i++)
             {
               const Change *change = &g_array_index (changes, Change, i);
-              if (change->how & CHANGE_WRITES)
-                changed |= mir_bitset_union (src[change->var], in);
+              if ((change->how & CHANGE_WRITES) && mir_bitset_contains (c->read, change->var)
+                  && mir_bitset_union (src[change->var], in))
+                changed = any[change->var] = TRUE;
             }
         }
     }
+  for (guint x = 0; x < c->n_vars; x++)
+    if (!any[x])
+      g_clear_pointer (&src[x], mir_bitset_free);
   return src;
 }
 
@@ -217,6 +268,8 @@ number_pairs (const Context *c, const MirFlowGraph *graph)
   for (guint x = 0; x < c->n_vars; x++)
     {
       d->first_pair[x] = sources->len;
+      if (!src[x])
+        continue;
       for (int s = mir_bitset_next (src[x], 0); s >= 0;
            s = mir_bitset_next (src[x], (guint) s + 1))
         {
@@ -293,7 +346,11 @@ update_control (const Context *c, const MirFlowGraph *graph, GArray **cd)
       if (graph->nodes[b].n_succs < 2 || mir_bitset_is_empty (d->decisions[b]))
         continue;
       for (guint i = 0; i < cd[b]->len; i++)
-        grew |= mir_bitset_union (d->control[g_array_index (cd[b], guint, i)], d->decisions[b]);
+        {
+          guint n = g_array_index (cd[b], guint, i);
+          grew |= mir_bitset_union (d->control[n], d->decisions[b]);
+          c->controlled[n] = TRUE;
+        }
     }
   return grew;
 }
@@ -333,7 +390,10 @@ static GArray *
 node_changes (const MirEffects *fx, guint v, MirBitset *changed)
 {
   GArray *out = g_array_new (FALSE, FALSE, sizeof (Change));
+  const MirBitset *none = mir_effects_empty (fx);
 
+  if (fx->writes[v] == none && fx->kills[v] == none && fx->scope_ends[v] == none)
+    return out;
   mir_bitset_assign (changed, fx->writes[v]);
   mir_bitset_union (changed, fx->kills[v]);
   mir_bitset_union (changed, fx->scope_ends[v]);
@@ -367,12 +427,15 @@ init_node_sets (MirParamDeps *d, Context *c, const MirFlowGraph *graph)
   c->changes = g_new (GArray *, graph->n_nodes);
   c->self_update = g_new (guint, graph->n_nodes);
   c->from = mir_bitset_new (d->n_sources);
+  c->read = mir_bitset_new (c->n_vars);
+  c->controlled = g_new0 (gboolean, graph->n_nodes);
   for (guint v = 0; v < graph->n_nodes; v++)
     {
       ValueReads r = { fx->vars, reads };
       if (graph->nodes[v].stmt)
         mir_stmt_foreach_expr ((MirStmt *) graph->nodes[v].stmt, add_value_reads, &r);
       c->read_vars[v] = members (reads);
+      mir_bitset_union (c->read, reads);
       d->reads[v] = (MirBitset *) (c->read_vars[v]->len ? mir_bitset_pool_copy (d->pool, reads)
                                                         : mir_bitset_pool_empty (d->pool));
       d->control[v] = mir_bitset_new (d->n_sources);
@@ -399,6 +462,8 @@ context_clear (Context *c, guint n_nodes)
   g_free (c->read_vars);
   g_free (c->changes);
   g_free (c->self_update);
+  mir_bitset_free (c->read);
+  g_free (c->controlled);
   mir_bitset_free (c->from);
   g_free (c->source_of_var);
 }

@@ -17,7 +17,9 @@
  *
  * A fact is a set of pairs labelled "x←a" (x may depend on a). Only the
  * pairs that some chain of reads and (controlled) writes could produce,
- * whatever the order of the statements, are members of the facts' universe.
+ * whatever the order of the statements, are members of the facts' universe,
+ * and only for variables whose values some node reads: what the target
+ * depends on (nothing reads it but `target +=`) is not followed.
  */
 #pragma once
 
@@ -51,8 +53,9 @@ MirParamDeps *mir_param_dependence (MirFlowGraph *graph, const char *const *sour
 void          mir_param_deps_free  (MirParamDeps *deps);
 
 /* The sources (NULL-terminated, in source order; free the array only) that
- * a variable, an expression evaluated at `node` (with what controls the
- * node), or a branching node's decision depend on, just before `node`. */
+ * a variable (one whose value some node reads, or a source), an expression
+ * evaluated at `node` (with what controls the node), or a branching node's
+ * decision depend on, just before `node`. */
 const char  **mir_param_deps_of_var      (const MirParamDeps *deps, guint node,
                                           const char *var);
 const char  **mir_param_deps_of_expr     (const MirParamDeps *deps, guint node,

@@ -36,6 +36,8 @@ number_defs (Defs *defs, const MirFlowGraph *graph, const MirEffects *fx,
     add_def (defs, fx, (guint) x, graph->entry, TRUE);
   for (guint v = 0; v < graph->n_nodes; v++)
     {
+      if (fx->writes[v] == mir_effects_empty (fx) && fx->declares[v] == mir_effects_empty (fx))
+        continue;
       mir_bitset_assign (defined, fx->writes[v]);
       mir_bitset_union (defined, fx->declares[v]);
       mir_bitset_intersect (defined, tracked);
@@ -84,6 +86,8 @@ fill_gen_kill (const MirReachingDefs *rd, const MirFlowGraph *graph, MirBitset *
     }
   for (guint v = 0; v < graph->n_nodes; v++)
     {
+      if (fx->kills[v] == mir_effects_empty (fx) && fx->scope_ends[v] == mir_effects_empty (fx))
+        continue;
       mir_bitset_assign (ended, fx->kills[v]);
       mir_bitset_union (ended, fx->scope_ends[v]);
       for (int x = mir_bitset_next (ended, 0); x >= 0; x = mir_bitset_next (ended, (guint) x + 1))
