@@ -517,8 +517,12 @@ k_quad_form_sym (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
   TildeValue qt, sum;
   rt_transpose (cx, &q, &qt);
   rt_add (cx, &q, &qt, &sum);
-  TildeValue half = tilde_value_real (0.5), args[2] = { sum, half };
+  /* In the evaluation's arena: the product may keep a pointer to the value of
+   * its data scalar argument until the reverse sweep. */
+  TildeValue *args = tilde_arena_alloc (cx->arena, sizeof (TildeValue) * 2);
   const RtBuiltin *times = rt_builtin_lookup ("Times__", 2);
+  args[0] = sum;
+  args[1] = tilde_value_real (0.5);
   times->fn (cx, 2, args, out);
 }
 
