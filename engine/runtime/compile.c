@@ -28,7 +28,16 @@ struct Compiler {
   gboolean    hoist;
   GPtrArray  *slot_sized;   /* Sz* by slot: the declared sizes, for reading */
   GHashTable *functions;    /* name -> GPtrArray of RtFunction* (overloads) */
+  gboolean    fused;        /* fused densities and vectorised loops */
 };
+
+static gboolean fused_forms = TRUE;
+
+void
+rt_compiler_set_fused (gboolean on)
+{
+  fused_forms = on;
+}
 
 Compiler *
 rt_compiler_new (void)
@@ -40,6 +49,7 @@ rt_compiler_new (void)
   c->slot_sized = g_ptr_array_new ();
   c->functions = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                         (GDestroyNotify) g_ptr_array_unref);
+  c->fused = fused_forms;
   return c;
 }
 
@@ -564,6 +574,438 @@ st_new (Compiler *c, StFn fn, const MirStmt *m)
   return s;
 }
 
+/* ---- fused densities and vectorised loops (fused.c) ---- */
+
+#define FX_MAX_DEPS 8
+#define FX_MAX_ARGS 8
+
+/* Densities whose vectorised form is the sum of the scalar one over the
+ * elements, with every argument a scalar or a one-dimensional container. */
+static const char *const elementwise_densities[] = {
+  "normal", "std_normal", "cauchy", "student_t", "exponential", "gamma", "inv_gamma",
+  "lognormal", "beta", "uniform", "bernoulli", "bernoulli_logit", "binomial", "binomial_logit",
+  "poisson", "poisson_log", "neg_binomial_2", "neg_binomial_2_log", NULL,
+};
+
+typedef struct {
+  const char *var;      /* the loop variable; NULL outside loops */
+  int         leaves;   /* dependencies the expression may have */
+} FxCtx;
+
+static gboolean
+is_scalar_type (const TildeType *t)
+{
+  return t && (tilde_type_kind (t) == TILDE_TYPE_INT || tilde_type_kind (t) == TILDE_TYPE_REAL);
+}
+
+static gboolean
+is_flat_1d_type (const TildeType *t)
+{
+  if (!t)
+    return FALSE;
+  TildeTypeKind k = tilde_type_kind (t);
+  return k == TILDE_TYPE_VECTOR || k == TILDE_TYPE_ROW_VECTOR
+    || (k == TILDE_TYPE_ARRAY && is_scalar_type (tilde_type_element (t)));
+}
+
+/* The library density a `target +=` calls, when it may be fused. */
+static const RtBuiltin *
+fusable_density (const MirExpr *m)
+{
+  if (m->kind != MIR_EXPR_CALL || m->u.call.fun.kind != MIR_FUN_STANLIB
+      || (m->u.call.fun.suffix != MIR_SUFFIX_LPDF && m->u.call.fun.suffix != MIR_SUFFIX_LPMF))
+    return NULL;
+  const char *name = m->u.call.fun.name;
+  int n = (int) m->u.call.args->len;
+  if (n > FX_MAX_ARGS)
+    return NULL;
+  const char *suffix = strrchr (name, '_');
+  if (!suffix || !(strcmp (suffix, "_lpdf") == 0 || strcmp (suffix, "_lupdf") == 0
+                   || strcmp (suffix, "_lpmf") == 0 || strcmp (suffix, "_lupmf") == 0))
+    return NULL;
+  gsize base = (gsize) (suffix - name);
+  for (int i = 0; elementwise_densities[i]; i++)
+    if (strlen (elementwise_densities[i]) == base
+        && strncmp (elementwise_densities[i], name, base) == 0)
+      return rt_builtin_lookup (name, n);
+  return NULL;
+}
+
+/* Whether evaluating m has no effect but its value: it may be evaluated
+ * once for many iterations, or again after a fused attempt gave up. */
+static gboolean
+pure_expr (const MirExpr *m)
+{
+  switch (m->kind)
+    {
+    case MIR_EXPR_VAR:
+    case MIR_EXPR_LIT:
+      return TRUE;
+    case MIR_EXPR_CALL:
+      {
+        const MirFun *f = &m->u.call.fun;
+        if (f->kind == MIR_FUN_USER || (f->kind == MIR_FUN_STANLIB && f->suffix == MIR_SUFFIX_RNG))
+          return FALSE;
+        if (f->kind == MIR_FUN_COMPILER && f->internal != MIR_FN_LENGTH
+            && f->internal != MIR_FN_MAKE_ARRAY && f->internal != MIR_FN_MAKE_ROW_VEC
+            && f->internal != MIR_FN_NEG_INF && f->internal != MIR_FN_NAN)
+          return FALSE;
+        for (guint i = 0; m->u.call.args && i < m->u.call.args->len; i++)
+          if (!pure_expr (g_ptr_array_index (m->u.call.args, i)))
+            return FALSE;
+        return TRUE;
+      }
+    case MIR_EXPR_TERNARY:
+      return pure_expr (m->u.ternary.cond) && pure_expr (m->u.ternary.if_true)
+        && pure_expr (m->u.ternary.if_false);
+    case MIR_EXPR_AND:
+    case MIR_EXPR_OR:
+      return pure_expr (m->u.logical.lhs) && pure_expr (m->u.logical.rhs);
+    case MIR_EXPR_INDEXED:
+      {
+        if (!pure_expr (m->u.indexed.base))
+          return FALSE;
+        for (guint i = 0; i < m->u.indexed.indices->len; i++)
+          {
+            const MirIndex *ix = g_ptr_array_index (m->u.indexed.indices, i);
+            if ((ix->e && !pure_expr (ix->e)) || (ix->upper && !pure_expr (ix->upper)))
+              return FALSE;
+          }
+        return TRUE;
+      }
+    case MIR_EXPR_PROMOTION:
+      return pure_expr (m->u.promotion.expr);
+    case MIR_EXPR_TUPLE_PROJ:
+      return pure_expr (m->u.proj.base);
+    default:
+      return FALSE;
+    }
+}
+
+/* Whether m reads the variable `var` (conservatively: TRUE when unsure). */
+static gboolean
+mentions (const MirExpr *m, const char *var)
+{
+  switch (m->kind)
+    {
+    case MIR_EXPR_VAR:
+      return strcmp (m->u.var.name, var) == 0;
+    case MIR_EXPR_LIT:
+      return FALSE;
+    case MIR_EXPR_CALL:
+      for (guint i = 0; m->u.call.args && i < m->u.call.args->len; i++)
+        if (mentions (g_ptr_array_index (m->u.call.args, i), var))
+          return TRUE;
+      return FALSE;
+    case MIR_EXPR_TERNARY:
+      return mentions (m->u.ternary.cond, var) || mentions (m->u.ternary.if_true, var)
+        || mentions (m->u.ternary.if_false, var);
+    case MIR_EXPR_AND:
+    case MIR_EXPR_OR:
+      return mentions (m->u.logical.lhs, var) || mentions (m->u.logical.rhs, var);
+    case MIR_EXPR_INDEXED:
+      {
+        if (mentions (m->u.indexed.base, var))
+          return TRUE;
+        for (guint i = 0; i < m->u.indexed.indices->len; i++)
+          {
+            const MirIndex *ix = g_ptr_array_index (m->u.indexed.indices, i);
+            if ((ix->e && mentions (ix->e, var)) || (ix->upper && mentions (ix->upper, var)))
+              return TRUE;
+          }
+        return FALSE;
+      }
+    case MIR_EXPR_PROMOTION:
+      return mentions (m->u.promotion.expr, var);
+    case MIR_EXPR_TUPLE_PROJ:
+      return mentions (m->u.proj.base, var);
+    default:
+      return TRUE;
+    }
+}
+
+static Fx *
+fx_new (Compiler *c, FxKind kind)
+{
+  Fx *f = tilde_arena_new0 (c->arena, Fx);
+  f->kind = kind;
+  f->sign = 1;
+  return f;
+}
+
+/* An expression evaluated as usual, one dependency of the fused one. */
+static Fx *
+fx_leaf (Compiler *c, FxCtx *x, const MirExpr *m)
+{
+  if (!pure_expr (m) || (x->var && mentions (m, x->var))
+      || (m->ad_level != TILDE_AD_DATA && ++x->leaves > FX_MAX_DEPS))
+    return NULL;
+  if (!x->var && !is_scalar_type (m->type) && !is_flat_1d_type (m->type))
+    return NULL;
+  Fx *f = fx_new (c, FX_LEAF);
+  f->e = compile_expr (c, m);
+  return f;
+}
+
+static gboolean
+is_call (const MirExpr *m, const char *name, guint nargs)
+{
+  return m->kind == MIR_EXPR_CALL && m->u.call.fun.kind == MIR_FUN_STANLIB
+    && m->u.call.args->len == nargs && strcmp (m->u.call.fun.name, name) == 0;
+}
+
+static const MirExpr *
+arg (const MirExpr *m, guint i)
+{
+  return g_ptr_array_index (m->u.call.args, i);
+}
+
+/* n, n + k, k + n or n - k with k not depending on n: the offset k (NULL
+ * for none) and its sign. */
+static gboolean
+loop_offset (const MirExpr *ix, const char *var, const MirExpr **k, int *sign)
+{
+  *k = NULL;
+  *sign = 1;
+  if (ix->kind == MIR_EXPR_VAR)
+    return strcmp (ix->u.var.name, var) == 0;
+  gboolean plus = is_call (ix, "Plus__", 2), minus = is_call (ix, "Minus__", 2);
+  if (!plus && !minus)
+    return FALSE;
+  const MirExpr *a = arg (ix, 0), *b = arg (ix, 1);
+  if (plus && b->kind == MIR_EXPR_VAR && strcmp (b->u.var.name, var) == 0)
+    {
+      const MirExpr *t = a;
+      a = b;
+      b = t;
+    }
+  if (a->kind != MIR_EXPR_VAR || strcmp (a->u.var.name, var) != 0 || mentions (b, var)
+      || !pure_expr (b) || tilde_type_kind (b->type) != TILDE_TYPE_INT)
+    return FALSE;
+  *k = b;
+  *sign = minus ? -1 : 1;
+  return TRUE;
+}
+
+static Fx *compile_fx (Compiler *c, FxCtx *x, const MirExpr *m);
+
+/* e[...] inside a vectorised loop: a slice or a gather of an invariant
+ * one-dimensional container. */
+static Fx *
+compile_fx_indexed (Compiler *c, FxCtx *x, const MirExpr *m)
+{
+  const MirExpr *base = m->u.indexed.base;
+  GPtrArray *idx = m->u.indexed.indices;
+  if (idx->len != 1 || mentions (base, x->var) || !pure_expr (base)
+      || !is_flat_1d_type (base->type))
+    return NULL;
+  const MirIndex *ix = g_ptr_array_index (idx, 0);
+  if (ix->kind != MIR_INDEX_SINGLE
+      || (base->ad_level != TILDE_AD_DATA && ++x->leaves > FX_MAX_DEPS))
+    return NULL;
+  const MirExpr *k;
+  int sign;
+  if (loop_offset (ix->e, x->var, &k, &sign))
+    {
+      Fx *f = fx_new (c, FX_SLICE);
+      f->e = compile_expr (c, base);
+      f->off = k ? compile_expr (c, k) : NULL;
+      f->sign = sign;
+      return f;
+    }
+  if (tilde_type_kind (ix->e->type) != TILDE_TYPE_INT || !pure_expr (ix->e))
+    return NULL;
+  FxCtx inner = { .var = x->var };
+  Fx *a = compile_fx (c, &inner, ix->e);
+  if (!a || (a->kind != FX_SLICE && a->kind != FX_GATHER && a->kind != FX_LOOP_VAR))
+    return NULL;
+  Fx *f = fx_new (c, FX_GATHER);
+  f->e = compile_expr (c, base);
+  f->a = a;
+  return f;
+}
+
+/* X[n + k] * v inside a vectorised loop: rows of a matrix times a vector. */
+static Fx *
+compile_fx_row_times (Compiler *c, FxCtx *x, const MirExpr *m)
+{
+  const MirExpr *row = arg (m, 0), *v = arg (m, 1);
+  if (row->kind != MIR_EXPR_INDEXED || row->u.indexed.indices->len != 1
+      || tilde_type_kind (row->type) != TILDE_TYPE_ROW_VECTOR
+      || tilde_type_kind (v->type) != TILDE_TYPE_VECTOR
+      || tilde_type_kind (row->u.indexed.base->type) != TILDE_TYPE_MATRIX)
+    return NULL;
+  const MirIndex *ix = g_ptr_array_index (row->u.indexed.indices, 0);
+  const MirExpr *base = row->u.indexed.base, *k;
+  int sign;
+  if (ix->kind != MIR_INDEX_SINGLE || !loop_offset (ix->e, x->var, &k, &sign)
+      || mentions (base, x->var) || !pure_expr (base) || mentions (v, x->var) || !pure_expr (v)
+      || ++x->leaves > FX_MAX_DEPS)
+    return NULL;
+  Fx *f = fx_new (c, FX_ROW_TIMES);
+  f->e = compile_expr (c, base);
+  f->off = k ? compile_expr (c, k) : NULL;
+  f->sign = sign;
+  f->b = fx_new (c, FX_LEAF);
+  f->b->e = compile_expr (c, v);
+  f->times = rt_builtin_lookup ("Times__", 2);
+  return f->times ? f : NULL;
+}
+
+/* Whether m is elementwise arithmetic the fused form computes: in a loop,
+ * of scalars; outside, of scalars and one-dimensional containers, with a
+ * container result. */
+static FxKind
+fx_arith_kind (const FxCtx *x, const MirExpr *m)
+{
+  if (m->kind != MIR_EXPR_CALL || m->u.call.fun.kind != MIR_FUN_STANLIB)
+    return FX_LEAF;
+  if (x->var ? !is_scalar_type (m->type) : !is_flat_1d_type (m->type))
+    return FX_LEAF;
+  guint n = m->u.call.args->len;
+  for (guint i = 0; i < n; i++)
+    {
+      const TildeType *t = arg (m, i)->type;
+      if (!is_scalar_type (t) && (x->var || !is_flat_1d_type (t)))
+        return FX_LEAF;
+    }
+  const char *name = m->u.call.fun.name;
+  /* int quotients round; sums and products of ints are exact as reals */
+  if (tilde_type_kind (m->type) == TILDE_TYPE_INT
+      && !(n == 2 && (strcmp (name, "Plus__") == 0 || strcmp (name, "Minus__") == 0
+                      || strcmp (name, "Times__") == 0)))
+    return FX_LEAF;
+  if (n == 2 && (strcmp (name, "Plus__") == 0 || strcmp (name, "add") == 0))
+    return FX_ADD;
+  if (n == 2 && (strcmp (name, "Minus__") == 0 || strcmp (name, "subtract") == 0))
+    return FX_SUB;
+  if (n == 1 && (strcmp (name, "PMinus__") == 0 || strcmp (name, "minus") == 0))
+    return FX_NEG;
+  if (n == 3 && strcmp (name, "fma") == 0)
+    return FX_FMA;
+  /* a product or quotient of two containers is elementwise only when it says so */
+  gboolean scalar_b = n == 2 && is_scalar_type (arg (m, 1)->type);
+  gboolean scalar_a = n == 2 && is_scalar_type (arg (m, 0)->type);
+  if (n == 2 && (strcmp (name, "EltTimes__") == 0 || strcmp (name, "elt_multiply") == 0
+                 || ((strcmp (name, "Times__") == 0 || strcmp (name, "multiply") == 0)
+                     && (scalar_a || scalar_b))))
+    return FX_MUL;
+  if (n == 2 && (strcmp (name, "EltDivide__") == 0 || strcmp (name, "elt_divide") == 0
+                 || ((strcmp (name, "Divide__") == 0 || strcmp (name, "divide") == 0)
+                     && scalar_b)))
+    return FX_DIV;
+  return FX_LEAF;
+}
+
+static Fx *
+compile_fx (Compiler *c, FxCtx *x, const MirExpr *m)
+{
+  if (x->var)
+    {
+      if (!is_scalar_type (m->type))
+        return NULL;
+      if (!mentions (m, x->var))
+        return fx_leaf (c, x, m);
+      if (m->kind == MIR_EXPR_VAR)
+        return fx_new (c, FX_LOOP_VAR);
+      if (m->kind == MIR_EXPR_INDEXED)
+        return compile_fx_indexed (c, x, m);
+      if (is_call (m, "Times__", 2) && tilde_type_kind (arg (m, 0)->type) == TILDE_TYPE_ROW_VECTOR)
+        return compile_fx_row_times (c, x, m);
+    }
+  /* int to real: the values are read as reals anyway */
+  if (m->kind == MIR_EXPR_PROMOTION && is_scalar_type (m->type)
+      && is_scalar_type (m->u.promotion.expr->type))
+    return compile_fx (c, x, m->u.promotion.expr);
+  FxKind kind = fx_arith_kind (x, m);
+  if (kind == FX_LEAF)
+    return x->var ? NULL : fx_leaf (c, x, m);
+  Fx *f = fx_new (c, kind);
+  f->ints = tilde_type_kind (m->type) == TILDE_TYPE_INT;
+  f->a = compile_fx (c, x, arg (m, 0));
+  f->b = m->u.call.args->len > 1 ? compile_fx (c, x, arg (m, 1)) : NULL;
+  f->c = m->u.call.args->len > 2 ? compile_fx (c, x, arg (m, 2)) : NULL;
+  if (!f->a || (m->u.call.args->len > 1 && !f->b) || (m->u.call.args->len > 2 && !f->c))
+    return NULL;
+  return f;
+}
+
+/* Fills s's density and fused arguments for `target += e`; in a loop
+ * (var set) every argument is a scalar of the iteration and at least one
+ * varies, outside one at least one argument is fused arithmetic. */
+static gboolean
+compile_fused_density (Compiler *c, St *s, const MirExpr *e, const char *var)
+{
+  const RtBuiltin *b = fusable_density (e);
+  if (!b)
+    return FALSE;
+  int n = (int) e->u.call.args->len;
+  Fx **fx = tilde_arena_newv (c->arena, Fx *, MAX (n, 1));
+  gboolean worth = FALSE;
+  for (int i = 0; i < n; i++)
+    {
+      FxCtx x = { .var = var };
+      fx[i] = compile_fx (c, &x, arg (e, (guint) i));
+      if (!fx[i])
+        return FALSE;
+      worth |= fx[i]->kind != FX_LEAF;
+    }
+  if (!worth)
+    return FALSE;
+  s->builtin = b;
+  s->name = e->u.call.fun.name;
+  s->drop = is_lupdf (&e->u.call.fun);
+  s->fx = fx;
+  s->n_fx = n;
+  return TRUE;
+}
+
+/* The statements of a loop body, blocks flattened; FALSE when it has
+ * anything but `target +=`. */
+static gboolean
+collect_terms (const MirStmt *m, GPtrArray *out)
+{
+  switch (m->kind)
+    {
+    case MIR_STMT_TARGET_PLUS:
+      g_ptr_array_add (out, (gpointer) m);
+      return TRUE;
+    case MIR_STMT_BLOCK:
+    case MIR_STMT_SLIST:
+      for (guint i = 0; m->u.block.stmts && i < m->u.block.stmts->len; i++)
+        if (!collect_terms (g_ptr_array_index (m->u.block.stmts, i), out))
+          return FALSE;
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* The loop `general` (compiled from m) run as one vectorised density per
+ * statement, or NULL when its body is not of that form. */
+static St *
+compile_vector_loop (Compiler *c, const MirStmt *m, St *general)
+{
+  g_autoptr (GPtrArray) terms = g_ptr_array_new ();
+  if (!collect_terms (m->u.for_stmt.body, terms) || terms->len == 0)
+    return NULL;
+  St **body = tilde_arena_newv (c->arena, St *, terms->len);
+  for (guint i = 0; i < terms->len; i++)
+    {
+      const MirStmt *t = g_ptr_array_index (terms, i);
+      body[i] = st_new (c, rt_st_skip, t);
+      if (!compile_fused_density (c, body[i], t->u.increment.expr, m->u.for_stmt.var))
+        return NULL;
+    }
+  St *s = st_new (c, rt_st_for_vector, m);
+  s->e = general->e;
+  s->e2 = general->e2;
+  s->else_s = general;
+  s->body = body;
+  s->n_body = (int) terms->len;
+  return s;
+}
+
 static St *compile_stmt (Compiler *c, const MirStmt *m, gboolean top);
 
 static St *
@@ -748,6 +1190,9 @@ compile_stmt (Compiler *c, const MirStmt *m, gboolean top)
       s = st_new (c, rt_st_target, m);
       s->e = compile_expr (c, m->u.increment.expr);
       s->target_jacobian = m->kind == MIR_STMT_JACOBIAN_PLUS;
+      if (c->fused && !s->target_jacobian
+          && compile_fused_density (c, s, m->u.increment.expr, NULL))
+        s->fn = rt_st_target_fused;
       return s;
     case MIR_STMT_NR_CALL:
       return compile_nr_call (c, m);
@@ -785,7 +1230,8 @@ compile_stmt (Compiler *c, const MirStmt *m, gboolean top)
         s->slot = bind (c, m->u.for_stmt.var);
         s->then_s = compile_stmt (c, m->u.for_stmt.body, FALSE);
         g_array_set_size (c->scope, mark);
-        return s;
+        St *v = c->fused ? compile_vector_loop (c, m, s) : NULL;
+        return v ? v : s;
       }
     case MIR_STMT_PROFILE:
       return compile_list (c, m, m->u.profile.stmts, TRUE, FALSE);

@@ -20,6 +20,7 @@ typedef struct St St;
 typedef struct Sz Sz;
 typedef struct Ev Ev;
 typedef struct RtFunction RtFunction;
+typedef struct Fx Fx;
 
 typedef enum {
   FLOW_NEXT,
@@ -61,6 +62,37 @@ struct Ex {
   const RtFunction *code;      /* a user-defined function */
 };
 
+/* A fused elementwise expression (fused.c): arithmetic over scalars and
+ * equal-sized one-dimensional containers, computed in one pass together
+ * with its partials (forward mode over its leaves) and recorded as at most
+ * one node. An argument of a density that is such an expression is then
+ * folded into the density's own node. In a vectorised loop the elements
+ * are the loop's iterations: slices and gathers of containers by the loop
+ * variable are the leaves. */
+typedef enum {
+  FX_LEAF,       /* e, evaluated as usual: a scalar, or (outside loops) a container */
+  FX_SLICE,      /* loops: e[n + sign * off] of a one-dimensional container e
+                  * (off NULL: 0) */
+  FX_GATHER,     /* loops: e[a] with a an int-valued Fx */
+  FX_LOOP_VAR,   /* loops: n */
+  FX_ROW_TIMES,  /* loops: e[n + sign * off] * b->e, a row of a matrix times a vector */
+  FX_ADD,
+  FX_SUB,
+  FX_MUL,
+  FX_DIV,
+  FX_FMA,
+  FX_NEG,
+} FxKind;
+
+struct Fx {
+  FxKind           kind;
+  Ex              *e, *off;
+  int              sign;
+  gboolean         ints;      /* arithmetic of ints: an overflow is the general path's error */
+  Fx              *a, *b, *c;
+  const RtBuiltin *times;     /* ROW_TIMES: the library's product */
+};
+
 /* A compiled function of the functions block: its own frame of slots. */
 struct RtFunction {
   const char      *name;
@@ -89,6 +121,11 @@ struct St {
   const char    *name;
   const char    *var_name;
   MirTransformKind tkind;
+  /* a density with fused arguments (and each term of a vectorised loop) */
+  const RtBuiltin *builtin;
+  gboolean       drop;
+  Fx           **fx;
+  int            n_fx;
 };
 
 /* What one evaluation works with. */
@@ -125,6 +162,10 @@ St       *rt_compile_part    (Compiler *c, GPtrArray *stmts, gboolean globals, g
  * when a body uses what the runtime lacks. */
 gboolean  rt_compile_functions (Compiler *c, GPtrArray *functions, char **error);
 Sz       *rt_compile_sized   (Compiler *c, const MirSizedType *t, char **error);
+/* Whether compilers made from now on use the fused and vectorised forms
+ * (the default); off, every statement runs as written (for tests that
+ * compare the two). */
+void      rt_compiler_set_fused (gboolean on);
 /* The memory of the compiled trees, for whoever keeps them. */
 TildeArena *rt_compiler_steal_arena (Compiler *c);
 int       rt_compiler_n_slots   (const Compiler *c);
@@ -185,5 +226,22 @@ Flow rt_st_print     (Ev *ev, const St *s);
 Flow rt_st_reject    (Ev *ev, const St *s);
 Flow rt_st_expr      (Ev *ev, const St *s);
 Flow rt_st_return_value (Ev *ev, const St *s);
+/* fused.c: `target += density (...)` with fused arguments (s->e is the
+ * same statement compiled as usual, for what the fused form does not
+ * cover); a loop of such statements run once over all its iterations
+ * (s->else_s is the loop compiled as usual, run instead when the
+ * vectorised form raises an error, so that errors are the loop's own). */
+Flow rt_st_target_fused (Ev *ev, const St *s);
+Flow rt_st_for_vector   (Ev *ev, const St *s);
+/* How often, in this process, a fused form gave way to the general one. */
+guint rt_fused_fallbacks (void);
+
+/* model.c: the statements of log_prob in a fused or vectorised form. */
+guint rt_model_count_fused (const TildeModel *m);
+
+/* exec.c, for fused.c */
+void rt_add_term (Ev *ev, const TildeValue *v);
+/* v[lo:hi] along the first dimension (1-based, inclusive). */
+TildeValue rt_index_range (Ev *ev, const TildeValue *v, int lo, int hi);
 
 G_END_DECLS

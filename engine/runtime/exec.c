@@ -530,6 +530,13 @@ index_value (Ev *ev, const TildeValue *v, const Ix *ix, int n)
             tilde_value_kind_name ((TildeValueKind) v->kind));
 }
 
+TildeValue
+rt_index_range (Ev *ev, const TildeValue *v, int lo, int hi)
+{
+  Ix ix = { .kind = MIR_INDEX_BETWEEN, .lo = lo, .hi = hi };
+  return index_value (ev, v, &ix, 1);
+}
+
 void
 rt_ex_indexed (Ev *ev, const Ex *e, TildeValue *out)
 {
@@ -922,8 +929,8 @@ param_shape (Ev *ev, const TildeType *type, const int *dims, int n, int *k)
   return s;
 }
 
-static void
-add_term (Ev *ev, const TildeValue *v)
+void
+rt_add_term (Ev *ev, const TildeValue *v)
 {
   TildeValue s = *v;
   if (!tilde_value_kind_is_scalar ((TildeValueKind) v->kind))
@@ -963,7 +970,7 @@ rt_ex_read_param (Ev *ev, const Ex *e, TildeValue *out)
   CX->fn_name = "constrain";
   rt_constrain (CX, e->tkind, e->ta ? &a : NULL, e->tb ? &b : NULL, shape, &u, out, &lj);
   if (ev->jacobian && ev->in_log_prob)
-    add_term (ev, &lj);
+    rt_add_term (ev, &lj);
 }
 
 /* ---- statements ---- */
@@ -993,7 +1000,7 @@ rt_st_target (Ev *ev, const St *s)
     return FLOW_NEXT;
   TildeValue v;
   rt_eval (ev, s->e, &v);
-  add_term (ev, &v);
+  rt_add_term (ev, &v);
   return FLOW_NEXT;
 }
 

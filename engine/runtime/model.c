@@ -500,6 +500,27 @@ tilde_model_unconstrained_names (const TildeModel *m)
   return (const char *const *) m->free_names;
 }
 
+/* ---- inspection ---- */
+
+static guint
+count_fused (const St *s)
+{
+  if (!s)
+    return 0;
+  if (s->fn == rt_st_target_fused || s->fn == rt_st_for_vector)
+    return 1;
+  guint n = count_fused (s->then_s) + count_fused (s->else_s);
+  for (int i = 0; i < s->n_body; i++)
+    n += count_fused (s->body[i]);
+  return n;
+}
+
+guint
+rt_model_count_fused (const TildeModel *m)
+{
+  return count_fused (m->parts[MIR_PART_LOG_PROB]);
+}
+
 /* ---- evaluation ---- */
 
 double

@@ -253,6 +253,110 @@ ad_elementwise (AdTape *t, gint32 out, gint32 n, guint n_ops, const AdOperand *o
   ad_push (t, elementwise_backward, generic_new (t, out, n, n_ops, ops));
 }
 
+/* Sums with four accumulators: a single chain of dependent additions
+ * would take the adder's latency per element. */
+static double
+sum (const double *a, gint32 n)
+{
+  double s[4] = { 0, 0, 0, 0 };
+  gint32 i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int k = 0; k < 4; k++)
+      s[k] += a[i + k];
+  for (; i < n; i++)
+    s[0] += a[i];
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+static double
+sum_products (const double *a, const double *b, gint32 n)
+{
+  double s[4] = { 0, 0, 0, 0 };
+  gint32 i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int k = 0; k < 4; k++)
+      s[k] += a[i + k] * b[i + k];
+  for (; i < n; i++)
+    s[0] += a[i] * b[i];
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+/* d out / d x through the map: for a broadcast x, the sum over the map's
+ * outputs; otherwise element by element. */
+static AdOperand
+compose (AdTape *t, const AdOperand *outer, const AdOperand *inner, gint32 n)
+{
+  AdOperand r = *inner;
+  double *p;
+  if (outer->same && inner->same)
+    {
+      p = tilde_arena_alloc (t->arena, sizeof (double));
+      p[0] = outer->partial[0] * inner->partial[0] * (inner->n == 1 ? n : 1);
+      r.partial = p;
+      return r;
+    }
+  if (inner->n == 1 && n != 1)
+    {
+      double s;
+      if (inner->same)
+        s = inner->partial[0] * sum (outer->partial, n);
+      else if (outer->same)
+        s = outer->partial[0] * sum (inner->partial, n);
+      else
+        s = sum_products (outer->partial, inner->partial, n);
+      p = tilde_arena_alloc (t->arena, sizeof (double));
+      p[0] = s;
+      r.partial = p;
+      r.same = FALSE;
+      return r;
+    }
+  p = tilde_arena_alloc (t->arena, sizeof (double) * (gsize) MAX (n, 1));
+  const double *a = outer->partial, *b = inner->partial;
+  if (outer->same)
+    for (gint32 i = 0; i < n; i++)
+      p[i] = a[0] * b[i];
+  else if (inner->same)
+    for (gint32 i = 0; i < n; i++)
+      p[i] = a[i] * b[0];
+  else
+    for (gint32 i = 0; i < n; i++)
+      p[i] = a[i] * b[i];
+  r.partial = p;
+  r.same = FALSE;
+  return r;
+}
+
+gboolean
+ad_fold_elementwise (AdTape *t, guint node)
+{
+  if (t->n_nodes < 2 || node >= t->n_nodes - 1
+      || t->nodes[node].fn != elementwise_backward
+      || t->nodes[t->n_nodes - 1].fn != reduction_backward)
+    return FALSE;
+  const Generic *e = t->nodes[node].payload;
+  const Generic *r = t->nodes[t->n_nodes - 1].payload;
+  guint k;
+  for (k = 0; k < r->n_ops; k++)
+    if (!r->ops[k].idx && r->ops[k].start == e->out && r->ops[k].n == e->n)
+      break;
+  if (k == r->n_ops)
+    return FALSE;
+  guint n_ops = r->n_ops - 1 + e->n_ops;
+  Generic *f = tilde_arena_alloc (t->arena, sizeof (Generic) + n_ops * sizeof (AdOperand));
+  f->out = r->out;
+  f->n = 1;
+  f->n_ops = 0;
+  for (guint j = 0; j < r->n_ops; j++)
+    if (j != k)
+      f->ops[f->n_ops++] = r->ops[j];
+  for (guint j = 0; j < e->n_ops; j++)
+    f->ops[f->n_ops++] = compose (t, &r->ops[k], &e->ops[j], e->n);
+  t->nodes[t->n_nodes - 1].payload = f;
+  memmove (t->nodes + node, t->nodes + node + 1, (t->n_nodes - node - 1) * sizeof (AdNode));
+  t->n_nodes--;
+  return TRUE;
+}
+
 void
 ad_gradient (AdTape *t, const gint32 *seeds, guint n_seeds)
 {

@@ -87,6 +87,15 @@ gint32  ad_reduction  (AdTape *tape, double value, guint n_ops, const AdOperand 
  * n == 1), with partial[i]. */
 void    ad_elementwise (AdTape *tape, gint32 out, gint32 n, guint n_ops, const AdOperand *ops);
 
+/* Folds the elementwise node at position `node` into the last node, a
+ * reduction with one operand over exactly that node's outputs: the operand
+ * is replaced by the elementwise node's own operands, the partials
+ * multiplied through (the chain rule applied once, while recording), and
+ * the elementwise node is removed. The caller guarantees that nothing else
+ * reads those outputs. FALSE, and nothing changed, when the nodes are not
+ * of that form. */
+gboolean ad_fold_elementwise (AdTape *tape, guint node);
+
 /* Sets every adjoint to zero, the adjoint of each seed to 1 and runs the
  * reverse sweep. */
 void    ad_gradient   (AdTape *tape, const gint32 *seeds, guint n_seeds);
