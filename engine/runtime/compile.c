@@ -24,6 +24,7 @@ struct Compiler {
   int         n_slots;
   int         n_globals;
   GPtrArray  *cached;
+  GPtrArray  *param_reads;
   char       *error;
   gboolean    hoist;
   GPtrArray  *slot_sized;   /* Sz* by slot: the declared sizes, for reading */
@@ -46,6 +47,7 @@ rt_compiler_new (void)
   c->arena = tilde_arena_new (64 * 1024);
   c->scope = g_array_new (FALSE, FALSE, sizeof (Binding));
   c->cached = g_ptr_array_new ();
+  c->param_reads = g_ptr_array_new ();
   c->slot_sized = g_ptr_array_new ();
   c->functions = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                         (GDestroyNotify) g_ptr_array_unref);
@@ -61,6 +63,7 @@ rt_compiler_free (Compiler *c)
   tilde_arena_free (c->arena);
   g_array_unref (c->scope);
   g_ptr_array_unref (c->cached);
+  g_ptr_array_unref (c->param_reads);
   g_ptr_array_unref (c->slot_sized);
   g_hash_table_unref (c->functions);
   g_free (c->error);
@@ -70,6 +73,7 @@ rt_compiler_free (Compiler *c)
 int rt_compiler_n_slots (const Compiler *c) { return c->n_slots; }
 int rt_compiler_n_globals (const Compiler *c) { return c->n_globals; }
 GPtrArray *rt_compiler_cached (const Compiler *c) { return c->cached; }
+GPtrArray *rt_compiler_param_reads (const Compiler *c) { return c->param_reads; }
 TildeArena *
 rt_compiler_steal_arena (Compiler *c)
 {
@@ -273,6 +277,11 @@ compile_internal (Compiler *c, const MirExpr *m)
           e->ta = compile_expr (c, f->data->trans->a);
         if (f->data->trans && f->data->trans->b)
           e->tb = compile_expr (c, f->data->trans->b);
+        gboolean sizes_are_data = TRUE;
+        for (guint i = 0; f->data->dims && i < f->data->dims->len; i++)
+          sizes_are_data &= data_only (c, g_ptr_array_index (f->data->dims, i));
+        if (sizes_are_data)
+          g_ptr_array_add (c->param_reads, e);
         return e;
       }
     case MIR_FN_LENGTH:
@@ -1008,15 +1017,40 @@ compile_vector_loop (Compiler *c, const MirStmt *m, St *general)
 
 static St *compile_stmt (Compiler *c, const MirStmt *m, gboolean top);
 
+static gboolean is_read_data (const MirExpr *e);
+
+/* `T x; x = e;` (how declarations with a value are lowered) is compiled as
+ * `T x = e;`: the declaration then skips filling x with NaN. */
+static gboolean
+decl_then_assign (const MirStmt *d, const MirStmt *a)
+{
+  if (d->kind != MIR_STMT_DECL || d->u.decl.init_kind == MIR_DECL_ASSIGN || !d->u.decl.sized
+      || a->kind != MIR_STMT_ASSIGN)
+    return FALSE;
+  const MirLvalue *lv = a->u.assign.lhs;
+  return !lv->proj_of && lv->var && strcmp (lv->var, d->u.decl.name) == 0
+    && (!lv->indices || lv->indices->len == 0) && !is_read_data (a->u.assign.rhs)
+    && !mentions (a->u.assign.rhs, d->u.decl.name);
+}
+
 static St *
 compile_list (Compiler *c, const MirStmt *m, GPtrArray *stmts, gboolean scope, gboolean top)
 {
   guint mark = c->scope->len;
   St *s = st_new (c, rt_st_block, m);
-  s->n_body = stmts ? (int) stmts->len : 0;
-  s->body = tilde_arena_newv (c->arena, St *, MAX (s->n_body, 1));
-  for (int i = 0; i < s->n_body; i++)
-    s->body[i] = compile_stmt (c, g_ptr_array_index (stmts, i), top);
+  int n = stmts ? (int) stmts->len : 0;
+  s->body = tilde_arena_newv (c->arena, St *, MAX (n, 1));
+  for (int i = 0; i < n; i++)
+    {
+      const MirStmt *d = g_ptr_array_index (stmts, i);
+      St *st = compile_stmt (c, d, top);
+      if (i + 1 < n && decl_then_assign (d, g_ptr_array_index (stmts, i + 1)))
+        {
+          const MirStmt *a = g_ptr_array_index (stmts, ++i);
+          st->e = compile_expr (c, a->u.assign.rhs);
+        }
+      s->body[s->n_body++] = st;
+    }
   if (scope)
     g_array_set_size (c->scope, mark);
   return s;

@@ -60,6 +60,7 @@ struct Ex {
   int              tuple_slot;
   int              op;         /* specialised scalar arithmetic */
   const RtFunction *code;      /* a user-defined function */
+  const TildeShape *shape;     /* a parameter's shape, when its sizes were computed once */
 };
 
 /* A fused elementwise expression (fused.c): arithmetic over scalars and
@@ -134,7 +135,8 @@ struct Ev {
   TildeValue         *slots;
   /* target */
   double              target_const;
-  GArray             *terms;        /* gint32 ids */
+  gint32             *terms;        /* the ad terms' ids */
+  guint               n_terms, cap_terms;
   gboolean            jacobian;
   gboolean            in_log_prob;
   /* parameters */
@@ -172,11 +174,16 @@ int       rt_compiler_n_slots   (const Compiler *c);
 int       rt_compiler_n_globals (const Compiler *c);
 /* The data-only expressions of log_prob that may be computed once. */
 GPtrArray *rt_compiler_cached (const Compiler *c);
+/* The parameter reads whose sizes are data (their shapes may be computed
+ * once, with rt_param_shape, into Ex.shape). */
+GPtrArray *rt_compiler_param_reads (const Compiler *c);
 
 /* Execution */
 Flow        rt_exec        (Ev *ev, const St *s);
 void        rt_eval        (Ev *ev, const Ex *e, TildeValue *out);
 TildeShape *rt_eval_sized  (Ev *ev, const Sz *sz);
+/* The shape of the parameter a read_param expression reads. */
+const TildeShape *rt_param_shape (Ev *ev, const Ex *e);
 /* Appends the scalars of v in Stan CSV order (column-major over all
  * dimensions). */
 void        rt_write_value (Ev *ev, const TildeValue *v);

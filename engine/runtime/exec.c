@@ -853,16 +853,39 @@ rt_eval_sized (Ev *ev, const Sz *sz)
   return s;
 }
 
+/* The rows and columns a vector, row vector or matrix is declared with. */
+static void
+declared_size (Ev *ev, const Sz *sz, gint32 *rows, gint32 *cols)
+{
+  *rows = sz->kind == TILDE_VALUE_ROW_VECTOR ? 1 : size_of (ev, sz->d1);
+  *cols = sz->kind == TILDE_VALUE_VECTOR ? 1 : size_of (ev, sz->kind == TILDE_VALUE_MATRIX
+                                                        ? sz->d2 : sz->d1);
+  if (*rows < 0 || *cols < 0)
+    rt_raise (CX, TILDE_MODEL_ERROR_INDEX, "negative size in a declaration");
+}
+
 Flow
 rt_st_decl (Ev *ev, const St *s)
 {
   TildeValue *t = &ev->slots[s->slot];
-  if (s->sized && s->sized->kind == TILDE_VALUE_REAL)
+  const Sz *sz = s->sized;
+  /* a vector or matrix with a value: only its size matters */
+  if (sz && s->e && (sz->kind == TILDE_VALUE_VECTOR || sz->kind == TILDE_VALUE_ROW_VECTOR
+                     || sz->kind == TILDE_VALUE_MATRIX))
+    {
+      TildeValue v, d = { .kind = sz->kind };
+      declared_size (ev, sz, &d.rows, &d.cols);
+      rt_eval (ev, s->e, &v);
+      check_same_size (ev, s->name, &d, &v);
+      *t = own_copy (ev, &v);
+      return FLOW_NEXT;
+    }
+  if (sz && sz->kind == TILDE_VALUE_REAL)
     tilde_value_set_real (t, NAN);
-  else if (s->sized && s->sized->kind == TILDE_VALUE_INT)
+  else if (sz && sz->kind == TILDE_VALUE_INT)
     tilde_value_set_int (t, G_MININT);
-  else if (s->sized)
-    *t = tilde_value_new_data (CX->arena, rt_eval_sized (ev, s->sized));
+  else if (sz)
+    *t = tilde_value_new_data (CX->arena, rt_eval_sized (ev, sz));
   else
     *t = tilde_value_int (0);
   if (s->e)
@@ -871,7 +894,7 @@ rt_st_decl (Ev *ev, const St *s)
       rt_eval (ev, s->e, &v);
       if (t->kind == TILDE_VALUE_REAL && v.kind == TILDE_VALUE_INT)
         v = tilde_value_real (v.u.i);
-      if (s->sized)
+      if (sz)
         check_same_size (ev, s->name, t, &v);
       *t = own_copy (ev, &v);
     }
@@ -936,20 +959,64 @@ rt_add_term (Ev *ev, const TildeValue *v)
   if (!tilde_value_kind_is_scalar ((TildeValueKind) v->kind))
     rt_sum (CX, v, &s);
   if (s.ad)
-    g_array_append_val (ev->terms, s.start);
+    {
+      if (G_UNLIKELY (ev->n_terms == ev->cap_terms))
+        {
+          ev->cap_terms = MAX (16, 2 * ev->cap_terms);
+          ev->terms = g_renew (gint32, ev->terms, ev->cap_terms);
+        }
+      ev->terms[ev->n_terms++] = s.start;
+    }
   else
     ev->target_const += rt_scalar (CX, &s);
 }
 
-void
-rt_ex_read_param (Ev *ev, const Ex *e, TildeValue *out)
+const TildeShape *
+rt_param_shape (Ev *ev, const Ex *e)
 {
+  if (e->shape)
+    return e->shape;
   int dims[8];
   int nd = MIN (e->n_kids, 8);
   for (int i = 0; i < nd; i++)
     dims[i] = size_of (ev, e->kids[i]);
   int k = 0;
-  TildeShape *shape = param_shape (ev, e->type, dims, nd, &k);
+  return param_shape (ev, e->type, dims, nd, &k);
+}
+
+/* An unconstrained parameter of reals is a view of theta, as the identity
+ * transform makes it. */
+static gboolean
+read_identity (const TildeShape *shape, const TildeValue *u, TildeValue *out)
+{
+  gboolean eigen = shape->kind == TILDE_VALUE_VECTOR || shape->kind == TILDE_VALUE_ROW_VECTOR
+    || shape->kind == TILDE_VALUE_MATRIX;
+  gboolean reals = shape->kind == TILDE_VALUE_ARRAY && shape->elem->kind == TILDE_VALUE_REAL;
+  if (shape->kind == TILDE_VALUE_REAL)
+    {
+      if (u->ad)
+        tilde_value_set_var (out, u->start);
+      else
+        tilde_value_set_real (out, u->u.d[0]);
+      return TRUE;
+    }
+  if (!eigen && !reals)
+    return FALSE;
+  *out = (TildeValue) { .kind = (guint8) shape->kind, .rows = shape->rows,
+                        .cols = reals ? 1 : shape->cols, .ad = u->ad };
+  if (reals)
+    out->elem = TILDE_VALUE_REAL;
+  if (u->ad)
+    out->start = u->start;
+  else
+    out->u.d = u->u.d;
+  return TRUE;
+}
+
+void
+rt_ex_read_param (Ev *ev, const Ex *e, TildeValue *out)
+{
+  const TildeShape *shape = rt_param_shape (ev, e);
   gint32 n = rt_free_size (e->tkind, shape);
   gint32 total = tilde_value_flat_size (ev->theta);
   if (ev->theta_pos + n > total)
@@ -962,6 +1029,8 @@ rt_ex_read_param (Ev *ev, const Ex *e, TildeValue *out)
   else
     u.u.d = ev->theta->u.d + ev->theta_pos;
   ev->theta_pos += n;
+  if (e->tkind == MIR_TRANS_IDENTITY && read_identity (shape, &u, out))
+    return;
   TildeValue a, b, lj;
   if (e->ta)
     rt_eval (ev, e->ta, &a);

@@ -550,7 +550,7 @@ mark (Ev *ev, Mark *m)
   m->outer = CX->jmp;
   m->n_vars = CX->tape->n_vars;
   m->n_nodes = CX->tape->n_nodes;
-  m->n_terms = ev->terms->len;
+  m->n_terms = ev->n_terms;
   m->target_const = ev->target_const;
 }
 
@@ -560,7 +560,7 @@ rewind_to (Ev *ev, const Mark *m)
   CX->jmp = m->outer;
   CX->tape->n_vars = m->n_vars;
   CX->tape->n_nodes = m->n_nodes;
-  g_array_set_size (ev->terms, m->n_terms);
+  ev->n_terms = m->n_terms;
   ev->target_const = m->target_const;
   CX->drop = FALSE;
   g_clear_pointer (&CX->err_msg, g_free);
