@@ -30,6 +30,7 @@ struct Compiler {
   GPtrArray  *slot_sized;   /* Sz* by slot: the declared sizes, for reading */
   GHashTable *functions;    /* name -> GPtrArray of RtFunction* (overloads) */
   gboolean    fused;        /* fused densities and vectorised loops */
+  int         as_written;   /* compiling the general form of a fused expression */
 };
 
 static gboolean fused_forms = TRUE;
@@ -137,6 +138,7 @@ ex_new (Compiler *c, ExFn fn, const MirExpr *m, int n_kids)
 }
 
 static Ex *compile_expr (Compiler *c, const MirExpr *m);
+static Ex *compile_fused_expr (Compiler *c, const MirExpr *m);
 
 Sz *
 rt_compile_sized (Compiler *c, const MirSizedType *t, char **error)
@@ -457,6 +459,9 @@ compile_call (Compiler *c, const MirExpr *m)
       g_ptr_array_add (c->cached, e);
       return e;
     }
+  Ex *fused = compile_fused_expr (c, m);
+  if (fused)
+    return fused;
   Ex *e = ex_new (c, rt_ex_call, m, n);
   e->builtin = b;
   e->name = f->name;
@@ -939,6 +944,25 @@ compile_fx (Compiler *c, FxCtx *x, const MirExpr *m)
   return f;
 }
 
+/* Elementwise arithmetic of containers as one fused expression, with the
+ * same expression compiled as usual for what the fused form gives up on. */
+static Ex *
+compile_fused_expr (Compiler *c, const MirExpr *m)
+{
+  FxCtx x = { 0 };
+  if (!c->fused || c->as_written || fx_arith_kind (&x, m) == FX_LEAF)
+    return NULL;
+  Fx *f = compile_fx (c, &x, m);
+  if (!f)
+    return NULL;
+  Ex *e = ex_new (c, rt_ex_fused, m, 1);
+  e->fx = f;
+  c->as_written++;
+  e->kids[0] = compile_expr (c, m);
+  c->as_written--;
+  return e;
+}
+
 /* Fills s's density and fused arguments for `target += e`; in a loop
  * (var set) every argument is a scalar of the iteration and at least one
  * varies, outside one at least one argument is fused arithmetic. */
@@ -1222,11 +1246,18 @@ compile_stmt (Compiler *c, const MirStmt *m, gboolean top)
     case MIR_STMT_TARGET_PLUS:
     case MIR_STMT_JACOBIAN_PLUS:
       s = st_new (c, rt_st_target, m);
-      s->e = compile_expr (c, m->u.increment.expr);
       s->target_jacobian = m->kind == MIR_STMT_JACOBIAN_PLUS;
-      if (c->fused && !s->target_jacobian
+      if (c->fused && !c->as_written && !s->target_jacobian
           && compile_fused_density (c, s, m->u.increment.expr, NULL))
-        s->fn = rt_st_target_fused;
+        {
+          /* the general form, as written, for what the fused one gives up on */
+          s->fn = rt_st_target_fused;
+          c->as_written++;
+          s->e = compile_expr (c, m->u.increment.expr);
+          c->as_written--;
+        }
+      else
+        s->e = compile_expr (c, m->u.increment.expr);
       return s;
     case MIR_STMT_NR_CALL:
       return compile_nr_call (c, m);

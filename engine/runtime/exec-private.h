@@ -61,6 +61,7 @@ struct Ex {
   int              op;         /* specialised scalar arithmetic */
   const RtFunction *code;      /* a user-defined function */
   const TildeShape *shape;     /* a parameter's shape, when its sizes were computed once */
+  Fx               *fx;        /* a fused expression (kids[0]: the same, compiled as usual) */
 };
 
 /* A fused elementwise expression (fused.c): arithmetic over scalars and
@@ -239,11 +240,14 @@ Flow rt_st_return_value (Ev *ev, const St *s);
  * (s->else_s is the loop compiled as usual, run instead when the
  * vectorised form raises an error, so that errors are the loop's own). */
 Flow rt_st_target_fused (Ev *ev, const St *s);
+/* An elementwise expression of containers computed as one node. */
+void rt_ex_fused        (Ev *ev, const Ex *e, TildeValue *out);
 Flow rt_st_for_vector   (Ev *ev, const St *s);
 /* How often, in this process, a fused form gave way to the general one. */
 guint rt_fused_fallbacks (void);
 
-/* model.c: the statements of log_prob in a fused or vectorised form. */
+/* model.c: the statements and expressions of log_prob in a fused or
+ * vectorised form. */
 guint rt_model_count_fused (const TildeModel *m);
 
 /* exec.c, for fused.c */

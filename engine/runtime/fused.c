@@ -586,6 +586,33 @@ rt_st_target_fused (Ev *ev, const St *s)
   return FLOW_NEXT;
 }
 
+void
+rt_ex_fused (Ev *ev, const Ex *e, TildeValue *out)
+{
+  Mark m;
+  jmp_buf jmp;
+  mark (ev, &m);
+  if (setjmp (jmp))
+    {
+      rewind_to (ev, &m);
+      rt_eval (ev, e->kids[0], out);
+      return;
+    }
+  CX->jmp = &jmp;
+  FxRun r = { .ev = ev, .n = -1 };
+  FxVal v;
+  int node;
+  fx_eval_at (&r, e->fx, &v, TRUE);
+  *out = materialise (&r, &v, &node);
+  CX->jmp = m.outer;
+  if (tilde_type_kind (e->type) == TILDE_TYPE_ROW_VECTOR)
+    {
+      out->kind = TILDE_VALUE_ROW_VECTOR;
+      out->cols = out->rows;
+      out->rows = 1;
+    }
+}
+
 Flow
 rt_st_for_vector (Ev *ev, const St *s)
 {

@@ -531,13 +531,27 @@ tilde_model_unconstrained_names (const TildeModel *m)
 /* ---- inspection ---- */
 
 static guint
+count_fused_ex (const Ex *e)
+{
+  if (!e)
+    return 0;
+  if (e->fn == rt_ex_fused)
+    return 1;
+  guint n = 0;
+  for (int i = 0; i < e->n_kids; i++)
+    n += count_fused_ex (e->kids[i]);
+  return n;
+}
+
+static guint
 count_fused (const St *s)
 {
   if (!s)
     return 0;
   if (s->fn == rt_st_target_fused || s->fn == rt_st_for_vector)
     return 1;
-  guint n = count_fused (s->then_s) + count_fused (s->else_s);
+  guint n = count_fused (s->then_s) + count_fused (s->else_s) + count_fused_ex (s->e)
+    + count_fused_ex (s->e2);
   for (int i = 0; i < s->n_body; i++)
     n += count_fused (s->body[i]);
   return n;

@@ -191,6 +191,19 @@ static const Case cases[] = {
     "  for (n in 1:N) y[n] ~ normal(mu * y[n], -1);\n"
     "}\n",
     "{\"N\": 0, \"y\": []}", 1 },
+  { "elementwise-expressions",
+    "data { int N; vector[N] x; row_vector[N] r; }\n"
+    "parameters { real mu; real<lower=0> tau; vector[N] eta; }\n"
+    "transformed parameters {\n"
+    "  vector[N] theta = mu + tau * eta;\n"
+    "  row_vector[N] rho = r * tau - mu;\n"
+    "}\n"
+    "model {\n"
+    "  eta ~ std_normal();\n"
+    "  x ~ normal(theta, 1);\n"
+    "  target += -0.5 * dot_self(rho) + sum(exp(eta .* x - 1));\n"
+    "}\n",
+    "{\"N\": 3, \"x\": [0.5, 1, 2], \"r\": [-1, 0.25, 1.5]}", 3 },
   /* a local variable that changes after a fused statement read it */
   { "local-changed-after",
     "data { int N; vector[N] x; vector[N] y; }\n"
@@ -229,6 +242,13 @@ static const Case error_cases[] = {
     "  for (n in 1:N) y[n] ~ normal(2 * mu[g[n]], 1);\n"
     "}\n",
     "{\"N\": 3, \"g\": [1, 2, 3], \"y\": [1, 0, -1]}", 1 },
+  { "expression-sizes-differ",
+    "data { vector[3] x; vector[2] u; }\n"
+    "parameters { real mu; }\n"
+    "model {\n"
+    "  target += sum(mu * x - u);\n"
+    "}\n",
+    "{\"x\": [1, 2, 3], \"u\": [1, 2]}", 1 },
   { "sizes-differ",
     "data { vector[3] x; vector[2] u; vector[3] y; }\n"
     "parameters { real mu; }\n"
