@@ -537,6 +537,48 @@ rt_index_range (Ev *ev, const TildeValue *v, int lo, int hi)
   return index_value (ev, v, &ix, 1);
 }
 
+/* v[idx] of a one-dimensional v in one pass: what positions and gather do. */
+static TildeValue
+gather_multi (Ev *ev, const TildeValue *v, const int *idx, gint32 n)
+{
+  gint32 len = tilde_value_flat_size (v);
+  gboolean row = v->kind == TILDE_VALUE_ROW_VECTOR;
+  TildeValue r = { .kind = v->kind, .elem = v->elem, .ad = v->ad, .rows = row ? 1 : n,
+                   .cols = row ? n : 1 };
+  gsize m = (gsize) MAX (n, 1);
+  if (v->ad)
+    {
+      gint32 *ids = r.idx = tilde_arena_alloc (CX->arena, sizeof (gint32) * m);
+      for (gint32 k = 0; k < n; k++)
+        {
+          if (idx[k] < 1 || idx[k] > len)
+            out_of_range (ev, idx[k], len);
+          ids[k] = v->idx ? v->idx[idx[k] - 1] : v->start + idx[k] - 1;
+        }
+    }
+  else if (v->kind == TILDE_VALUE_ARRAY && v->elem == TILDE_VALUE_INT)
+    {
+      int *iv = r.u.iv = tilde_arena_alloc (CX->arena, sizeof (int) * m);
+      for (gint32 k = 0; k < n; k++)
+        {
+          if (idx[k] < 1 || idx[k] > len)
+            out_of_range (ev, idx[k], len);
+          iv[k] = v->u.iv[idx[k] - 1];
+        }
+    }
+  else
+    {
+      double *d = r.u.d = rt_alloc_d (CX, (gsize) n);
+      for (gint32 k = 0; k < n; k++)
+        {
+          if (idx[k] < 1 || idx[k] > len)
+            out_of_range (ev, idx[k], len);
+          d[k] = v->u.d[idx[k] - 1];
+        }
+    }
+  return r;
+}
+
 void
 rt_ex_indexed (Ev *ev, const Ex *e, TildeValue *out)
 {
@@ -553,6 +595,12 @@ rt_ex_indexed (Ev *ev, const Ex *e, TildeValue *out)
       if (ix[0].i < 1 || ix[0].i > len)
         out_of_range (ev, ix[0].i, len);
       *out = scalar_at (&base, ix[0].i - 1);
+      return;
+    }
+  if (e->n_index == 1 && ix[0].kind == MIR_INDEX_MULTI && tilde_value_is_flat (&base)
+      && base.kind != TILDE_VALUE_MATRIX && base.kind < TILDE_VALUE_COMPLEX_VECTOR)
+    {
+      *out = gather_multi (ev, &base, ix[0].multi, ix[0].n_multi);
       return;
     }
   *out = index_value (ev, &base, ix, e->n_index);
