@@ -73,6 +73,7 @@ logistic_data (gsl_rng *rng, BenchData *d)
   int N = d->N = 5000, K = d->K = 20;
   d->X = g_new (double, (gsize) N * K);
   d->yi = g_new (int, N);
+  d->work = g_new (double, 2 * (gsize) N);
   double beta[20];
   for (int k = 0; k < K; k++)
     beta[k] = gsl_ran_gaussian (rng, 0.5);

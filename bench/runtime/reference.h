@@ -17,7 +17,7 @@ typedef struct {
   double *x;       /* GP: inputs */
   double *y;       /* observations */
   double *sigma;   /* eight schools: standard errors */
-  double *work;    /* GP: scratch for three N x N matrices and two N vectors */
+  double *work;    /* scratch: logistic 2 N, GP 2 N x N + N */
 } BenchData;
 
 typedef double (*RefLogDensity) (const BenchData *d, const double *theta, double *grad);
