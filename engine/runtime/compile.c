@@ -1057,6 +1057,170 @@ decl_then_assign (const MirStmt *d, const MirStmt *a)
     && !mentions (a->u.assign.rhs, d->u.decl.name);
 }
 
+static gboolean
+sized_mentions (const MirSizedType *t, const char *var)
+{
+  if (!t)
+    return FALSE;
+  if ((t->dim1 && mentions (t->dim1, var)) || (t->dim2 && mentions (t->dim2, var))
+      || sized_mentions (t->elem, var))
+    return TRUE;
+  for (guint i = 0; t->members && i < t->members->len; i++)
+    if (sized_mentions (g_ptr_array_index (t->members, i), var))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+list_mentions (GPtrArray *stmts, guint from, const char *var);
+
+/* Whether statement m reads or writes `var` (conservatively: TRUE when
+ * unsure). */
+static gboolean
+stmt_mentions (const MirStmt *m, const char *var)
+{
+  switch (m->kind)
+    {
+    case MIR_STMT_ASSIGN:
+      {
+        const MirLvalue *lv = m->u.assign.lhs;
+        if (lv->proj_of || !lv->var || strcmp (lv->var, var) == 0
+            || mentions (m->u.assign.rhs, var))
+          return TRUE;
+        for (guint i = 0; lv->indices && i < lv->indices->len; i++)
+          {
+            const MirIndex *ix = g_ptr_array_index (lv->indices, i);
+            if ((ix->e && mentions (ix->e, var)) || (ix->upper && mentions (ix->upper, var)))
+              return TRUE;
+          }
+        return FALSE;
+      }
+    case MIR_STMT_TARGET_PLUS:
+    case MIR_STMT_JACOBIAN_PLUS:
+      return mentions (m->u.increment.expr, var);
+    case MIR_STMT_NR_CALL:
+      if (m->u.call.fun.kind == MIR_FUN_COMPILER && m->u.call.fun.data)
+        return TRUE;
+      for (guint i = 0; m->u.call.args && i < m->u.call.args->len; i++)
+        if (mentions (g_ptr_array_index (m->u.call.args, i), var))
+          return TRUE;
+      return FALSE;
+    case MIR_STMT_RETURN:
+      return m->u.ret.expr && mentions (m->u.ret.expr, var);
+    case MIR_STMT_IF:
+      return mentions (m->u.if_stmt.cond, var) || stmt_mentions (m->u.if_stmt.then_stmt, var)
+        || (m->u.if_stmt.else_stmt && stmt_mentions (m->u.if_stmt.else_stmt, var));
+    case MIR_STMT_WHILE:
+      return mentions (m->u.while_stmt.cond, var) || stmt_mentions (m->u.while_stmt.body, var);
+    case MIR_STMT_FOR:
+      return strcmp (m->u.for_stmt.var, var) == 0 || mentions (m->u.for_stmt.lower, var)
+        || mentions (m->u.for_stmt.upper, var) || stmt_mentions (m->u.for_stmt.body, var);
+    case MIR_STMT_PROFILE:
+      return list_mentions (m->u.profile.stmts, 0, var);
+    case MIR_STMT_BLOCK:
+    case MIR_STMT_SLIST:
+      return list_mentions (m->u.block.stmts, 0, var);
+    case MIR_STMT_DECL:
+      return strcmp (m->u.decl.name, var) == 0 || (m->u.decl.init && mentions (m->u.decl.init, var))
+        || sized_mentions (m->u.decl.sized, var);
+    case MIR_STMT_BREAK:
+    case MIR_STMT_CONTINUE:
+    case MIR_STMT_SKIP:
+      return FALSE;
+    default:
+      return TRUE;
+    }
+}
+
+static gboolean
+list_mentions (GPtrArray *stmts, guint from, const char *var)
+{
+  for (guint i = from; stmts && i < stmts->len; i++)
+    if (stmt_mentions (g_ptr_array_index (stmts, i), var))
+      return TRUE;
+  return FALSE;
+}
+
+/* ---- a multivariate normal of a covariance's Cholesky factor ----
+ *
+ * `matrix[N, N] L = cholesky_decompose(K); ... y ~ multi_normal_cholesky(mu, L);`
+ * with L read nowhere else is the multivariate normal of K: its gradient
+ * with respect to K comes straight from K's inverse, with no reverse sweep
+ * through the factorisation. The declaration still factors K (with the
+ * library's checks, at the same point) and keeps K in L's slot and the
+ * factor in a slot of its own; the density statement uses both. */
+
+static const MirExpr *
+chol_of (const MirExpr *e)
+{
+  return e && is_call (e, "cholesky_decompose", 1) ? arg (e, 0) : NULL;
+}
+
+static gboolean
+is_mvn_of (const MirStmt *m, const char *var)
+{
+  if (m->kind != MIR_STMT_TARGET_PLUS)
+    return FALSE;
+  const MirExpr *e = m->u.increment.expr;
+  if (e->kind != MIR_EXPR_CALL || e->u.call.fun.kind != MIR_FUN_STANLIB
+      || e->u.call.args->len != 3
+      || !(strcmp (e->u.call.fun.name, "multi_normal_cholesky_lpdf") == 0
+           || strcmp (e->u.call.fun.name, "multi_normal_cholesky_lupdf") == 0))
+    return FALSE;
+  const MirExpr *l = arg (e, 2);
+  return l->kind == MIR_EXPR_VAR && strcmp (l->u.var.name, var) == 0
+    && !mentions (arg (e, 0), var) && !mentions (arg (e, 1), var)
+    && rt_builtin_lookup (e->u.call.fun.name, 3) && rt_builtin_lookup ("cholesky_decompose", 1);
+}
+
+/* The position of the statement after `at` that is the one density of the
+ * factor `var`, when nothing else after `at` reads it; -1 otherwise. */
+static int
+mvn_of_factor (GPtrArray *stmts, guint at, const char *var)
+{
+  int found = -1;
+  for (guint i = at + 1; i < stmts->len; i++)
+    {
+      const MirStmt *m = g_ptr_array_index (stmts, i);
+      if (found < 0 && is_mvn_of (m, var))
+        found = (int) i;
+      else if (stmt_mentions (m, var))
+        return -1;
+    }
+  return found;
+}
+
+static St *
+compile_chol_decl (Compiler *c, const MirStmt *d, const MirExpr *k)
+{
+  St *s = st_new (c, rt_st_decl_chol, d);
+  s->sized = rt_compile_sized (c, d->u.decl.sized, NULL);
+  s->e = compile_expr (c, k);
+  s->builtin = rt_builtin_lookup ("cholesky_decompose", 1);
+  s->slot = bind (c, d->u.decl.name);
+  s->name = d->u.decl.name;
+  /* the factor's slot has a name no variable can have */
+  s->slot2 = bind (c, " factor");
+  g_ptr_array_set_size (c->slot_sized, c->n_slots);
+  return s;
+}
+
+static St *
+compile_mvn_cov (Compiler *c, const MirStmt *m, const St *decl)
+{
+  const MirExpr *e = m->u.increment.expr;
+  St *s = st_new (c, rt_st_mvn_cov, m);
+  s->e = compile_expr (c, arg (e, 0));
+  s->e2 = compile_expr (c, arg (e, 1));
+  s->slot = decl->slot;
+  s->slot2 = decl->slot2;
+  s->name = e->u.call.fun.name;
+  s->drop = is_lupdf (&e->u.call.fun);
+  s->builtin = rt_builtin_lookup (e->u.call.fun.name, 3);
+  s->else_s = (St *) decl;
+  return s;
+}
+
 static St *
 compile_list (Compiler *c, const MirStmt *m, GPtrArray *stmts, gboolean scope, gboolean top)
 {
@@ -1064,14 +1228,43 @@ compile_list (Compiler *c, const MirStmt *m, GPtrArray *stmts, gboolean scope, g
   St *s = st_new (c, rt_st_block, m);
   int n = stmts ? (int) stmts->len : 0;
   s->body = tilde_arena_newv (c->arena, St *, MAX (n, 1));
+  int mvn_at = -1;
+  St *chol = NULL;
   for (int i = 0; i < n; i++)
     {
       const MirStmt *d = g_ptr_array_index (stmts, i);
-      St *st = compile_stmt (c, d, top);
-      if (i + 1 < n && decl_then_assign (d, g_ptr_array_index (stmts, i + 1)))
+      const MirStmt *a = i + 1 < n ? g_ptr_array_index (stmts, i + 1) : NULL;
+      gboolean with_next = a && decl_then_assign (d, a);
+      St *st = NULL;
+      if (i == mvn_at)
         {
-          const MirStmt *a = g_ptr_array_index (stmts, ++i);
-          st->e = compile_expr (c, a->u.assign.rhs);
+          st = compile_mvn_cov (c, d, chol);
+          chol = NULL;
+          mvn_at = -1;
+        }
+      else if (c->fused && !top && !chol && d->kind == MIR_STMT_DECL && d->u.decl.sized
+               && d->u.decl.sized->kind == MIR_SIZED_MATRIX)
+        {
+          const MirExpr *k = chol_of (with_next ? a->u.assign.rhs
+                                      : d->u.decl.init_kind == MIR_DECL_ASSIGN
+                                      ? d->u.decl.init : NULL);
+          int at = k ? mvn_of_factor (stmts, (guint) (with_next ? i + 1 : i), d->u.decl.name) : -1;
+          if (at >= 0)
+            {
+              chol = compile_chol_decl (c, d, k);
+              mvn_at = at;
+              st = chol;
+              i += with_next;
+            }
+        }
+      if (!st)
+        {
+          st = compile_stmt (c, d, top);
+          if (with_next)
+            {
+              st->e = compile_expr (c, a->u.assign.rhs);
+              i++;
+            }
         }
       s->body[s->n_body++] = st;
     }

@@ -128,6 +128,7 @@ struct St {
   gboolean       drop;
   Fx           **fx;
   int            n_fx;
+  int            slot2;        /* a covariance's Cholesky factor */
 };
 
 /* What one evaluation works with. */
@@ -240,6 +241,10 @@ Flow rt_st_return_value (Ev *ev, const St *s);
  * (s->else_s is the loop compiled as usual, run instead when the
  * vectorised form raises an error, so that errors are the loop's own). */
 Flow rt_st_target_fused (Ev *ev, const St *s);
+/* `matrix L = cholesky_decompose (K)` keeping K in L's slot and the factor
+ * (data) in slot2; `y ~ multi_normal_cholesky (mu, L)` of such an L. */
+Flow rt_st_decl_chol    (Ev *ev, const St *s);
+Flow rt_st_mvn_cov      (Ev *ev, const St *s);
 /* An elementwise expression of containers computed as one node. */
 void rt_ex_fused        (Ev *ev, const Ex *e, TildeValue *out);
 Flow rt_st_for_vector   (Ev *ev, const St *s);

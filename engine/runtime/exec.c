@@ -950,6 +950,29 @@ rt_st_decl (Ev *ev, const St *s)
 }
 
 Flow
+rt_st_decl_chol (Ev *ev, const St *s)
+{
+  TildeValue d = { .kind = TILDE_VALUE_MATRIX }, k, values, l;
+  declared_size (ev, s->sized, &d.rows, &d.cols);
+  rt_eval (ev, s->e, &k);
+  /* the factor's values only: its derivatives are the density's business */
+  values = k;
+  if (k.ad)
+    {
+      values.ad = 0;
+      values.idx = NULL;
+      values.view = 0;
+      values.u.d = (double *) rt_values (CX, &k);
+    }
+  CX->fn_name = "cholesky_decompose";
+  s->builtin->fn (CX, 1, &values, &l);
+  check_same_size (ev, s->name, &d, &l);
+  ev->slots[s->slot] = own_copy (ev, &k);
+  ev->slots[s->slot2] = l;
+  return FLOW_NEXT;
+}
+
+Flow
 rt_st_read_data (Ev *ev, const St *s)
 {
   TildeShape *shape = rt_eval_sized (ev, s->sized);
