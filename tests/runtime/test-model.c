@@ -287,6 +287,39 @@ test_multi_index (void)
   g_assert_cmpstr (e->message, ==, "index 4 out of range; expecting index to be between 1 and 3");
 }
 
+/* A declaration with a value checks the value's size against the declared
+ * one, whichever form the statement is compiled to. */
+static void
+test_declared_sizes (void)
+{
+  static const struct { const char *decl; const char *message; } cases[] = {
+    { "vector[n] v = mu * x;",
+      "assign: size of left-hand side v (2 x 1) and size of right-hand side (3 x 1) must match" },
+    { "row_vector[n] r = mu * x';",
+      "assign: size of left-hand side r (1 x 2) and size of right-hand side (1 x 3) must match" },
+    { "matrix[n, n] L = cholesky_decompose(add_diag(rep_matrix(mu, 3, 3), 1));\n"
+      "  x ~ multi_normal_cholesky(rep_vector(0, 3), L);",
+      "assign: size of left-hand side L (2 x 2) and size of right-hand side (3 x 3) must match" },
+    { "vector[m] v = mu * x;", "Found negative dimension size in variable declaration; "
+      "variable=v; dimension size expression=m; expression value=-1" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *source = g_strdup_printf (
+        "data { int n; int m; vector[3] x; }\n"
+        "parameters { real mu; }\n"
+        "model {\n"
+        "  %s\n"
+        "}\n", cases[i].decl);
+      g_autoptr (TildeModel) m = rt_test_model (source, "{\"n\": 2, \"m\": -1, \"x\": [1, 2, 3]}");
+      double theta[1] = { 0.5 }, g[1];
+      g_autoptr (TildeModelError) e = NULL;
+      g_assert_true (isnan (tilde_model_log_density (m, theta, TRUE, TRUE, g, &e)));
+      g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_INDEX);
+      g_assert_cmpstr (e->message, ==, cases[i].message);
+    }
+}
+
 /* Data-only terms are computed once, but a ~ statement of data alone still
  * follows the evaluation's propto. */
 static void
@@ -523,6 +556,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/model/no-allocation", test_no_allocation);
   g_test_add_func ("/runtime/model/data-only-terms", test_data_only_terms);
   g_test_add_func ("/runtime/model/multi-index", test_multi_index);
+  g_test_add_func ("/runtime/model/declared-sizes", test_declared_sizes);
   g_test_add_func ("/runtime/model/variables-changed-after-use", test_variables_changed_after_use);
   g_test_add_func ("/runtime/model/errors-are-values", test_errors_are_values);
   g_test_add_func ("/runtime/model/unsupported-at-preparation", test_unsupported_at_preparation);
