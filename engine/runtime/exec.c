@@ -537,7 +537,26 @@ rt_index_range (Ev *ev, const TildeValue *v, int lo, int hi)
   return index_value (ev, v, &ix, 1);
 }
 
-/* v[idx] of a one-dimensional v in one pass: what positions and gather do. */
+/* Fails, as positions does, on the first of idx[0..n) outside 1..len. */
+static void
+check_positions (Ev *ev, const int *idx, gint32 n, gint32 len)
+{
+  int lo = 1, hi = 1;
+  /* the common case in one pass without branches */
+  for (gint32 k = 0; k < n; k++)
+    {
+      lo = MIN (lo, idx[k]);
+      hi = MAX (hi, idx[k]);
+    }
+  if (lo >= 1 && hi <= len)
+    return;
+  for (gint32 k = 0; k < n; k++)
+    if (idx[k] < 1 || idx[k] > len)
+      out_of_range (ev, idx[k], len);
+}
+
+/* v[idx] of a one-dimensional v: what positions and gather do, without
+ * their intermediate array. */
 static TildeValue
 gather_multi (Ev *ev, const TildeValue *v, const int *idx, gint32 n)
 {
@@ -546,35 +565,28 @@ gather_multi (Ev *ev, const TildeValue *v, const int *idx, gint32 n)
   TildeValue r = { .kind = v->kind, .elem = v->elem, .ad = v->ad, .rows = row ? 1 : n,
                    .cols = row ? n : 1 };
   gsize m = (gsize) MAX (n, 1);
+  check_positions (ev, idx, n, len);
   if (v->ad)
     {
       gint32 *ids = r.idx = tilde_arena_alloc (CX->arena, sizeof (gint32) * m);
-      for (gint32 k = 0; k < n; k++)
-        {
-          if (idx[k] < 1 || idx[k] > len)
-            out_of_range (ev, idx[k], len);
-          ids[k] = v->idx ? v->idx[idx[k] - 1] : v->start + idx[k] - 1;
-        }
+      if (v->idx)
+        for (gint32 k = 0; k < n; k++)
+          ids[k] = v->idx[idx[k] - 1];
+      else
+        for (gint32 k = 0; k < n; k++)
+          ids[k] = v->start - 1 + idx[k];
     }
   else if (v->kind == TILDE_VALUE_ARRAY && v->elem == TILDE_VALUE_INT)
     {
       int *iv = r.u.iv = tilde_arena_alloc (CX->arena, sizeof (int) * m);
       for (gint32 k = 0; k < n; k++)
-        {
-          if (idx[k] < 1 || idx[k] > len)
-            out_of_range (ev, idx[k], len);
-          iv[k] = v->u.iv[idx[k] - 1];
-        }
+        iv[k] = v->u.iv[idx[k] - 1];
     }
   else
     {
       double *d = r.u.d = rt_alloc_d (CX, (gsize) n);
       for (gint32 k = 0; k < n; k++)
-        {
-          if (idx[k] < 1 || idx[k] > len)
-            out_of_range (ev, idx[k], len);
-          d[k] = v->u.d[idx[k] - 1];
-        }
+        d[k] = v->u.d[idx[k] - 1];
     }
   return r;
 }

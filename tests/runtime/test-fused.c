@@ -155,6 +155,15 @@ static const Case cases[] = {
     "}\n",
     "{\"N\": 7, \"G\": 3, \"g\": [1, 3, 2, 2, 3, 1, 1], "
     "\"y\": [0.5, -1, 2, 0.1, 0.3, -0.4, 1.2]}", 2 },
+  /* a gather over a wider span than its length */
+  { "sparse-gather",
+    "data { int N; int G; array[N] int<lower=1, upper=G> g; vector[N] y; }\n"
+    "parameters { vector[G] mu; real<lower=0> sigma; }\n"
+    "model {\n"
+    "  mu ~ normal(0, 2);\n"
+    "  y ~ normal(1.5 * mu[g] - 0.5, sigma);\n"
+    "}\n",
+    "{\"N\": 3, \"G\": 20, \"g\": [2, 19, 7], \"y\": [0.5, -1, 2]}", 1 },
   { "rows-times-vector",
     "data { int N; int K; matrix[N, K] X; array[N] int<lower=0, upper=1> y; }\n"
     "parameters { real alpha; vector[K] beta; }\n"

@@ -310,8 +310,44 @@ compose (AdTape *t, const AdOperand *outer, const AdOperand *inner, gint32 n)
       r.same = FALSE;
       return r;
     }
-  p = tilde_arena_alloc (t->arena, sizeof (double) * (gsize) MAX (n, 1));
   const double *a = outer->partial, *b = inner->partial;
+  if (inner->idx && n > 1)
+    {
+      /* listed ids within a span no longer than the list (x[g] of a short
+       * x): summed per variable now, so the sweep adds span values in
+       * order instead of scattering n */
+      gint32 lo = inner->idx[0], hi = lo;
+      for (gint32 i = 1; i < n; i++)
+        {
+          lo = MIN (lo, inner->idx[i]);
+          hi = MAX (hi, inner->idx[i]);
+        }
+      gint32 span = hi - lo + 1;
+      if (span <= n)
+        {
+          double *q = tilde_arena_alloc0 (t->arena, sizeof (double) * (gsize) span);
+          const gint32 *ids = inner->idx;
+          if (outer->same && inner->same)
+            for (gint32 i = 0; i < n; i++)
+              q[ids[i] - lo] += a[0] * b[0];
+          else if (outer->same)
+            for (gint32 i = 0; i < n; i++)
+              q[ids[i] - lo] += a[0] * b[i];
+          else if (inner->same)
+            for (gint32 i = 0; i < n; i++)
+              q[ids[i] - lo] += a[i] * b[0];
+          else
+            for (gint32 i = 0; i < n; i++)
+              q[ids[i] - lo] += a[i] * b[i];
+          r.idx = NULL;
+          r.start = lo;
+          r.n = span;
+          r.partial = q;
+          r.same = FALSE;
+          return r;
+        }
+    }
+  p = tilde_arena_alloc (t->arena, sizeof (double) * (gsize) MAX (n, 1));
   if (outer->same)
     for (gint32 i = 0; i < n; i++)
       p[i] = a[0] * b[i];
