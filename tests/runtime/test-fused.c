@@ -400,28 +400,71 @@ test_not_vectorised (void)
   g_assert_true (agree (c.name, f, g, theta, TRUE, TRUE));
 }
 
+/* A product by a data scalar keeps the scalar until the reverse sweep,
+ * whatever the evaluation does in between (as written, and fused). */
+static void
+test_scalar_factors (void)
+{
+  static const Case c = {
+    "scalar-factors",
+    "parameters { vector[3] v; real w; }\n"
+    "model {\n"
+    "  target += sum(1.5 * v) + sum(v * 2.5) + sum(v / 4.0);\n"
+    "  target += normal_lpdf(w | 0.25, 3.5) + student_t_lpdf(w | 4.5, 0.5, 2.5);\n"
+    "  target += cauchy_lpdf(w | -0.75, 1.25) + sum(exp(v) * 0.125);\n"
+    "}\n", "{}", 0, 0 };
+  for (int fused = 0; fused < 2; fused++)
+    {
+      g_autoptr (TildeModel) m = prepare (&c, MIR_OPT_O0, fused);
+      double theta[4] = { 0.1, -0.2, 0.3, 0.4 }, g[4];
+      g_autoptr (TildeModelError) e = NULL;
+      tilde_model_log_density (m, theta, FALSE, TRUE, g, &e);
+      g_assert_null (e);
+      for (int i = 0; i < 3; i++)
+        g_assert_cmpfloat_with_epsilon (g[i], 4.25 + 0.125 * exp (theta[i]), 1e-12);
+      check_fd (c.name, m, theta);
+    }
+}
+
+static const Case *
+find_case (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    if (strcmp (cases[i].name, name) == 0)
+      return &cases[i];
+  g_error ("no case %s", name);
+}
+
 /* In steady state the fused forms allocate nothing. */
 static void
 test_no_allocation (void)
 {
-  g_autoptr (TildeModel) a = prepare (&cases[2], MIR_OPT_O1, TRUE);
-  g_autoptr (TildeModel) b = prepare (&cases[3], MIR_OPT_O1, TRUE);
-  double theta[5] = { 0.2, -0.4, 0.7, 0.1, -1.0 }, g[5];
-  for (int i = 0; i < 20; i++)
+  const char *names[] = { "ar1", "gathers", "rows-times-vector", "elementwise-expressions",
+                          "gp-cholesky" };
+  TildeModel *m[G_N_ELEMENTS (names)];
+  double theta[64], g[64];
+  for (guint i = 0; i < G_N_ELEMENTS (theta); i++)
+    theta[i] = 0.1 * sin (i + 1.0);
+  for (guint k = 0; k < G_N_ELEMENTS (names); k++)
     {
-      tilde_model_log_density (a, theta, TRUE, TRUE, g, NULL);
-      tilde_model_log_density (b, theta, TRUE, TRUE, g, NULL);
+      m[k] = prepare (find_case (names[k]), MIR_OPT_O1, TRUE);
+      g_assert_cmpuint (tilde_model_num_params_unconstrained (m[k]), <=, G_N_ELEMENTS (theta));
     }
+  for (int i = 0; i < 20; i++)
+    for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+      g_assert_true (isfinite (tilde_model_log_density (m[k], theta, TRUE, TRUE, g, NULL)));
   struct mallinfo2 before = mallinfo2 ();
   for (int i = 0; i < 500; i++)
     {
       theta[0] = 0.001 * i;
-      tilde_model_log_density (a, theta, TRUE, TRUE, g, NULL);
-      tilde_model_log_density (b, theta, TRUE, TRUE, g, NULL);
+      for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+        tilde_model_log_density (m[k], theta, TRUE, TRUE, g, NULL);
     }
   struct mallinfo2 after = mallinfo2 ();
   g_assert_cmpuint (after.uordblks, ==, before.uordblks);
   g_assert_cmpuint (after.hblkhd, ==, before.hblkhd);
+  for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+    tilde_model_free (m[k]);
 }
 
 int
@@ -441,5 +484,6 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/fused/error-messages", test_error_messages);
   g_test_add_func ("/runtime/fused/not-vectorised", test_not_vectorised);
   g_test_add_func ("/runtime/fused/no-allocation", test_no_allocation);
+  g_test_add_func ("/runtime/fused/scalar-factors", test_scalar_factors);
   return g_test_run ();
 }
