@@ -255,12 +255,6 @@ guint rt_fused_fallbacks (void);
  * vectorised form. */
 guint rt_model_count_fused (const TildeModel *m);
 
-/* Arguments for a kernel: a kernel may keep a pointer to the value of a
- * scalar argument (rt_values points into the struct) until the reverse
- * sweep, so arguments holding data scalars are copied to the evaluation's
- * arena; others are returned as they are. */
-TildeValue *rt_lasting_args (Ev *ev, TildeValue *args, int n);
-
 /* exec.c, for fused.c */
 void rt_add_term (Ev *ev, const TildeValue *v);
 /* v[lo:hi] along the first dimension (1-based, inclusive). */

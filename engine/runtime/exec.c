@@ -62,15 +62,6 @@ rt_ex_flag_gq (Ev *ev, const Ex *e, TildeValue *out)
 
 #define MAX_STACK_ARGS 8
 
-TildeValue *
-rt_lasting_args (Ev *ev, TildeValue *args, int n)
-{
-  for (int i = 0; i < n; i++)
-    if (!args[i].ad && (args[i].kind == TILDE_VALUE_REAL || args[i].kind == TILDE_VALUE_COMPLEX))
-      return tilde_arena_memdup (CX->arena, args, sizeof (TildeValue) * (gsize) n);
-  return args;
-}
-
 void
 rt_ex_call (Ev *ev, const Ex *e, TildeValue *out)
 {
@@ -79,8 +70,6 @@ rt_ex_call (Ev *ev, const Ex *e, TildeValue *out)
     : tilde_arena_alloc (CX->arena, sizeof (TildeValue) * (gsize) e->n_kids);
   for (int i = 0; i < e->n_kids; i++)
     rt_eval (ev, e->kids[i], &args[i]);
-  if (args == stack)
-    args = rt_lasting_args (ev, args, e->n_kids);
   CX->fn_name = e->name;
   CX->drop = e->drop && CX->propto;
   e->builtin->fn (CX, e->n_kids, args, out);

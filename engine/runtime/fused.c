@@ -451,7 +451,7 @@ fx_eval_at (FxRun *r, const Fx *f, FxVal *out, gboolean top)
           : rt_index_range (ev, &v, (int) first, (int) (first + r->n - 1));
         rt_eval (ev, f->b->e, &args[1]);
         CX->fn_name = "Times__";
-        f->times->fn (CX, 2, rt_lasting_args (ev, args, 2), &w);
+        f->times->fn (CX, 2, args, &w);
         fx_value (r, &w, out);
         return;
       }
@@ -520,7 +520,7 @@ fused_density (Ev *ev, const St *s, FxRun *r, TildeValue *out)
   guint before = t->n_nodes;
   CX->fn_name = s->name;
   CX->drop = s->drop && CX->propto;
-  s->builtin->fn (CX, s->n_fx, rt_lasting_args (ev, args, s->n_fx), out);
+  s->builtin->fn (CX, s->n_fx, args, out);
   CX->drop = FALSE;
   if (t->n_nodes != before + 1)
     return;
@@ -731,7 +731,7 @@ rt_st_mvn_cov (Ev *ev, const St *s)
           CX->fn_name = s->name;
           CX->drop = s->drop && CX->propto;
         }
-      s->builtin->fn (CX, 3, rt_lasting_args (ev, args, 3), &out);
+      s->builtin->fn (CX, 3, args, &out);
     }
   CX->drop = FALSE;
   rt_add_term (ev, &out);
