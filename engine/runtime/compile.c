@@ -344,6 +344,15 @@ compile_scalar_op (Compiler *c, const MirExpr *m)
   static const char *const cmp[] = { "Less__", "Leq__", "Greater__", "Geq__", "Equals__",
                                      "NEquals__" };
   const MirFun *f = &m->u.call.fun;
+  if (f->kind == MIR_FUN_STANLIB && m->u.call.args->len == 3 && strcmp (f->name, "fma") == 0
+      && is_real_scalar_type (((const MirExpr *) g_ptr_array_index (m->u.call.args, 0))->type)
+      && is_real_scalar_type (((const MirExpr *) g_ptr_array_index (m->u.call.args, 1))->type)
+      && is_real_scalar_type (((const MirExpr *) g_ptr_array_index (m->u.call.args, 2))->type))
+    {
+      Ex *e = ex_new (c, rt_ex_fma3, m, 3);
+      compile_kids (c, e, m->u.call.args);
+      return e;
+    }
   if (f->kind != MIR_FUN_STANLIB || m->u.call.args->len != 2)
     return NULL;
   const MirExpr *a = g_ptr_array_index (m->u.call.args, 0);
@@ -374,6 +383,87 @@ compile_scalar_op (Compiler *c, const MirExpr *m)
         return e;
       }
   return NULL;
+}
+
+/* ---- fused scalar expressions ---- */
+
+/* The fused operation a call is, or SX_LEAF: real results of real or int
+ * scalars, and functions the library computes without checks. */
+static SxOp
+sx_op (const MirExpr *m)
+{
+  static const struct { const char *name; guint n; SxOp op; } ops[] = {
+    { "Plus__", 2, SX_ADD }, { "add", 2, SX_ADD }, { "Minus__", 2, SX_SUB },
+    { "subtract", 2, SX_SUB }, { "Times__", 2, SX_MUL }, { "multiply", 2, SX_MUL },
+    { "EltTimes__", 2, SX_MUL }, { "Divide__", 2, SX_DIV }, { "divide", 2, SX_DIV },
+    { "EltDivide__", 2, SX_DIV }, { "fma", 3, SX_FMA }, { "Pow__", 2, SX_POW },
+    { "pow", 2, SX_POW }, { "PMinus__", 1, SX_NEG }, { "minus", 1, SX_NEG },
+    { "square", 1, SX_SQUARE }, { "sqrt", 1, SX_SQRT }, { "exp", 1, SX_EXP },
+    { "log", 1, SX_LOG }, { "expm1", 1, SX_EXPM1 }, { "inv", 1, SX_INV },
+    { "inv_logit", 1, SX_INV_LOGIT },
+  };
+  if (m->kind != MIR_EXPR_CALL || m->u.call.fun.kind != MIR_FUN_STANLIB
+      || !m->type || tilde_type_kind (m->type) != TILDE_TYPE_REAL)
+    return SX_LEAF;
+  guint n = m->u.call.args->len;
+  for (guint i = 0; i < n; i++)
+    if (!is_real_scalar_type (((const MirExpr *) g_ptr_array_index (m->u.call.args, i))->type))
+      return SX_LEAF;
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    if (ops[i].n == n && strcmp (ops[i].name, m->u.call.fun.name) == 0)
+      return ops[i].op;
+  return SX_LEAF;
+}
+
+/* Operations and leaves in m counted as far as they would be fused. */
+static int
+sx_size (const MirExpr *m, int *leaves)
+{
+  if (sx_op (m) == SX_LEAF)
+    {
+      (*leaves)++;
+      return 0;
+    }
+  int n = 1;
+  for (guint i = 0; i < m->u.call.args->len; i++)
+    n += sx_size (g_ptr_array_index (m->u.call.args, i), leaves);
+  return n;
+}
+
+/* Appends m's instructions in post-order (leaves left to right); the
+ * position of its own. */
+static guint8
+sx_emit (Compiler *c, const MirExpr *m, Sx *prog, int *n)
+{
+  SxOp op = sx_op (m);
+  Sx ins = { .op = op };
+  if (op == SX_LEAF)
+    ins.e = compile_expr (c, m);
+  else
+    {
+      guint8 *kids[3] = { &ins.a, &ins.b, &ins.c };
+      for (guint i = 0; i < m->u.call.args->len; i++)
+        *kids[i] = sx_emit (c, g_ptr_array_index (m->u.call.args, i), prog, n);
+    }
+  prog[*n] = ins;
+  return (guint8) (*n)++;
+}
+
+/* A real scalar expression of four or more operations as one node (for
+ * fewer, the specialised closures are as quick). */
+static Ex *
+compile_sx (Compiler *c, const MirExpr *m)
+{
+  int leaves = 0, ops;
+  if (!c->fused || c->as_written || sx_op (m) == SX_LEAF)
+    return NULL;
+  ops = sx_size (m, &leaves);
+  if (ops < 4 || leaves > SX_MAX_LEAVES || ops + leaves > SX_MAX_PROGRAM)
+    return NULL;
+  Ex *e = ex_new (c, rt_ex_sx, m, 0);
+  e->sx = tilde_arena_newv (c->arena, Sx, ops + leaves);
+  sx_emit (c, m, e->sx, &e->n_sx);
+  return e;
 }
 
 /* foo_lupdf is foo_lpdf called with propto */
@@ -437,7 +527,9 @@ compile_call (Compiler *c, const MirExpr *m)
   if (f->kind == MIR_FUN_USER)
     return compile_user_call (c, m);
   int n = (int) m->u.call.args->len;
-  Ex *fast = compile_scalar_op (c, m);
+  Ex *fast = compile_sx (c, m);
+  if (!fast)
+    fast = compile_scalar_op (c, m);
   if (fast)
     return fast;
   const RtBuiltin *b = rt_builtin_lookup (f->name, n);

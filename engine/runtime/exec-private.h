@@ -21,6 +21,7 @@ typedef struct Sz Sz;
 typedef struct Ev Ev;
 typedef struct RtFunction RtFunction;
 typedef struct Fx Fx;
+typedef struct Sx Sx;
 
 typedef enum {
   FLOW_NEXT,
@@ -62,6 +63,8 @@ struct Ex {
   const RtFunction *code;      /* a user-defined function */
   const TildeShape *shape;     /* a parameter's shape, when its sizes were computed once */
   Fx               *fx;        /* a fused expression (kids[0]: the same, compiled as usual) */
+  Sx               *sx;        /* a fused scalar expression: n_sx instructions */
+  int               n_sx;
 };
 
 /* A fused elementwise expression (fused.c): arithmetic over scalars and
@@ -93,6 +96,39 @@ struct Fx {
   gboolean         ints;      /* arithmetic of ints: an overflow is the general path's error */
   Fx              *a, *b, *c;
   const RtBuiltin *times;     /* ROW_TIMES: the library's product */
+};
+
+/* A fused scalar expression (fused.c): real arithmetic and elementary
+ * functions of scalars as a short program, each instruction reading
+ * earlier ones; run forward for the value and the local partials, then
+ * backward over the program for the partials with respect to the leaves,
+ * and recorded as one node. The leaves are evaluated as usual, in the
+ * order the expression names them. */
+#define SX_MAX_LEAVES 8
+#define SX_MAX_PROGRAM 24
+
+typedef enum {
+  SX_LEAF,
+  SX_ADD,
+  SX_SUB,
+  SX_MUL,
+  SX_DIV,
+  SX_FMA,
+  SX_POW,
+  SX_NEG,
+  SX_SQUARE,
+  SX_SQRT,
+  SX_EXP,
+  SX_LOG,
+  SX_EXPM1,
+  SX_INV,
+  SX_INV_LOGIT,
+} SxOp;
+
+struct Sx {
+  SxOp  op;
+  guint8 a, b, c;  /* the instructions whose values it reads */
+  Ex   *e;         /* LEAF */
 };
 
 /* A compiled function of the functions block: its own frame of slots. */
@@ -214,6 +250,7 @@ void rt_ex_int_arith  (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_real_arith (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_compare    (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_index1     (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_fma3       (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_user_call  (Ev *ev, const Ex *e, TildeValue *out);
 
 Flow rt_st_block     (Ev *ev, const St *s);
@@ -247,6 +284,8 @@ Flow rt_st_decl_chol    (Ev *ev, const St *s);
 Flow rt_st_mvn_cov      (Ev *ev, const St *s);
 /* An elementwise expression of containers computed as one node. */
 void rt_ex_fused        (Ev *ev, const Ex *e, TildeValue *out);
+/* A scalar expression computed as one node. */
+void rt_ex_sx           (Ev *ev, const Ex *e, TildeValue *out);
 Flow rt_st_for_vector   (Ev *ev, const St *s);
 /* How often, in this process, a fused form gave way to the general one. */
 guint rt_fused_fallbacks (void);

@@ -537,6 +537,14 @@ rt_index_range (Ev *ev, const TildeValue *v, int lo, int hi)
   return index_value (ev, v, &ix, 1);
 }
 
+/* A vector, row vector or flat array of ints or reals (not complex). */
+static inline gboolean
+is_real_1d (const TildeValue *v)
+{
+  return v->kind == TILDE_VALUE_VECTOR || v->kind == TILDE_VALUE_ROW_VECTOR
+    || (v->kind == TILDE_VALUE_ARRAY && tilde_value_is_flat (v));
+}
+
 /* Fails, as positions does, on the first of idx[0..n) outside 1..len. */
 static void
 check_positions (Ev *ev, const int *idx, gint32 n, gint32 len)
@@ -600,8 +608,7 @@ rt_ex_indexed (Ev *ev, const Ex *e, TildeValue *out)
   rt_eval (ev, e->kids[0], &base);
   eval_indices (ev, e->kids + 1, e->index_kinds, e->n_index, ix);
   /* the common x[i] of a flat container without a trip through the general path */
-  if (e->n_index == 1 && ix[0].kind == MIR_INDEX_SINGLE && tilde_value_is_flat (&base)
-      && base.kind != TILDE_VALUE_MATRIX && base.kind < TILDE_VALUE_COMPLEX_VECTOR)
+  if (e->n_index == 1 && ix[0].kind == MIR_INDEX_SINGLE && is_real_1d (&base))
     {
       gint32 len = tilde_value_flat_size (&base);
       if (ix[0].i < 1 || ix[0].i > len)
@@ -609,8 +616,7 @@ rt_ex_indexed (Ev *ev, const Ex *e, TildeValue *out)
       *out = scalar_at (&base, ix[0].i - 1);
       return;
     }
-  if (e->n_index == 1 && ix[0].kind == MIR_INDEX_MULTI && tilde_value_is_flat (&base)
-      && base.kind != TILDE_VALUE_MATRIX && base.kind < TILDE_VALUE_COMPLEX_VECTOR)
+  if (e->n_index == 1 && ix[0].kind == MIR_INDEX_MULTI && is_real_1d (&base))
     {
       *out = gather_multi (ev, &base, ix[0].multi, ix[0].n_multi);
       return;
@@ -661,6 +667,53 @@ rt_ex_compare (Ev *ev, const Ex *e, TildeValue *out)
     default: r = x != y; break;
     }
   tilde_value_set_int (out, r);
+}
+
+static inline double
+real_value (Ev *ev, const TildeValue *v)
+{
+  return v->ad ? CX->tape->val[v->start] : v->kind == TILDE_VALUE_INT ? v->u.i : v->u.r;
+}
+
+/* fma of three scalars, the optimised form of a + b * c in loops: one node. */
+void
+rt_ex_fma3 (Ev *ev, const Ex *e, TildeValue *out)
+{
+  TildeValue a, b, c;
+  rt_eval (ev, e->kids[0], &a);
+  rt_eval (ev, e->kids[1], &b);
+  rt_eval (ev, e->kids[2], &c);
+  double x = real_value (ev, &a), y = real_value (ev, &b), z = real_value (ev, &c);
+  double v = fma (x, y, z);
+  /* the operands that are variables, with their partials y, x and 1 */
+  gint32 id[3];
+  double d[3];
+  int n = 0;
+  if (a.ad)
+    id[n] = a.start, d[n++] = y;
+  if (b.ad)
+    id[n] = b.start, d[n++] = x;
+  if (c.ad)
+    id[n] = c.start, d[n++] = 1;
+  gint32 r;
+  switch (n)
+    {
+    case 0:
+      tilde_value_set_real (out, v);
+      return;
+    case 1:
+      r = ad_unary (CX->tape, v, id[0], d[0]);
+      break;
+    case 2:
+      r = ad_binary (CX->tape, v, id[0], d[0], id[1], d[1]);
+      break;
+    default:
+      r = ad_ternary (CX->tape, v, id[0], d[0], id[1], d[1], id[2], d[2]);
+      break;
+    }
+  if (r < 0)
+    rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "the autodiff tape is full");
+  tilde_value_set_var (out, r);
 }
 
 void
@@ -824,9 +877,8 @@ rt_st_assign (Ev *ev, const St *s)
       return FLOW_NEXT;
     }
   /* x[i] = scalar: the hot case in loops */
-  if (s->n_lv_index == 1 && s->lv_kinds[0] == MIR_INDEX_SINGLE && tilde_value_is_flat (t)
-      && t->kind != TILDE_VALUE_MATRIX && tilde_value_kind_is_scalar ((TildeValueKind) v.kind)
-      && t->kind < TILDE_VALUE_COMPLEX_VECTOR)
+  if (s->n_lv_index == 1 && s->lv_kinds[0] == MIR_INDEX_SINGLE && is_real_1d (t)
+      && tilde_value_kind_is_scalar ((TildeValueKind) v.kind))
     {
       TildeValue iv;
       rt_eval (ev, s->lv_index[0], &iv);

@@ -537,7 +537,9 @@ count_fused_ex (const Ex *e)
     return 0;
   if (e->fn == rt_ex_fused)
     return 1;
-  guint n = 0;
+  guint n = e->fn == rt_ex_sx;
+  for (int i = 0; e->fn == rt_ex_sx && i < e->n_sx; i++)
+    n += count_fused_ex (e->sx[i].e);
   for (int i = 0; i < e->n_kids; i++)
     n += count_fused_ex (e->kids[i]);
   return n;

@@ -238,6 +238,22 @@ static const Case cases[] = {
     "  target += -0.01 * sum(L_K);\n"
     "}\n",
     "{\"N\": 3, \"x\": [-1, 0.5, 1.2], \"y\": [0.3, -0.2, 1.1]}", 1 },
+  { "scalar-expressions",
+    "data { int N; vector[N] r; int k; }\n"
+    "parameters { real mu; real<lower=0> a0; real<lower=0, upper=1> a1;\n"
+    "             real<lower=0, upper=1 - a1> b1; }\n"
+    "model {\n"
+    "  array[N] real s;\n"
+    "  s[1] = 1;\n"
+    "  for (t in 2:N)\n"
+    "    s[t] = sqrt(a0 + a1 * pow(r[t - 1] - mu, 2) + b1 * square(s[t - 1]));\n"
+    "  r ~ normal(mu, s);\n"
+    "  target += -inv_logit(mu * k - a0) / (1 + exp(-a1));\n"
+    "  target += log(a0 + 1) * expm1(b1) - inv(2 + mu * mu);\n"
+    "  target += (mu - k) * (mu + k) * mu * k;\n"
+    "  target += -(a0 * a1 * b1 * mu) / (a0 + a1 + b1 + 1);\n"
+    "}\n",
+    "{\"N\": 5, \"r\": [0.3, -0.2, 1.1, 0.8, -0.5], \"k\": 2}", 5 },
   /* a local variable that changes after a fused statement read it */
   { "local-changed-after",
     "data { int N; vector[N] x; vector[N] y; }\n"
@@ -389,7 +405,7 @@ test_not_vectorised (void)
     "  for (n in 1:N) y[n] ~ normal(f(mu), 1);\n"                 /* a user function */
     "  for (n in 1:N) { real m = mu * n; y[n] ~ normal(m, 1); }\n"  /* a declaration */
     "  for (n in 1:N) y[n] ~ normal(mu * X[n, 1], 1);\n"           /* two indices */
-    "  for (n in 1:N) target += -0.5 * (y[n] - mu)^2;\n"           /* not a density */
+    "  for (n in 1:N) target += -abs(y[n] - mu);\n"                /* not a density */
     "  for (n in 1:N) mu ~ normal(0, 1);\n"                        /* nothing varies */
     "}\n",
     "{\"N\": 2, \"y\": [1, 2], \"X\": [[1, 2], [3, 4]]}", 0 };
@@ -440,7 +456,7 @@ static void
 test_no_allocation (void)
 {
   const char *names[] = { "ar1", "gathers", "rows-times-vector", "elementwise-expressions",
-                          "gp-cholesky" };
+                          "gp-cholesky", "scalar-expressions" };
   TildeModel *m[G_N_ELEMENTS (names)];
   double theta[64], g[64];
   for (guint i = 0; i < G_N_ELEMENTS (theta); i++)

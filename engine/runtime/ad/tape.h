@@ -44,7 +44,9 @@ struct AdTape {
   AdNode     *nodes;
   guint       n_nodes;
   guint       cap_nodes;
-  TildeArena *arena;      /* node payloads and the evaluation's temporaries */
+  guint8     *payloads;   /* node payloads, bumped (reserved like val and adj) */
+  gsize       payload_used, payload_cap;
+  TildeArena *arena;      /* the evaluation's temporaries, and payloads past the reserve */
 };
 
 /* One operand of a generic node: `n` ids (start .. start + n - 1, or listed
@@ -79,6 +81,8 @@ gint32  ad_constant   (AdTape *tape, double value);
 /* out = value; d out / d a = da */
 gint32  ad_unary      (AdTape *tape, double value, gint32 a, double da);
 gint32  ad_binary     (AdTape *tape, double value, gint32 a, double da, gint32 b, double db);
+gint32  ad_ternary    (AdTape *tape, double value, gint32 a, double da, gint32 b, double db,
+                       gint32 c, double dc);
 /* One output depending on every element of each operand. Operand arrays
  * and partials must stay alive for the evaluation (arena memory). */
 gint32  ad_reduction  (AdTape *tape, double value, guint n_ops, const AdOperand *ops);
