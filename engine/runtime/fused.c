@@ -258,11 +258,17 @@ scaled (FxRun *r, const AdOperand *d, const double *s, gboolean s_vec, double c,
 static void
 add_deps (FxRun *r, FxVal *out, const FxVal *a, const double *s, gboolean s_vec, double c)
 {
+  if (!a->n_deps)
+    return;
   if (out->n_deps + a->n_deps > FX_MAX_DEPS)
     give_up (r->ev);
-  for (guint k = 0; k < a->n_deps; k++)
-    out->deps[out->n_deps++] = (s || c != 1.0)
-      ? scaled (r, &a->deps[k], s, s_vec, c, out->n) : a->deps[k];
+  AdOperand *o = out->deps + out->n_deps;
+  if (!s && c == 1.0)
+    memcpy (o, a->deps, sizeof (AdOperand) * a->n_deps);
+  else
+    for (guint k = 0; k < a->n_deps; k++)
+      o[k] = scaled (r, &a->deps[k], s, s_vec, c, out->n);
+  out->n_deps += a->n_deps;
 }
 
 static void fx_eval (FxRun *r, const Fx *f, FxVal *out);
