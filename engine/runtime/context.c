@@ -88,7 +88,8 @@ rt_stable_values (RtCtx *cx, const TildeValue *v)
   const double *x = rt_values (cx, v);
   /* a data scalar's value lives in the struct, often a caller's temporary */
   if (!v->ad && (v->kind == TILDE_VALUE_REAL || v->kind == TILDE_VALUE_COMPLEX))
-    return tilde_arena_memdup (cx->arena, x, sizeof (double) * (v->kind == TILDE_VALUE_COMPLEX ? 2 : 1));
+    return tilde_arena_memdup (cx->arena, x,
+                               sizeof (double) * (v->kind == TILDE_VALUE_COMPLEX ? 2 : 1));
   if (v->ad || !v->view || tilde_value_kind_is_scalar ((TildeValueKind) v->kind))
     return x;
   return tilde_arena_memdup (cx->arena, x, sizeof (double) * (gsize) tilde_value_flat_size (v));
