@@ -48,7 +48,6 @@ typedef struct {
 
 typedef struct {
   Ev      *ev;
-  gboolean loop;
   int      lo;    /* loops: the loop variable's first value */
   gint32   n;     /* the number of elements: a loop's iterations, else -1 until known */
 } FxRun;
@@ -636,7 +635,7 @@ rt_st_for_vector (Ev *ev, const St *s)
       return rt_exec (ev, s->else_s);
     }
   CX->jmp = &jmp;
-  FxRun r = { .ev = ev, .loop = TRUE, .lo = (int) lo, .n = (gint32) (hi - lo + 1) };
+  FxRun r = { .ev = ev, .lo = (int) lo, .n = (gint32) (hi - lo + 1) };
   for (int i = 0; i < s->n_body; i++)
     {
       TildeValue v;
