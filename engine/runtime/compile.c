@@ -24,11 +24,22 @@ struct Compiler {
   int         n_slots;
   int         n_globals;
   GPtrArray  *cached;
+  GPtrArray  *param_reads;
   char       *error;
   gboolean    hoist;
   GPtrArray  *slot_sized;   /* Sz* by slot: the declared sizes, for reading */
   GHashTable *functions;    /* name -> GPtrArray of RtFunction* (overloads) */
+  gboolean    fused;        /* fused densities and vectorised loops */
+  int         as_written;   /* compiling the general form of a fused expression */
 };
+
+static gboolean fused_forms = TRUE;
+
+void
+rt_compiler_set_fused (gboolean on)
+{
+  fused_forms = on;
+}
 
 Compiler *
 rt_compiler_new (void)
@@ -37,9 +48,11 @@ rt_compiler_new (void)
   c->arena = tilde_arena_new (64 * 1024);
   c->scope = g_array_new (FALSE, FALSE, sizeof (Binding));
   c->cached = g_ptr_array_new ();
+  c->param_reads = g_ptr_array_new ();
   c->slot_sized = g_ptr_array_new ();
   c->functions = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                         (GDestroyNotify) g_ptr_array_unref);
+  c->fused = fused_forms;
   return c;
 }
 
@@ -51,6 +64,7 @@ rt_compiler_free (Compiler *c)
   tilde_arena_free (c->arena);
   g_array_unref (c->scope);
   g_ptr_array_unref (c->cached);
+  g_ptr_array_unref (c->param_reads);
   g_ptr_array_unref (c->slot_sized);
   g_hash_table_unref (c->functions);
   g_free (c->error);
@@ -60,6 +74,7 @@ rt_compiler_free (Compiler *c)
 int rt_compiler_n_slots (const Compiler *c) { return c->n_slots; }
 int rt_compiler_n_globals (const Compiler *c) { return c->n_globals; }
 GPtrArray *rt_compiler_cached (const Compiler *c) { return c->cached; }
+GPtrArray *rt_compiler_param_reads (const Compiler *c) { return c->param_reads; }
 TildeArena *
 rt_compiler_steal_arena (Compiler *c)
 {
@@ -123,6 +138,7 @@ ex_new (Compiler *c, ExFn fn, const MirExpr *m, int n_kids)
 }
 
 static Ex *compile_expr (Compiler *c, const MirExpr *m);
+static Ex *compile_fused_expr (Compiler *c, const MirExpr *m);
 
 Sz *
 rt_compile_sized (Compiler *c, const MirSizedType *t, char **error)
@@ -263,6 +279,11 @@ compile_internal (Compiler *c, const MirExpr *m)
           e->ta = compile_expr (c, f->data->trans->a);
         if (f->data->trans && f->data->trans->b)
           e->tb = compile_expr (c, f->data->trans->b);
+        gboolean sizes_are_data = TRUE;
+        for (guint i = 0; f->data->dims && i < f->data->dims->len; i++)
+          sizes_are_data &= data_only (c, g_ptr_array_index (f->data->dims, i));
+        if (sizes_are_data)
+          g_ptr_array_add (c->param_reads, e);
         return e;
       }
     case MIR_FN_LENGTH:
@@ -323,6 +344,15 @@ compile_scalar_op (Compiler *c, const MirExpr *m)
   static const char *const cmp[] = { "Less__", "Leq__", "Greater__", "Geq__", "Equals__",
                                      "NEquals__" };
   const MirFun *f = &m->u.call.fun;
+  if (f->kind == MIR_FUN_STANLIB && m->u.call.args->len == 3 && strcmp (f->name, "fma") == 0
+      && is_real_scalar_type (((const MirExpr *) g_ptr_array_index (m->u.call.args, 0))->type)
+      && is_real_scalar_type (((const MirExpr *) g_ptr_array_index (m->u.call.args, 1))->type)
+      && is_real_scalar_type (((const MirExpr *) g_ptr_array_index (m->u.call.args, 2))->type))
+    {
+      Ex *e = ex_new (c, rt_ex_fma3, m, 3);
+      compile_kids (c, e, m->u.call.args);
+      return e;
+    }
   if (f->kind != MIR_FUN_STANLIB || m->u.call.args->len != 2)
     return NULL;
   const MirExpr *a = g_ptr_array_index (m->u.call.args, 0);
@@ -353,6 +383,87 @@ compile_scalar_op (Compiler *c, const MirExpr *m)
         return e;
       }
   return NULL;
+}
+
+/* ---- fused scalar expressions ---- */
+
+/* The fused operation a call is, or SX_LEAF: real results of real or int
+ * scalars, and functions the library computes without checks. */
+static SxOp
+sx_op (const MirExpr *m)
+{
+  static const struct { const char *name; guint n; SxOp op; } ops[] = {
+    { "Plus__", 2, SX_ADD }, { "add", 2, SX_ADD }, { "Minus__", 2, SX_SUB },
+    { "subtract", 2, SX_SUB }, { "Times__", 2, SX_MUL }, { "multiply", 2, SX_MUL },
+    { "EltTimes__", 2, SX_MUL }, { "Divide__", 2, SX_DIV }, { "divide", 2, SX_DIV },
+    { "EltDivide__", 2, SX_DIV }, { "fma", 3, SX_FMA }, { "Pow__", 2, SX_POW },
+    { "pow", 2, SX_POW }, { "PMinus__", 1, SX_NEG }, { "minus", 1, SX_NEG },
+    { "square", 1, SX_SQUARE }, { "sqrt", 1, SX_SQRT }, { "exp", 1, SX_EXP },
+    { "log", 1, SX_LOG }, { "expm1", 1, SX_EXPM1 }, { "inv", 1, SX_INV },
+    { "inv_logit", 1, SX_INV_LOGIT },
+  };
+  if (m->kind != MIR_EXPR_CALL || m->u.call.fun.kind != MIR_FUN_STANLIB
+      || !m->type || tilde_type_kind (m->type) != TILDE_TYPE_REAL)
+    return SX_LEAF;
+  guint n = m->u.call.args->len;
+  for (guint i = 0; i < n; i++)
+    if (!is_real_scalar_type (((const MirExpr *) g_ptr_array_index (m->u.call.args, i))->type))
+      return SX_LEAF;
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    if (ops[i].n == n && strcmp (ops[i].name, m->u.call.fun.name) == 0)
+      return ops[i].op;
+  return SX_LEAF;
+}
+
+/* Operations and leaves in m counted as far as they would be fused. */
+static int
+sx_size (const MirExpr *m, int *leaves)
+{
+  if (sx_op (m) == SX_LEAF)
+    {
+      (*leaves)++;
+      return 0;
+    }
+  int n = 1;
+  for (guint i = 0; i < m->u.call.args->len; i++)
+    n += sx_size (g_ptr_array_index (m->u.call.args, i), leaves);
+  return n;
+}
+
+/* Appends m's instructions in post-order (leaves left to right); the
+ * position of its own. */
+static guint8
+sx_emit (Compiler *c, const MirExpr *m, Sx *prog, int *n)
+{
+  SxOp op = sx_op (m);
+  Sx ins = { .op = op };
+  if (op == SX_LEAF)
+    ins.e = compile_expr (c, m);
+  else
+    {
+      guint8 *kids[3] = { &ins.a, &ins.b, &ins.c };
+      for (guint i = 0; i < m->u.call.args->len; i++)
+        *kids[i] = sx_emit (c, g_ptr_array_index (m->u.call.args, i), prog, n);
+    }
+  prog[*n] = ins;
+  return (guint8) (*n)++;
+}
+
+/* A real scalar expression of four or more operations as one node (for
+ * fewer, the specialised closures are as quick). */
+static Ex *
+compile_sx (Compiler *c, const MirExpr *m)
+{
+  int leaves = 0, ops;
+  if (!c->fused || c->as_written || sx_op (m) == SX_LEAF)
+    return NULL;
+  ops = sx_size (m, &leaves);
+  if (ops < 4 || leaves > SX_MAX_LEAVES || ops + leaves > SX_MAX_PROGRAM)
+    return NULL;
+  Ex *e = ex_new (c, rt_ex_sx, m, 0);
+  e->sx = tilde_arena_newv (c->arena, Sx, ops + leaves);
+  sx_emit (c, m, e->sx, &e->n_sx);
+  return e;
 }
 
 /* foo_lupdf is foo_lpdf called with propto */
@@ -416,7 +527,9 @@ compile_call (Compiler *c, const MirExpr *m)
   if (f->kind == MIR_FUN_USER)
     return compile_user_call (c, m);
   int n = (int) m->u.call.args->len;
-  Ex *fast = compile_scalar_op (c, m);
+  Ex *fast = compile_sx (c, m);
+  if (!fast)
+    fast = compile_scalar_op (c, m);
   if (fast)
     return fast;
   const RtBuiltin *b = rt_builtin_lookup (f->name, n);
@@ -438,6 +551,9 @@ compile_call (Compiler *c, const MirExpr *m)
       g_ptr_array_add (c->cached, e);
       return e;
     }
+  Ex *fused = compile_fused_expr (c, m);
+  if (fused)
+    return fused;
   Ex *e = ex_new (c, rt_ex_call, m, n);
   e->builtin = b;
   e->name = f->name;
@@ -564,17 +680,686 @@ st_new (Compiler *c, StFn fn, const MirStmt *m)
   return s;
 }
 
+/* ---- fused densities and vectorised loops (fused.c) ---- */
+
+#define FX_MAX_DEPS 8
+#define FX_MAX_ARGS 8
+
+/* Densities whose vectorised form is the sum of the scalar one over the
+ * elements, with every argument a scalar or a one-dimensional container. */
+static const char *const elementwise_densities[] = {
+  "normal", "std_normal", "cauchy", "student_t", "exponential", "gamma", "inv_gamma",
+  "lognormal", "beta", "uniform", "bernoulli", "bernoulli_logit", "binomial", "binomial_logit",
+  "poisson", "poisson_log", "neg_binomial_2", "neg_binomial_2_log", NULL,
+};
+
+typedef struct {
+  const char *var;      /* the loop variable; NULL outside loops */
+  int         leaves;   /* dependencies the expression may have */
+} FxCtx;
+
+static gboolean
+is_scalar_type (const TildeType *t)
+{
+  return t && (tilde_type_kind (t) == TILDE_TYPE_INT || tilde_type_kind (t) == TILDE_TYPE_REAL);
+}
+
+static gboolean
+is_flat_1d_type (const TildeType *t)
+{
+  if (!t)
+    return FALSE;
+  TildeTypeKind k = tilde_type_kind (t);
+  return k == TILDE_TYPE_VECTOR || k == TILDE_TYPE_ROW_VECTOR
+    || (k == TILDE_TYPE_ARRAY && is_scalar_type (tilde_type_element (t)));
+}
+
+/* The library density a `target +=` calls, when it may be fused. */
+static const RtBuiltin *
+fusable_density (const MirExpr *m)
+{
+  if (m->kind != MIR_EXPR_CALL || m->u.call.fun.kind != MIR_FUN_STANLIB
+      || (m->u.call.fun.suffix != MIR_SUFFIX_LPDF && m->u.call.fun.suffix != MIR_SUFFIX_LPMF))
+    return NULL;
+  const char *name = m->u.call.fun.name;
+  int n = (int) m->u.call.args->len;
+  if (n > FX_MAX_ARGS)
+    return NULL;
+  const char *suffix = strrchr (name, '_');
+  if (!suffix || !(strcmp (suffix, "_lpdf") == 0 || strcmp (suffix, "_lupdf") == 0
+                   || strcmp (suffix, "_lpmf") == 0 || strcmp (suffix, "_lupmf") == 0))
+    return NULL;
+  gsize base = (gsize) (suffix - name);
+  for (int i = 0; elementwise_densities[i]; i++)
+    if (strlen (elementwise_densities[i]) == base
+        && strncmp (elementwise_densities[i], name, base) == 0)
+      return rt_builtin_lookup (name, n);
+  return NULL;
+}
+
+/* Whether evaluating m has no effect but its value: it may be evaluated
+ * once for many iterations, or again after a fused attempt gave up. */
+static gboolean
+pure_expr (const MirExpr *m)
+{
+  switch (m->kind)
+    {
+    case MIR_EXPR_VAR:
+    case MIR_EXPR_LIT:
+      return TRUE;
+    case MIR_EXPR_CALL:
+      {
+        const MirFun *f = &m->u.call.fun;
+        if (f->kind == MIR_FUN_USER || (f->kind == MIR_FUN_STANLIB && f->suffix == MIR_SUFFIX_RNG))
+          return FALSE;
+        if (f->kind == MIR_FUN_COMPILER && f->internal != MIR_FN_LENGTH
+            && f->internal != MIR_FN_MAKE_ARRAY && f->internal != MIR_FN_MAKE_ROW_VEC
+            && f->internal != MIR_FN_NEG_INF && f->internal != MIR_FN_NAN)
+          return FALSE;
+        for (guint i = 0; m->u.call.args && i < m->u.call.args->len; i++)
+          if (!pure_expr (g_ptr_array_index (m->u.call.args, i)))
+            return FALSE;
+        return TRUE;
+      }
+    case MIR_EXPR_TERNARY:
+      return pure_expr (m->u.ternary.cond) && pure_expr (m->u.ternary.if_true)
+        && pure_expr (m->u.ternary.if_false);
+    case MIR_EXPR_AND:
+    case MIR_EXPR_OR:
+      return pure_expr (m->u.logical.lhs) && pure_expr (m->u.logical.rhs);
+    case MIR_EXPR_INDEXED:
+      {
+        if (!pure_expr (m->u.indexed.base))
+          return FALSE;
+        for (guint i = 0; i < m->u.indexed.indices->len; i++)
+          {
+            const MirIndex *ix = g_ptr_array_index (m->u.indexed.indices, i);
+            if ((ix->e && !pure_expr (ix->e)) || (ix->upper && !pure_expr (ix->upper)))
+              return FALSE;
+          }
+        return TRUE;
+      }
+    case MIR_EXPR_PROMOTION:
+      return pure_expr (m->u.promotion.expr);
+    case MIR_EXPR_TUPLE_PROJ:
+      return pure_expr (m->u.proj.base);
+    default:
+      return FALSE;
+    }
+}
+
+/* Whether m reads the variable `var` (conservatively: TRUE when unsure). */
+static gboolean
+mentions (const MirExpr *m, const char *var)
+{
+  switch (m->kind)
+    {
+    case MIR_EXPR_VAR:
+      return strcmp (m->u.var.name, var) == 0;
+    case MIR_EXPR_LIT:
+      return FALSE;
+    case MIR_EXPR_CALL:
+      for (guint i = 0; m->u.call.args && i < m->u.call.args->len; i++)
+        if (mentions (g_ptr_array_index (m->u.call.args, i), var))
+          return TRUE;
+      return FALSE;
+    case MIR_EXPR_TERNARY:
+      return mentions (m->u.ternary.cond, var) || mentions (m->u.ternary.if_true, var)
+        || mentions (m->u.ternary.if_false, var);
+    case MIR_EXPR_AND:
+    case MIR_EXPR_OR:
+      return mentions (m->u.logical.lhs, var) || mentions (m->u.logical.rhs, var);
+    case MIR_EXPR_INDEXED:
+      {
+        if (mentions (m->u.indexed.base, var))
+          return TRUE;
+        for (guint i = 0; i < m->u.indexed.indices->len; i++)
+          {
+            const MirIndex *ix = g_ptr_array_index (m->u.indexed.indices, i);
+            if ((ix->e && mentions (ix->e, var)) || (ix->upper && mentions (ix->upper, var)))
+              return TRUE;
+          }
+        return FALSE;
+      }
+    case MIR_EXPR_PROMOTION:
+      return mentions (m->u.promotion.expr, var);
+    case MIR_EXPR_TUPLE_PROJ:
+      return mentions (m->u.proj.base, var);
+    default:
+      return TRUE;
+    }
+}
+
+static Fx *
+fx_new (Compiler *c, FxKind kind)
+{
+  Fx *f = tilde_arena_new0 (c->arena, Fx);
+  f->kind = kind;
+  f->sign = 1;
+  return f;
+}
+
+/* An expression evaluated as usual, one dependency of the fused one. */
+static Fx *
+fx_leaf (Compiler *c, FxCtx *x, const MirExpr *m)
+{
+  if (!pure_expr (m) || (x->var && mentions (m, x->var))
+      || (m->ad_level != TILDE_AD_DATA && ++x->leaves > FX_MAX_DEPS))
+    return NULL;
+  if (!x->var && !is_scalar_type (m->type) && !is_flat_1d_type (m->type))
+    return NULL;
+  Fx *f = fx_new (c, FX_LEAF);
+  f->e = compile_expr (c, m);
+  return f;
+}
+
+static gboolean
+is_call (const MirExpr *m, const char *name, guint nargs)
+{
+  return m->kind == MIR_EXPR_CALL && m->u.call.fun.kind == MIR_FUN_STANLIB
+    && m->u.call.args->len == nargs && strcmp (m->u.call.fun.name, name) == 0;
+}
+
+static const MirExpr *
+arg (const MirExpr *m, guint i)
+{
+  return g_ptr_array_index (m->u.call.args, i);
+}
+
+/* n, n + k, k + n or n - k with k not depending on n: the offset k (NULL
+ * for none) and its sign. */
+static gboolean
+loop_offset (const MirExpr *ix, const char *var, const MirExpr **k, int *sign)
+{
+  *k = NULL;
+  *sign = 1;
+  if (ix->kind == MIR_EXPR_VAR)
+    return strcmp (ix->u.var.name, var) == 0;
+  gboolean plus = is_call (ix, "Plus__", 2), minus = is_call (ix, "Minus__", 2);
+  if (!plus && !minus)
+    return FALSE;
+  const MirExpr *a = arg (ix, 0), *b = arg (ix, 1);
+  if (plus && b->kind == MIR_EXPR_VAR && strcmp (b->u.var.name, var) == 0)
+    {
+      const MirExpr *t = a;
+      a = b;
+      b = t;
+    }
+  if (a->kind != MIR_EXPR_VAR || strcmp (a->u.var.name, var) != 0 || mentions (b, var)
+      || !pure_expr (b) || tilde_type_kind (b->type) != TILDE_TYPE_INT)
+    return FALSE;
+  *k = b;
+  *sign = minus ? -1 : 1;
+  return TRUE;
+}
+
+static Fx *compile_fx (Compiler *c, FxCtx *x, const MirExpr *m);
+
+/* e[...] inside a vectorised loop: a slice or a gather of an invariant
+ * one-dimensional container. */
+static Fx *
+compile_fx_indexed (Compiler *c, FxCtx *x, const MirExpr *m)
+{
+  const MirExpr *base = m->u.indexed.base;
+  GPtrArray *idx = m->u.indexed.indices;
+  if (idx->len != 1 || mentions (base, x->var) || !pure_expr (base)
+      || !is_flat_1d_type (base->type))
+    return NULL;
+  const MirIndex *ix = g_ptr_array_index (idx, 0);
+  if (ix->kind != MIR_INDEX_SINGLE
+      || (base->ad_level != TILDE_AD_DATA && ++x->leaves > FX_MAX_DEPS))
+    return NULL;
+  const MirExpr *k;
+  int sign;
+  if (loop_offset (ix->e, x->var, &k, &sign))
+    {
+      Fx *f = fx_new (c, FX_SLICE);
+      f->e = compile_expr (c, base);
+      f->off = k ? compile_expr (c, k) : NULL;
+      f->sign = sign;
+      return f;
+    }
+  if (tilde_type_kind (ix->e->type) != TILDE_TYPE_INT || !pure_expr (ix->e))
+    return NULL;
+  FxCtx inner = { .var = x->var };
+  Fx *a = compile_fx (c, &inner, ix->e);
+  if (!a || (a->kind != FX_SLICE && a->kind != FX_GATHER && a->kind != FX_LOOP_VAR))
+    return NULL;
+  Fx *f = fx_new (c, FX_GATHER);
+  f->e = compile_expr (c, base);
+  f->a = a;
+  return f;
+}
+
+/* X[n + k] * v inside a vectorised loop: rows of a matrix times a vector. */
+static Fx *
+compile_fx_row_times (Compiler *c, FxCtx *x, const MirExpr *m)
+{
+  const MirExpr *row = arg (m, 0), *v = arg (m, 1);
+  if (row->kind != MIR_EXPR_INDEXED || row->u.indexed.indices->len != 1
+      || tilde_type_kind (row->type) != TILDE_TYPE_ROW_VECTOR
+      || tilde_type_kind (v->type) != TILDE_TYPE_VECTOR
+      || tilde_type_kind (row->u.indexed.base->type) != TILDE_TYPE_MATRIX)
+    return NULL;
+  const MirIndex *ix = g_ptr_array_index (row->u.indexed.indices, 0);
+  const MirExpr *base = row->u.indexed.base, *k;
+  int sign;
+  if (ix->kind != MIR_INDEX_SINGLE || !loop_offset (ix->e, x->var, &k, &sign)
+      || mentions (base, x->var) || !pure_expr (base) || mentions (v, x->var) || !pure_expr (v)
+      || ++x->leaves > FX_MAX_DEPS)
+    return NULL;
+  Fx *f = fx_new (c, FX_ROW_TIMES);
+  f->e = compile_expr (c, base);
+  f->off = k ? compile_expr (c, k) : NULL;
+  f->sign = sign;
+  f->b = fx_new (c, FX_LEAF);
+  f->b->e = compile_expr (c, v);
+  f->times = rt_builtin_lookup ("Times__", 2);
+  return f->times ? f : NULL;
+}
+
+/* Whether m is elementwise arithmetic the fused form computes: in a loop,
+ * of scalars; outside, of scalars and one-dimensional containers, with a
+ * container result. */
+static FxKind
+fx_arith_kind (const FxCtx *x, const MirExpr *m)
+{
+  if (m->kind != MIR_EXPR_CALL || m->u.call.fun.kind != MIR_FUN_STANLIB)
+    return FX_LEAF;
+  if (x->var ? !is_scalar_type (m->type) : !is_flat_1d_type (m->type))
+    return FX_LEAF;
+  guint n = m->u.call.args->len;
+  for (guint i = 0; i < n; i++)
+    {
+      const TildeType *t = arg (m, i)->type;
+      if (!is_scalar_type (t) && (x->var || !is_flat_1d_type (t)))
+        return FX_LEAF;
+    }
+  const char *name = m->u.call.fun.name;
+  /* int quotients round; sums and products of ints are exact as reals */
+  if (tilde_type_kind (m->type) == TILDE_TYPE_INT
+      && !(n == 2 && (strcmp (name, "Plus__") == 0 || strcmp (name, "Minus__") == 0
+                      || strcmp (name, "Times__") == 0)))
+    return FX_LEAF;
+  if (n == 2 && (strcmp (name, "Plus__") == 0 || strcmp (name, "add") == 0))
+    return FX_ADD;
+  if (n == 2 && (strcmp (name, "Minus__") == 0 || strcmp (name, "subtract") == 0))
+    return FX_SUB;
+  if (n == 1 && (strcmp (name, "PMinus__") == 0 || strcmp (name, "minus") == 0))
+    return FX_NEG;
+  if (n == 3 && strcmp (name, "fma") == 0)
+    return FX_FMA;
+  /* a product or quotient of two containers is elementwise only when it says so */
+  gboolean scalar_b = n == 2 && is_scalar_type (arg (m, 1)->type);
+  gboolean scalar_a = n == 2 && is_scalar_type (arg (m, 0)->type);
+  if (n == 2 && (strcmp (name, "EltTimes__") == 0 || strcmp (name, "elt_multiply") == 0
+                 || ((strcmp (name, "Times__") == 0 || strcmp (name, "multiply") == 0)
+                     && (scalar_a || scalar_b))))
+    return FX_MUL;
+  if (n == 2 && (strcmp (name, "EltDivide__") == 0 || strcmp (name, "elt_divide") == 0
+                 || ((strcmp (name, "Divide__") == 0 || strcmp (name, "divide") == 0)
+                     && scalar_b)))
+    return FX_DIV;
+  return FX_LEAF;
+}
+
+static Fx *
+compile_fx (Compiler *c, FxCtx *x, const MirExpr *m)
+{
+  if (x->var)
+    {
+      if (!is_scalar_type (m->type))
+        return NULL;
+      if (!mentions (m, x->var))
+        return fx_leaf (c, x, m);
+      if (m->kind == MIR_EXPR_VAR)
+        return fx_new (c, FX_LOOP_VAR);
+      if (m->kind == MIR_EXPR_INDEXED)
+        return compile_fx_indexed (c, x, m);
+      if (is_call (m, "Times__", 2) && tilde_type_kind (arg (m, 0)->type) == TILDE_TYPE_ROW_VECTOR)
+        return compile_fx_row_times (c, x, m);
+    }
+  /* int to real: the values are read as reals anyway */
+  if (m->kind == MIR_EXPR_PROMOTION && is_scalar_type (m->type)
+      && is_scalar_type (m->u.promotion.expr->type))
+    return compile_fx (c, x, m->u.promotion.expr);
+  FxKind kind = fx_arith_kind (x, m);
+  if (kind == FX_LEAF)
+    return x->var ? NULL : fx_leaf (c, x, m);
+  Fx *f = fx_new (c, kind);
+  f->ints = tilde_type_kind (m->type) == TILDE_TYPE_INT;
+  f->a = compile_fx (c, x, arg (m, 0));
+  f->b = m->u.call.args->len > 1 ? compile_fx (c, x, arg (m, 1)) : NULL;
+  f->c = m->u.call.args->len > 2 ? compile_fx (c, x, arg (m, 2)) : NULL;
+  if (!f->a || (m->u.call.args->len > 1 && !f->b) || (m->u.call.args->len > 2 && !f->c))
+    return NULL;
+  return f;
+}
+
+/* Elementwise arithmetic of containers as one fused expression, with the
+ * same expression compiled as usual for what the fused form gives up on. */
+static Ex *
+compile_fused_expr (Compiler *c, const MirExpr *m)
+{
+  FxCtx x = { 0 };
+  if (!c->fused || c->as_written || fx_arith_kind (&x, m) == FX_LEAF)
+    return NULL;
+  Fx *f = compile_fx (c, &x, m);
+  if (!f)
+    return NULL;
+  Ex *e = ex_new (c, rt_ex_fused, m, 1);
+  e->fx = f;
+  c->as_written++;
+  e->kids[0] = compile_expr (c, m);
+  c->as_written--;
+  return e;
+}
+
+/* Fills s's density and fused arguments for `target += e`; in a loop
+ * (var set) every argument is a scalar of the iteration and at least one
+ * varies, outside one at least one argument is fused arithmetic. */
+static gboolean
+compile_fused_density (Compiler *c, St *s, const MirExpr *e, const char *var)
+{
+  const RtBuiltin *b = fusable_density (e);
+  if (!b)
+    return FALSE;
+  int n = (int) e->u.call.args->len;
+  Fx **fx = tilde_arena_newv (c->arena, Fx *, MAX (n, 1));
+  gboolean worth = FALSE;
+  for (int i = 0; i < n; i++)
+    {
+      FxCtx x = { .var = var };
+      fx[i] = compile_fx (c, &x, arg (e, (guint) i));
+      if (!fx[i])
+        return FALSE;
+      worth |= fx[i]->kind != FX_LEAF;
+    }
+  if (!worth)
+    return FALSE;
+  s->builtin = b;
+  s->name = e->u.call.fun.name;
+  s->drop = is_lupdf (&e->u.call.fun);
+  s->fx = fx;
+  s->n_fx = n;
+  return TRUE;
+}
+
+/* The statements of a loop body, blocks flattened; FALSE when it has
+ * anything but `target +=`. */
+static gboolean
+collect_terms (const MirStmt *m, GPtrArray *out)
+{
+  switch (m->kind)
+    {
+    case MIR_STMT_TARGET_PLUS:
+      g_ptr_array_add (out, (gpointer) m);
+      return TRUE;
+    case MIR_STMT_BLOCK:
+    case MIR_STMT_SLIST:
+      for (guint i = 0; m->u.block.stmts && i < m->u.block.stmts->len; i++)
+        if (!collect_terms (g_ptr_array_index (m->u.block.stmts, i), out))
+          return FALSE;
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* The loop `general` (compiled from m) run as one vectorised density per
+ * statement, or NULL when its body is not of that form. */
+static St *
+compile_vector_loop (Compiler *c, const MirStmt *m, St *general)
+{
+  g_autoptr (GPtrArray) terms = g_ptr_array_new ();
+  if (!collect_terms (m->u.for_stmt.body, terms) || terms->len == 0)
+    return NULL;
+  St **body = tilde_arena_newv (c->arena, St *, terms->len);
+  for (guint i = 0; i < terms->len; i++)
+    {
+      const MirStmt *t = g_ptr_array_index (terms, i);
+      body[i] = st_new (c, rt_st_skip, t);
+      if (!compile_fused_density (c, body[i], t->u.increment.expr, m->u.for_stmt.var))
+        return NULL;
+    }
+  St *s = st_new (c, rt_st_for_vector, m);
+  s->e = general->e;
+  s->e2 = general->e2;
+  s->else_s = general;
+  s->body = body;
+  s->n_body = (int) terms->len;
+  return s;
+}
+
 static St *compile_stmt (Compiler *c, const MirStmt *m, gboolean top);
+
+static gboolean is_read_data (const MirExpr *e);
+
+/* `T x; x = e;` (how declarations with a value are lowered) is compiled as
+ * `T x = e;`: the declaration then skips filling x with NaN. */
+static gboolean
+decl_then_assign (const MirStmt *d, const MirStmt *a)
+{
+  if (d->kind != MIR_STMT_DECL || d->u.decl.init_kind == MIR_DECL_ASSIGN || !d->u.decl.sized
+      || a->kind != MIR_STMT_ASSIGN)
+    return FALSE;
+  const MirLvalue *lv = a->u.assign.lhs;
+  return !lv->proj_of && lv->var && strcmp (lv->var, d->u.decl.name) == 0
+    && (!lv->indices || lv->indices->len == 0) && !is_read_data (a->u.assign.rhs)
+    && !mentions (a->u.assign.rhs, d->u.decl.name);
+}
+
+static gboolean
+sized_mentions (const MirSizedType *t, const char *var)
+{
+  if (!t)
+    return FALSE;
+  if ((t->dim1 && mentions (t->dim1, var)) || (t->dim2 && mentions (t->dim2, var))
+      || sized_mentions (t->elem, var))
+    return TRUE;
+  for (guint i = 0; t->members && i < t->members->len; i++)
+    if (sized_mentions (g_ptr_array_index (t->members, i), var))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+list_mentions (GPtrArray *stmts, guint from, const char *var);
+
+/* Whether statement m reads or writes `var` (conservatively: TRUE when
+ * unsure). */
+static gboolean
+stmt_mentions (const MirStmt *m, const char *var)
+{
+  switch (m->kind)
+    {
+    case MIR_STMT_ASSIGN:
+      {
+        const MirLvalue *lv = m->u.assign.lhs;
+        if (lv->proj_of || !lv->var || strcmp (lv->var, var) == 0
+            || mentions (m->u.assign.rhs, var))
+          return TRUE;
+        for (guint i = 0; lv->indices && i < lv->indices->len; i++)
+          {
+            const MirIndex *ix = g_ptr_array_index (lv->indices, i);
+            if ((ix->e && mentions (ix->e, var)) || (ix->upper && mentions (ix->upper, var)))
+              return TRUE;
+          }
+        return FALSE;
+      }
+    case MIR_STMT_TARGET_PLUS:
+    case MIR_STMT_JACOBIAN_PLUS:
+      return mentions (m->u.increment.expr, var);
+    case MIR_STMT_NR_CALL:
+      if (m->u.call.fun.kind == MIR_FUN_COMPILER && m->u.call.fun.data)
+        return TRUE;
+      for (guint i = 0; m->u.call.args && i < m->u.call.args->len; i++)
+        if (mentions (g_ptr_array_index (m->u.call.args, i), var))
+          return TRUE;
+      return FALSE;
+    case MIR_STMT_RETURN:
+      return m->u.ret.expr && mentions (m->u.ret.expr, var);
+    case MIR_STMT_IF:
+      return mentions (m->u.if_stmt.cond, var) || stmt_mentions (m->u.if_stmt.then_stmt, var)
+        || (m->u.if_stmt.else_stmt && stmt_mentions (m->u.if_stmt.else_stmt, var));
+    case MIR_STMT_WHILE:
+      return mentions (m->u.while_stmt.cond, var) || stmt_mentions (m->u.while_stmt.body, var);
+    case MIR_STMT_FOR:
+      return strcmp (m->u.for_stmt.var, var) == 0 || mentions (m->u.for_stmt.lower, var)
+        || mentions (m->u.for_stmt.upper, var) || stmt_mentions (m->u.for_stmt.body, var);
+    case MIR_STMT_PROFILE:
+      return list_mentions (m->u.profile.stmts, 0, var);
+    case MIR_STMT_BLOCK:
+    case MIR_STMT_SLIST:
+      return list_mentions (m->u.block.stmts, 0, var);
+    case MIR_STMT_DECL:
+      return strcmp (m->u.decl.name, var) == 0 || (m->u.decl.init && mentions (m->u.decl.init, var))
+        || sized_mentions (m->u.decl.sized, var);
+    case MIR_STMT_BREAK:
+    case MIR_STMT_CONTINUE:
+    case MIR_STMT_SKIP:
+      return FALSE;
+    default:
+      return TRUE;
+    }
+}
+
+static gboolean
+list_mentions (GPtrArray *stmts, guint from, const char *var)
+{
+  for (guint i = from; stmts && i < stmts->len; i++)
+    if (stmt_mentions (g_ptr_array_index (stmts, i), var))
+      return TRUE;
+  return FALSE;
+}
+
+/* ---- a multivariate normal of a covariance's Cholesky factor ----
+ *
+ * `matrix[N, N] L = cholesky_decompose(K); ... y ~ multi_normal_cholesky(mu, L);`
+ * with L read nowhere else is the multivariate normal of K: its gradient
+ * with respect to K comes straight from K's inverse, with no reverse sweep
+ * through the factorisation. The declaration still factors K (with the
+ * library's checks, at the same point) and keeps K in L's slot and the
+ * factor in a slot of its own; the density statement uses both. */
+
+static const MirExpr *
+chol_of (const MirExpr *e)
+{
+  return e && is_call (e, "cholesky_decompose", 1) ? arg (e, 0) : NULL;
+}
+
+static gboolean
+is_mvn_of (const MirStmt *m, const char *var)
+{
+  if (m->kind != MIR_STMT_TARGET_PLUS)
+    return FALSE;
+  const MirExpr *e = m->u.increment.expr;
+  if (e->kind != MIR_EXPR_CALL || e->u.call.fun.kind != MIR_FUN_STANLIB
+      || e->u.call.args->len != 3
+      || !(strcmp (e->u.call.fun.name, "multi_normal_cholesky_lpdf") == 0
+           || strcmp (e->u.call.fun.name, "multi_normal_cholesky_lupdf") == 0))
+    return FALSE;
+  const MirExpr *l = arg (e, 2);
+  return l->kind == MIR_EXPR_VAR && strcmp (l->u.var.name, var) == 0
+    && !mentions (arg (e, 0), var) && !mentions (arg (e, 1), var)
+    && rt_builtin_lookup (e->u.call.fun.name, 3) && rt_builtin_lookup ("cholesky_decompose", 1);
+}
+
+/* The position of the statement after `at` that is the one density of the
+ * factor `var`, when nothing else after `at` reads it; -1 otherwise. */
+static int
+mvn_of_factor (GPtrArray *stmts, guint at, const char *var)
+{
+  int found = -1;
+  for (guint i = at + 1; i < stmts->len; i++)
+    {
+      const MirStmt *m = g_ptr_array_index (stmts, i);
+      if (found < 0 && is_mvn_of (m, var))
+        found = (int) i;
+      else if (stmt_mentions (m, var))
+        return -1;
+    }
+  return found;
+}
+
+static St *
+compile_chol_decl (Compiler *c, const MirStmt *d, const MirExpr *k)
+{
+  St *s = st_new (c, rt_st_decl_chol, d);
+  s->sized = rt_compile_sized (c, d->u.decl.sized, NULL);
+  s->e = compile_expr (c, k);
+  s->builtin = rt_builtin_lookup ("cholesky_decompose", 1);
+  s->slot = bind (c, d->u.decl.name);
+  s->name = d->u.decl.name;
+  /* the factor's slot has a name no variable can have */
+  s->slot2 = bind (c, " factor");
+  g_ptr_array_set_size (c->slot_sized, c->n_slots);
+  return s;
+}
+
+static St *
+compile_mvn_cov (Compiler *c, const MirStmt *m, const St *decl)
+{
+  const MirExpr *e = m->u.increment.expr;
+  St *s = st_new (c, rt_st_mvn_cov, m);
+  s->e = compile_expr (c, arg (e, 0));
+  s->e2 = compile_expr (c, arg (e, 1));
+  s->slot = decl->slot;
+  s->slot2 = decl->slot2;
+  s->name = e->u.call.fun.name;
+  s->drop = is_lupdf (&e->u.call.fun);
+  s->builtin = rt_builtin_lookup (e->u.call.fun.name, 3);
+  s->else_s = (St *) decl;
+  return s;
+}
 
 static St *
 compile_list (Compiler *c, const MirStmt *m, GPtrArray *stmts, gboolean scope, gboolean top)
 {
   guint mark = c->scope->len;
   St *s = st_new (c, rt_st_block, m);
-  s->n_body = stmts ? (int) stmts->len : 0;
-  s->body = tilde_arena_newv (c->arena, St *, MAX (s->n_body, 1));
-  for (int i = 0; i < s->n_body; i++)
-    s->body[i] = compile_stmt (c, g_ptr_array_index (stmts, i), top);
+  int n = stmts ? (int) stmts->len : 0;
+  s->body = tilde_arena_newv (c->arena, St *, MAX (n, 1));
+  int mvn_at = -1;
+  St *chol = NULL;
+  for (int i = 0; i < n; i++)
+    {
+      const MirStmt *d = g_ptr_array_index (stmts, i);
+      const MirStmt *a = i + 1 < n ? g_ptr_array_index (stmts, i + 1) : NULL;
+      gboolean with_next = a && decl_then_assign (d, a);
+      St *st = NULL;
+      if (i == mvn_at)
+        {
+          st = compile_mvn_cov (c, d, chol);
+          chol = NULL;
+          mvn_at = -1;
+        }
+      else if (c->fused && !top && !chol && d->kind == MIR_STMT_DECL && d->u.decl.sized
+               && d->u.decl.sized->kind == MIR_SIZED_MATRIX)
+        {
+          const MirExpr *k = chol_of (with_next ? a->u.assign.rhs
+                                      : d->u.decl.init_kind == MIR_DECL_ASSIGN
+                                      ? d->u.decl.init : NULL);
+          int at = k ? mvn_of_factor (stmts, (guint) (with_next ? i + 1 : i), d->u.decl.name) : -1;
+          if (at >= 0)
+            {
+              chol = compile_chol_decl (c, d, k);
+              mvn_at = at;
+              st = chol;
+              i += with_next;
+            }
+        }
+      if (!st)
+        {
+          st = compile_stmt (c, d, top);
+          if (with_next)
+            {
+              st->e = compile_expr (c, a->u.assign.rhs);
+              i++;
+            }
+        }
+      s->body[s->n_body++] = st;
+    }
   if (scope)
     g_array_set_size (c->scope, mark);
   return s;
@@ -746,8 +1531,18 @@ compile_stmt (Compiler *c, const MirStmt *m, gboolean top)
     case MIR_STMT_TARGET_PLUS:
     case MIR_STMT_JACOBIAN_PLUS:
       s = st_new (c, rt_st_target, m);
-      s->e = compile_expr (c, m->u.increment.expr);
       s->target_jacobian = m->kind == MIR_STMT_JACOBIAN_PLUS;
+      if (c->fused && !c->as_written && !s->target_jacobian
+          && compile_fused_density (c, s, m->u.increment.expr, NULL))
+        {
+          /* the general form, as written, for what the fused one gives up on */
+          s->fn = rt_st_target_fused;
+          c->as_written++;
+          s->e = compile_expr (c, m->u.increment.expr);
+          c->as_written--;
+        }
+      else
+        s->e = compile_expr (c, m->u.increment.expr);
       return s;
     case MIR_STMT_NR_CALL:
       return compile_nr_call (c, m);
@@ -785,7 +1580,8 @@ compile_stmt (Compiler *c, const MirStmt *m, gboolean top)
         s->slot = bind (c, m->u.for_stmt.var);
         s->then_s = compile_stmt (c, m->u.for_stmt.body, FALSE);
         g_array_set_size (c->scope, mark);
-        return s;
+        St *v = c->fused ? compile_vector_loop (c, m, s) : NULL;
+        return v ? v : s;
       }
     case MIR_STMT_PROFILE:
       return compile_list (c, m, m->u.profile.stmts, TRUE, FALSE);

@@ -104,7 +104,8 @@ rt_stable_values (RtCtx *cx, const TildeValue *v)
   const double *x = rt_values (cx, v);
   /* a data scalar's value lives in the struct, often a caller's temporary */
   if (!v->ad && (v->kind == TILDE_VALUE_REAL || v->kind == TILDE_VALUE_COMPLEX))
-    return tilde_arena_memdup (cx->arena, x, sizeof (double) * (v->kind == TILDE_VALUE_COMPLEX ? 2 : 1));
+    return tilde_arena_memdup (cx->arena, x,
+                               sizeof (double) * (v->kind == TILDE_VALUE_COMPLEX ? 2 : 1));
   if (v->ad || !v->view || tilde_value_kind_is_scalar ((TildeValueKind) v->kind))
     return x;
   return tilde_arena_memdup (cx->arena, x, sizeof (double) * (gsize) tilde_value_flat_size (v));
@@ -312,6 +313,22 @@ map_scalars (RtCtx *cx, int nargs, const TildeValue *args, TildeValue *out, RtSc
 void
 rt_map (RtCtx *cx, int nargs, const TildeValue *args, TildeValue *out, RtScalarFn f)
 {
+  /* one real scalar, the common call in loops */
+  if (nargs == 1 && (args[0].kind == TILDE_VALUE_REAL || args[0].kind == TILDE_VALUE_INT))
+    {
+      double x = rt_scalar (cx, &args[0]), d;
+      double value = f (&x, &d);
+      if (!args[0].ad)
+        {
+          tilde_value_set_real (out, value);
+          return;
+        }
+      gint32 id = ad_unary (cx->tape, value, args[0].start, d);
+      if (id < 0)
+        rt_raise (cx, TILDE_MODEL_ERROR_FATAL, "the autodiff tape is full");
+      tilde_value_set_var (out, id);
+      return;
+    }
   const TildeValue *shape = NULL;
   g_assert (nargs <= MAX_MAP_ARGS);
   for (int k = 0; k < nargs; k++)

@@ -20,6 +20,8 @@ typedef struct St St;
 typedef struct Sz Sz;
 typedef struct Ev Ev;
 typedef struct RtFunction RtFunction;
+typedef struct Fx Fx;
+typedef struct Sx Sx;
 
 typedef enum {
   FLOW_NEXT,
@@ -59,6 +61,74 @@ struct Ex {
   int              tuple_slot;
   int              op;         /* specialised scalar arithmetic */
   const RtFunction *code;      /* a user-defined function */
+  const TildeShape *shape;     /* a parameter's shape, when its sizes were computed once */
+  Fx               *fx;        /* a fused expression (kids[0]: the same, compiled as usual) */
+  Sx               *sx;        /* a fused scalar expression: n_sx instructions */
+  int               n_sx;
+};
+
+/* A fused elementwise expression (fused.c): arithmetic over scalars and
+ * equal-sized one-dimensional containers, computed in one pass together
+ * with its partials (forward mode over its leaves) and recorded as at most
+ * one node. An argument of a density that is such an expression is then
+ * folded into the density's own node. In a vectorised loop the elements
+ * are the loop's iterations: slices and gathers of containers by the loop
+ * variable are the leaves. */
+typedef enum {
+  FX_LEAF,       /* e, evaluated as usual: a scalar, or (outside loops) a container */
+  FX_SLICE,      /* loops: e[n + sign * off] of a one-dimensional container e
+                  * (off NULL: 0) */
+  FX_GATHER,     /* loops: e[a] with a an int-valued Fx */
+  FX_LOOP_VAR,   /* loops: n */
+  FX_ROW_TIMES,  /* loops: e[n + sign * off] * b->e, a row of a matrix times a vector */
+  FX_ADD,
+  FX_SUB,
+  FX_MUL,
+  FX_DIV,
+  FX_FMA,
+  FX_NEG,
+} FxKind;
+
+struct Fx {
+  FxKind           kind;
+  Ex              *e, *off;
+  int              sign;
+  gboolean         ints;      /* arithmetic of ints: an overflow is the general path's error */
+  Fx              *a, *b, *c;
+  const RtBuiltin *times;     /* ROW_TIMES: the library's product */
+};
+
+/* A fused scalar expression (fused.c): real arithmetic and elementary
+ * functions of scalars as a short program, each instruction reading
+ * earlier ones; run forward for the value and the local partials, then
+ * backward over the program for the partials with respect to the leaves,
+ * and recorded as one node. The leaves are evaluated as usual, in the
+ * order the expression names them. */
+#define SX_MAX_LEAVES 8
+#define SX_MAX_PROGRAM 24
+
+typedef enum {
+  SX_LEAF,
+  SX_ADD,
+  SX_SUB,
+  SX_MUL,
+  SX_DIV,
+  SX_FMA,
+  SX_POW,
+  SX_NEG,
+  SX_SQUARE,
+  SX_SQRT,
+  SX_EXP,
+  SX_LOG,
+  SX_EXPM1,
+  SX_INV,
+  SX_INV_LOGIT,
+} SxOp;
+
+struct Sx {
+  SxOp  op;
+  guint8 a, b, c;  /* the instructions whose values it reads */
+  Ex   *e;         /* LEAF */
 };
 
 /* A compiled function of the functions block: its own frame of slots. */
@@ -89,6 +159,12 @@ struct St {
   const char    *name;
   const char    *var_name;
   MirTransformKind tkind;
+  /* a density with fused arguments (and each term of a vectorised loop) */
+  const RtBuiltin *builtin;
+  gboolean       drop;
+  Fx           **fx;
+  int            n_fx;
+  int            slot2;        /* a covariance's Cholesky factor */
 };
 
 /* What one evaluation works with. */
@@ -97,7 +173,8 @@ struct Ev {
   TildeValue         *slots;
   /* target */
   double              target_const;
-  GArray             *terms;        /* gint32 ids */
+  gint32             *terms;        /* the ad terms' ids */
+  guint               n_terms, cap_terms;
   gboolean            jacobian;
   gboolean            in_log_prob;
   /* parameters */
@@ -125,17 +202,26 @@ St       *rt_compile_part    (Compiler *c, GPtrArray *stmts, gboolean globals, g
  * when a body uses what the runtime lacks. */
 gboolean  rt_compile_functions (Compiler *c, GPtrArray *functions, char **error);
 Sz       *rt_compile_sized   (Compiler *c, const MirSizedType *t, char **error);
+/* Whether compilers made from now on use the fused and vectorised forms
+ * (the default); off, every statement runs as written (for tests that
+ * compare the two). */
+void      rt_compiler_set_fused (gboolean on);
 /* The memory of the compiled trees, for whoever keeps them. */
 TildeArena *rt_compiler_steal_arena (Compiler *c);
 int       rt_compiler_n_slots   (const Compiler *c);
 int       rt_compiler_n_globals (const Compiler *c);
 /* The data-only expressions of log_prob that may be computed once. */
 GPtrArray *rt_compiler_cached (const Compiler *c);
+/* The parameter reads whose sizes are data (their shapes may be computed
+ * once, with rt_param_shape, into Ex.shape). */
+GPtrArray *rt_compiler_param_reads (const Compiler *c);
 
 /* Execution */
 Flow        rt_exec        (Ev *ev, const St *s);
 void        rt_eval        (Ev *ev, const Ex *e, TildeValue *out);
 TildeShape *rt_eval_sized  (Ev *ev, const Sz *sz);
+/* The shape of the parameter a read_param expression reads. */
+const TildeShape *rt_param_shape (Ev *ev, const Ex *e);
 /* Appends the scalars of v in Stan CSV order (column-major over all
  * dimensions). */
 void        rt_write_value (Ev *ev, const TildeValue *v);
@@ -164,6 +250,7 @@ void rt_ex_int_arith  (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_real_arith (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_compare    (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_index1     (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_fma3       (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_user_call  (Ev *ev, const Ex *e, TildeValue *out);
 
 Flow rt_st_block     (Ev *ev, const St *s);
@@ -185,5 +272,31 @@ Flow rt_st_print     (Ev *ev, const St *s);
 Flow rt_st_reject    (Ev *ev, const St *s);
 Flow rt_st_expr      (Ev *ev, const St *s);
 Flow rt_st_return_value (Ev *ev, const St *s);
+/* fused.c: `target += density (...)` with fused arguments (s->e is the
+ * same statement compiled as usual, for what the fused form does not
+ * cover); a loop of such statements run once over all its iterations
+ * (s->else_s is the loop compiled as usual, run instead when the
+ * vectorised form raises an error, so that errors are the loop's own). */
+Flow rt_st_target_fused (Ev *ev, const St *s);
+/* `matrix L = cholesky_decompose (K)` keeping K in L's slot and the factor
+ * (data) in slot2; `y ~ multi_normal_cholesky (mu, L)` of such an L. */
+Flow rt_st_decl_chol    (Ev *ev, const St *s);
+Flow rt_st_mvn_cov      (Ev *ev, const St *s);
+/* An elementwise expression of containers computed as one node. */
+void rt_ex_fused        (Ev *ev, const Ex *e, TildeValue *out);
+/* A scalar expression computed as one node. */
+void rt_ex_sx           (Ev *ev, const Ex *e, TildeValue *out);
+Flow rt_st_for_vector   (Ev *ev, const St *s);
+/* How often, in this process, a fused form gave way to the general one. */
+guint rt_fused_fallbacks (void);
+
+/* model.c: the statements and expressions of log_prob in a fused or
+ * vectorised form. */
+guint rt_model_count_fused (const TildeModel *m);
+
+/* exec.c, for fused.c */
+void rt_add_term (Ev *ev, const TildeValue *v);
+/* v[lo:hi] along the first dimension (1-based, inclusive). */
+TildeValue rt_index_range (Ev *ev, const TildeValue *v, int lo, int hi);
 
 G_END_DECLS

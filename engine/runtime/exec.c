@@ -530,6 +530,75 @@ index_value (Ev *ev, const TildeValue *v, const Ix *ix, int n)
             tilde_value_kind_name ((TildeValueKind) v->kind));
 }
 
+TildeValue
+rt_index_range (Ev *ev, const TildeValue *v, int lo, int hi)
+{
+  Ix ix = { .kind = MIR_INDEX_BETWEEN, .lo = lo, .hi = hi };
+  return index_value (ev, v, &ix, 1);
+}
+
+/* A vector, row vector or flat array of ints or reals (not complex). */
+static inline gboolean
+is_real_1d (const TildeValue *v)
+{
+  return v->kind == TILDE_VALUE_VECTOR || v->kind == TILDE_VALUE_ROW_VECTOR
+    || (v->kind == TILDE_VALUE_ARRAY && tilde_value_is_flat (v));
+}
+
+/* Fails, as positions does, on the first of idx[0..n) outside 1..len. */
+static void
+check_positions (Ev *ev, const int *idx, gint32 n, gint32 len)
+{
+  int lo = 1, hi = 1;
+  /* the common case in one pass without branches */
+  for (gint32 k = 0; k < n; k++)
+    {
+      lo = MIN (lo, idx[k]);
+      hi = MAX (hi, idx[k]);
+    }
+  if (lo >= 1 && hi <= len)
+    return;
+  for (gint32 k = 0; k < n; k++)
+    if (idx[k] < 1 || idx[k] > len)
+      out_of_range (ev, idx[k], len);
+}
+
+/* v[idx] of a one-dimensional v: what positions and gather do, without
+ * their intermediate array. */
+static TildeValue
+gather_multi (Ev *ev, const TildeValue *v, const int *idx, gint32 n)
+{
+  gint32 len = tilde_value_flat_size (v);
+  gboolean row = v->kind == TILDE_VALUE_ROW_VECTOR;
+  TildeValue r = { .kind = v->kind, .elem = v->elem, .ad = v->ad, .rows = row ? 1 : n,
+                   .cols = row ? n : 1 };
+  gsize m = (gsize) MAX (n, 1);
+  check_positions (ev, idx, n, len);
+  if (v->ad)
+    {
+      gint32 *ids = r.idx = tilde_arena_alloc (CX->arena, sizeof (gint32) * m);
+      if (v->idx)
+        for (gint32 k = 0; k < n; k++)
+          ids[k] = v->idx[idx[k] - 1];
+      else
+        for (gint32 k = 0; k < n; k++)
+          ids[k] = v->start - 1 + idx[k];
+    }
+  else if (v->kind == TILDE_VALUE_ARRAY && v->elem == TILDE_VALUE_INT)
+    {
+      int *iv = r.u.iv = tilde_arena_alloc (CX->arena, sizeof (int) * m);
+      for (gint32 k = 0; k < n; k++)
+        iv[k] = v->u.iv[idx[k] - 1];
+    }
+  else
+    {
+      double *d = r.u.d = rt_alloc_d (CX, (gsize) n);
+      for (gint32 k = 0; k < n; k++)
+        d[k] = v->u.d[idx[k] - 1];
+    }
+  return r;
+}
+
 void
 rt_ex_indexed (Ev *ev, const Ex *e, TildeValue *out)
 {
@@ -539,13 +608,17 @@ rt_ex_indexed (Ev *ev, const Ex *e, TildeValue *out)
   rt_eval (ev, e->kids[0], &base);
   eval_indices (ev, e->kids + 1, e->index_kinds, e->n_index, ix);
   /* the common x[i] of a flat container without a trip through the general path */
-  if (e->n_index == 1 && ix[0].kind == MIR_INDEX_SINGLE && tilde_value_is_flat (&base)
-      && base.kind != TILDE_VALUE_MATRIX && base.kind < TILDE_VALUE_COMPLEX_VECTOR)
+  if (e->n_index == 1 && ix[0].kind == MIR_INDEX_SINGLE && is_real_1d (&base))
     {
       gint32 len = tilde_value_flat_size (&base);
       if (ix[0].i < 1 || ix[0].i > len)
         out_of_range (ev, ix[0].i, len);
       *out = scalar_at (&base, ix[0].i - 1);
+      return;
+    }
+  if (e->n_index == 1 && ix[0].kind == MIR_INDEX_MULTI && is_real_1d (&base))
+    {
+      *out = gather_multi (ev, &base, ix[0].multi, ix[0].n_multi);
       return;
     }
   *out = index_value (ev, &base, ix, e->n_index);
@@ -594,6 +667,53 @@ rt_ex_compare (Ev *ev, const Ex *e, TildeValue *out)
     default: r = x != y; break;
     }
   tilde_value_set_int (out, r);
+}
+
+static inline double
+real_value (Ev *ev, const TildeValue *v)
+{
+  return v->ad ? CX->tape->val[v->start] : v->kind == TILDE_VALUE_INT ? v->u.i : v->u.r;
+}
+
+/* fma of three scalars, the optimised form of a + b * c in loops: one node. */
+void
+rt_ex_fma3 (Ev *ev, const Ex *e, TildeValue *out)
+{
+  TildeValue a, b, c;
+  rt_eval (ev, e->kids[0], &a);
+  rt_eval (ev, e->kids[1], &b);
+  rt_eval (ev, e->kids[2], &c);
+  double x = real_value (ev, &a), y = real_value (ev, &b), z = real_value (ev, &c);
+  double v = fma (x, y, z);
+  /* the operands that are variables, with their partials y, x and 1 */
+  gint32 id[3];
+  double d[3];
+  int n = 0;
+  if (a.ad)
+    id[n] = a.start, d[n++] = y;
+  if (b.ad)
+    id[n] = b.start, d[n++] = x;
+  if (c.ad)
+    id[n] = c.start, d[n++] = 1;
+  gint32 r;
+  switch (n)
+    {
+    case 0:
+      tilde_value_set_real (out, v);
+      return;
+    case 1:
+      r = ad_unary (CX->tape, v, id[0], d[0]);
+      break;
+    case 2:
+      r = ad_binary (CX->tape, v, id[0], d[0], id[1], d[1]);
+      break;
+    default:
+      r = ad_ternary (CX->tape, v, id[0], d[0], id[1], d[1], id[2], d[2]);
+      break;
+    }
+  if (r < 0)
+    rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "the autodiff tape is full");
+  tilde_value_set_var (out, r);
 }
 
 void
@@ -757,9 +877,8 @@ rt_st_assign (Ev *ev, const St *s)
       return FLOW_NEXT;
     }
   /* x[i] = scalar: the hot case in loops */
-  if (s->n_lv_index == 1 && s->lv_kinds[0] == MIR_INDEX_SINGLE && tilde_value_is_flat (t)
-      && t->kind != TILDE_VALUE_MATRIX && tilde_value_kind_is_scalar ((TildeValueKind) v.kind)
-      && t->kind < TILDE_VALUE_COMPLEX_VECTOR)
+  if (s->n_lv_index == 1 && s->lv_kinds[0] == MIR_INDEX_SINGLE && is_real_1d (t)
+      && tilde_value_kind_is_scalar ((TildeValueKind) v.kind))
     {
       TildeValue iv;
       rt_eval (ev, s->lv_index[0], &iv);
@@ -846,16 +965,39 @@ rt_eval_sized (Ev *ev, const Sz *sz)
   return s;
 }
 
+/* The rows and columns a vector, row vector or matrix is declared with. */
+static void
+declared_size (Ev *ev, const Sz *sz, gint32 *rows, gint32 *cols)
+{
+  *rows = sz->kind == TILDE_VALUE_ROW_VECTOR ? 1 : size_of (ev, sz->d1);
+  *cols = sz->kind == TILDE_VALUE_VECTOR ? 1 : size_of (ev, sz->kind == TILDE_VALUE_MATRIX
+                                                        ? sz->d2 : sz->d1);
+  if (*rows < 0 || *cols < 0)
+    rt_raise (CX, TILDE_MODEL_ERROR_INDEX, "negative size in a declaration");
+}
+
 Flow
 rt_st_decl (Ev *ev, const St *s)
 {
   TildeValue *t = &ev->slots[s->slot];
-  if (s->sized && s->sized->kind == TILDE_VALUE_REAL)
+  const Sz *sz = s->sized;
+  /* a vector or matrix with a value: only its size matters */
+  if (sz && s->e && (sz->kind == TILDE_VALUE_VECTOR || sz->kind == TILDE_VALUE_ROW_VECTOR
+                     || sz->kind == TILDE_VALUE_MATRIX))
+    {
+      TildeValue v, d = { .kind = sz->kind };
+      declared_size (ev, sz, &d.rows, &d.cols);
+      rt_eval (ev, s->e, &v);
+      check_same_size (ev, s->name, &d, &v);
+      *t = own_copy (ev, &v);
+      return FLOW_NEXT;
+    }
+  if (sz && sz->kind == TILDE_VALUE_REAL)
     tilde_value_set_real (t, NAN);
-  else if (s->sized && s->sized->kind == TILDE_VALUE_INT)
+  else if (sz && sz->kind == TILDE_VALUE_INT)
     tilde_value_set_int (t, G_MININT);
-  else if (s->sized)
-    *t = tilde_value_new_data (CX->arena, rt_eval_sized (ev, s->sized));
+  else if (sz)
+    *t = tilde_value_new_data (CX->arena, rt_eval_sized (ev, sz));
   else
     *t = tilde_value_int (0);
   if (s->e)
@@ -864,10 +1006,33 @@ rt_st_decl (Ev *ev, const St *s)
       rt_eval (ev, s->e, &v);
       if (t->kind == TILDE_VALUE_REAL && v.kind == TILDE_VALUE_INT)
         v = tilde_value_real (v.u.i);
-      if (s->sized)
+      if (sz)
         check_same_size (ev, s->name, t, &v);
       *t = own_copy (ev, &v);
     }
+  return FLOW_NEXT;
+}
+
+Flow
+rt_st_decl_chol (Ev *ev, const St *s)
+{
+  TildeValue d = { .kind = TILDE_VALUE_MATRIX }, k, values, l;
+  declared_size (ev, s->sized, &d.rows, &d.cols);
+  rt_eval (ev, s->e, &k);
+  /* the factor's values only: its derivatives are the density's business */
+  values = k;
+  if (k.ad)
+    {
+      values.ad = 0;
+      values.idx = NULL;
+      values.view = 0;
+      values.u.d = (double *) rt_values (CX, &k);
+    }
+  CX->fn_name = "cholesky_decompose";
+  s->builtin->fn (CX, 1, &values, &l);
+  check_same_size (ev, s->name, &d, &l);
+  ev->slots[s->slot] = own_copy (ev, &k);
+  ev->slots[s->slot2] = l;
   return FLOW_NEXT;
 }
 
@@ -922,27 +1087,71 @@ param_shape (Ev *ev, const TildeType *type, const int *dims, int n, int *k)
   return s;
 }
 
-static void
-add_term (Ev *ev, const TildeValue *v)
+void
+rt_add_term (Ev *ev, const TildeValue *v)
 {
   TildeValue s = *v;
   if (!tilde_value_kind_is_scalar ((TildeValueKind) v->kind))
     rt_sum (CX, v, &s);
   if (s.ad)
-    g_array_append_val (ev->terms, s.start);
+    {
+      if (G_UNLIKELY (ev->n_terms == ev->cap_terms))
+        {
+          ev->cap_terms = MAX (16, 2 * ev->cap_terms);
+          ev->terms = g_renew (gint32, ev->terms, ev->cap_terms);
+        }
+      ev->terms[ev->n_terms++] = s.start;
+    }
   else
     ev->target_const += rt_scalar (CX, &s);
 }
 
-void
-rt_ex_read_param (Ev *ev, const Ex *e, TildeValue *out)
+const TildeShape *
+rt_param_shape (Ev *ev, const Ex *e)
 {
+  if (e->shape)
+    return e->shape;
   int dims[8];
   int nd = MIN (e->n_kids, 8);
   for (int i = 0; i < nd; i++)
     dims[i] = size_of (ev, e->kids[i]);
   int k = 0;
-  TildeShape *shape = param_shape (ev, e->type, dims, nd, &k);
+  return param_shape (ev, e->type, dims, nd, &k);
+}
+
+/* An unconstrained parameter of reals is a view of theta, as the identity
+ * transform makes it. */
+static gboolean
+read_identity (const TildeShape *shape, const TildeValue *u, TildeValue *out)
+{
+  gboolean eigen = shape->kind == TILDE_VALUE_VECTOR || shape->kind == TILDE_VALUE_ROW_VECTOR
+    || shape->kind == TILDE_VALUE_MATRIX;
+  gboolean reals = shape->kind == TILDE_VALUE_ARRAY && shape->elem->kind == TILDE_VALUE_REAL;
+  if (shape->kind == TILDE_VALUE_REAL)
+    {
+      if (u->ad)
+        tilde_value_set_var (out, u->start);
+      else
+        tilde_value_set_real (out, u->u.d[0]);
+      return TRUE;
+    }
+  if (!eigen && !reals)
+    return FALSE;
+  *out = (TildeValue) { .kind = (guint8) shape->kind, .rows = shape->rows,
+                        .cols = reals ? 1 : shape->cols, .ad = u->ad };
+  if (reals)
+    out->elem = TILDE_VALUE_REAL;
+  if (u->ad)
+    out->start = u->start;
+  else
+    out->u.d = u->u.d;
+  return TRUE;
+}
+
+void
+rt_ex_read_param (Ev *ev, const Ex *e, TildeValue *out)
+{
+  const TildeShape *shape = rt_param_shape (ev, e);
   gint32 n = rt_free_size (e->tkind, shape);
   gint32 total = tilde_value_flat_size (ev->theta);
   if (ev->theta_pos + n > total)
@@ -955,6 +1164,8 @@ rt_ex_read_param (Ev *ev, const Ex *e, TildeValue *out)
   else
     u.u.d = ev->theta->u.d + ev->theta_pos;
   ev->theta_pos += n;
+  if (e->tkind == MIR_TRANS_IDENTITY && read_identity (shape, &u, out))
+    return;
   TildeValue a, b, lj;
   if (e->ta)
     rt_eval (ev, e->ta, &a);
@@ -963,7 +1174,7 @@ rt_ex_read_param (Ev *ev, const Ex *e, TildeValue *out)
   CX->fn_name = "constrain";
   rt_constrain (CX, e->tkind, e->ta ? &a : NULL, e->tb ? &b : NULL, shape, &u, out, &lj);
   if (ev->jacobian && ev->in_log_prob)
-    add_term (ev, &lj);
+    rt_add_term (ev, &lj);
 }
 
 /* ---- statements ---- */
@@ -993,7 +1204,7 @@ rt_st_target (Ev *ev, const St *s)
     return FLOW_NEXT;
   TildeValue v;
   rt_eval (ev, s->e, &v);
-  add_term (ev, &v);
+  rt_add_term (ev, &v);
   return FLOW_NEXT;
 }
 

@@ -22,7 +22,8 @@ typedef struct {
 typedef struct {
   AdTape     *tape;
   TildeValue *slots;
-  GArray     *terms;
+  gint32     *terms;
+  guint       cap_terms;
   double     *out;
   gsize       cap_out;
 } Workspace;
@@ -40,7 +41,8 @@ struct TildeModel {
   char       **names[4];     /* by (tp, gq) flags */
   char       **free_names;
   GMutex       lock;
-  GPtrArray   *pool;
+  Workspace  **pool;         /* workspaces not in use */
+  guint        n_pool, cap_pool;
 };
 
 void
@@ -58,7 +60,6 @@ workspace_new (TildeModel *m)
   Workspace *w = g_new0 (Workspace, 1);
   w->tape = ad_tape_new ();
   w->slots = g_new0 (TildeValue, MAX (m->n_slots, 1));
-  w->terms = g_array_new (FALSE, FALSE, sizeof (gint32));
   return w;
 }
 
@@ -68,7 +69,7 @@ workspace_free (gpointer p)
   Workspace *w = p;
   ad_tape_free (w->tape);
   g_free (w->slots);
-  g_array_unref (w->terms);
+  g_free (w->terms);
   g_free (w->out);
   g_free (w);
 }
@@ -78,8 +79,8 @@ workspace_take (TildeModel *m)
 {
   Workspace *w = NULL;
   g_mutex_lock (&m->lock);
-  if (m->pool->len)
-    w = g_ptr_array_steal_index_fast (m->pool, m->pool->len - 1);
+  if (m->n_pool)
+    w = m->pool[--m->n_pool];
   g_mutex_unlock (&m->lock);
   return w ? w : workspace_new (m);
 }
@@ -88,7 +89,12 @@ static void
 workspace_give (TildeModel *m, Workspace *w)
 {
   g_mutex_lock (&m->lock);
-  g_ptr_array_add (m->pool, w);
+  if (m->n_pool == m->cap_pool)
+    {
+      m->cap_pool = MAX (4, 2 * m->cap_pool);
+      m->pool = g_renew (Workspace *, m->pool, m->cap_pool);
+    }
+  m->pool[m->n_pool++] = w;
   g_mutex_unlock (&m->lock);
 }
 
@@ -104,8 +110,8 @@ ev_init (Ev *ev, TildeModel *m, Workspace *w, jmp_buf *jmp)
   ev->slots = w->slots;
   if (m->globals)
     memcpy (ev->slots, m->globals, sizeof (TildeValue) * (gsize) m->n_globals);
-  g_array_set_size (w->terms, 0);
   ev->terms = w->terms;
+  ev->cap_terms = w->cap_terms;
   ev->out = w->out;
   ev->cap_out = w->cap_out;
 }
@@ -115,6 +121,8 @@ ev_done (Ev *ev, Workspace *w)
 {
   w->out = ev->out;
   w->cap_out = ev->cap_out;
+  w->terms = ev->terms;
+  w->cap_terms = ev->cap_terms;
   g_free (ev->cx.err_msg);
   ev->cx.err_msg = NULL;
 }
@@ -323,6 +331,24 @@ compute_cached (TildeModel *m, Compiler *c, Workspace *w)
     }
 }
 
+/* Parameter shapes depend on data only: computed once. */
+static void
+compute_param_shapes (TildeModel *m, Compiler *c, Workspace *w)
+{
+  GPtrArray *reads = rt_compiler_param_reads (c);
+  for (guint i = 0; i < reads->len; i++)
+    {
+      Ex *e = g_ptr_array_index (reads, i);
+      jmp_buf jmp;
+      Ev ev;
+      ev_init (&ev, m, w, &jmp);
+      ev.cx.arena = m->persist;
+      if (setjmp (jmp) == 0)
+        e->shape = rt_param_shape (&ev, e);
+      ev_done (&ev, w);
+    }
+}
+
 static gboolean
 describe_outputs (TildeModel *m, Compiler *c, Workspace *w, GPtrArray *diagnostics)
 {
@@ -398,7 +424,6 @@ tilde_model_new (const MirProgram *program, const TildeJsonData *data, GPtrArray
   single_threaded_blas ();
   TildeModel *m = g_new0 (TildeModel, 1);
   g_mutex_init (&m->lock);
-  m->pool = g_ptr_array_new_with_free_func (workspace_free);
   m->prog = mir_transform_program (program);
   m->persist = tilde_arena_new (64 * 1024);
   g_autoptr (TildeJsonData) empty = data ? NULL : tilde_json_data_new_empty ();
@@ -438,10 +463,11 @@ tilde_model_new (const MirProgram *program, const TildeJsonData *data, GPtrArray
                                    sizeof (TildeValue) * (gsize) MAX (m->n_globals, 1));
   ev_done (&ev, w);
   compute_cached (m, c, w);
+  compute_param_shapes (m, c, w);
   gboolean ok = describe_outputs (m, c, w, diagnostics);
   m->code = rt_compiler_steal_arena (c);
   rt_compiler_free (c);
-  g_ptr_array_add (m->pool, w);
+  workspace_give (m, w);
   if (!ok)
     {
       tilde_model_free (m);
@@ -455,7 +481,9 @@ tilde_model_free (TildeModel *m)
 {
   if (!m)
     return;
-  g_ptr_array_unref (m->pool);
+  for (guint i = 0; i < m->n_pool; i++)
+    workspace_free (m->pool[i]);
+  g_free (m->pool);
   g_mutex_clear (&m->lock);
   mir_program_free (m->prog);
   tilde_arena_free (m->code);
@@ -500,6 +528,43 @@ tilde_model_unconstrained_names (const TildeModel *m)
   return (const char *const *) m->free_names;
 }
 
+/* ---- inspection ---- */
+
+static guint
+count_fused_ex (const Ex *e)
+{
+  if (!e)
+    return 0;
+  if (e->fn == rt_ex_fused)
+    return 1;
+  guint n = e->fn == rt_ex_sx;
+  for (int i = 0; e->fn == rt_ex_sx && i < e->n_sx; i++)
+    n += count_fused_ex (e->sx[i].e);
+  for (int i = 0; i < e->n_kids; i++)
+    n += count_fused_ex (e->kids[i]);
+  return n;
+}
+
+static guint
+count_fused (const St *s)
+{
+  if (!s)
+    return 0;
+  if (s->fn == rt_st_target_fused || s->fn == rt_st_for_vector || s->fn == rt_st_mvn_cov)
+    return 1;
+  guint n = count_fused (s->then_s) + count_fused (s->else_s) + count_fused_ex (s->e)
+    + count_fused_ex (s->e2);
+  for (int i = 0; i < s->n_body; i++)
+    n += count_fused (s->body[i]);
+  return n;
+}
+
+guint
+rt_model_count_fused (const TildeModel *m)
+{
+  return count_fused (m->parts[MIR_PART_LOG_PROB]);
+}
+
 /* ---- evaluation ---- */
 
 double
@@ -527,12 +592,12 @@ tilde_model_log_density (TildeModel *m, const double *theta, gboolean propto, gb
       return NAN;
     }
   double lp = ev.target_const;
-  const gint32 *terms = (const gint32 *) ev.terms->data;
-  for (guint i = 0; i < ev.terms->len; i++)
+  const gint32 *terms = ev.terms;
+  for (guint i = 0; i < ev.n_terms; i++)
     lp += w->tape->val[terms[i]];
   if (gradient)
     {
-      ad_gradient (w->tape, terms, ev.terms->len);
+      ad_gradient (w->tape, terms, ev.n_terms);
       memcpy (gradient, w->tape->adj + th.start, sizeof (double) * (gsize) P);
     }
   ev_done (&ev, w);

@@ -55,7 +55,8 @@ rt_alloc_d (RtCtx *cx, gsize n)
  * contiguous), ints converted. */
 const double *rt_values (RtCtx *cx, const TildeValue *v);
 /* rt_values for a node that reads the values again in the reverse sweep:
- * data a variable holds (which a later assignment may change) is copied. */
+ * data a variable holds (which a later assignment may change) is copied,
+ * and so is a data scalar's value, which lives in the value itself. */
 const double *rt_stable_values (RtCtx *cx, const TildeValue *v);
 /* The value as a double: an int, a real or an ad scalar. */
 double        rt_scalar (RtCtx *cx, const TildeValue *v);

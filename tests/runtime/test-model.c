@@ -253,6 +253,73 @@ test_variables_changed_after_use (void)
   check_gradient_fd (m, theta, TRUE, TRUE);
 }
 
+/* x[idx] of vectors, row vectors and arrays: the elements in the order
+ * idx names them, repeats included; an index out of range names itself. */
+static void
+test_multi_index (void)
+{
+  const char *source =
+    "data { array[4] int idx; array[3] int k; array[3] real a; row_vector[3] r; int bad; }\n"
+    "parameters { vector[3] v; }\n"
+    "model {\n"
+    "  array[2] int wrong = {1, bad};\n"
+    "  target += sum(v[idx]) + sum(r[idx]) + sum(a[idx]) + sum(k[idx]);\n"
+    "  target += num_elements(r[idx]) * 1000 + sum(v[wrong]);\n"
+    "}\n";
+  g_autoptr (TildeModel) m = rt_test_model (source, "{\"idx\": [3, 1, 3, 2], \"k\": [10, 20, 30], "
+                                            "\"a\": [0.5, 0.25, 0.125], \"r\": [1, 2, 4], "
+                                            "\"bad\": 2}");
+  double theta[3] = { 0.1, 0.2, 0.3 }, g[3];
+  g_autoptr (TildeModelError) e = NULL;
+  double lp = tilde_model_log_density (m, theta, FALSE, TRUE, g, &e);
+  g_assert_null (e);
+  /* v3 + v1 + v3 + v2, 4 + 1 + 4 + 2, .125 + .5 + .125 + .25, 30 + 10 + 30 + 20, 4000, v1 + v2 */
+  g_assert_cmpfloat_with_epsilon (lp, 0.9 + 11 + 1 + 90 + 4000 + 0.3, 1e-12);
+  g_assert_cmpfloat (g[0], ==, 2);
+  g_assert_cmpfloat (g[1], ==, 2);
+  g_assert_cmpfloat (g[2], ==, 2);
+  g_autoptr (TildeModel) m2 = rt_test_model (source, "{\"idx\": [3, 1, 3, 2], \"k\": [10, 20, 30], "
+                                             "\"a\": [0.5, 0.25, 0.125], \"r\": [1, 2, 4], "
+                                             "\"bad\": 4}");
+  lp = tilde_model_log_density (m2, theta, FALSE, TRUE, g, &e);
+  g_assert_true (isnan (lp));
+  g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_INDEX);
+  g_assert_cmpstr (e->message, ==, "index 4 out of range; expecting index to be between 1 and 3");
+}
+
+/* A declaration with a value checks the value's size against the declared
+ * one, whichever form the statement is compiled to. */
+static void
+test_declared_sizes (void)
+{
+  static const struct { const char *decl; const char *message; } cases[] = {
+    { "vector[n] v = mu * x;",
+      "assign: size of left-hand side v (2 x 1) and size of right-hand side (3 x 1) must match" },
+    { "row_vector[n] r = mu * x';",
+      "assign: size of left-hand side r (1 x 2) and size of right-hand side (1 x 3) must match" },
+    { "matrix[n, n] L = cholesky_decompose(add_diag(rep_matrix(mu, 3, 3), 1));\n"
+      "  x ~ multi_normal_cholesky(rep_vector(0, 3), L);",
+      "assign: size of left-hand side L (2 x 2) and size of right-hand side (3 x 3) must match" },
+    { "vector[m] v = mu * x;", "Found negative dimension size in variable declaration; "
+      "variable=v; dimension size expression=m; expression value=-1" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *source = g_strdup_printf (
+        "data { int n; int m; vector[3] x; }\n"
+        "parameters { real mu; }\n"
+        "model {\n"
+        "  %s\n"
+        "}\n", cases[i].decl);
+      g_autoptr (TildeModel) m = rt_test_model (source, "{\"n\": 2, \"m\": -1, \"x\": [1, 2, 3]}");
+      double theta[1] = { 0.5 }, g[1];
+      g_autoptr (TildeModelError) e = NULL;
+      g_assert_true (isnan (tilde_model_log_density (m, theta, TRUE, TRUE, g, &e)));
+      g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_INDEX);
+      g_assert_cmpstr (e->message, ==, cases[i].message);
+    }
+}
+
 /* Data-only terms are computed once, but a ~ statement of data alone still
  * follows the evaluation's propto. */
 static void
@@ -633,6 +700,8 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/model/program-gradient", test_program_gradient);
   g_test_add_func ("/runtime/model/no-allocation", test_no_allocation);
   g_test_add_func ("/runtime/model/data-only-terms", test_data_only_terms);
+  g_test_add_func ("/runtime/model/multi-index", test_multi_index);
+  g_test_add_func ("/runtime/model/declared-sizes", test_declared_sizes);
   g_test_add_func ("/runtime/model/variables-changed-after-use", test_variables_changed_after_use);
   g_test_add_func ("/runtime/model/errors-are-values", test_errors_are_values);
   g_test_add_func ("/runtime/model/unsupported-at-preparation", test_unsupported_at_preparation);

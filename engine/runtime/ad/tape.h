@@ -44,7 +44,9 @@ struct AdTape {
   AdNode     *nodes;
   guint       n_nodes;
   guint       cap_nodes;
-  TildeArena *arena;      /* node payloads and the evaluation's temporaries */
+  guint8     *payloads;   /* node payloads, bumped (reserved like val and adj) */
+  gsize       payload_used, payload_cap;
+  TildeArena *arena;      /* the evaluation's temporaries, and payloads past the reserve */
 };
 
 /* One operand of a generic node: `n` ids (start .. start + n - 1, or listed
@@ -79,6 +81,8 @@ gint32  ad_constant   (AdTape *tape, double value);
 /* out = value; d out / d a = da */
 gint32  ad_unary      (AdTape *tape, double value, gint32 a, double da);
 gint32  ad_binary     (AdTape *tape, double value, gint32 a, double da, gint32 b, double db);
+gint32  ad_ternary    (AdTape *tape, double value, gint32 a, double da, gint32 b, double db,
+                       gint32 c, double dc);
 /* One output depending on every element of each operand. Operand arrays
  * and partials must stay alive for the evaluation (arena memory). */
 gint32  ad_reduction  (AdTape *tape, double value, guint n_ops, const AdOperand *ops);
@@ -86,6 +90,15 @@ gint32  ad_reduction  (AdTape *tape, double value, guint n_ops, const AdOperand 
  * depends on element i of each operand (element 0 when the operand has
  * n == 1), with partial[i]. */
 void    ad_elementwise (AdTape *tape, gint32 out, gint32 n, guint n_ops, const AdOperand *ops);
+
+/* Folds the elementwise node at position `node` into the last node, a
+ * reduction with one operand over exactly that node's outputs: the operand
+ * is replaced by the elementwise node's own operands, the partials
+ * multiplied through (the chain rule applied once, while recording), and
+ * the elementwise node is removed. The caller guarantees that nothing else
+ * reads those outputs. FALSE, and nothing changed, when the nodes are not
+ * of that form. */
+gboolean ad_fold_elementwise (AdTape *tape, guint node);
 
 /* Sets every adjoint to zero, the adjoint of each seed to 1 and runs the
  * reverse sweep. */

@@ -1,0 +1,647 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Densities with fused arguments, and loops run as one vectorised call.
+ *
+ * `y ~ normal (mu + tau * eta[g], sigma)` computed as written records two
+ * elementwise nodes over N new variables, then the density's reduction;
+ * the reverse sweep walks all three. Here the argument is computed in one
+ * pass together with its partials with respect to its leaves (forward
+ * mode: mu, tau and eta[g]), recorded as one elementwise node, and that
+ * node is folded into the density's reduction: the chain rule is applied
+ * once while recording, and the sweep only adds tau's and mu's partials
+ * and scatters eta's.
+ *
+ * A loop whose body is only `target += density (...)` of scalars indexed
+ * by the loop variable (`y[n] ~ normal (alpha + beta * y[n - 1], sigma)`)
+ * is the same density vectorised over the iterations: y[n - 1] becomes the
+ * slice y[lo - 1 : hi - 1], mu[g[n]] the gather mu[g[lo:hi]], and the
+ * statement one call. Anything the vectorised form cannot do, or any error
+ * it meets, sends the evaluation back to the statement or loop compiled as
+ * usual, after the tape is rewound, so values, gradients and error
+ * messages are those of the general path.
+ */
+#define G_LOG_DOMAIN "tilde-engine"
+
+#include "runtime/exec-private.h"
+
+#include <math.h>
+#include <string.h>
+
+#define CX (&ev->cx)
+#define FX_MAX_DEPS 8
+#define FX_MAX_ARGS 8
+
+static const double ONE = 1.0;
+
+typedef struct {
+  gboolean      vec;      /* one value per element, else one for all */
+  gint32        n;        /* vec: the number of elements; else 1 */
+  const double *x;        /* the values; NULL for ints not needed as reals yet */
+  const int    *iv;       /* int values (indices, int arguments) */
+  gboolean      has_v;    /* leaves, slices and gathers are values already */
+  TildeValue    v;
+  gint32        start;    /* arguments: x are the values of new variables from here */
+  gboolean      ints;     /* int arithmetic: an int argument */
+  guint         n_deps;
+  AdOperand     deps[FX_MAX_DEPS];   /* d value / d leaf: per element, or `same` */
+} FxVal;
+
+typedef struct {
+  Ev      *ev;
+  int      lo;    /* loops: the loop variable's first value */
+  gint32   n;     /* the number of elements: a loop's iterations, else -1 until known */
+} FxRun;
+
+/* Not for the fused form: the caller rewinds and takes the general path. */
+G_GNUC_NORETURN static void
+give_up (Ev *ev)
+{
+  rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "not for the fused form");
+}
+
+static int
+int_of (Ev *ev, const Ex *e)
+{
+  TildeValue v;
+  rt_eval (ev, e, &v);
+  return rt_int (CX, &v);
+}
+
+static const double *
+reals_of (FxRun *r, FxVal *f)
+{
+  Ev *ev = r->ev;
+  if (!f->x)
+    {
+      double *d = rt_alloc_d (CX, (gsize) f->n);
+      for (gint32 i = 0; i < f->n; i++)
+        d[i] = f->iv[i];
+      f->x = d;
+    }
+  return f->x;
+}
+
+static void
+set_size (FxRun *r, gint32 n)
+{
+  if (r->n < 0)
+    r->n = n;
+  else if (r->n != n)
+    give_up (r->ev);
+}
+
+static gboolean
+is_flat_1d (const TildeValue *v)
+{
+  return v->kind == TILDE_VALUE_VECTOR || v->kind == TILDE_VALUE_ROW_VECTOR
+    || (v->kind == TILDE_VALUE_ARRAY && tilde_value_is_flat (v));
+}
+
+/* A value as a leaf: its values, and itself as the one dependency. */
+static void
+fx_value (FxRun *r, const TildeValue *v, FxVal *out)
+{
+  Ev *ev = r->ev;
+  out->has_v = TRUE;
+  out->v = *v;
+  out->n_deps = 0;
+  out->iv = NULL;
+  out->ints = FALSE;
+  if (tilde_value_kind_is_scalar ((TildeValueKind) v->kind))
+    {
+      out->vec = FALSE;
+      out->n = 1;
+      if (v->kind == TILDE_VALUE_COMPLEX)
+        give_up (ev);
+      if (v->kind == TILDE_VALUE_INT)
+        {
+          int *i = tilde_arena_alloc (CX->arena, sizeof (int));
+          *i = v->u.i;
+          out->iv = i;
+          out->x = NULL;
+        }
+      else if (v->ad)
+        out->x = CX->tape->val + v->start;
+      else
+        out->x = tilde_arena_memdup (CX->arena, &v->u.r, sizeof (double));
+    }
+  else
+    {
+      if (!is_flat_1d (v))
+        give_up (ev);
+      out->vec = TRUE;
+      out->n = tilde_value_flat_size (v);
+      set_size (r, out->n);
+      if (v->kind == TILDE_VALUE_ARRAY && v->elem == TILDE_VALUE_INT)
+        {
+          out->iv = v->u.iv;
+          out->x = NULL;
+        }
+      else
+        out->x = rt_stable_values (CX, v);
+    }
+  if (v->ad)
+    {
+      out->deps[0] = rt_operand (v, &ONE);
+      out->deps[0].same = TRUE;
+      out->n_deps = 1;
+    }
+}
+
+/* Positions first .. first + n - 1 (1-based) of a one-dimensional value, as
+ * a view of it. */
+static TildeValue
+slice (Ev *ev, const TildeValue *b, gint64 first, gint32 n)
+{
+  if (!is_flat_1d (b))
+    give_up (ev);
+  gint32 len = tilde_value_flat_size (b);
+  if (first < 1 || first + n - 1 > len)
+    give_up (ev);
+  gint32 k = (gint32) first - 1;
+  TildeValue w = *b;
+  if (b->kind == TILDE_VALUE_ROW_VECTOR)
+    w.cols = n;
+  else
+    w.rows = n;
+  if (b->ad && b->idx)
+    w.idx = b->idx + k;
+  else if (b->ad)
+    w.start = b->start + k;
+  else if (b->kind == TILDE_VALUE_ARRAY && b->elem == TILDE_VALUE_INT)
+    w.u.iv = b->u.iv + k;
+  else
+    w.u.d = b->u.d + k;
+  return w;
+}
+
+/* b[p[i]] for 1-based positions p. */
+static TildeValue
+gather (Ev *ev, const TildeValue *b, const int *p, gint32 n)
+{
+  if (!is_flat_1d (b))
+    give_up (ev);
+  gint32 len = tilde_value_flat_size (b);
+  for (gint32 i = 0; i < n; i++)
+    if (p[i] < 1 || p[i] > len)
+      give_up (ev);
+  TildeValue w = *b;
+  w.view = 0;
+  if (b->kind == TILDE_VALUE_ROW_VECTOR)
+    w.cols = n;
+  else
+    w.rows = n;
+  if (b->ad)
+    {
+      w.idx = tilde_arena_alloc (CX->arena, sizeof (gint32) * (gsize) MAX (n, 1));
+      for (gint32 i = 0; i < n; i++)
+        w.idx[i] = tilde_value_var (b, p[i] - 1);
+    }
+  else if (b->kind == TILDE_VALUE_ARRAY && b->elem == TILDE_VALUE_INT)
+    {
+      w.u.iv = tilde_arena_alloc (CX->arena, sizeof (int) * (gsize) MAX (n, 1));
+      for (gint32 i = 0; i < n; i++)
+        w.u.iv[i] = b->u.iv[p[i] - 1];
+    }
+  else
+    {
+      w.u.d = rt_alloc_d (CX, (gsize) n);
+      for (gint32 i = 0; i < n; i++)
+        w.u.d[i] = b->u.d[p[i] - 1];
+    }
+  return w;
+}
+
+/* The first row (1-based) a loop's e[n + off] reads. */
+static gint64
+first_row (FxRun *r, const Fx *f)
+{
+  Ev *ev = r->ev;
+  gint64 off = f->off ? int_of (ev, f->off) : 0;
+  return (gint64) r->lo + f->sign * off;
+}
+
+/* ---- arithmetic with partials ---- */
+
+/* dep scaled by s (one value, or one per element) and c, over n elements. */
+static AdOperand
+scaled (FxRun *r, const AdOperand *d, const double *s, gboolean s_vec, double c, gint32 n)
+{
+  Ev *ev = r->ev;
+  AdOperand o = *d;
+  if (d->same && (!s || !s_vec))
+    {
+      double *p = rt_alloc_d (CX, 1);
+      p[0] = d->partial[0] * (s ? s[0] : 1.0) * c;
+      o.partial = p;
+      return o;
+    }
+  /* d (value * leaf) / d leaf is the value itself */
+  if (d->same && d->partial[0] == 1.0 && c == 1.0)
+    {
+      o.partial = s;
+      o.same = FALSE;
+      return o;
+    }
+  double *p = rt_alloc_d (CX, (gsize) n);
+  for (gint32 i = 0; i < n; i++)
+    p[i] = (d->same ? d->partial[0] : d->partial[i]) * (s ? s[s_vec ? i : 0] : 1.0) * c;
+  o.partial = p;
+  o.same = FALSE;
+  return o;
+}
+
+static void
+add_deps (FxRun *r, FxVal *out, const FxVal *a, const double *s, gboolean s_vec, double c)
+{
+  if (!a->n_deps)
+    return;
+  if (out->n_deps + a->n_deps > FX_MAX_DEPS)
+    give_up (r->ev);
+  AdOperand *o = out->deps + out->n_deps;
+  if (!s && c == 1.0)
+    memcpy (o, a->deps, sizeof (AdOperand) * a->n_deps);
+  else
+    for (guint k = 0; k < a->n_deps; k++)
+      o[k] = scaled (r, &a->deps[k], s, s_vec, c, out->n);
+  out->n_deps += a->n_deps;
+}
+
+static void fx_eval (FxRun *r, const Fx *f, FxVal *out);
+static void fx_eval_at (FxRun *r, const Fx *f, FxVal *out, gboolean top);
+
+/* o = x OP y over n elements, either side possibly one value for all;
+ * written out per case so that the loops vectorise. */
+#define BINARY_LOOP(OP)                                    \
+  do                                                       \
+    {                                                      \
+      if (va && vb)                                        \
+        for (gint32 i = 0; i < n; i++)                     \
+          o[i] = x[i] OP y[i];                             \
+      else if (va)                                         \
+        {                                                  \
+          double y0 = y[0];                                \
+          for (gint32 i = 0; i < n; i++)                   \
+            o[i] = x[i] OP y0;                             \
+        }                                                  \
+      else                                                 \
+        {                                                  \
+          double x0 = x[0];                                \
+          for (gint32 i = 0; i < n; i++)                   \
+            o[i] = x0 OP y[i];                             \
+        }                                                  \
+    }                                                      \
+  while (0)
+
+static void
+binary (double *o, const double *x, gboolean va, const double *y, gboolean vb, gint32 n, int op)
+{
+  switch (op)
+    {
+    case FX_ADD: BINARY_LOOP (+); break;
+    case FX_SUB: BINARY_LOOP (-); break;
+    case FX_MUL: BINARY_LOOP (*); break;
+    default: BINARY_LOOP (/); break;
+    }
+}
+
+/* `top`: the values are an argument's, computed in place on the tape, in
+ * variables the density then reads. */
+static void
+fx_arith (FxRun *r, const Fx *f, FxVal *out, gboolean top)
+{
+  Ev *ev = r->ev;
+  FxVal a, b, c;
+  fx_eval (r, f->a, &a);
+  if (f->b)
+    fx_eval (r, f->b, &b);
+  if (f->c)
+    fx_eval (r, f->c, &c);
+  out->has_v = FALSE;
+  out->iv = NULL;
+  out->n_deps = 0;
+  out->vec = a.vec || (f->b && b.vec) || (f->c && c.vec);
+  if (!out->vec)
+    give_up (ev);
+  out->n = r->n;
+  gint32 n = out->n;
+  double *o;
+  if (top)
+    {
+      out->start = rt_new_ad (CX, TILDE_VALUE_VECTOR, n, 1).start;
+      o = CX->tape->val + out->start;
+    }
+  else
+    o = rt_alloc_d (CX, (gsize) n);
+  const double *x = reals_of (r, &a), *y = f->b ? reals_of (r, &b) : NULL;
+  gboolean va = a.vec, vb = f->b && b.vec;
+  switch (f->kind)
+    {
+    case FX_ADD:
+      binary (o, x, va, y, vb, n, FX_ADD);
+      add_deps (r, out, &a, NULL, FALSE, 1.0);
+      add_deps (r, out, &b, NULL, FALSE, 1.0);
+      break;
+    case FX_SUB:
+      binary (o, x, va, y, vb, n, FX_SUB);
+      add_deps (r, out, &a, NULL, FALSE, 1.0);
+      add_deps (r, out, &b, NULL, FALSE, -1.0);
+      break;
+    case FX_MUL:
+      binary (o, x, va, y, vb, n, FX_MUL);
+      add_deps (r, out, &a, y, vb, 1.0);
+      add_deps (r, out, &b, x, va, 1.0);
+      break;
+    case FX_DIV:
+      binary (o, x, va, y, vb, n, FX_DIV);
+      if (a.n_deps)
+        {
+          double *inv = rt_alloc_d (CX, (gsize) b.n);
+          for (gint32 i = 0; i < b.n; i++)
+            inv[i] = 1 / y[i];
+          add_deps (r, out, &a, inv, vb, 1.0);
+        }
+      if (b.n_deps)
+        {
+          double *q = rt_alloc_d (CX, (gsize) n);
+          for (gint32 i = 0; i < n; i++)
+            q[i] = -o[i] / y[vb ? i : 0];
+          add_deps (r, out, &b, q, TRUE, 1.0);
+        }
+      break;
+    case FX_FMA:
+      /* x * y + z, rounded twice: the fused multiply-add of the optimised
+       * program is a rewrite for speed, and a call per element is not */
+      if (!va && vb && !c.vec)
+        {
+          double x0 = x[0], z0 = reals_of (r, &c)[0];
+          for (gint32 i = 0; i < n; i++)
+            o[i] = x0 * y[i] + z0;
+        }
+      else
+        {
+          binary (o, x, va, y, vb, n, FX_MUL);
+          binary (o, o, TRUE, reals_of (r, &c), c.vec, n, FX_ADD);
+        }
+      add_deps (r, out, &a, y, vb, 1.0);
+      add_deps (r, out, &b, x, va, 1.0);
+      add_deps (r, out, &c, NULL, FALSE, 1.0);
+      break;
+    case FX_NEG:
+      for (gint32 i = 0; i < n; i++)
+        o[i] = -x[i];
+      add_deps (r, out, &a, NULL, FALSE, -1.0);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  out->x = o;
+  out->ints = f->ints;
+  if (f->ints)
+    for (gint32 i = 0; i < n; i++)
+      if (o[i] > G_MAXINT || o[i] < G_MININT)
+        give_up (ev);
+}
+
+static void
+fx_eval_at (FxRun *r, const Fx *f, FxVal *out, gboolean top)
+{
+  Ev *ev = r->ev;
+  TildeValue v, w;
+  switch (f->kind)
+    {
+    case FX_LEAF:
+      rt_eval (ev, f->e, &v);
+      fx_value (r, &v, out);
+      return;
+    case FX_SLICE:
+      rt_eval (ev, f->e, &v);
+      w = slice (ev, &v, first_row (r, f), r->n);
+      fx_value (r, &w, out);
+      return;
+    case FX_GATHER:
+      {
+        FxVal idx;
+        fx_eval (r, f->a, &idx);
+        if (!idx.vec || !idx.iv)
+          give_up (ev);
+        rt_eval (ev, f->e, &v);
+        w = gather (ev, &v, idx.iv, idx.n);
+        fx_value (r, &w, out);
+        return;
+      }
+    case FX_LOOP_VAR:
+      {
+        w = (TildeValue) { .kind = TILDE_VALUE_ARRAY, .elem = TILDE_VALUE_INT, .rows = r->n,
+                           .cols = 1 };
+        w.u.iv = tilde_arena_alloc (CX->arena, sizeof (int) * (gsize) MAX (r->n, 1));
+        for (gint32 i = 0; i < r->n; i++)
+          w.u.iv[i] = r->lo + i;
+        fx_value (r, &w, out);
+        return;
+      }
+    case FX_ROW_TIMES:
+      {
+        TildeValue args[2];
+        rt_eval (ev, f->e, &v);
+        if (v.kind != TILDE_VALUE_MATRIX)
+          give_up (ev);
+        gint64 first = first_row (r, f);
+        if (first < 1 || first + r->n - 1 > v.rows)
+          give_up (ev);
+        args[0] = first == 1 && r->n == v.rows ? v
+          : rt_index_range (ev, &v, (int) first, (int) (first + r->n - 1));
+        rt_eval (ev, f->b->e, &args[1]);
+        CX->fn_name = "Times__";
+        f->times->fn (CX, 2, args, &w);
+        fx_value (r, &w, out);
+        return;
+      }
+    default:
+      fx_arith (r, f, out, top);
+    }
+}
+
+static void
+fx_eval (FxRun *r, const Fx *f, FxVal *out)
+{
+  fx_eval_at (r, f, out, FALSE);
+}
+
+/* The argument a density receives for f: leaves as they are, computed
+ * values as data, or as the new variables they were computed in, tied to
+ * the leaves by one elementwise node (its position in *node). */
+static TildeValue
+materialise (FxRun *r, const FxVal *f, int *node)
+{
+  Ev *ev = r->ev;
+  *node = -1;
+  if (f->has_v)
+    return f->v;
+  TildeValue a = { .kind = TILDE_VALUE_VECTOR, .rows = f->n, .cols = 1 };
+  if (f->ints)
+    {
+      a = (TildeValue) { .kind = TILDE_VALUE_ARRAY, .elem = TILDE_VALUE_INT, .rows = f->n,
+                         .cols = 1 };
+      a.u.iv = tilde_arena_alloc (CX->arena, sizeof (int) * (gsize) MAX (f->n, 1));
+      for (gint32 i = 0; i < f->n; i++)
+        a.u.iv[i] = (int) f->x[i];
+      return a;
+    }
+  if (!f->n_deps)
+    {
+      a.u.d = (double *) f->x;
+      return a;
+    }
+  a.ad = 1;
+  a.start = f->start;
+  if (f->n > 0)
+    {
+      ad_elementwise (CX->tape, a.start, f->n, f->n_deps, f->deps);
+      *node = (int) CX->tape->n_nodes - 1;
+    }
+  return a;
+}
+
+/* The density of s (builtin, fx) over the elements r runs on, or over
+ * whatever sizes its container leaves have when r is NULL. */
+static void
+fused_density (Ev *ev, const St *s, FxRun *r, TildeValue *out)
+{
+  FxRun local = { .ev = ev, .n = -1 };
+  FxVal vals[FX_MAX_ARGS];
+  TildeValue args[FX_MAX_ARGS];
+  int nodes[FX_MAX_ARGS];
+  if (!r)
+    r = &local;
+  for (int k = 0; k < s->n_fx; k++)
+    fx_eval_at (r, s->fx[k], &vals[k], TRUE);
+  for (int k = 0; k < s->n_fx; k++)
+    args[k] = materialise (r, &vals[k], &nodes[k]);
+  AdTape *t = CX->tape;
+  guint before = t->n_nodes;
+  CX->fn_name = s->name;
+  CX->drop = s->drop && CX->propto;
+  s->builtin->fn (CX, s->n_fx, args, out);
+  CX->drop = FALSE;
+  if (t->n_nodes != before + 1)
+    return;
+  /* the later node first: folding one moves those after it */
+  for (int k = s->n_fx; k-- > 0;)
+    if (nodes[k] >= 0)
+      ad_fold_elementwise (t, (guint) nodes[k]);
+}
+
+static gint fallbacks;
+
+guint
+rt_fused_fallbacks (void)
+{
+  return (guint) g_atomic_int_get (&fallbacks);
+}
+
+/* What an attempt may have to undo. */
+typedef struct {
+  jmp_buf *outer;
+  gint32   n_vars;
+  guint    n_nodes;
+  guint    n_terms;
+  double   target_const;
+} Mark;
+
+static void
+mark (Ev *ev, Mark *m)
+{
+  m->outer = CX->jmp;
+  m->n_vars = CX->tape->n_vars;
+  m->n_nodes = CX->tape->n_nodes;
+  m->n_terms = ev->n_terms;
+  m->target_const = ev->target_const;
+}
+
+static void
+rewind_to (Ev *ev, const Mark *m)
+{
+  CX->jmp = m->outer;
+  CX->tape->n_vars = m->n_vars;
+  CX->tape->n_nodes = m->n_nodes;
+  ev->n_terms = m->n_terms;
+  ev->target_const = m->target_const;
+  CX->drop = FALSE;
+  g_clear_pointer (&CX->err_msg, g_free);
+  g_atomic_int_inc (&fallbacks);
+}
+
+Flow
+rt_st_target_fused (Ev *ev, const St *s)
+{
+  Mark m;
+  jmp_buf jmp;
+  mark (ev, &m);
+  if (setjmp (jmp))
+    {
+      rewind_to (ev, &m);
+      return rt_st_target (ev, s);
+    }
+  CX->jmp = &jmp;
+  TildeValue v;
+  fused_density (ev, s, NULL, &v);
+  CX->jmp = m.outer;
+  rt_add_term (ev, &v);
+  return FLOW_NEXT;
+}
+
+void
+rt_ex_fused (Ev *ev, const Ex *e, TildeValue *out)
+{
+  Mark m;
+  jmp_buf jmp;
+  mark (ev, &m);
+  if (setjmp (jmp))
+    {
+      rewind_to (ev, &m);
+      rt_eval (ev, e->kids[0], out);
+      return;
+    }
+  CX->jmp = &jmp;
+  FxRun r = { .ev = ev, .n = -1 };
+  FxVal v;
+  int node;
+  fx_eval_at (&r, e->fx, &v, TRUE);
+  *out = materialise (&r, &v, &node);
+  CX->jmp = m.outer;
+  if (tilde_type_kind (e->type) == TILDE_TYPE_ROW_VECTOR)
+    {
+      out->kind = TILDE_VALUE_ROW_VECTOR;
+      out->cols = out->rows;
+      out->rows = 1;
+    }
+}
+
+Flow
+rt_st_for_vector (Ev *ev, const St *s)
+{
+  gint64 lo = int_of (ev, s->e), hi = int_of (ev, s->e2);
+  if (hi < lo)
+    return FLOW_NEXT;
+  if (hi - lo + 1 > G_MAXINT32)
+    return rt_exec (ev, s->else_s);
+  Mark m;
+  jmp_buf jmp;
+  mark (ev, &m);
+  if (setjmp (jmp))
+    {
+      rewind_to (ev, &m);
+      return rt_exec (ev, s->else_s);
+    }
+  CX->jmp = &jmp;
+  FxRun r = { .ev = ev, .lo = (int) lo, .n = (gint32) (hi - lo + 1) };
+  for (int i = 0; i < s->n_body; i++)
+    {
+      TildeValue v;
+      fused_density (ev, s->body[i], &r, &v);
+      rt_add_term (ev, &v);
+    }
+  CX->jmp = m.outer;
+  return FLOW_NEXT;
+}

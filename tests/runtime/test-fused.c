@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Densities with fused arguments and loops run as one vectorised density:
+ * each model is prepared twice, with those forms and with every statement
+ * run as written, and the two must agree on the log density and its
+ * gradient (with and without propto and Jacobians), and on the error and
+ * its message when the evaluation fails. Each model must also take the
+ * form it is meant to test, and the gradients match finite differences.
+ */
+#define G_LOG_DOMAIN "tilde-test"
+
+#include <malloc.h>
+#include <math.h>
+#include <string.h>
+
+#include "runtime/exec-private.h"
+#include "runtime-test-util.h"
+#include "mir/mir-transform.h"
+#include "mir/passes/pipeline.h"
+
+typedef struct {
+  const char *name;
+  const char *source;
+  const char *data;
+  guint       fused;       /* statements of log_prob in the fused forms */
+  guint       fallbacks;   /* errors: how often a fused form gives way */
+} Case;
+
+static TildeModel *
+prepare (const Case *c, MirOptLevel level, gboolean fused)
+{
+  g_autoptr (MirProgram) lowered = rt_test_mir_from_string (c->source);
+  g_autoptr (MirProgram) transformed = mir_transform_program (lowered);
+  g_autoptr (MirProgram) prog = mir_pipeline_run (transformed, level, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TildeJsonData) data = tilde_json_data_new_from_string (c->data, -1, &error);
+  g_assert_no_error (error);
+  g_autoptr (GPtrArray) diags = tilde_diagnostic_list_new ();
+  rt_compiler_set_fused (fused);
+  TildeModel *m = tilde_model_new (prog, data, diags);
+  rt_compiler_set_fused (TRUE);
+  if (!m)
+    g_error ("%s: %s", c->name, ((TildeDiagnostic *) g_ptr_array_index (diags, 0))->message);
+  return m;
+}
+
+/* The two models agree at theta: both fail alike, or both give the same
+ * value and gradient. TRUE when they succeeded. */
+static gboolean
+agree (const char *name, TildeModel *f, TildeModel *g, const double *theta, gboolean propto,
+       gboolean jacobian)
+{
+  gsize P = tilde_model_num_params_unconstrained (f);
+  g_autofree double *gf = g_new0 (double, P);
+  g_autofree double *gg = g_new0 (double, P);
+  g_autoptr (TildeModelError) ef = NULL;
+  g_autoptr (TildeModelError) eg = NULL;
+  double lf = tilde_model_log_density (f, theta, propto, jacobian, gf, &ef);
+  double lg = tilde_model_log_density (g, theta, propto, jacobian, gg, &eg);
+  if (ef || eg)
+    {
+      if (!ef || !eg)
+        g_error ("%s: %s fails alone: %s", name, ef ? "the fused form" : "the general form",
+                 (ef ? ef : eg)->message);
+      g_assert_cmpint (ef->kind, ==, eg->kind);
+      g_assert_cmpstr (ef->message, ==, eg->message);
+      return FALSE;
+    }
+  if (!rt_test_close (lf, lg, 1e-12))
+    g_error ("%s: log density %.17g, the general form %.17g", name, lf, lg);
+  for (gsize i = 0; i < P; i++)
+    if (!rt_test_close (gf[i], gg[i], 1e-12))
+      g_error ("%s: gradient[%" G_GSIZE_FORMAT "] %.17g, the general form %.17g", name, i, gf[i],
+               gg[i]);
+  return TRUE;
+}
+
+static void
+check_fd (const char *name, TildeModel *m, const double *theta)
+{
+  gsize P = tilde_model_num_params_unconstrained (m);
+  g_autofree double *g = g_new (double, P);
+  g_autofree double *t = g_memdup2 (theta, sizeof (double) * P);
+  tilde_model_log_density (m, theta, FALSE, TRUE, g, NULL);
+  for (gsize i = 0; i < P; i++)
+    {
+      double h = 1e-6 * fmax (1, fabs (theta[i])), lp[2];
+      for (int s = 0; s < 2; s++)
+        {
+          t[i] = theta[i] + (s ? h : -h);
+          lp[s] = tilde_model_log_density (m, t, FALSE, TRUE, NULL, NULL);
+        }
+      t[i] = theta[i];
+      if (!rt_test_close (g[i], (lp[1] - lp[0]) / (2 * h), 1e-6))
+        g_error ("%s: gradient[%" G_GSIZE_FORMAT "] %.12g, finite differences %.12g", name, i,
+                 g[i], (lp[1] - lp[0]) / (2 * h));
+    }
+}
+
+static void
+test_case (gconstpointer p)
+{
+  const Case *c = p;
+  for (int level = 0; level < 2; level++)
+    {
+      MirOptLevel l = level ? MIR_OPT_O1 : MIR_OPT_O0;
+      g_autoptr (TildeModel) f = prepare (c, l, TRUE);
+      g_autoptr (TildeModel) g = prepare (c, l, FALSE);
+      g_assert_cmpuint (rt_model_count_fused (f), ==, c->fused);
+      g_assert_cmpuint (rt_model_count_fused (g), ==, 0);
+      gsize P = tilde_model_num_params_unconstrained (f);
+      g_autofree double *theta = g_new (double, P);
+      gboolean ok = FALSE;
+      guint fallbacks = rt_fused_fallbacks ();
+      for (int k = 0; k < 4; k++)
+        {
+          for (gsize i = 0; i < P; i++)
+            theta[i] = 0.7 * sin (1.3 * (double) (i + 1) + k) + 0.1 * k;
+          for (int mode = 0; mode < 4; mode++)
+            ok |= agree (c->name, f, g, theta, mode & 1, mode & 2);
+          if (k == 0 && ok)
+            check_fd (c->name, f, theta);
+        }
+      g_assert_true (ok);
+      /* the fused forms ran: none gave way to the general path */
+      g_assert_cmpuint (rt_fused_fallbacks (), ==, fallbacks);
+    }
+}
+
+static const Case cases[] = {
+  { "ar1",
+    "data { int N; vector[N] y; }\n"
+    "parameters { real alpha; real beta; real<lower=0> sigma; }\n"
+    "model {\n"
+    "  for (n in 2:N) y[n] ~ normal(alpha + beta * y[n - 1], sigma);\n"
+    "}\n",
+    "{\"N\": 6, \"y\": [0.3, -0.2, 1.1, 0.8, 0.1, -0.6]}", 1 },
+  { "parameter-slices",
+    "data { int J; array[J] real s; }\n"
+    "parameters { real mu; real<lower=0> tau; vector[J] z; vector[J] theta; }\n"
+    "model {\n"
+    "  for (j in 1:J) {\n"
+    "    z[j] ~ std_normal();\n"
+    "    theta[j] ~ normal(mu + tau * z[j], s[j]);\n"
+    "  }\n"
+    "}\n",
+    "{\"J\": 4, \"s\": [1, 2, 0.5, 1.5]}", 1 },
+  { "gathers",
+    "data { int N; int G; array[N] int<lower=1, upper=G> g; vector[N] y; }\n"
+    "parameters { vector[G] mu; real<lower=0> sigma; real a; }\n"
+    "model {\n"
+    "  mu ~ normal(0, 2);\n"
+    "  for (n in 1:N) y[n] ~ normal(a * mu[g[n]], sigma);\n"
+    "  y ~ normal(a - 2 * mu[g], sigma + 1);\n"
+    "}\n",
+    "{\"N\": 7, \"G\": 3, \"g\": [1, 3, 2, 2, 3, 1, 1], "
+    "\"y\": [0.5, -1, 2, 0.1, 0.3, -0.4, 1.2]}", 2 },
+  /* a gather over a wider span than its length */
+  { "sparse-gather",
+    "data { int N; int G; array[N] int<lower=1, upper=G> g; vector[N] y; }\n"
+    "parameters { vector[G] mu; real<lower=0> sigma; }\n"
+    "model {\n"
+    "  mu ~ normal(0, 2);\n"
+    "  y ~ normal(1.5 * mu[g] - 0.5, sigma);\n"
+    "}\n",
+    "{\"N\": 3, \"G\": 20, \"g\": [2, 19, 7], \"y\": [0.5, -1, 2]}", 1 },
+  { "rows-times-vector",
+    "data { int N; int K; matrix[N, K] X; array[N] int<lower=0, upper=1> y; }\n"
+    "parameters { real alpha; vector[K] beta; }\n"
+    "model {\n"
+    "  for (n in 1:N) y[n] ~ bernoulli_logit(alpha + X[n] * beta);\n"
+    "  for (n in 2:N) target += normal_lpdf(alpha | X[n - 1] * beta, 3);\n"
+    "}\n",
+    "{\"N\": 5, \"K\": 2, \"X\": [[1, 0.5], [-0.3, 2], [0.7, -1], [0, 1], [1.5, 0.2]], "
+    "\"y\": [1, 0, 1, 1, 0]}", 2 },
+  { "loop-variable-and-offsets",
+    "data { int N; vector[N] y; array[N + 2] int k; }\n"
+    "parameters { real a; real b; real<lower=0> s; }\n"
+    "model {\n"
+    "  for (n in 1:N) {\n"
+    "    y[n] ~ normal(a + b * n, s);\n"
+    "    target += poisson_log_lpmf(k[n + 2] | a - b / (1 + n));\n"
+    "    k[2 + n] ~ poisson_log(-a * k[n + 1]);\n"
+    "  }\n"
+    "}\n",
+    "{\"N\": 4, \"y\": [1, 2.5, 2.9, 4.2], \"k\": [0, 1, 3, 2, 0, 5]}", 1 },
+  { "elementwise-statements",
+    "data { int N; vector[N] x; row_vector[N] r; }\n"
+    "parameters { real a; real<lower=0> b; vector[N] z; }\n"
+    "model {\n"
+    "  z ~ normal(-(a - x) ./ (b + x .* x) + fma(a, x, z / 2), b * 2);\n"
+    "  r ~ cauchy(x' * b - a, fma(b, r, 1.5));\n"
+    "  target += gamma_lupdf(b + x | 2, b * 0.5 + 1);\n"
+    "}\n",
+    "{\"N\": 3, \"x\": [0.5, 1, 2], \"r\": [-1, 0.25, 1.5]}", 3 },
+  { "empty-loop",
+    "data { int N; vector[N] y; }\n"
+    "parameters { real mu; }\n"
+    "model {\n"
+    "  mu ~ normal(0, 1);\n"
+    "  for (n in 1:N) y[n] ~ normal(mu * y[n], -1);\n"
+    "}\n",
+    "{\"N\": 0, \"y\": []}", 1 },
+  { "elementwise-expressions",
+    "data { int N; vector[N] x; row_vector[N] r; }\n"
+    "parameters { real mu; real<lower=0> tau; vector[N] eta; }\n"
+    "transformed parameters {\n"
+    "  vector[N] theta = mu + tau * eta;\n"
+    "  row_vector[N] rho = r * tau - mu;\n"
+    "}\n"
+    "model {\n"
+    "  eta ~ std_normal();\n"
+    "  x ~ normal(theta, 1);\n"
+    "  target += -0.5 * dot_self(rho) + sum(exp(eta .* x - 1));\n"
+    "}\n",
+    "{\"N\": 3, \"x\": [0.5, 1, 2], \"r\": [-1, 0.25, 1.5]}", 3 },
+  { "gp-cholesky",
+    "data { int N; array[N] real x; vector[N] y; }\n"
+    "parameters { real<lower=0> rho; real<lower=0> alpha; real<lower=0> sigma; vector[N] mu;\n"
+    "             vector[N] z; }\n"
+    "model {\n"
+    "  matrix[N, N] L_K = cholesky_decompose(add_diag(gp_exp_quad_cov(x, alpha, rho),\n"
+    "                                                  square(sigma)));\n"
+    "  mu ~ normal(0, 1);\n"
+    "  y ~ multi_normal_cholesky(mu, L_K);\n"
+    "  matrix[N, N] L_2 = cholesky_decompose(add_diag(gp_exp_quad_cov(x, 1.5, rho), 1));\n"
+    "  target += multi_normal_cholesky_lpdf(z' | rep_row_vector(0.5, N), L_2);\n"
+    "}\n",
+    "{\"N\": 4, \"x\": [-1, 0.5, 1.2, 3], \"y\": [0.3, -0.2, 1.1, 0.8]}", 2 },
+  { "cholesky-data-or-read-again",
+    "data { int N; array[N] real x; vector[N] y; }\n"
+    "parameters { real<lower=0> rho; vector[N] mu; }\n"
+    "model {\n"
+    "  matrix[N, N] L_D = cholesky_decompose(add_diag(gp_exp_quad_cov(x, 1, 1), 0.1));\n"
+    "  matrix[N, N] L_K = cholesky_decompose(add_diag(gp_exp_quad_cov(x, 1, rho), 0.1));\n"
+    "  y ~ multi_normal_cholesky(mu, L_D);\n"
+    "  y ~ multi_normal_cholesky(mu, L_K);\n"
+    "  target += -0.01 * sum(L_K);\n"
+    "}\n",
+    "{\"N\": 3, \"x\": [-1, 0.5, 1.2], \"y\": [0.3, -0.2, 1.1]}", 1 },
+  { "scalar-expressions",
+    "data { int N; vector[N] r; int k; }\n"
+    "parameters { real mu; real<lower=0> a0; real<lower=0, upper=1> a1;\n"
+    "             real<lower=0, upper=1 - a1> b1; }\n"
+    "model {\n"
+    "  array[N] real s;\n"
+    "  s[1] = 1;\n"
+    "  for (t in 2:N)\n"
+    "    s[t] = sqrt(a0 + a1 * pow(r[t - 1] - mu, 2) + b1 * square(s[t - 1]));\n"
+    "  r ~ normal(mu, s);\n"
+    "  target += -inv_logit(mu * k - a0) / (1 + exp(-a1));\n"
+    "  target += log(a0 + 1) * expm1(b1) - inv(2 + mu * mu);\n"
+    "  target += (mu - k) * (mu + k) * mu * k;\n"
+    "  target += -(a0 * a1 * b1 * mu) / (a0 + a1 + b1 + 1);\n"
+    "}\n",
+    "{\"N\": 5, \"r\": [0.3, -0.2, 1.1, 0.8, -0.5], \"k\": 2}", 5 },
+  /* a local variable that changes after a fused statement read it */
+  { "local-changed-after",
+    "data { int N; vector[N] x; vector[N] y; }\n"
+    "parameters { real a; real b; }\n"
+    "model {\n"
+    "  vector[N] w = x;\n"
+    "  y ~ normal(a + b * w, 1);\n"
+    "  w[1] = 100;\n"
+    "  for (n in 1:N) y[n] ~ normal(a * w[n], 2);\n"
+    "  w[2] = -100;\n"
+    "}\n",
+    "{\"N\": 3, \"x\": [0.5, 1, 2], \"y\": [1, 0, -1]}", 2 },
+};
+
+/* Errors from the fused forms are the general path's: the element, the
+ * index, the sizes. */
+static const Case error_cases[] = {
+  { "scale-of-an-element",
+    "data { int N; vector[N] x; vector[N] y; }\n"
+    "parameters { real mu; }\n"
+    "model {\n"
+    "  for (n in 1:N) y[n] ~ normal(mu, x[n] + mu);\n"
+    "}\n",
+    "{\"N\": 3, \"x\": [1, 2, -3], \"y\": [1, 0, -1]}", 1, 1 },
+  { "index-out-of-range",
+    "data { int N; vector[N] x; vector[N] y; }\n"
+    "parameters { real mu; }\n"
+    "model {\n"
+    "  for (n in 1:N) y[n] ~ normal(mu + x[n + 1], 1);\n"
+    "}\n",
+    "{\"N\": 3, \"x\": [1, 2, 3], \"y\": [1, 0, -1]}", 1, 1 },
+  { "gather-out-of-range",
+    "data { int N; array[N] int g; vector[N] y; }\n"
+    "parameters { vector[2] mu; }\n"
+    "model {\n"
+    "  for (n in 1:N) y[n] ~ normal(2 * mu[g[n]], 1);\n"
+    "}\n",
+    "{\"N\": 3, \"g\": [1, 2, 3], \"y\": [1, 0, -1]}", 1, 1 },
+  { "covariance-not-positive-definite",
+    "parameters { real a; real b; }\n"
+    "model {\n"
+    "  matrix[2, 2] L = cholesky_decompose([[exp(a), b + 2], [b + 2, exp(a)]]);\n"
+    "  [1, 2]' ~ multi_normal_cholesky([a, b]', L);\n"
+    "}\n",
+    "{}", 1, 0 },
+  { "covariance-not-symmetric",
+    "parameters { real a; real b; }\n"
+    "model {\n"
+    "  matrix[2, 2] L = cholesky_decompose([[exp(a), b + 1], [b, exp(a)]]);\n"
+    "  [1, 2]' ~ multi_normal_cholesky([a, b]', L);\n"
+    "}\n",
+    "{}", 1, 0 },
+  { "multi-normal-variate-nan",
+    "data { vector[2] y; }\n"
+    "parameters { real a; real b; }\n"
+    "model {\n"
+    "  matrix[2, 2] L = cholesky_decompose([[exp(a), b / 2], [b / 2, exp(a)]]);\n"
+    "  y ~ multi_normal_cholesky([a, b]', L);\n"
+    "}\n",
+    "{\"y\": [1, \"NaN\"]}", 1, 0 },
+  { "multi-normal-sizes",
+    "data { vector[3] y; }\n"
+    "parameters { real a; real b; }\n"
+    "model {\n"
+    "  matrix[2, 2] L = cholesky_decompose([[exp(a), b / 2], [b / 2, exp(a)]]);\n"
+    "  y ~ multi_normal_cholesky(rep_vector(a, 3), L);\n"
+    "}\n",
+    "{\"y\": [1, 2, 3]}", 1, 0 },
+  { "expression-sizes-differ",
+    "data { vector[3] x; vector[2] u; }\n"
+    "parameters { real mu; }\n"
+    "model {\n"
+    "  target += sum(mu * x - u);\n"
+    "}\n",
+    "{\"x\": [1, 2, 3], \"u\": [1, 2]}", 1, 1 },
+  { "sizes-differ",
+    "data { vector[3] x; vector[2] u; vector[3] y; }\n"
+    "parameters { real mu; }\n"
+    "model {\n"
+    "  y ~ normal(mu * x + u, 1);\n"
+    "}\n",
+    "{\"x\": [1, 2, 3], \"u\": [1, 2], \"y\": [1, 0, -1]}", 1, 1 },
+  { "nan-variate",
+    "data { int N; vector[N] y; }\n"
+    "parameters { real mu; }\n"
+    "model {\n"
+    "  for (n in 1:N) y[n] ~ normal(mu * y[n], 1);\n"
+    "}\n",
+    "{\"N\": 3, \"y\": [1, \"NaN\", -1]}", 1, 1 },
+};
+
+static void
+test_error (gconstpointer p)
+{
+  const Case *c = p;
+  g_autoptr (TildeModel) f = prepare (c, MIR_OPT_O1, TRUE);
+  g_autoptr (TildeModel) g = prepare (c, MIR_OPT_O1, FALSE);
+  g_assert_cmpuint (rt_model_count_fused (f), ==, c->fused);
+  double theta[2] = { 0.5, -0.25 };
+  guint fallbacks = rt_fused_fallbacks ();
+  if (agree (c->name, f, g, theta, TRUE, TRUE))
+    g_error ("%s: no error", c->name);
+  g_assert_cmpuint (rt_fused_fallbacks (), ==, fallbacks + c->fallbacks);
+}
+
+/* The messages themselves: the loop's, naming no element, and the density
+ * named as Stan names it (normal_lpdf, also for ~). */
+static void
+test_error_messages (void)
+{
+  g_autoptr (TildeModel) m = prepare (&error_cases[0], MIR_OPT_O1, TRUE);
+  double theta[1] = { 0.5 }, g[1];
+  g_autoptr (TildeModelError) e = NULL;
+  g_assert_true (isnan (tilde_model_log_density (m, theta, TRUE, TRUE, g, &e)));
+  g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_DOMAIN);
+  g_assert_cmpstr (e->message, ==, "normal_lpdf: Scale parameter is -2.5, but must be positive!");
+  g_clear_pointer (&e, tilde_model_error_free);
+  g_autoptr (TildeModel) m2 = prepare (&error_cases[1], MIR_OPT_O1, TRUE);
+  g_assert_true (isnan (tilde_model_log_density (m2, theta, TRUE, TRUE, g, &e)));
+  g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_INDEX);
+  g_assert_cmpstr (e->message, ==, "index 4 out of range; expecting index to be between 1 and 3");
+  /* and the model still evaluates where the loop succeeds */
+  theta[0] = 3.5;
+  g_clear_pointer (&e, tilde_model_error_free);
+  double lp = tilde_model_log_density (m, theta, FALSE, TRUE, g, &e);
+  g_assert_null (e);
+  /* y = (1, 0, -1), sigma = x + 3.5 = (4.5, 5.5, 0.5) */
+  double y[3] = { 1, 0, -1 }, s[3] = { 4.5, 5.5, 0.5 }, want = 0, dwant = 0;
+  for (int n = 0; n < 3; n++)
+    {
+      double z = (y[n] - 3.5) / s[n];
+      want += -0.5 * z * z - log (s[n]) - 0.5 * log (2 * G_PI);
+      /* d/dmu through both the location and the scale */
+      dwant += z / s[n] + (z * z - 1) / s[n];
+    }
+  g_assert_cmpfloat_with_epsilon (lp, want, 1e-12);
+  g_assert_cmpfloat_with_epsilon (g[0], dwant, 1e-12);
+}
+
+/* Loops that must stay loops. */
+static void
+test_not_vectorised (void)
+{
+  static const Case c = {
+    "stays",
+    "functions { real f(real x) { return 2 * x; } }\n"
+    "data { int N; vector[N] y; matrix[N, 2] X; }\n"
+    "parameters { real mu; }\n"
+    "model {\n"
+    "  for (n in 1:N) y[n] ~ normal(f(mu), 1);\n"                 /* a user function */
+    "  for (n in 1:N) { real m = mu * n; y[n] ~ normal(m, 1); }\n"  /* a declaration */
+    "  for (n in 1:N) y[n] ~ normal(mu * X[n, 1], 1);\n"           /* two indices */
+    "  for (n in 1:N) target += -abs(y[n] - mu);\n"                /* not a density */
+    "  for (n in 1:N) mu ~ normal(0, 1);\n"                        /* nothing varies */
+    "}\n",
+    "{\"N\": 2, \"y\": [1, 2], \"X\": [[1, 2], [3, 4]]}", 0 };
+  g_autoptr (TildeModel) f = prepare (&c, MIR_OPT_O0, TRUE);
+  g_assert_cmpuint (rt_model_count_fused (f), ==, 0);
+  g_autoptr (TildeModel) g = prepare (&c, MIR_OPT_O0, FALSE);
+  double theta[1] = { 0.3 };
+  g_assert_true (agree (c.name, f, g, theta, TRUE, TRUE));
+}
+
+/* A product by a data scalar keeps the scalar until the reverse sweep,
+ * whatever the evaluation does in between (as written, and fused). */
+static void
+test_scalar_factors (void)
+{
+  static const Case c = {
+    "scalar-factors",
+    "parameters { vector[3] v; real w; }\n"
+    "model {\n"
+    "  target += sum(1.5 * v) + sum(v * 2.5) + sum(v / 4.0);\n"
+    "  target += normal_lpdf(w | 0.25, 3.5) + student_t_lpdf(w | 4.5, 0.5, 2.5);\n"
+    "  target += cauchy_lpdf(w | -0.75, 1.25) + sum(exp(v) * 0.125);\n"
+    "}\n", "{}", 0, 0 };
+  for (int fused = 0; fused < 2; fused++)
+    {
+      g_autoptr (TildeModel) m = prepare (&c, MIR_OPT_O0, fused);
+      double theta[4] = { 0.1, -0.2, 0.3, 0.4 }, g[4];
+      g_autoptr (TildeModelError) e = NULL;
+      tilde_model_log_density (m, theta, FALSE, TRUE, g, &e);
+      g_assert_null (e);
+      for (int i = 0; i < 3; i++)
+        g_assert_cmpfloat_with_epsilon (g[i], 4.25 + 0.125 * exp (theta[i]), 1e-12);
+      check_fd (c.name, m, theta);
+    }
+}
+
+static const Case *
+find_case (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    if (strcmp (cases[i].name, name) == 0)
+      return &cases[i];
+  g_error ("no case %s", name);
+}
+
+/* In steady state the fused forms allocate nothing. */
+static void
+test_no_allocation (void)
+{
+  const char *names[] = { "ar1", "gathers", "rows-times-vector", "elementwise-expressions",
+                          "gp-cholesky", "scalar-expressions" };
+  TildeModel *m[G_N_ELEMENTS (names)];
+  double theta[64], g[64];
+  for (guint i = 0; i < G_N_ELEMENTS (theta); i++)
+    theta[i] = 0.1 * sin (i + 1.0);
+  for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+    {
+      m[k] = prepare (find_case (names[k]), MIR_OPT_O1, TRUE);
+      g_assert_cmpuint (tilde_model_num_params_unconstrained (m[k]), <=, G_N_ELEMENTS (theta));
+    }
+  for (int i = 0; i < 20; i++)
+    for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+      g_assert_true (isfinite (tilde_model_log_density (m[k], theta, TRUE, TRUE, g, NULL)));
+  struct mallinfo2 before = mallinfo2 ();
+  for (int i = 0; i < 500; i++)
+    {
+      theta[0] = 0.001 * i;
+      for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+        tilde_model_log_density (m[k], theta, TRUE, TRUE, g, NULL);
+    }
+  struct mallinfo2 after = mallinfo2 ();
+  g_assert_cmpuint (after.uordblks, ==, before.uordblks);
+  g_assert_cmpuint (after.hblkhd, ==, before.hblkhd);
+  for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+    tilde_model_free (m[k]);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/runtime/fused/%s", cases[i].name);
+      g_test_add_data_func (path, &cases[i], test_case);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (error_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/runtime/fused/error/%s", error_cases[i].name);
+      g_test_add_data_func (path, &error_cases[i], test_error);
+    }
+  g_test_add_func ("/runtime/fused/error-messages", test_error_messages);
+  g_test_add_func ("/runtime/fused/not-vectorised", test_not_vectorised);
+  g_test_add_func ("/runtime/fused/no-allocation", test_no_allocation);
+  g_test_add_func ("/runtime/fused/scalar-factors", test_scalar_factors);
+  return g_test_run ();
+}
