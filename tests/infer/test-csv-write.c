@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde-test"
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "io/stan-csv-write.h"
+
+/* What a C++ stream prints at its default precision (6) and at 9. */
+static void
+test_numbers (void)
+{
+  static const struct { double value; int sig_figs; const char *text; } cases[] = {
+    { 0.2476014, -1, "0.247601" },
+    { -6.747739, -1, "-6.74774" },
+    { 1.0, -1, "1" },
+    { 0.0, -1, "0" },
+    { 10.0, -1, "10" },
+    { 123456.7, -1, "123457" },
+    { 1234567.0, -1, "1.23457e+06" },
+    { 0.00001, -1, "1e-05" },
+    { 0.0001234567, -1, "0.000123457" },
+    { 0.93203712345, 9, "0.932037123" },
+    { 2.5, 2, "2.5" },
+    { 2.56, 2, "2.6" },
+  };
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      tilde_csv_format_double (buffer, sizeof buffer, cases[i].value, cases[i].sig_figs);
+      g_assert_cmpstr (buffer, ==, cases[i].text);
+    }
+  tilde_csv_format_double (buffer, sizeof buffer, NAN, -1);
+  g_assert_cmpstr (buffer, ==, "nan");
+  tilde_csv_format_double (buffer, sizeof buffer, -NAN, -1);
+  g_assert_cmpstr (buffer, ==, "nan");
+  tilde_csv_format_double (buffer, sizeof buffer, INFINITY, -1);
+  g_assert_cmpstr (buffer, ==, "inf");
+  tilde_csv_format_double (buffer, sizeof buffer, -INFINITY, -1);
+  g_assert_cmpstr (buffer, ==, "-inf");
+}
+
+/* The parts of a file, laid out as CmdStan lays them out. */
+static void
+test_file (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tilde-csv-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "out_1.csv", NULL);
+  g_autoptr (GError) error = NULL;
+  TildeCsvWriter *w = tilde_csv_writer_open (path, -1, &error);
+  g_assert_no_error (error);
+
+  tilde_csv_writer_config (w, 0, "model", "bernoulli_model", FALSE);
+  tilde_csv_writer_config (w, 0, "method", "sample", TRUE);
+  tilde_csv_writer_config (w, 1, "sample", NULL, FALSE);
+  tilde_csv_writer_config (w, 2, "num_samples", "1000", TRUE);
+  const char *names[] = { "lp__", "accept_stat__", "theta" };
+  tilde_csv_writer_names (w, names, 3);
+  double metric[] = { 0.502107, 1.5 };
+  tilde_csv_writer_adaptation (w, 0.9320371, metric, 2, FALSE);
+  double dense[] = { 1, 0.25, 0.25, 2 };
+  tilde_csv_writer_adaptation (w, 0.5, dense, 2, TRUE);
+  double row[] = { -6.747739, 1, 0.2476014 };
+  tilde_csv_writer_row (w, row, 3);
+  tilde_csv_writer_timing (w, 0.005, 0.014);
+  g_assert_true (tilde_csv_writer_close (w, &error));
+  g_assert_no_error (error);
+
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==,
+                   "# model = bernoulli_model\n"
+                   "# method = sample (Default)\n"
+                   "#   sample\n"
+                   "#     num_samples = 1000 (Default)\n"
+                   "lp__,accept_stat__,theta\n"
+                   "# Adaptation terminated\n"
+                   "# Step size = 0.932037\n"
+                   "# Diagonal elements of inverse mass matrix:\n"
+                   "# 0.502107, 1.5\n"
+                   "# Adaptation terminated\n"
+                   "# Step size = 0.5\n"
+                   "# Elements of inverse mass matrix:\n"
+                   "# 1, 0.25\n"
+                   "# 0.25, 2\n"
+                   "-6.74774,1,0.247601\n"
+                   "# \n"
+                   "#  Elapsed Time: 0.005 seconds (Warm-up)\n"
+                   "#                0.014 seconds (Sampling)\n"
+                   "#                0.019 seconds (Total)\n"
+                   "# \n");
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static void
+test_unwritable (void)
+{
+  g_autoptr (GError) error = NULL;
+  TildeCsvWriter *w = tilde_csv_writer_open ("/nonexistent-folder/out.csv", -1, &error);
+  g_assert_null (w);
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+  g_assert_nonnull (strstr (error->message, "/nonexistent-folder/out.csv"));
+}
+
+/* A full device: the failure surfaces when the file is closed, by name. */
+static void
+test_full_device (void)
+{
+  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("no /dev/full");
+      return;
+    }
+  g_autoptr (GError) error = NULL;
+  TildeCsvWriter *w = tilde_csv_writer_open ("/dev/full", -1, &error);
+  g_assert_no_error (error);
+  double row[] = { 1, 2, 3 };
+  for (int i = 0; i < 10000; i++)
+    tilde_csv_writer_row (w, row, 3);
+  g_assert_false (tilde_csv_writer_close (w, &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOSPC);
+  g_assert_nonnull (strstr (error->message, "/dev/full"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/io/csv-write/numbers", test_numbers);
+  g_test_add_func ("/io/csv-write/file", test_file);
+  g_test_add_func ("/io/csv-write/unwritable", test_unwritable);
+  g_test_add_func ("/io/csv-write/full-device", test_full_device);
+  return g_test_run ();
+}
