@@ -149,29 +149,38 @@ rank_normalise (double *x, gsize n)
     }
 }
 
+/* As R's mean(): an extended-precision sum, then a second pass over the
+ * residuals, so that identical draws have exactly their value as mean and
+ * no spurious spread. */
 double
 tilde_draws_mean (const double *draws, gsize n)
 {
-  double sum = 0;
+  long double sum = 0, residual = 0, mean;
 
   if (n == 0)
     return NAN;
   for (gsize i = 0; i < n; i++)
     sum += draws[i];
-  return sum / (double) n;
+  mean = sum / (long double) n;
+  if (!isfinite ((double) mean))
+    return (double) mean;
+  for (gsize i = 0; i < n; i++)
+    residual += draws[i] - mean;
+  return (double) (mean + residual / (long double) n);
 }
 
 static double
 sample_variance (const double *x, gsize n)
 {
-  double mean, ss = 0;
+  long double ss = 0;
+  double mean;
 
   if (n < 2)
     return NAN;
   mean = tilde_draws_mean (x, n);
   for (gsize i = 0; i < n; i++)
-    ss += (x[i] - mean) * (x[i] - mean);
-  return ss / (double) (n - 1);
+    ss += ((long double) x[i] - mean) * ((long double) x[i] - mean);
+  return (double) (ss / (long double) (n - 1));
 }
 
 double
