@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "infer/summary.h"
 #include "io/stan-csv-read.h"
 
 static TildeStanCsv *
@@ -244,6 +245,60 @@ test_missing_file (void)
   g_assert_nonnull (strstr (error->message, "/nonexistent/chain-1.csv"));
 }
 
+/* Damaged copies of a real file (bytes replaced by characters that matter
+ * to the format, lines cut) are read, and summarised when they read, without
+ * a crash or a leak: either a file or an error comes back, never both. */
+static void
+test_damaged_files (void)
+{
+  const char *names[] = { "warmup-thin.csv", "bernoulli.csv" };
+  char *originals[2] = { NULL, NULL };
+  gsize lengths[2];
+  const char alphabet[] = ",\n#= 0123456789e-.nafi\r(:";
+  const double probs[] = { 0.05, 0.5, 0.95 };
+  GRand *rand = g_rand_new_with_seed (17);
+  guint read_ok = 0;
+
+  for (guint f = 0; f < 2; f++)
+    {
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "infer", "data", "csv", names[f], NULL);
+
+      g_assert_true (g_file_get_contents (path, &originals[f], &lengths[f], NULL));
+    }
+  for (guint k = 0; k < 3000; k++)
+    {
+      g_autofree char *text = g_memdup2 (originals[k % 2], lengths[k % 2]);
+      gsize len = lengths[k % 2];
+      guint edits = g_rand_int_range (rand, 1, 4);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (TildeStanCsv) csv = NULL;
+
+      for (guint e = 0; e < edits; e++)
+        text[g_rand_int_range (rand, 0, (gint32) len)] = alphabet[g_rand_int_range (rand, 0, sizeof alphabet - 1)];
+      if (g_rand_boolean (rand))
+        len = g_rand_int_range (rand, 0, (gint32) len);
+      csv = tilde_stan_csv_read_string (text, len, "damaged.csv", &error);
+      g_assert_true ((csv == NULL) != (error == NULL));
+      if (csv != NULL && csv->n_draws > 0)
+        {
+          g_autoptr (TildeSummary) s = tilde_summary_new (&csv, 1, probs, 3, NULL);
+          g_autofree char *table = tilde_summary_to_text (s, 2);
+          g_autofree char *json = tilde_summary_to_json (s);
+
+          g_assert_nonnull (table);
+          g_assert_nonnull (json);
+          read_ok++;
+        }
+      else if (csv == NULL)
+        g_assert_true (g_str_has_prefix (error->message, "damaged.csv"));
+    }
+  g_test_message ("%u of 3000 damaged files still read", read_ok);
+  g_assert_cmpuint (read_ok, >, 0);
+  g_rand_free (rand);
+  g_free (originals[0]);
+  g_free (originals[1]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -256,5 +311,6 @@ main (int argc, char **argv)
   g_test_add_func ("/infer/stan-csv/line-endings-and-blanks", test_line_endings_and_blanks);
   g_test_add_func ("/infer/stan-csv/malformed-files", test_malformed_files);
   g_test_add_func ("/infer/stan-csv/missing-file", test_missing_file);
+  g_test_add_func ("/infer/stan-csv/damaged-files", test_damaged_files);
   return g_test_run ();
 }
