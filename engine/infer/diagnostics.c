@@ -210,31 +210,49 @@ fft_good_size (gsize n)
     }
 }
 
-void
-tilde_autocovariance (const double *x, gsize n, double *acov)
-{
-  gsize len;
-  double mean;
-  g_autofree double *y = NULL;
-  gsl_fft_real_wavetable *forward;
+/* GSL's tables for real transforms of one length, kept for all the chains
+ * of a quantity. */
+typedef struct {
+  gsize                          len;
+  double                        *y;
+  gsl_fft_real_wavetable        *forward;
   gsl_fft_halfcomplex_wavetable *inverse;
-  gsl_fft_real_workspace *work;
+  gsl_fft_real_workspace        *work;
+} Fft;
 
-  if (n == 0)
-    return;
-  /* zero padding to twice the length keeps the circular correlation from
-   * wrapping around */
-  len = 2 * fft_good_size (n);
-  mean = tilde_draws_mean (x, n);
-  y = g_new0 (double, len);
-  for (gsize i = 0; i < n; i++)
-    y[i] = x[i] - mean;
+/* For series of N draws: zero padding to twice a fast length keeps the
+ * circular correlation from wrapping around. */
+static void
+fft_init (Fft *f, gsize n)
+{
+  f->len = 2 * fft_good_size (n);
+  f->y = g_new (double, f->len);
+  f->forward = gsl_fft_real_wavetable_alloc (f->len);
+  f->inverse = gsl_fft_halfcomplex_wavetable_alloc (f->len);
+  f->work = gsl_fft_real_workspace_alloc (f->len);
+}
 
-  forward = gsl_fft_real_wavetable_alloc (len);
-  inverse = gsl_fft_halfcomplex_wavetable_alloc (len);
-  work = gsl_fft_real_workspace_alloc (len);
-  gsl_fft_real_transform (y, 1, len, forward, work);
-  /* |Y_k|^2 in GSL's half-complex layout: re at 2k-1, im at 2k */
+static void
+fft_clear (Fft *f)
+{
+  gsl_fft_real_workspace_free (f->work);
+  gsl_fft_halfcomplex_wavetable_free (f->inverse);
+  gsl_fft_real_wavetable_free (f->forward);
+  g_free (f->y);
+}
+
+static void
+autocovariance_by (Fft *f, const double *x, gsize n, double *acov)
+{
+  double mean = tilde_draws_mean (x, n);
+  double *y = f->y;
+  gsize len = f->len;
+
+  for (gsize i = 0; i < len; i++)
+    y[i] = i < n ? x[i] - mean : 0;
+  gsl_fft_real_transform (y, 1, len, f->forward, f->work);
+  /* |Y_k|^2 in GSL's half-complex layout: re at 2k-1, im at 2k, and the
+   * real Nyquist term last (len is even) */
   y[0] = y[0] * y[0];
   for (gsize k = 1; 2 * k < len; k++)
     {
@@ -244,13 +262,21 @@ tilde_autocovariance (const double *x, gsize n, double *acov)
       y[2 * k] = 0;
     }
   y[len - 1] = y[len - 1] * y[len - 1];
-  gsl_fft_halfcomplex_inverse (y, 1, len, inverse, work);
-  gsl_fft_real_workspace_free (work);
-  gsl_fft_halfcomplex_wavetable_free (inverse);
-  gsl_fft_real_wavetable_free (forward);
-
+  gsl_fft_halfcomplex_inverse (y, 1, len, f->inverse, f->work);
   for (gsize t = 0; t < n; t++)
     acov[t] = y[t] / (double) n;
+}
+
+void
+tilde_autocovariance (const double *x, gsize n, double *acov)
+{
+  Fft f;
+
+  if (n == 0)
+    return;
+  fft_init (&f, n);
+  autocovariance_by (&f, x, n, acov);
+  fft_clear (&f);
 }
 
 /* posterior's .rhat(): the potential scale reduction of (split) chains. */
@@ -326,9 +352,11 @@ ess_of (const Chains *c)
   g_autofree double *acov_means = NULL;
   g_autofree double *means = NULL;
   double mean_var, var_plus, tau, tau_bound, total;
+  Fft fft;
 
   if (N < 3 || cannot_assess (c->x, chains_size (c)))
     return NAN;
+  fft_init (&fft, N);
   acov = g_new (double, N);
   acov_means = g_new0 (double, N);
   means = g_new (double, C);
@@ -341,10 +369,11 @@ ess_of (const Chains *c)
       if (all_equal (chain, N))
         memset (acov, 0, sizeof (double) * N);
       else
-        tilde_autocovariance (chain, N, acov);
+        autocovariance_by (&fft, chain, N, acov);
       for (gsize t = 0; t < N; t++)
         acov_means[t] += acov[t] / (double) C;
     }
+  fft_clear (&fft);
   mean_var = acov_means[0] * (double) N / (double) (N - 1);
   var_plus = mean_var * (double) (N - 1) / (double) N;
   if (C > 1)
