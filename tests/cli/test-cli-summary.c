@@ -3,6 +3,8 @@
  * output, problems with the files on standard error, the exit status. The
  * numbers come from tests/infer/data/reference-summary.json, computed
  * independently of Tilde by tests/infer/make-diagnostics-reference.py. */
+#define G_LOG_DOMAIN "tilde-test"
+
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
