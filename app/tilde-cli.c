@@ -27,7 +27,7 @@ static const TildeCliCommand commands[] = {
   { "optimize", N_("Find the posterior mode with L-BFGS, BFGS or Newton"), cli_not_available },
   { "log-prob", N_("Print the log density and its gradient at given parameters"), _tilde_cli_log_prob },
   { "diagnose", N_("Check the gradient against finite differences"), _tilde_cli_diagnose },
-  { "summary",  N_("Summarise Stan CSV files: means, quantiles, R-hat and ESS"), cli_not_available },
+  { "summary",  N_("Summarise Stan CSV files: means, quantiles, R-hat and ESS"), _tilde_cli_summary },
 };
 
 static const TildeCliCommand *
