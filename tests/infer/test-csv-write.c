@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "io/stan-csv-read.h"
 #include "io/stan-csv-write.h"
 
 /* What a C++ stream prints at its default precision (6) and at 9. */
@@ -95,6 +96,62 @@ test_file (void)
   g_rmdir (dir);
 }
 
+/* What the writer writes, the reader reads back: settings, names, the
+ * adaptation, warmup and sampling draws at 9 digits, NaN and infinities. */
+static void
+test_round_trip (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tilde-csv-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "out.csv", NULL);
+  g_autoptr (GError) error = NULL;
+  TildeCsvWriter *w = tilde_csv_writer_open (path, 9, &error);
+  g_assert_no_error (error);
+  tilde_csv_writer_config (w, 0, "method", "sample", TRUE);
+  tilde_csv_writer_config (w, 1, "sample", NULL, FALSE);
+  tilde_csv_writer_config (w, 2, "num_samples", "3", FALSE);
+  tilde_csv_writer_config (w, 2, "num_warmup", "2", FALSE);
+  tilde_csv_writer_config (w, 2, "save_warmup", "1", FALSE);
+  tilde_csv_writer_config (w, 2, "thin", "1", TRUE);
+  const char *names[] = { "lp__", "theta.1", "theta.2" };
+  tilde_csv_writer_names (w, names, 3);
+  double warmup[2][3] = { { -1, 0.1, 0.2 }, { -2, 0.3, 0.4 } };
+  for (int i = 0; i < 2; i++)
+    tilde_csv_writer_row (w, warmup[i], 3);
+  double metric[] = { 0.123456789, 2 };
+  tilde_csv_writer_adaptation (w, 0.75, metric, 2, FALSE);
+  double draws[3][3] = { { -3.14159265, 1e-7, NAN }, { -4, INFINITY, -INFINITY }, { -5, 123456789, -0.5 } };
+  for (int i = 0; i < 3; i++)
+    tilde_csv_writer_row (w, draws[i], 3);
+  tilde_csv_writer_timing (w, 0.25, 0.5);
+  g_assert_true (tilde_csv_writer_close (w, &error));
+
+  g_autoptr (TildeStanCsv) csv = tilde_stan_csv_read_file (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (csv->n_columns, ==, 3);
+  g_assert_cmpstr (csv->column_names[1], ==, "theta.1");
+  g_assert_cmpint (csv->num_samples, ==, 3);
+  g_assert_true (csv->save_warmup);
+  g_assert_cmpuint (csv->n_warmup_draws, ==, 2);
+  g_assert_cmpfloat (csv->warmup_draws[4], ==, 0.3);
+  g_assert_cmpuint (csv->n_draws, ==, 3);
+  g_assert_cmpfloat (csv->step_size, ==, 0.75);
+  g_assert_cmpint (csv->metric_kind, ==, TILDE_STAN_CSV_METRIC_DIAG);
+  g_assert_cmpuint (csv->n_metric, ==, 2);
+  g_assert_cmpfloat (csv->inv_metric[0], ==, 0.123456789);
+  g_assert_cmpfloat (tilde_stan_csv_draw (csv, 0, 0), ==, -3.14159265);
+  g_assert_cmpfloat (tilde_stan_csv_draw (csv, 0, 1), ==, 1e-7);
+  g_assert_true (isnan (tilde_stan_csv_draw (csv, 0, 2)));
+  g_assert_cmpfloat (tilde_stan_csv_draw (csv, 1, 1), ==, INFINITY);
+  g_assert_cmpfloat (tilde_stan_csv_draw (csv, 1, 2), ==, -INFINITY);
+  g_assert_cmpfloat (tilde_stan_csv_draw (csv, 2, 1), ==, 123456789);
+  g_assert_cmpfloat (csv->warmup_seconds, ==, 0.25);
+  g_assert_cmpfloat (csv->sampling_seconds, ==, 0.5);
+  g_assert_cmpfloat (csv->total_seconds, ==, 0.75);
+  g_assert_cmpuint (csv->warnings->len, ==, 0);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 static void
 test_unwritable (void)
 {
@@ -131,6 +188,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/io/csv-write/numbers", test_numbers);
   g_test_add_func ("/io/csv-write/file", test_file);
+  g_test_add_func ("/io/csv-write/round-trip", test_round_trip);
   g_test_add_func ("/io/csv-write/unwritable", test_unwritable);
   g_test_add_func ("/io/csv-write/full-device", test_full_device);
   return g_test_run ();
