@@ -234,7 +234,10 @@ load_given (Init *init, const char *path, JsonParser *parser, GError **error)
   JsonNode *root;
 
   if (!json_parser_load_from_file (parser, path, error))
-    return FALSE;
+    {
+      g_prefix_error (error, "Error reading init file '%s': ", path);
+      return FALSE;
+    }
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {

@@ -388,7 +388,8 @@ test_init_file_and_iteration_limit (Fixture *f, gconstpointer unused)
   g_assert_cmpfloat (fabs (field (&csv, 1, 2)), <, 2);
 }
 
-/* A model with nothing to optimise, and one whose line searches all fail
+/* An init file that is not there, a model with nothing to optimise, and
+ * one whose line searches all fail
  * (the density cannot be evaluated a step away): errors, exit status 1. */
 static void
 test_run_errors (Fixture *f, gconstpointer unused)
@@ -403,6 +404,13 @@ test_run_errors (Fixture *f, gconstpointer unused)
   g_auto (Run) no_params = { 0 };
   g_auto (Run) failed = { 0 };
   g_auto (Csv) csv = { 0 };
+
+  g_auto (Run) missing_init = { 0 };
+
+  run_tilde (&missing_init, f->dir, "optimize", f->model, "--data", f->data, "--init",
+             "/nonexistent/init.json", NULL);
+  g_assert_cmpint (missing_init.status, ==, 1);
+  g_assert_nonnull (strstr (missing_init.err, "/nonexistent/init.json"));
 
   run_tilde (&no_params, f->dir, "optimize", none, NULL);
   g_assert_cmpint (no_params.status, ==, 1);
