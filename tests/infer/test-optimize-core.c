@@ -271,12 +271,18 @@ test_termination_codes (void)
     TildeQnStatus status;
     double tol_obj, tol_grad, tol_param, tol_rel_obj;
     int max_iterations;
+    const char *message;   /* CmdStan's words */
   } cases[] = {
-    { TILDE_QN_ABS_F, 1e-3, 0, 0, 0, 10000 },
-    { TILDE_QN_ABS_GRAD, 0, 1e-2, 0, 0, 10000 },
-    { TILDE_QN_ABS_X, 0, 0, 1e-3, 0, 10000 },
-    { TILDE_QN_REL_F, 0, 0, 0, 1e10, 10000 },
-    { TILDE_QN_MAX_ITER, 0, 0, 0, 0, 7 },
+    { TILDE_QN_ABS_F, 1e-3, 0, 0, 0, 10000,
+      "Convergence detected: absolute change in objective function was below tolerance" },
+    { TILDE_QN_ABS_GRAD, 0, 1e-2, 0, 0, 10000,
+      "Convergence detected: gradient norm is below tolerance" },
+    { TILDE_QN_ABS_X, 0, 0, 1e-3, 0, 10000,
+      "Convergence detected: absolute parameter change was below tolerance" },
+    { TILDE_QN_REL_F, 0, 0, 0, 1e10, 10000,
+      "Convergence detected: relative change in objective function was below tolerance" },
+    { TILDE_QN_MAX_ITER, 0, 0, 0, 0, 7,
+      "Maximum number of iterations hit, may not be at an optima" },
   };
 
   for (gsize c = 0; c < G_N_ELEMENTS (cases); c++)
@@ -336,8 +342,7 @@ test_termination_codes (void)
         default:
           g_assert_not_reached ();
         }
-      g_assert_true (g_str_has_prefix (tilde_qn_status_message (status),
-                                       status == TILDE_QN_MAX_ITER ? "Maximum number" : "Convergence detected"));
+      g_assert_cmpstr (tilde_qn_status_message (status), ==, cases[c].message);
     }
 }
 
