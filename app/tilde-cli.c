@@ -24,7 +24,7 @@ static int cli_not_available (const char *name, int argc, char **argv);
 static const TildeCliCommand commands[] = {
   { "compile",  N_("Check a model and print its compiled forms (stanc-compatible)"), _tilde_cli_compile },
   { "sample",   N_("Draw from the posterior with NUTS and write Stan CSV files"), cli_not_available },
-  { "optimize", N_("Find the posterior mode with L-BFGS, BFGS or Newton"), cli_not_available },
+  { "optimize", N_("Find the posterior mode with L-BFGS, BFGS or Newton"), _tilde_cli_optimize },
   { "log-prob", N_("Print the log density and its gradient at given parameters"), _tilde_cli_log_prob },
   { "diagnose", N_("Check the gradient against finite differences"), _tilde_cli_diagnose },
   { "summary",  N_("Summarise Stan CSV files: means, quantiles, R-hat and ESS"), _tilde_cli_summary },
