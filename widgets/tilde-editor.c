@@ -40,6 +40,7 @@ struct _TildeEditor
   guint64                  checked_stamp;
   guint64                  check_generation;
   guint64                  shown_generation;
+  TildeCheckResult        *shown_check;
   guint                    pedantic : 1;
   guint                    checking : 1;
 };
@@ -140,6 +141,12 @@ _tilde_editor_get_shown_generation (TildeEditor *self)
   return self->shown_generation;
 }
 
+TildeCheckResult *
+_tilde_editor_get_shown_check (TildeEditor *self)
+{
+  return self->shown_check;
+}
+
 static void
 set_checking (TildeEditor *self, gboolean checking)
 {
@@ -230,6 +237,8 @@ check_done (TildeJobResult *result, gpointer user_data)
     return;
   show_check (self, tilde_job_result_get_check (result),
               tilde_job_input_get_display_name (input));
+  g_clear_pointer (&self->shown_check, tilde_check_result_unref);
+  self->shown_check = tilde_check_result_ref (tilde_job_result_get_check (result));
   self->shown_generation = tilde_job_result_get_generation (result);
   set_checking (self, FALSE);
   g_signal_emit (self, signals[CHECKED], 0);
@@ -648,6 +657,7 @@ tilde_editor_dispose (GObject *object)
   g_clear_pointer (&self->worker, tilde_worker_free);
   /* Before the buffer: the problems hold marks in it. */
   g_clear_object (&self->marks);
+  g_clear_pointer (&self->shown_check, tilde_check_result_unref);
   g_clear_object (&self->search_context);
   g_clear_object (&self->search_settings);
   g_clear_object (&self->completion);
