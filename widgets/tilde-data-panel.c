@@ -461,9 +461,17 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
   GError *error = NULL;
   GtkTextIter start;
 
-  if (!gtk_source_file_loader_load_finish (GTK_SOURCE_FILE_LOADER (source), result, &error))
+  if (!gtk_source_file_loader_load_finish (GTK_SOURCE_FILE_LOADER (source), result, &error)
+      && self->source_file != NULL)
     /* Forget the file that failed, so a later Save asks where to write. */
     gtk_source_file_set_location (self->source_file, NULL);
+  if (self->buffer == NULL)
+    {
+      /* disposed while the file was read */
+      g_clear_error (&error);
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s", _("The data panel is gone"));
+      return;
+    }
   gtk_text_buffer_get_start_iter (GTK_TEXT_BUFFER (self->buffer), &start);
   gtk_text_buffer_place_cursor (GTK_TEXT_BUFFER (self->buffer), &start);
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (self->buffer), FALSE);
@@ -512,12 +520,20 @@ save_done (GObject *source, GAsyncResult *result, gpointer user_data)
   GError *error = NULL;
 
   self->saving = FALSE;
-  update_actions (self);
   if (!gtk_source_file_saver_save_finish (GTK_SOURCE_FILE_SAVER (source), result, &error))
     {
+      if (self->buffer != NULL)
+        update_actions (self);
       g_task_return_error (task, error);
       return;
     }
+  if (self->buffer == NULL)
+    {
+      /* disposed while the file was written: it was written */
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  update_actions (self);
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (self->buffer), FALSE);
   update_file_label (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
@@ -587,12 +603,19 @@ template_made (GObject *source, GAsyncResult *result, gpointer user_data)
   GtkTextIter start, end;
 
   self->templating = FALSE;
-  update_actions (self);
   if (text == NULL)
     {
+      if (self->buffer != NULL)
+        update_actions (self);
       g_task_return_error (task, error);
       return;
     }
+  if (self->buffer == NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s", _("The data panel is gone"));
+      return;
+    }
+  update_actions (self);
   /* Typed into while the template was made: what was typed stays. */
   if (!buffer_is_blank (self))
     {
@@ -847,7 +870,10 @@ template_reported (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr(GError) error = NULL;
 
   if (!tilde_data_panel_insert_template_finish (self, result, &error))
-    show_error (self, _("Could not make a template of the data"), error);
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        show_error (self, _("Could not make a template of the data"), error);
+    }
   else
     gtk_widget_grab_focus (GTK_WIDGET (self->view));
 }

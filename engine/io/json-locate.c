@@ -373,7 +373,13 @@ describe (const Checker *c, Tok t)
       return g_strdup ("the end of the data");
     case TOK_STRING:
       if (n > 24)
-        return g_strdup_printf ("the string %.*s…", 20, s);
+        {
+          int cut = 20;
+          /* on a character boundary: messages are shown as UTF-8 */
+          while (cut > 1 && ((guchar) s[cut] & 0xc0) == 0x80)
+            cut--;
+          return g_strdup_printf ("the string %.*s…", cut, s);
+        }
       return g_strdup_printf ("the string %.*s", n, s);
     case TOK_NUMBER:
       return g_strdup_printf ("the number %.*s", MIN (n, 24), s);

@@ -638,6 +638,32 @@ test_follows_editor (void)
   gtk_window_destroy (window);
 }
 
+static gboolean
+object_gone (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+static void
+test_closing_stops_engine_thread (void)
+{
+  g_autoptr(TildeCheckResult) model = eight_schools ();
+  GtkWindow *window;
+  TildeDataPanel *panel = panel_window (model, &window);
+  gint64 start;
+
+  /* A data check that would take five seconds is under way when the
+   * window goes. */
+  tilde_worker_set_check_delay (_tilde_data_panel_get_worker (panel), 5000);
+  gtk_text_buffer_insert_interactive_at_cursor (buffer_of (panel), "{\"J\": 1}", -1, TRUE);
+  tilde_data_panel_check_now (panel);
+  g_object_add_weak_pointer (G_OBJECT (panel), (gpointer *) &panel);
+  start = g_get_monotonic_time ();
+  gtk_window_destroy (window);
+  g_assert_true (wait_for_ms (object_gone, &panel, 3000));
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 3 * G_USEC_PER_SEC);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -657,5 +683,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/data-panel/template-checks-clean", test_template_checks_clean);
   g_test_add_func ("/data-panel/save-clears-modified", test_save_clears_modified);
   g_test_add_func ("/data-panel/follows-editor", test_follows_editor);
+  g_test_add_func ("/data-panel/closing-stops-engine-thread", test_closing_stops_engine_thread);
   return g_test_run ();
 }
