@@ -469,7 +469,8 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
     {
       /* disposed while the file was read */
       g_clear_error (&error);
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s", _("The data panel is gone"));
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s",
+                               _("The data panel is gone"));
       return;
     }
   gtk_text_buffer_get_start_iter (GTK_TEXT_BUFFER (self->buffer), &start);
@@ -612,7 +613,8 @@ template_made (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   if (self->buffer == NULL)
     {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s", _("The data panel is gone"));
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s",
+                               _("The data panel is gone"));
       return;
     }
   update_actions (self);
@@ -767,7 +769,8 @@ open_action (GtkWidget *widget, const char *name, GVariant *param)
     }
   /* Opening replaces the text: changes that were never saved go only when
    * asked to. */
-  dialog = gtk_message_dialog_new (parent_window (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+  dialog = gtk_message_dialog_new (parent_window (self),
+                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
                                    GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE,
                                    "%s", _("Discard Changes to the Data?"));
   gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s",
@@ -1046,7 +1049,8 @@ tilde_data_panel_init (TildeDataPanel *self)
 
   /* Squiggles, gutter marks, hovers and the problems list, as in the editor. */
   self->marks = tilde_diagnostic_marks_new (self->view);
-  tilde_problems_list_set_problems (self->problems_list, tilde_diagnostic_marks_get_problems (self->marks));
+  tilde_problems_list_set_problems (self->problems_list,
+                                    tilde_diagnostic_marks_get_problems (self->marks));
   tilde_problems_list_set_checking_tooltip (self->problems_list, _("Checking the data"));
   g_object_bind_property (self, "checking", self->problems_list, "checking", G_BINDING_SYNC_CREATE);
 

@@ -50,7 +50,8 @@ skip_blanks (Lexer *lx, gboolean *open_comment)
         lx->pos++;
       else if (c == '/' && lx->pos + 1 < lx->len && lx->text[lx->pos + 1] == '*')
         {
-          const char *close = g_strstr_len (lx->text + lx->pos + 2, (gssize) (lx->len - lx->pos - 2), "*/");
+          const char *close = g_strstr_len (lx->text + lx->pos + 2,
+                                            (gssize) (lx->len - lx->pos - 2), "*/");
           if (!close)
             {
               *open_comment = TRUE;
@@ -573,7 +574,8 @@ check_value (Checker *c, Tok t, int depth)
     case TOK_NUMBER:
       if (!valid_number (c->lx.text + t.begin, t.end - t.begin))
         {
-          g_autofree char *message = g_strdup_printf ("%.*s is not a number", (int) MIN (t.end - t.begin, 24),
+          g_autofree char *message = g_strdup_printf ("%.*s is not a number",
+                                                      (int) MIN (t.end - t.begin, 24),
                                                       c->lx.text + t.begin);
           fail_at (c, t, message);
         }
