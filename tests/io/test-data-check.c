@@ -274,8 +274,11 @@ test_two_thousand_values_in_a_frame (void)
     }
   g_test_message ("2,000 values (%" G_GSIZE_FORMAT " bytes) checked in %.2f ms", text->len,
                   best / 1000.0);
-  /* a frame at 60 Hz is 16.7 ms */
+  /* A frame at 60 Hz is 16.7 ms. The sanitizers' bookkeeping of every
+   * allocation makes a build with them no measure of this. */
+#ifndef __SANITIZE_ADDRESS__
   g_assert_cmpint (best, <, 8000);
+#endif
   g_string_free (text, TRUE);
 }
 
