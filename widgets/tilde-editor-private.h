@@ -12,5 +12,8 @@ TildeWorker             *_tilde_editor_get_worker              (TildeEditor *sel
 TildeCompletionProvider *_tilde_editor_get_completion_provider (TildeEditor *self);
 /* The generation of the check whose result the editor shows (0: none). */
 guint64                  _tilde_editor_get_shown_generation    (TildeEditor *self);
+/* The check whose result the editor shows (NULL: none yet); the data
+ * panel checks data against it. */
+TildeCheckResult        *_tilde_editor_get_shown_check         (TildeEditor *self);
 
 G_END_DECLS

@@ -156,6 +156,23 @@ add_diag (GPtrArray *diagnostics, TildeDiagnosticKind kind, const char *message)
                                                         0, 0, message));
 }
 
+/* Every variable that does not fit, not only the first (which is the
+ * error preparation stopped at); the error itself when it came from
+ * transformed data. */
+static void
+add_data_problems (GPtrArray *diagnostics, const MirProgram *program, const TildeJsonData *data,
+                   const char *error)
+{
+  if (!diagnostics)
+    return;
+  g_autoptr (GPtrArray) problems = tilde_model_check_data (program, data);
+  if (problems->len == 0)
+    add_diag (diagnostics, TILDE_DIAG_DATA, error);
+  for (guint i = 0; i < problems->len; i++)
+    add_diag (diagnostics, TILDE_DIAG_DATA,
+              ((const TildeDataProblem *) g_ptr_array_index (problems, i))->message);
+}
+
 /* ---- names ---- */
 
 static void
@@ -449,9 +466,10 @@ tilde_model_new (const MirProgram *program, const TildeJsonData *data, GPtrArray
   ev.data = data;
   if (!run_part (&ev, m->parts[MIR_PART_PREPARE_DATA]))
     {
-      TildeDiagnosticKind kind = ev.cx.err_kind == TILDE_MODEL_ERROR_FATAL
-        ? TILDE_DIAG_RUNTIME : TILDE_DIAG_DATA;
-      add_diag (diagnostics, kind, ev.cx.err_msg);
+      if (ev.cx.err_kind == TILDE_MODEL_ERROR_FATAL)
+        add_diag (diagnostics, TILDE_DIAG_RUNTIME, ev.cx.err_msg);
+      else
+        add_data_problems (diagnostics, m->prog, data, ev.cx.err_msg);
       ev_done (&ev, w);
       workspace_free (w);
       m->code = rt_compiler_steal_arena (c);

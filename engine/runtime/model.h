@@ -57,6 +57,32 @@ TildeModel *tilde_model_new   (const MirProgram    *program,
                                GPtrArray           *diagnostics);
 void        tilde_model_free  (TildeModel *model);
 
+/* What is wrong with one variable of the data. */
+typedef enum {
+  TILDE_DATA_PROBLEM_MISSING,  /* the data have no such variable */
+  TILDE_DATA_PROBLEM_VALUE,    /* its value does not fit: shape, type, size, constraint */
+  TILDE_DATA_PROBLEM_MODEL,    /* the data block itself cannot be evaluated */
+} TildeDataProblemKind;
+
+typedef struct {
+  TildeDataProblemKind kind;
+  const char          *name;     /* the variable (interned); NULL for MODEL */
+  char                *message;
+} TildeDataProblem;
+
+void tilde_data_problem_free (TildeDataProblem *problem);
+
+/* Reads `data` (may be NULL: no variables) against the data block of
+ * `program` with the statements tilde_model_new runs for it: sizes
+ * evaluated from earlier data, every variable read against its shape,
+ * then its constraints checked. Unlike preparation it goes on after a
+ * problem, so every variable gets its own; a variable whose sizes or
+ * bounds use one that has a problem is not judged. Transformed data is
+ * not run. Returns TildeDataProblem*, in the order of the data block
+ * (empty when the data fit); the array frees them. */
+GPtrArray  *tilde_model_check_data (const MirProgram    *program,
+                                    const TildeJsonData *data);
+
 /* Number of unconstrained parameters. */
 gsize       tilde_model_num_params_unconstrained (const TildeModel *model);
 /* Number of values tilde_model_constrain writes with these flags. */
