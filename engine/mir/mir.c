@@ -1057,6 +1057,7 @@ mir_stmt_equal (const MirStmt *a, const MirStmt *b)
     case MIR_STMT_JACOBIAN_PLUS:
       return a->u.increment.from_tilde == b->u.increment.from_tilde
         && a->u.increment.role == b->u.increment.role
+        && a->u.increment.role_args == b->u.increment.role_args
         && mir_expr_equal (a->u.increment.expr, b->u.increment.expr);
     case MIR_STMT_NR_CALL:
       return mir_fun_equal (&a->u.call.fun, &b->u.call.fun)

@@ -31,6 +31,8 @@ struct Compiler {
   GHashTable *functions;    /* name -> GPtrArray of RtFunction* (overloads) */
   gboolean    fused;        /* fused densities and vectorised loops */
   int         as_written;   /* compiling the general form of a fused expression */
+  MirTermDeps *term_deps;   /* what the arguments of _lp calls depend on; may be NULL */
+  const MirFunDef *fun;     /* the function being compiled; NULL in the parts */
 };
 
 static gboolean fused_forms = TRUE;
@@ -69,6 +71,12 @@ rt_compiler_free (Compiler *c)
   g_hash_table_unref (c->functions);
   g_free (c->error);
   g_free (c);
+}
+
+void
+rt_compiler_set_term_deps (Compiler *c, MirTermDeps *deps)
+{
+  c->term_deps = deps;
 }
 
 int rt_compiler_n_slots (const Compiler *c) { return c->n_slots; }
@@ -515,6 +523,13 @@ compile_user_call (Compiler *c, const MirExpr *m)
   e->name = f->name;
   e->drop = is_lupdf (f);
   compile_kids (c, e, m->u.call.args);
+  if (code->has_terms && c->term_deps)
+    {
+      e->arg_deps = tilde_arena_newv (c->arena, guint64, MAX (n, 1));
+      for (int i = 0; i < n; i++)
+        e->arg_deps[i] = mir_term_deps_of_expr (c->term_deps, c->fun,
+                                                g_ptr_array_index (m->u.call.args, i));
+    }
   return e;
 }
 
@@ -678,6 +693,19 @@ st_new (Compiler *c, StFn fn, const MirStmt *m)
   s->fn = fn;
   s->mir = m;
   return s;
+}
+
+/* A `target +=` statement's role; a Jacobian term is the prior's. */
+static void
+set_term_role (St *s, const MirStmt *m)
+{
+  s->role = MIR_TERM_PRIOR;
+  s->role_args = 0;
+  if (m->kind == MIR_STMT_TARGET_PLUS)
+    {
+      s->role = m->u.increment.role;
+      s->role_args = m->u.increment.role_args;
+    }
 }
 
 /* ---- fused densities and vectorised loops (fused.c) ---- */
@@ -1119,10 +1147,15 @@ compile_vector_loop (Compiler *c, const MirStmt *m, St *general)
     {
       const MirStmt *t = g_ptr_array_index (terms, i);
       body[i] = st_new (c, rt_st_skip, t);
+      set_term_role (body[i], t);
       if (!compile_fused_density (c, body[i], t->u.increment.expr, m->u.for_stmt.var))
         return NULL;
     }
   St *s = st_new (c, rt_st_for_vector, m);
+  s->role = body[0]->role;
+  s->role_args = body[0]->role_args;
+  for (guint i = 1; i < terms->len; i++)
+    s->mixed_roles |= body[i]->role != s->role || body[i]->role_args != s->role_args;
   s->e = general->e;
   s->e2 = general->e2;
   s->else_s = general;
@@ -1302,6 +1335,7 @@ compile_mvn_cov (Compiler *c, const MirStmt *m, const St *decl)
 {
   const MirExpr *e = m->u.increment.expr;
   St *s = st_new (c, rt_st_mvn_cov, m);
+  set_term_role (s, m);
   s->e = compile_expr (c, arg (e, 0));
   s->e2 = compile_expr (c, arg (e, 1));
   s->slot = decl->slot;
@@ -1532,6 +1566,7 @@ compile_stmt (Compiler *c, const MirStmt *m, gboolean top)
     case MIR_STMT_JACOBIAN_PLUS:
       s = st_new (c, rt_st_target, m);
       s->target_jacobian = m->kind == MIR_STMT_JACOBIAN_PLUS;
+      set_term_role (s, m);
       if (c->fused && !c->as_written && !s->target_jacobian
           && compile_fused_density (c, s, m->u.increment.expr, NULL))
         {
@@ -1607,6 +1642,7 @@ rt_compile_functions (Compiler *c, GPtrArray *functions, char **error)
       f->name = g_intern_string (def->name);
       f->return_type = def->return_type;
       f->is_density = def->suffix == MIR_SUFFIX_LPDF || def->suffix == MIR_SUFFIX_LPMF;
+      f->has_terms = def->suffix == MIR_SUFFIX_TARGET;
       f->n_args = (int) def->args->len;
       f->defined = def->body != NULL;
       GPtrArray *overloads = g_hash_table_lookup (c->functions, f->name);
@@ -1629,9 +1665,11 @@ rt_compile_functions (Compiler *c, GPtrArray *functions, char **error)
       int saved = c->n_slots;
       c->n_slots = 0;
       c->hoist = FALSE;
+      c->fun = def;
       for (guint k = 0; k < def->args->len; k++)
         bind (c, g_array_index (def->args, MirFunArg, k).name);
       f->body = compile_stmt (c, def->body, FALSE);
+      c->fun = NULL;
       f->n_slots = c->n_slots;
       c->n_slots = saved;
       g_array_set_size (c->scope, mark);

@@ -12,6 +12,7 @@
 #include "runtime/transform/transform.h"
 #include "io/json-data.h"
 #include "mir/mir.h"
+#include "mir/mir-terms.h"
 
 G_BEGIN_DECLS
 
@@ -61,6 +62,8 @@ struct Ex {
   int              tuple_slot;
   int              op;         /* specialised scalar arithmetic */
   const RtFunction *code;      /* a user-defined function */
+  guint64         *arg_deps;   /* a call of an _lp function: per argument, what it
+                                * depends on (Ev.param_args) */
   const TildeShape *shape;     /* a parameter's shape, when its sizes were computed once */
   Fx               *fx;        /* a fused expression (kids[0]: the same, compiled as usual) */
   Sx               *sx;        /* a fused scalar expression: n_sx instructions */
@@ -136,6 +139,7 @@ struct RtFunction {
   const char      *name;
   const TildeType *return_type;
   gboolean         is_density;  /* _lpdf / _lpmf */
+  gboolean         has_terms;   /* _lp: adds to the target */
   gboolean         defined;     /* has a body (compiled after every signature) */
   int              n_args;
   int              n_slots;
@@ -165,6 +169,11 @@ struct St {
   Fx           **fx;
   int            n_fx;
   int            slot2;        /* a covariance's Cholesky factor */
+  /* a term of the target: prior or likelihood (a vectorised loop: of all
+   * its terms, unless mixed_roles) */
+  MirTermRole    role;
+  guint64        role_args;
+  gboolean       mixed_roles;
 };
 
 /* What one evaluation works with. */
@@ -188,7 +197,21 @@ struct Ev {
   GPtrArray          *diagnostics;  /* data errors while preparing */
   TildeValue          retval;       /* what a function's return statement gave */
   int                 depth;        /* nested function calls */
+  TildeModelContext   context;      /* which terms of the target count */
+  guint64             param_args;   /* in a function: the arguments that depend on
+                                     * parameters; in log_prob bit 0 */
 };
+
+/* Whether the target term `s` counts in the evaluation's context. */
+static inline gboolean
+rt_term_counts (const Ev *ev, const St *s)
+{
+  if (G_LIKELY (ev->context == TILDE_MODEL_CONTEXT_JOINT))
+    return TRUE;
+  gboolean prior = s->role == MIR_TERM_PRIOR
+    || (s->role == MIR_TERM_BY_ARGUMENTS && (s->role_args & ev->param_args) != 0);
+  return prior == (ev->context == TILDE_MODEL_CONTEXT_PRIOR);
+}
 
 /* Compilation */
 typedef struct Compiler Compiler;
@@ -198,6 +221,9 @@ void      rt_compiler_free   (Compiler *c);
  * to later parts. NULL with `error` set (a function the runtime lacks). */
 St       *rt_compile_part    (Compiler *c, GPtrArray *stmts, gboolean globals, gboolean hoist,
                               char **error);
+/* What the arguments of calls of _lp functions depend on (owned by the
+ * caller, for as long as the compiler compiles). */
+void      rt_compiler_set_term_deps (Compiler *c, MirTermDeps *deps);
 /* Compiles the functions block (before any part); FALSE with `error` set
  * when a body uses what the runtime lacks. */
 gboolean  rt_compile_functions (Compiler *c, GPtrArray *functions, char **error);

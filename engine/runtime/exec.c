@@ -1173,7 +1173,8 @@ rt_ex_read_param (Ev *ev, const Ex *e, TildeValue *out)
     rt_eval (ev, e->tb, &b);
   CX->fn_name = "constrain";
   rt_constrain (CX, e->tkind, e->ta ? &a : NULL, e->tb ? &b : NULL, shape, &u, out, &lj);
-  if (ev->jacobian && ev->in_log_prob)
+  /* the log Jacobian belongs to the prior */
+  if (ev->jacobian && ev->in_log_prob && ev->context != TILDE_MODEL_CONTEXT_LIKELIHOOD)
     rt_add_term (ev, &lj);
 }
 
@@ -1200,7 +1201,7 @@ rt_st_block (Ev *ev, const St *s)
 Flow
 rt_st_target (Ev *ev, const St *s)
 {
-  if (s->target_jacobian && !ev->jacobian)
+  if ((s->target_jacobian && !ev->jacobian) || !rt_term_counts (ev, s))
     return FLOW_NEXT;
   TildeValue v;
   rt_eval (ev, s->e, &v);
@@ -1274,6 +1275,17 @@ rt_ex_user_call (Ev *ev, const Ex *e, TildeValue *out)
               MAX_DEPTH);
   TildeValue *caller = ev->slots;
   gboolean propto = CX->propto;
+  guint64 caller_args = ev->param_args;
+  /* the terms of an _lp function are prior when they depend on an argument
+   * that depends on parameters here */
+  if (e->arg_deps)
+    {
+      guint64 args = 0;
+      for (int i = 0; i < e->n_kids; i++)
+        if (e->arg_deps[i] & caller_args)
+          args |= G_GUINT64_CONSTANT (1) << MIN (i, 63);
+      ev->param_args = args;
+    }
   /* a user density drops constants inside only when called as _lupdf */
   if (f->is_density)
     CX->propto = propto && e->drop;
@@ -1281,6 +1293,7 @@ rt_ex_user_call (Ev *ev, const Ex *e, TildeValue *out)
   Flow flow = rt_exec (ev, f->body);
   ev->slots = caller;
   CX->propto = propto;
+  ev->param_args = caller_args;
   ev->depth--;
   if (tilde_type_kind (f->return_type) == TILDE_TYPE_VOID)
     {

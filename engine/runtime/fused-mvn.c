@@ -88,6 +88,8 @@ Flow
 rt_st_mvn_cov (Ev *ev, const St *s)
 {
   TildeValue args[3], out;
+  if (!rt_term_counts (ev, s))
+    return FLOW_NEXT;
   rt_eval (ev, s->e, &args[0]);
   rt_eval (ev, s->e2, &args[1]);
   const TildeValue *k = &ev->slots[s->slot], *l = &ev->slots[s->slot2];

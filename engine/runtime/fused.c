@@ -577,6 +577,8 @@ rt_st_target_fused (Ev *ev, const St *s)
 {
   Mark m;
   jmp_buf jmp;
+  if (!rt_term_counts (ev, s))
+    return FLOW_NEXT;
   mark (ev, &m);
   if (setjmp (jmp))
     {
@@ -621,6 +623,10 @@ rt_ex_fused (Ev *ev, const Ex *e, TildeValue *out)
 Flow
 rt_st_for_vector (Ev *ev, const St *s)
 {
+  /* in a context that drops some of the terms, the loop as written drops
+   * them one by one */
+  if (ev->context != TILDE_MODEL_CONTEXT_JOINT && (s->mixed_roles || !rt_term_counts (ev, s)))
+    return s->mixed_roles ? rt_exec (ev, s->else_s) : FLOW_NEXT;
   gint64 lo = int_of (ev, s->e), hi = int_of (ev, s->e2);
   if (hi < lo)
     return FLOW_NEXT;

@@ -40,6 +40,7 @@ struct TildeModel {
   gsize        n_params;
   char       **names[4];     /* by (tp, gq) flags */
   char       **free_names;
+  TildeModelContext context;
   GMutex       lock;
   Workspace  **pool;         /* workspaces not in use */
   guint        n_pool, cap_pool;
@@ -107,6 +108,7 @@ ev_init (Ev *ev, TildeModel *m, Workspace *w, jmp_buf *jmp)
   ev->cx.tape = w->tape;
   ev->cx.arena = w->tape->arena;
   ev->cx.jmp = jmp;
+  ev->param_args = 1;
   ev->slots = w->slots;
   if (m->globals)
     memcpy (ev->slots, m->globals, sizeof (TildeValue) * (gsize) m->n_globals);
@@ -430,6 +432,8 @@ tilde_model_new (const MirProgram *program, const TildeJsonData *data, GPtrArray
   if (!data)
     data = empty;
   Compiler *c = rt_compiler_new ();
+  g_autoptr (MirTermDeps) term_deps = mir_term_deps_new (m->prog);
+  rt_compiler_set_term_deps (c, term_deps);
   if (!compile_all (m, c, diagnostics))
     {
       m->code = rt_compiler_steal_arena (c);
@@ -567,6 +571,12 @@ rt_model_count_fused (const TildeModel *m)
 
 /* ---- evaluation ---- */
 
+void
+tilde_model_set_context (TildeModel *m, TildeModelContext context)
+{
+  m->context = context;
+}
+
 double
 tilde_model_log_density (TildeModel *m, const double *theta, gboolean propto, gboolean jacobian,
                          double *gradient, TildeModelError **error)
@@ -577,6 +587,7 @@ tilde_model_log_density (TildeModel *m, const double *theta, gboolean propto, gb
   ev_init (&ev, m, w, &jmp);
   ev.cx.propto = propto;
   ev.jacobian = jacobian;
+  ev.context = m->context;
   ev.in_log_prob = TRUE;
   gint32 P = (gint32) m->n_params;
   TildeValue th = { .kind = TILDE_VALUE_VECTOR, .ad = 1, .rows = P, .cols = 1 };

@@ -84,6 +84,21 @@ double      tilde_model_log_density (TildeModel       *model,
                                      double           *gradient,
                                      TildeModelError **error);
 
+/* Which terms of the target tilde_model_log_density sums: all of them
+ * (JOINT, the default), the prior's (PRIOR: terms whose variate depends on
+ * parameters, `target +=` without a density, and the log Jacobians), or
+ * the likelihood's (LIKELIHOOD: terms whose variate is data). mir-terms.h
+ * says how a term is classified. Terms that do not count are not
+ * evaluated. Set it before evaluating, not while another thread
+ * evaluates. */
+typedef enum {
+  TILDE_MODEL_CONTEXT_JOINT,
+  TILDE_MODEL_CONTEXT_PRIOR,
+  TILDE_MODEL_CONTEXT_LIKELIHOOD,
+} TildeModelContext;
+
+void        tilde_model_set_context (TildeModel *model, TildeModelContext context);
+
 /* Constrained parameters, then transformed parameters and generated
  * quantities when asked, in Stan CSV order, into `out`
  * (tilde_model_num_outputs values). `rng` is needed for generated

@@ -3,7 +3,8 @@
  * The optimisation levels against each other: every model of the test
  * corpora, compiled at O0, O1 and Oexperimental, must behave the same: the
  * same log density and gradient at random unconstrained points (propto and
- * jacobian on and off), the same transformed parameters and generated
+ * jacobian on and off; the joint density, the prior and the likelihood, so
+ * that every pass keeps which terms are which), the same transformed parameters and generated
  * quantities from the same RNG seed (which also shows the transformed
  * data), and an error at every level when one level raises it.
  *
@@ -182,8 +183,11 @@ compare_shapes (Diff *d)
     }
 }
 
+static const char *const context_names[] = { "joint", "prior", "likelihood" };
+
 static void
-compare_log_density (Diff *d, const double *theta, guint point, gboolean propto, gboolean jacobian)
+compare_log_density (Diff *d, const double *theta, guint point, TildeModelContext context,
+                     gboolean propto, gboolean jacobian)
 {
   gsize P = d->n_params;
   g_autofree double *grad0 = g_new0 (double, P + 1);
@@ -195,21 +199,23 @@ compare_log_density (Diff *d, const double *theta, guint point, gboolean propto,
       g_autoptr (TildeModelError) err = NULL;
       const char *level = mir_opt_level_name (levels[l]);
       double lp = tilde_model_log_density (d->models[l], theta, propto, jacobian, grad, &err);
+      const char *cx = context_names[context];
       if ((err0 == NULL) != (err == NULL) || (err && err->kind != err0->kind))
         {
-          disagree (d, "point %u propto %d jacobian %d: O0 %s, %s %s", point, propto, jacobian,
-                    err0 ? err0->message : "evaluates", level, err ? err->message : "evaluates");
+          disagree (d, "point %u %s propto %d jacobian %d: O0 %s, %s %s", point, cx, propto,
+                    jacobian, err0 ? err0->message : "evaluates", level,
+                    err ? err->message : "evaluates");
           continue;
         }
       if (err)
         continue;
       if (!rt_test_close (lp, lp0, TOLERANCE))
-        disagree (d, "point %u propto %d jacobian %d: log density O0 %.17g, %s %.17g", point,
-                  propto, jacobian, lp0, level, lp);
+        disagree (d, "point %u %s propto %d jacobian %d: log density O0 %.17g, %s %.17g", point,
+                  cx, propto, jacobian, lp0, level, lp);
       for (gsize i = 0; i < P; i++)
         if (!rt_test_close (grad[i], grad0[i], TOLERANCE))
-          disagree (d, "point %u propto %d jacobian %d: gradient[%" G_GSIZE_FORMAT "] O0 %.17g, "
-                    "%s %.17g", point, propto, jacobian, i, grad0[i], level, grad[i]);
+          disagree (d, "point %u %s propto %d jacobian %d: gradient[%" G_GSIZE_FORMAT "] O0 "
+                    "%.17g, %s %.17g", point, cx, propto, jacobian, i, grad0[i], level, grad[i]);
     }
 }
 
@@ -260,9 +266,16 @@ compare_levels (Diff *d)
     {
       for (gsize i = 0; i < d->n_params; i++)
         theta[i] = g_rand_double_range (rand, -2.0, 2.0);
-      for (int propto = 0; propto < 2; propto++)
-        for (int jacobian = 0; jacobian < 2; jacobian++)
-          compare_log_density (d, theta, point, propto, jacobian);
+      for (int context = 0; context < (int) G_N_ELEMENTS (context_names); context++)
+        {
+          for (guint l = 0; l < N_LEVELS; l++)
+            tilde_model_set_context (d->models[l], (TildeModelContext) context);
+          for (int propto = 0; propto < 2; propto++)
+            for (int jacobian = 0; jacobian < 2; jacobian++)
+              compare_log_density (d, theta, point, (TildeModelContext) context, propto, jacobian);
+        }
+      for (guint l = 0; l < N_LEVELS; l++)
+        tilde_model_set_context (d->models[l], TILDE_MODEL_CONTEXT_JOINT);
       compare_outputs (d, theta, point);
     }
 }
