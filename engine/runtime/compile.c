@@ -267,6 +267,23 @@ compile_kids (Compiler *c, Ex *e, GPtrArray *args)
     e->kids[i] = compile_expr (c, g_ptr_array_index (args, i));
 }
 
+static Tr *
+compile_transform (Compiler *c, const MirTransform *t)
+{
+  Tr *tr = tilde_arena_new0 (c->arena, Tr);
+  tr->kind = t->kind;
+  tr->a = t->a ? compile_expr (c, t->a) : NULL;
+  tr->b = t->b ? compile_expr (c, t->b) : NULL;
+  if (t->kind == MIR_TRANS_TUPLE && t->members)
+    {
+      tr->n_members = t->members->len;
+      tr->members = tilde_arena_newv (c->arena, Tr *, MAX (t->members->len, 1));
+      for (guint i = 0; i < t->members->len; i++)
+        tr->members[i] = compile_transform (c, g_ptr_array_index (t->members, i));
+    }
+  return tr;
+}
+
 static Ex *
 compile_internal (Compiler *c, const MirExpr *m)
 {
@@ -281,9 +298,9 @@ compile_internal (Compiler *c, const MirExpr *m)
         e = ex_new (c, rt_ex_read_param, m, f->data->dims ? (int) f->data->dims->len : 0);
         compile_kids (c, e, f->data->dims);
         e->tkind = f->data->trans ? f->data->trans->kind : MIR_TRANS_IDENTITY;
-        if (f->data->trans && f->data->trans->kind == MIR_TRANS_TUPLE)
-          c_error (c, m, "tuple parameters are not supported yet");
-        if (f->data->trans && f->data->trans->a)
+        if (e->tkind == MIR_TRANS_TUPLE)
+          e->tr = compile_transform (c, f->data->trans);
+        else if (f->data->trans && f->data->trans->a)
           e->ta = compile_expr (c, f->data->trans->a);
         if (f->data->trans && f->data->trans->b)
           e->tb = compile_expr (c, f->data->trans->b);
@@ -1347,6 +1364,15 @@ compile_mvn_cov (Compiler *c, const MirStmt *m, const St *decl)
   return s;
 }
 
+/* A tuple parameter's read takes its members' sizes from the declaration
+ * it initialises (the read itself carries only the array sizes). */
+static void
+size_tuple_read (St *decl)
+{
+  if (decl->e && decl->e->fn == rt_ex_read_param && decl->e->tr && decl->sized)
+    decl->e->psized = decl->sized;
+}
+
 static St *
 compile_list (Compiler *c, const MirStmt *m, GPtrArray *stmts, gboolean scope, gboolean top)
 {
@@ -1389,6 +1415,7 @@ compile_list (Compiler *c, const MirStmt *m, GPtrArray *stmts, gboolean scope, g
           if (with_next)
             {
               st->e = compile_expr (c, a->u.assign.rhs);
+              size_tuple_read (st);
               i++;
             }
         }
@@ -1420,23 +1447,49 @@ read_data_name (const MirExpr *e)
 static void
 compile_lvalue (Compiler *c, St *s, const MirLvalue *lv)
 {
-  if (lv->proj_of)
-    c_error (c, NULL, "assignment to a tuple member is not supported yet");
-  s->slot = lookup (c, lv->var, NULL);
+  /* the levels from the variable out: x, x.2[i], x.2[i].1[j] */
+  g_autoptr (GPtrArray) levels = g_ptr_array_new ();
+  for (const MirLvalue *l = lv; l; l = l->proj_of)
+    g_ptr_array_insert (levels, 0, (gpointer) l);
+  const MirLvalue *root = g_ptr_array_index (levels, 0);
+  const char *var = mir_lvalue_variable (lv);
+  s->slot = var ? lookup (c, var, NULL) : -1;
   if (s->slot < 0)
-    c_error (c, NULL, "unknown variable %s", lv->var);
-  int n = lv->indices ? (int) lv->indices->len : 0;
+    c_error (c, NULL, "unknown variable %s", var ? var : "(none)");
+  int n = 0;
+  for (guint k = 0; k < levels->len; k++)
+    {
+      const MirLvalue *l = g_ptr_array_index (levels, k);
+      n += l->indices ? (int) l->indices->len : 0;
+    }
   s->n_lv_index = n;
   s->lv_index = tilde_arena_newv (c->arena, Ex *, MAX (2 * n, 1));
   s->lv_kinds = tilde_arena_newv (c->arena, MirIndexKind, MAX (n, 1));
-  for (int i = 0; i < n; i++)
+  if (levels->len > 1)
     {
-      const MirIndex *ix = g_ptr_array_index (lv->indices, i);
-      s->lv_kinds[i] = ix->kind;
-      s->lv_index[2 * i] = ix->e ? compile_expr (c, ix->e) : NULL;
-      s->lv_index[2 * i + 1] = ix->upper ? compile_expr (c, ix->upper) : NULL;
+      s->n_lv_levels = (int) levels->len;
+      s->lv_proj = tilde_arena_newv (c->arena, int, levels->len);
+      s->lv_count = tilde_arena_newv (c->arena, int, levels->len);
     }
-  s->name = lv->var;
+  int i = 0;
+  for (guint k = 0; k < levels->len; k++)
+    {
+      const MirLvalue *l = g_ptr_array_index (levels, k);
+      int count = l->indices ? (int) l->indices->len : 0;
+      if (s->lv_proj)
+        {
+          s->lv_proj[k] = l == root ? 0 : l->slot;
+          s->lv_count[k] = count;
+        }
+      for (int j = 0; j < count; j++, i++)
+        {
+          const MirIndex *ix = g_ptr_array_index (l->indices, j);
+          s->lv_kinds[i] = ix->kind;
+          s->lv_index[2 * i] = ix->e ? compile_expr (c, ix->e) : NULL;
+          s->lv_index[2 * i + 1] = ix->upper ? compile_expr (c, ix->upper) : NULL;
+        }
+    }
+  s->name = var;
 }
 
 static St *
@@ -1462,9 +1515,9 @@ compile_nr_call (Compiler *c, const MirStmt *m)
       s->e = compile_expr (c, f->data->var);
       s->tkind = f->data->trans ? f->data->trans->kind : MIR_TRANS_IDENTITY;
       s->target_jacobian = f->data->trans != NULL;   /* unconstrain */
-      if (f->data->trans && f->data->trans->kind == MIR_TRANS_TUPLE)
-        c_error (c, NULL, "tuple parameters are not supported yet");
-      if (f->data->trans && f->data->trans->a)
+      if (s->tkind == MIR_TRANS_TUPLE)
+        s->tr = compile_transform (c, f->data->trans);
+      else if (f->data->trans && f->data->trans->a)
         s->e2 = compile_expr (c, f->data->trans->a);
       if (f->data->trans && f->data->trans->b)
         {
@@ -1535,6 +1588,7 @@ compile_stmt (Compiler *c, const MirStmt *m, gboolean top)
           s->sized = rt_compile_sized (c, m->u.decl.sized, NULL);
         if (m->u.decl.init_kind == MIR_DECL_ASSIGN && m->u.decl.init)
           s->e = compile_expr (c, m->u.decl.init);
+        size_tuple_read (s);
         s->slot = bind (c, m->u.decl.name);
         s->name = m->u.decl.name;
         if (top)

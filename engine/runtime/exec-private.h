@@ -23,6 +23,7 @@ typedef struct Ev Ev;
 typedef struct RtFunction RtFunction;
 typedef struct Fx Fx;
 typedef struct Sx Sx;
+typedef struct Tr Tr;
 
 typedef enum {
   FLOW_NEXT,
@@ -65,9 +66,19 @@ struct Ex {
   guint64         *arg_deps;   /* a call of an _lp function: per argument, what it
                                 * depends on (Ev.param_args) */
   const TildeShape *shape;     /* a parameter's shape, when its sizes were computed once */
+  Tr               *tr;        /* reading a tuple parameter: its transform */
+  const Sz         *psized;    /* reading a tuple parameter: the declared sizes */
   Fx               *fx;        /* a fused expression (kids[0]: the same, compiled as usual) */
   Sx               *sx;        /* a fused scalar expression: n_sx instructions */
   int               n_sx;
+};
+
+/* A transform with its arguments; a tuple's, one per member. */
+struct Tr {
+  MirTransformKind kind;
+  Ex              *a, *b;
+  Tr             **members;
+  guint            n_members;
 };
 
 /* A fused elementwise expression (fused.c): arithmetic over scalars and
@@ -159,10 +170,17 @@ struct St {
   Ex           **lv_index;     /* index expressions of the lvalue */
   MirIndexKind  *lv_kinds;
   int            n_lv_index;
+  /* an lvalue with tuple projections (x.2[i].1[j]) in levels: the variable
+   * and its indices, then per level the member it projects (from 1) and
+   * that level's indices, all indices in lv_index in order */
+  int            n_lv_levels;
+  int           *lv_proj;
+  int           *lv_count;
   gboolean       target_jacobian;
   const char    *name;
   const char    *var_name;
   MirTransformKind tkind;
+  Tr            *tr;           /* writing a tuple parameter unconstrained */
   /* a density with fused arguments (and each term of a vectorised loop) */
   const RtBuiltin *builtin;
   gboolean       drop;

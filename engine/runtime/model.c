@@ -13,6 +13,7 @@ typedef struct {
   const char       *name;
   MirOutBlock       block;
   MirTransformKind  trans;
+  const MirTransform *tr;       /* parameters: the transform, a tuple's with its members' */
   TildeShape       *shape;
   gsize             count;      /* values in Stan CSV */
   gsize             n_free;     /* parameters: unconstrained values */
@@ -216,16 +217,29 @@ names_rec (GPtrArray *out, const char *prefix, const TildeShape *s)
 }
 
 /* unconstrained names in the order of theta: array elements one after the
- * other, matrices column-major, structured transforms by position */
+ * other, matrices column-major, structured transforms by position, tuple
+ * members after a colon */
 static void
-free_names_rec (GPtrArray *out, const char *prefix, const TildeShape *s, MirTransformKind trans)
+free_names_rec (GPtrArray *out, const char *prefix, const TildeShape *s, const MirTransform *tr)
 {
+  MirTransformKind trans = tr ? tr->kind : MIR_TRANS_IDENTITY;
   if (s->kind == TILDE_VALUE_ARRAY)
     {
       for (gint32 i = 0; i < s->rows; i++)
         {
           g_autofree char *p = g_strdup_printf ("%s.%d", prefix, i + 1);
-          free_names_rec (out, p, s->elem, trans);
+          free_names_rec (out, p, s->elem, tr);
+        }
+      return;
+    }
+  if (s->kind == TILDE_VALUE_TUPLE)
+    {
+      for (guint i = 0; i < s->n_members; i++)
+        {
+          g_autofree char *p = g_strdup_printf ("%s:%u", prefix, i + 1);
+          free_names_rec (out, p, s->members[i],
+                          tr && tr->members && i < tr->members->len
+                          ? g_ptr_array_index (tr->members, i) : NULL);
         }
       return;
     }
@@ -237,6 +251,22 @@ free_names_rec (GPtrArray *out, const char *prefix, const TildeShape *s, MirTran
   gint32 n = rt_free_size (trans, s);
   for (gint32 i = 0; i < n; i++)
     g_ptr_array_add (out, g_strdup_printf ("%s.%d", prefix, i + 1));
+}
+
+/* The unconstrained size of a parameter; a tuple's is its members'. */
+static gsize
+free_size (const MirTransform *tr, const TildeShape *s)
+{
+  MirTransformKind trans = tr ? tr->kind : MIR_TRANS_IDENTITY;
+  if (trans != MIR_TRANS_TUPLE)
+    return (gsize) rt_free_size (trans, s);
+  if (s->kind == TILDE_VALUE_ARRAY)
+    return (gsize) s->rows * free_size (tr, s->elem);
+  gsize n = 0;
+  for (guint i = 0; s->kind == TILDE_VALUE_TUPLE && i < s->n_members; i++)
+    n += free_size (tr->members && i < tr->members->len ? g_ptr_array_index (tr->members, i)
+                    : NULL, s->members[i]);
+  return n;
 }
 
 static gsize
@@ -384,15 +414,11 @@ describe_outputs (TildeModel *m, Compiler *c, Workspace *w, GPtrArray *diagnosti
       o->name = v->name;
       o->block = v->block;
       o->trans = v->trans ? v->trans->kind : MIR_TRANS_IDENTITY;
+      o->tr = v->trans;
       o->count = shape_count (o->shape);
       if (o->block == MIR_OUT_PARAMETERS)
         {
-          if (o->trans == MIR_TRANS_TUPLE)
-            {
-              add_diag (diagnostics, TILDE_DIAG_RUNTIME, "tuple parameters are not supported yet");
-              return FALSE;
-            }
-          o->n_free = (gsize) rt_free_size (o->trans, o->shape);
+          o->n_free = free_size (o->tr, o->shape);
           m->n_params += o->n_free;
         }
     }
@@ -401,7 +427,7 @@ describe_outputs (TildeModel *m, Compiler *c, Workspace *w, GPtrArray *diagnosti
   GPtrArray *fn = g_ptr_array_new ();
   for (guint i = 0; i < m->n_outs; i++)
     if (m->outs[i].block == MIR_OUT_PARAMETERS)
-      free_names_rec (fn, m->outs[i].name, m->outs[i].shape, m->outs[i].trans);
+      free_names_rec (fn, m->outs[i].name, m->outs[i].shape, m->outs[i].tr);
   g_ptr_array_add (fn, NULL);
   m->free_names = (char **) g_ptr_array_free (fn, FALSE);
   return TRUE;

@@ -55,8 +55,6 @@ static const struct { const char *model; const char *pass; } known_failures[] = 
 
 /* Models the runtime cannot prepare without crashing, at any level. */
 static const struct { const char *model; const char *why; } unpreparable[] = {
-  { "syntax/tuples", "the runtime crashes compiling the tuple unpacking (m, s) = mean_and_sd(...) "
-                     "(compile_lvalue looks up a NULL name)" },
   { NULL, NULL },
 };
 

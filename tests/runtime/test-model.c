@@ -664,6 +664,100 @@ worker (gpointer p)
   return NULL;
 }
 
+/* ---- tuples ---- */
+
+static const char *tuple_model =
+  "functions {\n"
+  "  tuple(real, tuple(int, real)) split(real x) { return (x, (2, -x)); }\n"
+  "}\n"
+  "data { real lb; }\n"
+  "parameters {\n"
+  "  tuple(real, real<lower=0>) p;\n"
+  "  array[2] tuple(vector<lower=lb>[2], real) q;\n"
+  "}\n"
+  "transformed parameters {\n"
+  "  tuple(real<lower=0>, real) tp = (p.2, p.1);\n"
+  "}\n"
+  "model {\n"
+  "  p.1 ~ normal(0, 1);\n"
+  "  p.2 ~ exponential(1);\n"
+  "  for (i in 1:2) {\n"
+  "    q[i].1 ~ normal(0, 1);\n"
+  "    q[i].2 ~ normal(0, 1);\n"
+  "  }\n"
+  "}\n"
+  "generated quantities {\n"
+  "  tuple(real, array[2] int) g = (p.1, {1, 2});\n"
+  "  array[2] tuple(real, real) h = {(1.0, 2.0), (3.0, 4.0)};\n"
+  "  real a;\n"
+  "  int b;\n"
+  "  real c;\n"
+  "  g.1 = g.1 * 2;\n"
+  "  g.2[2] = 7;\n"
+  "  h[2].1 = q[2].2;\n"
+  "  (a, (b, c)) = split(p.2);\n"
+  "  (h[1].2, g.2[1]) = (c, b);\n"
+  "}\n";
+
+static double
+std_normal_lpdf (double x)
+{
+  return -0.5 * log (2 * G_PI) - 0.5 * x * x;
+}
+
+/* Tuple parameters are read member by member, each array element whole,
+ * with their members' constraints and Jacobians; their CSV names put
+ * members after a colon (the CmdStan guide's "bar:1, bar:2.1"); members
+ * and elements of members can be assigned, and tuples unpacked into them. */
+static void
+test_tuples (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model (tuple_model, "{\"lb\": -1}");
+  g_assert_cmpuint (tilde_model_num_params_unconstrained (m), ==, 8);
+  const char *const names[] = {
+    "p:1", "p:2", "q.1:1.1", "q.1:1.2", "q.1:2", "q.2:1.1", "q.2:1.2", "q.2:2", "tp:1", "tp:2",
+    "g:1", "g:2.1", "g:2.2", "h.1:1", "h.1:2", "h.2:1", "h.2:2", "a", "b", "c", NULL,
+  };
+  const char *const *got = tilde_model_output_names (m, TRUE, TRUE);
+  for (guint i = 0; names[i]; i++)
+    g_assert_cmpstr (got[i], ==, names[i]);
+  g_assert_null (got[G_N_ELEMENTS (names) - 1]);
+  const char *const free_names[] = { "p:1", "p:2", "q.1:1.1", "q.1:1.2", "q.1:2", "q.2:1.1",
+                                     "q.2:1.2", "q.2:2", NULL };
+  for (guint i = 0; free_names[i]; i++)
+    g_assert_cmpstr (tilde_model_unconstrained_names (m)[i], ==, free_names[i]);
+
+  const double theta[8] = { 0.5, log (2.0), log (1.1), log (1.2), 0.3, log (1.4), log (1.5), -0.6 };
+  double lp = tilde_model_log_density (m, theta, FALSE, TRUE, NULL, NULL);
+  double expected = std_normal_lpdf (0.5) + (-2.0) + log (2.0);
+  const double q[2][3] = { { 0.1, 0.2, 0.3 }, { 0.4, 0.5, -0.6 } };
+  for (int i = 0; i < 2; i++)
+    expected += std_normal_lpdf (q[i][0]) + std_normal_lpdf (q[i][1]) + std_normal_lpdf (q[i][2])
+      + log (q[i][0] + 1) + log (q[i][1] + 1);
+  g_assert_true (rt_test_close (lp, expected, 1e-12));
+  check_gradient_fd (m, theta, FALSE, TRUE);
+
+  double out[20];
+  g_autoptr (TildeModelError) e = NULL;
+  g_assert_true (tilde_model_constrain (m, theta, TRUE, TRUE, NULL, out, &e));
+  const double want[20] = { 0.5, 2, 0.1, 0.2, 0.3, 0.4, 0.5, -0.6, 2, 0.5,
+                            1.0, 2, 7, 1, -2, -0.6, 4, 2, 2, -2 };
+  for (int i = 0; i < 20; i++)
+    if (!rt_test_close (out[i], want[i], 1e-12))
+      g_error ("output %s: %.17g, expected %.17g", names[i], out[i], want[i]);
+
+  /* the constrained values, as inits, give theta back */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TildeJsonData) inits = tilde_json_data_new_from_string (
+    "{\"p\": {\"1\": 0.5, \"2\": 2}, \"q\": [{\"1\": [0.1, 0.2], \"2\": 0.3},"
+    " {\"1\": [0.4, 0.5], \"2\": -0.6}]}", -1, &error);
+  g_assert_no_error (error);
+  double back[8];
+  g_assert_true (tilde_model_unconstrain (m, inits, back, &e));
+  for (int i = 0; i < 8; i++)
+    g_assert_true (rt_test_close (back[i], theta[i], 1e-12));
+}
+
 static void
 test_threads (void)
 {
@@ -711,6 +805,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/runtime/model/example/eight_schools", "eight_schools.stan", test_example);
   g_test_add_data_func ("/runtime/model/example/logistic_regression", "logistic_regression.stan", test_example);
   g_test_add_data_func ("/runtime/model/example/poisson_glm", "poisson_glm.stan", test_example);
+  g_test_add_func ("/runtime/model/tuples", test_tuples);
   g_test_add_func ("/runtime/model/threads", test_threads);
   return g_test_run ();
 }
