@@ -990,7 +990,7 @@ mir_fun_equal (const MirFun *a, const MirFun *b)
   if (a->kind == MIR_FUN_COMPILER)
     return a->internal == b->internal && internal_data_equal (a->data, b->data);
   return a->name == b->name && a->suffix == b->suffix && a->propto == b->propto
-    && (a->kind != MIR_FUN_STANLIB || a->mem == b->mem);
+    && a->rewritten == b->rewritten && (a->kind != MIR_FUN_STANLIB || a->mem == b->mem);
 }
 
 gboolean

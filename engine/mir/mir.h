@@ -158,6 +158,9 @@ typedef struct {
   const char      *name;      /* STANLIB, USER; interned */
   MirSuffix        suffix;    /* STANLIB, USER */
   gboolean         propto;    /* LPDF/LPMF: the unnormalised (_lupdf/_lupmf) form */
+  gboolean         rewritten; /* STANLIB: a density the optimiser wrote for another (a GLM
+                               * for the density of its linear predictor), which under
+                               * propto keeps the constants of the one it stands for */
   MirMemPattern    mem;       /* STANLIB */
   MirInternal      internal;  /* COMPILER */
   MirInternalData *data;      /* COMPILER: READ_PARAM, WRITE_PARAM, CHECK, (UN)CONSTRAIN */

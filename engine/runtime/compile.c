@@ -571,6 +571,14 @@ compile_call (Compiler *c, const MirExpr *m)
                f->name, n, n == 1 ? "" : "s");
       return ex_new (c, rt_ex_const, m, 0);
     }
+  /* a density written for another keeps that one's constants (mir.h) */
+  if (f->rewritten)
+    {
+      g_autofree char *expanded = g_strconcat (f->name, " expanded", NULL);
+      const RtBuiltin *as_expanded = rt_builtin_lookup (expanded, n);
+      if (as_expanded)
+        b = as_expanded;
+    }
   if (c->hoist && data_only (c, m))
     {
       Ex *inner = ex_new (c, rt_ex_call, m, n);
