@@ -216,6 +216,9 @@ struct Ev {
   TildeValue          retval;       /* what a function's return statement gave */
   int                 depth;        /* nested function calls */
   TildeModelContext   context;      /* which terms of the target count */
+  TildeModelPrintFunc print_func;   /* where print() goes; NULL: standard output */
+  gpointer            print_data;
+  GMutex             *print_lock;   /* the model's: print calls one at a time */
   guint64             param_args;   /* in a function: the arguments that depend on
                                      * parameters; in log_prob bit 0 */
 };

@@ -1699,7 +1699,12 @@ Flow
 rt_st_print (Ev *ev, const St *s)
 {
   char *msg = message_of (ev, s);
-  fprintf (stdout, "%s\n", msg);
+  g_mutex_lock (ev->print_lock);
+  if (ev->print_func)
+    ev->print_func (msg, ev->print_data);
+  else
+    fprintf (stdout, "%s\n", msg);
+  g_mutex_unlock (ev->print_lock);
   g_free (msg);
   return FLOW_NEXT;
 }

@@ -42,6 +42,9 @@ struct TildeModel {
   char       **names[4];     /* by (tp, gq) flags */
   char       **free_names;
   TildeModelContext context;
+  TildeModelPrintFunc print_func;
+  gpointer     print_data;
+  GMutex       print_lock;
   GMutex       lock;
   Workspace  **pool;         /* workspaces not in use */
   guint        n_pool, cap_pool;
@@ -110,6 +113,9 @@ ev_init (Ev *ev, TildeModel *m, Workspace *w, jmp_buf *jmp)
   ev->cx.arena = w->tape->arena;
   ev->cx.jmp = jmp;
   ev->param_args = 1;
+  ev->print_func = m->print_func;
+  ev->print_data = m->print_data;
+  ev->print_lock = &m->print_lock;
   ev->slots = w->slots;
   if (m->globals)
     memcpy (ev->slots, m->globals, sizeof (TildeValue) * (gsize) m->n_globals);
@@ -449,9 +455,19 @@ single_threaded_blas (void)
 TildeModel *
 tilde_model_new (const MirProgram *program, const TildeJsonData *data, GPtrArray *diagnostics)
 {
+  return tilde_model_new_full (program, data, NULL, NULL, diagnostics);
+}
+
+TildeModel *
+tilde_model_new_full (const MirProgram *program, const TildeJsonData *data,
+                      TildeModelPrintFunc print_func, gpointer print_data, GPtrArray *diagnostics)
+{
   single_threaded_blas ();
   TildeModel *m = g_new0 (TildeModel, 1);
   g_mutex_init (&m->lock);
+  g_mutex_init (&m->print_lock);
+  m->print_func = print_func;
+  m->print_data = print_data;
   m->prog = mir_transform_program (program);
   m->persist = tilde_arena_new (64 * 1024);
   g_autoptr (TildeJsonData) empty = data ? NULL : tilde_json_data_new_empty ();
@@ -515,6 +531,7 @@ tilde_model_free (TildeModel *m)
     workspace_free (m->pool[i]);
   g_free (m->pool);
   g_mutex_clear (&m->lock);
+  g_mutex_clear (&m->print_lock);
   mir_program_free (m->prog);
   tilde_arena_free (m->code);
   tilde_arena_free (m->persist);
@@ -601,6 +618,13 @@ void
 tilde_model_set_context (TildeModel *m, TildeModelContext context)
 {
   m->context = context;
+}
+
+void
+tilde_model_set_print_func (TildeModel *m, TildeModelPrintFunc func, gpointer user_data)
+{
+  m->print_func = func;
+  m->print_data = user_data;
 }
 
 double

@@ -434,7 +434,8 @@ log_density_of (const Run *run)
 }
 
 /* --context: the prior (with the Jacobian) and the likelihood of a normal
- * model with a normal prior on its mean, against their closed forms. */
+ * model with a normal prior on its mean, against their closed forms; its
+ * print() lines on standard error. */
 static void
 test_log_prob_context (void)
 {
@@ -445,6 +446,7 @@ test_log_prob_context (void)
                                         "  mu ~ normal(1, 2);\n"
                                         "  sigma ~ exponential(1);\n"
                                         "  y ~ normal(mu, sigma);\n"
+                                        "  print(\"sigma = \", sigma);\n"
                                         "}\n");
   g_autofree char *data = write_model ("nn.json", "{\"N\": 2, \"y\": [0.5, -1]}");
   g_autofree char *params = write_model ("p.json", "{\"mu\": 0.25, \"sigma\": 2}");
@@ -464,6 +466,8 @@ test_log_prob_context (void)
              "prior", "--O1", NULL);
   run_tilde (&likelihood_run, "log-prob", model, "--data", data, "--params", params,
              "--context=likelihood", NULL);
+  /* print() goes to standard error: standard output stays JSON */
+  g_assert_nonnull (strstr (joint.err, "sigma = 2\n"));
   g_assert_true (close_enough (log_density_of (&joint), prior + likelihood, 1e-12));
   g_assert_true (close_enough (log_density_of (&prior_run), prior, 1e-12));
   g_assert_true (close_enough (log_density_of (&likelihood_run), likelihood, 1e-12));

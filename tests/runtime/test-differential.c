@@ -6,7 +6,7 @@
  * jacobian on and off; the joint density, the prior and the likelihood, so
  * that every pass keeps which terms are which), the same transformed parameters and generated
  * quantities from the same RNG seed (which also shows the transformed
- * data), and an error at every level when one level raises it.
+ * data), the same lines from print(), and an error at every level when one level raises it.
  *
  * A model without a data file runs on data generated from its data block.
  * A model the runtime cannot prepare at all is skipped, naming why; at
@@ -72,6 +72,7 @@ known_failure (const char *model)
 typedef struct {
   const Case  *cs;
   TildeModel  *models[N_LEVELS];
+  GString     *printed[N_LEVELS];   /* what print() wrote at each level */
   gsize        n_params;
   gsize        n_outputs;
   GString     *disagreements;
@@ -91,6 +92,14 @@ disagree (Diff *d, const char *format, ...)
       g_string_append_c (d->disagreements, '\n');
     }
   va_end (ap);
+}
+
+static void
+append_printed (const char *text, gpointer user_data)
+{
+  GString *out = user_data;
+  if (out->len < 100000)
+    g_string_append_printf (out, "%s\n", text);
 }
 
 static TildeJsonData *
@@ -140,7 +149,8 @@ prepare_all (Diff *d, MirProgram *const *programs, const TildeJsonData *data, ch
   for (guint l = 0; l < N_LEVELS; l++)
     {
       g_autoptr (GPtrArray) diags = tilde_diagnostic_list_new ();
-      d->models[l] = tilde_model_new (programs[l], data, diags);
+      d->models[l] = tilde_model_new_full (programs[l], data, append_printed, d->printed[l],
+                                           diags);
       if (d->models[l])
         n_prepared++;
       else
@@ -163,6 +173,15 @@ prepare_all (Diff *d, MirProgram *const *programs, const TildeJsonData *data, ch
   for (guint l = 0; l < N_LEVELS; l++)
     g_free (messages[l]);
   return all_prepared;
+}
+
+static void
+compare_printed (Diff *d)
+{
+  for (guint l = 1; l < N_LEVELS; l++)
+    if (!g_str_equal (d->printed[l]->str, d->printed[0]->str))
+      disagree (d, "print() at O0:\n%s\nat %s:\n%s", d->printed[0]->str,
+                mir_opt_level_name (levels[l]), d->printed[l]->str);
 }
 
 static void
@@ -276,6 +295,7 @@ compare_levels (Diff *d)
         tilde_model_set_context (d->models[l], TILDE_MODEL_CONTEXT_JOINT);
       compare_outputs (d, theta, point);
     }
+  compare_printed (d);
 }
 
 static void
@@ -312,6 +332,8 @@ check_model (gconstpointer user_data)
     programs[l] = mir_pipeline_run (transformed, levels[l], NULL);
 
   Diff d = { .cs = cs, .disagreements = g_string_new (NULL) };
+  for (guint l = 0; l < N_LEVELS; l++)
+    d.printed[l] = g_string_new (NULL);
   g_autofree char *skip_reason = NULL;
   g_autoptr (TildeJsonData) data = case_data (cs, typed, &skip_reason);
   gboolean ran = FALSE;
@@ -324,6 +346,7 @@ check_model (gconstpointer user_data)
     {
       tilde_model_free (d.models[l]);
       mir_program_free (programs[l]);
+      g_string_free (d.printed[l], TRUE);
     }
   g_autofree char *disagreements = g_string_free (d.disagreements, FALSE);
   const char *pass = known_failure (cs->name);

@@ -871,6 +871,75 @@ test_neg_binomial_2_log_glm_propto (void)
     }
 }
 
+/* ---- print() ---- */
+
+/* Deliberately unsynchronised: the model calls it one at a time. */
+static void
+collect_print (const char *text, gpointer user_data)
+{
+  g_ptr_array_add (user_data, g_strdup (text));
+}
+
+static const char *print_model =
+  "data { int N; }\n"
+  "transformed data { vector[N] v = linspaced_vector(N, 1, N); print(\"v = \", v); }\n"
+  "parameters { real mu; }\n"
+  "model {\n"
+  "  print(\"mu = \", mu, \", N = \", N);\n"
+  "  mu ~ normal(0, 1);\n"
+  "}\n"
+  "generated quantities {\n"
+  "  tuple(int, real) t = (N, 2.5);\n"
+  "  print(\"t = \", t);\n"
+  "}\n";
+
+static gpointer
+print_worker (gpointer data)
+{
+  TildeModel *m = data;
+  double theta = 0.25;
+  for (int i = 0; i < 200; i++)
+    tilde_model_log_density (m, &theta, TRUE, TRUE, NULL, NULL);
+  return NULL;
+}
+
+/* print() goes through the model's handler, from preparation on, whole
+ * lines in the order the statements run; from several threads at once
+ * every line arrives intact. */
+static void
+test_print_handler (void)
+{
+  g_autoptr (MirProgram) p = rt_test_mir_from_string (print_model);
+  g_autoptr (TildeJsonData) data = tilde_json_data_new_from_string ("{\"N\": 3}", -1, NULL);
+  g_autoptr (GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (TildeModel) m = tilde_model_new_full (p, data, collect_print, lines, NULL);
+  g_assert_nonnull (m);
+  g_assert_cmpuint (lines->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (lines, 0), ==, "v = [1,2,3]");
+  double theta = 0.25, out[3];
+  tilde_model_log_density (m, &theta, TRUE, TRUE, NULL, NULL);
+  g_assert_cmpstr (g_ptr_array_index (lines, 1), ==, "mu = 0.25, N = 3");
+  g_assert_true (tilde_model_constrain (m, &theta, TRUE, TRUE, NULL, out, NULL));
+  g_assert_cmpstr (g_ptr_array_index (lines, 2), ==, "t = (3,2.5)");
+  g_assert_cmpuint (lines->len, ==, 3);
+
+  GThread *t[4];
+  for (int k = 0; k < 4; k++)
+    t[k] = g_thread_new ("chain", print_worker, m);
+  for (int k = 0; k < 4; k++)
+    g_thread_join (t[k]);
+  g_assert_cmpuint (lines->len, ==, 3 + 4 * 200);
+  for (guint i = 3; i < lines->len; i++)
+    g_assert_cmpstr (g_ptr_array_index (lines, i), ==, "mu = 0.25, N = 3");
+
+  /* a handler set later takes over */
+  g_autoptr (GPtrArray) later = g_ptr_array_new_with_free_func (g_free);
+  tilde_model_set_print_func (m, collect_print, later);
+  tilde_model_log_density (m, &theta, TRUE, TRUE, NULL, NULL);
+  g_assert_cmpuint (later->len, ==, 1);
+  g_assert_cmpuint (lines->len, ==, 3 + 4 * 200);
+}
+
 static void
 test_threads (void)
 {
@@ -922,6 +991,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/model/glm-rewrites-propto", test_glm_rewrites_propto);
   g_test_add_func ("/runtime/model/neg-binomial-2-log-glm-propto",
                    test_neg_binomial_2_log_glm_propto);
+  g_test_add_func ("/runtime/model/print-handler", test_print_handler);
   g_test_add_func ("/runtime/model/threads", test_threads);
   return g_test_run ();
 }
