@@ -550,6 +550,38 @@ compile_user_call (Compiler *c, const MirExpr *m)
   return e;
 }
 
+static gboolean pure_expr (const MirExpr *m);
+
+/* add_diag (gp_exp_quad_cov (x, magnitude, length), d) (and the other
+ * stationary kernels) as one kernel: the covariance is symmetric and d is
+ * added in place, so neither the upper triangle nor the copy is
+ * differentiated. d is evaluated before the covariance rather than after:
+ * it must have no effects. */
+static Ex *
+compile_gp_add_diag (Compiler *c, const MirExpr *m)
+{
+  const MirFun *f = &m->u.call.fun;
+  if (!c->fused || c->as_written || f->kind != MIR_FUN_STANLIB || strcmp (f->name, "add_diag") != 0
+      || m->u.call.args->len != 2)
+    return NULL;
+  const MirExpr *cov = g_ptr_array_index (m->u.call.args, 0);
+  const MirExpr *d = g_ptr_array_index (m->u.call.args, 1);
+  if (cov->kind != MIR_EXPR_CALL || cov->u.call.fun.kind != MIR_FUN_STANLIB
+      || cov->u.call.args->len != 3 || !pure_expr (d))
+    return NULL;
+  g_autofree char *name = g_strconcat (cov->u.call.fun.name, " add_diag", NULL);
+  const RtBuiltin *b = rt_builtin_lookup (name, 4);
+  if (!b)
+    return NULL;
+  Ex *e = ex_new (c, rt_ex_call, m, 4);
+  e->builtin = b;
+  e->name = cov->u.call.fun.name;
+  for (int i = 0; i < 3; i++)
+    e->kids[i] = compile_expr (c, g_ptr_array_index (cov->u.call.args, i));
+  e->kids[3] = compile_expr (c, d);
+  return e;
+}
+
 static Ex *
 compile_call (Compiler *c, const MirExpr *m)
 {
@@ -559,6 +591,9 @@ compile_call (Compiler *c, const MirExpr *m)
   if (f->kind == MIR_FUN_USER)
     return compile_user_call (c, m);
   int n = (int) m->u.call.args->len;
+  Ex *gp = compile_gp_add_diag (c, m);
+  if (gp)
+    return gp;
   Ex *fast = compile_sx (c, m);
   if (!fast)
     fast = compile_scalar_op (c, m);

@@ -1169,7 +1169,7 @@ rt_param_shape (Ev *ev, const Ex *e)
 
 /* An unconstrained parameter of reals is a view of theta, as the identity
  * transform makes it. */
-static gboolean
+static inline gboolean
 read_identity (const TildeShape *shape, const TildeValue *u, TildeValue *out)
 {
   gboolean eigen = shape->kind == TILDE_VALUE_VECTOR || shape->kind == TILDE_VALUE_ROW_VECTOR
@@ -1197,7 +1197,7 @@ read_identity (const TildeShape *shape, const TildeValue *u, TildeValue *out)
 }
 
 /* The next n values of theta. */
-static TildeValue
+static inline TildeValue
 take_theta (Ev *ev, gint32 n)
 {
   gint32 total = tilde_value_flat_size (ev->theta);
