@@ -1019,6 +1019,28 @@ compile_fx_indexed (Compiler *c, FxCtx *x, const MirExpr *m)
   return f;
 }
 
+/* e[idx] outside loops, idx an array of ints: a gather of a one-dimensional
+ * container. */
+static Fx *
+compile_fx_multi_index (Compiler *c, FxCtx *x, const MirExpr *m)
+{
+  const MirExpr *base = m->u.indexed.base;
+  GPtrArray *idx = m->u.indexed.indices;
+  if (idx->len != 1 || !pure_expr (base) || !is_flat_1d_type (base->type))
+    return NULL;
+  const MirIndex *ix = g_ptr_array_index (idx, 0);
+  if (ix->kind != MIR_INDEX_MULTI || !pure_expr (ix->e)
+      || (base->ad_level != TILDE_AD_DATA && ++x->leaves > FX_MAX_DEPS))
+    return NULL;
+  Fx *a = fx_leaf (c, x, ix->e);
+  if (!a)
+    return NULL;
+  Fx *f = fx_new (c, FX_GATHER);
+  f->e = compile_expr (c, base);
+  f->a = a;
+  return f;
+}
+
 /* X[n + k] * v inside a vectorised loop: rows of a matrix times a vector. */
 static Fx *
 compile_fx_row_times (Compiler *c, FxCtx *x, const MirExpr *m)
@@ -1106,6 +1128,12 @@ compile_fx (Compiler *c, FxCtx *x, const MirExpr *m)
         return compile_fx_indexed (c, x, m);
       if (is_call (m, "Times__", 2) && tilde_type_kind (arg (m, 0)->type) == TILDE_TYPE_ROW_VECTOR)
         return compile_fx_row_times (c, x, m);
+    }
+  if (!x->var && m->kind == MIR_EXPR_INDEXED)
+    {
+      Fx *g = compile_fx_multi_index (c, x, m);
+      if (g)
+        return g;
     }
   /* int to real: the values are read as reals anyway */
   if (m->kind == MIR_EXPR_PROMOTION && is_scalar_type (m->type)

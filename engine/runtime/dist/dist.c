@@ -72,7 +72,7 @@ k_normal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
     }
   DArg a[3];
   dist_arg (cx, &a[0], &v[0], "Random variable");
-  dist_arg (cx, &a[1], &v[1], "Location parameter");
+  dist_arg_unzeroed (cx, &a[1], &v[1], "Location parameter");
   dist_arg (cx, &a[2], &v[2], "Scale parameter");
   dist_check_positive (cx, &a[2]);
   gint32 N = dist_size (cx, a, 3);
@@ -83,6 +83,10 @@ k_normal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       *out = tilde_value_real (0);
       return;
     }
+  gboolean tight = !a[2].vec && a[0].vec && a[1].vec && !a[0].p && a[1].p;
+  /* the tightest loop sets the location's partials; the others add to them */
+  if (!tight)
+    dist_zero_partials (&a[1]);
   gboolean k_const = dist_keep (cx, a, 0), k_sigma = dist_keep (cx, a, 4), k_quad = dist_keep (cx, a, 7);
   double logp = 0;
   if (!a[2].vec && !a[0].vec && !a[1].vec)
@@ -97,8 +101,31 @@ k_normal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       else
         logp -= N * log (a[2].x[0]);
     }
+  /* the commonest case, a data variate about autodiff locations with one
+   * scale, gets the tightest loop */
+  if (tight)
+    {
+      double inv_s = 1 / a[2].x[0], sq = 0;
+      const double *y = a[0].x, *mu = a[1].x;
+      double *pm = a[1].p;
+      for (gint32 i = 0; i < N; i++)
+        {
+          double z = (y[i] - mu[i]) * inv_s;
+          sq += z * z;
+          pm[i] = z * inv_s;
+        }
+      if (!isfinite (sq))
+        {
+          dist_check_not_nan (cx, &a[0]);
+          dist_check_finite (cx, &a[1]);
+        }
+      if (k_quad)
+        logp -= 0.5 * sq;
+      if (a[2].p)
+        a[2].p[0] += -N * inv_s + sq * inv_s;
+    }
   /* the common case gets a tight loop */
-  if (!a[2].vec)
+  else if (!a[2].vec)
     {
       double inv_s = 1 / a[2].x[0], sq = 0;
       /* y is checked for NaN and mu for finiteness in the same pass: z is
