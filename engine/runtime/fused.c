@@ -220,14 +220,16 @@ gather_positions (FxRun *r, const TildeValue *b, const int *p, gint32 n, FxVal *
 {
   Ev *ev = r->ev;
   gint32 len = tilde_value_flat_size (b);
-  const double *val = CX->tape->val + b->start;
+  const double *val = CX->tape->val + b->start - 1;
   double *x = rt_alloc_d (CX, (gsize) n);
+  guint bad = 0;
+  /* one unsigned comparison finds positions below 1 and above len */
   for (gint32 i = 0; i < n; i++)
-    {
-      if (p[i] < 1 || p[i] > len)
-        give_up (ev);
-      x[i] = val[p[i] - 1];
-    }
+    bad |= (guint) (p[i] - 1) >= (guint) len;
+  if (bad)
+    give_up (ev);
+  for (gint32 i = 0; i < n; i++)
+    x[i] = val[p[i]];
   set_size (r, n);
   out->has_v = FALSE;
   out->vec = TRUE;

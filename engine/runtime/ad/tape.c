@@ -370,9 +370,11 @@ ad_compose (AdTape *t, const AdOperand *outer, const AdOperand *inner, gint32 n)
           q[pos[i] - 1] += a[0] * b[i];
       else if (inner->same)
         {
-          double b0 = b[0];
+          /* summed first, scaled once per variable */
           for (gint32 i = 0; i < n; i++)
-            q[pos[i] - 1] += a[i] * b0;
+            q[pos[i] - 1] += a[i];
+          for (gint32 j = 0; j < inner->span; j++)
+            q[j] *= b[0];
         }
       else
         for (gint32 i = 0; i < n; i++)
