@@ -1442,6 +1442,9 @@ size_tuple_read (St *decl)
 {
   if (decl->e && decl->e->fn == rt_ex_read_param && decl->e->tr && decl->sized)
     decl->e->psized = decl->sized;
+  /* the read gives the declared shape: nothing to fill or check */
+  if (decl->fn == rt_st_decl && decl->e && decl->e->fn == rt_ex_read_param)
+    decl->fn = rt_st_decl_read;
 }
 
 static St *

@@ -302,6 +302,9 @@ void rt_ex_user_call  (Ev *ev, const Ex *e, TildeValue *out);
 
 Flow rt_st_block     (Ev *ev, const St *s);
 Flow rt_st_decl      (Ev *ev, const St *s);
+/* A declaration whose value is a parameter read (sizes and constraint are
+ * the read's own). */
+Flow rt_st_decl_read (Ev *ev, const St *s);
 Flow rt_st_assign    (Ev *ev, const St *s);
 Flow rt_st_read_data (Ev *ev, const St *s);
 Flow rt_st_target    (Ev *ev, const St *s);

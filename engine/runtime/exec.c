@@ -1060,6 +1060,16 @@ rt_st_decl (Ev *ev, const St *s)
 }
 
 Flow
+rt_st_decl_read (Ev *ev, const St *s)
+{
+  TildeValue v;
+  rt_eval (ev, s->e, &v);
+  v.view = 0;
+  ev->slots[s->slot] = v;
+  return FLOW_NEXT;
+}
+
+Flow
 rt_st_decl_chol (Ev *ev, const St *s)
 {
   TildeValue d = { .kind = TILDE_VALUE_MATRIX }, k, values, l;

@@ -46,7 +46,8 @@ struct TildeModel {
   gpointer     print_data;
   GMutex       print_lock;
   GMutex       lock;
-  Workspace  **pool;         /* workspaces not in use */
+  Workspace   *spare;        /* one workspace not in use, taken without the lock */
+  Workspace  **pool;         /* the other workspaces not in use */
   guint        n_pool, cap_pool;
 };
 
@@ -82,7 +83,9 @@ workspace_free (gpointer p)
 static Workspace *
 workspace_take (TildeModel *m)
 {
-  Workspace *w = NULL;
+  Workspace *w = g_atomic_pointer_exchange (&m->spare, NULL);
+  if (w)
+    return w;
   g_mutex_lock (&m->lock);
   if (m->n_pool)
     w = m->pool[--m->n_pool];
@@ -93,6 +96,8 @@ workspace_take (TildeModel *m)
 static void
 workspace_give (TildeModel *m, Workspace *w)
 {
+  if (g_atomic_pointer_compare_and_exchange (&m->spare, NULL, w))
+    return;
   g_mutex_lock (&m->lock);
   if (m->n_pool == m->cap_pool)
     {
@@ -527,6 +532,8 @@ tilde_model_free (TildeModel *m)
 {
   if (!m)
     return;
+  if (m->spare)
+    workspace_free (m->spare);
   for (guint i = 0; i < m->n_pool; i++)
     workspace_free (m->pool[i]);
   g_free (m->pool);
