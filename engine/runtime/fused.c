@@ -6,10 +6,14 @@
  * elementwise nodes over N new variables, then the density's reduction;
  * the reverse sweep walks all three. Here the argument is computed in one
  * pass together with its partials with respect to its leaves (forward
- * mode: mu, tau and eta[g]), recorded as one elementwise node, and that
- * node is folded into the density's reduction: the chain rule is applied
- * once while recording, and the sweep only adds tau's and mu's partials
- * and scatters eta's.
+ * mode: mu, tau and eta[g]); the density hands back its partials with
+ * respect to the argument instead of recording a node (RtCapture), and the
+ * two are composed into the density's one reduction over the leaves: the
+ * chain rule is applied once while recording, nothing records the
+ * argument, and the sweep only adds tau's and mu's partials and eta's,
+ * summed per variable of eta. (A density of more arguments than a capture
+ * holds records the argument as one elementwise node and folds it into its
+ * reduction.)
  *
  * A loop whose body is only `target += density (...)` of scalars indexed
  * by the loop variable (`y[n] ~ normal (alpha + beta * y[n - 1], sigma)`)
