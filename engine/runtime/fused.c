@@ -694,6 +694,7 @@ rewind_to (Ev *ev, const Mark *m)
   ev->n_terms = m->n_terms;
   ev->target_const = m->target_const;
   CX->drop = FALSE;
+  CX->capture = NULL;
   g_clear_pointer (&CX->err_msg, g_free);
   g_atomic_int_inc (&fallbacks);
 }
