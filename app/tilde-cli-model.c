@@ -29,6 +29,14 @@ print_diagnostics (GPtrArray *diagnostics, TildeSourceSet *sources)
     }
 }
 
+/* Standard output carries the command's own result (JSON, the gradient
+ * table): the model's print() lines go to standard error. */
+static void
+print_to_stderr (const char *text, gpointer user_data)
+{
+  g_printerr ("%s\n", text);
+}
+
 TildeModel *
 _tilde_cli_load_model (const char  *model_path,
                        const char  *data_path,
@@ -77,7 +85,7 @@ _tilde_cli_load_model (const char  *model_path,
     }
   transformed = mir_transform_program (lowered);
   optimized = mir_pipeline_run (transformed, level, NULL);
-  model = tilde_model_new (optimized, data, diagnostics);
+  model = tilde_model_new_full (optimized, data, print_to_stderr, NULL, diagnostics);
   mir_program_free (optimized);
   mir_program_free (transformed);
   mir_program_free (lowered);

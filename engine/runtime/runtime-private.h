@@ -18,6 +18,19 @@
 
 G_BEGIN_DECLS
 
+/* A density's result taken apart: when RtCtx.capture is set, a density that
+ * ends with dist_finish records no node but leaves its value and the
+ * partials of each argument here (NULL for arguments not autodiff). */
+#define RT_CAPTURE_MAX_ARGS 8
+
+typedef struct {
+  gboolean done;
+  double   logp;
+  int      n_args;
+  double  *p[RT_CAPTURE_MAX_ARGS];
+  gint32   n[RT_CAPTURE_MAX_ARGS];
+} RtCapture;
+
 typedef struct {
   AdTape             *tape;       /* always present; used only for ad values */
   TildeArena         *arena;      /* where results are allocated */
@@ -28,6 +41,7 @@ typedef struct {
   gboolean            drop;       /* set for the current call: a _lupdf under propto */
   gsl_rng            *rng;
   const char         *fn_name;    /* the library function being called */
+  RtCapture          *capture;    /* see RtCapture; NULL: densities record their node */
 } RtCtx;
 
 void rt_raise (RtCtx *cx, TildeModelErrorKind kind, const char *fmt, ...)

@@ -421,6 +421,62 @@ test_log_prob_reference (void)
   g_assert_cmpint (n_checked, >, 30);
 }
 
+
+static double
+log_density_of (const Run *run)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+
+  g_assert_cmpint (run->status, ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, run->out, -1, NULL));
+  return json_object_get_double_member (json_node_get_object (json_parser_get_root (parser)),
+                                        "log_density");
+}
+
+/* --context: the prior (with the Jacobian) and the likelihood of a normal
+ * model with a normal prior on its mean, against their closed forms; its
+ * print() lines on standard error. */
+static void
+test_log_prob_context (void)
+{
+  g_autofree char *model = write_model ("nn.stan",
+                                        "data { int N; vector[N] y; }\n"
+                                        "parameters { real mu; real<lower=0> sigma; }\n"
+                                        "model {\n"
+                                        "  mu ~ normal(1, 2);\n"
+                                        "  sigma ~ exponential(1);\n"
+                                        "  y ~ normal(mu, sigma);\n"
+                                        "  print(\"sigma = \", sigma);\n"
+                                        "}\n");
+  g_autofree char *data = write_model ("nn.json", "{\"N\": 2, \"y\": [0.5, -1]}");
+  g_autofree char *params = write_model ("p.json", "{\"mu\": 0.25, \"sigma\": 2}");
+  const double mu = 0.25, sigma = 2, y[2] = { 0.5, -1 };
+  double prior, likelihood = 0;
+  g_auto(Run) joint = { 0 };
+  g_auto(Run) prior_run = { 0 };
+  g_auto(Run) likelihood_run = { 0 };
+  g_auto(Run) bad = { 0 };
+
+  /* normal(mu | 1, 2), exponential(sigma | 1), log Jacobian log(sigma) */
+  prior = -0.5 * log (2 * G_PI) - log (2) - 0.5 * pow ((mu - 1) / 2, 2) - sigma + log (sigma);
+  for (int n = 0; n < 2; n++)
+    likelihood += -0.5 * log (2 * G_PI) - log (sigma) - 0.5 * pow ((y[n] - mu) / sigma, 2);
+  run_tilde (&joint, "log-prob", model, "--data", data, "--params", params, NULL);
+  run_tilde (&prior_run, "log-prob", model, "--data", data, "--params", params, "--context",
+             "prior", "--O1", NULL);
+  run_tilde (&likelihood_run, "log-prob", model, "--data", data, "--params", params,
+             "--context=likelihood", NULL);
+  /* print() goes to standard error: standard output stays JSON */
+  g_assert_nonnull (strstr (joint.err, "sigma = 2\n"));
+  g_assert_true (close_enough (log_density_of (&joint), prior + likelihood, 1e-12));
+  g_assert_true (close_enough (log_density_of (&prior_run), prior, 1e-12));
+  g_assert_true (close_enough (log_density_of (&likelihood_run), likelihood, 1e-12));
+  run_tilde (&bad, "log-prob", model, "--data", data, "--params", params, "--context", "both",
+             NULL);
+  g_assert_cmpint (bad.status, ==, 124);
+  g_assert_nonnull (strstr (bad.err, "joint, prior or likelihood"));
+}
+
 static void
 test_log_prob_errors (void)
 {
@@ -498,6 +554,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/compile/optimization-levels", test_optimization_levels);
   g_test_add_func ("/cli/log-prob/reference", test_log_prob_reference);
   g_test_add_func ("/cli/log-prob/errors", test_log_prob_errors);
+  g_test_add_func ("/cli/log-prob/context", test_log_prob_context);
   g_test_add_func ("/cli/compile/debug-generate-data", test_debug_generate_data);
   return g_test_run ();
 }
