@@ -252,6 +252,11 @@ void rt_ex_compare    (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_index1     (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_fma3       (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_user_call  (Ev *ev, const Ex *e, TildeValue *out);
+/* A frame for a call of f, its arguments to be written in the first slots;
+ * the call itself (drop: called as _lupdf). */
+TildeValue *rt_function_frame (Ev *ev, const RtFunction *f);
+void rt_call_function (Ev *ev, const RtFunction *f, TildeValue *frame, gboolean drop,
+                       TildeValue *out);
 
 Flow rt_st_block     (Ev *ev, const St *s);
 Flow rt_st_decl      (Ev *ev, const St *s);

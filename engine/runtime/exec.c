@@ -1262,13 +1262,15 @@ Flow rt_st_skip (Ev *ev, const St *s) { return FLOW_NEXT; }
 
 #define MAX_DEPTH 10000
 
-void
-rt_ex_user_call (Ev *ev, const Ex *e, TildeValue *out)
+TildeValue *
+rt_function_frame (Ev *ev, const RtFunction *f)
 {
-  const RtFunction *f = e->code;
-  TildeValue *frame = tilde_arena_alloc0 (CX->arena, sizeof (TildeValue) * (gsize) MAX (f->n_slots, 1));
-  for (int i = 0; i < e->n_kids; i++)
-    rt_eval (ev, e->kids[i], &frame[i]);
+  return tilde_arena_alloc0 (CX->arena, sizeof (TildeValue) * (gsize) MAX (f->n_slots, 1));
+}
+
+void
+rt_call_function (Ev *ev, const RtFunction *f, TildeValue *frame, gboolean drop, TildeValue *out)
+{
   if (++ev->depth > MAX_DEPTH)
     rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "%s: more than %d nested function calls", f->name,
               MAX_DEPTH);
@@ -1276,7 +1278,7 @@ rt_ex_user_call (Ev *ev, const Ex *e, TildeValue *out)
   gboolean propto = CX->propto;
   /* a user density drops constants inside only when called as _lupdf */
   if (f->is_density)
-    CX->propto = propto && e->drop;
+    CX->propto = propto && drop;
   ev->slots = frame;
   Flow flow = rt_exec (ev, f->body);
   ev->slots = caller;
@@ -1293,6 +1295,15 @@ rt_ex_user_call (Ev *ev, const Ex *e, TildeValue *out)
   *out = ev->retval;
   if (out->kind == TILDE_VALUE_INT && tilde_type_kind (f->return_type) == TILDE_TYPE_REAL)
     tilde_value_set_real (out, out->u.i);
+}
+
+void
+rt_ex_user_call (Ev *ev, const Ex *e, TildeValue *out)
+{
+  TildeValue *frame = rt_function_frame (ev, e->code);
+  for (int i = 0; i < e->n_kids; i++)
+    rt_eval (ev, e->kids[i], &frame[i]);
+  rt_call_function (ev, e->code, frame, e->drop, out);
 }
 
 Flow
