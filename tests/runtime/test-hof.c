@@ -420,6 +420,74 @@ test_ode_errors (void)
                "be positive finite!");
 }
 
+/* ---- algebraic solvers ---- */
+
+static const char algebra_model[] =
+  "functions {\n"
+  "  vector sys(vector x, real a, real b) { return [x[1]^2 + x[2] - a, x[1] - x[2] - b]'; }\n"
+  "  vector sys_old(vector x, vector y, array[] real d, array[] int di) {\n"
+  "    return [x[1]^2 + x[2] - y[1], x[1] - x[2] - y[2] * d[1]]';\n"
+  "  }\n"
+  "}\n"
+  "parameters { real a; real b; }\n"
+  "model {\n"
+  "  vector[2] g = [1, 1]';\n"
+  "  vector[2] x1 = solve_powell(sys, g, exp(a), b);\n"
+  "  vector[2] x2 = solve_newton(sys, g, exp(a), b);\n"
+  "  vector[2] x3 = solve_powell_tol(sys, g, 1e-12, 1e-10, 100, exp(a), b);\n"
+  "  vector[2] x4 = algebra_solver(sys_old, g, [exp(a), b]', {1.0}, {0});\n"
+  "  vector[2] x5 = algebra_solver_newton(sys_old, g, [exp(a), b]', {1.0}, {0}, 1e-10, 1e-8,\n"
+  "                                       100);\n"
+  "  vector[2] x6 = solve_newton_tol(sys, g, 1e-3, 1e-8, 100, exp(a), 0.5);\n"
+  "  target += x1[1] + 2 * x1[2] + 0.5 * x2[1] - x2[2] + x3[1] + 0.3 * x4[2] + 0.2 * x5[1]\n"
+  "            + x6[2];\n"
+  "}\n";
+
+/* The root of x1^2 + x2 = A, x1 - x2 = b near (1, 1). */
+static double
+root1 (double A, double b)
+{
+  return (-1 + sqrt (1 + 4 * (A + b))) / 2;
+}
+
+static double
+algebra_truth (const double *theta, gboolean propto)
+{
+  double A = exp (theta[0]), b = theta[1];
+  double x1 = root1 (A, b), x2 = x1 - b;
+  double y1 = root1 (A, 0.5), y2 = y1 - 0.5;
+  return x1 * (1 + 0.5 + 1 + 0.2) + x2 * (2 - 1 + 0.3) + y2;
+}
+
+static void
+test_algebra (void)
+{
+  const double theta[] = { 0.3, 0.4 };
+  check_density (algebra_model, NULL, theta, 2, algebra_truth, 1e-9, 1e-6);
+}
+
+static void
+test_algebra_errors (void)
+{
+  const char *model =
+    "functions {\n"
+    "  vector none(vector x, real a) { return [x[1]^2 + a]'; }\n"
+    "  vector bad(vector x, real a) { if (a > 5) reject(\"a is \", a); return x - a; }\n"
+    "}\n"
+    "data { int which; }\n"
+    "parameters { real<lower=0> a; }\n"
+    "model {\n"
+    "  if (which == 1) target += solve_powell(none, [1.0]', a)[1];\n"
+    "  if (which == 2) target += solve_newton(bad, [1.0]', a)[1];\n"
+    "  if (which == 3) target += solve_powell_tol(bad, [1.0]', -1.0, 1e-6, 10, a)[1];\n"
+    "}\n";
+  const double small[] = { 0.5 }, big[] = { 2 };
+  check_error (model, "{\"which\": 1}", small, "solve_powell: ");
+  check_error (model, "{\"which\": 2}", big, "a is 7.389");
+  check_error (model, "{\"which\": 3}", small, "solve_powell_tol: relative_tolerance is -1, "
+               "but must be positive!");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -431,5 +499,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/hof/ode", test_ode);
   g_test_add_func ("/runtime/hof/ode-stiff", test_ode_stiff);
   g_test_add_func ("/runtime/hof/ode-errors", test_ode_errors);
+  g_test_add_func ("/runtime/hof/algebra", test_algebra);
+  g_test_add_func ("/runtime/hof/algebra-errors", test_algebra_errors);
   return g_test_run ();
 }

@@ -33,6 +33,13 @@ static const RtHof hofs[] = {
   { "integrate_ode_rk45", rt_ex_ode, 7, 10, 5, -1, ODE_OP (ODE_RK45, FORM_OLD) },
   { "integrate_ode_adams", rt_ex_ode, 7, 10, 5, -1, ODE_OP (ODE_ADAMS, FORM_OLD) },
   { "integrate_ode_bdf", rt_ex_ode, 7, 10, 5, -1, ODE_OP (ODE_BDF, FORM_OLD) },
+  /* op: 1 Newton, 2 the old signature, 4 with tolerances */
+  { "solve_powell", rt_ex_algebra, 2, G_MAXINT, 1, 1, 0 },
+  { "solve_newton", rt_ex_algebra, 2, G_MAXINT, 1, 1, 1 },
+  { "solve_powell_tol", rt_ex_algebra, 5, G_MAXINT, 1, 4, 4 },
+  { "solve_newton_tol", rt_ex_algebra, 5, G_MAXINT, 1, 4, 5 },
+  { "algebra_solver", rt_ex_algebra, 5, 8, 4, -1, 2 },
+  { "algebra_solver_newton", rt_ex_algebra, 5, 8, 4, -1, 3 },
   { NULL, NULL, 0, 0, 0, 0, 0 },
 };
 
