@@ -115,6 +115,9 @@ extern const RtBuiltin rt_builtins_dist_multivariate[];
 extern const RtBuiltin rt_builtins_cdf[];
 extern const RtBuiltin rt_builtins_rng[];
 extern const RtBuiltin rt_builtins_rng_multi[];
+extern const RtBuiltin rt_builtins_hmm[];
+extern const RtBuiltin rt_builtins_sparse[];
+extern const RtBuiltin rt_builtins_decomp[];
 
 /* ---- elementwise maps ---- */
 

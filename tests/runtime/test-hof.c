@@ -488,6 +488,76 @@ test_algebra_errors (void)
                "but must be positive!");
 }
 
+/* ---- library functions in models ---- */
+
+/* The same log density and gradient at every level, the gradient against
+ * finite differences of the model's own density. */
+static void
+check_levels (const char *source, const char *data, const double *theta, gsize n)
+{
+  TildeModel *m[N_LEVELS];
+  models (source, data, m);
+  g_assert_cmpuint (tilde_model_num_params_unconstrained (m[0]), ==, n);
+  double lp[N_LEVELS], grad[N_LEVELS][MAX_PARAMS];
+  for (guint l = 0; l < N_LEVELS; l++)
+    {
+      g_autoptr (TildeModelError) error = NULL;
+      lp[l] = tilde_model_log_density (m[l], theta, FALSE, TRUE, grad[l], &error);
+      if (error)
+        g_error ("level %u: %s", l, error->message);
+      g_assert_true (rt_test_close (lp[l], lp[0], 1e-12));
+      for (gsize i = 0; i < n; i++)
+        g_assert_true (rt_test_close (grad[l][i], grad[0][i], 1e-10));
+    }
+  for (gsize i = 0; i < n; i++)
+    {
+      double x[MAX_PARAMS], f[4], h = 1e-5 * fmax (1, fabs (theta[i]));
+      memcpy (x, theta, sizeof (double) * n);
+      for (int s = 0; s < 4; s++)
+        {
+          double hs = (s & 2) ? 0.5 * h : h;
+          x[i] = theta[i] + ((s & 1) ? hs : -hs);
+          f[s] = tilde_model_log_density (m[0], x, FALSE, TRUE, NULL, NULL);
+        }
+      double d1 = (f[1] - f[0]) / (2 * h), d2 = (f[3] - f[2]) / h;
+      double numeric = (4 * d2 - d1) / 3;
+      if (!rt_test_close (grad[0][i], numeric, 1e-6))
+        g_error ("d/dtheta[%" G_GSIZE_FORMAT "] %.12g, finite differences %.12g", i,
+                 grad[0][i], numeric);
+    }
+  for (guint l = 0; l < N_LEVELS; l++)
+    tilde_model_free (m[l]);
+}
+
+static const char library_model[] =
+  "data { int K; int N; matrix[K, N] lo; matrix[3, 4] S; }\n"
+  "transformed data {\n"
+  "  vector[5] w = csr_extract_w(S);\n"
+  "  array[5] int v = csr_extract_v(S);\n"
+  "  array[4] int u = csr_extract_u(S);\n"
+  "}\n"
+  "parameters { simplex[K] rho; array[K] simplex[K] g; matrix[3, 3] A; vector[4] b; }\n"
+  "model {\n"
+  "  matrix[K, K] Gamma;\n"
+  "  for (k in 1:K) Gamma[k] = g[k]';\n"
+  "  target += hmm_marginal(lo + A[1, 1], Gamma, rho);\n"
+  "  target += sum(csr_matrix_times_vector(3, 4, w, v, u, b));\n"
+  "  target += sum(qr_thin_Q(A)) + sum(qr_thin_R(A));\n"
+  "  target += sum(singular_values(A)) + sum(svd_U(A));\n"
+  "  target += sum(matrix_exp(0.3 * A)) + sum(generalized_inverse(A + diag_matrix(rep_vector(3, 3))));\n"
+  "  target += normal_lpdf(to_vector(A) | 0, 1) + normal_lpdf(b | 0, 1);\n"
+  "}\n";
+
+static void
+test_library_in_models (void)
+{
+  const char *data = "{\"K\": 2, \"N\": 3, \"lo\": [[-1.0, -0.5, -2.0], [-0.3, -1.5, -0.9]],"
+    " \"S\": [[0, 2.5, 0, -1], [0, 0, 0, 0], [4, 0, 0.5, 3]]}";
+  const double theta[] = { 0.3, -0.4, 0.8, 1.1, 0.5, -0.6, 0.2, 0.9, -0.3, 1.4, 0.1, 0.7,
+                           -0.2, 0.4, 0.6, -0.8 };
+  check_levels (library_model, data, theta, 16);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -501,5 +571,6 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/hof/ode-errors", test_ode_errors);
   g_test_add_func ("/runtime/hof/algebra", test_algebra);
   g_test_add_func ("/runtime/hof/algebra-errors", test_algebra_errors);
+  g_test_add_func ("/runtime/hof/library-in-models", test_library_in_models);
   return g_test_run ();
 }
