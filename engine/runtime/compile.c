@@ -526,6 +526,14 @@ compile_hof (Compiler *c, const MirExpr *m, const RtHof *h)
 {
   GPtrArray *args = m->u.call.args;
   int n = (int) args->len;
+  if (h->lead < 0 && n >= h->min_args && n <= h->max_args)
+    {
+      Ex *e = ex_new (c, h->fn, m, n);
+      e->name = m->u.call.fun.name;
+      e->op = h->op;
+      compile_kids (c, e, args);
+      return e;
+    }
   const MirExpr *fa = n > 0 ? g_ptr_array_index (args, 0) : NULL;
   if (!fa || n < h->min_args || n > h->max_args || fa->kind != MIR_EXPR_VAR)
     {

@@ -118,6 +118,7 @@ extern const RtBuiltin rt_builtins_rng_multi[];
 extern const RtBuiltin rt_builtins_hmm[];
 extern const RtBuiltin rt_builtins_sparse[];
 extern const RtBuiltin rt_builtins_decomp[];
+extern const RtBuiltin rt_builtins_transform[];
 
 /* ---- elementwise maps ---- */
 

@@ -558,6 +558,90 @@ test_library_in_models (void)
   check_levels (library_model, data, theta, 16);
 }
 
+/* ---- the transforms as functions ---- */
+
+static void
+test_transform_functions (void)
+{
+  /* the same density written with constrained parameters */
+  const char *with_functions =
+    "parameters { vector[3] y; real z; array[2] real w; vector[2] q; }\n"
+    "transformed parameters {\n"
+    "  simplex[4] s = simplex_jacobian(y);\n"
+    "  real<lower=1> l = lower_bound_jacobian(z, 1.0);\n"
+    "  array[2] real<lower=-1, upper=2> b = lower_upper_bound_jacobian(w, {-1.0, -1.0}, 2);\n"
+    "  ordered[2] o = ordered_jacobian(q);\n"
+    "}\n"
+    "model {\n"
+    "  target += dirichlet_lpdf(s | [1, 2, 3, 4]') + exponential_lpdf(l - 1 | 1);\n"
+    "  target += normal_lpdf(b | 0.5, 1) + normal_lpdf(o | 0, 2);\n"
+    "  target += 0.1 * sum(simplex_constrain(y)) + 0.2 * lower_bound_unconstrain(l, 1.0);\n"
+    "  target += 0.3 * sum(lower_upper_bound_unconstrain(b, {-1.0, -1.0}, 2));\n"
+    "}\n";
+  const char *with_parameters =
+    "parameters { simplex[4] s; real<lower=1> l; array[2] real<lower=-1, upper=2> b;\n"
+    "  ordered[2] o; }\n"
+    "model {\n"
+    "  target += dirichlet_lpdf(s | [1, 2, 3, 4]') + exponential_lpdf(l - 1 | 1);\n"
+    "  target += normal_lpdf(b | 0.5, 1) + normal_lpdf(o | 0, 2);\n"
+    "  target += 0.1 + 0.2 * log(l - 1) + 0.3 * sum(logit((to_vector(b) + 1) / 3));\n"
+    "}\n";
+  const double theta[] = { 0.3, -0.5, 0.8, 0.4, -0.7, 1.2, 0.1, 0.6 };
+  TildeModel *a[N_LEVELS], *b[N_LEVELS];
+  models (with_functions, NULL, a);
+  models (with_parameters, NULL, b);
+  for (guint l = 0; l < N_LEVELS; l++)
+    for (int jac = 0; jac < 2; jac++)
+      {
+        double ga[MAX_PARAMS], gb[MAX_PARAMS];
+        g_autoptr (TildeModelError) ea = NULL;
+        g_autoptr (TildeModelError) eb = NULL;
+        double la = tilde_model_log_density (a[l], theta, FALSE, jac, ga, &ea);
+        double lb = tilde_model_log_density (b[l], theta, FALSE, jac, gb, &eb);
+        g_assert_null (ea);
+        g_assert_null (eb);
+        if (!rt_test_close (la, lb, 1e-12))
+          g_error ("level %u, jacobian %d: %.15g and %.15g", l, jac, la, lb);
+        for (int i = 0; i < 8; i++)
+          g_assert_true (rt_test_close (ga[i], gb[i], 1e-10));
+      }
+  for (guint l = 0; l < N_LEVELS; l++)
+    {
+      tilde_model_free (a[l]);
+      tilde_model_free (b[l]);
+    }
+
+  /* unconstraining data inverts constraining it */
+  const char *round_trip =
+    "transformed data {\n"
+    "  vector[3] y = [0.3, -1.2, 0.7]';\n"
+    "  matrix[2, 3] m = [[0.1, 0.2, -0.3], [0.5, -0.4, 0.9]];\n"
+    "}\n"
+    "parameters { real x; }\n"
+    "model { x ~ normal(0, 1); }\n"
+    "generated quantities {\n"
+    "  vector[3] a = simplex_unconstrain(simplex_constrain(y));\n"
+    "  vector[3] c = cholesky_factor_corr_unconstrain(cholesky_factor_corr_constrain(y, 3));\n"
+    "  matrix[2, 3] d = stochastic_row_unconstrain(stochastic_row_constrain(m));\n"
+    "  vector[3] e = sum_to_zero_unconstrain(sum_to_zero_constrain(y));\n"
+    "  vector[3] f = cov_matrix_unconstrain(cov_matrix_constrain(y, 2));\n"
+    "}\n";
+  g_autoptr (TildeModel) m = rt_test_model (round_trip, NULL);
+  double out[64], x = 0.1;
+  g_autoptr (TildeModelError) error = NULL;
+  g_assert_true (tilde_model_constrain (m, &x, TRUE, TRUE, NULL, out, &error));
+  const double y[] = { 0.3, -1.2, 0.7 }, mm[] = { 0.1, 0.5, 0.2, -0.4, -0.3, 0.9 };
+  for (int i = 0; i < 3; i++)
+    {
+      g_assert_true (rt_test_close (out[1 + i], y[i], 1e-12));
+      g_assert_true (rt_test_close (out[4 + i], y[i], 1e-12));
+      g_assert_true (rt_test_close (out[13 + i], y[i], 1e-12));
+      g_assert_true (rt_test_close (out[16 + i], y[i], 1e-12));
+    }
+  for (int i = 0; i < 6; i++)
+    g_assert_true (rt_test_close (out[7 + i], mm[i], 1e-12));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -572,5 +656,6 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/hof/algebra", test_algebra);
   g_test_add_func ("/runtime/hof/algebra-errors", test_algebra_errors);
   g_test_add_func ("/runtime/hof/library-in-models", test_library_in_models);
+  g_test_add_func ("/runtime/hof/transform-functions", test_transform_functions);
   return g_test_run ();
 }

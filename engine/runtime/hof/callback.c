@@ -40,6 +40,22 @@ static const RtHof hofs[] = {
   { "solve_newton_tol", rt_ex_algebra, 5, G_MAXINT, 1, 4, 5 },
   { "algebra_solver", rt_ex_algebra, 5, 8, 4, -1, 2 },
   { "algebra_solver_newton", rt_ex_algebra, 5, 8, 4, -1, 3 },
+  /* no function argument: evaluators that add to the target */
+  { "lower_bound_jacobian", rt_ex_transform_jacobian, 2, 2, -1, -1, 0 },
+  { "upper_bound_jacobian", rt_ex_transform_jacobian, 2, 2, -1, -1, 0 },
+  { "lower_upper_bound_jacobian", rt_ex_transform_jacobian, 3, 3, -1, -1, 0 },
+  { "offset_multiplier_jacobian", rt_ex_transform_jacobian, 3, 3, -1, -1, 0 },
+  { "ordered_jacobian", rt_ex_transform_jacobian, 1, 1, -1, -1, 0 },
+  { "positive_ordered_jacobian", rt_ex_transform_jacobian, 1, 1, -1, -1, 0 },
+  { "simplex_jacobian", rt_ex_transform_jacobian, 1, 1, -1, -1, 0 },
+  { "sum_to_zero_jacobian", rt_ex_transform_jacobian, 1, 1, -1, -1, 0 },
+  { "unit_vector_jacobian", rt_ex_transform_jacobian, 1, 1, -1, -1, 0 },
+  { "stochastic_column_jacobian", rt_ex_transform_jacobian, 1, 1, -1, -1, 0 },
+  { "stochastic_row_jacobian", rt_ex_transform_jacobian, 1, 1, -1, -1, 0 },
+  { "corr_matrix_jacobian", rt_ex_transform_jacobian, 2, 2, -1, -1, 0 },
+  { "cov_matrix_jacobian", rt_ex_transform_jacobian, 2, 2, -1, -1, 0 },
+  { "cholesky_factor_corr_jacobian", rt_ex_transform_jacobian, 2, 2, -1, -1, 0 },
+  { "cholesky_factor_cov_jacobian", rt_ex_transform_jacobian, 3, 3, -1, -1, 0 },
   { NULL, NULL, 0, 0, 0, 0, 0 },
 };
 

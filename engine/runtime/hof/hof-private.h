@@ -2,7 +2,9 @@
 /*
  * The higher-order functions: library functions whose first argument names
  * a function of the functions block (reduce_sum, map_rect, integrate_1d,
- * the ODE, DAE and algebraic solvers).
+ * the ODE and algebraic solvers); and, in the same table, the library
+ * functions that need the evaluation itself (the transforms' _jacobian
+ * forms, which add to the target).
  *
  * They are not kernels of the library table: they run user code, so they
  * are evaluators of the executable form, resolved at preparation from
@@ -26,7 +28,8 @@ typedef struct {
   const char *name;
   ExFn        fn;
   int         min_args, max_args;  /* the call's, the function argument included */
-  int         lead;                /* parameters of the function the solver supplies */
+  int         lead;                /* parameters of the function the solver supplies;
+                                    * -1: the call has no function argument */
   int         fixed;               /* the call's arguments after the function and before
                                     * the variadic ones; -1 when not variadic */
   int         op;                  /* the variant, passed in Ex.op */
@@ -116,6 +119,8 @@ void rt_ex_map_rect     (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_integrate_1d (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_ode          (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_algebra      (Ev *ev, const Ex *e, TildeValue *out);
-void rt_ex_dae          (Ev *ev, const Ex *e, TildeValue *out);
+/* foo_jacobian (transform/functions.c): foo_constrain, adding log |J|
+ * to the target */
+void rt_ex_transform_jacobian (Ev *ev, const Ex *e, TildeValue *out);
 
 G_END_DECLS
