@@ -488,6 +488,61 @@ test_algebra_errors (void)
                "but must be positive!");
 }
 
+/* ---- DAEs ---- */
+
+static const char dae_model[] =
+  "functions {\n"
+  /* index one, semi-explicit: y2 is algebraic */
+  "  vector semi(real t, vector y, vector yp, real k, real c) {\n"
+  "    return [yp[1] + k * y[1], y[2] - 2 * y[1] - c]';\n"
+  "  }\n"
+  /* an implicit ODE: dF/dy' is invertible */
+  "  vector impl(real t, vector y, vector yp, real k, real m) {\n"
+  "    return [yp[1] + yp[2] + k * y[1] + m * y[2], yp[2] + m * y[2]]';\n"
+  "  }\n"
+  "}\n"
+  "data { int T; array[T] real ts; }\n"
+  "parameters { real<lower=0> k; real c; real a; real<lower=0> m; }\n"
+  "model {\n"
+  "  array[T] vector[2] u = dae_tol(semi, [a, 2 * a + c]', [-k * a, 0]', 0.0, ts, 1e-10, 1e-10,\n"
+  "                                 100000, k, c);\n"
+  "  array[T] vector[2] v = dae(impl, [a, 1.5]', [-k * a, -1.5 * m]', 0.0, ts, k, m);\n"
+  "  for (t in 1:T)\n"
+  "    target += u[t][1] + 0.5 * u[t][2] + 0.3 * v[t][1] - 0.7 * v[t][2];\n"
+  "}\n";
+
+static double
+dae_truth (const double *theta, gboolean propto)
+{
+  static const double ts[] = { 0.5, 1.0, 2.5 };
+  double k = exp (theta[0]), c = theta[1], a = theta[2], m = exp (theta[3]);
+  double lp = theta[0] + theta[3];
+  for (int j = 0; j < 3; j++)
+    {
+      double y1 = a * exp (-k * ts[j]);
+      lp += y1 + 0.5 * (2 * y1 + c) + 0.3 * y1 - 0.7 * 1.5 * exp (-m * ts[j]);
+    }
+  return lp;
+}
+
+static void
+test_dae (void)
+{
+  const double theta[] = { -0.3, 0.4, 1.3, 0.2 };
+  check_density (dae_model, ode_data, theta, 4, dae_truth, 1e-7, 1e-6);
+  const char *bad =
+    "functions {\n"
+    "  vector f(real t, vector y, vector yp, real k) {\n"
+    "    if (t > 0.5) reject(\"t reached \", t);\n"
+    "    return [yp[1] + k * y[1], y[2] - y[1]]';\n"
+    "  }\n"
+    "}\n"
+    "parameters { real<lower=0> k; }\n"
+    "model { target += dae(f, [1.0, 1.0]', [-k, 0]', 0.0, {1.0}, k)[1][1]; }\n";
+  const double k[] = { 0.1 };
+  check_error (bad, NULL, k, "t reached ");
+}
+
 /* ---- library functions in models ---- */
 
 /* The same log density and gradient at every level, the gradient against
@@ -655,6 +710,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/hof/ode-errors", test_ode_errors);
   g_test_add_func ("/runtime/hof/algebra", test_algebra);
   g_test_add_func ("/runtime/hof/algebra-errors", test_algebra_errors);
+  g_test_add_func ("/runtime/hof/dae", test_dae);
   g_test_add_func ("/runtime/hof/library-in-models", test_library_in_models);
   g_test_add_func ("/runtime/hof/transform-functions", test_transform_functions);
   return g_test_run ();

@@ -2,7 +2,7 @@
 /*
  * The higher-order functions: library functions whose first argument names
  * a function of the functions block (reduce_sum, map_rect, integrate_1d,
- * the ODE and algebraic solvers); and, in the same table, the library
+ * the ODE, DAE and algebraic solvers); and, in the same table, the library
  * functions that need the evaluation itself (the transforms' _jacobian
  * forms, which add to the target).
  *
@@ -119,6 +119,7 @@ void rt_ex_map_rect     (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_integrate_1d (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_ode          (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_algebra      (Ev *ev, const Ex *e, TildeValue *out);
+void rt_ex_dae          (Ev *ev, const Ex *e, TildeValue *out);
 /* foo_jacobian (transform/functions.c): foo_constrain, adding log |J|
  * to the target */
 void rt_ex_transform_jacobian (Ev *ev, const Ex *e, TildeValue *out);
