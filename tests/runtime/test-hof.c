@@ -8,6 +8,7 @@
  */
 #define G_LOG_DOMAIN "tilde-test"
 
+#include <complex.h>
 #include <math.h>
 #include <string.h>
 
@@ -543,6 +544,67 @@ test_dae (void)
   check_error (bad, NULL, k, "t reached ");
 }
 
+/* ---- complex numbers ---- */
+
+static const char complex_model[] =
+  "parameters { real a; real b; vector[4] x; }\n"
+  "model {\n"
+  "  complex z = to_complex(a, b);\n"
+  "  complex w = z * z + exp(z) / (1 + z) - pow(z, to_complex(0.5, 0.25)) + sqrt(z) * sin(z);\n"
+  "  target += get_real(w) + 0.3 * get_imag(w) + abs(z) + arg(z) + norm(conj(z));\n"
+  "  target += get_real(log(z) + cosh(z) * atan(z) + polar(a^2, b));\n"
+  "  complex_vector[4] f = fft(to_complex(x, 0.5 * x));\n"
+  "  target += dot_self(get_real(f)) - 0.5 * sum(get_imag(f));\n"
+  "  complex_vector[4] g = inv_fft(f);\n"
+  "  g[2] = z;\n"
+  "  target += 0.1 * sum(get_real(g)) + 0.2 * sum(get_imag(g));\n"
+  "  complex_matrix[2, 2] M = [[z, 1], [2i, z * 3]];\n"
+  "  complex_matrix[2, 2] P = M * M';\n"
+  "  target += get_real(P[1, 2]) + get_imag(P[2, 1]) + get_real(sum(fft2(M)));\n"
+  "}\n";
+
+/* The same in C99 complex arithmetic, with the DFT as its sum. */
+static double
+complex_truth (const double *theta, gboolean propto)
+{
+  double a = theta[0], b = theta[1];
+  double complex z = a + I * b;
+  double complex w = z * z + cexp (z) / (1 + z) - cpow (z, 0.5 + 0.25 * I) + csqrt (z) * csin (z);
+  double lp = creal (w) + 0.3 * cimag (w) + cabs (z) + carg (z) + creal (z) * creal (z)
+    + cimag (z) * cimag (z);
+  lp += creal (clog (z) + ccosh (z) * catan (z)) + a * a * cos (b);
+  double complex x[4], f[4], g[4];
+  for (int k = 0; k < 4; k++)
+    x[k] = theta[2 + k] + 0.5 * I * theta[2 + k];
+  for (int k = 0; k < 4; k++)
+    {
+      f[k] = 0;
+      for (int j = 0; j < 4; j++)
+        f[k] += x[j] * cexp (-2 * G_PI * I * j * k / 4);
+      lp += creal (f[k]) * creal (f[k]) - 0.5 * cimag (f[k]);
+    }
+  for (int k = 0; k < 4; k++)
+    g[k] = x[k];
+  g[1] = z;
+  for (int k = 0; k < 4; k++)
+    lp += 0.1 * creal (g[k]) + 0.2 * cimag (g[k]);
+  double complex M[2][2] = { { z, 1 }, { 2 * I, 3 * z } };
+  /* P = M M* (the transpose ' conjugates nothing in Stan: plain transpose) */
+  double complex p12 = M[0][0] * M[1][0] + M[0][1] * M[1][1];
+  double complex p21 = M[1][0] * M[0][0] + M[1][1] * M[0][1];
+  lp += creal (p12) + cimag (p21);
+  /* the sum of the 2-d DFT of a 2 x 2 matrix is 4 M[0][0] */
+  lp += creal (4 * M[0][0]);
+  return lp;
+}
+
+static void
+test_complex (void)
+{
+  const double theta[] = { 0.7, -0.4, 0.3, -1.2, 0.8, 0.5 };
+  check_density (complex_model, NULL, theta, 6, complex_truth, 1e-12, 1e-6);
+}
+
 /* ---- library functions in models ---- */
 
 /* The same log density and gradient at every level, the gradient against
@@ -712,6 +774,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/hof/algebra-errors", test_algebra_errors);
   g_test_add_func ("/runtime/hof/dae", test_dae);
   g_test_add_func ("/runtime/hof/library-in-models", test_library_in_models);
+  g_test_add_func ("/runtime/hof/complex", test_complex);
   g_test_add_func ("/runtime/hof/transform-functions", test_transform_functions);
   return g_test_run ();
 }
