@@ -49,6 +49,12 @@ typedef struct {
 
 /* Disagreements known and traced to a pass, not yet fixed. */
 static const struct { const char *model; const char *pass; } known_failures[] = {
+  /* its transformed data assign slices of two sizes to w, so no data lets
+   * it run at O0; the optimised levels drop the assignments as dead */
+  { "syntax/all_expressions", "dead code elimination" },
+  /* likewise (w = A[2:, 1] into vector[N] w): the first failing statement
+   * differs once dead ones are dropped */
+  { "mir/expressions", "dead code elimination" },
   { NULL, NULL },
 };
 

@@ -42,7 +42,8 @@ static const RtHof hofs[] = {
   { "algebra_solver_newton", rt_ex_algebra, 5, 8, 4, -1, 3 },
   { "dae", rt_ex_dae, 5, G_MAXINT, 3, 4, 0 },
   { "dae_tol", rt_ex_dae, 8, G_MAXINT, 3, 7, 1 },
-  /* no function argument: evaluators that add to the target */
+  /* no function argument: evaluators that read or add to the target */
+  { "target", rt_ex_target, 0, 0, -1, -1, 0 },
   { "lower_bound_jacobian", rt_ex_transform_jacobian, 2, 2, -1, -1, 0 },
   { "upper_bound_jacobian", rt_ex_transform_jacobian, 2, 2, -1, -1, 0 },
   { "lower_upper_bound_jacobian", rt_ex_transform_jacobian, 3, 3, -1, -1, 0 },

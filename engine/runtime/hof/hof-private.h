@@ -3,8 +3,8 @@
  * The higher-order functions: library functions whose first argument names
  * a function of the functions block (reduce_sum, map_rect, integrate_1d,
  * the ODE, DAE and algebraic solvers); and, in the same table, the library
- * functions that need the evaluation itself (the transforms' _jacobian
- * forms, which add to the target).
+ * functions that need the evaluation itself (target (), and the
+ * transforms' _jacobian forms, which add to the target).
  *
  * They are not kernels of the library table: they run user code, so they
  * are evaluators of the executable form, resolved at preparation from
@@ -120,6 +120,8 @@ void rt_ex_integrate_1d (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_ode          (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_algebra      (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_dae          (Ev *ev, const Ex *e, TildeValue *out);
+/* target () (target.c) */
+void rt_ex_target (Ev *ev, const Ex *e, TildeValue *out);
 /* foo_jacobian (transform/functions.c): foo_constrain, adding log |J|
  * to the target */
 void rt_ex_transform_jacobian (Ev *ev, const Ex *e, TildeValue *out);
