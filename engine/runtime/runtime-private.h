@@ -123,6 +123,7 @@ extern const RtBuiltin rt_builtins_sparse[];
 extern const RtBuiltin rt_builtins_decomp[];
 extern const RtBuiltin rt_builtins_transform[];
 extern const RtBuiltin rt_builtins_complex[];
+extern const RtBuiltin rt_builtins_hypergeometric[];
 
 /* ---- elementwise maps ---- */
 

@@ -600,6 +600,69 @@ test_eigen_general (void)
   harness_free (h);
 }
 
+/* ---- hypergeometric functions ---- */
+
+static double
+hyper (Harness *h, const char *name, int n, const TildeValue *args)
+{
+  TildeValue out = apply (h, name, n, args);
+  return out.u.r;
+}
+
+static void
+test_hypergeometric (void)
+{
+  Harness *h = harness_new ();
+  /* 2F1 (1, 1; 2; z) = -log (1 - z) / z, by the series and by Pfaff */
+  const double zs[] = { 0.5, -0.3, -3.0, -1.0 };
+  for (guint i = 0; i < G_N_ELEMENTS (zs); i++)
+    {
+      TildeValue args[4] = { tilde_value_real (1), tilde_value_real (1), tilde_value_real (2),
+                             tilde_value_real (zs[i]) };
+      g_assert_true (rt_test_close (hyper (h, "hypergeometric_2F1", 4, args),
+                                    -log1p (-zs[i]) / zs[i], 1e-13));
+    }
+  /* Gauss: 2F1 (1, 1; 3; 1) = 2 */
+  TildeValue g[4] = { tilde_value_real (1), tilde_value_real (1), tilde_value_real (3),
+                      tilde_value_real (1) };
+  g_assert_true (rt_test_close (hyper (h, "hypergeometric_2F1", 4, g), 2, 1e-13));
+  /* 1F0 (a;; z) = (1 - z)^-a */
+  TildeValue o[2] = { tilde_value_real (1.7), tilde_value_real (0.4) };
+  g_assert_true (rt_test_close (hyper (h, "hypergeometric_1F0", 2, o), pow (0.6, -1.7), 1e-14));
+  /* 3F2 (1, 1, 1; 2, 2; z) = Li2 (z) / z; Li2 (1/2) = pi^2 / 12 - log (2)^2 / 2 */
+  const double a3[] = { 1, 1, 1 }, b2[] = { 2, 2 };
+  TildeValue t[3] = { vec (h, TILDE_VALUE_VECTOR, 3, 1, a3), vec (h, TILDE_VALUE_VECTOR, 2, 1, b2),
+                      tilde_value_real (0.5) };
+  g_assert_true (rt_test_close (hyper (h, "hypergeometric_3F2", 3, t),
+                                2 * (G_PI * G_PI / 12 - log (2) * log (2) / 2), 1e-13));
+  /* 1F1 (1; 2; z) = (e^z - 1) / z, and 0F0 (;; z) = e^z */
+  const double a1[] = { 1 }, b1[] = { 2 };
+  TildeValue k[3] = { vec (h, TILDE_VALUE_VECTOR, 1, 1, a1), vec (h, TILDE_VALUE_VECTOR, 1, 1, b1),
+                      tilde_value_real (2.5) };
+  g_assert_true (rt_test_close (hyper (h, "hypergeometric_pFq", 3, k), expm1 (2.5) / 2.5, 1e-13));
+  TildeValue e[3] = { rt_new_data (&h->cx, TILDE_VALUE_VECTOR, 0, 1),
+                      rt_new_data (&h->cx, TILDE_VALUE_VECTOR, 0, 1), tilde_value_real (-1.3) };
+  g_assert_true (rt_test_close (hyper (h, "hypergeometric_pFq", 3, e), exp (-1.3), 1e-14));
+  /* derivatives in every argument */
+  TildeValue d[4] = { tilde_value_real (0.7), tilde_value_real (1.3), tilde_value_real (2.1),
+                      tilde_value_real (0.35) };
+  check_gradient (h, "hypergeometric_2F1", 4, d, 1e-7);
+  d[3] = tilde_value_real (-2.5);
+  check_gradient (h, "hypergeometric_2F1", 4, d, 1e-7);
+  const double pa[] = { 0.6, 1.4, 2.2 }, pb[] = { 1.9, 3.1 };
+  TildeValue f[3] = { vec (h, TILDE_VALUE_VECTOR, 3, 1, pa), vec (h, TILDE_VALUE_VECTOR, 2, 1, pb),
+                      tilde_value_real (0.45) };
+  check_gradient (h, "hypergeometric_3F2", 3, f, 1e-7);
+  check_gradient (h, "hypergeometric_pFq", 3, f, 1e-7);
+  check_gradient (h, "hypergeometric_1F0", 2, o, 1e-7);
+  TildeValue bad[3] = { f[0], f[1], tilde_value_real (1.5) };
+  TildeValue out;
+  g_assert_false (call (h, "hypergeometric_pFq", FALSE, 3, bad, &out));
+  g_assert_cmpstr (h->cx.err_msg, ==, "hypergeometric_pFq: abs(z) is 1.5, but must be less than 1 "
+                   "when p = q + 1");
+  harness_free (h);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -611,5 +674,6 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/library/matrix-exp", test_matrix_exp);
   g_test_add_func ("/runtime/library/generalized-inverse", test_generalized_inverse);
   g_test_add_func ("/runtime/library/eigen-general", test_eigen_general);
+  g_test_add_func ("/runtime/library/hypergeometric", test_hypergeometric);
   return g_test_run ();
 }

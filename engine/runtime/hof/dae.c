@@ -336,8 +336,11 @@ rt_ex_dae (Ev *ev, const Ex *e, TildeValue *out)
         d->alg[d->na++] = j;
     }
   if (d->nd == 0)
-    rt_raise (CX, TILDE_MODEL_ERROR_DOMAIN, "%s: the residual reads no derivative: the system "
-              "is algebraic", CX->fn_name);
+    {
+      dae_free (d);
+      rt_raise (CX, TILDE_MODEL_ERROR_DOMAIN, "%s: the residual reads no derivative: the system "
+                "is algebraic", CX->fn_name);
+    }
   d->n_y0 = yy0->ad ? d->nd : 0;
   d->K = d->n_y0 + d->n_par;
   int nd = d->nd, K = d->K, M = nd * (1 + K);
