@@ -605,6 +605,47 @@ test_complex (void)
   check_density (complex_model, NULL, theta, 6, complex_truth, 1e-12, 1e-6);
 }
 
+/* ---- in generated quantities: values only ---- */
+
+static void
+test_hof_generated_quantities (void)
+{
+  const char *model =
+    "functions {\n"
+    "  vector decay(real t, vector y, real k) { return -k * y; }\n"
+    "  real gam(real x, real xc, array[] real theta, array[] real x_r, array[] int x_i) {\n"
+    "    return exp(-theta[1] * x);\n"
+    "  }\n"
+    "  vector sys(vector x, real a) { return [x[1]^2 - a]'; }\n"
+    "  vector semi(real t, vector y, vector yp, real k) {\n"
+    "    return [yp[1] + k * y[1], y[2] - 3 * y[1]]';\n"
+    "  }\n"
+    "  real ps(array[] real s, int a, int b, real m) { return sum(s) * m; }\n"
+    "}\n"
+    "parameters { real<lower=0> k; }\n"
+    "model { k ~ lognormal(0, 1); }\n"
+    "generated quantities {\n"
+    "  real y_bdf = ode_bdf(decay, [2.0]', 0.0, {1.5}, k)[1][1];\n"
+    "  real y_adams = ode_adams(decay, [2.0]', 0.0, {1.5}, k)[1][1];\n"
+    "  real area = integrate_1d(gam, 0, positive_infinity(), {k}, {0.0}, {0});\n"
+    "  real root = solve_newton(sys, [1.0]', k)[1];\n"
+    "  real alg = dae(semi, [1.0, 3.0]', [-k, 0]', 0.0, {2.0}, k)[1][2];\n"
+    "  real rs = reduce_sum(ps, {1.0, 2.0, 3.0}, 1, k);\n"
+    "}\n";
+  g_autoptr (TildeModel) m = rt_test_model (model, NULL);
+  double theta = log (0.8), out[8];
+  g_autoptr (TildeModelError) error = NULL;
+  g_assert_true (tilde_model_constrain (m, &theta, TRUE, TRUE, NULL, out, &error));
+  double k = 0.8;
+  g_assert_true (rt_test_close (out[0], k, 1e-15));
+  g_assert_true (rt_test_close (out[1], 2 * exp (-1.5 * k), 1e-8));
+  g_assert_true (rt_test_close (out[2], 2 * exp (-1.5 * k), 1e-8));
+  g_assert_true (rt_test_close (out[3], 1 / k, 1e-8));
+  g_assert_true (rt_test_close (out[4], sqrt (k), 1e-10));
+  g_assert_true (rt_test_close (out[5], 3 * exp (-2 * k), 1e-8));
+  g_assert_true (rt_test_close (out[6], 6 * k, 1e-15));
+}
+
 /* ---- library functions in models ---- */
 
 /* The same log density and gradient at every level, the gradient against
@@ -775,6 +816,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/hof/dae", test_dae);
   g_test_add_func ("/runtime/hof/library-in-models", test_library_in_models);
   g_test_add_func ("/runtime/hof/complex", test_complex);
+  g_test_add_func ("/runtime/hof/generated-quantities", test_hof_generated_quantities);
   g_test_add_func ("/runtime/hof/transform-functions", test_transform_functions);
   return g_test_run ();
 }
