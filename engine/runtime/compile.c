@@ -569,7 +569,8 @@ compile_hof (Compiler *c, const MirExpr *m, const RtHof *h)
   e->code = code;
   e->name = m->u.call.fun.name;
   e->op = h->op;
-  e->drop = g_str_has_suffix (fa->u.var.name, "_lupdf") || g_str_has_suffix (fa->u.var.name, "_lupmf");
+  e->drop = g_str_has_suffix (fa->u.var.name, "_lupdf")
+    || g_str_has_suffix (fa->u.var.name, "_lupmf");
   for (int i = 1; i < n; i++)
     e->kids[i - 1] = compile_expr (c, g_ptr_array_index (args, i));
   return e;

@@ -423,7 +423,8 @@ build_table (gpointer unused)
 {
   /* complex first: its kernels pass calls without complex arguments on */
   const RtBuiltin *tables[] = {
-    rt_builtins_complex, rt_builtins_arith, rt_builtins_funs, rt_builtins_scalar, rt_builtins_containers,
+    rt_builtins_complex, rt_builtins_arith, rt_builtins_funs, rt_builtins_scalar,
+    rt_builtins_containers,
     rt_builtins_matrix, rt_builtins_gp, rt_builtins_linalg, rt_builtins_dist,
     rt_builtins_dist_continuous, rt_builtins_dist_discrete,
     rt_builtins_dist_multivariate, rt_builtins_cdf, rt_builtins_rng,

@@ -702,7 +702,8 @@ static const char library_model[] =
   "  target += sum(csr_matrix_times_vector(3, 4, w, v, u, b));\n"
   "  target += sum(qr_thin_Q(A)) + sum(qr_thin_R(A));\n"
   "  target += sum(singular_values(A)) + sum(svd_U(A));\n"
-  "  target += sum(matrix_exp(0.3 * A)) + sum(generalized_inverse(A + diag_matrix(rep_vector(3, 3))));\n"
+  "  target += sum(matrix_exp(0.3 * A));\n"
+  "  target += sum(generalized_inverse(A + diag_matrix(rep_vector(3, 3))));\n"
   "  target += normal_lpdf(to_vector(A) | 0, 1) + normal_lpdf(b | 0, 1);\n"
   "}\n";
 

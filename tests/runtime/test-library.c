@@ -67,7 +67,8 @@ weighted (Harness *h, const char *name, int n, const TildeValue *args)
 static gboolean
 is_real_arg (const TildeValue *v)
 {
-  return v->kind != TILDE_VALUE_INT && !(v->kind == TILDE_VALUE_ARRAY && v->elem == TILDE_VALUE_INT);
+  return v->kind != TILDE_VALUE_INT
+    && !(v->kind == TILDE_VALUE_ARRAY && v->elem == TILDE_VALUE_INT);
 }
 
 static void
@@ -291,7 +292,8 @@ test_hmm (void)
 
 /* ---- sparse matrices ---- */
 
-static const double tall[4 * 3] = { 1.2, -0.3, 0.5, 0.4, 2.0, -1.1, -0.7, 0.2, 1.5, 0.9, 1.3, -0.4 };
+static const double tall[4 * 3] = { 1.2, -0.3, 0.5, 0.4, 2.0, -1.1, -0.7, 0.2, 1.5, 0.9, 1.3,
+                                    -0.4 };
 static const double square[3 * 3] = { 2.0, -0.5, 0.3, 0.7, 1.4, -0.9, -1.2, 0.6, 1.8 };
 
 static const double sparse_a[3 * 4] = {
@@ -594,8 +596,8 @@ test_eigen_general (void)
         g_assert_true (rt_test_close (re, entry (&S, i, j), 1e-12));
         g_assert_true (rt_test_close (im, 0, 1e-12));
         if (i > j)
-          g_assert_true (rt_test_close (hypot (Tm.u.d[2 * (i + 3 * j)], Tm.u.d[2 * (i + 3 * j) + 1]),
-                                        0, 1e-14));
+          g_assert_true (rt_test_close (hypot (Tm.u.d[2 * (i + 3 * j)],
+                                               Tm.u.d[2 * (i + 3 * j) + 1]), 0, 1e-14));
       }
   harness_free (h);
 }

@@ -21,7 +21,8 @@
 static TildeValue *
 eval_kids (Ev *ev, const Ex *e)
 {
-  TildeValue *args = tilde_arena_alloc (CX->arena, sizeof (TildeValue) * (gsize) MAX (e->n_kids, 1));
+  TildeValue *args = tilde_arena_alloc (CX->arena,
+                                        sizeof (TildeValue) * (gsize) MAX (e->n_kids, 1));
   for (int i = 0; i < e->n_kids; i++)
     rt_eval (ev, e->kids[i], &args[i]);
   CX->fn_name = e->name;

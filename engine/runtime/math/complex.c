@@ -34,7 +34,8 @@
 static gboolean
 kind_is_complex (int k)
 {
-  return k == TILDE_VALUE_COMPLEX || (k >= TILDE_VALUE_COMPLEX_VECTOR && k <= TILDE_VALUE_COMPLEX_MATRIX);
+  return k == TILDE_VALUE_COMPLEX
+    || (k >= TILDE_VALUE_COMPLEX_VECTOR && k <= TILDE_VALUE_COMPLEX_MATRIX);
 }
 
 gboolean
@@ -289,7 +290,8 @@ rt_complex_join (RtCtx *cx, const TildeValue *re, const TildeValue *im)
   if (shape->kind == TILDE_VALUE_ARRAY)
     {
       /* flat arrays of reals join into arrays of complex scalars */
-      TildeValue r = { .kind = TILDE_VALUE_ARRAY, .elem = TILDE_VALUE_COMPLEX, .rows = n, .cols = 1 };
+      TildeValue r = { .kind = TILDE_VALUE_ARRAY, .elem = TILDE_VALUE_COMPLEX, .rows = n,
+                       .cols = 1 };
       r.u.elems = tilde_arena_alloc (cx->arena, sizeof (TildeValue) * (gsize) MAX (n, 1));
       for (gint32 i = 0; i < n; i++)
         {
@@ -775,8 +777,21 @@ static double f_norm (const double *x, double *d)
 }
 
 static double f_neg_part (const double *x, double *d) { d[0] = -1; return -x[0]; }
-static double f_polar_re (const double *x, double *d) { d[0] = cos (x[1]); d[1] = -x[0] * sin (x[1]); return x[0] * cos (x[1]); }
-static double f_polar_im (const double *x, double *d) { d[0] = sin (x[1]); d[1] = x[0] * cos (x[1]); return x[0] * sin (x[1]); }
+static double
+f_polar_re (const double *x, double *d)
+{
+  d[0] = cos (x[1]);
+  d[1] = -x[0] * sin (x[1]);
+  return x[0] * cos (x[1]);
+}
+
+static double
+f_polar_im (const double *x, double *d)
+{
+  d[0] = sin (x[1]);
+  d[1] = x[0] * cos (x[1]);
+  return x[0] * sin (x[1]);
+}
 
 /* A real function of the two parts. */
 static void

@@ -271,7 +271,8 @@ svd_backward (AdTape *t, const void *p)
       }
   /* Abar = U inner V' + (I - U U') Ub S^-1 V' + U S^-1 Vb' (I - V V') */
   double *left = g_new (double, (gsize) m * k);    /* U inner + (I - UU') Ub S^-1 */
-  cblas_dgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, m, k, k, 1.0, U, m, inner, k, 0.0, left, m);
+  cblas_dgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, m, k, k, 1.0, U, m, inner, k, 0.0, left,
+               m);
   double *ubs = g_new (double, (gsize) m * k);
   for (int j = 0; j < k; j++)
     for (int i = 0; i < m; i++)
