@@ -395,8 +395,10 @@ static void
 test_unsupported_at_preparation (void)
 {
   expect_preparation_error ("parameters { real x; }\n"
-                            "model { target += hypergeometric_2F1(1, 1, 2, x); x ~ normal(0, 1); }\n",
-                            "the function hypergeometric_2F1 (with 4 arguments) is not implemented");
+                            "model { target += beta_neg_binomial_lcdf(2 | 5, 2, exp(x));\n"
+                            "  x ~ normal(0, 1); }\n",
+                            "the function beta_neg_binomial_lcdf (with 4 arguments) is not "
+                            "implemented");
   /* even in a branch that would rarely run */
   expect_preparation_error ("parameters { real x; }\n"
                             "model { x ~ normal(0, 1); if (x > 100) target += wiener_lpdf(1 | 1, 0.1, 0.5, x); }\n",
