@@ -241,6 +241,9 @@ static const char integrate_model[] =
   "  real gam(real x, real xc, array[] real theta, array[] real x_r, array[] int x_i) {\n"
   "    return exp(-theta[1] * x) * pow(x, theta[2]);\n"
   "  }\n"
+  "  real gauss(real x, real xc, array[] real theta, array[] real x_r, array[] int x_i) {\n"
+  "    return exp(-theta[1] * x^2);\n"
+  "  }\n"
   "  real ex(real x, real xc, array[] real theta, array[] real x_r, array[] int x_i) {\n"
   "    return exp(theta[1] * x);\n"
   "  }\n"
@@ -262,6 +265,9 @@ static const char integrate_model[] =
   "  target += integrate_1d(sq, 0.0, b, {1.0}, {2.0}, {0});\n"
   "  target += integrate_1d(xcsq, 0, 2, {0.0}, {0.0}, {0});\n"
   "  target += integrate_1d(xcsq, 0, positive_infinity(), {0.0}, {0.0}, {0});\n"
+  "  target += log(integrate_1d(gauss, negative_infinity(), positive_infinity(), {k}, {0.0},\n"
+  "                             {0}));\n"
+  "  target += log(integrate_1d(ex, negative_infinity(), 1.5, {a}, {0.0}, {0}));\n"
   "}\n";
 
 static double
@@ -269,7 +275,8 @@ integrate_truth (const double *theta, gboolean propto)
 {
   double k = exp (theta[0]), a = exp (theta[1]), t = theta[2], b = exp (theta[3]);
   return lgamma (a + 1) - (a + 1) * log (k) + log ((exp (2 * t) - exp (-t)) / t)
-    + 2 * b * b * b / 3 + 2.0 / 3.0 + 1 + theta[0] + theta[1] + theta[3];
+    + 2 * b * b * b / 3 + 2.0 / 3.0 + 1 + theta[0] + theta[1] + theta[3]
+    + 0.5 * log (G_PI / k) + 1.5 * a - log (a);
 }
 
 static void
