@@ -124,6 +124,7 @@ extern const RtBuiltin rt_builtins_decomp[];
 extern const RtBuiltin rt_builtins_transform[];
 extern const RtBuiltin rt_builtins_complex[];
 extern const RtBuiltin rt_builtins_hypergeometric[];
+extern const RtBuiltin rt_builtins_lkj_cov[];
 
 /* ---- elementwise maps ---- */
 
