@@ -125,6 +125,7 @@ extern const RtBuiltin rt_builtins_transform[];
 extern const RtBuiltin rt_builtins_complex[];
 extern const RtBuiltin rt_builtins_hypergeometric[];
 extern const RtBuiltin rt_builtins_lkj_cov[];
+extern const RtBuiltin rt_builtins_gaussian_dlm[];
 
 /* ---- elementwise maps ---- */
 

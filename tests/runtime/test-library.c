@@ -750,6 +750,100 @@ test_lkj_cov (void)
   harness_free (h);
 }
 
+/* ---- gaussian_dlm_obs ---- */
+
+/* log N (y | mu, S) for 3-vectors, by Cholesky. */
+static double
+mvn3 (const double *y, const double *mu, const double S[3][3])
+{
+  double L[3][3] = { { 0 } }, z[3];
+  for (int j = 0; j < 3; j++)
+    {
+      double s = S[j][j];
+      for (int k = 0; k < j; k++)
+        s -= L[j][k] * L[j][k];
+      L[j][j] = sqrt (s);
+      for (int i = j + 1; i < 3; i++)
+        {
+          double t = S[i][j];
+          for (int k = 0; k < j; k++)
+            t -= L[i][k] * L[j][k];
+          L[i][j] = t / L[j][j];
+        }
+    }
+  double lp = -1.5 * log (2 * G_PI);
+  for (int i = 0; i < 3; i++)
+    {
+      double t = y[i] - mu[i];
+      for (int k = 0; k < i; k++)
+        t -= L[i][k] * z[k];
+      z[i] = t / L[i][i];
+      lp += -0.5 * z[i] * z[i] - log (L[i][i]);
+    }
+  return lp;
+}
+
+static void
+test_gaussian_dlm (void)
+{
+  Harness *h = harness_new ();
+  /* n = 2 states, r = 1 observation, T = 3 times */
+  const double F[2] = { 1.0, 0.5 }, G[4] = { 0.9, 0.2, -0.1, 0.8 }, W[4] = { 0.3, 0.05, 0.05, 0.2 };
+  const double C0[4] = { 1.0, 0.1, 0.1, 0.5 }, m0[2] = { 0.4, -0.3 }, V = 0.7;
+  const double y[3] = { 0.5, -0.2, 1.1 };
+  /* the joint normal of (y_1, y_2, y_3): means F' G^t m0, covariances
+   * F' G^(t - s) Sigma_s F (s <= t) plus V on the diagonal, with Sigma_t
+   * = G Sigma_{t-1} G' + W, Sigma_0 = C0 */
+  double Sig[4][4], Gp[4][4], mean[3], S[3][3];
+  double m[2] = { m0[0], m0[1] };
+  memcpy (Sig[0], C0, sizeof C0);
+  for (int t = 1; t <= 3; t++)
+    {
+      double nm[2] = { G[0] * m[0] + G[1] * m[1], G[2] * m[0] + G[3] * m[1] };
+      m[0] = nm[0];
+      m[1] = nm[1];
+      mean[t - 1] = F[0] * m[0] + F[1] * m[1];
+      const double *P = Sig[t - 1];
+      double GP[4] = { G[0] * P[0] + G[1] * P[2], G[0] * P[1] + G[1] * P[3],
+                       G[2] * P[0] + G[3] * P[2], G[2] * P[1] + G[3] * P[3] };
+      Sig[t][0] = GP[0] * G[0] + GP[1] * G[1] + W[0];
+      Sig[t][1] = GP[0] * G[2] + GP[1] * G[3] + W[1];
+      Sig[t][2] = GP[2] * G[0] + GP[3] * G[1] + W[2];
+      Sig[t][3] = GP[2] * G[2] + GP[3] * G[3] + W[3];
+    }
+  /* G^k for k = 0, 1, 2 */
+  Gp[0][0] = 1, Gp[0][1] = 0, Gp[0][2] = 0, Gp[0][3] = 1;
+  for (int k = 1; k < 3; k++)
+    {
+      const double *P = Gp[k - 1];
+      Gp[k][0] = G[0] * P[0] + G[1] * P[2];
+      Gp[k][1] = G[0] * P[1] + G[1] * P[3];
+      Gp[k][2] = G[2] * P[0] + G[3] * P[2];
+      Gp[k][3] = G[2] * P[1] + G[3] * P[3];
+    }
+  for (int s = 1; s <= 3; s++)
+    for (int t = s; t <= 3; t++)
+      {
+        const double *P = Gp[t - s], *X = Sig[s];
+        double PX[4] = { P[0] * X[0] + P[1] * X[2], P[0] * X[1] + P[1] * X[3],
+                         P[2] * X[0] + P[3] * X[2], P[2] * X[1] + P[3] * X[3] };
+        double c = F[0] * (PX[0] * F[0] + PX[1] * F[1]) + F[1] * (PX[2] * F[0] + PX[3] * F[1]);
+        S[t - 1][s - 1] = S[s - 1][t - 1] = c + (s == t ? V : 0);
+      }
+  double expected = mvn3 (y, mean, S);
+  TildeValue args[7] = { matrix (h, 1, 3, y), matrix (h, 2, 1, F), matrix (h, 2, 2, G),
+                         matrix (h, 1, 1, &V), matrix (h, 2, 2, W),
+                         vec (h, TILDE_VALUE_VECTOR, 2, 1, m0), matrix (h, 2, 2, C0) };
+  TildeValue out = apply (h, "gaussian_dlm_obs_lpdf", 7, args);
+  g_assert_true (rt_test_close (out.u.r, expected, 1e-12));
+  check_gradient (h, "gaussian_dlm_obs_lpdf", 7, args, 1e-6);
+  /* V as the vector of a diagonal */
+  args[3] = vec (h, TILDE_VALUE_VECTOR, 1, 1, &V);
+  out = apply (h, "gaussian_dlm_obs_lpdf", 7, args);
+  g_assert_true (rt_test_close (out.u.r, expected, 1e-12));
+  harness_free (h);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -763,5 +857,6 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/library/eigen-general", test_eigen_general);
   g_test_add_func ("/runtime/library/hypergeometric", test_hypergeometric);
   g_test_add_func ("/runtime/library/lkj-cov", test_lkj_cov);
+  g_test_add_func ("/runtime/library/gaussian-dlm", test_gaussian_dlm);
   return g_test_run ();
 }
