@@ -844,6 +844,39 @@ test_gaussian_dlm (void)
   harness_free (h);
 }
 
+/* ---- beta_neg_binomial's distribution functions ---- */
+
+static void
+test_beta_neg_binomial_cdf (void)
+{
+  Harness *h = harness_new ();
+  /* with r = alpha = beta = 1 the mass at k is 1 / ((k + 1) (k + 2)), so
+   * F (n) = (n + 1) / (n + 2) */
+  for (int n = 0; n < 6; n++)
+    {
+      TildeValue args[4] = { tilde_value_int (n), tilde_value_real (1), tilde_value_real (1),
+                             tilde_value_real (1) };
+      double F = (n + 1.0) / (n + 2.0);
+      g_assert_true (rt_test_close (apply (h, "beta_neg_binomial_cdf", 4, args).u.r, F, 1e-14));
+      g_assert_true (rt_test_close (apply (h, "beta_neg_binomial_lcdf", 4, args).u.r, log (F),
+                                    1e-14));
+      g_assert_true (rt_test_close (apply (h, "beta_neg_binomial_lccdf", 4, args).u.r,
+                                    -log (n + 2.0), 1e-13));
+    }
+  /* vectorised: the product of the elements' F (and the sum of logs) */
+  const int ns[] = { 2, 5 };
+  TildeValue v[4] = { ints (h, 2, ns), tilde_value_real (1), tilde_value_real (1),
+                      tilde_value_real (1) };
+  g_assert_true (rt_test_close (apply (h, "beta_neg_binomial_cdf", 4, v).u.r,
+                                3.0 / 4.0 * 6.0 / 7.0, 1e-14));
+  TildeValue g[4] = { tilde_value_int (4), tilde_value_real (2.5), tilde_value_real (3.2),
+                      tilde_value_real (1.7) };
+  check_gradient (h, "beta_neg_binomial_cdf", 4, g, 1e-7);
+  check_gradient (h, "beta_neg_binomial_lcdf", 4, g, 1e-7);
+  check_gradient (h, "beta_neg_binomial_lccdf", 4, g, 1e-7);
+  harness_free (h);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -858,5 +891,6 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/library/hypergeometric", test_hypergeometric);
   g_test_add_func ("/runtime/library/lkj-cov", test_lkj_cov);
   g_test_add_func ("/runtime/library/gaussian-dlm", test_gaussian_dlm);
+  g_test_add_func ("/runtime/library/beta-neg-binomial-cdf", test_beta_neg_binomial_cdf);
   return g_test_run ();
 }
