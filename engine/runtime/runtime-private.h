@@ -126,6 +126,7 @@ extern const RtBuiltin rt_builtins_complex[];
 extern const RtBuiltin rt_builtins_hypergeometric[];
 extern const RtBuiltin rt_builtins_lkj_cov[];
 extern const RtBuiltin rt_builtins_gaussian_dlm[];
+extern const RtBuiltin rt_builtins_wiener[];
 
 /* ---- elementwise maps ---- */
 

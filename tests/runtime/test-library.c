@@ -8,6 +8,7 @@
  */
 #define G_LOG_DOMAIN "tilde-test"
 
+#include <gsl/gsl_integration.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <string.h>
@@ -877,6 +878,61 @@ test_beta_neg_binomial_cdf (void)
   harness_free (h);
 }
 
+/* ---- wiener ---- */
+
+typedef struct {
+  Harness *h;
+  double alpha, beta, delta;
+} WienerAt;
+
+static double
+wiener_density (double t, void *p)
+{
+  WienerAt *w = p;
+  TildeValue args[5] = { tilde_value_real (t), tilde_value_real (w->alpha), tilde_value_real (0),
+                         tilde_value_real (w->beta), tilde_value_real (w->delta) };
+  return exp (apply (w->h, "wiener_lpdf", 5, args).u.r);
+}
+
+static void
+test_wiener (void)
+{
+  Harness *h = harness_new ();
+  /* the density of the upper boundary integrates to the probability of
+   * reaching it first: (1 - exp (-2 delta alpha beta)) / (1 - exp (-2
+   * delta alpha)); both series are used on the way */
+  const double cases[][3] = { { 1.5, 0.4, 0.8 }, { 2.0, 0.6, -0.5 }, { 0.8, 0.5, 1.7 } };
+  gsl_integration_workspace *ws = gsl_integration_workspace_alloc (1000);
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      WienerAt w = { h, cases[c][0], cases[c][1], cases[c][2] };
+      gsl_function f = { wiener_density, &w };
+      double r, err;
+      gsl_integration_qagiu (&f, 0, 1e-12, 1e-10, 1000, ws, &r, &err);
+      double p = -expm1 (-2 * w.delta * w.alpha * w.beta) / -expm1 (-2 * w.delta * w.alpha);
+      if (!rt_test_close (r, p, 1e-8))
+        g_error ("wiener case %u: the density integrates to %.12g, expected %.12g", c, r, p);
+      ad_tape_reset (h->cx.tape);
+    }
+  gsl_integration_workspace_free (ws);
+  /* derivatives at small and large times */
+  const double ys[] = { 0.45, 3.0 };
+  for (int k = 0; k < 2; k++)
+    {
+      TildeValue args[5] = { tilde_value_real (ys[k]), tilde_value_real (1.3),
+                             tilde_value_real (0.2), tilde_value_real (0.35),
+                             tilde_value_real (0.7) };
+      check_gradient (h, "wiener_lpdf", 5, args, 1e-7);
+    }
+  TildeValue bad[5] = { tilde_value_real (0.1), tilde_value_real (1.3), tilde_value_real (0.2),
+                        tilde_value_real (0.35), tilde_value_real (0.7) };
+  TildeValue out;
+  g_assert_false (call (h, "wiener_lpdf", FALSE, 5, bad, &out));
+  g_assert_cmpstr (h->cx.err_msg, ==, "wiener_lpdf: Random variable = 0.1, but must be greater "
+                   "than nondecision time = 0.2");
+  harness_free (h);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -892,5 +948,6 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/library/lkj-cov", test_lkj_cov);
   g_test_add_func ("/runtime/library/gaussian-dlm", test_gaussian_dlm);
   g_test_add_func ("/runtime/library/beta-neg-binomial-cdf", test_beta_neg_binomial_cdf);
+  g_test_add_func ("/runtime/library/wiener", test_wiener);
   return g_test_run ();
 }

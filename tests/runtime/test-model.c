@@ -395,12 +395,13 @@ static void
 test_unsupported_at_preparation (void)
 {
   expect_preparation_error ("parameters { real<lower=0> x; }\n"
-                            "model { target += wiener_lpdf(1.5 | 2, 0.3, 0.5, x);\n"
+                            "model { target += wiener_lpdf(1.5 | 2, 0.3, 0.5, x, 0.2);\n"
                             "  x ~ normal(0, 1); }\n",
-                            "the function wiener_lpdf (with 5 arguments) is not implemented");
+                            "the function wiener_lpdf (with 6 arguments) is not implemented");
   /* even in a branch that would rarely run */
   expect_preparation_error ("parameters { real x; }\n"
-                            "model { x ~ normal(0, 1); if (x > 100) target += wiener_lpdf(1 | 1, 0.1, 0.5, x); }\n",
+                            "model { x ~ normal(0, 1);\n"
+                            "  if (x > 100) target += wiener_lpdf(1 | 1, 0.1, 0.5, x, 0.1, 0.1, 0.1); }\n",
                             "wiener_lpdf");
 }
 
