@@ -568,6 +568,12 @@ static const char complex_model[] =
   "  complex_matrix[2, 2] M = [[z, 1], [2i, z * 3]];\n"
   "  complex_matrix[2, 2] P = M * M';\n"
   "  target += get_real(P[1, 2]) + get_imag(P[2, 1]) + get_real(sum(fft2(M)));\n"
+  "  complex_vector[2] u = [z, to_complex(a, 1)]';\n"
+  "  complex_vector[2] v = [2i, z * z]';\n"
+  "  complex d = dot_product(u, v);\n"
+  "  target += get_real(d) + 0.4 * get_imag(d) + get_real(dot_self(u)) + get_imag(prod(u));\n"
+  "  array[2] complex ua = {z, 3};\n"
+  "  target += get_imag(dot_product(ua, ua));\n"
   "}\n";
 
 /* The same in C99 complex arithmetic, with the DFT as its sum. */
@@ -602,6 +608,11 @@ complex_truth (const double *theta, gboolean propto)
   lp += creal (p12) + cimag (p21);
   /* the sum of the 2-d DFT of a 2 x 2 matrix is 4 M[0][0] */
   lp += creal (4 * M[0][0]);
+  /* vectors' dot products conjugate the first (as Eigen's), arrays' do not */
+  double complex u[2] = { z, a + I }, v[2] = { 2 * I, z * z };
+  double complex d = conj (u[0]) * v[0] + conj (u[1]) * v[1];
+  lp += creal (d) + 0.4 * cimag (d) + cabs (z) * cabs (z) + a * a + 1 + cimag (z * (a + I));
+  lp += cimag (z * z + 9);
   return lp;
 }
 

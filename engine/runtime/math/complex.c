@@ -747,6 +747,71 @@ compare (RtCtx *cx, const TildeValue *a, gboolean equal, TildeValue *out)
   *out = tilde_value_int (equal ? same : !same);
 }
 
+/* dot_product: sum conj (u_i) v_i of vectors (Eigen's, which Stan uses),
+ * sum u_i v_i of arrays */
+static void
+dot (RtCtx *cx, const TildeValue *u, const TildeValue *v, TildeValue *out)
+{
+  gboolean conjugate = u->kind != TILDE_VALUE_ARRAY;
+  TildeValue a, b, c, d, p[2], t1, t2, re, im;
+  rt_complex_split (cx, u, &a, &b);
+  rt_complex_split (cx, v, &c, &d);
+  p[0] = a, p[1] = c;
+  call_real (cx, "dot_product", 2, p, &t1);
+  p[0] = b, p[1] = d;
+  call_real (cx, "dot_product", 2, p, &t2);
+  p[0] = t1, p[1] = t2;
+  call_real (cx, conjugate ? "add" : "subtract", 2, p, &re);
+  p[0] = a, p[1] = d;
+  call_real (cx, "dot_product", 2, p, &t1);
+  p[0] = b, p[1] = c;
+  call_real (cx, "dot_product", 2, p, &t2);
+  p[0] = t1, p[1] = t2;
+  call_real (cx, conjugate ? "subtract" : "add", 2, p, &im);
+  *out = rt_complex_join (cx, &re, &im);
+}
+
+/* dot_self: sum |v_i|^2 */
+static void
+dot_self (RtCtx *cx, const TildeValue *v, TildeValue *out)
+{
+  TildeValue a, b, p[2], re, zero = tilde_value_real (0);
+  rt_complex_split (cx, v, &a, &b);
+  p[0] = a;
+  p[1] = a;
+  TildeValue t1, t2;
+  call_real (cx, "dot_product", 2, p, &t1);
+  p[0] = b;
+  p[1] = b;
+  call_real (cx, "dot_product", 2, p, &t2);
+  p[0] = t1, p[1] = t2;
+  call_real (cx, "add", 2, p, &re);
+  *out = rt_complex_join (cx, &re, &zero);
+}
+
+/* prod: the elements multiplied in order */
+static void
+product (RtCtx *cx, const TildeValue *v, TildeValue *out)
+{
+  TildeValue re, im, one = tilde_value_real (1), zero = tilde_value_real (0);
+  TildeValue acc = rt_complex_join (cx, &one, &zero);
+  rt_complex_split (cx, v, &re, &im);
+  gint32 n = tilde_value_flat_size (&re);
+  for (gint32 i = 0; i < n; i++)
+    {
+      TildeValue r = re.ad ? rt_ad_scalar (tilde_value_var (&re, i))
+        : tilde_value_real (rt_values (cx, &re)[i]);
+      TildeValue m = im.ad ? rt_ad_scalar (tilde_value_var (&im, i))
+        : tilde_value_real (rt_values (cx, &im)[i]);
+      TildeValue z = rt_complex_join (cx, &r, &m);
+      map2 (cx, &acc, &z, c_mul_re, c_mul_im, &acc);
+    }
+  *out = acc;
+}
+
+WRAP (dot_product, "dot_product", dot (cx, &a[0], &a[1], out))
+WRAP (dot_self, "dot_self", dot_self (cx, &a[0], out))
+WRAP (prod, "prod", product (cx, &a[0], out))
 WRAP (equals, "Equals__", compare (cx, a, TRUE, out))
 WRAP (nequals, "NEquals__", compare (cx, a, FALSE, out))
 
@@ -998,7 +1063,8 @@ const RtBuiltin rt_builtins_complex[] = {
   E (block, "block", 5, 5), E (sub_col, "sub_col", 4, 4), E (sub_row, "sub_row", 4, 4),
   E (add_diag, "add_diag", 2, 2), E (symmetrize_from_lower_tri, "symmetrize_from_lower_tri", 1, 1),
   E (trace, "trace", 1, 1), E (equals, "Equals__", 2, 2), E (nequals, "NEquals__", 2, 2),
-  E (abs, "abs", 1, 1),
+  E (abs, "abs", 1, 1), E (dot_product, "dot_product", 2, 2), E (dot_self, "dot_self", 1, 1),
+  E (prod, "prod", 1, 1),
   { "get_real", k_get_real, 1, 1 },
   { "get_imag", k_get_imag, 1, 1 },
   { "arg", k_arg, 1, 1 },
