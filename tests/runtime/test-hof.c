@@ -574,6 +574,8 @@ static const char complex_model[] =
   "  target += get_real(d) + 0.4 * get_imag(d) + get_real(dot_self(u)) + get_imag(prod(u));\n"
   "  array[2] complex ua = {z, 3};\n"
   "  target += get_imag(dot_product(ua, ua));\n"
+  "  complex_matrix[2, 2] DM = diag_pre_multiply(u, M) + diag_post_multiply(M, v);\n"
+  "  target += get_real(DM[1, 2]) + get_imag(DM[2, 1]);\n"
   "}\n";
 
 /* The same in C99 complex arithmetic, with the DFT as its sum. */
@@ -613,6 +615,8 @@ complex_truth (const double *theta, gboolean propto)
   double complex d = conj (u[0]) * v[0] + conj (u[1]) * v[1];
   lp += creal (d) + 0.4 * cimag (d) + cabs (z) * cabs (z) + a * a + 1 + cimag (z * (a + I));
   lp += cimag (z * z + 9);
+  /* diag (u) M + M diag (v) */
+  lp += creal (u[0] * M[0][1] + M[0][1] * v[1]) + cimag (u[1] * M[1][0] + M[1][0] * v[0]);
   return lp;
 }
 

@@ -656,6 +656,29 @@ times (RtCtx *cx, const char *elt, const TildeValue *a, const TildeValue *b, Til
   *out = rt_complex_join (cx, &re, &im);
 }
 
+/* f (a, b) for a real function f linear in each argument: (ar + i ai) and
+ * (br + i bi) give f (ar, br) - f (ai, bi) + i (f (ar, bi) + f (ai, br)). */
+static void
+bilinear (RtCtx *cx, const char *f, const TildeValue *a, const TildeValue *b, TildeValue *out)
+{
+  TildeValue ar, ai, br, bi, p[2], t1, t2, re, im;
+  rt_complex_split (cx, a, &ar, &ai);
+  rt_complex_split (cx, b, &br, &bi);
+  p[0] = ar, p[1] = br;
+  call_real (cx, f, 2, p, &t1);
+  p[0] = ai, p[1] = bi;
+  call_real (cx, f, 2, p, &t2);
+  p[0] = t1, p[1] = t2;
+  call_real (cx, "subtract", 2, p, &re);
+  p[0] = ar, p[1] = bi;
+  call_real (cx, f, 2, p, &t1);
+  p[0] = ai, p[1] = br;
+  call_real (cx, f, 2, p, &t2);
+  p[0] = t1, p[1] = t2;
+  call_real (cx, "add", 2, p, &im);
+  *out = rt_complex_join (cx, &re, &im);
+}
+
 #define WRAP(id, stan, impl)                                                    \
   static void w_##id (RtCtx *cx, int n, const TildeValue *a, TildeValue *out)   \
   {                                                                             \
@@ -810,6 +833,9 @@ product (RtCtx *cx, const TildeValue *v, TildeValue *out)
 }
 
 WRAP (dot_product, "dot_product", dot (cx, &a[0], &a[1], out))
+WRAP (diag_pre_multiply, "diag_pre_multiply", bilinear (cx, "diag_pre_multiply", &a[0], &a[1], out))
+WRAP (diag_post_multiply, "diag_post_multiply",
+      bilinear (cx, "diag_post_multiply", &a[0], &a[1], out))
 WRAP (dot_self, "dot_self", dot_self (cx, &a[0], out))
 WRAP (prod, "prod", product (cx, &a[0], out))
 WRAP (equals, "Equals__", compare (cx, a, TRUE, out))
@@ -1064,7 +1090,8 @@ const RtBuiltin rt_builtins_complex[] = {
   E (add_diag, "add_diag", 2, 2), E (symmetrize_from_lower_tri, "symmetrize_from_lower_tri", 1, 1),
   E (trace, "trace", 1, 1), E (equals, "Equals__", 2, 2), E (nequals, "NEquals__", 2, 2),
   E (abs, "abs", 1, 1), E (dot_product, "dot_product", 2, 2), E (dot_self, "dot_self", 1, 1),
-  E (prod, "prod", 1, 1),
+  E (prod, "prod", 1, 1), E (diag_pre_multiply, "diag_pre_multiply", 2, 2),
+  E (diag_post_multiply, "diag_post_multiply", 2, 2),
   { "get_real", k_get_real, 1, 1 },
   { "get_imag", k_get_imag, 1, 1 },
   { "arg", k_arg, 1, 1 },
