@@ -8,6 +8,7 @@
 #define G_LOG_DOMAIN "tilde-engine"
 
 #include "runtime/exec-private.h"
+#include "runtime/hof/hof-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -582,6 +583,63 @@ compile_gp_add_diag (Compiler *c, const MirExpr *m)
   return e;
 }
 
+/* A higher-order function: its function argument (the first) names a
+ * function of the functions block, the others are compiled as kids. */
+static Ex *
+compile_hof (Compiler *c, const MirExpr *m, const RtHof *h)
+{
+  GPtrArray *args = m->u.call.args;
+  int n = (int) args->len;
+  if (h->lead < 0 && n >= h->min_args && n <= h->max_args)
+    {
+      Ex *e = ex_new (c, h->fn, m, n);
+      e->name = m->u.call.fun.name;
+      e->op = h->op;
+      compile_kids (c, e, args);
+      return e;
+    }
+  const MirExpr *fa = n > 0 ? g_ptr_array_index (args, 0) : NULL;
+  if (!fa || n < h->min_args || n > h->max_args || fa->kind != MIR_EXPR_VAR)
+    {
+      c_error (c, m, "the function %s (with %d argument%s) is not implemented by the runtime",
+               m->u.call.fun.name, n, n == 1 ? "" : "s");
+      return ex_new (c, rt_ex_const, m, 0);
+    }
+  int arity = h->fixed < 0 ? h->lead : h->lead + n - 1 - h->fixed;
+  GPtrArray *overloads = g_hash_table_lookup (c->functions, definition_name (fa->u.var.name));
+  const RtFunction *code = NULL;
+  for (guint i = 0; overloads && i < overloads->len; i++)
+    {
+      const RtFunction *cand = g_ptr_array_index (overloads, i);
+      if (cand->n_args == arity)
+        {
+          if (code)
+            {
+              c_error (c, m, "the overloads of %s with %d arguments cannot be told apart by "
+                       "the runtime yet", fa->u.var.name, arity);
+              return ex_new (c, rt_ex_const, m, 0);
+            }
+          code = cand;
+        }
+    }
+  if (!code || !code->defined)
+    {
+      c_error (c, m, code ? "the function %s is declared without a definition (external "
+               "functions are not supported by the runtime)"
+               : "the function %s has no definition", fa->u.var.name);
+      return ex_new (c, rt_ex_const, m, 0);
+    }
+  Ex *e = ex_new (c, h->fn, m, n - 1);
+  e->code = code;
+  e->name = m->u.call.fun.name;
+  e->op = h->op;
+  e->drop = g_str_has_suffix (fa->u.var.name, "_lupdf")
+    || g_str_has_suffix (fa->u.var.name, "_lupmf");
+  for (int i = 1; i < n; i++)
+    e->kids[i - 1] = compile_expr (c, g_ptr_array_index (args, i));
+  return e;
+}
+
 static Ex *
 compile_call (Compiler *c, const MirExpr *m)
 {
@@ -590,6 +648,9 @@ compile_call (Compiler *c, const MirExpr *m)
     return compile_internal (c, m);
   if (f->kind == MIR_FUN_USER)
     return compile_user_call (c, m);
+  const RtHof *hof = rt_hof_lookup (f->name);
+  if (hof)
+    return compile_hof (c, m, hof);
   int n = (int) m->u.call.args->len;
   Ex *gp = compile_gp_add_diag (c, m);
   if (gp)

@@ -299,6 +299,13 @@ void rt_ex_compare    (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_index1     (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_fma3       (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_user_call  (Ev *ev, const Ex *e, TildeValue *out);
+/* A frame for a call of f, its arguments to be written in the first slots;
+ * the call itself (drop: called as _lupdf). `arg_deps` (may be NULL: the
+ * caller's roles hold) says, per argument, what it depends on, so that the
+ * terms of an _lp function get their prior/likelihood role at this call. */
+TildeValue *rt_function_frame (Ev *ev, const RtFunction *f);
+void rt_call_function (Ev *ev, const RtFunction *f, TildeValue *frame, gboolean drop,
+                       const guint64 *arg_deps, int n_args, TildeValue *out);
 
 Flow rt_st_block     (Ev *ev, const St *s);
 Flow rt_st_decl      (Ev *ev, const St *s);

@@ -11,6 +11,7 @@
 
 #include "runtime/exec-private.h"
 #include "runtime/math/linalg.h"
+#include "runtime/math/complex.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -143,15 +144,11 @@ promote (Ev *ev, const TildeValue *v, const TildeType *to)
   TildeTypeKind k = tilde_type_kind (to);
   if (k == TILDE_TYPE_REAL && v->kind == TILDE_VALUE_INT)
     return tilde_value_real (v->u.i);
-  if (k == TILDE_TYPE_COMPLEX && tilde_value_kind_is_scalar ((TildeValueKind) v->kind)
-      && v->kind != TILDE_VALUE_COMPLEX)
-    {
-      if (v->ad)
-        rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "complex numbers of parameters are not supported yet");
-      TildeValue z = { .kind = TILDE_VALUE_COMPLEX, .rows = 1, .cols = 1 };
-      z.u.z[0] = rt_scalar (CX, v);
-      return z;
-    }
+  TildeTypeKind base = tilde_type_kind (tilde_type_array_base (to));
+  if ((base == TILDE_TYPE_COMPLEX || base == TILDE_TYPE_COMPLEX_VECTOR
+       || base == TILDE_TYPE_COMPLEX_ROW_VECTOR || base == TILDE_TYPE_COMPLEX_MATRIX)
+      && !rt_is_complex (v))
+    return rt_complex_promote (CX, v);
   if (k == TILDE_TYPE_ARRAY && v->kind == TILDE_VALUE_ARRAY)
     {
       const TildeType *elem = tilde_type_element (to);
@@ -240,19 +237,44 @@ rt_ex_make_array (Ev *ev, const Ex *e, TildeValue *out)
   *out = r;
 }
 
+static TildeValue make_row_of (Ev *ev, const TildeValue *vals, int n);
+
 void
 rt_ex_make_row (Ev *ev, const Ex *e, TildeValue *out)
 {
   int n = e->n_kids;
   TildeValue *vals = tilde_arena_alloc (CX->arena, sizeof (TildeValue) * (gsize) MAX (n, 1));
-  gboolean ad = FALSE, rows = FALSE;
   for (int i = 0; i < n; i++)
     {
       rt_eval (ev, e->kids[i], &vals[i]);
+      if (vals[i].kind == TILDE_VALUE_COMPLEX || vals[i].kind == TILDE_VALUE_COMPLEX_ROW_VECTOR)
+        {
+          /* the rest as complex too: each part a real row (or matrix) */
+          TildeValue *re = tilde_arena_alloc (CX->arena, sizeof (TildeValue) * (gsize) n);
+          TildeValue *im = tilde_arena_alloc (CX->arena, sizeof (TildeValue) * (gsize) n);
+          for (int j = 0; j < n; j++)
+            {
+              if (j > i)
+                rt_eval (ev, e->kids[j], &vals[j]);
+              rt_complex_split (CX, &vals[j], &re[j], &im[j]);
+            }
+          TildeValue r = make_row_of (ev, re, n), m = make_row_of (ev, im, n);
+          *out = rt_complex_join (CX, &r, &m);
+          return;
+        }
+    }
+  *out = make_row_of (ev, vals, n);
+}
+
+/* [v1, ..., vn] of real scalars (a row vector) or row vectors (a matrix). */
+static TildeValue
+make_row_of (Ev *ev, const TildeValue *vals, int n)
+{
+  gboolean ad = FALSE, rows = FALSE;
+  for (int i = 0; i < n; i++)
+    {
       ad |= vals[i].ad;
       rows |= vals[i].kind == TILDE_VALUE_ROW_VECTOR;
-      if (vals[i].kind == TILDE_VALUE_COMPLEX || vals[i].kind == TILDE_VALUE_COMPLEX_ROW_VECTOR)
-        rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "complex row vectors are not supported yet");
     }
   if (!rows)
     {
@@ -269,8 +291,7 @@ rt_ex_make_row (Ev *ev, const Ex *e, TildeValue *out)
           for (int i = 0; i < n; i++)
             r.u.d[i] = rt_scalar (CX, &vals[i]);
         }
-      *out = r;
-      return;
+      return r;
     }
   /* rows of a matrix */
   gint32 C = n > 0 ? vals[0].cols : 0;
@@ -291,7 +312,7 @@ rt_ex_make_row (Ev *ev, const Ex *e, TildeValue *out)
             r.u.d[i + j * n] = row.u.d[j];
         }
     }
-  *out = r;
+  return r;
 }
 
 void
@@ -415,11 +436,22 @@ scalar_at (const TildeValue *v, gint32 pos)
   return tilde_value_real (v->u.d[pos]);
 }
 
+/* Element pos of a vector or matrix, complex ones included. */
+static TildeValue
+element_at (Ev *ev, const TildeValue *v, gint32 pos)
+{
+  if (v->kind >= TILDE_VALUE_COMPLEX_VECTOR && v->kind <= TILDE_VALUE_COMPLEX_MATRIX)
+    return rt_complex_element (CX, v, pos);
+  return scalar_at (v, pos);
+}
+
 /* A flat value of `kind` holding the elements of v at `pos`. */
 static TildeValue
 gather (Ev *ev, const TildeValue *v, const gint32 *pos, gint32 n, TildeValueKind kind,
         gint32 rows, gint32 cols)
 {
+  if (v->kind >= TILDE_VALUE_COMPLEX_VECTOR && v->kind <= TILDE_VALUE_COMPLEX_MATRIX)
+    return rt_complex_gather (CX, v, pos, n, kind, rows, cols);
   TildeValue r = { .kind = (guint8) kind, .elem = v->elem, .ad = v->ad, .rows = rows, .cols = cols };
   if (v->ad)
     {
@@ -497,7 +529,7 @@ index_value (Ev *ev, const TildeValue *v, const Ix *ix, int n)
         {
           if (ix[0].i < 1 || ix[0].i > len)
             out_of_range (ev, ix[0].i, len);
-          return scalar_at (v, ix[0].i - 1);
+          return element_at (ev, v, ix[0].i - 1);
         }
       int count;
       int *p = positions (ev, &ix[0], len, &count);
@@ -515,7 +547,7 @@ index_value (Ev *ev, const TildeValue *v, const Ix *ix, int n)
       gboolean single_r = ix[0].kind == MIR_INDEX_SINGLE;
       gboolean single_c = n > 1 && ix[1].kind == MIR_INDEX_SINGLE;
       if (single_r && single_c)
-        return scalar_at (v, pr[0] + pc[0] * R);
+        return element_at (ev, v, pr[0] + pc[0] * R);
       gint32 *pos = tilde_arena_alloc (CX->arena, sizeof (gint32) * (gsize) MAX (nr * nc, 1));
       for (int j = 0; j < nc; j++)
         for (int i = 0; i < nr; i++)
@@ -792,21 +824,17 @@ write_positions (Ev *ev, TildeValue *t, const gint32 *pos, gint32 n, const Tilde
         t->u.iv[pos[k]] = rscalar ? rhs->u.i : rhs->u.iv[k];
       return;
     }
+  if (t->kind >= TILDE_VALUE_COMPLEX_VECTOR && t->kind <= TILDE_VALUE_COMPLEX_MATRIX)
+    {
+      rt_complex_write (CX, t, pos, n, rhs);
+      return;
+    }
   if (rhs->ad || t->ad)
     {
       make_writable_ad (ev, t);
       TildeValue r = rhs->ad ? *rhs : rt_promote_ad (CX, rhs);
       for (gint32 k = 0; k < n; k++)
         t->idx[pos[k]] = rscalar ? r.start : tilde_value_var (&r, k);
-      return;
-    }
-  if (t->kind >= TILDE_VALUE_COMPLEX_VECTOR && t->kind <= TILDE_VALUE_COMPLEX_MATRIX)
-    {
-      for (gint32 k = 0; k < n; k++)
-        {
-          t->u.d[2 * pos[k]] = rscalar ? rhs->u.z[0] : rhs->u.d[2 * k];
-          t->u.d[2 * pos[k] + 1] = rscalar ? rhs->u.z[1] : rhs->u.d[2 * k + 1];
-        }
       return;
     }
   const double *x = rt_values (CX, rhs);
@@ -1378,13 +1406,16 @@ Flow rt_st_skip (Ev *ev, const St *s) { return FLOW_NEXT; }
 
 #define MAX_DEPTH 10000
 
-void
-rt_ex_user_call (Ev *ev, const Ex *e, TildeValue *out)
+TildeValue *
+rt_function_frame (Ev *ev, const RtFunction *f)
 {
-  const RtFunction *f = e->code;
-  TildeValue *frame = tilde_arena_alloc0 (CX->arena, sizeof (TildeValue) * (gsize) MAX (f->n_slots, 1));
-  for (int i = 0; i < e->n_kids; i++)
-    rt_eval (ev, e->kids[i], &frame[i]);
+  return tilde_arena_alloc0 (CX->arena, sizeof (TildeValue) * (gsize) MAX (f->n_slots, 1));
+}
+
+void
+rt_call_function (Ev *ev, const RtFunction *f, TildeValue *frame, gboolean drop,
+                  const guint64 *arg_deps, int n_args, TildeValue *out)
+{
   if (++ev->depth > MAX_DEPTH)
     rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "%s: more than %d nested function calls", f->name,
               MAX_DEPTH);
@@ -1393,17 +1424,17 @@ rt_ex_user_call (Ev *ev, const Ex *e, TildeValue *out)
   guint64 caller_args = ev->param_args;
   /* the terms of an _lp function are prior when they depend on an argument
    * that depends on parameters here */
-  if (e->arg_deps)
+  if (arg_deps)
     {
       guint64 args = 0;
-      for (int i = 0; i < e->n_kids; i++)
-        if (e->arg_deps[i] & caller_args)
+      for (int i = 0; i < n_args; i++)
+        if (arg_deps[i] & caller_args)
           args |= G_GUINT64_CONSTANT (1) << MIN (i, 63);
       ev->param_args = args;
     }
   /* a user density drops constants inside only when called as _lupdf */
   if (f->is_density)
-    CX->propto = propto && e->drop;
+    CX->propto = propto && drop;
   ev->slots = frame;
   Flow flow = rt_exec (ev, f->body);
   ev->slots = caller;
@@ -1421,6 +1452,15 @@ rt_ex_user_call (Ev *ev, const Ex *e, TildeValue *out)
   *out = ev->retval;
   if (out->kind == TILDE_VALUE_INT && tilde_type_kind (f->return_type) == TILDE_TYPE_REAL)
     tilde_value_set_real (out, out->u.i);
+}
+
+void
+rt_ex_user_call (Ev *ev, const Ex *e, TildeValue *out)
+{
+  TildeValue *frame = rt_function_frame (ev, e->code);
+  for (int i = 0; i < e->n_kids; i++)
+    rt_eval (ev, e->kids[i], &frame[i]);
+  rt_call_function (ev, e->code, frame, e->drop, e->arg_deps, e->n_kids, out);
 }
 
 Flow

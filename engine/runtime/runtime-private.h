@@ -113,6 +113,9 @@ typedef struct {
 
 /* NULL when the runtime does not implement `name` with `nargs` arguments. */
 const RtBuiltin *rt_builtin_lookup (const char *name, int nargs);
+/* The first kernel for `name` and `nargs` that is not `skip` (a kernel that
+ * handles some arguments itself and passes the others on). */
+const RtBuiltin *rt_builtin_lookup_other (const char *name, int nargs, RtKernel skip);
 
 /* Each area's table, ended by an entry with a NULL name. */
 extern const RtBuiltin rt_builtins_arith[];
@@ -129,6 +132,15 @@ extern const RtBuiltin rt_builtins_dist_multivariate[];
 extern const RtBuiltin rt_builtins_cdf[];
 extern const RtBuiltin rt_builtins_rng[];
 extern const RtBuiltin rt_builtins_rng_multi[];
+extern const RtBuiltin rt_builtins_hmm[];
+extern const RtBuiltin rt_builtins_sparse[];
+extern const RtBuiltin rt_builtins_decomp[];
+extern const RtBuiltin rt_builtins_transform[];
+extern const RtBuiltin rt_builtins_complex[];
+extern const RtBuiltin rt_builtins_hypergeometric[];
+extern const RtBuiltin rt_builtins_lkj_cov[];
+extern const RtBuiltin rt_builtins_gaussian_dlm[];
+extern const RtBuiltin rt_builtins_wiener[];
 
 /* ---- elementwise maps ---- */
 

@@ -50,6 +50,12 @@ typedef struct {
 
 /* Disagreements known and traced to a pass, not yet fixed. */
 static const struct { const char *model; const char *pass; } known_failures[] = {
+  /* its transformed data assign slices of two sizes to w, so no data lets
+   * it run at O0; the optimised levels drop the assignments as dead */
+  { "syntax/all_expressions", "dead code elimination" },
+  /* likewise (w = A[2:, 1] into vector[N] w): the first failing statement
+   * differs once dead ones are dropped */
+  { "mir/expressions", "dead code elimination" },
   { NULL, NULL },
 };
 
@@ -283,7 +289,13 @@ compare_levels (Diff *d)
     {
       for (gsize i = 0; i < d->n_params; i++)
         theta[i] = g_rand_double_range (rand, -2.0, 2.0);
-      for (int context = 0; context < (int) G_N_ELEMENTS (context_names); context++)
+      /* Where the whole model fails at a point, only the joint density is
+       * compared there: the optimiser may move the failing computation into a
+       * term that the prior or likelihood context then never runs. */
+      g_autoptr (TildeModelError) joint_error = NULL;
+      tilde_model_log_density (d->models[0], theta, FALSE, TRUE, NULL, &joint_error);
+      int n_contexts = joint_error ? 1 : (int) G_N_ELEMENTS (context_names);
+      for (int context = 0; context < n_contexts; context++)
         {
           for (guint l = 0; l < N_LEVELS; l++)
             tilde_model_set_context (d->models[l], (TildeModelContext) context);

@@ -397,12 +397,14 @@ expect_preparation_error (const char *model, const char *fragment)
 static void
 test_unsupported_at_preparation (void)
 {
-  expect_preparation_error ("parameters { real x; }\n"
-                            "model { target += hypergeometric_2F1(1, 1, 2, x); x ~ normal(0, 1); }\n",
-                            "the function hypergeometric_2F1 (with 4 arguments) is not implemented");
+  expect_preparation_error ("parameters { real<lower=0> x; }\n"
+                            "model { target += wiener_lpdf(1.5 | 2, 0.3, 0.5, x, 0.2);\n"
+                            "  x ~ normal(0, 1); }\n",
+                            "the function wiener_lpdf (with 6 arguments) is not implemented");
   /* even in a branch that would rarely run */
   expect_preparation_error ("parameters { real x; }\n"
-                            "model { x ~ normal(0, 1); if (x > 100) target += wiener_lpdf(1 | 1, 0.1, 0.5, x); }\n",
+                            "model { x ~ normal(0, 1);\n"
+                            "  if (x > 100) target += wiener_lpdf(1 | 1, 0.1, 0.5, x, 0.1, 0.1, 0.1); }\n",
                             "wiener_lpdf");
 }
 
