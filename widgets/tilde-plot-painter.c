@@ -1,0 +1,1631 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "tilde-plot-data.h"
+#include "tilde-plot-painter-private.h"
+
+#define KDE_POINTS 256
+#define RANK_BINS 20
+#define MARGIN 12.0
+#define ROW_GAP 20.0
+#define PANEL_RADIUS 6.0
+#define DIVERGENT_STRIP 9.0
+#define LABEL_GAP 8.0
+#define SIDE_GAP 10.0
+/* Tick labels are set this much smaller than the body text. */
+#define SMALL_SCALE 0.82
+
+typedef struct
+{
+  GArray  *values;   /* the chain's column, copied as draws arrive */
+
+  /* The density of the statistics' draws on KDE_POINTS points. */
+  gboolean kde_valid;
+  guint    kde_from, kde_to;
+  double   kde_lo, kde_hi, kde_peak;
+  double   density[KDE_POINTS];
+
+  gboolean acf_valid;
+  guint    acf_from, acf_to, acf_lags;
+  double  *acf;      /* acf_lags + 1 values */
+
+  guint    ranks[RANK_BINS];
+} Series;
+
+typedef struct
+{
+  guint    column;
+  char    *label;
+  guint    n_chains;
+  Series  *series;   /* one per chain */
+  gboolean ranks_valid;
+  guint64  ranks_stamp;
+  guint    ranks_peak;
+} Row;
+
+struct _TildePlotPainter
+{
+  TildeDraws *draws;
+  GStrv       names;
+  GPtrArray  *rows;
+  guint       n_chains;
+  GArray     *scratch;   /* TildeColumn */
+};
+
+/* One row's axes while a frame is laid out. */
+typedef struct
+{
+  double     y_lo, y_hi;
+  TildeTicks y_ticks;
+  gboolean   has_data;
+} RowAxes;
+
+/* ---- style ---- */
+
+static void
+rgba_from_hex (GdkRGBA *rgba, guint32 hex)
+{
+  rgba->red = ((hex >> 16) & 0xff) / 255.0;
+  rgba->green = ((hex >> 8) & 0xff) / 255.0;
+  rgba->blue = (hex & 0xff) / 255.0;
+  rgba->alpha = 1;
+}
+
+void
+_tilde_plot_style_init (TildePlotStyle *style, gboolean dark)
+{
+  /* Okabe and Ito's colour-blind-safe palette, ordered so that the first
+   * four chains differ most; on dark backgrounds the blues trade places
+   * and the darker hues are lifted to keep their contrast. */
+  static const guint32 light[TILDE_PLOT_N_COLOURS] = {
+    0x0072b2, 0xe69f00, 0x009e73, 0xcc79a7, 0xd55e00, 0x56b4e9, 0x7f7f7f, 0xb59c00,
+  };
+  static const guint32 dark_palette[TILDE_PLOT_N_COLOURS] = {
+    0x56b4e9, 0xe69f00, 0x1fc493, 0xe08fbf, 0xf0803c, 0x4d8fd1, 0xb0b0b0, 0xf0e442,
+  };
+
+  for (guint i = 0; i < TILDE_PLOT_N_COLOURS; i++)
+    rgba_from_hex (&style->chains[i], dark ? dark_palette[i] : light[i]);
+  /* Adwaita's destructive reds. */
+  rgba_from_hex (&style->divergent, dark ? 0xff7b63 : 0xc01c28);
+  style->foreground = dark ? (GdkRGBA) { 1, 1, 1, 1 } : (GdkRGBA) { 0, 0, 0, 0.8 };
+  /* Adwaita's window backgrounds. */
+  rgba_from_hex (&style->background, dark ? 0x242424 : 0xfafafa);
+  style->fill_background = FALSE;
+  style->font = NULL;
+}
+
+static const GdkRGBA *
+chain_colour (const TildePlotStyle *style, guint chain)
+{
+  return &style->chains[chain % TILDE_PLOT_N_COLOURS];
+}
+
+static void
+set_source (cairo_t *cr, const GdkRGBA *rgba, double alpha)
+{
+  cairo_set_source_rgba (cr, rgba->red, rgba->green, rgba->blue, rgba->alpha * alpha);
+}
+
+/* ---- the painter and its copies of the draws ---- */
+
+static void
+series_clear (Series *series)
+{
+  g_clear_pointer (&series->values, g_array_unref);
+  g_clear_pointer (&series->acf, g_free);
+}
+
+
+static void
+row_free (gpointer data)
+{
+  Row *row = data;
+
+  for (guint c = 0; c < row->n_chains; c++)
+    series_clear (&row->series[c]);
+  g_free (row->series);
+  g_free (row->label);
+  g_free (row);
+}
+
+TildePlotPainter *
+_tilde_plot_painter_new (void)
+{
+  TildePlotPainter *painter = g_new0 (TildePlotPainter, 1);
+
+  painter->rows = g_ptr_array_new_with_free_func (row_free);
+  painter->scratch = g_array_new (FALSE, FALSE, sizeof (TildeColumn));
+  return painter;
+}
+
+void
+_tilde_plot_painter_free (TildePlotPainter *painter)
+{
+  g_ptr_array_unref (painter->rows);
+  g_array_unref (painter->scratch);
+  g_strfreev (painter->names);
+  g_clear_object (&painter->draws);
+  g_free (painter);
+}
+
+/* Rows for the named columns the store has, copies empty. */
+static void
+rebuild_rows (TildePlotPainter *painter)
+{
+  g_ptr_array_set_size (painter->rows, 0);
+  painter->n_chains = painter->draws ? tilde_draws_get_n_chains (painter->draws) : 0;
+  if (painter->draws == NULL || painter->names == NULL)
+    return;
+  for (guint i = 0; painter->names[i] != NULL; i++)
+    {
+      int column = tilde_draws_find_column (painter->draws, painter->names[i]);
+      Row *row;
+
+      if (column < 0)
+        continue;
+      row = g_new0 (Row, 1);
+      row->column = (guint) column;
+      row->label = tilde_parameter_display_name (painter->names[i]);
+      row->n_chains = painter->n_chains;
+      row->series = g_new0 (Series, painter->n_chains);
+      for (guint c = 0; c < painter->n_chains; c++)
+        row->series[c].values = g_array_new (FALSE, FALSE, sizeof (double));
+      g_ptr_array_add (painter->rows, row);
+    }
+}
+
+void
+_tilde_plot_painter_set_draws (TildePlotPainter *painter, TildeDraws *draws)
+{
+  if (!g_set_object (&painter->draws, draws))
+    return;
+  rebuild_rows (painter);
+}
+
+void
+_tilde_plot_painter_set_columns (TildePlotPainter *painter, const char *const *names)
+{
+  g_strfreev (painter->names);
+  painter->names = g_strdupv ((char **) names);
+  rebuild_rows (painter);
+}
+
+guint
+_tilde_plot_painter_get_n_rows (TildePlotPainter *painter)
+{
+  return painter->rows->len;
+}
+
+void
+_tilde_plot_painter_sync (TildePlotPainter *painter)
+{
+  for (guint r = 0; r < painter->rows->len; r++)
+    {
+      Row *row = g_ptr_array_index (painter->rows, r);
+
+      for (guint c = 0; c < row->n_chains; c++)
+        {
+          GArray *values = row->series[c].values;
+          guint have = values->len, now = tilde_draws_get_n_draws (painter->draws, c);
+
+          if (now <= have)
+            continue;
+          g_array_set_size (values, now);
+          tilde_draws_copy_column (painter->draws, c, row->column, have, now - have,
+                                   &g_array_index (values, double, have));
+        }
+    }
+}
+
+/* The draws statistics are taken from: after warmup, or the warmup
+ * draws while there are no others. */
+static void
+statistics_draws (TildePlotPainter *painter, guint chain, guint *from, guint *to)
+{
+  guint n = tilde_draws_get_n_draws (painter->draws, chain);
+  guint warmup = tilde_draws_get_n_warmup (painter->draws, chain);
+
+  *from = warmup < n ? warmup : 0;
+  *to = n;
+}
+
+/* The first draw of a chain the trace view shows. */
+static guint
+first_shown (TildePlotPainter *painter, const TildePlotOptions *options, guint chain)
+{
+  return options->show_warmup ? 0 : tilde_draws_get_n_warmup (painter->draws, chain);
+}
+
+void
+_tilde_plot_painter_extent (TildePlotPainter *painter, const TildePlotOptions *options,
+                            double *start, double *end)
+{
+  guint first = 0, last = 0;
+
+  if (painter->draws != NULL)
+    {
+      last = tilde_draws_get_max_draws (painter->draws);
+      if (!options->show_warmup)
+        for (guint c = 0; c < painter->n_chains; c++)
+          first = MAX (first, tilde_draws_get_n_warmup (painter->draws, c));
+    }
+  *start = first;
+  *end = MAX (last, first + 2);
+}
+
+static void
+iteration_window (TildePlotPainter *painter, const TildePlotOptions *options, double *start,
+                  double *end)
+{
+  if (options->zoomed)
+    {
+      *start = options->start;
+      *end = options->end;
+    }
+  else
+    _tilde_plot_painter_extent (painter, options, start, end);
+}
+
+/* ---- statistics, kept until their draws change ---- */
+
+static void
+ensure_density (TildePlotPainter *painter, Series *series, guint chain)
+{
+  guint from, to;
+  const double *x;
+  double lo, hi, h;
+
+  statistics_draws (painter, chain, &from, &to);
+  if (series->kde_valid && series->kde_from == from && series->kde_to == to)
+    return;
+  series->kde_valid = TRUE;
+  series->kde_from = from;
+  series->kde_to = to;
+  series->kde_peak = 0;
+  x = &g_array_index (series->values, double, from);
+  h = tilde_kde_bandwidth (x, to - from);
+  if (!(h > 0) || !tilde_plot_finite_range (x, to - from, &lo, &hi))
+    return;
+  series->kde_lo = lo - 4 * h;
+  series->kde_hi = hi + 4 * h;
+  tilde_kde_grid (x, to - from, h, series->kde_lo, series->kde_hi, KDE_POINTS, series->density);
+  for (guint i = 0; i < KDE_POINTS; i++)
+    series->kde_peak = MAX (series->kde_peak, series->density[i]);
+}
+
+static gboolean
+ensure_autocorrelation (TildePlotPainter *painter, Series *series, guint chain, guint max_lag)
+{
+  guint from, to, lags;
+
+  statistics_draws (painter, chain, &from, &to);
+  if (to - from < 3)
+    return FALSE;
+  lags = MIN (max_lag, to - from - 1);
+  if (!(series->acf_valid && series->acf_from == from && series->acf_to == to
+        && series->acf_lags == lags))
+    {
+      series->acf_from = from;
+      series->acf_to = to;
+      series->acf_lags = lags;
+      series->acf = g_renew (double, series->acf, lags + 1);
+      series->acf_valid = tilde_autocorrelation (&g_array_index (series->values, double, from),
+                                                 to - from, lags, series->acf);
+      /* A constant chain has none; remember that too. */
+      if (!series->acf_valid)
+        {
+          series->acf_lags = G_MAXUINT;
+          return FALSE;
+        }
+    }
+  return series->acf_valid;
+}
+
+static gboolean
+ensure_ranks (TildePlotPainter *painter, Row *row)
+{
+  guint64 stamp = tilde_draws_get_stamp (painter->draws);
+  g_autofree double *pooled = NULL;
+  g_autofree double *ranks = NULL;
+  gsize total = 0, offset = 0;
+
+  if (row->ranks_valid && row->ranks_stamp == stamp)
+    return row->ranks_peak > 0;
+  row->ranks_valid = TRUE;
+  row->ranks_stamp = stamp;
+  row->ranks_peak = 0;
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      guint from, to;
+
+      statistics_draws (painter, c, &from, &to);
+      total += to - from;
+    }
+  if (total < RANK_BINS)
+    return FALSE;
+  pooled = g_new (double, total);
+  ranks = g_new (double, total);
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      guint from, to;
+
+      statistics_draws (painter, c, &from, &to);
+      memcpy (pooled + offset, &g_array_index (row->series[c].values, double, from),
+              (to - from) * sizeof (double));
+      offset += to - from;
+    }
+  tilde_plot_ranks (pooled, total, ranks);
+  offset = 0;
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      guint from, to;
+
+      statistics_draws (painter, c, &from, &to);
+      tilde_rank_histogram (ranks + offset, to - from, total, RANK_BINS, row->series[c].ranks);
+      offset += to - from;
+      for (guint b = 0; b < RANK_BINS; b++)
+        row->ranks_peak = MAX (row->ranks_peak, row->series[c].ranks[b]);
+    }
+  return row->ranks_peak > 0;
+}
+
+/* ---- text ---- */
+
+typedef struct
+{
+  PangoLayout          *layout;
+  PangoFontDescription *small;
+  PangoFontDescription *bold;
+  double                small_height;
+  double                bold_height;
+} Text;
+
+static void
+text_init (Text *text, PangoLayout *layout, const TildePlotStyle *style)
+{
+  PangoFontDescription *base = style->font ? pango_font_description_copy (style->font)
+                                           : pango_font_description_from_string ("Sans 10");
+  int size = pango_font_description_get_size (base);
+  gboolean absolute = pango_font_description_get_size_is_absolute (base);
+  PangoAttrList *attributes = pango_attr_list_new ();
+  int height;
+
+  if (size <= 0)
+    size = 10 * PANGO_SCALE;
+  text->layout = layout;
+  text->small = pango_font_description_copy (base);
+  if (absolute)
+    pango_font_description_set_absolute_size (text->small, size * SMALL_SCALE);
+  else
+    pango_font_description_set_size (text->small, (int) (size * SMALL_SCALE));
+  text->bold = base;
+  pango_font_description_set_weight (text->bold, PANGO_WEIGHT_BOLD);
+  /* Tabular figures keep tick labels from jittering as they change. */
+  pango_attr_list_insert (attributes, pango_attr_font_features_new ("tnum=1"));
+  pango_layout_set_attributes (layout, attributes);
+  pango_attr_list_unref (attributes);
+
+  pango_layout_set_font_description (layout, text->small);
+  pango_layout_set_text (layout, "0", -1);
+  pango_layout_get_pixel_size (layout, NULL, &height);
+  text->small_height = height;
+  pango_layout_set_font_description (layout, text->bold);
+  pango_layout_get_pixel_size (layout, NULL, &height);
+  text->bold_height = height;
+}
+
+static void
+text_clear (Text *text)
+{
+  pango_font_description_free (text->small);
+  pango_font_description_free (text->bold);
+}
+
+static double
+text_width (Text *text, const PangoFontDescription *font, const char *string)
+{
+  int width;
+
+  pango_layout_set_font_description (text->layout, font);
+  pango_layout_set_text (text->layout, string, -1);
+  pango_layout_get_pixel_size (text->layout, &width, NULL);
+  return width;
+}
+
+/* Shows `string` with its box's point (xalign, yalign) at (x, y). */
+static void
+show_text (cairo_t *cr, Text *text, const PangoFontDescription *font, const char *string,
+           double x, double y, double xalign, double yalign, const GdkRGBA *colour, double alpha)
+{
+  int width, height;
+
+  pango_layout_set_font_description (text->layout, font);
+  pango_layout_set_text (text->layout, string, -1);
+  pango_layout_get_pixel_size (text->layout, &width, &height);
+  cairo_move_to (cr, round (x - xalign * width), round (y - yalign * height));
+  set_source (cr, colour, alpha);
+  pango_cairo_show_layout (cr, text->layout);
+}
+
+/* ---- shapes ---- */
+
+static void
+rounded_rectangle (cairo_t *cr, const graphene_rect_t *r, double radius)
+{
+  double x = r->origin.x, y = r->origin.y, w = r->size.width, h = r->size.height;
+
+  radius = MIN (radius, MIN (w, h) / 2);
+  cairo_new_sub_path (cr);
+  cairo_arc (cr, x + w - radius, y + radius, radius, -G_PI / 2, 0);
+  cairo_arc (cr, x + w - radius, y + h - radius, radius, 0, G_PI / 2);
+  cairo_arc (cr, x + radius, y + h - radius, radius, G_PI / 2, G_PI);
+  cairo_arc (cr, x + radius, y + radius, radius, G_PI, 3 * G_PI / 2);
+  cairo_close_path (cr);
+}
+
+static void
+fill_panel (cairo_t *cr, const graphene_rect_t *r, const TildePlotStyle *style)
+{
+  if (r->size.width <= 0 || r->size.height <= 0)
+    return;
+  rounded_rectangle (cr, r, PANEL_RADIUS);
+  set_source (cr, &style->foreground, 0.04);
+  cairo_fill (cr);
+}
+
+static void
+clip_to (cairo_t *cr, const graphene_rect_t *r)
+{
+  cairo_rectangle (cr, r->origin.x, r->origin.y, r->size.width, r->size.height);
+  cairo_clip (cr);
+}
+
+/* Pixel centres, so that one-pixel lines are sharp. */
+static double
+snap (double v)
+{
+  return floor (v) + 0.5;
+}
+
+static double
+map_x (const TildePlotRowLayout *r, double value)
+{
+  return r->main.origin.x + (value - r->x_lo) / (r->x_hi - r->x_lo) * r->main.size.width;
+}
+
+static double
+map_y (const TildePlotRowLayout *r, double value)
+{
+  return r->main.origin.y + (r->y_hi - value) / (r->y_hi - r->y_lo) * r->main.size.height;
+}
+
+static double
+unmap_x (const TildePlotRowLayout *r, double x)
+{
+  return r->x_lo + (x - r->main.origin.x) / r->main.size.width * (r->x_hi - r->x_lo);
+}
+
+/* ---- axes ---- */
+
+/* The most ticks over [lo, hi] that stay `gap` pixels apart on an axis
+ * `length` pixels long. Heckbert's rounding of the range makes a small
+ * target coarse, so targets are tried in turn. */
+static void
+pick_ticks (double lo, double hi, double length, double gap, TildeTicks *ticks)
+{
+  tilde_ticks_nice (lo, hi, 2, ticks);
+  if (!(hi > lo) || !(length > 0))
+    return;
+  for (guint target = 3; target <= 12; target++)
+    {
+      TildeTicks candidate;
+      double spacing;
+
+      tilde_ticks_nice (lo, hi, target, &candidate);
+      spacing = candidate.step / (hi - lo) * length;
+      /* Closer than asked rather than a lone tick. */
+      if (spacing < gap && (ticks->n >= 2 || spacing < gap / 2))
+        break;
+      if (candidate.n > ticks->n)
+        *ticks = candidate;
+      if (spacing < gap)
+        break;
+    }
+}
+
+/* Pads a data range so that lines stay off the panel's edges; a flat
+ * range becomes one around its value. */
+static void
+pad_range (double *lo, double *hi)
+{
+  double span = *hi - *lo;
+
+  if (!(span > 0))
+    {
+      span = *lo != 0 ? fabs (*lo) * 0.2 : 1;
+      *lo -= span / 2;
+      *hi += span / 2;
+      return;
+    }
+  *lo -= 0.06 * span;
+  *hi += 0.06 * span;
+}
+
+static double
+y_labels_width (Text *text, const RowAxes *axes)
+{
+  double widest = 0;
+
+  if (!axes->has_data)
+    return 0;
+  for (guint i = 0; i < axes->y_ticks.n; i++)
+    {
+      char label[64];
+
+      tilde_ticks_format (&axes->y_ticks, i, label, sizeof label);
+      widest = MAX (widest, text_width (text, text->small, label));
+    }
+  return widest;
+}
+
+/* Grid lines and labels of the y axis, left of the main panel. */
+static void
+draw_y_axis (cairo_t *cr, Text *text, const TildePlotRowLayout *r, const RowAxes *axes,
+             const TildePlotStyle *style, double right_edge)
+{
+  for (guint i = 0; i < axes->y_ticks.n; i++)
+    {
+      double value = tilde_ticks_value (&axes->y_ticks, i), y = snap (map_y (r, value));
+      char label[64];
+
+      cairo_move_to (cr, r->main.origin.x, y);
+      cairo_line_to (cr, right_edge, y);
+      tilde_ticks_format (&axes->y_ticks, i, label, sizeof label);
+      show_text (cr, text, text->small, label, r->main.origin.x - LABEL_GAP, y, 1, 0.5,
+                 &style->foreground, 0.6);
+    }
+  set_source (cr, &style->foreground, 0.08);
+  cairo_set_line_width (cr, 1);
+  cairo_stroke (cr);
+}
+
+/* Tick labels under the main panel, from x_lo to x_hi, whole numbers
+ * only when `integers`; the axis's name (may be NULL) at the right end. */
+static void
+draw_x_axis (cairo_t *cr, Text *text, const TildePlotRowLayout *r, double y, gboolean integers,
+             const char *caption, const TildePlotStyle *style)
+{
+  TildeTicks ticks;
+  double right = -G_MAXDOUBLE, end = r->main.origin.x + r->main.size.width + 4;
+
+  if (caption != NULL)
+    {
+      show_text (cr, text, text->small, caption, r->main.origin.x + r->main.size.width, y, 1, 0,
+                 &style->foreground, 0.5);
+      end = r->main.origin.x + r->main.size.width - text_width (text, text->small, caption) - 12;
+    }
+
+  pick_ticks (r->x_lo, r->x_hi, r->main.size.width, 90, &ticks);
+  if (integers && ticks.step < 1)
+    {
+      ticks.step = 1;
+      ticks.first = (gint64) ceil (r->x_lo);
+      ticks.n = (guint) MAX (floor (r->x_hi) - ticks.first + 1, 0);
+      ticks.decimals = 0;
+    }
+  for (guint i = 0; i < ticks.n; i++)
+    {
+      double x = map_x (r, tilde_ticks_value (&ticks, i));
+      char label[64];
+      double width;
+
+      tilde_ticks_format (&ticks, i, label, sizeof label);
+      width = text_width (text, text->small, label);
+      /* Labels never overlap, nor hang past the panel. */
+      if (x - width / 2 < right + 6 || x + width / 2 > end)
+        continue;
+      show_text (cr, text, text->small, label, x, y, 0.5, 0, &style->foreground, 0.6);
+      right = x + width / 2;
+    }
+}
+
+/* ---- legend and messages ---- */
+
+static void
+draw_legend (TildePlotPainter *painter, cairo_t *cr, Text *text, double width, double y,
+             const TildePlotStyle *style, gboolean warmup, gboolean divergent)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  double swatch = 14, spacing = 6, item_gap = 16, total = 0, x;
+  gboolean compact = FALSE;
+
+  for (guint c = 0; c < painter->n_chains; c++)
+    /* Translators: a legend entry, one per Markov chain */
+    g_ptr_array_add (labels, g_strdup_printf (_("Chain %u"), c + 1));
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      total = 0;
+      for (guint c = 0; c < labels->len; c++)
+        total += swatch + spacing + text_width (text, text->small, labels->pdata[c]) + item_gap;
+      if (warmup)
+        total += swatch + spacing + text_width (text, text->small, _("Warmup")) + item_gap;
+      if (divergent)
+        total += swatch + spacing + text_width (text, text->small, _("Divergent")) + item_gap;
+      if (total <= width - 2 * MARGIN || compact)
+        break;
+      /* Too many chains for words: their numbers. */
+      compact = TRUE;
+      for (guint c = 0; c < labels->len; c++)
+        {
+          g_free (labels->pdata[c]);
+          labels->pdata[c] = g_strdup_printf ("%u", c + 1);
+        }
+    }
+
+  x = MAX (MARGIN, width - MARGIN - total + item_gap);
+  for (guint c = 0; c < labels->len; c++)
+    {
+      graphene_rect_t bar = GRAPHENE_RECT_INIT (x, y - 1.5, swatch, 3);
+
+      rounded_rectangle (cr, &bar, 1.5);
+      set_source (cr, chain_colour (style, c), 1);
+      cairo_fill (cr);
+      show_text (cr, text, text->small, labels->pdata[c], x + swatch + spacing, y, 0, 0.5,
+                 &style->foreground, 0.75);
+      x += swatch + spacing + text_width (text, text->small, labels->pdata[c]) + item_gap;
+    }
+  if (warmup)
+    {
+      graphene_rect_t square = GRAPHENE_RECT_INIT (x + 2, y - 5, 10, 10);
+
+      rounded_rectangle (cr, &square, 2);
+      set_source (cr, &style->foreground, 0.12);
+      cairo_fill (cr);
+      show_text (cr, text, text->small, _("Warmup"), x + swatch + spacing, y, 0, 0.5,
+                 &style->foreground, 0.75);
+      x += swatch + spacing + text_width (text, text->small, _("Warmup")) + item_gap;
+    }
+  if (divergent)
+    {
+      cairo_move_to (cr, snap (x + swatch / 2), y - 5);
+      cairo_line_to (cr, snap (x + swatch / 2), y + 5);
+      cairo_set_line_width (cr, 1.5);
+      set_source (cr, &style->divergent, 1);
+      cairo_stroke (cr);
+      show_text (cr, text, text->small, _("Divergent"), x + swatch + spacing, y, 0, 0.5,
+                 &style->foreground, 0.75);
+    }
+}
+
+static void
+draw_message (cairo_t *cr, Text *text, double width, double height, const char *message,
+              const TildePlotStyle *style)
+{
+  show_text (cr, text, text->bold, message, width / 2, height / 2, 0.5, 0.5, &style->foreground,
+             0.45);
+}
+
+/* ---- trace view ---- */
+
+static gboolean
+trace_axes (TildePlotPainter *painter, Row *row, const TildePlotOptions *options, double start,
+            double end, double height, RowAxes *axes)
+{
+  double lo = INFINITY, hi = -INFINITY;
+
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      GArray *values = row->series[c].values;
+      double from = MAX (MAX (floor (start), 0), first_shown (painter, options, c));
+      double to = MIN (ceil (end) + 1, values->len);
+      double a, b;
+
+      if (to > from
+          && tilde_plot_finite_range (&g_array_index (values, double, (guint) from),
+                                      (gsize) (to - from), &a, &b))
+        {
+          lo = MIN (lo, a);
+          hi = MAX (hi, b);
+        }
+    }
+  axes->has_data = lo <= hi;
+  if (!axes->has_data)
+    return FALSE;
+  pad_range (&lo, &hi);
+  axes->y_lo = lo;
+  axes->y_hi = hi;
+  pick_ticks (lo, hi, height, 30, &axes->y_ticks);
+  return TRUE;
+}
+
+/* One chain's line: min/max columns when draws outnumber pixels, the
+ * draws themselves when zoomed in. */
+static void
+trace_line (TildePlotPainter *painter, cairo_t *cr, const TildePlotRowLayout *r,
+            const double *y, guint from, guint n)
+{
+  double span = r->x_hi - r->x_lo;
+  guint n_columns = (guint) MAX (ceil (r->main.size.width), 1);
+  gboolean started = FALSE;
+
+  if (span > n_columns / 2.0)
+    {
+      TildeColumn *columns;
+
+      g_array_set_size (painter->scratch, n_columns);
+      columns = (TildeColumn *) (void *) painter->scratch->data;
+      /* Draws before `from` (hidden warmup) stay out; the columns are
+       * the same as for the whole series. */
+      if (from < n)
+        tilde_decimate_min_max (y + from, n - from, r->x_lo - from, r->x_hi - from, n_columns,
+                                columns);
+      else
+        memset (columns, 0, n_columns * sizeof *columns);
+      for (guint c = 0; c < n_columns; c++)
+        {
+          double x = r->main.origin.x + c + 0.5;
+
+          if (columns[c].n == 0)
+            continue;
+          if (!started)
+            cairo_move_to (cr, x, map_y (r, columns[c].first));
+          else
+            cairo_line_to (cr, x, map_y (r, columns[c].first));
+          started = TRUE;
+          cairo_line_to (cr, x, map_y (r, columns[c].min));
+          cairo_line_to (cr, x, map_y (r, columns[c].max));
+          cairo_line_to (cr, x, map_y (r, columns[c].last));
+        }
+    }
+  else
+    {
+      gint64 first = MAX ((gint64) floor (r->x_lo) - 1, (gint64) from);
+      gint64 last = MIN ((gint64) ceil (r->x_hi) + 1, (gint64) n - 1);
+
+      for (gint64 i = first; i <= last; i++)
+        {
+          if (!isfinite (y[i]))
+            {
+              started = FALSE;
+              continue;
+            }
+          if (!started)
+            cairo_move_to (cr, map_x (r, i), map_y (r, y[i]));
+          else
+            cairo_line_to (cr, map_x (r, i), map_y (r, y[i]));
+          started = TRUE;
+        }
+    }
+  cairo_stroke (cr);
+}
+
+static void
+draw_trace_row (TildePlotPainter *painter, Row *row, cairo_t *cr, Text *text,
+                const TildePlotRowLayout *r, const RowAxes *axes, const TildePlotStyle *style,
+                const TildePlotOptions *options, double label_y, gboolean last_row)
+{
+  const graphene_rect_t *side = &r->side;
+  guint warmup = 0;
+  double peak = 0;
+
+  fill_panel (cr, &r->main, style);
+  fill_panel (cr, side, style);
+  if (!axes->has_data)
+    return;
+
+  /* Warmup, shaded. */
+  if (options->show_warmup)
+    for (guint c = 0; c < row->n_chains; c++)
+      warmup = MAX (warmup, tilde_draws_get_n_warmup (painter->draws, c));
+  if (warmup > r->x_lo)
+    {
+      double x0 = MAX (map_x (r, 0), r->main.origin.x);
+      double x1 = MIN (map_x (r, warmup), r->main.origin.x + r->main.size.width);
+
+      cairo_save (cr);
+      rounded_rectangle (cr, &r->main, PANEL_RADIUS);
+      cairo_clip (cr);
+      cairo_rectangle (cr, x0, r->main.origin.y, x1 - x0, r->main.size.height);
+      set_source (cr, &style->foreground, 0.05);
+      cairo_fill (cr);
+      cairo_restore (cr);
+      if (x1 - x0 > text_width (text, text->small, _("Warmup")) + 12)
+        show_text (cr, text, text->small, _("Warmup"), x0 + 6, r->main.origin.y + 4, 0, 0,
+                   &style->foreground, 0.5);
+    }
+
+  draw_y_axis (cr, text, r, axes, style, side->origin.x + side->size.width);
+
+  /* The chains' lines. */
+  cairo_save (cr);
+  clip_to (cr, &r->main);
+  cairo_set_line_width (cr, 1);
+  cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      GArray *values = row->series[c].values;
+
+      set_source (cr, chain_colour (style, c), 1);
+      trace_line (painter, cr, r, (const double *) (void *) values->data,
+                  first_shown (painter, options, c), values->len);
+    }
+  cairo_restore (cr);
+
+  /* Divergent draws, ticked under the panel. */
+  cairo_set_line_width (cr, 2);
+  set_source (cr, &style->divergent, 1);
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      guint n;
+      const guint *divergent = tilde_draws_get_divergent (painter->draws, c, &n);
+
+      for (guint i = 0; i < n; i++)
+        {
+          double x;
+
+          if (divergent[i] < first_shown (painter, options, c) || divergent[i] < r->x_lo
+              || divergent[i] > r->x_hi)
+            continue;
+          /* Two pixels wide, on pixel edges. */
+          x = round (map_x (r, divergent[i]));
+          cairo_move_to (cr, x, r->main.origin.y + r->main.size.height + 2);
+          cairo_line_to (cr, x, r->main.origin.y + r->main.size.height + DIVERGENT_STRIP - 1);
+        }
+    }
+  cairo_stroke (cr);
+
+  draw_x_axis (cr, text, r, label_y, TRUE, last_row ? _("Iteration") : NULL, style);
+
+  /* Densities beside, on the same value axis. */
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      ensure_density (painter, &row->series[c], c);
+      peak = MAX (peak, row->series[c].kde_peak);
+    }
+  if (!(peak > 0))
+    return;
+  cairo_save (cr);
+  clip_to (cr, side);
+  cairo_set_line_width (cr, 1.5);
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      Series *series = &row->series[c];
+
+      guint first = 0, last = KDE_POINTS - 1;
+
+      if (!(series->kde_peak > 0))
+        continue;
+      /* The tails, flat along the baseline, are left out. */
+      while (first < last && series->density[first] < 5e-3 * series->kde_peak)
+        first++;
+      while (last > first && series->density[last] < 5e-3 * series->kde_peak)
+        last--;
+      for (guint i = first; i <= last; i++)
+        {
+          double value = series->kde_lo + i * (series->kde_hi - series->kde_lo) / (KDE_POINTS - 1);
+          double x = side->origin.x + 2 + series->density[i] / peak * (side->size.width - 8);
+          double y = map_y (r, value);
+
+          if (i == first)
+            cairo_move_to (cr, x, y);
+          else
+            cairo_line_to (cr, x, y);
+        }
+      set_source (cr, chain_colour (style, c), 1);
+      cairo_stroke (cr);
+    }
+  cairo_restore (cr);
+  show_text (cr, text, text->small, _("Density"), side->origin.x + side->size.width / 2, label_y,
+             0.5, 0, &style->foreground, 0.5);
+}
+
+/* ---- rank view ---- */
+
+static graphene_rect_t
+rank_panel (const TildePlotRowLayout *r, guint chain, guint n_chains)
+{
+  double gap = 8, w = (r->main.size.width - gap * (n_chains - 1)) / n_chains;
+
+  return GRAPHENE_RECT_INIT (r->main.origin.x + chain * (w + gap), r->main.origin.y, w,
+                             r->main.size.height);
+}
+
+static void
+draw_rank_row (TildePlotPainter *painter, Row *row, cairo_t *cr, Text *text,
+               const TildePlotRowLayout *r, const RowAxes *axes, const TildePlotStyle *style,
+               double label_y)
+{
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      graphene_rect_t panel = rank_panel (r, c, row->n_chains);
+      guint from, to;
+      double expected, bar = panel.size.width / RANK_BINS;
+
+      fill_panel (cr, &panel, style);
+      if (!axes->has_data)
+        continue;
+      statistics_draws (painter, c, &from, &to);
+      expected = (double) (to - from) / RANK_BINS;
+      for (guint b = 0; b < RANK_BINS; b++)
+        {
+          double top = map_y (r, row->series[c].ranks[b]);
+          double bottom = map_y (r, 0);
+
+          cairo_rectangle (cr, panel.origin.x + b * bar + 0.5, top, MAX (bar - 1, 1), bottom - top);
+        }
+      set_source (cr, chain_colour (style, c), 1);
+      cairo_fill (cr);
+      /* What a well-mixed chain would show. */
+      cairo_move_to (cr, panel.origin.x, snap (map_y (r, expected)));
+      cairo_line_to (cr, panel.origin.x + panel.size.width, snap (map_y (r, expected)));
+      cairo_set_dash (cr, (const double[]) { 4, 3 }, 2, 0);
+      cairo_set_line_width (cr, 1);
+      set_source (cr, &style->foreground, 0.55);
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+    }
+  if (!axes->has_data)
+    return;
+  {
+    /* Counts on the left only; the grid spans every chain's panel. */
+    TildePlotRowLayout first = *r;
+
+    first.main = rank_panel (r, 0, row->n_chains);
+    draw_y_axis (cr, text, &first, axes, style, first.main.origin.x);
+  }
+  show_text (cr, text, text->small, _("Rank (all chains)"),
+             r->main.origin.x + r->main.size.width / 2, label_y, 0.5, 0, &style->foreground, 0.5);
+}
+
+/* ---- autocorrelation view ---- */
+
+static void
+draw_autocorrelation_row (TildePlotPainter *painter, Row *row, cairo_t *cr, Text *text,
+                          const TildePlotRowLayout *r, const RowAxes *axes,
+                          const TildePlotStyle *style, const TildePlotOptions *options,
+                          double label_y, gboolean last_row)
+{
+  fill_panel (cr, &r->main, style);
+  if (!axes->has_data)
+    return;
+  draw_y_axis (cr, text, r, axes, style, r->main.origin.x + r->main.size.width);
+  /* Zero, stronger than the grid. */
+  cairo_move_to (cr, r->main.origin.x, snap (map_y (r, 0)));
+  cairo_line_to (cr, r->main.origin.x + r->main.size.width, snap (map_y (r, 0)));
+  set_source (cr, &style->foreground, 0.3);
+  cairo_set_line_width (cr, 1);
+  cairo_stroke (cr);
+
+  cairo_save (cr);
+  clip_to (cr, &r->main);
+  cairo_set_line_width (cr, 1.5);
+  cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      Series *series = &row->series[c];
+
+      if (!ensure_autocorrelation (painter, series, c, options->max_lag))
+        continue;
+      for (guint k = 0; k <= series->acf_lags; k++)
+        {
+          if (k == 0)
+            cairo_move_to (cr, map_x (r, k), map_y (r, series->acf[k]));
+          else
+            cairo_line_to (cr, map_x (r, k), map_y (r, series->acf[k]));
+        }
+      set_source (cr, chain_colour (style, c), 1);
+      cairo_stroke (cr);
+    }
+  cairo_restore (cr);
+  draw_x_axis (cr, text, r, label_y, TRUE, last_row ? _("Lag") : NULL, style);
+}
+
+static gboolean
+autocorrelation_axes (TildePlotPainter *painter, Row *row, const TildePlotOptions *options,
+                      double height, RowAxes *axes, guint *lags)
+{
+  double lo = 0;
+
+  axes->has_data = FALSE;
+  *lags = 1;
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      Series *series = &row->series[c];
+
+      if (!ensure_autocorrelation (painter, series, c, options->max_lag))
+        continue;
+      axes->has_data = TRUE;
+      *lags = MAX (*lags, series->acf_lags);
+      for (guint k = 0; k <= series->acf_lags; k++)
+        lo = MIN (lo, series->acf[k]);
+    }
+  if (!axes->has_data)
+    return FALSE;
+  axes->y_lo = lo - 0.08 * (1 - lo);
+  axes->y_hi = 1 + 0.08 * (1 - lo);
+  pick_ticks (lo, 1, height * (1 - lo) / (axes->y_hi - axes->y_lo), 30, &axes->y_ticks);
+  return TRUE;
+}
+
+/* ---- pairs view ---- */
+
+static void
+draw_pairs (TildePlotPainter *painter, cairo_t *cr, Text *text, const TildePlotRowLayout *r,
+            const RowAxes *axes, const TildeTicks *x_ticks, const TildePlotStyle *style,
+            double label_y)
+{
+  Row *x_row = g_ptr_array_index (painter->rows, 0), *y_row = g_ptr_array_index (painter->rows, 1);
+
+  fill_panel (cr, &r->main, style);
+  if (!axes->has_data)
+    return;
+  draw_y_axis (cr, text, r, axes, style, r->main.origin.x + r->main.size.width);
+  /* Vertical grid lines at the x ticks too. */
+  for (guint i = 0; i < x_ticks->n; i++)
+    {
+      double x = snap (map_x (r, tilde_ticks_value (x_ticks, i)));
+
+      cairo_move_to (cr, x, r->main.origin.y);
+      cairo_line_to (cr, x, r->main.origin.y + r->main.size.height);
+    }
+  set_source (cr, &style->foreground, 0.08);
+  cairo_stroke (cr);
+
+  cairo_save (cr);
+  clip_to (cr, &r->main);
+  for (guint c = 0; c < painter->n_chains; c++)
+    {
+      const double *x = (const double *) (void *) x_row->series[c].values->data;
+      const double *y = (const double *) (void *) y_row->series[c].values->data;
+      guint from, to;
+
+      statistics_draws (painter, c, &from, &to);
+      for (guint i = from; i < to; i++)
+        if (isfinite (x[i]) && isfinite (y[i]))
+          cairo_rectangle (cr, map_x (r, x[i]) - 1, map_y (r, y[i]) - 1, 2, 2);
+      set_source (cr, chain_colour (style, c), 0.55);
+      cairo_fill (cr);
+    }
+  /* Divergent draws on top, ringed so they stand out of a dense cloud. */
+  for (guint c = 0; c < painter->n_chains; c++)
+    {
+      const double *x = (const double *) (void *) x_row->series[c].values->data;
+      const double *y = (const double *) (void *) y_row->series[c].values->data;
+      guint n, from, to;
+      const guint *divergent = tilde_draws_get_divergent (painter->draws, c, &n);
+
+      statistics_draws (painter, c, &from, &to);
+      for (guint i = 0; i < n; i++)
+        {
+          guint d = divergent[i];
+
+          if (d < from || d >= to || !isfinite (x[d]) || !isfinite (y[d]))
+            continue;
+          cairo_new_sub_path (cr);
+          cairo_arc (cr, map_x (r, x[d]), map_y (r, y[d]), 3.5, 0, 2 * G_PI);
+        }
+    }
+  set_source (cr, &style->divergent, 1);
+  cairo_fill_preserve (cr);
+  set_source (cr, &style->background, 1);
+  cairo_set_line_width (cr, 1);
+  cairo_stroke (cr);
+  cairo_restore (cr);
+
+  {
+    double right = -G_MAXDOUBLE;
+
+    for (guint i = 0; i < x_ticks->n; i++)
+      {
+        double x = map_x (r, tilde_ticks_value (x_ticks, i));
+        char label[64];
+        double width;
+
+        tilde_ticks_format (x_ticks, i, label, sizeof label);
+        width = text_width (text, text->small, label);
+        if (x - width / 2 < right + 6)
+          continue;
+        show_text (cr, text, text->small, label, x, label_y, 0.5, 0, &style->foreground, 0.6);
+        right = x + width / 2;
+      }
+  }
+  show_text (cr, text, text->bold, x_row->label, r->main.origin.x + r->main.size.width / 2,
+             label_y + text->small_height + 4, 0.5, 0, &style->foreground, 0.9);
+}
+
+static gboolean
+pairs_axes (TildePlotPainter *painter, guint row_index, double length, RowAxes *axes)
+{
+  Row *row = g_ptr_array_index (painter->rows, row_index);
+  double lo = INFINITY, hi = -INFINITY;
+
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      guint from, to;
+      double a, b;
+
+      statistics_draws (painter, c, &from, &to);
+      if (to > from
+          && tilde_plot_finite_range (&g_array_index (row->series[c].values, double, from),
+                                      to - from, &a, &b))
+        {
+          lo = MIN (lo, a);
+          hi = MAX (hi, b);
+        }
+    }
+  axes->has_data = lo <= hi;
+  if (!axes->has_data)
+    return FALSE;
+  pad_range (&lo, &hi);
+  axes->y_lo = lo;
+  axes->y_hi = hi;
+  pick_ticks (lo, hi, length, 40, &axes->y_ticks);
+  return TRUE;
+}
+
+/* ---- the whole picture ---- */
+
+static gboolean
+has_any_draws (TildePlotPainter *painter)
+{
+  return painter->draws != NULL && tilde_draws_get_max_draws (painter->draws) > 0;
+}
+
+static gboolean
+has_divergences (TildePlotPainter *painter)
+{
+  for (guint c = 0; c < painter->n_chains; c++)
+    {
+      guint n;
+
+      tilde_draws_get_divergent (painter->draws, c, &n);
+      if (n > 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+has_warmup (TildePlotPainter *painter)
+{
+  for (guint c = 0; c < painter->n_chains; c++)
+    if (tilde_draws_get_n_warmup (painter->draws, c) > 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+draw_pairs_view (TildePlotPainter *painter, cairo_t *cr, Text *text, double width, double height,
+                 double top, const TildePlotStyle *style, TildePlotLayout *layout)
+{
+  RowAxes x_axes, y_axes;
+  TildePlotRowLayout r = { 0 };
+  double title_h = text->bold_height + 6;
+  double bottom = height - MARGIN - text->small_height - 4 - text->bold_height - 4;
+  double left;
+  Row *y_row = g_ptr_array_index (painter->rows, 1);
+
+  pairs_axes (painter, 0, width, &x_axes);
+  pairs_axes (painter, 1, bottom - top - title_h, &y_axes);
+  left = MARGIN + y_labels_width (text, &y_axes) + LABEL_GAP;
+  r.main = GRAPHENE_RECT_INIT (left, top + title_h, width - MARGIN - left,
+                               MAX (bottom - top - title_h, 1));
+  if (x_axes.has_data)
+    {
+      pick_ticks (x_axes.y_lo, x_axes.y_hi, r.main.size.width, 80, &x_axes.y_ticks);
+      r.x_lo = x_axes.y_lo;
+      r.x_hi = x_axes.y_hi;
+    }
+  r.y_lo = y_axes.y_lo;
+  r.y_hi = y_axes.y_hi;
+  show_text (cr, text, text->bold, y_row->label, left, top, 0, 0, &style->foreground, 0.9);
+  y_axes.has_data = y_axes.has_data && x_axes.has_data;
+  draw_pairs (painter, cr, text, &r, &y_axes, &x_axes.y_ticks, style,
+              r.main.origin.y + r.main.size.height + 4);
+  if (layout)
+    g_array_append_val (layout->rows, r);
+}
+
+void
+_tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *layout_text,
+                          double width, double height, const TildePlotStyle *style,
+                          const TildePlotOptions *options, TildePlotLayout *layout)
+{
+  Text text;
+  guint n_rows = painter->rows->len;
+  g_autofree RowAxes *axes = NULL;
+  double start = 0, end = 1, header, row_height, title_h, label_h, strip, left, right, side_w = 0;
+  gboolean trace = options->view == TILDE_PLOT_VIEW_TRACE;
+
+  if (layout)
+    {
+      layout->width = width;
+      layout->height = height;
+      g_array_set_size (layout->rows, 0);
+    }
+  if (style->fill_background)
+    {
+      gdk_cairo_set_source_rgba (cr, &style->background);
+      cairo_paint (cr);
+    }
+  text_init (&text, layout_text, style);
+  if (painter->draws != NULL)
+    _tilde_plot_painter_sync (painter);
+
+  if (!has_any_draws (painter) || n_rows == 0
+      || (options->view == TILDE_PLOT_VIEW_PAIRS && n_rows < 2))
+    {
+      draw_message (cr, &text, width, height,
+                    !has_any_draws (painter) ? _("No draws yet")
+                    : options->view == TILDE_PLOT_VIEW_PAIRS
+                    ? _("Select two parameters to plot one against the other")
+                    : _("Select parameters to plot"),
+                    style);
+      text_clear (&text);
+      return;
+    }
+
+  header = MARGIN + text.small_height + 12;
+  draw_legend (painter, cr, &text, width, MARGIN + text.small_height / 2, style,
+               trace && options->show_warmup && has_warmup (painter),
+               (trace || options->view == TILDE_PLOT_VIEW_PAIRS) && has_divergences (painter));
+  if (options->view == TILDE_PLOT_VIEW_PAIRS)
+    {
+      draw_pairs_view (painter, cr, &text, width, height, header, style, layout);
+      text_clear (&text);
+      return;
+    }
+
+  /* Rows share the height; each has a title, its panel, and a line of
+   * tick labels (and the divergences' strip in the trace view). */
+  title_h = text.bold_height + 6;
+  label_h = text.small_height + 4;
+  strip = trace ? DIVERGENT_STRIP : 2;
+  row_height = (height - header - MARGIN + ROW_GAP) / n_rows;
+  iteration_window (painter, options, &start, &end);
+  axes = g_new0 (RowAxes, n_rows);
+
+  left = 0;
+  for (guint i = 0; i < n_rows; i++)
+    {
+      Row *row = g_ptr_array_index (painter->rows, i);
+      double panel_h = row_height - ROW_GAP - title_h - strip - label_h;
+      guint lags;
+
+      switch (options->view)
+        {
+        case TILDE_PLOT_VIEW_TRACE:
+          trace_axes (painter, row, options, start, end, panel_h, &axes[i]);
+          break;
+        case TILDE_PLOT_VIEW_RANK:
+          axes[i].has_data = ensure_ranks (painter, row);
+          axes[i].y_lo = 0;
+          axes[i].y_hi = row->ranks_peak * 1.08;
+          if (axes[i].has_data)
+            pick_ticks (0, row->ranks_peak, panel_h / 1.08, 30, &axes[i].y_ticks);
+          break;
+        case TILDE_PLOT_VIEW_AUTOCORRELATION:
+          autocorrelation_axes (painter, row, options, panel_h, &axes[i], &lags);
+          break;
+        case TILDE_PLOT_VIEW_PAIRS:
+        default:
+          g_assert_not_reached ();
+        }
+      left = MAX (left, y_labels_width (&text, &axes[i]));
+    }
+  left = MARGIN + left + LABEL_GAP;
+  right = width - MARGIN;
+  if (trace)
+    {
+      side_w = CLAMP (0.16 * (right - left), 56, 160);
+      right -= side_w + SIDE_GAP;
+    }
+
+  for (guint i = 0; i < n_rows; i++)
+    {
+      Row *row = g_ptr_array_index (painter->rows, i);
+      double top = header + i * row_height;
+      double panel_h = MAX (row_height - ROW_GAP - title_h - strip - label_h, 1);
+      TildePlotRowLayout r = { 0 };
+      double label_y;
+
+      r.main = GRAPHENE_RECT_INIT (left, top + title_h, MAX (right - left, 1), panel_h);
+      if (trace)
+        r.side = GRAPHENE_RECT_INIT (right + SIDE_GAP, top + title_h, side_w, panel_h);
+      r.y_lo = axes[i].y_lo;
+      r.y_hi = axes[i].y_hi;
+      if (options->view == TILDE_PLOT_VIEW_AUTOCORRELATION)
+        {
+          guint lags = 1;
+
+          for (guint c = 0; c < row->n_chains; c++)
+            if (row->series[c].acf_valid)
+              lags = MAX (lags, row->series[c].acf_lags);
+          r.x_lo = 0;
+          r.x_hi = lags;
+        }
+      else
+        {
+          r.x_lo = start;
+          r.x_hi = end;
+        }
+      label_y = r.main.origin.y + panel_h + strip;
+
+      show_text (cr, &text, text.bold, row->label, left, top, 0, 0, &style->foreground, 0.9);
+      switch (options->view)
+        {
+        case TILDE_PLOT_VIEW_TRACE:
+          draw_trace_row (painter, row, cr, &text, &r, &axes[i], style, options, label_y,
+                          i == n_rows - 1);
+          break;
+        case TILDE_PLOT_VIEW_RANK:
+          draw_rank_row (painter, row, cr, &text, &r, &axes[i], style, label_y);
+          break;
+        case TILDE_PLOT_VIEW_AUTOCORRELATION:
+          draw_autocorrelation_row (painter, row, cr, &text, &r, &axes[i], style, options, label_y,
+                                    i == n_rows - 1);
+          break;
+        case TILDE_PLOT_VIEW_PAIRS:
+        default:
+          g_assert_not_reached ();
+        }
+      if (!axes[i].has_data)
+        show_text (cr, &text, text.small, _("No finite draws"),
+                   r.main.origin.x + r.main.size.width / 2,
+                   r.main.origin.y + r.main.size.height / 2, 0.5, 0.5, &style->foreground, 0.5);
+      if (layout)
+        g_array_append_val (layout->rows, r);
+    }
+  text_clear (&text);
+}
+
+/* ---- hit tests ---- */
+
+void
+_tilde_plot_hit_clear (TildePlotHit *hit)
+{
+  g_clear_pointer (&hit->text, g_free);
+  memset (hit, 0, sizeof *hit);
+}
+
+static char *
+format_value (double value)
+{
+  char text[64];
+
+  g_snprintf (text, sizeof text, "%.4g", value);
+  if (text[0] == '-')
+    return g_strdup_printf ("\u2212%s", text + 1);
+  return g_strdup (text);
+}
+
+static gboolean
+rect_contains (const graphene_rect_t *r, double x, double y)
+{
+  return x >= r->origin.x && x < r->origin.x + r->size.width
+         && y >= r->origin.y && y < r->origin.y + r->size.height;
+}
+
+static void
+hit_trace (TildePlotPainter *painter, Row *row, const TildePlotRowLayout *r,
+           const TildePlotOptions *options, double x, double y, TildePlotHit *hit)
+{
+  gint64 draw = (gint64) round (unmap_x (r, x));
+  double best = G_MAXDOUBLE;
+  g_autofree char *value = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *where = NULL;
+
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      GArray *values = row->series[c].values;
+      double v, distance;
+
+      if (draw < first_shown (painter, options, c) || draw < 0 || draw >= values->len)
+        continue;
+      v = g_array_index (values, double, draw);
+      if (!isfinite (v))
+        continue;
+      distance = fabs (map_y (r, v) - y);
+      if (distance < best)
+        {
+          best = distance;
+          hit->chain = (int) c;
+          hit->x = map_x (r, draw);
+          hit->y = map_y (r, v);
+        }
+    }
+  if (best == G_MAXDOUBLE)
+    return;
+  hit->found = TRUE;
+  value = format_value (g_array_index (row->series[hit->chain].values, double, draw));
+  name = g_markup_escape_text (row->label, -1);
+  if (tilde_draws_is_warmup (painter->draws, hit->chain, (guint) draw))
+    /* Translators: a read-out: the value, then "Chain 2, warmup iteration 130" */
+    where = g_strdup_printf (_("Chain %d, warmup iteration %" G_GINT64_FORMAT), hit->chain + 1, draw);
+  else
+    where = g_strdup_printf (_("Chain %d, iteration %" G_GINT64_FORMAT), hit->chain + 1, draw);
+  hit->text = g_strdup_printf ("<b>%s</b>  %s\n%s", name, value, where);
+}
+
+static void
+hit_autocorrelation (Row *row, const TildePlotRowLayout *r, double x, double y, TildePlotHit *hit)
+{
+  gint64 lag = (gint64) round (unmap_x (r, x));
+  g_autofree char *name = g_markup_escape_text (row->label, -1);
+  GString *text;
+
+  if (lag < 0 || lag > r->x_hi)
+    return;
+  text = g_string_new (NULL);
+  /* Translators: a read-out title: the parameter, then "lag 12" */
+  g_string_append_printf (text, _("<b>%s</b>  lag %" G_GINT64_FORMAT), name, lag);
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      Series *series = &row->series[c];
+      g_autofree char *value = NULL;
+
+      if (!series->acf_valid || lag > series->acf_lags)
+        continue;
+      value = format_value (series->acf[lag]);
+      g_string_append_c (text, '\n');
+      /* Translators: a read-out line: "Chain 2: 0.518" */
+      g_string_append_printf (text, _("Chain %u: %s"), c + 1, value);
+    }
+  hit->found = TRUE;
+  hit->chain = -1;
+  hit->x = map_x (r, lag);
+  hit->y = y;
+  hit->text = g_string_free (text, FALSE);
+}
+
+static void
+hit_rank (TildePlotPainter *painter, Row *row, const TildePlotRowLayout *r, double x, double y,
+          TildePlotHit *hit)
+{
+  g_autofree char *name = g_markup_escape_text (row->label, -1);
+  guint total = 0;
+
+  if (!row->ranks_valid || row->ranks_peak == 0)
+    return;
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      guint from, to;
+
+      statistics_draws (painter, c, &from, &to);
+      total += to - from;
+    }
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      graphene_rect_t panel = rank_panel (r, c, row->n_chains);
+      guint bin;
+
+      if (!rect_contains (&panel, x, y))
+        continue;
+      bin = (guint) MIN ((x - panel.origin.x) / panel.size.width * RANK_BINS, RANK_BINS - 1);
+      hit->found = TRUE;
+      hit->chain = (int) c;
+      hit->x = panel.origin.x + (bin + 0.5) * panel.size.width / RANK_BINS;
+      hit->y = map_y (r, row->series[c].ranks[bin]);
+      /* Translators: a read-out: the parameter, then "Chain 2, ranks 1 to 400: 96 draws" */
+      hit->text = g_strdup_printf (_("<b>%s</b>\nChain %u, ranks %u to %u: %u draws"), name, c + 1,
+                                   (guint) ((guint64) bin * total / RANK_BINS) + 1,
+                                   (guint) ((guint64) (bin + 1) * total / RANK_BINS),
+                                   row->series[c].ranks[bin]);
+      return;
+    }
+}
+
+static gboolean
+is_divergent (TildePlotPainter *painter, guint chain, guint draw)
+{
+  guint n, lo = 0, hi;
+  const guint *divergent = tilde_draws_get_divergent (painter->draws, chain, &n);
+
+  hi = n;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (divergent[mid] < draw)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < n && divergent[lo] == draw;
+}
+
+static void
+hit_pairs (TildePlotPainter *painter, const TildePlotRowLayout *r, double x, double y,
+           TildePlotHit *hit)
+{
+  Row *x_row = g_ptr_array_index (painter->rows, 0), *y_row = g_ptr_array_index (painter->rows, 1);
+  double best = 12 * 12;
+  guint best_draw = 0;
+  g_autofree char *x_name = NULL;
+  g_autofree char *y_name = NULL;
+  g_autofree char *x_value = NULL;
+  g_autofree char *y_value = NULL;
+  g_autofree char *where = NULL;
+
+  for (guint c = 0; c < painter->n_chains; c++)
+    {
+      const double *xs = (const double *) (void *) x_row->series[c].values->data;
+      const double *ys = (const double *) (void *) y_row->series[c].values->data;
+      guint from, to;
+
+      statistics_draws (painter, c, &from, &to);
+      for (guint i = from; i < to; i++)
+        {
+          double dx = map_x (r, xs[i]) - x, dy = map_y (r, ys[i]) - y;
+
+          if (dx * dx + dy * dy < best)
+            {
+              best = dx * dx + dy * dy;
+              best_draw = i;
+              hit->chain = (int) c;
+              hit->found = TRUE;
+            }
+        }
+    }
+  if (!hit->found)
+    return;
+  hit->x = map_x (r, g_array_index (x_row->series[hit->chain].values, double, best_draw));
+  hit->y = map_y (r, g_array_index (y_row->series[hit->chain].values, double, best_draw));
+  x_name = g_markup_escape_text (x_row->label, -1);
+  y_name = g_markup_escape_text (y_row->label, -1);
+  x_value = format_value (g_array_index (x_row->series[hit->chain].values, double, best_draw));
+  y_value = format_value (g_array_index (y_row->series[hit->chain].values, double, best_draw));
+  if (is_divergent (painter, hit->chain, best_draw))
+    where = g_strdup_printf (_("Chain %d, iteration %u, divergent"), hit->chain + 1, best_draw);
+  else
+    where = g_strdup_printf (_("Chain %d, iteration %u"), hit->chain + 1, best_draw);
+  hit->text = g_strdup_printf ("<b>%s</b>  %s\n<b>%s</b>  %s\n%s", x_name, x_value, y_name,
+                               y_value, where);
+}
+
+void
+_tilde_plot_painter_hit (TildePlotPainter *painter, const TildePlotLayout *layout,
+                         const TildePlotOptions *options, double x, double y, TildePlotHit *hit)
+{
+  _tilde_plot_hit_clear (hit);
+  if (painter->draws == NULL || layout->rows == NULL)
+    return;
+  for (guint i = 0; i < layout->rows->len; i++)
+    {
+      const TildePlotRowLayout *r = &g_array_index (layout->rows, TildePlotRowLayout, i);
+
+      if (!rect_contains (&r->main, x, y) || !(r->y_hi > r->y_lo) || !(r->x_hi > r->x_lo))
+        continue;
+      hit->row = i;
+      switch (options->view)
+        {
+        case TILDE_PLOT_VIEW_TRACE:
+          if (i < painter->rows->len)
+            hit_trace (painter, g_ptr_array_index (painter->rows, i), r, options, x, y, hit);
+          break;
+        case TILDE_PLOT_VIEW_RANK:
+          if (i < painter->rows->len)
+            hit_rank (painter, g_ptr_array_index (painter->rows, i), r, x, y, hit);
+          break;
+        case TILDE_PLOT_VIEW_AUTOCORRELATION:
+          if (i < painter->rows->len)
+            hit_autocorrelation (g_ptr_array_index (painter->rows, i), r, x, y, hit);
+          break;
+        case TILDE_PLOT_VIEW_PAIRS:
+          if (painter->rows->len >= 2)
+            hit_pairs (painter, r, x, y, hit);
+          break;
+        default:
+          break;
+        }
+      return;
+    }
+}
