@@ -112,20 +112,13 @@ tilde_kde_bandwidth (const double *x, gsize n)
 
 /* ---- density ---- */
 
-void
-tilde_kde_grid (const double *x, gsize n, double bandwidth, double lo, double hi, gsize m,
-                double *density)
+gsize
+tilde_kde_bin (const double *x, gsize n, double lo, double hi, gsize m, double *bins)
 {
-  double delta = (hi - lo) / (m - 1);
-  g_autofree double *bins = g_new0 (double, m);
-  g_autofree double *kernel = NULL;
-  gsize n_finite = 0, reach;
+  double per_bin = (m - 1) / (hi - lo);
+  gsize n_finite = 0;
 
-  g_return_if_fail (m >= 2);
-  memset (density, 0, m * sizeof *density);
-  if (!(bandwidth > 0) || !(hi > lo))
-    return;
-
+  g_return_val_if_fail (m >= 2 && hi > lo, 0);
   for (gsize i = 0; i < n; i++)
     {
       double u, frac;
@@ -134,7 +127,7 @@ tilde_kde_grid (const double *x, gsize n, double bandwidth, double lo, double hi
       if (!isfinite (x[i]))
         continue;
       n_finite++;
-      u = (x[i] - lo) / delta;
+      u = (x[i] - lo) * per_bin;
       if (u < 0 || u > m - 1)
         continue;
       j = (gsize) u;
@@ -143,15 +136,28 @@ tilde_kde_grid (const double *x, gsize n, double bandwidth, double lo, double hi
       if (j + 1 < m)
         bins[j + 1] += frac;
     }
-  if (n_finite == 0)
-    return;
+  return n_finite;
+}
 
-  /* The kernel is below 1e-8 of its peak beyond six bandwidths. */
-  reach = (gsize) MIN (ceil (6 * bandwidth / delta), (double) (m - 1));
+void
+tilde_kde_smooth (const double *bins, gsize n_finite, double bandwidth, double lo, double hi,
+                  gsize m, double *density)
+{
+  double delta = (hi - lo) / (m - 1);
+  g_autofree double *kernel = NULL;
+  gsize reach;
+
+  g_return_if_fail (m >= 2);
+  memset (density, 0, m * sizeof *density);
+  if (!(bandwidth > 0) || !(hi > lo) || n_finite == 0)
+    return;
+  /* The kernel is below 4e-6 of its peak beyond five bandwidths. */
+  reach = (gsize) MIN (ceil (5 * bandwidth / delta), (double) (m - 1));
   kernel = g_new (double, reach + 1);
   for (gsize d = 0; d <= reach; d++)
     {
       double z = d * delta / bandwidth;
+
       kernel[d] = exp (-0.5 * z * z) / (bandwidth * sqrt (2 * G_PI) * n_finite);
     }
   for (gsize j = 0; j < m; j++)
@@ -162,27 +168,76 @@ tilde_kde_grid (const double *x, gsize n, double bandwidth, double lo, double hi
         continue;
       from = j >= reach ? j - reach : 0;
       to = MIN (j + reach, m - 1);
-      for (gsize i = from; i <= to; i++)
-        density[i] += bins[j] * kernel[i > j ? i - j : j - i];
+      /* Two plain loops, one each side, that the compiler vectorises. */
+      for (gsize i = from; i < j; i++)
+        density[i] += bins[j] * kernel[j - i];
+      for (gsize i = j; i <= to; i++)
+        density[i] += bins[j] * kernel[i - j];
     }
+}
+
+void
+tilde_kde_grid (const double *x, gsize n, double bandwidth, double lo, double hi, gsize m,
+                double *density)
+{
+  g_autofree double *bins = g_new0 (double, m);
+  gsize n_finite;
+
+  g_return_if_fail (m >= 2);
+  memset (density, 0, m * sizeof *density);
+  if (!(bandwidth > 0) || !(hi > lo))
+    return;
+  n_finite = tilde_kde_bin (x, n, lo, hi, m, bins);
+  tilde_kde_smooth (bins, n_finite, bandwidth, lo, hi, m, density);
 }
 
 /* ---- ranks ---- */
 
+/* An unsigned key that orders as the double does, NaN above everything. */
+static guint64
+sort_key (double x)
+{
+  guint64 bits;
+
+  if (isnan (x))
+    return G_MAXUINT64;
+  memcpy (&bits, &x, sizeof bits);
+  return bits >> 63 ? ~bits : bits | G_GUINT64_CONSTANT (0x8000000000000000);
+}
+
 typedef struct
 {
-  double value;
-  gsize  index;
+  guint64 key;
+  gsize   index;
 } Keyed;
 
-static int
-compare_keyed (const void *a, const void *b)
+/* Least-significant-digit radix sort, 11 bits a pass: linear time, and
+ * several times faster than qsort on the 40,000 pooled draws of a rank
+ * plot redrawn every frame. */
+static void
+radix_sort (Keyed *a, Keyed *scratch, gsize n)
 {
-  double x = ((const Keyed *) a)->value, y = ((const Keyed *) b)->value;
+  enum { BITS = 11, BUCKETS = 1 << BITS };
+  g_autofree gsize *counts = g_new (gsize, BUCKETS);
 
-  if (isnan (x) || isnan (y))
-    return isnan (x) - isnan (y);
-  return (x > y) - (x < y);
+  for (guint shift = 0; shift < 64; shift += BITS)
+    {
+      gsize total = 0;
+
+      memset (counts, 0, BUCKETS * sizeof *counts);
+      for (gsize i = 0; i < n; i++)
+        counts[(a[i].key >> shift) & (BUCKETS - 1)]++;
+      for (guint b = 0; b < BUCKETS; b++)
+        {
+          gsize count = counts[b];
+
+          counts[b] = total;
+          total += count;
+        }
+      for (gsize i = 0; i < n; i++)
+        scratch[counts[(a[i].key >> shift) & (BUCKETS - 1)]++] = a[i];
+      memcpy (a, scratch, n * sizeof *a);
+    }
 }
 
 static gboolean
@@ -195,17 +250,18 @@ void
 tilde_plot_ranks (const double *x, gsize n, double *ranks)
 {
   g_autofree Keyed *keyed = g_new (Keyed, MAX (n, 1));
+  g_autofree Keyed *scratch = g_new (Keyed, MAX (n, 1));
   gsize i = 0;
 
   for (gsize k = 0; k < n; k++)
-    keyed[k] = (Keyed) { x[k], k };
-  qsort (keyed, n, sizeof *keyed, compare_keyed);
+    keyed[k] = (Keyed) { sort_key (x[k]), k };
+  radix_sort (keyed, scratch, n);
   while (i < n)
     {
       gsize j = i + 1;
       double rank;
 
-      while (j < n && same_value (keyed[j].value, keyed[i].value))
+      while (j < n && same_value (x[keyed[j].index], x[keyed[i].index]))
         j++;
       /* Positions i..j-1 share the mean of ranks i+1..j. */
       rank = (i + 1 + j) / 2.0;
@@ -231,6 +287,30 @@ tilde_rank_histogram (const double *ranks, gsize n, gsize n_total, guint n_bins,
 
 /* ---- autocorrelation ---- */
 
+static gboolean
+autocorrelation_direct (const double *x, gsize n, double mean, gsize max_lag, double *rho)
+{
+  g_autofree double *centred = g_new (double, n);
+  double variance = 0;
+
+  for (gsize t = 0; t < n; t++)
+    {
+      centred[t] = x[t] - mean;
+      variance += centred[t] * centred[t];
+    }
+  if (!(variance > 0))
+    return FALSE;
+  for (gsize k = 0; k <= max_lag; k++)
+    {
+      double sum = 0;
+
+      for (gsize t = 0; t + k < n; t++)
+        sum += centred[t] * centred[t + k];
+      rho[k] = sum / variance;
+    }
+  return TRUE;
+}
+
 gboolean
 tilde_autocorrelation (const double *x, gsize n, gsize max_lag, double *rho)
 {
@@ -252,6 +332,10 @@ tilde_autocorrelation (const double *x, gsize n, gsize max_lag, double *rho)
    * FFT from wrapping the end of the series onto its start. */
   while (size < 2 * n)
     size <<= 1;
+  /* A few lags of a long series: the sums themselves cost less than the
+   * two transforms. */
+  if ((double) (max_lag + 1) * n < 4.0 * size * log2 ((double) size))
+    return autocorrelation_direct (x, n, mean, max_lag, rho);
   data = g_new0 (double, size);
   for (gsize t = 0; t < n; t++)
     data[t] = x[t] - mean;
@@ -355,37 +439,59 @@ tilde_ticks_format (const TildeTicks *ticks, guint i, char *buffer, gsize size)
 
 /* ---- decimation ---- */
 
+/* The column of iteration i, exactly as the header defines it. */
+static double
+column_of (double i, double start, double span, guint n_columns)
+{
+  return floor ((i - start) * n_columns / span);
+}
+
 void
 tilde_decimate_min_max (const double *y, gsize n, double start, double end, guint n_columns,
                         TildeColumn *columns)
 {
   double span = end - start;
-  gsize from, to;
+  gsize from, to, i;
 
   memset (columns, 0, n_columns * sizeof *columns);
   if (n_columns == 0 || !(span > 0))
     return;
   from = start > 0 ? (gsize) ceil (start) : 0;
   to = end < (double) n ? (gsize) ceil (end) : n;
-  for (gsize i = from; i < to; i++)
+  i = from;
+  for (guint c = 0; c < n_columns && i < to; c++)
     {
-      /* Multiplying by a precomputed n_columns / span would misplace
-       * iterations on a column's edge (4300 * 0.03 < 129). */
-      double c = floor ((i - start) * n_columns / span);
-      TildeColumn *column;
+      TildeColumn *column = &columns[c];
+      gsize stop;
 
-      if (!isfinite (y[i]))
-        continue;
-      column = &columns[(guint) CLAMP (c, 0, n_columns - 1)];
-      if (column->n++ == 0)
-        {
-          column->first = column->min = column->max = y[i];
-        }
+      /* The first iteration of the next column: a guess from the
+       * boundary, settled with the exact mapping, so that the inner loop
+       * only compares. */
+      if (c + 1 == n_columns)
+        stop = to;
       else
         {
-          column->min = MIN (column->min, y[i]);
-          column->max = MAX (column->max, y[i]);
+          double guess = ceil (start + (c + 1) * span / n_columns);
+
+          stop = guess <= (double) i ? i : guess >= (double) to ? to : (gsize) guess;
+          while (stop > i && column_of ((double) (stop - 1), start, span, n_columns) >= c + 1)
+            stop--;
+          while (stop < to && column_of ((double) stop, start, span, n_columns) < c + 1)
+            stop++;
         }
-      column->last = y[i];
+      for (; i < stop; i++)
+        {
+          double v = y[i];
+
+          if (!isfinite (v))
+            continue;
+          if (column->n++ == 0)
+            column->first = column->min = column->max = v;
+          else if (v < column->min)
+            column->min = v;
+          else if (v > column->max)
+            column->max = v;
+          column->last = v;
+        }
     }
 }

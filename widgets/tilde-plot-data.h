@@ -38,8 +38,28 @@ void     tilde_kde_grid                (const double *x,
                                         gsize         m,
                                         double       *density);
 
+/* The two halves of tilde_kde_grid(), for estimates kept up to date as
+ * draws arrive (bins add up; the grid does not depend on the bandwidth):
+ * adds the finite values of x to `bins` (m of them, over [lo, hi]) by
+ * linear binning, returning how many values were finite; */
+gsize    tilde_kde_bin                 (const double *x,
+                                        gsize         n,
+                                        double        lo,
+                                        double        hi,
+                                        gsize         m,
+                                        double       *bins);
+/* and the density of n_finite binned values, from their bins. */
+void     tilde_kde_smooth              (const double *bins,
+                                        gsize         n_finite,
+                                        double        bandwidth,
+                                        double        lo,
+                                        double        hi,
+                                        gsize         m,
+                                        double       *density);
+
 /* Ranks 1..n of x (ties get the mean of their ranks; NaN ranks above
- * everything else), as used for rank plots of pooled chains. */
+ * everything else), as used for rank plots of pooled chains. Linear
+ * time (a radix sort). */
 void     tilde_plot_ranks              (const double *x,
                                         gsize         n,
                                         double       *ranks);
@@ -55,8 +75,9 @@ void     tilde_rank_histogram          (const double *ranks,
 /* The autocorrelation of x at lags 0..max_lag (max_lag < n):
  * rho_k = sum_{t < n-k} (x_t - mean)(x_{t+k} - mean) / sum_t (x_t - mean)^2,
  * the estimator Stan's and ArviZ's ESS start from, computed through an
- * FFT. FALSE (rho untouched) when n < 2, a value is not finite, or the
- * series is constant. */
+ * FFT, or by the sums themselves when they are fewer operations (a few
+ * lags of a long series). FALSE when n < 2, a value is not finite, or
+ * the series is constant. */
 gboolean tilde_autocorrelation         (const double *x,
                                         gsize         n,
                                         gsize         max_lag,

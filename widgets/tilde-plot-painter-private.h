@@ -26,6 +26,8 @@ typedef struct
   GdkRGBA  divergent;
   /* Sizes of the text follow this font's. */
   const PangoFontDescription *font;
+  /* Device pixels per unit, for marks drawn as pixels. */
+  double   scale;
 } TildePlotStyle;
 
 typedef struct

@@ -30,6 +30,13 @@ struct _TildeTracePlot
   TildePlotOptions  options;
   TildePlotLayout   layout;
   guint64           drawn_stamp;
+  /* The picture of the last frame, kept while nothing it shows changed
+   * (the read-out is drawn over it): what it was drawn from. */
+  cairo_surface_t  *picture;
+  guint             generation;
+  guint             picture_generation;
+  guint64           picture_stamp;
+  int               picture_width, picture_height, picture_scale;
 
   gboolean          hovering;
   double            hover_x, hover_y;
@@ -73,6 +80,17 @@ tilde_trace_plot_new (void)
 
 /* ---- state ---- */
 
+/* Something the picture shows changed. */
+static void
+invalidate (TildeTracePlot *self, gboolean resize)
+{
+  self->generation++;
+  if (resize)
+    gtk_widget_queue_resize (GTK_WIDGET (self));
+  else
+    gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
 static void
 update_hover (TildeTracePlot *self)
 {
@@ -90,7 +108,7 @@ draws_changed_cb (TildeTracePlot *self)
 {
   /* The store emits at most once a frame; the copies and statistics
    * catch up when the frame is drawn. */
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  invalidate (self, FALSE);
 }
 
 TildeDraws *
@@ -116,7 +134,7 @@ tilde_trace_plot_set_draws (TildeTracePlot *self, TildeDraws *draws)
   _tilde_plot_painter_set_columns (self->painter, (const char *const *) self->parameters);
   tilde_trace_plot_reset_zoom (self);
   _tilde_plot_hit_clear (&self->hit);
-  gtk_widget_queue_resize (GTK_WIDGET (self));
+  invalidate (self, TRUE);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DRAWS]);
 }
 
@@ -141,7 +159,7 @@ tilde_trace_plot_set_parameters (TildeTracePlot *self, const char *const *names)
   self->parameters = g_strdupv ((char **) names);
   _tilde_plot_painter_set_columns (self->painter, names);
   _tilde_plot_hit_clear (&self->hit);
-  gtk_widget_queue_resize (GTK_WIDGET (self));
+  invalidate (self, TRUE);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PARAMETERS]);
 }
 
@@ -162,7 +180,7 @@ tilde_trace_plot_set_view (TildeTracePlot *self, TildePlotView view)
     return;
   self->options.view = view;
   _tilde_plot_hit_clear (&self->hit);
-  gtk_widget_queue_resize (GTK_WIDGET (self));
+  invalidate (self, TRUE);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW]);
 }
 
@@ -182,7 +200,7 @@ tilde_trace_plot_set_show_warmup (TildeTracePlot *self, gboolean show_warmup)
     return;
   self->options.show_warmup = !!show_warmup;
   tilde_trace_plot_reset_zoom (self);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  invalidate (self, FALSE);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_WARMUP]);
 }
 
@@ -202,7 +220,7 @@ tilde_trace_plot_set_max_lag (TildeTracePlot *self, guint max_lag)
   if (self->options.max_lag == max_lag)
     return;
   self->options.max_lag = max_lag;
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  invalidate (self, FALSE);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_LAG]);
 }
 
@@ -251,7 +269,7 @@ tilde_trace_plot_set_iteration_range (TildeTracePlot *self, double start, double
   self->options.end = start + span;
   set_zoomed (self, TRUE);
   update_hover (self);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  invalidate (self, FALSE);
 }
 
 void
@@ -261,7 +279,7 @@ tilde_trace_plot_reset_zoom (TildeTracePlot *self)
 
   set_zoomed (self, FALSE);
   update_hover (self);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  invalidate (self, FALSE);
 }
 
 /* ---- style ---- */
@@ -357,24 +375,66 @@ snapshot_hover (TildeTracePlot *self, GtkSnapshot *snapshot, const TildePlotStyl
   gtk_snapshot_restore (snapshot);
 }
 
+/* The plot drawn into an image at the device's scale. Handed to GTK as
+ * a cairo node that paints the image, GTK's renderers only copy pixels,
+ * where a node holding the drawing itself would replay every operation
+ * (and GTK 4.8's cairo renderer converts a texture node pixel by pixel);
+ * a frame where only the read-out moved reuses the image. */
+static cairo_surface_t *
+draw_picture (TildeTracePlot *self, int width, int height, int scale, const TildePlotStyle *style)
+{
+  g_autoptr(PangoLayout) text = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
+  cairo_surface_t *surface;
+  cairo_t *cr;
+
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width * scale, height * scale);
+  if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
+    {
+      cairo_surface_destroy (surface);
+      return NULL;
+    }
+  cairo_surface_set_device_scale (surface, scale, scale);
+  cr = cairo_create (surface);
+  _tilde_plot_painter_draw (self->painter, cr, text, width, height, style, &self->options,
+                            &self->layout);
+  cairo_destroy (cr);
+  return surface;
+}
+
 static void
 tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
   TildeTracePlot *self = TILDE_TRACE_PLOT (widget);
   int width = gtk_widget_get_width (widget), height = gtk_widget_get_height (widget);
-  g_autoptr(PangoLayout) text = NULL;
+  int scale = gtk_widget_get_scale_factor (widget);
+  guint64 stamp = self->draws ? tilde_draws_get_stamp (self->draws) : 0;
   TildePlotStyle style;
   cairo_t *cr;
 
   if (width <= 0 || height <= 0)
     return;
   style_for_screen (self, &style);
-  text = gtk_widget_create_pango_layout (widget, NULL);
-  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
-  _tilde_plot_painter_draw (self->painter, cr, text, width, height, &style, &self->options,
-                            &self->layout);
-  cairo_destroy (cr);
-  self->drawn_stamp = self->draws ? tilde_draws_get_stamp (self->draws) : 0;
+  style.scale = scale;
+  if (self->picture == NULL || self->picture_generation != self->generation
+      || self->picture_stamp != stamp || self->picture_width != width
+      || self->picture_height != height || self->picture_scale != scale)
+    {
+      g_clear_pointer (&self->picture, cairo_surface_destroy);
+      self->picture = draw_picture (self, width, height, scale, &style);
+      self->picture_generation = self->generation;
+      self->picture_stamp = stamp;
+      self->picture_width = width;
+      self->picture_height = height;
+      self->picture_scale = scale;
+      self->drawn_stamp = stamp;
+    }
+  if (self->picture != NULL)
+    {
+      cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+      cairo_set_source_surface (cr, self->picture, 0, 0);
+      cairo_paint (cr);
+      cairo_destroy (cr);
+    }
   /* The read-out follows the data under a still pointer. */
   update_hover (self);
   snapshot_hover (self, snapshot, &style);
@@ -409,7 +469,7 @@ tilde_trace_plot_css_changed (GtkWidget *widget, GtkCssStyleChange *change)
 {
   GTK_WIDGET_CLASS (tilde_trace_plot_parent_class)->css_changed (widget, change);
   /* The palette follows the theme's text colour. */
-  gtk_widget_queue_draw (widget);
+  invalidate (TILDE_TRACE_PLOT (widget), FALSE);
 }
 
 /* ---- export ---- */
@@ -683,6 +743,7 @@ tilde_trace_plot_finalize (GObject *object)
   TildeTracePlot *self = TILDE_TRACE_PLOT (object);
 
   _tilde_plot_painter_free (self->painter);
+  g_clear_pointer (&self->picture, cairo_surface_destroy);
   g_array_unref (self->layout.rows);
   _tilde_plot_hit_clear (&self->hit);
   g_strfreev (self->parameters);

@@ -86,6 +86,27 @@ test_kde_matches_direct_sum (void)
 }
 
 static void
+test_kde_in_parts (void)
+{
+  enum { N = 3000, M = 200 };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (5);
+  g_autofree double *x = g_new (double, N);
+  double bins[M] = { 0 }, whole[M], parts[M];
+  gsize finite = 0;
+
+  for (int i = 0; i < N; i++)
+    x[i] = normal_draw (rand) * 2 + 1;
+  tilde_kde_grid (x, N, 0.4, -10, 12, M, whole);
+  /* Draws binned as they arrive, in uneven batches. */
+  for (gsize from = 0, size = 1; from < N; from += size, size = size * 3 + 1)
+    finite += tilde_kde_bin (x + from, MIN (size, N - from), -10, 12, M, bins);
+  g_assert_cmpuint (finite, ==, N);
+  tilde_kde_smooth (bins, finite, 0.4, -10, 12, M, parts);
+  for (int i = 0; i < M; i++)
+    g_assert_cmpfloat_with_epsilon (parts[i], whole[i], 1e-12);
+}
+
+static void
 test_bandwidth_by_hand (void)
 {
   double x[100], y[11];
@@ -119,6 +140,37 @@ test_ranks_with_ties (void)
   tilde_plot_ranks (x, G_N_ELEMENTS (x), ranks);
   for (guint i = 0; i < G_N_ELEMENTS (x); i++)
     g_assert_cmpfloat (ranks[i], ==, expected[i]);
+}
+
+static void
+test_ranks_many (void)
+{
+  enum { N = 5000 };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (17);
+  g_autofree double *x = g_new (double, N);
+  g_autofree double *ranks = g_new (double, N);
+
+  /* Negative and positive values, zeros of both signs, infinities and
+   * heavy ties: each rank is 1 + the count below + half the other ties. */
+  for (int i = 0; i < N; i++)
+    x[i] = (g_rand_int_range (rand, -40, 40)) / 4.0;
+  x[0] = -0.0;
+  x[1] = 0.0;
+  x[2] = -INFINITY;
+  x[3] = INFINITY;
+  x[4] = -1e300;
+  tilde_plot_ranks (x, N, ranks);
+  for (int i = 0; i < N; i += 7)
+    {
+      double below = 0, equal = 0;
+
+      for (int j = 0; j < N; j++)
+        {
+          below += x[j] < x[i];
+          equal += x[j] == x[i];
+        }
+      g_assert_cmpfloat (ranks[i], ==, below + (equal + 1) / 2);
+    }
 }
 
 static void
@@ -180,6 +232,31 @@ test_autocorrelation_direct (void)
         sum += (x[t] - mean) * (x[t + k] - mean);
       g_assert_cmpfloat_with_epsilon (rho[k], sum / denominator, 1e-12);
     }
+
+  /* Many lags of a shorter series go through the FFT: the same sums. */
+  {
+    enum { N = 3000, LAGS = 2999 };
+    g_autoptr(GRand) rand = g_rand_new_with_seed (11);
+    g_autofree double *y = g_new (double, N);
+    g_autofree double *r = g_new (double, LAGS + 1);
+    double m = 0, d = 0;
+
+    for (int t = 0; t < N; t++)
+      y[t] = (t > 0 ? 0.5 * y[t - 1] : 0) + normal_draw (rand) + 3;
+    g_assert_true (tilde_autocorrelation (y, N, LAGS, r));
+    for (int t = 0; t < N; t++)
+      m += y[t] / N;
+    for (int t = 0; t < N; t++)
+      d += (y[t] - m) * (y[t] - m);
+    for (int k = 0; k <= LAGS; k += 37)
+      {
+        double sum = 0;
+
+        for (int t = 0; t + k < N; t++)
+          sum += (y[t] - m) * (y[t + k] - m);
+        g_assert_cmpfloat_with_epsilon (r[k], sum / d, 1e-10);
+      }
+  }
 
   {
     static const double flat[] = { 2, 2, 2, 2 };
@@ -300,8 +377,10 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/plots/data/kde-normal-sample", test_kde_normal_sample);
   g_test_add_func ("/plots/data/kde-matches-direct-sum", test_kde_matches_direct_sum);
+  g_test_add_func ("/plots/data/kde-in-parts", test_kde_in_parts);
   g_test_add_func ("/plots/data/bandwidth-by-hand", test_bandwidth_by_hand);
   g_test_add_func ("/plots/data/ranks-with-ties", test_ranks_with_ties);
+  g_test_add_func ("/plots/data/ranks-many", test_ranks_many);
   g_test_add_func ("/plots/data/rank-histogram", test_rank_histogram);
   g_test_add_func ("/plots/data/autocorrelation-ar1", test_autocorrelation_ar1);
   g_test_add_func ("/plots/data/autocorrelation-direct", test_autocorrelation_direct);
