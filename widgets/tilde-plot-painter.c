@@ -7,19 +7,14 @@
 #include <math.h>
 #include <string.h>
 
-#include "tilde-plot-data.h"
-#include "tilde-plot-painter-private.h"
+#include "tilde-plot-canvas-private.h"
 
 #define KDE_POINTS 512
 #define RANK_BINS 20
 #define MARGIN 12.0
 #define ROW_GAP 20.0
-#define PANEL_RADIUS 6.0
 #define DIVERGENT_STRIP 9.0
-#define LABEL_GAP 8.0
 #define SIDE_GAP 10.0
-/* Tick labels are set this much smaller than the body text. */
-#define SMALL_SCALE 0.82
 
 /* The finite extremes of values [from, to), extended as draws arrive. */
 typedef struct
@@ -79,69 +74,9 @@ struct _TildePlotPainter
   guint         n_chains;
   GArray       *scratch;   /* TildeColumn */
 
-  /* Labels keep their layouts from frame to frame: shaping text costs
-   * more than drawing it. Valid for one context, serial and font. */
-  GHashTable   *labels;
-  PangoContext *labels_context;
-  guint         labels_serial;
-  char         *labels_font;
+  TildePlotLabels labels;
 };
 
-/* One row's axes while a frame is laid out. */
-typedef struct
-{
-  double     y_lo, y_hi;
-  TildeTicks y_ticks;
-  gboolean   has_data;
-} RowAxes;
-
-/* ---- style ---- */
-
-static void
-rgba_from_hex (GdkRGBA *rgba, guint32 hex)
-{
-  rgba->red = ((hex >> 16) & 0xff) / 255.0;
-  rgba->green = ((hex >> 8) & 0xff) / 255.0;
-  rgba->blue = (hex & 0xff) / 255.0;
-  rgba->alpha = 1;
-}
-
-void
-_tilde_plot_style_init (TildePlotStyle *style, gboolean dark)
-{
-  /* Okabe and Ito's colour-blind-safe palette, ordered so that the first
-   * four chains differ most; on dark backgrounds the blues trade places
-   * and the darker hues are lifted to keep their contrast. */
-  static const guint32 light[TILDE_PLOT_N_COLOURS] = {
-    0x0072b2, 0xe69f00, 0x009e73, 0xcc79a7, 0xd55e00, 0x56b4e9, 0x7f7f7f, 0xb59c00,
-  };
-  static const guint32 dark_palette[TILDE_PLOT_N_COLOURS] = {
-    0x56b4e9, 0xe69f00, 0x1fc493, 0xe08fbf, 0xf0803c, 0x4d8fd1, 0xb0b0b0, 0xf0e442,
-  };
-
-  for (guint i = 0; i < TILDE_PLOT_N_COLOURS; i++)
-    rgba_from_hex (&style->chains[i], dark ? dark_palette[i] : light[i]);
-  /* Adwaita's destructive reds. */
-  rgba_from_hex (&style->divergent, dark ? 0xff7b63 : 0xc01c28);
-  style->foreground = dark ? (GdkRGBA) { 1, 1, 1, 1 } : (GdkRGBA) { 0, 0, 0, 0.8 };
-  /* Adwaita's window backgrounds. */
-  rgba_from_hex (&style->background, dark ? 0x242424 : 0xfafafa);
-  style->fill_background = FALSE;
-  style->font = NULL;
-  style->scale = 1;
-}
-
-static const GdkRGBA *
-chain_colour (const TildePlotStyle *style, guint chain)
-{
-  return &style->chains[chain % TILDE_PLOT_N_COLOURS];
-}
-
-static void
-set_source (cairo_t *cr, const GdkRGBA *rgba, double alpha)
-{
-  cairo_set_source_rgba (cr, rgba->red, rgba->green, rgba->blue, rgba->alpha * alpha);
-}
 
 /* ---- the painter and its copies of the draws ---- */
 
@@ -172,7 +107,7 @@ _tilde_plot_painter_new (void)
 
   painter->rows = g_ptr_array_new_with_free_func (row_free);
   painter->scratch = g_array_new (FALSE, FALSE, sizeof (TildeColumn));
-  painter->labels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  _tilde_plot_labels_init (&painter->labels);
   return painter;
 }
 
@@ -181,9 +116,7 @@ _tilde_plot_painter_free (TildePlotPainter *painter)
 {
   g_ptr_array_unref (painter->rows);
   g_array_unref (painter->scratch);
-  g_hash_table_unref (painter->labels);
-  g_clear_object (&painter->labels_context);
-  g_free (painter->labels_font);
+  _tilde_plot_labels_clear (&painter->labels);
   g_strfreev (painter->names);
   g_clear_object (&painter->draws);
   g_free (painter);
@@ -466,307 +399,10 @@ ensure_ranks (TildePlotPainter *painter, Row *row)
   return row->ranks_peak > 0;
 }
 
-/* ---- text ---- */
-
-/* Two fonts, and a layout per label kept by the painter. */
-typedef struct
-{
-  GHashTable           *labels;
-  PangoLayout          *small_layout;
-  PangoLayout          *bold_layout;
-  PangoFontDescription *small;
-  PangoFontDescription *bold;
-  double                small_height;
-  double                bold_height;
-} Text;
+/* ---- legend ---- */
 
 static void
-text_init (Text *text, TildePlotPainter *painter, PangoLayout *layout, const TildePlotStyle *style)
-{
-  PangoFontDescription *base = style->font ? pango_font_description_copy (style->font)
-                                           : pango_font_description_from_string ("Sans 10");
-  PangoContext *context = pango_layout_get_context (layout);
-  g_autofree char *font_name = pango_font_description_to_string (base);
-  int size = pango_font_description_get_size (base);
-  gboolean absolute = pango_font_description_get_size_is_absolute (base);
-  PangoAttrList *attributes = pango_attr_list_new ();
-  int height;
-
-  if (context != painter->labels_context || pango_context_get_serial (context) != painter->labels_serial
-      || g_strcmp0 (font_name, painter->labels_font) != 0)
-    {
-      g_hash_table_remove_all (painter->labels);
-      g_set_object (&painter->labels_context, context);
-      painter->labels_serial = pango_context_get_serial (context);
-      g_free (painter->labels_font);
-      painter->labels_font = g_steal_pointer (&font_name);
-    }
-  /* A bound on labels that came and went (zooming, live axes). */
-  if (g_hash_table_size (painter->labels) > 1024)
-    g_hash_table_remove_all (painter->labels);
-  text->labels = painter->labels;
-
-  if (size <= 0)
-    size = 10 * PANGO_SCALE;
-  text->small = pango_font_description_copy (base);
-  if (absolute)
-    pango_font_description_set_absolute_size (text->small, size * SMALL_SCALE);
-  else
-    pango_font_description_set_size (text->small, (int) (size * SMALL_SCALE));
-  text->bold = base;
-  pango_font_description_set_weight (text->bold, PANGO_WEIGHT_BOLD);
-
-  text->small_layout = pango_layout_copy (layout);
-  text->bold_layout = pango_layout_copy (layout);
-  pango_layout_set_font_description (text->small_layout, text->small);
-  pango_layout_set_font_description (text->bold_layout, text->bold);
-  /* Tabular figures keep tick labels from jittering as they change. */
-  pango_attr_list_insert (attributes, pango_attr_font_features_new ("tnum=1"));
-  pango_layout_set_attributes (text->small_layout, attributes);
-  pango_attr_list_unref (attributes);
-
-  pango_layout_set_text (text->small_layout, "0", -1);
-  pango_layout_get_pixel_size (text->small_layout, NULL, &height);
-  text->small_height = height;
-  pango_layout_set_text (text->bold_layout, "0", -1);
-  pango_layout_get_pixel_size (text->bold_layout, NULL, &height);
-  text->bold_height = height;
-}
-
-static void
-text_clear (Text *text)
-{
-  pango_font_description_free (text->small);
-  pango_font_description_free (text->bold);
-  g_object_unref (text->small_layout);
-  g_object_unref (text->bold_layout);
-}
-
-static PangoLayout *
-layout_with (Text *text, const PangoFontDescription *font, const char *string)
-{
-  gboolean bold = font == text->bold;
-  g_autofree char *key = g_strconcat (bold ? "b" : "s", string, NULL);
-  PangoLayout *layout = g_hash_table_lookup (text->labels, key);
-
-  if (layout == NULL)
-    {
-      layout = pango_layout_copy (bold ? text->bold_layout : text->small_layout);
-      pango_layout_set_text (layout, string, -1);
-      g_hash_table_insert (text->labels, g_steal_pointer (&key), layout);
-    }
-  return layout;
-}
-
-static double
-text_width (Text *text, const PangoFontDescription *font, const char *string)
-{
-  int width;
-
-  pango_layout_get_pixel_size (layout_with (text, font, string), &width, NULL);
-  return width;
-}
-
-/* Shows `string` with its box's point (xalign, yalign) at (x, y). */
-static void
-show_text (cairo_t *cr, Text *text, const PangoFontDescription *font, const char *string,
-           double x, double y, double xalign, double yalign, const GdkRGBA *colour, double alpha)
-{
-  PangoLayout *layout = layout_with (text, font, string);
-  int width, height;
-
-  pango_layout_get_pixel_size (layout, &width, &height);
-  cairo_move_to (cr, round (x - xalign * width), round (y - yalign * height));
-  set_source (cr, colour, alpha);
-  pango_cairo_show_layout (cr, layout);
-}
-
-/* ---- shapes ---- */
-
-static void
-rounded_rectangle (cairo_t *cr, const graphene_rect_t *r, double radius)
-{
-  double x = r->origin.x, y = r->origin.y, w = r->size.width, h = r->size.height;
-
-  radius = MIN (radius, MIN (w, h) / 2);
-  cairo_new_sub_path (cr);
-  cairo_arc (cr, x + w - radius, y + radius, radius, -G_PI / 2, 0);
-  cairo_arc (cr, x + w - radius, y + h - radius, radius, 0, G_PI / 2);
-  cairo_arc (cr, x + radius, y + h - radius, radius, G_PI / 2, G_PI);
-  cairo_arc (cr, x + radius, y + radius, radius, G_PI, 3 * G_PI / 2);
-  cairo_close_path (cr);
-}
-
-static void
-fill_panel (cairo_t *cr, const graphene_rect_t *r, const TildePlotStyle *style)
-{
-  if (r->size.width <= 0 || r->size.height <= 0)
-    return;
-  rounded_rectangle (cr, r, PANEL_RADIUS);
-  set_source (cr, &style->foreground, 0.04);
-  cairo_fill (cr);
-}
-
-static void
-clip_to (cairo_t *cr, const graphene_rect_t *r)
-{
-  cairo_rectangle (cr, r->origin.x, r->origin.y, r->size.width, r->size.height);
-  cairo_clip (cr);
-}
-
-/* Pixel centres, so that one-pixel lines are sharp. */
-static double
-snap (double v)
-{
-  return floor (v) + 0.5;
-}
-
-static double
-map_x (const TildePlotRowLayout *r, double value)
-{
-  return r->main.origin.x + (value - r->x_lo) / (r->x_hi - r->x_lo) * r->main.size.width;
-}
-
-static double
-map_y (const TildePlotRowLayout *r, double value)
-{
-  return r->main.origin.y + (r->y_hi - value) / (r->y_hi - r->y_lo) * r->main.size.height;
-}
-
-static double
-unmap_x (const TildePlotRowLayout *r, double x)
-{
-  return r->x_lo + (x - r->main.origin.x) / r->main.size.width * (r->x_hi - r->x_lo);
-}
-
-/* ---- axes ---- */
-
-/* The most ticks over [lo, hi] that stay `gap` pixels apart on an axis
- * `length` pixels long. Heckbert's rounding of the range makes a small
- * target coarse, so targets are tried in turn. */
-static void
-pick_ticks (double lo, double hi, double length, double gap, TildeTicks *ticks)
-{
-  tilde_ticks_nice (lo, hi, 2, ticks);
-  if (!(hi > lo) || !(length > 0))
-    return;
-  for (guint target = 3; target <= 12; target++)
-    {
-      TildeTicks candidate;
-      double spacing;
-
-      tilde_ticks_nice (lo, hi, target, &candidate);
-      spacing = candidate.step / (hi - lo) * length;
-      /* Closer than asked rather than a lone tick. */
-      if (spacing < gap && (ticks->n >= 2 || spacing < gap / 2))
-        break;
-      if (candidate.n > ticks->n)
-        *ticks = candidate;
-      if (spacing < gap)
-        break;
-    }
-}
-
-/* Pads a data range so that lines stay off the panel's edges; a flat
- * range becomes one around its value. */
-static void
-pad_range (double *lo, double *hi)
-{
-  double span = *hi - *lo;
-
-  if (!(span > 0))
-    {
-      span = *lo != 0 ? fabs (*lo) * 0.2 : 1;
-      *lo -= span / 2;
-      *hi += span / 2;
-      return;
-    }
-  *lo -= 0.06 * span;
-  *hi += 0.06 * span;
-}
-
-static double
-y_labels_width (Text *text, const RowAxes *axes)
-{
-  double widest = 0;
-
-  if (!axes->has_data)
-    return 0;
-  for (guint i = 0; i < axes->y_ticks.n; i++)
-    {
-      char label[64];
-
-      tilde_ticks_format (&axes->y_ticks, i, label, sizeof label);
-      widest = MAX (widest, text_width (text, text->small, label));
-    }
-  return widest;
-}
-
-/* Grid lines and labels of the y axis, left of the main panel. */
-static void
-draw_y_axis (cairo_t *cr, Text *text, const TildePlotRowLayout *r, const RowAxes *axes,
-             const TildePlotStyle *style, double right_edge)
-{
-  for (guint i = 0; i < axes->y_ticks.n; i++)
-    {
-      double value = tilde_ticks_value (&axes->y_ticks, i), y = snap (map_y (r, value));
-      char label[64];
-
-      cairo_move_to (cr, r->main.origin.x, y);
-      cairo_line_to (cr, right_edge, y);
-      tilde_ticks_format (&axes->y_ticks, i, label, sizeof label);
-      show_text (cr, text, text->small, label, r->main.origin.x - LABEL_GAP, y, 1, 0.5,
-                 &style->foreground, 0.6);
-    }
-  set_source (cr, &style->foreground, 0.08);
-  cairo_set_line_width (cr, 1);
-  cairo_stroke (cr);
-}
-
-/* Tick labels under the main panel, from x_lo to x_hi, whole numbers
- * only when `integers`; the axis's name (may be NULL) at the right end. */
-static void
-draw_x_axis (cairo_t *cr, Text *text, const TildePlotRowLayout *r, double y, gboolean integers,
-             const char *caption, const TildePlotStyle *style)
-{
-  TildeTicks ticks;
-  double right = -G_MAXDOUBLE, end = r->main.origin.x + r->main.size.width + 4;
-
-  if (caption != NULL)
-    {
-      show_text (cr, text, text->small, caption, r->main.origin.x + r->main.size.width, y, 1, 0,
-                 &style->foreground, 0.5);
-      end = r->main.origin.x + r->main.size.width - text_width (text, text->small, caption) - 12;
-    }
-
-  pick_ticks (r->x_lo, r->x_hi, r->main.size.width, 90, &ticks);
-  if (integers && ticks.step < 1)
-    {
-      ticks.step = 1;
-      ticks.first = (gint64) ceil (r->x_lo);
-      ticks.n = (guint) MAX (floor (r->x_hi) - ticks.first + 1, 0);
-      ticks.decimals = 0;
-    }
-  for (guint i = 0; i < ticks.n; i++)
-    {
-      double x = map_x (r, tilde_ticks_value (&ticks, i));
-      char label[64];
-      double width;
-
-      tilde_ticks_format (&ticks, i, label, sizeof label);
-      width = text_width (text, text->small, label);
-      /* Labels never overlap, nor hang past the panel. */
-      if (x - width / 2 < right + 6 || x + width / 2 > end)
-        continue;
-      show_text (cr, text, text->small, label, x, y, 0.5, 0, &style->foreground, 0.6);
-      right = x + width / 2;
-    }
-}
-
-/* ---- legend and messages ---- */
-
-static void
-draw_legend (TildePlotPainter *painter, cairo_t *cr, Text *text, double width, double y,
+draw_legend (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, double width, double y,
              const TildePlotStyle *style, gboolean warmup, gboolean divergent)
 {
   g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
@@ -780,11 +416,11 @@ draw_legend (TildePlotPainter *painter, cairo_t *cr, Text *text, double width, d
     {
       total = 0;
       for (guint c = 0; c < labels->len; c++)
-        total += swatch + spacing + text_width (text, text->small, labels->pdata[c]) + item_gap;
+        total += swatch + spacing + _tilde_plot_text_width (text, text->small, labels->pdata[c]) + item_gap;
       if (warmup)
-        total += swatch + spacing + text_width (text, text->small, _("Warmup")) + item_gap;
+        total += swatch + spacing + _tilde_plot_text_width (text, text->small, _("Warmup")) + item_gap;
       if (divergent)
-        total += swatch + spacing + text_width (text, text->small, _("Divergent")) + item_gap;
+        total += swatch + spacing + _tilde_plot_text_width (text, text->small, _("Divergent")) + item_gap;
       if (total <= width - 2 * MARGIN || compact)
         break;
       /* Too many chains for words: their numbers. */
@@ -801,209 +437,41 @@ draw_legend (TildePlotPainter *painter, cairo_t *cr, Text *text, double width, d
     {
       graphene_rect_t bar = GRAPHENE_RECT_INIT (x, y - 1.5, swatch, 3);
 
-      rounded_rectangle (cr, &bar, 1.5);
-      set_source (cr, chain_colour (style, c), 1);
+      _tilde_plot_rounded_rectangle (cr, &bar, 1.5);
+      _tilde_plot_set_source (cr, _tilde_plot_chain_colour (style, c), 1);
       cairo_fill (cr);
-      show_text (cr, text, text->small, labels->pdata[c], x + swatch + spacing, y, 0, 0.5,
+      _tilde_plot_show_text (cr, text, text->small, labels->pdata[c], x + swatch + spacing, y, 0, 0.5,
                  &style->foreground, 0.75);
-      x += swatch + spacing + text_width (text, text->small, labels->pdata[c]) + item_gap;
+      x += swatch + spacing + _tilde_plot_text_width (text, text->small, labels->pdata[c]) + item_gap;
     }
   if (warmup)
     {
       graphene_rect_t square = GRAPHENE_RECT_INIT (x + 2, y - 5, 10, 10);
 
-      rounded_rectangle (cr, &square, 2);
-      set_source (cr, &style->foreground, 0.12);
+      _tilde_plot_rounded_rectangle (cr, &square, 2);
+      _tilde_plot_set_source (cr, &style->foreground, 0.12);
       cairo_fill (cr);
-      show_text (cr, text, text->small, _("Warmup"), x + swatch + spacing, y, 0, 0.5,
+      _tilde_plot_show_text (cr, text, text->small, _("Warmup"), x + swatch + spacing, y, 0, 0.5,
                  &style->foreground, 0.75);
-      x += swatch + spacing + text_width (text, text->small, _("Warmup")) + item_gap;
+      x += swatch + spacing + _tilde_plot_text_width (text, text->small, _("Warmup")) + item_gap;
     }
   if (divergent)
     {
-      cairo_move_to (cr, snap (x + swatch / 2), y - 5);
-      cairo_line_to (cr, snap (x + swatch / 2), y + 5);
+      cairo_move_to (cr, _tilde_plot_snap (x + swatch / 2), y - 5);
+      cairo_line_to (cr, _tilde_plot_snap (x + swatch / 2), y + 5);
       cairo_set_line_width (cr, 1.5);
-      set_source (cr, &style->divergent, 1);
+      _tilde_plot_set_source (cr, &style->divergent, 1);
       cairo_stroke (cr);
-      show_text (cr, text, text->small, _("Divergent"), x + swatch + spacing, y, 0, 0.5,
+      _tilde_plot_show_text (cr, text, text->small, _("Divergent"), x + swatch + spacing, y, 0, 0.5,
                  &style->foreground, 0.75);
     }
-}
-
-static void
-draw_message (cairo_t *cr, Text *text, double width, double height, const char *message,
-              const TildePlotStyle *style)
-{
-  show_text (cr, text, text->bold, message, width / 2, height / 2, 0.5, 0.5, &style->foreground,
-             0.45);
-}
-
-/* ---- pixels ---- */
-
-/* Thousands of one-pixel marks cost cairo far more than writing the
- * pixels: dense marks are written straight into the target image when it
- * is one (the screen's picture, a PNG), else into an image of the panel
- * painted in one go. Vector files (SVG, PDF) get shapes instead. */
-typedef struct
-{
-  cairo_surface_t *surface;   /* the target, or an image of our own */
-  gboolean         own;
-  guint32         *data;      /* the panel's first pixel */
-  int              stride;    /* in pixels */
-  int              x, y;      /* the panel in the surface's pixels */
-  int              width;
-  int              height;
-  double           scale;
-} Raster;
-
-static gboolean
-wants_vectors (cairo_t *cr)
-{
-  switch (cairo_surface_get_type (cairo_get_target (cr)))
-    {
-    case CAIRO_SURFACE_TYPE_PDF:
-    case CAIRO_SURFACE_TYPE_PS:
-    case CAIRO_SURFACE_TYPE_SVG:
-    case CAIRO_SURFACE_TYPE_SCRIPT:
-      return TRUE;
-    default:
-      return FALSE;
-    }
-}
-
-/* Whether user space maps to the target's pixels by its device scale
- * alone, so that the panel can be found in them. */
-static gboolean
-writes_directly (cairo_t *cr, double *scale)
-{
-  cairo_surface_t *target = cairo_get_target (cr);
-  cairo_matrix_t matrix;
-  double sx, sy, ox, oy;
-
-  if (cairo_surface_get_type (target) != CAIRO_SURFACE_TYPE_IMAGE
-      || cairo_image_surface_get_format (target) != CAIRO_FORMAT_ARGB32)
-    return FALSE;
-  cairo_get_matrix (cr, &matrix);
-  cairo_surface_get_device_scale (target, &sx, &sy);
-  cairo_surface_get_device_offset (target, &ox, &oy);
-  *scale = sx;
-  return matrix.xx == 1 && matrix.yy == 1 && matrix.xy == 0 && matrix.yx == 0 && matrix.x0 == 0
-         && matrix.y0 == 0 && sx == sy && ox == 0 && oy == 0;
-}
-
-static gboolean
-raster_begin (Raster *raster, cairo_t *cr, const graphene_rect_t *panel, double scale)
-{
-  double device_scale;
-
-  memset (raster, 0, sizeof *raster);
-  if (writes_directly (cr, &device_scale))
-    {
-      cairo_surface_t *target = cairo_get_target (cr);
-      int surface_w = cairo_image_surface_get_width (target);
-      int surface_h = cairo_image_surface_get_height (target);
-
-      raster->surface = target;
-      raster->scale = device_scale;
-      raster->x = (int) floor (panel->origin.x) * (int) round (device_scale);
-      raster->y = (int) floor (panel->origin.y) * (int) round (device_scale);
-      raster->width = MIN ((int) ceil (panel->size.width * device_scale), surface_w - raster->x);
-      raster->height = MIN ((int) ceil (panel->size.height * device_scale), surface_h - raster->y);
-      if (raster->x < 0 || raster->y < 0 || raster->width <= 0 || raster->height <= 0)
-        return FALSE;
-      cairo_surface_flush (target);
-      raster->stride = cairo_image_surface_get_stride (target) / 4;
-      raster->data = (guint32 *) (void *) cairo_image_surface_get_data (target)
-                     + (gsize) raster->y * raster->stride + raster->x;
-      return TRUE;
-    }
-
-  raster->own = TRUE;
-  raster->scale = MAX (scale, 1);
-  raster->width = (int) ceil (panel->size.width * raster->scale);
-  raster->height = (int) ceil (panel->size.height * raster->scale);
-  raster->surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, MAX (raster->width, 1),
-                                                MAX (raster->height, 1));
-  if (cairo_surface_status (raster->surface) != CAIRO_STATUS_SUCCESS)
-    {
-      cairo_surface_destroy (raster->surface);
-      raster->surface = NULL;
-      return FALSE;
-    }
-  cairo_surface_flush (raster->surface);
-  raster->data = (guint32 *) (void *) cairo_image_surface_get_data (raster->surface);
-  raster->stride = cairo_image_surface_get_stride (raster->surface) / 4;
-  return TRUE;
-}
-
-static void
-raster_end (Raster *raster, cairo_t *cr, const graphene_rect_t *panel)
-{
-  if (!raster->own)
-    {
-      cairo_surface_mark_dirty_rectangle (raster->surface, raster->x, raster->y, raster->width,
-                                          raster->height);
-      return;
-    }
-  cairo_surface_mark_dirty (raster->surface);
-  cairo_surface_set_device_scale (raster->surface, raster->scale, raster->scale);
-  cairo_set_source_surface (cr, raster->surface, floor (panel->origin.x), floor (panel->origin.y));
-  cairo_paint (cr);
-  cairo_surface_destroy (raster->surface);
-  raster->surface = NULL;
-}
-
-/* Premultiplied ARGB, as cairo stores it. */
-static guint32
-pixel_of (const GdkRGBA *rgba, double alpha)
-{
-  double a = rgba->alpha * alpha;
-
-  return (guint32) round (a * 255) << 24 | (guint32) round (rgba->red * a * 255) << 16
-         | (guint32) round (rgba->green * a * 255) << 8 | (guint32) round (rgba->blue * a * 255);
-}
-
-/* Pixels [top, bottom) of column x, opaque. */
-static void
-raster_bar (Raster *raster, int x, int top, int bottom, guint32 pixel)
-{
-  guint32 *p;
-
-  if (x < 0 || x >= raster->width)
-    return;
-  top = MAX (top, 0);
-  bottom = MIN (bottom, raster->height);
-  p = raster->data + (gsize) top * raster->stride + x;
-  for (int y = top; y < bottom; y++, p += raster->stride)
-    *p = pixel;
-}
-
-/* A translucent pixel over what is there ("over" on premultiplied
- * values). */
-static void
-raster_blend (Raster *raster, int x, int y, guint32 pixel)
-{
-  guint32 *p, d, inverse = 255 - (pixel >> 24), out = 0;
-
-  if (x < 0 || y < 0 || x >= raster->width || y >= raster->height)
-    return;
-  p = raster->data + (gsize) y * raster->stride + x;
-  d = *p;
-  for (int shift = 0; shift < 32; shift += 8)
-    {
-      guint32 channel = ((pixel >> shift) & 0xff) + (((d >> shift) & 0xff) * inverse + 127) / 255;
-
-      out |= MIN (channel, 255u) << shift;
-    }
-  *p = out;
 }
 
 /* ---- trace view ---- */
 
 static gboolean
 trace_axes (TildePlotPainter *painter, Row *row, const TildePlotOptions *options, double start,
-            double end, double height, RowAxes *axes)
+            double end, double height, TildePlotAxes *axes)
 {
   double lo = INFINITY, hi = -INFINITY;
 
@@ -1034,10 +502,10 @@ trace_axes (TildePlotPainter *painter, Row *row, const TildePlotOptions *options
   axes->has_data = lo <= hi;
   if (!axes->has_data)
     return FALSE;
-  pad_range (&lo, &hi);
+  _tilde_plot_pad_range (&lo, &hi);
   axes->y_lo = lo;
   axes->y_hi = hi;
-  pick_ticks (lo, hi, height, 30, &axes->y_ticks);
+  _tilde_plot_pick_ticks (lo, hi, height, 30, &axes->y_ticks);
   return TRUE;
 }
 
@@ -1048,7 +516,7 @@ trace_axes (TildePlotPainter *painter, Row *row, const TildePlotOptions *options
  * themselves, stroked, when zoomed in. A stroke of the bars' zigzag
  * would make a polygon crossing every scanline thousands of times. */
 static void
-trace_line (TildePlotPainter *painter, cairo_t *cr, Raster *raster, const TildePlotRowLayout *r,
+trace_line (TildePlotPainter *painter, cairo_t *cr, TildePlotRaster *raster, const TildePlotRowLayout *r,
             const double *y, guint from, guint n, guint32 pixel)
 {
   double span = r->x_hi - r->x_lo, scale = raster ? raster->scale : 1;
@@ -1087,10 +555,10 @@ trace_line (TildePlotPainter *painter, cairo_t *cr, Raster *raster, const TildeP
             }
           previous = columns[c].last;
           /* In the panel's pixels. */
-          top = floor ((map_y (r, hi) - y0) * scale);
-          bottom = MAX (ceil ((map_y (r, lo) - y0) * scale), top + 1);
+          top = floor ((_tilde_plot_map_y (r, hi) - y0) * scale);
+          bottom = MAX (ceil ((_tilde_plot_map_y (r, lo) - y0) * scale), top + 1);
           if (raster)
-            raster_bar (raster, (int) c, (int) CLAMP (top, -1, raster->height + 1),
+            _tilde_plot_raster_bar (raster, (int) c, (int) CLAMP (top, -1, raster->height + 1),
                         (int) CLAMP (bottom, -1, raster->height + 1), pixel);
           else
             cairo_rectangle (cr, x0 + c, y0 + top, 1, bottom - top);
@@ -1109,27 +577,27 @@ trace_line (TildePlotPainter *painter, cairo_t *cr, Raster *raster, const TildeP
           continue;
         }
       if (!started)
-        cairo_move_to (cr, map_x (r, i), map_y (r, y[i]));
+        cairo_move_to (cr, _tilde_plot_map_x (r, i), _tilde_plot_map_y (r, y[i]));
       else
-        cairo_line_to (cr, map_x (r, i), map_y (r, y[i]));
+        cairo_line_to (cr, _tilde_plot_map_x (r, i), _tilde_plot_map_y (r, y[i]));
       started = TRUE;
     }
   cairo_stroke (cr);
 }
 
 static void
-draw_trace_row (TildePlotPainter *painter, Row *row, cairo_t *cr, Text *text,
-                const TildePlotRowLayout *r, const RowAxes *axes, const TildePlotStyle *style,
+draw_trace_row (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *text,
+                const TildePlotRowLayout *r, const TildePlotAxes *axes, const TildePlotStyle *style,
                 const TildePlotOptions *options, double label_y, gboolean last_row)
 {
   const graphene_rect_t *side = &r->side;
   guint warmup = 0;
   double peak = 0;
-  Raster raster;
+  TildePlotRaster raster;
   gboolean has_raster;
 
-  fill_panel (cr, &r->main, style);
-  fill_panel (cr, side, style);
+  _tilde_plot_fill_panel (cr, &r->main, style);
+  _tilde_plot_fill_panel (cr, side, style);
   if (!axes->has_data)
     return;
 
@@ -1139,44 +607,44 @@ draw_trace_row (TildePlotPainter *painter, Row *row, cairo_t *cr, Text *text,
       warmup = MAX (warmup, tilde_draws_get_n_warmup (painter->draws, c));
   if (warmup > r->x_lo)
     {
-      double x0 = MAX (map_x (r, 0), r->main.origin.x);
-      double x1 = MIN (map_x (r, warmup), r->main.origin.x + r->main.size.width);
+      double x0 = MAX (_tilde_plot_map_x (r, 0), r->main.origin.x);
+      double x1 = MIN (_tilde_plot_map_x (r, warmup), r->main.origin.x + r->main.size.width);
 
       cairo_save (cr);
-      rounded_rectangle (cr, &r->main, PANEL_RADIUS);
+      _tilde_plot_rounded_rectangle (cr, &r->main, TILDE_PLOT_PANEL_RADIUS);
       cairo_clip (cr);
       cairo_rectangle (cr, x0, r->main.origin.y, x1 - x0, r->main.size.height);
-      set_source (cr, &style->foreground, 0.05);
+      _tilde_plot_set_source (cr, &style->foreground, 0.05);
       cairo_fill (cr);
       cairo_restore (cr);
-      if (x1 - x0 > text_width (text, text->small, _("Warmup")) + 12)
-        show_text (cr, text, text->small, _("Warmup"), x0 + 6, r->main.origin.y + 4, 0, 0,
+      if (x1 - x0 > _tilde_plot_text_width (text, text->small, _("Warmup")) + 12)
+        _tilde_plot_show_text (cr, text, text->small, _("Warmup"), x0 + 6, r->main.origin.y + 4, 0, 0,
                    &style->foreground, 0.5);
     }
 
-  draw_y_axis (cr, text, r, axes, style, side->origin.x + side->size.width);
+  _tilde_plot_draw_y_axis (cr, text, r, axes, style, side->origin.x + side->size.width);
 
   /* The chains' lines. */
   cairo_save (cr);
-  clip_to (cr, &r->main);
+  _tilde_plot_clip_to (cr, &r->main);
   cairo_set_line_width (cr, 1);
   cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
-  has_raster = !wants_vectors (cr) && raster_begin (&raster, cr, &r->main, style->scale);
+  has_raster = !_tilde_plot_wants_vectors (cr) && _tilde_plot_raster_begin (&raster, cr, &r->main, style->scale);
   for (guint c = 0; c < row->n_chains; c++)
     {
       GArray *values = row->series[c].values;
 
-      set_source (cr, chain_colour (style, c), 1);
+      _tilde_plot_set_source (cr, _tilde_plot_chain_colour (style, c), 1);
       trace_line (painter, cr, has_raster ? &raster : NULL, r, (const double *) (void *) values->data,
-                  first_shown (painter, options, c), values->len, pixel_of (chain_colour (style, c), 1));
+                  first_shown (painter, options, c), values->len, _tilde_plot_pixel_of (_tilde_plot_chain_colour (style, c), 1));
     }
   if (has_raster)
-    raster_end (&raster, cr, &r->main);
+    _tilde_plot_raster_end (&raster, cr, &r->main);
   cairo_restore (cr);
 
   /* Divergent draws, ticked under the panel. */
   cairo_set_line_width (cr, 2);
-  set_source (cr, &style->divergent, 1);
+  _tilde_plot_set_source (cr, &style->divergent, 1);
   for (guint c = 0; c < row->n_chains; c++)
     {
       guint n;
@@ -1190,14 +658,14 @@ draw_trace_row (TildePlotPainter *painter, Row *row, cairo_t *cr, Text *text,
               || divergent[i] > r->x_hi)
             continue;
           /* Two pixels wide, on pixel edges. */
-          x = round (map_x (r, divergent[i]));
+          x = round (_tilde_plot_map_x (r, divergent[i]));
           cairo_move_to (cr, x, r->main.origin.y + r->main.size.height + 2);
           cairo_line_to (cr, x, r->main.origin.y + r->main.size.height + DIVERGENT_STRIP - 1);
         }
     }
   cairo_stroke (cr);
 
-  draw_x_axis (cr, text, r, label_y, TRUE, last_row ? _("Iteration") : NULL, style);
+  _tilde_plot_draw_x_axis (cr, text, r, label_y, TRUE, last_row ? _("Iteration") : NULL, style);
 
   /* Densities beside, on the same value axis. */
   for (guint c = 0; c < row->n_chains; c++)
@@ -1208,7 +676,7 @@ draw_trace_row (TildePlotPainter *painter, Row *row, cairo_t *cr, Text *text,
   if (!(peak > 0))
     return;
   cairo_save (cr);
-  clip_to (cr, side);
+  _tilde_plot_clip_to (cr, side);
   cairo_set_line_width (cr, 1.5);
   /* Cairo's faster scan converter: a third of the time, and at this
    * width no difference to see. */
@@ -1232,7 +700,7 @@ draw_trace_row (TildePlotPainter *painter, Row *row, cairo_t *cr, Text *text,
         {
           double value = series->kde_lo + i * (series->kde_hi - series->kde_lo) / (KDE_POINTS - 1);
           double x = side->origin.x + 2 + series->density[i] / peak * (side->size.width - 8);
-          double y = map_y (r, value);
+          double y = _tilde_plot_map_y (r, value);
 
           /* Points closer than a pixel add nothing but stroking time. */
           if (i > first && i < last && fabs (x - last_x) < 1 && fabs (y - last_y) < 1)
@@ -1244,11 +712,11 @@ draw_trace_row (TildePlotPainter *painter, Row *row, cairo_t *cr, Text *text,
           last_x = x;
           last_y = y;
         }
-      set_source (cr, chain_colour (style, c), 1);
+      _tilde_plot_set_source (cr, _tilde_plot_chain_colour (style, c), 1);
       cairo_stroke (cr);
     }
   cairo_restore (cr);
-  show_text (cr, text, text->small, _("Density"), side->origin.x + side->size.width / 2, label_y,
+  _tilde_plot_show_text (cr, text, text->small, _("Density"), side->origin.x + side->size.width / 2, label_y,
              0.5, 0, &style->foreground, 0.5);
 }
 
@@ -1264,8 +732,8 @@ rank_panel (const TildePlotRowLayout *r, guint chain, guint n_chains)
 }
 
 static void
-draw_rank_row (TildePlotPainter *painter, Row *row, cairo_t *cr, Text *text,
-               const TildePlotRowLayout *r, const RowAxes *axes, const TildePlotStyle *style,
+draw_rank_row (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *text,
+               const TildePlotRowLayout *r, const TildePlotAxes *axes, const TildePlotStyle *style,
                double label_y)
 {
   for (guint c = 0; c < row->n_chains; c++)
@@ -1274,26 +742,26 @@ draw_rank_row (TildePlotPainter *painter, Row *row, cairo_t *cr, Text *text,
       guint from, to;
       double expected, bar = panel.size.width / RANK_BINS;
 
-      fill_panel (cr, &panel, style);
+      _tilde_plot_fill_panel (cr, &panel, style);
       if (!axes->has_data)
         continue;
       statistics_draws (painter, c, &from, &to);
       expected = (double) (to - from) / RANK_BINS;
       for (guint b = 0; b < RANK_BINS; b++)
         {
-          double top = map_y (r, row->series[c].ranks[b]);
-          double bottom = map_y (r, 0);
+          double top = _tilde_plot_map_y (r, row->series[c].ranks[b]);
+          double bottom = _tilde_plot_map_y (r, 0);
 
           cairo_rectangle (cr, panel.origin.x + b * bar + 0.5, top, MAX (bar - 1, 1), bottom - top);
         }
-      set_source (cr, chain_colour (style, c), 1);
+      _tilde_plot_set_source (cr, _tilde_plot_chain_colour (style, c), 1);
       cairo_fill (cr);
       /* What a well-mixed chain would show. */
-      cairo_move_to (cr, panel.origin.x, snap (map_y (r, expected)));
-      cairo_line_to (cr, panel.origin.x + panel.size.width, snap (map_y (r, expected)));
+      cairo_move_to (cr, panel.origin.x, _tilde_plot_snap (_tilde_plot_map_y (r, expected)));
+      cairo_line_to (cr, panel.origin.x + panel.size.width, _tilde_plot_snap (_tilde_plot_map_y (r, expected)));
       cairo_set_dash (cr, (const double[]) { 4, 3 }, 2, 0);
       cairo_set_line_width (cr, 1);
-      set_source (cr, &style->foreground, 0.55);
+      _tilde_plot_set_source (cr, &style->foreground, 0.55);
       cairo_stroke (cr);
       cairo_set_dash (cr, NULL, 0, 0);
     }
@@ -1304,33 +772,33 @@ draw_rank_row (TildePlotPainter *painter, Row *row, cairo_t *cr, Text *text,
     TildePlotRowLayout first = *r;
 
     first.main = rank_panel (r, 0, row->n_chains);
-    draw_y_axis (cr, text, &first, axes, style, first.main.origin.x);
+    _tilde_plot_draw_y_axis (cr, text, &first, axes, style, first.main.origin.x);
   }
-  show_text (cr, text, text->small, _("Rank (all chains)"),
+  _tilde_plot_show_text (cr, text, text->small, _("Rank (all chains)"),
              r->main.origin.x + r->main.size.width / 2, label_y, 0.5, 0, &style->foreground, 0.5);
 }
 
 /* ---- autocorrelation view ---- */
 
 static void
-draw_autocorrelation_row (TildePlotPainter *painter, Row *row, cairo_t *cr, Text *text,
-                          const TildePlotRowLayout *r, const RowAxes *axes,
+draw_autocorrelation_row (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *text,
+                          const TildePlotRowLayout *r, const TildePlotAxes *axes,
                           const TildePlotStyle *style, const TildePlotOptions *options,
                           double label_y, gboolean last_row)
 {
-  fill_panel (cr, &r->main, style);
+  _tilde_plot_fill_panel (cr, &r->main, style);
   if (!axes->has_data)
     return;
-  draw_y_axis (cr, text, r, axes, style, r->main.origin.x + r->main.size.width);
+  _tilde_plot_draw_y_axis (cr, text, r, axes, style, r->main.origin.x + r->main.size.width);
   /* Zero, stronger than the grid. */
-  cairo_move_to (cr, r->main.origin.x, snap (map_y (r, 0)));
-  cairo_line_to (cr, r->main.origin.x + r->main.size.width, snap (map_y (r, 0)));
-  set_source (cr, &style->foreground, 0.3);
+  cairo_move_to (cr, r->main.origin.x, _tilde_plot_snap (_tilde_plot_map_y (r, 0)));
+  cairo_line_to (cr, r->main.origin.x + r->main.size.width, _tilde_plot_snap (_tilde_plot_map_y (r, 0)));
+  _tilde_plot_set_source (cr, &style->foreground, 0.3);
   cairo_set_line_width (cr, 1);
   cairo_stroke (cr);
 
   cairo_save (cr);
-  clip_to (cr, &r->main);
+  _tilde_plot_clip_to (cr, &r->main);
   cairo_set_line_width (cr, 1.5);
   cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
   for (guint c = 0; c < row->n_chains; c++)
@@ -1342,20 +810,20 @@ draw_autocorrelation_row (TildePlotPainter *painter, Row *row, cairo_t *cr, Text
       for (guint k = 0; k <= series->acf_lags; k++)
         {
           if (k == 0)
-            cairo_move_to (cr, map_x (r, k), map_y (r, series->acf[k]));
+            cairo_move_to (cr, _tilde_plot_map_x (r, k), _tilde_plot_map_y (r, series->acf[k]));
           else
-            cairo_line_to (cr, map_x (r, k), map_y (r, series->acf[k]));
+            cairo_line_to (cr, _tilde_plot_map_x (r, k), _tilde_plot_map_y (r, series->acf[k]));
         }
-      set_source (cr, chain_colour (style, c), 1);
+      _tilde_plot_set_source (cr, _tilde_plot_chain_colour (style, c), 1);
       cairo_stroke (cr);
     }
   cairo_restore (cr);
-  draw_x_axis (cr, text, r, label_y, TRUE, last_row ? _("Lag") : NULL, style);
+  _tilde_plot_draw_x_axis (cr, text, r, label_y, TRUE, last_row ? _("Lag") : NULL, style);
 }
 
 static gboolean
 autocorrelation_axes (TildePlotPainter *painter, Row *row, const TildePlotOptions *options,
-                      double height, RowAxes *axes, guint *lags)
+                      double height, TildePlotAxes *axes, guint *lags)
 {
   double lo = 0;
 
@@ -1376,44 +844,44 @@ autocorrelation_axes (TildePlotPainter *painter, Row *row, const TildePlotOption
     return FALSE;
   axes->y_lo = lo - 0.08 * (1 - lo);
   axes->y_hi = 1 + 0.08 * (1 - lo);
-  pick_ticks (lo, 1, height * (1 - lo) / (axes->y_hi - axes->y_lo), 30, &axes->y_ticks);
+  _tilde_plot_pick_ticks (lo, 1, height * (1 - lo) / (axes->y_hi - axes->y_lo), 30, &axes->y_ticks);
   return TRUE;
 }
 
 /* ---- pairs view ---- */
 
 static void
-draw_pairs (TildePlotPainter *painter, cairo_t *cr, Text *text, const TildePlotRowLayout *r,
-            const RowAxes *axes, const TildeTicks *x_ticks, const TildePlotStyle *style,
+draw_pairs (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, const TildePlotRowLayout *r,
+            const TildePlotAxes *axes, const TildeTicks *x_ticks, const TildePlotStyle *style,
             double label_y)
 {
   Row *x_row = g_ptr_array_index (painter->rows, 0), *y_row = g_ptr_array_index (painter->rows, 1);
-  Raster raster;
+  TildePlotRaster raster;
   gboolean has_raster;
 
-  fill_panel (cr, &r->main, style);
+  _tilde_plot_fill_panel (cr, &r->main, style);
   if (!axes->has_data)
     return;
-  draw_y_axis (cr, text, r, axes, style, r->main.origin.x + r->main.size.width);
+  _tilde_plot_draw_y_axis (cr, text, r, axes, style, r->main.origin.x + r->main.size.width);
   /* Vertical grid lines at the x ticks too. */
   for (guint i = 0; i < x_ticks->n; i++)
     {
-      double x = snap (map_x (r, tilde_ticks_value (x_ticks, i)));
+      double x = _tilde_plot_snap (_tilde_plot_map_x (r, tilde_ticks_value (x_ticks, i)));
 
       cairo_move_to (cr, x, r->main.origin.y);
       cairo_line_to (cr, x, r->main.origin.y + r->main.size.height);
     }
-  set_source (cr, &style->foreground, 0.08);
+  _tilde_plot_set_source (cr, &style->foreground, 0.08);
   cairo_stroke (cr);
 
   cairo_save (cr);
-  clip_to (cr, &r->main);
-  has_raster = !wants_vectors (cr) && raster_begin (&raster, cr, &r->main, style->scale);
+  _tilde_plot_clip_to (cr, &r->main);
+  has_raster = !_tilde_plot_wants_vectors (cr) && _tilde_plot_raster_begin (&raster, cr, &r->main, style->scale);
   for (guint c = 0; c < painter->n_chains; c++)
     {
       const double *x = (const double *) (void *) x_row->series[c].values->data;
       const double *y = (const double *) (void *) y_row->series[c].values->data;
-      guint32 pixel = pixel_of (chain_colour (style, c), 0.55);
+      guint32 pixel = _tilde_plot_pixel_of (_tilde_plot_chain_colour (style, c), 0.55);
       double x0 = floor (r->main.origin.x), y0 = floor (r->main.origin.y);
       guint from, to;
 
@@ -1424,8 +892,8 @@ draw_pairs (TildePlotPainter *painter, cairo_t *cr, Text *text, const TildePlotR
 
           if (!isfinite (x[i]) || !isfinite (y[i]))
             continue;
-          px = map_x (r, x[i]);
-          py = map_y (r, y[i]);
+          px = _tilde_plot_map_x (r, x[i]);
+          py = _tilde_plot_map_y (r, y[i]);
           if (!has_raster)
             {
               cairo_rectangle (cr, px - 1, py - 1, 2, 2);
@@ -1439,17 +907,17 @@ draw_pairs (TildePlotPainter *painter, cairo_t *cr, Text *text, const TildePlotR
 
             for (int dy = 0; dy < size; dy++)
               for (int dx = 0; dx < size; dx++)
-                raster_blend (&raster, left + dx, top + dy, pixel);
+                _tilde_plot_raster_blend (&raster, left + dx, top + dy, pixel);
           }
         }
       if (!has_raster)
         {
-          set_source (cr, chain_colour (style, c), 0.55);
+          _tilde_plot_set_source (cr, _tilde_plot_chain_colour (style, c), 0.55);
           cairo_fill (cr);
         }
     }
   if (has_raster)
-    raster_end (&raster, cr, &r->main);
+    _tilde_plot_raster_end (&raster, cr, &r->main);
   /* Divergent draws on top, ringed so they stand out of a dense cloud. */
   for (guint c = 0; c < painter->n_chains; c++)
     {
@@ -1466,12 +934,12 @@ draw_pairs (TildePlotPainter *painter, cairo_t *cr, Text *text, const TildePlotR
           if (d < from || d >= to || !isfinite (x[d]) || !isfinite (y[d]))
             continue;
           cairo_new_sub_path (cr);
-          cairo_arc (cr, map_x (r, x[d]), map_y (r, y[d]), 3.5, 0, 2 * G_PI);
+          cairo_arc (cr, _tilde_plot_map_x (r, x[d]), _tilde_plot_map_y (r, y[d]), 3.5, 0, 2 * G_PI);
         }
     }
-  set_source (cr, &style->divergent, 1);
+  _tilde_plot_set_source (cr, &style->divergent, 1);
   cairo_fill_preserve (cr);
-  set_source (cr, &style->background, 1);
+  _tilde_plot_set_source (cr, &style->background, 1);
   cairo_set_line_width (cr, 1);
   cairo_stroke (cr);
   cairo_restore (cr);
@@ -1481,24 +949,24 @@ draw_pairs (TildePlotPainter *painter, cairo_t *cr, Text *text, const TildePlotR
 
     for (guint i = 0; i < x_ticks->n; i++)
       {
-        double x = map_x (r, tilde_ticks_value (x_ticks, i));
+        double x = _tilde_plot_map_x (r, tilde_ticks_value (x_ticks, i));
         char label[64];
         double width;
 
         tilde_ticks_format (x_ticks, i, label, sizeof label);
-        width = text_width (text, text->small, label);
+        width = _tilde_plot_text_width (text, text->small, label);
         if (x - width / 2 < right + 6)
           continue;
-        show_text (cr, text, text->small, label, x, label_y, 0.5, 0, &style->foreground, 0.6);
+        _tilde_plot_show_text (cr, text, text->small, label, x, label_y, 0.5, 0, &style->foreground, 0.6);
         right = x + width / 2;
       }
   }
-  show_text (cr, text, text->bold, x_row->label, r->main.origin.x + r->main.size.width / 2,
+  _tilde_plot_show_text (cr, text, text->bold, x_row->label, r->main.origin.x + r->main.size.width / 2,
              label_y + text->small_height + 4, 0.5, 0, &style->foreground, 0.9);
 }
 
 static gboolean
-pairs_axes (TildePlotPainter *painter, guint row_index, double length, RowAxes *axes)
+pairs_axes (TildePlotPainter *painter, guint row_index, double length, TildePlotAxes *axes)
 {
   Row *row = g_ptr_array_index (painter->rows, row_index);
   double lo = INFINITY, hi = -INFINITY;
@@ -1520,10 +988,10 @@ pairs_axes (TildePlotPainter *painter, guint row_index, double length, RowAxes *
   axes->has_data = lo <= hi;
   if (!axes->has_data)
     return FALSE;
-  pad_range (&lo, &hi);
+  _tilde_plot_pad_range (&lo, &hi);
   axes->y_lo = lo;
   axes->y_hi = hi;
-  pick_ticks (lo, hi, length, 40, &axes->y_ticks);
+  _tilde_plot_pick_ticks (lo, hi, length, 40, &axes->y_ticks);
   return TRUE;
 }
 
@@ -1559,10 +1027,10 @@ has_warmup (TildePlotPainter *painter)
 }
 
 static void
-draw_pairs_view (TildePlotPainter *painter, cairo_t *cr, Text *text, double width, double height,
+draw_pairs_view (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, double width, double height,
                  double top, const TildePlotStyle *style, TildePlotLayout *layout)
 {
-  RowAxes x_axes, y_axes;
+  TildePlotAxes x_axes, y_axes;
   TildePlotRowLayout r = { 0 };
   double title_h = text->bold_height + 6;
   double bottom = height - MARGIN - text->small_height - 4 - text->bold_height - 4;
@@ -1571,18 +1039,18 @@ draw_pairs_view (TildePlotPainter *painter, cairo_t *cr, Text *text, double widt
 
   pairs_axes (painter, 0, width, &x_axes);
   pairs_axes (painter, 1, bottom - top - title_h, &y_axes);
-  left = MARGIN + y_labels_width (text, &y_axes) + LABEL_GAP;
+  left = MARGIN + _tilde_plot_y_labels_width (text, &y_axes) + TILDE_PLOT_LABEL_GAP;
   r.main = GRAPHENE_RECT_INIT (left, top + title_h, width - MARGIN - left,
                                MAX (bottom - top - title_h, 1));
   if (x_axes.has_data)
     {
-      pick_ticks (x_axes.y_lo, x_axes.y_hi, r.main.size.width, 80, &x_axes.y_ticks);
+      _tilde_plot_pick_ticks (x_axes.y_lo, x_axes.y_hi, r.main.size.width, 80, &x_axes.y_ticks);
       r.x_lo = x_axes.y_lo;
       r.x_hi = x_axes.y_hi;
     }
   r.y_lo = y_axes.y_lo;
   r.y_hi = y_axes.y_hi;
-  show_text (cr, text, text->bold, y_row->label, left, top, 0, 0, &style->foreground, 0.9);
+  _tilde_plot_show_text (cr, text, text->bold, y_row->label, left, top, 0, 0, &style->foreground, 0.9);
   y_axes.has_data = y_axes.has_data && x_axes.has_data;
   draw_pairs (painter, cr, text, &r, &y_axes, &x_axes.y_ticks, style,
               r.main.origin.y + r.main.size.height + 4);
@@ -1595,9 +1063,9 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
                           double width, double height, const TildePlotStyle *style,
                           const TildePlotOptions *options, TildePlotLayout *layout)
 {
-  Text text;
+  TildePlotText text;
   guint n_rows = painter->rows->len;
-  g_autofree RowAxes *axes = NULL;
+  g_autofree TildePlotAxes *axes = NULL;
   double start = 0, end = 1, header, row_height, title_h, label_h, strip, left, right, side_w = 0;
   gboolean trace = options->view == TILDE_PLOT_VIEW_TRACE;
 
@@ -1612,20 +1080,20 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
       gdk_cairo_set_source_rgba (cr, &style->background);
       cairo_paint (cr);
     }
-  text_init (&text, painter, layout_text, style);
+  _tilde_plot_text_init (&text, &painter->labels, layout_text, style);
   if (painter->draws != NULL)
     _tilde_plot_painter_sync (painter);
 
   if (!has_any_draws (painter) || n_rows == 0
       || (options->view == TILDE_PLOT_VIEW_PAIRS && n_rows < 2))
     {
-      draw_message (cr, &text, width, height,
+      _tilde_plot_draw_message (cr, &text, width, height,
                     !has_any_draws (painter) ? _("No draws yet")
                     : options->view == TILDE_PLOT_VIEW_PAIRS
                     ? _("Select two parameters to plot one against the other")
                     : _("Select parameters to plot"),
                     style);
-      text_clear (&text);
+      _tilde_plot_text_clear (&text);
       return;
     }
 
@@ -1636,7 +1104,7 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
   if (options->view == TILDE_PLOT_VIEW_PAIRS)
     {
       draw_pairs_view (painter, cr, &text, width, height, header, style, layout);
-      text_clear (&text);
+      _tilde_plot_text_clear (&text);
       return;
     }
 
@@ -1647,7 +1115,7 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
   strip = trace ? DIVERGENT_STRIP : 2;
   row_height = (height - header - MARGIN + ROW_GAP) / n_rows;
   iteration_window (painter, options, &start, &end);
-  axes = g_new0 (RowAxes, n_rows);
+  axes = g_new0 (TildePlotAxes, n_rows);
 
   left = 0;
   for (guint i = 0; i < n_rows; i++)
@@ -1666,7 +1134,7 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
           axes[i].y_lo = 0;
           axes[i].y_hi = row->ranks_peak * 1.08;
           if (axes[i].has_data)
-            pick_ticks (0, row->ranks_peak, panel_h / 1.08, 30, &axes[i].y_ticks);
+            _tilde_plot_pick_ticks (0, row->ranks_peak, panel_h / 1.08, 30, &axes[i].y_ticks);
           break;
         case TILDE_PLOT_VIEW_AUTOCORRELATION:
           autocorrelation_axes (painter, row, options, panel_h, &axes[i], &lags);
@@ -1675,9 +1143,9 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
         default:
           g_assert_not_reached ();
         }
-      left = MAX (left, y_labels_width (&text, &axes[i]));
+      left = MAX (left, _tilde_plot_y_labels_width (&text, &axes[i]));
     }
-  left = MARGIN + left + LABEL_GAP;
+  left = MARGIN + left + TILDE_PLOT_LABEL_GAP;
   right = width - MARGIN;
   if (trace)
     {
@@ -1715,7 +1183,7 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
         }
       label_y = r.main.origin.y + panel_h + strip;
 
-      show_text (cr, &text, text.bold, row->label, left, top, 0, 0, &style->foreground, 0.9);
+      _tilde_plot_show_text (cr, &text, text.bold, row->label, left, top, 0, 0, &style->foreground, 0.9);
       switch (options->view)
         {
         case TILDE_PLOT_VIEW_TRACE:
@@ -1734,13 +1202,13 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
           g_assert_not_reached ();
         }
       if (!axes[i].has_data)
-        show_text (cr, &text, text.small, _("No finite draws"),
+        _tilde_plot_show_text (cr, &text, text.small, _("No finite draws"),
                    r.main.origin.x + r.main.size.width / 2,
                    r.main.origin.y + r.main.size.height / 2, 0.5, 0.5, &style->foreground, 0.5);
       if (layout)
         g_array_append_val (layout->rows, r);
     }
-  text_clear (&text);
+  _tilde_plot_text_clear (&text);
 }
 
 /* ---- hit tests ---- */
@@ -1774,7 +1242,7 @@ static void
 hit_trace (TildePlotPainter *painter, Row *row, const TildePlotRowLayout *r,
            const TildePlotOptions *options, double x, double y, TildePlotHit *hit)
 {
-  gint64 draw = (gint64) round (unmap_x (r, x));
+  gint64 draw = (gint64) round (_tilde_plot_unmap_x (r, x));
   double best = G_MAXDOUBLE;
   g_autofree char *value = NULL;
   g_autofree char *name = NULL;
@@ -1790,13 +1258,13 @@ hit_trace (TildePlotPainter *painter, Row *row, const TildePlotRowLayout *r,
       v = g_array_index (values, double, draw);
       if (!isfinite (v))
         continue;
-      distance = fabs (map_y (r, v) - y);
+      distance = fabs (_tilde_plot_map_y (r, v) - y);
       if (distance < best)
         {
           best = distance;
           hit->chain = (int) c;
-          hit->x = map_x (r, draw);
-          hit->y = map_y (r, v);
+          hit->x = _tilde_plot_map_x (r, draw);
+          hit->y = _tilde_plot_map_y (r, v);
         }
     }
   if (best == G_MAXDOUBLE)
@@ -1806,16 +1274,16 @@ hit_trace (TildePlotPainter *painter, Row *row, const TildePlotRowLayout *r,
   name = g_markup_escape_text (row->label, -1);
   if (tilde_draws_is_warmup (painter->draws, hit->chain, (guint) draw))
     /* Translators: a read-out: the value, then "Chain 2, warmup iteration 130" */
-    where = g_strdup_printf (_("Chain %d, warmup iteration %" G_GINT64_FORMAT), hit->chain + 1, draw);
+    where = g_strdup_printf (_("Chain %d, warmup iteration %u"), hit->chain + 1, (guint) draw);
   else
-    where = g_strdup_printf (_("Chain %d, iteration %" G_GINT64_FORMAT), hit->chain + 1, draw);
+    where = g_strdup_printf (_("Chain %d, iteration %u"), hit->chain + 1, (guint) draw);
   hit->text = g_strdup_printf ("<b>%s</b>  %s\n%s", name, value, where);
 }
 
 static void
 hit_autocorrelation (Row *row, const TildePlotRowLayout *r, double x, double y, TildePlotHit *hit)
 {
-  gint64 lag = (gint64) round (unmap_x (r, x));
+  gint64 lag = (gint64) round (_tilde_plot_unmap_x (r, x));
   g_autofree char *name = g_markup_escape_text (row->label, -1);
   GString *text;
 
@@ -1823,7 +1291,7 @@ hit_autocorrelation (Row *row, const TildePlotRowLayout *r, double x, double y, 
     return;
   text = g_string_new (NULL);
   /* Translators: a read-out title: the parameter, then "lag 12" */
-  g_string_append_printf (text, _("<b>%s</b>  lag %" G_GINT64_FORMAT), name, lag);
+  g_string_append_printf (text, _("<b>%s</b>  lag %u"), name, (guint) lag);
   for (guint c = 0; c < row->n_chains; c++)
     {
       Series *series = &row->series[c];
@@ -1838,7 +1306,7 @@ hit_autocorrelation (Row *row, const TildePlotRowLayout *r, double x, double y, 
     }
   hit->found = TRUE;
   hit->chain = -1;
-  hit->x = map_x (r, lag);
+  hit->x = _tilde_plot_map_x (r, lag);
   hit->y = y;
   hit->text = g_string_free (text, FALSE);
 }
@@ -1870,7 +1338,7 @@ hit_rank (TildePlotPainter *painter, Row *row, const TildePlotRowLayout *r, doub
       hit->found = TRUE;
       hit->chain = (int) c;
       hit->x = panel.origin.x + (bin + 0.5) * panel.size.width / RANK_BINS;
-      hit->y = map_y (r, row->series[c].ranks[bin]);
+      hit->y = _tilde_plot_map_y (r, row->series[c].ranks[bin]);
       /* Translators: a read-out: the parameter, then "Chain 2, ranks 1 to 400: 96 draws" */
       hit->text = g_strdup_printf (_("<b>%s</b>\nChain %u, ranks %u to %u: %u draws"), name, c + 1,
                                    (guint) ((guint64) bin * total / RANK_BINS) + 1,
@@ -1921,7 +1389,7 @@ hit_pairs (TildePlotPainter *painter, const TildePlotRowLayout *r, double x, dou
       statistics_draws (painter, c, &from, &to);
       for (guint i = from; i < to; i++)
         {
-          double dx = map_x (r, xs[i]) - x, dy = map_y (r, ys[i]) - y;
+          double dx = _tilde_plot_map_x (r, xs[i]) - x, dy = _tilde_plot_map_y (r, ys[i]) - y;
 
           if (dx * dx + dy * dy < best)
             {
@@ -1934,8 +1402,8 @@ hit_pairs (TildePlotPainter *painter, const TildePlotRowLayout *r, double x, dou
     }
   if (!hit->found)
     return;
-  hit->x = map_x (r, g_array_index (x_row->series[hit->chain].values, double, best_draw));
-  hit->y = map_y (r, g_array_index (y_row->series[hit->chain].values, double, best_draw));
+  hit->x = _tilde_plot_map_x (r, g_array_index (x_row->series[hit->chain].values, double, best_draw));
+  hit->y = _tilde_plot_map_y (r, g_array_index (y_row->series[hit->chain].values, double, best_draw));
   x_name = g_markup_escape_text (x_row->label, -1);
   y_name = g_markup_escape_text (y_row->label, -1);
   x_value = format_value (g_array_index (x_row->series[hit->chain].values, double, best_draw));
