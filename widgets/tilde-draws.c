@@ -305,18 +305,33 @@ tilde_draws_append (TildeDraws *self, guint chain_index, const double *values, g
 
   chunk_size = 1u << self->chunk_shift;
   mask = chunk_size - 1;
-  for (gsize r = 0; r < n_rows; r++)
+  /* Column by column within each chunk: the writes run along a column
+   * while the few rows being read stay in the cache. */
+  for (gsize r = 0; r < n_rows;)
     {
       guint draw = chain->n_draws + (guint) r;
       double *chunk = chunk_of (self, chain, draw);
-      const double *row = values + r * self->n_columns;
+      gsize run = MIN (n_rows - r, (gsize) (chunk_size - (draw & mask)));
 
       for (guint c = 0; c < self->n_columns; c++)
-        chunk[((gsize) c << self->chunk_shift) + (draw & mask)] = row[c];
-      if (self->divergent_column >= 0 && row[self->divergent_column] != 0
-          && row[self->divergent_column] == row[self->divergent_column])
-        g_array_append_val (chain->divergent, draw);
+        {
+          double *out = chunk + ((gsize) c << self->chunk_shift) + (draw & mask);
+          const double *in = values + r * self->n_columns + c;
+
+          for (gsize k = 0; k < run; k++)
+            out[k] = in[k * self->n_columns];
+        }
+      r += run;
     }
+  if (self->divergent_column >= 0)
+    for (gsize r = 0; r < n_rows; r++)
+      {
+        double flag = values[r * self->n_columns + self->divergent_column];
+        guint draw = chain->n_draws + (guint) r;
+
+        if (flag != 0 && flag == flag)
+          g_array_append_val (chain->divergent, draw);
+      }
   /* Published last: readers see only whole rows. */
   chain->n_draws += (guint) n_rows;
   if (is_warmup)

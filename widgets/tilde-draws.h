@@ -17,10 +17,11 @@ G_DECLARE_FINAL_TYPE (TildeDraws, tilde_draws, TILDE, DRAWS, GObject)
  * so that appending never moves a draw already stored.
  *
  * Thread rule: a TildeDraws lives on the main thread. A sampler's thread
- * hands its batches over with g_main_context_invoke() and appends them
- * there; readers on the main thread may read each chain up to
- * tilde_draws_get_n_draws(), which an append raises only once its draws
- * are stored.
+ * hands its batches over with g_main_context_invoke_full() at
+ * G_PRIORITY_DEFAULT_IDLE (below GTK's redraw, so that a stream of
+ * batches never holds a frame back) and appends them there; readers on
+ * the main thread may read each chain up to tilde_draws_get_n_draws(),
+ * which an append raises only once its draws are stored.
  *
  * "changed" is emitted from the main loop after appends, at most once
  * per frame (16 ms) however many batches arrived, and before GTK draws

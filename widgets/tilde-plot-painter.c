@@ -73,6 +73,8 @@ struct _TildePlotPainter
   GPtrArray    *rows;
   guint         n_chains;
   GArray       *scratch;   /* TildeColumn */
+  /* Full bandwidth computations left to this frame. */
+  int           bandwidth_budget;
 
   TildePlotLabels labels;
 };
@@ -284,10 +286,15 @@ ensure_density (TildePlotPainter *painter, Series *series, guint chain)
   x = &g_array_index (series->values, double, from);
   /* While draws stream in, the spread barely moves between frames: the
    * bandwidth is computed in full (two selections) once the draws have
-   * grown by 2 %, and in between only follows n^(-1/5). */
+   * grown by 2 %, and in between only follows n^(-1/5). Chains grow
+   * together, so a few series a frame take their turn (time-slicing, as
+   * the frame must not wait for all of them), unless one has grown by a
+   * tenth. */
   if (series->bandwidth_n == 0 || series->bandwidth_from != from || to - from < series->bandwidth_n
-      || to - from > series->bandwidth_n * 1.02)
+      || to - from > series->bandwidth_n * 1.1
+      || (to - from > series->bandwidth_n * 1.02 && painter->bandwidth_budget > 0))
     {
+      painter->bandwidth_budget--;
       series->bandwidth = tilde_kde_bandwidth (x, to - from);
       series->bandwidth_from = from;
       series->bandwidth_n = to - from;
@@ -749,10 +756,13 @@ draw_rank_row (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *
       expected = (double) (to - from) / RANK_BINS;
       for (guint b = 0; b < RANK_BINS; b++)
         {
-          double top = _tilde_plot_map_y (r, row->series[c].ranks[b]);
-          double bottom = _tilde_plot_map_y (r, 0);
+          /* On whole pixels: sharp edges, and boxes cairo fills fast. */
+          double top = round (_tilde_plot_map_y (r, row->series[c].ranks[b]));
+          double bottom = round (_tilde_plot_map_y (r, 0));
+          double left = round (panel.origin.x + b * bar);
+          double right = round (panel.origin.x + (b + 1) * bar) - 1;
 
-          cairo_rectangle (cr, panel.origin.x + b * bar + 0.5, top, MAX (bar - 1, 1), bottom - top);
+          cairo_rectangle (cr, left, top, MAX (right - left, 1), bottom - top);
         }
       _tilde_plot_set_source (cr, _tilde_plot_chain_colour (style, c), 1);
       cairo_fill (cr);
@@ -1081,6 +1091,7 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
       cairo_paint (cr);
     }
   _tilde_plot_text_init (&text, &painter->labels, layout_text, style);
+  painter->bandwidth_budget = 2;
   if (painter->draws != NULL)
     _tilde_plot_painter_sync (painter);
 

@@ -3,7 +3,8 @@
  * The main loop while four chains stream draws into the trace plot: a
  * thread plays the sampler, making 1,000 warmup and 10,000 sampling draws
  * per chain at a steady rate and handing them over in batches with
- * g_main_context_invoke(), as the store's thread rule asks; the window
+ * g_main_context_invoke_full() at G_PRIORITY_DEFAULT_IDLE, as the store's
+ * thread rule asks; the window
  * shows the parameter list and four parameters' traces. Records the gaps
  * between turns of the main loop (a 1 ms timer), and how long each frame's
  * layout and paint took (the frame clock's before-paint to after-paint).
@@ -149,7 +150,7 @@ produce (gpointer data)
               row[5] = g_rand_int_range (rand, 0, 1000) == 0;
             }
           made[c] += n;
-          g_main_context_invoke_full (NULL, G_PRIORITY_DEFAULT, append_batch, batch, batch_free);
+          g_main_context_invoke_full (NULL, G_PRIORITY_DEFAULT_IDLE, append_batch, batch, batch_free);
         }
       next += BATCH_MS * 1000;
       if (next > g_get_monotonic_time ())
@@ -200,10 +201,26 @@ mapped (gpointer data)
   return gtk_widget_get_mapped (data);
 }
 
-static void
-count_frame (GdkFrameClock *clock, guint *frames)
+typedef struct
 {
-  (*frames)++;
+  guint   frames;
+  double  start;
+  GArray *cpu;   /* ms of processor time per frame's layout and paint */
+} Frames;
+
+static void
+frame_begin (GdkFrameClock *clock, Frames *frames)
+{
+  frames->start = cpu_us ();
+}
+
+static void
+count_frame (GdkFrameClock *clock, Frames *frames)
+{
+  double ms = (cpu_us () - frames->start) / 1000;
+
+  g_array_append_val (frames->cpu, ms);
+  frames->frames++;
 }
 
 /* The same window; each frame follows one batch of 10 draws per chain. */
@@ -215,7 +232,7 @@ run_frames (guint n_frames)
   GtkWidget *plot = tilde_trace_plot_new ();
   g_autoptr(GRand) rand = g_rand_new_with_seed (5);
   double row[N_COLUMNS] = { 0 };
-  guint frames = 0;
+  Frames frames = { 0, 0, g_array_new (FALSE, FALSE, sizeof (double)) };
 
   gtk_window_set_default_size (window, 1000, 900);
   gtk_window_set_child (window, plot);
@@ -232,10 +249,11 @@ run_frames (guint n_frames)
   gtk_window_present (window);
   while (!mapped (plot))
     g_main_context_iteration (NULL, TRUE);
+  g_signal_connect (gtk_widget_get_frame_clock (plot), "before-paint", G_CALLBACK (frame_begin), &frames);
   g_signal_connect (gtk_widget_get_frame_clock (plot), "after-paint", G_CALLBACK (count_frame), &frames);
   for (guint f = 0; f < n_frames; f++)
     {
-      guint now = frames;
+      guint now = frames.frames;
 
       for (guint c = 0; c < N_CHAINS; c++)
         for (guint i = 0; i < 10; i++)
@@ -244,10 +262,12 @@ run_frames (guint n_frames)
               row[k] = g_rand_double (rand);
             tilde_draws_append (draws, c, row, N_COLUMNS, FALSE);
           }
-      while (frames == now)
+      while (frames.frames == now)
         g_main_context_iteration (NULL, TRUE);
     }
-  printf ("%u frames\n", n_frames);
+  printf ("%u frames, processor time of layout and paint: median %.2f ms, 95 %% %.2f ms, max %.2f ms\n",
+          n_frames, percentile (frames.cpu, 0.5), percentile (frames.cpu, 0.95), percentile (frames.cpu, 1));
+  g_array_unref (frames.cpu);
   gtk_window_destroy (window);
   g_object_unref (draws);
   return 0;
