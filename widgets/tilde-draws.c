@@ -163,7 +163,8 @@ build_parameters (TildeDraws *self)
           columns[c - column] = c;
         }
       name = group_name (variable, (const char *const *) self->names + column, end - column);
-      parameter = tilde_parameter_new (name, variable, columns, end - column, G_LIST_MODEL (children));
+      parameter = tilde_parameter_new (name, variable, columns, end - column,
+                                       G_LIST_MODEL (children));
       g_list_store_append (self->parameters, parameter);
       column = end;
     }
@@ -402,7 +403,8 @@ tilde_draws_copy_column (TildeDraws *self, guint chain, guint column, guint star
   chunk_size = 1u << self->chunk_shift;
   while (draw < start + n)
     {
-      const double *chunk = g_ptr_array_index (self->chains[chain].chunks, draw >> self->chunk_shift);
+      const double *chunk = g_ptr_array_index (self->chains[chain].chunks,
+                                               draw >> self->chunk_shift);
       guint offset = draw & (chunk_size - 1);
       guint count = MIN (chunk_size - offset, start + n - draw);
 

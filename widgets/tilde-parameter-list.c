@@ -95,7 +95,8 @@ parameter_matches (TildeParameterList *self, TildeParameter *parameter)
   if (tilde_parameter_is_group (parameter) || self->draws == NULL)
     return FALSE;
   columns = tilde_parameter_get_columns (parameter, &n);
-  return n == 1 && contains_folded (tilde_draws_get_column_name (self->draws, columns[0]), self->search);
+  return n == 1 && contains_folded (tilde_draws_get_column_name (self->draws, columns[0]),
+                                    self->search);
 }
 
 static gboolean
@@ -207,7 +208,8 @@ tilde_parameter_list_set_search (TildeParameterList *self, const char *text)
 static void
 update_selected (TildeParameterList *self)
 {
-  g_autoptr(GtkBitset) bitset = gtk_selection_model_get_selection (GTK_SELECTION_MODEL (self->selection));
+  GtkSelectionModel *model = GTK_SELECTION_MODEL (self->selection);
+  g_autoptr(GtkBitset) bitset = gtk_selection_model_get_selection (model);
   g_autofree gboolean *chosen = NULL;
   g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
   GtkBitsetIter iter;
@@ -221,7 +223,8 @@ update_selected (TildeParameterList *self)
       for (gboolean more = gtk_bitset_iter_init_first (&iter, bitset, &position); more;
            more = gtk_bitset_iter_next (&iter, &position))
         {
-          g_autoptr(GtkTreeListRow) row = g_list_model_get_item (G_LIST_MODEL (self->selection), position);
+          g_autoptr(GtkTreeListRow) row = g_list_model_get_item (G_LIST_MODEL (self->selection),
+                                                                 position);
           g_autoptr(TildeParameter) parameter = gtk_tree_list_row_get_item (row);
           const guint *columns;
           guint n;

@@ -168,8 +168,9 @@ _tilde_plot_text_width (TildePlotText *text, const PangoFontDescription *font, c
 
 /* Shows `string` with its box's point (xalign, yalign) at (x, y). */
 void
-_tilde_plot_show_text (cairo_t *cr, TildePlotText *text, const PangoFontDescription *font, const char *string,
-           double x, double y, double xalign, double yalign, const GdkRGBA *colour, double alpha)
+_tilde_plot_show_text (cairo_t *cr, TildePlotText *text, const PangoFontDescription *font,
+                       const char *string, double x, double y, double xalign, double yalign,
+                       const GdkRGBA *colour, double alpha)
 {
   PangoLayout *layout = layout_with (text, font, string);
   int width, height;
@@ -303,19 +304,20 @@ _tilde_plot_y_labels_width (TildePlotText *text, const TildePlotAxes *axes)
 
 /* Grid lines and labels of the y axis, left of the main panel. */
 void
-_tilde_plot_draw_y_axis (cairo_t *cr, TildePlotText *text, const TildePlotRowLayout *r, const TildePlotAxes *axes,
-             const TildePlotStyle *style, double right_edge)
+_tilde_plot_draw_y_axis (cairo_t *cr, TildePlotText *text, const TildePlotRowLayout *r,
+                         const TildePlotAxes *axes, const TildePlotStyle *style, double right_edge)
 {
   for (guint i = 0; i < axes->y_ticks.n; i++)
     {
-      double value = tilde_ticks_value (&axes->y_ticks, i), y = _tilde_plot_snap (_tilde_plot_map_y (r, value));
+      double value = tilde_ticks_value (&axes->y_ticks, i);
+      double y = _tilde_plot_snap (_tilde_plot_map_y (r, value));
       char label[64];
 
       cairo_move_to (cr, r->main.origin.x, y);
       cairo_line_to (cr, right_edge, y);
       tilde_ticks_format (&axes->y_ticks, i, label, sizeof label);
-      _tilde_plot_show_text (cr, text, text->small, label, r->main.origin.x - TILDE_PLOT_LABEL_GAP, y, 1, 0.5,
-                 &style->foreground, 0.6);
+      _tilde_plot_show_text (cr, text, text->small, label, r->main.origin.x - TILDE_PLOT_LABEL_GAP,
+                             y, 1, 0.5, &style->foreground, 0.6);
     }
   _tilde_plot_set_source (cr, &style->foreground, 0.08);
   cairo_set_line_width (cr, 1);
@@ -325,17 +327,18 @@ _tilde_plot_draw_y_axis (cairo_t *cr, TildePlotText *text, const TildePlotRowLay
 /* Tick labels under the main panel, from x_lo to x_hi, whole numbers
  * only when `integers`; the axis's name (may be NULL) at the right end. */
 void
-_tilde_plot_draw_x_axis (cairo_t *cr, TildePlotText *text, const TildePlotRowLayout *r, double y, gboolean integers,
-             const char *caption, const TildePlotStyle *style)
+_tilde_plot_draw_x_axis (cairo_t *cr, TildePlotText *text, const TildePlotRowLayout *r, double y,
+                         gboolean integers, const char *caption, const TildePlotStyle *style)
 {
   TildeTicks ticks;
   double right = -G_MAXDOUBLE, end = r->main.origin.x + r->main.size.width + 4;
 
   if (caption != NULL)
     {
-      _tilde_plot_show_text (cr, text, text->small, caption, r->main.origin.x + r->main.size.width, y, 1, 0,
-                 &style->foreground, 0.5);
-      end = r->main.origin.x + r->main.size.width - _tilde_plot_text_width (text, text->small, caption) - 12;
+      _tilde_plot_show_text (cr, text, text->small, caption, r->main.origin.x + r->main.size.width,
+                             y, 1, 0, &style->foreground, 0.5);
+      end = r->main.origin.x + r->main.size.width
+            - _tilde_plot_text_width (text, text->small, caption) - 12;
     }
 
   _tilde_plot_pick_ticks (r->x_lo, r->x_hi, r->main.size.width, 90, &ticks);
@@ -365,11 +368,11 @@ _tilde_plot_draw_x_axis (cairo_t *cr, TildePlotText *text, const TildePlotRowLay
 /* ---- messages ---- */
 
 void
-_tilde_plot_draw_message (cairo_t *cr, TildePlotText *text, double width, double height, const char *message,
-              const TildePlotStyle *style)
+_tilde_plot_draw_message (cairo_t *cr, TildePlotText *text, double width, double height,
+                          const char *message, const TildePlotStyle *style)
 {
-  _tilde_plot_show_text (cr, text, text->bold, message, width / 2, height / 2, 0.5, 0.5, &style->foreground,
-             0.45);
+  _tilde_plot_show_text (cr, text, text->bold, message, width / 2, height / 2, 0.5, 0.5,
+                         &style->foreground, 0.45);
 }
 
 /* ---- pixels ---- */
@@ -411,7 +414,8 @@ writes_directly (cairo_t *cr, double *scale)
 }
 
 gboolean
-_tilde_plot_raster_begin (TildePlotRaster *raster, cairo_t *cr, const graphene_rect_t *panel, double scale)
+_tilde_plot_raster_begin (TildePlotRaster *raster, cairo_t *cr, const graphene_rect_t *panel,
+                          double scale)
 {
   double device_scale;
 

@@ -435,7 +435,8 @@ tilde_ticks_format (const TildeTicks *ticks, guint i, char *buffer, gsize size)
   char text[64];
 
   if (value == 0)
-    g_snprintf (text, sizeof text, "%.*f", ticks->step < 1e-4 || ticks->step >= 1e6 ? 0 : ticks->decimals, 0.0);
+    g_snprintf (text, sizeof text, "%.*f",
+                ticks->step < 1e-4 || ticks->step >= 1e6 ? 0 : ticks->decimals, 0.0);
   else if (ticks->step < 1e-4 || ticks->step >= 1e6)
     {
       int digits = (int) (floor (log10 (fabs (value))) - floor (log10 (ticks->step)));

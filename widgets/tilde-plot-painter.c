@@ -408,12 +408,24 @@ ensure_ranks (TildePlotPainter *painter, Row *row)
 
 /* ---- legend ---- */
 
+/* A legend item: a swatch, a gap, the label, and the gap to the next. */
+#define LEGEND_SWATCH 14.0
+#define LEGEND_SPACING 6.0
+#define LEGEND_GAP 16.0
+
+static double
+legend_item_width (TildePlotText *text, const char *label)
+{
+  return LEGEND_SWATCH + LEGEND_SPACING + _tilde_plot_text_width (text, text->small, label)
+         + LEGEND_GAP;
+}
+
 static void
 draw_legend (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, double width, double y,
              const TildePlotStyle *style, gboolean warmup, gboolean divergent)
 {
   g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
-  double swatch = 14, spacing = 6, item_gap = 16, total = 0, x;
+  double swatch = LEGEND_SWATCH, spacing = LEGEND_SPACING, total = 0, x;
   gboolean compact = FALSE;
 
   for (guint c = 0; c < painter->n_chains; c++)
@@ -423,11 +435,11 @@ draw_legend (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, double
     {
       total = 0;
       for (guint c = 0; c < labels->len; c++)
-        total += swatch + spacing + _tilde_plot_text_width (text, text->small, labels->pdata[c]) + item_gap;
+        total += legend_item_width (text, labels->pdata[c]);
       if (warmup)
-        total += swatch + spacing + _tilde_plot_text_width (text, text->small, _("Warmup")) + item_gap;
+        total += legend_item_width (text, _("Warmup"));
       if (divergent)
-        total += swatch + spacing + _tilde_plot_text_width (text, text->small, _("Divergent")) + item_gap;
+        total += legend_item_width (text, _("Divergent"));
       if (total <= width - 2 * MARGIN || compact)
         break;
       /* Too many chains for words: their numbers. */
@@ -439,7 +451,7 @@ draw_legend (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, double
         }
     }
 
-  x = MAX (MARGIN, width - MARGIN - total + item_gap);
+  x = MAX (MARGIN, width - MARGIN - total + LEGEND_GAP);
   for (guint c = 0; c < labels->len; c++)
     {
       graphene_rect_t bar = GRAPHENE_RECT_INIT (x, y - 1.5, swatch, 3);
@@ -447,9 +459,9 @@ draw_legend (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, double
       _tilde_plot_rounded_rectangle (cr, &bar, 1.5);
       _tilde_plot_set_source (cr, _tilde_plot_chain_colour (style, c), 1);
       cairo_fill (cr);
-      _tilde_plot_show_text (cr, text, text->small, labels->pdata[c], x + swatch + spacing, y, 0, 0.5,
-                 &style->foreground, 0.75);
-      x += swatch + spacing + _tilde_plot_text_width (text, text->small, labels->pdata[c]) + item_gap;
+      _tilde_plot_show_text (cr, text, text->small, labels->pdata[c], x + swatch + spacing, y, 0,
+                             0.5, &style->foreground, 0.75);
+      x += legend_item_width (text, labels->pdata[c]);
     }
   if (warmup)
     {
@@ -459,8 +471,8 @@ draw_legend (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, double
       _tilde_plot_set_source (cr, &style->foreground, 0.12);
       cairo_fill (cr);
       _tilde_plot_show_text (cr, text, text->small, _("Warmup"), x + swatch + spacing, y, 0, 0.5,
-                 &style->foreground, 0.75);
-      x += swatch + spacing + _tilde_plot_text_width (text, text->small, _("Warmup")) + item_gap;
+                             &style->foreground, 0.75);
+      x += legend_item_width (text, _("Warmup"));
     }
   if (divergent)
     {
@@ -470,7 +482,7 @@ draw_legend (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, double
       _tilde_plot_set_source (cr, &style->divergent, 1);
       cairo_stroke (cr);
       _tilde_plot_show_text (cr, text, text->small, _("Divergent"), x + swatch + spacing, y, 0, 0.5,
-                 &style->foreground, 0.75);
+                             &style->foreground, 0.75);
     }
 }
 
@@ -523,8 +535,8 @@ trace_axes (TildePlotPainter *painter, Row *row, const TildePlotOptions *options
  * themselves, stroked, when zoomed in. A stroke of the bars' zigzag
  * would make a polygon crossing every scanline thousands of times. */
 static void
-trace_line (TildePlotPainter *painter, cairo_t *cr, TildePlotRaster *raster, const TildePlotRowLayout *r,
-            const double *y, guint from, guint n, guint32 pixel)
+trace_line (TildePlotPainter *painter, cairo_t *cr, TildePlotRaster *raster,
+            const TildePlotRowLayout *r, const double *y, guint from, guint n, guint32 pixel)
 {
   double span = r->x_hi - r->x_lo, scale = raster ? raster->scale : 1;
   guint n_columns = (guint) MAX (ceil (r->main.size.width * scale), 1);
@@ -566,7 +578,7 @@ trace_line (TildePlotPainter *painter, cairo_t *cr, TildePlotRaster *raster, con
           bottom = MAX (ceil ((_tilde_plot_map_y (r, lo) - y0) * scale), top + 1);
           if (raster)
             _tilde_plot_raster_bar (raster, (int) c, (int) CLAMP (top, -1, raster->height + 1),
-                        (int) CLAMP (bottom, -1, raster->height + 1), pixel);
+                                    (int) CLAMP (bottom, -1, raster->height + 1), pixel);
           else
             cairo_rectangle (cr, x0 + c, y0 + top, 1, bottom - top);
         }
@@ -593,63 +605,65 @@ trace_line (TildePlotPainter *painter, cairo_t *cr, TildePlotRaster *raster, con
 }
 
 static void
-draw_trace_row (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *text,
-                const TildePlotRowLayout *r, const TildePlotAxes *axes, const TildePlotStyle *style,
-                const TildePlotOptions *options, double label_y, gboolean last_row)
+draw_warmup (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *text,
+             const TildePlotRowLayout *r, const TildePlotStyle *style)
 {
-  const graphene_rect_t *side = &r->side;
   guint warmup = 0;
-  double peak = 0;
+  double x0, x1;
+
+  for (guint c = 0; c < row->n_chains; c++)
+    warmup = MAX (warmup, tilde_draws_get_n_warmup (painter->draws, c));
+  if (!(warmup > r->x_lo))
+    return;
+  x0 = MAX (_tilde_plot_map_x (r, 0), r->main.origin.x);
+  x1 = MIN (_tilde_plot_map_x (r, warmup), r->main.origin.x + r->main.size.width);
+  cairo_save (cr);
+  _tilde_plot_rounded_rectangle (cr, &r->main, TILDE_PLOT_PANEL_RADIUS);
+  cairo_clip (cr);
+  cairo_rectangle (cr, x0, r->main.origin.y, x1 - x0, r->main.size.height);
+  _tilde_plot_set_source (cr, &style->foreground, 0.05);
+  cairo_fill (cr);
+  cairo_restore (cr);
+  if (x1 - x0 > _tilde_plot_text_width (text, text->small, _("Warmup")) + 12)
+    _tilde_plot_show_text (cr, text, text->small, _("Warmup"), x0 + 6, r->main.origin.y + 4, 0, 0,
+                           &style->foreground, 0.5);
+}
+
+static void
+draw_chain_lines (TildePlotPainter *painter, Row *row, cairo_t *cr, const TildePlotRowLayout *r,
+                  const TildePlotStyle *style, const TildePlotOptions *options)
+{
   TildePlotRaster raster;
   gboolean has_raster;
 
-  _tilde_plot_fill_panel (cr, &r->main, style);
-  _tilde_plot_fill_panel (cr, side, style);
-  if (!axes->has_data)
-    return;
-
-  /* Warmup, shaded. */
-  if (options->show_warmup)
-    for (guint c = 0; c < row->n_chains; c++)
-      warmup = MAX (warmup, tilde_draws_get_n_warmup (painter->draws, c));
-  if (warmup > r->x_lo)
-    {
-      double x0 = MAX (_tilde_plot_map_x (r, 0), r->main.origin.x);
-      double x1 = MIN (_tilde_plot_map_x (r, warmup), r->main.origin.x + r->main.size.width);
-
-      cairo_save (cr);
-      _tilde_plot_rounded_rectangle (cr, &r->main, TILDE_PLOT_PANEL_RADIUS);
-      cairo_clip (cr);
-      cairo_rectangle (cr, x0, r->main.origin.y, x1 - x0, r->main.size.height);
-      _tilde_plot_set_source (cr, &style->foreground, 0.05);
-      cairo_fill (cr);
-      cairo_restore (cr);
-      if (x1 - x0 > _tilde_plot_text_width (text, text->small, _("Warmup")) + 12)
-        _tilde_plot_show_text (cr, text, text->small, _("Warmup"), x0 + 6, r->main.origin.y + 4, 0, 0,
-                   &style->foreground, 0.5);
-    }
-
-  _tilde_plot_draw_y_axis (cr, text, r, axes, style, side->origin.x + side->size.width);
-
-  /* The chains' lines. */
   cairo_save (cr);
   _tilde_plot_clip_to (cr, &r->main);
   cairo_set_line_width (cr, 1);
   cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
-  has_raster = !_tilde_plot_wants_vectors (cr) && _tilde_plot_raster_begin (&raster, cr, &r->main, style->scale);
+  has_raster = !_tilde_plot_wants_vectors (cr)
+               && _tilde_plot_raster_begin (&raster, cr, &r->main, style->scale);
   for (guint c = 0; c < row->n_chains; c++)
     {
       GArray *values = row->series[c].values;
+      const GdkRGBA *colour = _tilde_plot_chain_colour (style, c);
 
-      _tilde_plot_set_source (cr, _tilde_plot_chain_colour (style, c), 1);
-      trace_line (painter, cr, has_raster ? &raster : NULL, r, (const double *) (void *) values->data,
-                  first_shown (painter, options, c), values->len, _tilde_plot_pixel_of (_tilde_plot_chain_colour (style, c), 1));
+      _tilde_plot_set_source (cr, colour, 1);
+      trace_line (painter, cr, has_raster ? &raster : NULL, r,
+                  (const double *) (void *) values->data, first_shown (painter, options, c),
+                  values->len, _tilde_plot_pixel_of (colour, 1));
     }
   if (has_raster)
     _tilde_plot_raster_end (&raster, cr, &r->main);
   cairo_restore (cr);
+}
 
-  /* Divergent draws, ticked under the panel. */
+/* Ticks in the strip under the panel, where no line can hide them. */
+static void
+draw_divergences (TildePlotPainter *painter, Row *row, cairo_t *cr, const TildePlotRowLayout *r,
+                  const TildePlotStyle *style, const TildePlotOptions *options)
+{
+  double bottom = r->main.origin.y + r->main.size.height;
+
   cairo_set_line_width (cr, 2);
   _tilde_plot_set_source (cr, &style->divergent, 1);
   for (guint c = 0; c < row->n_chains; c++)
@@ -666,15 +680,50 @@ draw_trace_row (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText 
             continue;
           /* Two pixels wide, on pixel edges. */
           x = round (_tilde_plot_map_x (r, divergent[i]));
-          cairo_move_to (cr, x, r->main.origin.y + r->main.size.height + 2);
-          cairo_line_to (cr, x, r->main.origin.y + r->main.size.height + DIVERGENT_STRIP - 1);
+          cairo_move_to (cr, x, bottom + 2);
+          cairo_line_to (cr, x, bottom + DIVERGENT_STRIP - 1);
         }
     }
   cairo_stroke (cr);
+}
 
-  _tilde_plot_draw_x_axis (cr, text, r, label_y, TRUE, last_row ? _("Iteration") : NULL, style);
+/* One chain's density turned on its side, on the trace's value axis. */
+static void
+density_path (cairo_t *cr, const Series *series, const TildePlotRowLayout *r, double peak)
+{
+  const graphene_rect_t *side = &r->side;
+  guint first = 0, last = KDE_POINTS - 1;
+  double last_x = 0, last_y = 0;
 
-  /* Densities beside, on the same value axis. */
+  /* The tails, flat along the baseline, are left out. */
+  while (first < last && series->density[first] < 5e-3 * series->kde_peak)
+    first++;
+  while (last > first && series->density[last] < 5e-3 * series->kde_peak)
+    last--;
+  for (guint i = first; i <= last; i++)
+    {
+      double value = series->kde_lo + i * (series->kde_hi - series->kde_lo) / (KDE_POINTS - 1);
+      double x = side->origin.x + 2 + series->density[i] / peak * (side->size.width - 8);
+      double y = _tilde_plot_map_y (r, value);
+
+      /* Points closer than a pixel add nothing but stroking time. */
+      if (i > first && i < last && fabs (x - last_x) < 1 && fabs (y - last_y) < 1)
+        continue;
+      if (i == first)
+        cairo_move_to (cr, x, y);
+      else
+        cairo_line_to (cr, x, y);
+      last_x = x;
+      last_y = y;
+    }
+}
+
+static void
+draw_densities (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *text,
+                const TildePlotRowLayout *r, const TildePlotStyle *style, double label_y)
+{
+  double peak = 0;
+
   for (guint c = 0; c < row->n_chains; c++)
     {
       ensure_density (painter, &row->series[c], c);
@@ -683,48 +732,41 @@ draw_trace_row (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText 
   if (!(peak > 0))
     return;
   cairo_save (cr);
-  _tilde_plot_clip_to (cr, side);
+  _tilde_plot_clip_to (cr, &r->side);
   cairo_set_line_width (cr, 1.5);
   /* Cairo's faster scan converter: a third of the time, and at this
    * width no difference to see. */
   cairo_set_antialias (cr, CAIRO_ANTIALIAS_FAST);
   for (guint c = 0; c < row->n_chains; c++)
     {
-      Series *series = &row->series[c];
-
-      guint first = 0, last = KDE_POINTS - 1;
-
-      if (!(series->kde_peak > 0))
+      if (!(row->series[c].kde_peak > 0))
         continue;
-      /* The tails, flat along the baseline, are left out. */
-      while (first < last && series->density[first] < 5e-3 * series->kde_peak)
-        first++;
-      while (last > first && series->density[last] < 5e-3 * series->kde_peak)
-        last--;
-      double last_x = 0, last_y = 0;
-
-      for (guint i = first; i <= last; i++)
-        {
-          double value = series->kde_lo + i * (series->kde_hi - series->kde_lo) / (KDE_POINTS - 1);
-          double x = side->origin.x + 2 + series->density[i] / peak * (side->size.width - 8);
-          double y = _tilde_plot_map_y (r, value);
-
-          /* Points closer than a pixel add nothing but stroking time. */
-          if (i > first && i < last && fabs (x - last_x) < 1 && fabs (y - last_y) < 1)
-            continue;
-          if (i == first)
-            cairo_move_to (cr, x, y);
-          else
-            cairo_line_to (cr, x, y);
-          last_x = x;
-          last_y = y;
-        }
+      density_path (cr, &row->series[c], r, peak);
       _tilde_plot_set_source (cr, _tilde_plot_chain_colour (style, c), 1);
       cairo_stroke (cr);
     }
   cairo_restore (cr);
-  _tilde_plot_show_text (cr, text, text->small, _("Density"), side->origin.x + side->size.width / 2, label_y,
-             0.5, 0, &style->foreground, 0.5);
+  _tilde_plot_show_text (cr, text, text->small, _("Density"),
+                         r->side.origin.x + r->side.size.width / 2, label_y, 0.5, 0,
+                         &style->foreground, 0.5);
+}
+
+static void
+draw_trace_row (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *text,
+                const TildePlotRowLayout *r, const TildePlotAxes *axes, const TildePlotStyle *style,
+                const TildePlotOptions *options, double label_y, gboolean last_row)
+{
+  _tilde_plot_fill_panel (cr, &r->main, style);
+  _tilde_plot_fill_panel (cr, &r->side, style);
+  if (!axes->has_data)
+    return;
+  if (options->show_warmup)
+    draw_warmup (painter, row, cr, text, r, style);
+  _tilde_plot_draw_y_axis (cr, text, r, axes, style, r->side.origin.x + r->side.size.width);
+  draw_chain_lines (painter, row, cr, r, style, options);
+  draw_divergences (painter, row, cr, r, style, options);
+  _tilde_plot_draw_x_axis (cr, text, r, label_y, TRUE, last_row ? _("Iteration") : NULL, style);
+  draw_densities (painter, row, cr, text, r, style, label_y);
 }
 
 /* ---- rank view ---- */
@@ -768,7 +810,8 @@ draw_rank_row (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *
       cairo_fill (cr);
       /* What a well-mixed chain would show. */
       cairo_move_to (cr, panel.origin.x, _tilde_plot_snap (_tilde_plot_map_y (r, expected)));
-      cairo_line_to (cr, panel.origin.x + panel.size.width, _tilde_plot_snap (_tilde_plot_map_y (r, expected)));
+      cairo_line_to (cr, panel.origin.x + panel.size.width,
+                     _tilde_plot_snap (_tilde_plot_map_y (r, expected)));
       cairo_set_dash (cr, (const double[]) { 4, 3 }, 2, 0);
       cairo_set_line_width (cr, 1);
       _tilde_plot_set_source (cr, &style->foreground, 0.55);
@@ -785,7 +828,8 @@ draw_rank_row (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *
     _tilde_plot_draw_y_axis (cr, text, &first, axes, style, first.main.origin.x);
   }
   _tilde_plot_show_text (cr, text, text->small, _("Rank (all chains)"),
-             r->main.origin.x + r->main.size.width / 2, label_y, 0.5, 0, &style->foreground, 0.5);
+                         r->main.origin.x + r->main.size.width / 2, label_y, 0.5, 0,
+                         &style->foreground, 0.5);
 }
 
 /* ---- autocorrelation view ---- */
@@ -802,7 +846,8 @@ draw_autocorrelation_row (TildePlotPainter *painter, Row *row, cairo_t *cr, Tild
   _tilde_plot_draw_y_axis (cr, text, r, axes, style, r->main.origin.x + r->main.size.width);
   /* Zero, stronger than the grid. */
   cairo_move_to (cr, r->main.origin.x, _tilde_plot_snap (_tilde_plot_map_y (r, 0)));
-  cairo_line_to (cr, r->main.origin.x + r->main.size.width, _tilde_plot_snap (_tilde_plot_map_y (r, 0)));
+  cairo_line_to (cr, r->main.origin.x + r->main.size.width,
+                 _tilde_plot_snap (_tilde_plot_map_y (r, 0)));
   _tilde_plot_set_source (cr, &style->foreground, 0.3);
   cairo_set_line_width (cr, 1);
   cairo_stroke (cr);
@@ -861,9 +906,9 @@ autocorrelation_axes (TildePlotPainter *painter, Row *row, const TildePlotOption
 /* ---- pairs view ---- */
 
 static void
-draw_pairs (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, const TildePlotRowLayout *r,
-            const TildePlotAxes *axes, const TildeTicks *x_ticks, const TildePlotStyle *style,
-            double label_y)
+draw_pairs (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text,
+            const TildePlotRowLayout *r, const TildePlotAxes *axes, const TildeTicks *x_ticks,
+            const TildePlotStyle *style, double label_y)
 {
   Row *x_row = g_ptr_array_index (painter->rows, 0), *y_row = g_ptr_array_index (painter->rows, 1);
   TildePlotRaster raster;
@@ -886,7 +931,8 @@ draw_pairs (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, const T
 
   cairo_save (cr);
   _tilde_plot_clip_to (cr, &r->main);
-  has_raster = !_tilde_plot_wants_vectors (cr) && _tilde_plot_raster_begin (&raster, cr, &r->main, style->scale);
+  has_raster = !_tilde_plot_wants_vectors (cr)
+               && _tilde_plot_raster_begin (&raster, cr, &r->main, style->scale);
   for (guint c = 0; c < painter->n_chains; c++)
     {
       const double *x = (const double *) (void *) x_row->series[c].values->data;
@@ -944,7 +990,8 @@ draw_pairs (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, const T
           if (d < from || d >= to || !isfinite (x[d]) || !isfinite (y[d]))
             continue;
           cairo_new_sub_path (cr);
-          cairo_arc (cr, _tilde_plot_map_x (r, x[d]), _tilde_plot_map_y (r, y[d]), 3.5, 0, 2 * G_PI);
+          cairo_arc (cr, _tilde_plot_map_x (r, x[d]), _tilde_plot_map_y (r, y[d]), 3.5, 0,
+                     2 * G_PI);
         }
     }
   _tilde_plot_set_source (cr, &style->divergent, 1);
@@ -967,12 +1014,14 @@ draw_pairs (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, const T
         width = _tilde_plot_text_width (text, text->small, label);
         if (x - width / 2 < right + 6)
           continue;
-        _tilde_plot_show_text (cr, text, text->small, label, x, label_y, 0.5, 0, &style->foreground, 0.6);
+        _tilde_plot_show_text (cr, text, text->small, label, x, label_y, 0.5, 0, &style->foreground,
+                               0.6);
         right = x + width / 2;
       }
   }
-  _tilde_plot_show_text (cr, text, text->bold, x_row->label, r->main.origin.x + r->main.size.width / 2,
-             label_y + text->small_height + 4, 0.5, 0, &style->foreground, 0.9);
+  _tilde_plot_show_text (cr, text, text->bold, x_row->label,
+                         r->main.origin.x + r->main.size.width / 2,
+                         label_y + text->small_height + 4, 0.5, 0, &style->foreground, 0.9);
 }
 
 static gboolean
@@ -1037,8 +1086,8 @@ has_warmup (TildePlotPainter *painter)
 }
 
 static void
-draw_pairs_view (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, double width, double height,
-                 double top, const TildePlotStyle *style, TildePlotLayout *layout)
+draw_pairs_view (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, double width,
+                 double height, double top, const TildePlotStyle *style, TildePlotLayout *layout)
 {
   TildePlotAxes x_axes, y_axes;
   TildePlotRowLayout r = { 0 };
@@ -1060,7 +1109,8 @@ draw_pairs_view (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, do
     }
   r.y_lo = y_axes.y_lo;
   r.y_hi = y_axes.y_hi;
-  _tilde_plot_show_text (cr, text, text->bold, y_row->label, left, top, 0, 0, &style->foreground, 0.9);
+  _tilde_plot_show_text (cr, text, text->bold, y_row->label, left, top, 0, 0, &style->foreground,
+                         0.9);
   y_axes.has_data = y_axes.has_data && x_axes.has_data;
   draw_pairs (painter, cr, text, &r, &y_axes, &x_axes.y_ticks, style,
               r.main.origin.y + r.main.size.height + 4);
@@ -1099,11 +1149,11 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
       || (options->view == TILDE_PLOT_VIEW_PAIRS && n_rows < 2))
     {
       _tilde_plot_draw_message (cr, &text, width, height,
-                    !has_any_draws (painter) ? _("No draws yet")
-                    : options->view == TILDE_PLOT_VIEW_PAIRS
-                    ? _("Select two parameters to plot one against the other")
-                    : _("Select parameters to plot"),
-                    style);
+                                !has_any_draws (painter) ? _("No draws yet")
+                                : options->view == TILDE_PLOT_VIEW_PAIRS
+                                ? _("Select two parameters to plot one against the other")
+                                : _("Select parameters to plot"),
+                                style);
       _tilde_plot_text_clear (&text);
       return;
     }
@@ -1194,7 +1244,8 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
         }
       label_y = r.main.origin.y + panel_h + strip;
 
-      _tilde_plot_show_text (cr, &text, text.bold, row->label, left, top, 0, 0, &style->foreground, 0.9);
+      _tilde_plot_show_text (cr, &text, text.bold, row->label, left, top, 0, 0, &style->foreground,
+                             0.9);
       switch (options->view)
         {
         case TILDE_PLOT_VIEW_TRACE:
@@ -1214,8 +1265,9 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
         }
       if (!axes[i].has_data)
         _tilde_plot_show_text (cr, &text, text.small, _("No finite draws"),
-                   r.main.origin.x + r.main.size.width / 2,
-                   r.main.origin.y + r.main.size.height / 2, 0.5, 0.5, &style->foreground, 0.5);
+                               r.main.origin.x + r.main.size.width / 2,
+                               r.main.origin.y + r.main.size.height / 2, 0.5, 0.5,
+                               &style->foreground, 0.5);
       if (layout)
         g_array_append_val (layout->rows, r);
     }
@@ -1413,8 +1465,10 @@ hit_pairs (TildePlotPainter *painter, const TildePlotRowLayout *r, double x, dou
     }
   if (!hit->found)
     return;
-  hit->x = _tilde_plot_map_x (r, g_array_index (x_row->series[hit->chain].values, double, best_draw));
-  hit->y = _tilde_plot_map_y (r, g_array_index (y_row->series[hit->chain].values, double, best_draw));
+  hit->x = _tilde_plot_map_x (r,
+                              g_array_index (x_row->series[hit->chain].values, double, best_draw));
+  hit->y = _tilde_plot_map_y (r,
+                              g_array_index (y_row->series[hit->chain].values, double, best_draw));
   x_name = g_markup_escape_text (x_row->label, -1);
   y_name = g_markup_escape_text (y_row->label, -1);
   x_value = format_value (g_array_index (x_row->series[hit->chain].values, double, best_draw));
@@ -1423,8 +1477,8 @@ hit_pairs (TildePlotPainter *painter, const TildePlotRowLayout *r, double x, dou
     where = g_strdup_printf (_("Chain %d, iteration %u, divergent"), hit->chain + 1, best_draw);
   else
     where = g_strdup_printf (_("Chain %d, iteration %u"), hit->chain + 1, best_draw);
-  hit->text = g_strdup_printf ("<b>%s</b>  %s\n<b>%s</b>  %s\n%s", x_name, x_value, y_name,
-                               y_value, where);
+  hit->text = g_strdup_printf ("<b>%s</b>  %s\n<b>%s</b>  %s\n%s", x_name, x_value, y_name, y_value,
+                               where);
 }
 
 void

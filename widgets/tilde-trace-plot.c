@@ -129,7 +129,8 @@ tilde_trace_plot_set_draws (TildeTracePlot *self, TildeDraws *draws)
   g_clear_signal_handler (&self->changed_id, self->draws);
   g_set_object (&self->draws, draws);
   if (draws != NULL)
-    self->changed_id = g_signal_connect_swapped (draws, "changed", G_CALLBACK (draws_changed_cb), self);
+    self->changed_id = g_signal_connect_swapped (draws, "changed",
+                                                 G_CALLBACK (draws_changed_cb), self);
   _tilde_plot_painter_set_draws (self->painter, draws);
   _tilde_plot_painter_set_columns (self->painter, (const char *const *) self->parameters);
   tilde_trace_plot_reset_zoom (self);
@@ -287,8 +288,10 @@ tilde_trace_plot_reset_zoom (TildeTracePlot *self)
 static void
 style_for_screen (TildeTracePlot *self, TildePlotStyle *style)
 {
+  GtkWidget *widget = GTK_WIDGET (self);
+
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  GtkStyleContext *context = gtk_widget_get_style_context (GTK_WIDGET (self));
+  GtkStyleContext *context = gtk_widget_get_style_context (widget);
   GdkRGBA foreground, background;
   gboolean dark;
 
@@ -300,7 +303,7 @@ style_for_screen (TildeTracePlot *self, TildePlotStyle *style)
   if (gtk_style_context_lookup_color (context, "window_bg_color", &background))
     style->background = background;
   G_GNUC_END_IGNORE_DEPRECATIONS
-  style->font = pango_context_get_font_description (gtk_widget_get_pango_context (GTK_WIDGET (self)));
+  style->font = pango_context_get_font_description (gtk_widget_get_pango_context (widget));
 }
 
 /* ---- drawing ---- */
@@ -322,8 +325,10 @@ snapshot_hover (TildeTracePlot *self, GtkSnapshot *snapshot, const TildePlotStyl
     {
       GskRoundedRect ring, dot;
 
-      gsk_rounded_rect_init_from_rect (&ring, &GRAPHENE_RECT_INIT (self->hit.x - 5, self->hit.y - 5, 10, 10), 5);
-      gsk_rounded_rect_init_from_rect (&dot, &GRAPHENE_RECT_INIT (self->hit.x - 3.5, self->hit.y - 3.5, 7, 7), 3.5);
+      double px = self->hit.x, py = self->hit.y;
+
+      gsk_rounded_rect_init_from_rect (&ring, &GRAPHENE_RECT_INIT (px - 5, py - 5, 10, 10), 5);
+      gsk_rounded_rect_init_from_rect (&dot, &GRAPHENE_RECT_INIT (px - 3.5, py - 3.5, 7, 7), 3.5);
       gtk_snapshot_push_rounded_clip (snapshot, &ring);
       gtk_snapshot_append_color (snapshot, &style->background, &ring.bounds);
       gtk_snapshot_pop (snapshot);
@@ -334,7 +339,8 @@ snapshot_hover (TildeTracePlot *self, GtkSnapshot *snapshot, const TildePlotStyl
     }
   else if (self->hit.row < self->layout.rows->len)
     {
-      const TildePlotRowLayout *r = &g_array_index (self->layout.rows, TildePlotRowLayout, self->hit.row);
+      const TildePlotRowLayout *r = &g_array_index (self->layout.rows, TildePlotRowLayout,
+                                                    self->hit.row);
       GdkRGBA line = style->foreground;
 
       line.alpha *= 0.35;
@@ -359,7 +365,8 @@ snapshot_hover (TildeTracePlot *self, GtkSnapshot *snapshot, const TildePlotStyl
   y = round (MAX (y, 4));
 
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  gtk_style_context_lookup_color (gtk_widget_get_style_context (widget), "popover_bg_color", &popover);
+  gtk_style_context_lookup_color (gtk_widget_get_style_context (widget),
+                                  "popover_bg_color", &popover);
   G_GNUC_END_IGNORE_DEPRECATIONS
   border.alpha *= 0.14;
   gsk_rounded_rect_init_from_rect (&box, &GRAPHENE_RECT_INIT (x, y, w, h), 8);
@@ -484,6 +491,7 @@ tilde_trace_plot_export (TildeTracePlot *self, const char *path, TildePlotFormat
   TildePlotStyle style;
   cairo_status_t status;
   g_autofree char *name = NULL;
+  PangoContext *context;
 
   g_return_val_if_fail (TILDE_IS_TRACE_PLOT (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
@@ -510,7 +518,8 @@ tilde_trace_plot_export (TildeTracePlot *self, const char *path, TildePlotFormat
   _tilde_plot_style_init (&style, FALSE);
   style.background = (GdkRGBA) { 1, 1, 1, 1 };
   style.fill_background = TRUE;
-  style.font = pango_context_get_font_description (gtk_widget_get_pango_context (GTK_WIDGET (self)));
+  context = gtk_widget_get_pango_context (GTK_WIDGET (self));
+  style.font = pango_context_get_font_description (context);
 
   cr = cairo_create (surface);
   text = pango_cairo_create_layout (cr);
@@ -629,7 +638,9 @@ leave_cb (TildeTracePlot *self)
 static gboolean
 scroll_cb (TildeTracePlot *self, double dx, double dy, GtkEventControllerScroll *controller)
 {
-  GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (controller));
+  GdkModifierType state;
+
+  state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (controller));
 
   if (state & GDK_CONTROL_MASK)
     {
@@ -665,7 +676,8 @@ drag_update_cb (TildeTracePlot *self, double offset_x, double offset_y)
   if (!iteration_axis (self, &x0, &width))
     return;
   shift = -offset_x / width * (self->gesture_end - self->gesture_start);
-  tilde_trace_plot_set_iteration_range (self, self->gesture_start + shift, self->gesture_end + shift);
+  tilde_trace_plot_set_iteration_range (self, self->gesture_start + shift,
+                                        self->gesture_end + shift);
 }
 
 static void
@@ -844,10 +856,14 @@ tilde_trace_plot_class_init (TildeTracePlotClass *klass)
   gtk_widget_class_install_action (widget_class, "plot.zoom-in", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "plot.zoom-out", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "plot.reset-zoom", NULL, zoom_action);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, GDK_CONTROL_MASK, "plot.zoom-in", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, GDK_CONTROL_MASK, "plot.zoom-in", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_minus, GDK_CONTROL_MASK, "plot.zoom-out", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "plot.reset-zoom", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, GDK_CONTROL_MASK,
+                                       "plot.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, GDK_CONTROL_MASK,
+                                       "plot.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_minus, GDK_CONTROL_MASK,
+                                       "plot.zoom-out", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK,
+                                       "plot.reset-zoom", NULL);
 
   gtk_widget_class_set_css_name (widget_class, "traceplot");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);

@@ -150,7 +150,8 @@ produce (gpointer data)
               row[5] = g_rand_int_range (rand, 0, 1000) == 0;
             }
           made[c] += n;
-          g_main_context_invoke_full (NULL, G_PRIORITY_DEFAULT_IDLE, append_batch, batch, batch_free);
+          g_main_context_invoke_full (NULL, G_PRIORITY_DEFAULT_IDLE,
+                                      append_batch, batch, batch_free);
         }
       next += BATCH_MS * 1000;
       if (next > g_get_monotonic_time ())
@@ -238,7 +239,8 @@ run_frames (guint n_frames)
   gtk_window_set_child (window, plot);
   tilde_trace_plot_set_draws (TILDE_TRACE_PLOT (plot), draws);
   tilde_trace_plot_set_parameters (TILDE_TRACE_PLOT (plot),
-                                   (const char *const[]) { "theta.1", "theta.2", "theta.3", "theta.4", NULL });
+                                   (const char *const[]) { "theta.1", "theta.2",
+                                                           "theta.3", "theta.4", NULL });
   for (guint c = 0; c < N_CHAINS; c++)
     for (guint i = 0; i < N_WARMUP + N_SAMPLING - 10 * n_frames; i++)
       {
@@ -249,8 +251,10 @@ run_frames (guint n_frames)
   gtk_window_present (window);
   while (!mapped (plot))
     g_main_context_iteration (NULL, TRUE);
-  g_signal_connect (gtk_widget_get_frame_clock (plot), "before-paint", G_CALLBACK (frame_begin), &frames);
-  g_signal_connect (gtk_widget_get_frame_clock (plot), "after-paint", G_CALLBACK (count_frame), &frames);
+  g_signal_connect (gtk_widget_get_frame_clock (plot), "before-paint",
+                    G_CALLBACK (frame_begin), &frames);
+  g_signal_connect (gtk_widget_get_frame_clock (plot), "after-paint",
+                    G_CALLBACK (count_frame), &frames);
   for (guint f = 0; f < n_frames; f++)
     {
       guint now = frames.frames;
@@ -265,8 +269,9 @@ run_frames (guint n_frames)
       while (frames.frames == now)
         g_main_context_iteration (NULL, TRUE);
     }
-  printf ("%u frames, processor time of layout and paint: median %.2f ms, 95 %% %.2f ms, max %.2f ms\n",
-          n_frames, percentile (frames.cpu, 0.5), percentile (frames.cpu, 0.95), percentile (frames.cpu, 1));
+  printf ("%u frames, processor time of layout and paint: median %.2f ms, 95 %% %.2f ms, "
+          "max %.2f ms\n", n_frames, percentile (frames.cpu, 0.5), percentile (frames.cpu, 0.95),
+          percentile (frames.cpu, 1));
   g_array_unref (frames.cpu);
   gtk_window_destroy (window);
   g_object_unref (draws);
@@ -310,7 +315,8 @@ main (int argc, char *argv[])
   tilde_parameter_list_set_draws (TILDE_PARAMETER_LIST (list), bench.draws);
   tilde_trace_plot_set_draws (TILDE_TRACE_PLOT (plot), bench.draws);
   tilde_trace_plot_set_parameters (TILDE_TRACE_PLOT (plot),
-                                   (const char *const[]) { "theta.1", "theta.2", "theta.3", "theta.4", NULL });
+                                   (const char *const[]) { "theta.1", "theta.2",
+                                                           "theta.3", "theta.4", NULL });
   gtk_window_present (window);
   while (!mapped (plot))
     g_main_context_iteration (NULL, TRUE);

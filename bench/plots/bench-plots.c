@@ -63,7 +63,8 @@ percentile (GArray *samples, double p)
 static double
 normal_draw (GRand *rand)
 {
-  return sqrt (-2 * log (g_rand_double_range (rand, 1e-300, 1))) * cos (2 * G_PI * g_rand_double (rand));
+  return sqrt (-2 * log (g_rand_double_range (rand, 1e-300, 1)))
+         * cos (2 * G_PI * g_rand_double (rand));
 }
 
 static char **
@@ -222,7 +223,8 @@ main (int argc, char *argv[])
   };
 
   printf ("Redraw, %d x %d, %d chains x %d draws (%d warmup), milliseconds of processor time "
-          "per frame (and the median on the wall clock)\n\n", WIDTH, HEIGHT, N_CHAINS, N_DRAWS, N_WARMUP);
+          "per frame (and the median on the wall clock)\n\n",
+          WIDTH, HEIGHT, N_CHAINS, N_DRAWS, N_WARMUP);
   printf ("| view | parameters | draws | median | 95 %% | max | wall median |\n"
           "|---|---:|---|---:|---:|---:|---:|\n");
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -232,7 +234,8 @@ main (int argc, char *argv[])
     return 0;
 
   printf ("\nAppend, microseconds\n\n");
-  printf ("| columns | rows per batch | median per batch | per draw | max |\n|---:|---:|---:|---:|---:|\n");
+  printf ("| columns | rows per batch | median per batch | per draw | max |\n"
+          "|---:|---:|---:|---:|---:|\n");
   for (guint b = 1; b <= 100; b *= 10)
     bench_append (15, b, rand);
   for (guint b = 1; b <= 100; b *= 10)

@@ -31,7 +31,8 @@ test_parameters_grouped (void)
 {
   g_autoptr(TildeDraws) draws = tilde_draws_new (eight_schools, 4);
   GListModel *parameters = tilde_draws_get_parameters (draws);
-  static const char *const expected[] = { "mu", "tau", "theta[1..8]", "L[1..2,1..3]", "z[1]", "sigma" };
+  static const char *const expected[] = { "mu", "tau", "theta[1..8]",
+                                          "L[1..2,1..3]", "z[1]", "sigma" };
   TildeParameter *theta, *l;
   const guint *columns;
   guint n;
@@ -49,7 +50,8 @@ test_parameters_grouped (void)
   g_assert_cmpuint (columns[0], ==, 9);
   g_assert_cmpuint (columns[7], ==, 16);
   g_assert_cmpuint (g_list_model_get_n_items (tilde_parameter_get_children (theta)), ==, 8);
-  g_assert_cmpstr (tilde_parameter_get_name (parameter_at (tilde_parameter_get_children (theta), 2)),
+  g_assert_cmpstr (tilde_parameter_get_name (parameter_at (tilde_parameter_get_children (theta),
+                                                           2)),
                    ==, "theta[3]");
 
   /* Stan CSV lists matrices column-major; the children keep that order. */
@@ -219,7 +221,8 @@ test_changed_once_a_frame (void)
   run_for_ms (40);
   g_assert_cmpuint (emissions->len, >=, 3);
   for (guint i = 1; i < emissions->len; i++)
-    g_assert_cmpint (g_array_index (emissions, gint64, i) - g_array_index (emissions, gint64, i - 1),
+    g_assert_cmpint (g_array_index (emissions, gint64, i)
+                     - g_array_index (emissions, gint64, i - 1),
                      >=, 16000);
   g_assert_cmpuint (tilde_draws_get_n_draws (draws, 0), ==, 225);
 }

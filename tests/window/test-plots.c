@@ -209,7 +209,8 @@ render (GtkWidget *widget, const char *screenshot)
   Pixels *pixels = g_new0 (Pixels, 1);
 
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  gtk_style_context_lookup_color (gtk_widget_get_style_context (widget), "window_bg_color", &background);
+  gtk_style_context_lookup_color (gtk_widget_get_style_context (widget),
+                                  "window_bg_color", &background);
   G_GNUC_END_IGNORE_DEPRECATIONS
   gtk_snapshot_append_color (snapshot, &background, &GRAPHENE_RECT_INIT (0, 0, width, height));
   gdk_paintable_snapshot (paintable, snapshot, width, height);
@@ -290,7 +291,7 @@ static void
 test_chain_colours (Fixture *f, gconstpointer data)
 {
   TildePlotStyle style = palette (FALSE);
-  graphene_rect_t main, side;
+  graphene_rect_t main, side, strip;
   g_autoptr(Pixels) pixels = NULL;
 
   fill (f, 300, 1700);
@@ -310,9 +311,8 @@ test_chain_colours (Fixture *f, gconstpointer data)
       g_assert_cmpuint (in_density, >=, 20);
     }
   /* No stray divergence marks without divergences. */
-  g_assert_cmpuint (count_colour (pixels, &GRAPHENE_RECT_INIT (main.origin.x, main.origin.y + main.size.height,
-                                                               main.size.width, 10),
-                                  &style.divergent), ==, 0);
+  strip = GRAPHENE_RECT_INIT (main.origin.x, main.origin.y + main.size.height, main.size.width, 10);
+  g_assert_cmpuint (count_colour (pixels, &strip, &style.divergent), ==, 0);
 }
 
 static void
@@ -412,7 +412,8 @@ n_rows (TildeParameterList *list)
 static const char *
 row_name (TildeParameterList *list, guint i)
 {
-  g_autoptr(GtkTreeListRow) row = g_list_model_get_item (G_LIST_MODEL (tilde_parameter_list_get_model (list)), i);
+  GListModel *rows = G_LIST_MODEL (tilde_parameter_list_get_model (list));
+  g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
   g_autoptr(TildeParameter) parameter = gtk_tree_list_row_get_item (row);
 
   return tilde_parameter_get_name (parameter);
@@ -465,9 +466,11 @@ test_divergent_ticks (Fixture *f, gconstpointer data)
 
   for (guint i = 0; i < G_N_ELEMENTS (divergent); i++)
     {
-      int x = (int) floor (main.origin.x + (divergent[i] - start) / (end - start) * main.size.width);
+      int x = (int) floor (main.origin.x + (divergent[i] - start) / (end - start)
+                           * main.size.width);
       graphene_rect_t tick = GRAPHENE_RECT_INIT (x - 1, main.origin.y + main.size.height, 3, 10);
-      graphene_rect_t between = GRAPHENE_RECT_INIT (x + 30, main.origin.y + main.size.height, 3, 10);
+      graphene_rect_t between = GRAPHENE_RECT_INIT (x + 30,
+                                                    main.origin.y + main.size.height, 3, 10);
 
       g_assert_cmpuint (count_colour (pixels, &tick, &style.divergent), >=, 4);
       g_assert_cmpuint (count_colour (pixels, &between, &style.divergent), ==, 0);
@@ -682,9 +685,11 @@ test_export (Fixture *f, gconstpointer data)
   }
   if (g_getenv ("TILDE_SCREENSHOT_DIR") != NULL)
     {
-      g_autofree char *copy = g_build_filename (g_getenv ("TILDE_SCREENSHOT_DIR"), "plots-export.png", NULL);
+      g_autofree char *copy = g_build_filename (g_getenv ("TILDE_SCREENSHOT_DIR"),
+                                                "plots-export.png", NULL);
 
-      g_assert_true (tilde_trace_plot_export (f->plot, copy, TILDE_PLOT_FORMAT_PNG, 800, 500, NULL));
+      g_assert_true (tilde_trace_plot_export (f->plot, copy, TILDE_PLOT_FORMAT_PNG,
+                                              800, 500, NULL));
     }
 
   g_assert_true (tilde_trace_plot_export (f->plot, svg, TILDE_PLOT_FORMAT_SVG, 800, 500, &error));
