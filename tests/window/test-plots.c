@@ -7,6 +7,8 @@
  * read-out, zoom and pan, and at the exported files. Run under an X
  * server (Xvfb); screenshots go to $TILDE_SCREENSHOT_DIR when it is set.
  */
+#define G_LOG_DOMAIN "tilde"
+
 #include <adwaita.h>
 #include <gdk-pixbuf/gdk-pixbuf.h>
 #include <glib/gstdio.h>
