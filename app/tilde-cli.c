@@ -23,7 +23,7 @@ static int cli_not_available (const char *name, int argc, char **argv);
  * engine layer has not landed yet says so and exits with the usage status. */
 static const TildeCliCommand commands[] = {
   { "compile",  N_("Check a model and print its compiled forms (stanc-compatible)"), _tilde_cli_compile },
-  { "sample",   N_("Draw from the posterior with NUTS and write Stan CSV files"), cli_not_available },
+  { "sample",   N_("Draw from the posterior with NUTS and write Stan CSV files"), _tilde_cli_sample },
   { "optimize", N_("Find the posterior mode with L-BFGS, BFGS or Newton"), cli_not_available },
   { "log-prob", N_("Print the log density and its gradient at given parameters"), _tilde_cli_log_prob },
   { "diagnose", N_("Check the gradient against finite differences"), _tilde_cli_diagnose },
