@@ -157,7 +157,7 @@ fill_options (SampleArgs *a, TildeSampleOptions *o)
     return usage_error (_("--samples must be 0 or more, not %d"), a->samples);
   if (a->thin < 1)
     return usage_error (_("--thin must be at least 1, not %d"), a->thin);
-  if (a->seed < 0 || a->seed > G_MAXUINT32)
+  if (a->seed != -1 && (a->seed < 0 || a->seed > G_MAXUINT32))
     return usage_error (_("--seed must be between 0 and 4294967295"));
   if (!(a->adapt_delta > 0 && a->adapt_delta < 1))
     return usage_error (_("--adapt-delta must be between 0 and 1 (exclusive), not %g"), a->adapt_delta);
@@ -218,7 +218,7 @@ typedef struct {
 
 typedef struct {
   guint       chains;
-  guint       warmup;
+  guint       samples;
   guint       refresh;
   guint       first_id;
   ChainNotes *notes;             /* each touched only by its own chain's thread */
@@ -239,7 +239,8 @@ static void
 on_progress (guint chain, guint iteration, guint total, gboolean warmup, gpointer data)
 {
   const Reporter *r = data;
-  guint in_phase = warmup ? iteration : iteration - r->warmup;
+  /* (fixed_param runs no warm-up at all) */
+  guint in_phase = warmup ? iteration : iteration - (total - r->samples);
   int width = (int) ceil (log10 ((double) total));
   char prefix[32];
 
@@ -444,7 +445,7 @@ sample (SampleArgs *a, TildeSampleOptions *o)
                         "no updates to Markov chain\n"));
 
   notes = g_new0 (ChainNotes, o->chains);
-  reporter = (Reporter) { o->chains, o->warmup, o->refresh, o->id, notes };
+  reporter = (Reporter) { o->chains, o->samples, o->refresh, o->id, notes };
   run = tilde_sample_run_start (model, o, &callbacks, &reporter, &error);
   if (run == NULL)
     {
