@@ -57,6 +57,7 @@ struct TildeNuts {
   Frame       *frames;            /* max_depth + 1; frames[0] unused */
   double      *storage;
 
+  char               *fatal_error;
   TildeNutsRejectFunc reject_func;
   gpointer            reject_data;
   gboolean            timing;
@@ -112,6 +113,7 @@ tilde_nuts_free (TildeNuts *nuts)
     return;
   g_free (nuts->frames);
   g_free (nuts->storage);
+  g_free (nuts->fatal_error);
   g_free (nuts);
 }
 
@@ -169,6 +171,12 @@ tilde_nuts_set_timing (TildeNuts *nuts, gboolean timing)
   nuts->timing = timing;
 }
 
+const char *
+tilde_nuts_get_fatal_error (const TildeNuts *nuts)
+{
+  return nuts->fatal_error;
+}
+
 guint64
 tilde_nuts_get_gradient_count (const TildeNuts *nuts)
 {
@@ -205,7 +213,12 @@ evaluate (TildeNuts *nuts, Point *z)
   nuts->n_gradients++;
   if (error != NULL)
     {
-      if (nuts->reject_func)
+      if (error->kind == TILDE_MODEL_ERROR_FATAL || error->kind == TILDE_MODEL_ERROR_DATA)
+        {
+          if (nuts->fatal_error == NULL)
+            nuts->fatal_error = g_strdup (error->message);
+        }
+      else if (nuts->reject_func)
         nuts->reject_func (error, nuts->reject_data);
       tilde_model_error_free (error);
       z->V = INFINITY;

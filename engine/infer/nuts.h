@@ -37,7 +37,9 @@ typedef struct {
 } TildeNutsStats;
 
 /* Called when the model raises an error at a proposed point, which is
- * then rejected (its energy is infinite, so the step counts as divergent). */
+ * then rejected (its energy is infinite, so the step counts as divergent).
+ * A fatal error (fatal_error()) is not a rejection: it ends the trajectory
+ * the same way and is kept for tilde_nuts_get_fatal_error. */
 typedef void (*TildeNutsRejectFunc) (const TildeModelError *error, gpointer user_data);
 
 typedef struct TildeNuts TildeNuts;
@@ -77,6 +79,10 @@ void           tilde_nuts_transition_from (TildeNuts *nuts, gsl_rng *rng, const 
  * fresh momentum crosses an acceptance of 0.8. FALSE with `problem` set
  * (Stan's wording) when the step size runs off to 1e7 or to 0. */
 gboolean       tilde_nuts_init_stepsize (TildeNuts *nuts, gsl_rng *rng, char **problem);
+
+/* The message of the first fatal model error, or NULL: after one, the
+ * chain must stop. */
+const char    *tilde_nuts_get_fatal_error (const TildeNuts *nuts);
 
 /* Gradient evaluations so far, and the seconds inside the log density
  * (with timing on). */

@@ -259,8 +259,10 @@ run_nuts (Chain *c, const double *theta, double lp, const double *gradient)
       adapter = tilde_adapter_new (c->metric, &o->adapt_options, o->warmup, o->stepsize, &warning);
       if (warning != NULL)
         say (c, TILDE_SAMPLE_MESSAGE_INFO, warning);
-      if (!tilde_nuts_init_stepsize (nuts, c->rng, &problem))
+      if (!tilde_nuts_init_stepsize (nuts, c->rng, &problem) || tilde_nuts_get_fatal_error (nuts))
         {
+          if (problem == NULL)
+            problem = g_strdup (tilde_nuts_get_fatal_error (nuts));
           g_autofree char *text = g_strdup_printf ("Exception initializing step size.\n%s", problem);
           fail (c, TILDE_SAMPLE_ERROR_ADAPTATION, text);
           goto done;
@@ -272,6 +274,11 @@ run_nuts (Chain *c, const double *theta, double lp, const double *gradient)
       if (cancelled (c))
         goto done;
       tilde_nuts_transition (nuts, c->rng, &stats);
+      if (tilde_nuts_get_fatal_error (nuts))
+        {
+          fail (c, TILDE_SAMPLE_ERROR_MODEL, tilde_nuts_get_fatal_error (nuts));
+          goto done;
+        }
       c->result.warmup_divergences += stats.divergent;
       if (adapter != NULL)
         {
@@ -303,6 +310,11 @@ run_nuts (Chain *c, const double *theta, double lp, const double *gradient)
       if (cancelled (c))
         break;
       tilde_nuts_transition (nuts, c->rng, &stats);
+      if (tilde_nuts_get_fatal_error (nuts))
+        {
+          fail (c, TILDE_SAMPLE_ERROR_MODEL, tilde_nuts_get_fatal_error (nuts));
+          break;
+        }
       c->result.divergences += stats.divergent;
       c->result.max_depth_hits += stats.treedepth >= o->max_depth;
       if (m % o->thin == 0)

@@ -446,6 +446,30 @@ test_rejection_messages (void)
   g_mutex_clear (&m.lock);
 }
 
+/* fatal_error() is no rejection: the chain stops, the run fails with the
+ * model's message, and the file keeps the draws made before. */
+static void
+test_fatal_error_stops (void)
+{
+  g_autoptr(TildeModel) model = infer_test_model (
+    "parameters { real x; }\n"
+    "model { x ~ normal(0, 1); if (x > 2.5) fatal_error(\"x went past 2.5: \", x); }\n", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TildeSampleRun) run = NULL;
+  const TildeChainResult *r;
+  TildeSampleOptions o;
+
+  infer_test_options (&o, 1, 1000, 1000, 14);
+  run = tilde_sample_run_start (model, &o, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (tilde_sample_run_wait (run, &error));
+  g_assert_error (error, TILDE_SAMPLE_ERROR, TILDE_SAMPLE_ERROR_MODEL);
+  g_assert_nonnull (strstr (error->message, "x went past 2.5: "));
+  r = tilde_sample_run_get_chain_result (run, 0);
+  g_assert_cmpint (r->status, ==, TILDE_CHAIN_FAILED);
+  g_assert_cmpuint (r->draws, <, 1000);
+}
+
 /* ---- fixed_param ---- */
 
 /* No parameters: CmdStan's fixed_param columns (lp__ and accept_stat__,
@@ -541,6 +565,7 @@ main (int argc, char **argv)
   g_test_add_func ("/infer/run/cancel", test_cancel);
   g_test_add_func ("/infer/run/read-while-running", test_read_while_running);
   g_test_add_func ("/infer/run/rejection-messages", test_rejection_messages);
+  g_test_add_func ("/infer/run/fatal-error-stops", test_fatal_error_stops);
   g_test_add_func ("/infer/run/fixed-param", test_fixed_param);
   g_test_add_func ("/infer/run/fixed-param-forced", test_fixed_param_forced);
   g_test_add_func ("/infer/run/bad-options", test_bad_options);
