@@ -299,6 +299,8 @@ on_message (guint chain, TildeSampleMessageKind kind, const char *text, gpointer
 
 static TildeSampleRun *volatile interrupted_run;
 
+/* The first interrupt stops the chains after their current iteration; a
+ * second one ends the process at once. */
 static void
 on_interrupt (int signum)
 {
@@ -306,6 +308,7 @@ on_interrupt (int signum)
 
   if (run != NULL)
     tilde_sample_run_cancel (run);
+  signal (SIGINT, SIG_DFL);
 }
 
 /* ---- the account of the run ---- */

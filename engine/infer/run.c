@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "infer/nuts.h"
 #include "infer/rng.h"
 #include "infer/run-private.h"
@@ -439,6 +441,21 @@ open_output (TildeSampleRun *run, Chain *c, const char *datetime, GError **error
   return tilde_csv_writer_flush (c->writer, error);
 }
 
+/* The files of a run that could not start: nothing but headers. */
+static void
+remove_outputs (TildeSampleRun *run, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      Chain *c = &run->chains[i];
+      if (c->writer == NULL)
+        continue;   /* never opened: whatever is there is not ours */
+      tilde_csv_writer_close (c->writer, NULL);
+      c->writer = NULL;
+      g_unlink (c->result.output_path);
+    }
+}
+
 static void
 copy_options (TildeSampleRun *run, const TildeSampleOptions *o)
 {
@@ -529,6 +546,7 @@ tilde_sample_run_start (TildeModel *model, const TildeSampleOptions *options,
         }
       if (options->output != NULL && !open_output (run, c, datetime, error))
         {
+          remove_outputs (run, i + 1);
           run_destroy (run);
           return NULL;
         }
