@@ -210,7 +210,10 @@ test_file_layout (void)
           g_assert_cmpstr (lines[i + 1], ==, "# Adaptation terminated");
           g_assert_true (g_str_has_prefix (lines[i + 2], "# Step size = "));
           g_assert_cmpstr (lines[i + 3], ==, "# Diagonal elements of inverse mass matrix:");
-          g_assert_cmpuint (g_strv_length (g_strsplit (lines[i + 4], ",", -1)), ==, 10);
+          {
+            g_auto(GStrv) diagonal = g_strsplit (lines[i + 4], ",", -1);
+            g_assert_cmpuint (g_strv_length (diagonal), ==, 10);
+          }
           i += 4;
         }
       else if (lines[i][0] != '#' && lines[i][0] != '\0')
