@@ -48,7 +48,8 @@ struct TildeSampleRun {
   const char         **columns;
   gsize                n_columns, n_sampler_columns, n_params;
   Chain               *chains;
-  GThreadPool         *pool;
+  GThread            **workers;      /* `threads` of them */
+  gint                 next_chain;    /* the next chain a worker takes */
   gint                 cancelled;
   gboolean             waited;
 };
@@ -370,9 +371,8 @@ close_output (Chain *c)
 }
 
 static void
-chain_main (gpointer data, gpointer pool_data)
+chain_main (Chain *c)
 {
-  Chain *c = data;
   TildeSampleRun *run = c->run;
   gsize n = MAX (run->n_params, 1);
   g_autofree double *theta = g_new0 (double, n);
@@ -398,6 +398,22 @@ chain_main (gpointer data, gpointer pool_data)
   if (c->result.status == TILDE_CHAIN_RUNNING)
     c->result.status = cancelled (c) ? TILDE_CHAIN_CANCELLED : TILDE_CHAIN_DONE;
   close_output (c);
+}
+
+/* Each worker takes the next chain not yet taken until none is left: the
+ * chains start in order of id, and each runs whole on one thread. Plain
+ * threads and an atomic counter (rather than a pool) keep every handover
+ * visible to thread checkers: creating and joining a thread is all the
+ * synchronisation there is. */
+static gpointer
+worker_main (gpointer data)
+{
+  TildeSampleRun *run = data;
+  gint i;
+
+  while ((i = g_atomic_int_add (&run->next_chain, 1)) < (gint) run->options.chains)
+    chain_main (&run->chains[i]);
+  return NULL;
 }
 
 /* ---- the run ---- */
@@ -552,9 +568,9 @@ tilde_sample_run_start (TildeModel *model, const TildeSampleOptions *options,
         }
     }
 
-  run->pool = g_thread_pool_new (chain_main, run, (gint) run->threads, FALSE, NULL);
-  for (guint i = 0; i < options->chains; i++)
-    g_thread_pool_push (run->pool, &run->chains[i], NULL);
+  run->workers = g_new0 (GThread *, run->threads);
+  for (guint t = 0; t < run->threads; t++)
+    run->workers[t] = g_thread_new ("tilde-chain", worker_main, run);
   return run;
 }
 
@@ -569,8 +585,9 @@ run_join (TildeSampleRun *run)
 {
   if (run->waited)
     return;
-  g_thread_pool_free (run->pool, FALSE, TRUE);
-  run->pool = NULL;
+  for (guint t = 0; t < run->threads; t++)
+    g_thread_join (run->workers[t]);
+  g_clear_pointer (&run->workers, g_free);
   run->waited = TRUE;
 }
 
