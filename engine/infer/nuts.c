@@ -21,7 +21,8 @@ typedef struct {
 } Proposal;
 
 /* The storage of one inner node of the tree; a node of depth d uses
- * frames[d], as only one node per depth is under construction at a time. */
+ * frames[d], as only one node per depth is under construction at a time.
+ * Each half writes its summed momentum (rather than adding to zeros). */
 typedef struct {
   double  *p_init_end, *v_init_end, *rho_init;
   double  *p_final_beg, *v_final_beg, *rho_final;
@@ -229,22 +230,6 @@ evaluate (TildeNuts *nuts, Point *z)
     z->g[i] = -z->g[i];
 }
 
-static void
-leapfrog (TildeNuts *nuts, Point *z, double epsilon)
-{
-  gsize n = nuts->n;
-  double half = 0.5 * epsilon;
-
-  for (gsize i = 0; i < n; i++)
-    z->p[i] -= half * z->g[i];
-  tilde_metric_velocity (nuts->metric, z->p, nuts->v_step);
-  for (gsize i = 0; i < n; i++)
-    z->q[i] += epsilon * nuts->v_step[i];
-  evaluate (nuts, z);
-  for (gsize i = 0; i < n; i++)
-    z->p[i] -= half * z->g[i];
-}
-
 /* H at z, given its velocity v; NaN counts as infinite. */
 static double
 hamiltonian (const TildeNuts *nuts, const Point *z, const double *v)
@@ -252,6 +237,82 @@ hamiltonian (const TildeNuts *nuts, const Point *z, const double *v)
   double h = z->V + tilde_metric_kinetic (nuts->metric, z->p, v);
   return isnan (h) ? INFINITY : h;
 }
+
+/* The first half kick and the drift; for the unit and diagonal metrics in
+ * one pass (the same operations, in the same order, as three). */
+static void
+kick_and_drift (TildeNuts *nuts, Point *z, double half, double epsilon)
+{
+  const TildeMetric *m = nuts->metric;
+  gsize n = nuts->n;
+
+  switch (m->kind)
+    {
+    case TILDE_METRIC_UNIT:
+      for (gsize i = 0; i < n; i++)
+        {
+          z->p[i] -= half * z->g[i];
+          z->q[i] += epsilon * z->p[i];
+        }
+      break;
+    case TILDE_METRIC_DIAG:
+      for (gsize i = 0; i < n; i++)
+        {
+          z->p[i] -= half * z->g[i];
+          z->q[i] += epsilon * (m->inverse[i] * z->p[i]);
+        }
+      break;
+    case TILDE_METRIC_DENSE:
+      for (gsize i = 0; i < n; i++)
+        z->p[i] -= half * z->g[i];
+      tilde_metric_velocity (m, z->p, nuts->v_step);
+      for (gsize i = 0; i < n; i++)
+        z->q[i] += epsilon * nuts->v_step[i];
+      break;
+    }
+}
+
+static void
+leapfrog (TildeNuts *nuts, Point *z, double epsilon)
+{
+  gsize n = nuts->n;
+  double half = 0.5 * epsilon;
+
+  kick_and_drift (nuts, z, half, epsilon);
+  evaluate (nuts, z);
+  for (gsize i = 0; i < n; i++)
+    z->p[i] -= half * z->g[i];
+}
+
+/* A leapfrog step that also gives the velocity v at its end and returns
+ * the Hamiltonian there (NaN counting as infinite): for the unit and
+ * diagonal metrics the last kick, the velocity and the kinetic energy in
+ * one pass. */
+static double
+leapfrog_to (TildeNuts *nuts, Point *z, double epsilon, double *v)
+{
+  const TildeMetric *m = nuts->metric;
+  gsize n = nuts->n;
+  double half = 0.5 * epsilon, twice_tau = 0.0, h;
+
+  if (m->kind == TILDE_METRIC_DENSE)
+    {
+      leapfrog (nuts, z, epsilon);
+      tilde_metric_velocity (m, z->p, v);
+      return hamiltonian (nuts, z, v);
+    }
+  kick_and_drift (nuts, z, half, epsilon);
+  evaluate (nuts, z);
+  for (gsize i = 0; i < n; i++)
+    {
+      z->p[i] -= half * z->g[i];
+      v[i] = m->kind == TILDE_METRIC_UNIT ? z->p[i] : m->inverse[i] * z->p[i];
+      twice_tau += z->p[i] * v[i];
+    }
+  h = z->V + 0.5 * twice_tau;
+  return isnan (h) ? INFINITY : h;
+}
+
 
 static void
 copy (double *to, const double *from, gsize n)
@@ -314,12 +375,40 @@ criterion (const double *v_minus, const double *v_plus, const double *x, const d
   return plus > 0 && minus > 0;
 }
 
+/* Merging the two halves of a subtree: its summed momentum into `rho`,
+ * and the criterion over the whole subtree and over each half extended by
+ * the neighbouring point of the other, all in one pass (each sum is
+ * accumulated in the same order as it would be alone). */
+static gboolean
+merge_halves (const Frame *f, const double *v_beg, const double *v_end, double *rho, gsize n)
+{
+  double whole_plus = 0, whole_minus = 0, init_plus = 0, init_minus = 0;
+  double final_plus = 0, final_minus = 0;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      double both = f->rho_init[i] + f->rho_final[i];
+      double init = f->rho_init[i] + f->p_final_beg[i];
+      double final = f->rho_final[i] + f->p_init_end[i];
+
+      whole_plus += v_end[i] * both;
+      whole_minus += v_beg[i] * both;
+      init_plus += f->v_final_beg[i] * init;
+      init_minus += v_beg[i] * init;
+      final_plus += v_end[i] * final;
+      final_minus += f->v_init_end[i] * final;
+      rho[i] = both;
+    }
+  return whole_plus > 0 && whole_minus > 0 && init_plus > 0 && init_minus > 0
+         && final_plus > 0 && final_minus > 0;
+}
+
 /* ---- the tree ---- */
 
 /* Builds a subtree of 2^depth leapfrog steps from the edge z in direction
- * `sign`, accumulating its summed momentum into rho and its log weight
- * into *log_sum_weight; writes the draw from the subtree into *propose
- * and the momenta and velocities at its beginning (next to the existing
+ * `sign`: writes its summed momentum into rho, adds its log weight to
+ * *log_sum_weight, writes the draw from the subtree into *propose and the
+ * momenta and velocities at its beginning (next to the existing
  * trajectory) and its end. FALSE when the subtree diverged or turned back
  * on itself, which ends the transition. */
 static gboolean
@@ -333,18 +422,15 @@ build_tree (TildeNuts *nuts, Walk *walk, guint depth, Point *z, Proposal *propos
     {
       double h;
 
-      leapfrog (nuts, z, sign * nuts->epsilon);
+      h = leapfrog_to (nuts, z, sign * nuts->epsilon, v_beg);
       walk->n_leapfrog++;
-      tilde_metric_velocity (nuts->metric, z->p, v_beg);
-      h = hamiltonian (nuts, z, v_beg);
       if (h - walk->H0 > nuts->max_delta_h)
         walk->divergent = TRUE;
       *log_sum_weight = log_sum_exp (*log_sum_weight, walk->H0 - h);
       walk->sum_metro_prob += walk->H0 - h > 0 ? 1.0 : exp (walk->H0 - h);
       proposal_from_point (propose, z, h, n);
       copy (v_end, v_beg, n);
-      for (gsize i = 0; i < n; i++)
-        rho[i] += z->p[i];
+      copy (rho, z->p, n);
       copy (p_beg, z->p, n);
       copy (p_end, z->p, n);
       return !walk->divergent;
@@ -353,14 +439,10 @@ build_tree (TildeNuts *nuts, Walk *walk, guint depth, Point *z, Proposal *propos
   Frame *f = &nuts->frames[depth];
   double log_sum_weight_init = -INFINITY, log_sum_weight_final = -INFINITY;
   double log_sum_weight_subtree;
-  gboolean persist;
 
-  memset (f->rho_init, 0, sizeof (double) * n);
   if (!build_tree (nuts, walk, depth - 1, z, propose, v_beg, f->v_init_end, f->rho_init,
                    p_beg, f->p_init_end, sign, &log_sum_weight_init))
     return FALSE;
-
-  memset (f->rho_final, 0, sizeof (double) * n);
   if (!build_tree (nuts, walk, depth - 1, z, &f->propose_final, f->v_final_beg, v_end,
                    f->rho_final, f->p_final_beg, p_end, sign, &log_sum_weight_final))
     return FALSE;
@@ -372,15 +454,7 @@ build_tree (TildeNuts *nuts, Walk *walk, guint depth, Point *z, Proposal *propos
       || gsl_rng_uniform (walk->rng) < exp (log_sum_weight_final - log_sum_weight_subtree))
     proposal_copy (propose, &f->propose_final, n);
 
-  /* across the whole subtree, then across each half extended by the
-   * neighbouring point of the other half */
-  persist = criterion (v_beg, v_end, f->rho_init, f->rho_final, n)
-            && criterion (v_beg, f->v_final_beg, f->rho_init, f->p_final_beg, n)
-            && criterion (f->v_init_end, v_end, f->rho_final, f->p_init_end, n);
-
-  for (gsize i = 0; i < n; i++)
-    rho[i] += f->rho_init[i] + f->rho_final[i];
-  return persist;
+  return merge_halves (f, v_beg, v_end, rho, n);
 }
 
 void
@@ -414,8 +488,7 @@ tilde_nuts_transition_from (TildeNuts *nuts, gsl_rng *rng, const double *momentu
       double log_sum_weight_subtree = -INFINITY;
       gboolean valid, persist;
 
-      memset (nuts->rho_fwd, 0, sizeof (double) * n);
-      memset (nuts->rho_bck, 0, sizeof (double) * n);
+      /* the new subtree writes its own summed momentum */
       if (gsl_rng_uniform (rng) > 0.5)
         {
           /* the trajectory so far becomes the backward subtree */
