@@ -261,8 +261,14 @@ print_lines (const Reporter *r, guint chain, const char *text)
   char prefix[32];
   guint n = g_strv_length (lines);
 
+  if (n == 0)
+    {
+      g_printerr ("\n");   /* CmdStan's empty lines */
+      g_string_free (out, TRUE);
+      return;
+    }
   /* a trailing newline ends the text, it does not add an empty line */
-  if (n > 0 && lines[n - 1][0] == '\0' && n > 1)
+  if (lines[n - 1][0] == '\0' && n > 1)
     n--;
   for (guint i = 0; i < n; i++)
     g_string_append_printf (out, "%s%s\n", chain_prefix (r, chain, prefix, sizeof prefix), lines[i]);
