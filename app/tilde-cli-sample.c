@@ -99,7 +99,7 @@ option_context (SampleArgs *a)
     { "O0", 0, 0, G_OPTION_ARG_NONE, &a->o0, N_("No optimisation (the default)"), NULL },
     { "O1", 0, 0, G_OPTION_ARG_NONE, &a->o1, N_("Optimise at level 1"), NULL },
     { "Oexperimental", 0, 0, G_OPTION_ARG_NONE, &a->oexperimental, N_("All optimisations"), NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->files, NULL, N_("MODEL.stan") },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->files, NULL, NULL },
     { NULL }
   };
   GOptionContext *context = g_option_context_new (_("MODEL.stan"));
