@@ -49,6 +49,127 @@ tilde_csv_writer_new_for_stream (FILE *stream, int sig_figs)
   return writer_new (stream, NULL, sig_figs);
 }
 
+/* The C locale's "%.<digits>g", which is what a C++ stream writes at
+ * that precision. */
+static void
+format_with_printf (char *buffer, gsize size, double value, int digits)
+{
+  char format[8];
+  g_snprintf (format, sizeof format, "%%.%dg", digits);
+  g_ascii_formatd (buffer, size, format, value);
+}
+
+/* Powers of ten that a long double holds exactly. */
+static const long double powers_of_ten[] = {
+  1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L,
+  1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L,
+  1e27L,
+};
+
+/* a * 10^k, with one rounding; FALSE when 10^k is not exact. */
+static gboolean
+scale (long double a, int k, long double *out)
+{
+  if (k > 27 || k < -27)
+    return FALSE;
+  *out = k >= 0 ? a * powers_of_ten[k] : a / powers_of_ten[-k];
+  return TRUE;
+}
+
+static char *
+append_exponent (char *out, int e)
+{
+  int a = ABS (e);
+  *out++ = 'e';
+  *out++ = e < 0 ? '-' : '+';
+  if (a >= 100)
+    *out++ = (char) ('0' + a / 100);
+  *out++ = (char) ('0' + a / 10 % 10);
+  *out++ = (char) ('0' + a % 10);
+  *out = '\0';
+  return out;
+}
+
+/* "%.<digits>g" without printf, which costs more than everything else
+ * in writing a draw. The value is scaled to `digits` integer digits in
+ * long double arithmetic (relative error below 1e-19); when that error
+ * could change how the integer rounds (the value lies within 1e-17 of
+ * half a unit), printf decides instead, so the text is always printf's.
+ * FALSE when the value is outside the fast path's range. */
+static gboolean
+format_fast (char *buffer, gsize size, double value, int digits)
+{
+  long double a = fabsl ((long double) value), scaled, whole, frac;
+  long double limit = powers_of_ten[MIN (digits, 17)];
+  int e, len;
+  guint64 m;
+  char d[24];
+  char *out = buffer;
+
+  if (value == 0 || digits > 17 || size < 32)
+    return FALSE;
+  /* the binary exponent puts the decimal one within one of its place */
+  frexp (value, &e);
+  e = (int) floor ((e - 1) * 0.30102999566398120);
+  if (!scale (a, digits - 1 - e, &scaled))
+    return FALSE;
+  if (scaled >= limit)
+    e++;
+  else if (scaled < limit / 10)
+    e--;
+  if (!scale (a, digits - 1 - e, &scaled) || scaled >= limit || scaled < limit / 10)
+    return FALSE;
+  whole = floorl (scaled);
+  frac = scaled - whole;
+  if (fabsl (frac - 0.5L) <= scaled * 1e-17L)
+    return FALSE;
+  m = (guint64) whole + (frac > 0.5L);
+  if ((long double) m >= limit)
+    {
+      m /= 10;
+      e++;
+    }
+  for (int i = digits - 1; i >= 0; i--, m /= 10)
+    d[i] = (char) ('0' + m % 10);
+  for (len = digits; len > 1 && d[len - 1] == '0'; len--)
+    ;
+
+  if (value < 0)
+    *out++ = '-';
+  if (e < -4 || e >= digits)
+    {
+      *out++ = d[0];
+      if (len > 1)
+        {
+          *out++ = '.';
+          memcpy (out, d + 1, (gsize) len - 1);
+          out += len - 1;
+        }
+      append_exponent (out, e);
+      return TRUE;
+    }
+  if (e < 0)
+    {
+      *out++ = '0';
+      *out++ = '.';
+      for (int i = 0; i < -e - 1; i++)
+        *out++ = '0';
+      memcpy (out, d, (gsize) len);
+      out[len] = '\0';
+      return TRUE;
+    }
+  for (int i = 0; i <= e; i++)
+    *out++ = i < len ? d[i] : '0';
+  if (len > e + 1)
+    {
+      *out++ = '.';
+      memcpy (out, d + e + 1, (gsize) (len - e - 1));
+      out += len - e - 1;
+    }
+  *out = '\0';
+  return TRUE;
+}
+
 void
 tilde_csv_format_double (char *buffer, gsize size, double value, int sig_figs)
 {
@@ -59,10 +180,8 @@ tilde_csv_format_double (char *buffer, gsize size, double value, int sig_figs)
   else
     {
       int digits = sig_figs < 1 ? 6 : MIN (sig_figs, 18);
-      char format[8];
-      /* the C locale's "%g" is what a C++ stream writes at this precision */
-      g_snprintf (format, sizeof format, "%%.%dg", digits);
-      g_ascii_formatd (buffer, size, format, value);
+      if (!format_fast (buffer, size, value, digits))
+        format_with_printf (buffer, size, value, digits);
     }
 }
 

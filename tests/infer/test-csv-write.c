@@ -43,6 +43,55 @@ test_numbers (void)
   g_assert_cmpstr (buffer, ==, "-inf");
 }
 
+/* Against printf's "%.Ng" itself (what a C++ stream prints) over every
+ * precision and many magnitudes, with values next to powers of ten and
+ * next to rounding ties, where a shortcut would go wrong first. */
+static void
+test_numbers_match_printf (void)
+{
+  GRand *rand = g_rand_new_with_seed (20241122);
+  char expected[64], got[64], format[8];
+  guint checked = 0;
+
+  for (int digits = 1; digits <= 18; digits++)
+    {
+      g_snprintf (format, sizeof format, "%%.%dg", digits);
+      for (int i = 0; i < 20000; i++)
+        {
+          double x;
+          switch (i % 5)
+            {
+            case 0:   /* any magnitude */
+              x = g_rand_double (rand) * pow (10, g_rand_int_range (rand, -40, 40));
+              break;
+            case 1:   /* a decimal tie: d.ddd5 at this precision */
+              x = (floor (g_rand_double_range (rand, 1, 10) * pow (10, digits - 1)) + 0.5)
+                  * pow (10, g_rand_int_range (rand, -8, 8) - digits + 1);
+              break;
+            case 2:   /* next to a power of ten */
+              x = nextafter (pow (10, g_rand_int_range (rand, -20, 20)),
+                             g_rand_boolean (rand) ? INFINITY : 0);
+              break;
+            case 3:   /* integers, which print without a point */
+              x = (double) g_rand_int_range (rand, -2000000, 2000000);
+              break;
+            default:  /* what draws look like */
+              x = g_rand_double_range (rand, -50, 50);
+              break;
+            }
+          if (g_rand_boolean (rand))
+            x = -x;
+          g_ascii_formatd (expected, sizeof expected, format, x);
+          tilde_csv_format_double (got, sizeof got, x, digits);
+          if (strcmp (expected, got) != 0)
+            g_error ("%.17g at %d digits: printf gives %s, the writer %s", x, digits, expected, got);
+          checked++;
+        }
+    }
+  g_assert_cmpuint (checked, ==, 18 * 20000);
+  g_rand_free (rand);
+}
+
 /* The parts of a file, laid out as CmdStan lays them out. */
 static void
 test_file (void)
@@ -187,6 +236,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/io/csv-write/numbers", test_numbers);
+  g_test_add_func ("/io/csv-write/numbers-match-printf", test_numbers_match_printf);
   g_test_add_func ("/io/csv-write/file", test_file);
   g_test_add_func ("/io/csv-write/round-trip", test_round_trip);
   g_test_add_func ("/io/csv-write/unwritable", test_unwritable);
