@@ -82,23 +82,6 @@ option_context (LogProbOptions *o, gboolean diagnose)
   return context;
 }
 
-static gboolean
-parse_context (const char *text, TildeModelContext *context)
-{
-  static const char *const names[] = { "joint", "prior", "likelihood" };
-
-  *context = TILDE_MODEL_CONTEXT_JOINT;
-  if (text == NULL)
-    return TRUE;
-  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
-    if (g_str_equal (text, names[i]))
-      {
-        *context = (TildeModelContext) i;
-        return TRUE;
-      }
-  return FALSE;
-}
-
 /* The unconstrained point: from --params, or drawn as CmdStan draws inits. */
 static gboolean
 unconstrained_point (TildeModel *model, const LogProbOptions *o, double *theta, gsize n)
@@ -165,7 +148,7 @@ run (const char *name, int argc, char **argv, gboolean diagnose)
       options_clear (&o);
       return TILDE_EXIT_USAGE;
     }
-  if (!parse_context (o.context, &model_context))
+  if (!_tilde_cli_parse_context (o.context, &model_context))
     {
       g_printerr (_("tilde %s: --context must be joint, prior or likelihood, not '%s'\n"), name,
                   o.context);

@@ -111,6 +111,23 @@ _tilde_cli_parse_level (gboolean o0, gboolean o1, gboolean oexperimental, MirOpt
   return TRUE;
 }
 
+gboolean
+_tilde_cli_parse_context (const char *text, TildeModelContext *context)
+{
+  static const char *const names[] = { "joint", "prior", "likelihood" };
+
+  *context = TILDE_MODEL_CONTEXT_JOINT;
+  if (text == NULL)
+    return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_str_equal (text, names[i]))
+      {
+        *context = (TildeModelContext) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
 void
 _tilde_cli_append_double (GString *out, double value)
 {

@@ -16,6 +16,8 @@
 #include "tilde-cli.h"
 #include "tilde-cli-private.h"
 #include "infer/run.h"
+#include "infer/summary.h"
+#include "io/stan-csv-read.h"
 
 /* A run stopped by an interrupt exits as a shell reports SIGINT. */
 enum { EXIT_INTERRUPTED = 130 };
@@ -37,6 +39,7 @@ typedef struct {
   double   adapt_delta;
   int      max_depth;
   char    *metric;
+  char    *context;
   double   stepsize;
   gboolean save_warmup;
   gboolean fixed_param;
@@ -53,6 +56,7 @@ args_clear (SampleArgs *a)
   g_free (a->data);
   g_free (a->init);
   g_free (a->metric);
+  g_free (a->context);
   g_free (a->output);
   g_strfreev (a->files);
 }
@@ -85,6 +89,9 @@ option_context (SampleArgs *a)
     { "max-treedepth", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &a->max_depth, NULL, NULL },
     { "metric", 0, 0, G_OPTION_ARG_STRING, &a->metric,
       N_("Metric: diag (default), dense or unit (also diag_e, dense_e, unit_e)"), N_("M") },
+    { "context", 0, 0, G_OPTION_ARG_STRING, &a->context,
+      N_("What the density holds: joint (default), prior (no likelihood terms: the prior and "
+         "prior predictive) or likelihood (no prior terms)"), N_("C") },
     { "stepsize", 0, 0, G_OPTION_ARG_DOUBLE, &a->stepsize,
       N_("Step size where the adaptation starts (default 1)"), N_("E") },
     { "save-warmup", 0, 0, G_OPTION_ARG_NONE, &a->save_warmup, N_("Write the warm-up draws too"), NULL },
@@ -336,7 +343,8 @@ print_times (TildeSampleRun *run)
 
 /* The sampler's warnings, worded as cmdstanr words them. */
 static void
-print_warnings (TildeSampleRun *run, const TildeSampleOptions *o, const Reporter *r)
+print_warnings (TildeSampleRun *run, const TildeSampleOptions *o, const Reporter *r,
+                gboolean transitions)
 {
   guint n = tilde_sample_run_get_n_chains (run);
   guint64 draws = 0, divergences = 0, depth_hits = 0, rejections = 0;
@@ -351,17 +359,56 @@ print_warnings (TildeSampleRun *run, const TildeSampleOptions *o, const Reporter
     }
   if (tilde_sample_run_is_fixed_param (run))
     return;
-  if (divergences > 0)
+  if (transitions && divergences > 0)
     g_printerr (_("Warning: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " (%.1f%%) transitions "
                   "ended with a divergence.\n"), divergences, draws,
                 draws ? 100.0 * divergences / draws : 0.0);
-  if (depth_hits > 0)
+  if (transitions && depth_hits > 0)
     g_printerr (_("Warning: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " (%.1f%%) transitions "
                   "hit the maximum treedepth limit of %u.\n"), depth_hits, draws,
                 draws ? 100.0 * depth_hits / draws : 0.0, o->max_depth);
   if (rejections > 0)
     g_printerr (_("%" G_GUINT64_FORMAT " proposals were rejected because the model raised an "
                   "error (warm-up included).\n"), rejections);
+}
+
+/* The table `tilde summary` prints for the files just written, with its
+ * warnings; FALSE when there is nothing to summarise. */
+static gboolean
+print_summary (TildeSampleRun *run)
+{
+  static const double probs[] = { 0.05, 0.5, 0.95 };
+  guint n = tilde_sample_run_get_n_chains (run);
+  g_autoptr(GPtrArray) chains = g_ptr_array_new_with_free_func ((GDestroyNotify) tilde_stan_csv_free);
+  g_autoptr(TildeSummary) summary = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  for (guint i = 0; i < n; i++)
+    {
+      const char *path = tilde_sample_run_get_chain_result (run, i)->output_path;
+      TildeStanCsv *csv = path ? tilde_stan_csv_read_file (path, &error) : NULL;
+      if (csv == NULL)
+        break;
+      if (csv->n_draws == 0)
+        {
+          tilde_stan_csv_free (csv);
+          break;
+        }
+      g_ptr_array_add (chains, csv);
+    }
+  if (chains->len != n)
+    return FALSE;
+  summary = tilde_summary_new ((TildeStanCsv *const *) chains->pdata, n, probs,
+                               G_N_ELEMENTS (probs), &error);
+  if (summary == NULL)
+    {
+      g_printerr ("tilde sample: %s\n", error->message);
+      return FALSE;
+    }
+  text = tilde_summary_to_text (summary, 2);
+  printf ("\n%s", text);
+  return TRUE;
 }
 
 static void
@@ -436,6 +483,7 @@ sample (SampleArgs *a, TildeSampleOptions *o)
   Reporter reporter;
   struct sigaction action = { 0 }, previous;
   MirOptLevel level;
+  TildeModelContext context;
   int status;
   gboolean ok;
 
@@ -444,9 +492,16 @@ sample (SampleArgs *a, TildeSampleOptions *o)
   status = read_inits (a, o, &inits);
   if (status != TILDE_EXIT_OK)
     return status;
+  if (!_tilde_cli_parse_context (a->context, &context))
+    {
+      g_printerr (_("tilde sample: --context must be joint, prior or likelihood, not '%s'\n"),
+                  a->context);
+      return TILDE_EXIT_USAGE;
+    }
   model = _tilde_cli_load_model (a->files[0], a->data, level, &status);
   if (model == NULL)
     return status;
+  tilde_model_set_context (model, context);
   o->model_name = name;
   o->compiler_flags = level_flag (a);
   if (tilde_model_num_params_unconstrained (model) == 0 && !o->fixed_param)
@@ -476,7 +531,10 @@ sample (SampleArgs *a, TildeSampleOptions *o)
       return TILDE_EXIT_MODEL_ERROR;
     }
   print_times (run);
-  print_warnings (run, o, &reporter);
+  if (!print_summary (run))
+    print_warnings (run, o, &reporter, TRUE);
+  else
+    print_warnings (run, o, &reporter, FALSE);
   print_outputs (run);
   if (!ok)
     {

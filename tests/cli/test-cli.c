@@ -588,6 +588,64 @@ test_sample_files_and_progress (void)
   g_assert_nonnull (strstr (run.out, "divergences"));
 }
 
+/* The mean of the last column over the draws of a Stan CSV file. */
+static double
+mean_of_last_column (const char *path)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  double sum = 0;
+  guint n = 0;
+  gboolean header = TRUE;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (char **l = lines; *l; l++)
+    {
+      if (**l == '#' || **l == '\0')
+        continue;
+      if (header)
+        {
+          header = FALSE;
+          continue;
+        }
+      sum += g_ascii_strtod (strrchr (*l, ',') + 1, NULL);
+      n++;
+    }
+  g_assert_cmpuint (n, >, 0);
+  return sum / n;
+}
+
+/* --context prior drops y ~ bernoulli(theta): theta is then uniform (mean
+ * 1/2, sd 0.29, so 2,000 draws put the mean within 0.03 of it), where the
+ * posterior beta(3, 9) has mean 1/4; the summary table follows the run. */
+static void
+test_sample_context (void)
+{
+  g_autofree char *model = NULL, *data = NULL, *dir = write_bernoulli (&model, &data);
+  g_autofree char *prior = g_build_filename (dir, "prior.csv", NULL);
+  g_autofree char *joint = g_build_filename (dir, "joint.csv", NULL);
+  g_auto(Run) run = { 0 };
+  g_auto(Run) run_joint = { 0 };
+  g_auto(Run) bad = { 0 };
+
+  run_tilde (&run, "sample", model, "--data", data, "--chains", "1", "--samples", "2000",
+             "--seed", "11", "--refresh", "0", "--context", "prior", "--output", prior, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_cmpfloat (fabs (mean_of_last_column (prior) - 0.5), <, 0.03);
+  g_assert_nonnull (strstr (run.out, "ESS_bulk"));
+  g_assert_nonnull (strstr (run.out, "theta "));
+
+  run_tilde (&run_joint, "sample", model, "--data", data, "--chains", "1", "--samples", "2000",
+             "--seed", "11", "--refresh", "0", "--output", joint, NULL);
+  g_assert_cmpint (run_joint.status, ==, 0);
+  g_assert_cmpfloat (fabs (mean_of_last_column (joint) - 0.25), <, 0.03);
+
+  run_tilde (&bad, "sample", model, "--data", data, "--context", "posterior", NULL);
+  g_assert_cmpint (bad.status, ==, 124);
+  g_assert_nonnull (strstr (bad.err, "--context must be joint, prior or likelihood"));
+}
+
 /* One chain writes exactly the name given, and its lines carry no chain. */
 static void
 test_sample_one_chain (void)
@@ -759,6 +817,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/compile/debug-generate-data", test_debug_generate_data);
   g_test_add_func ("/cli/sample/files-and-progress", test_sample_files_and_progress);
   g_test_add_func ("/cli/sample/one-chain", test_sample_one_chain);
+  g_test_add_func ("/cli/sample/context", test_sample_context);
   g_test_add_func ("/cli/sample/usage-errors", test_sample_usage_errors);
   g_test_add_func ("/cli/sample/model-errors", test_sample_model_errors);
   g_test_add_func ("/cli/sample/init-failure", test_sample_init_failure);
