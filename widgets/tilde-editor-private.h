@@ -13,4 +13,8 @@ TildeCompletionProvider *_tilde_editor_get_completion_provider (TildeEditor *sel
 /* The generation of the check whose result the editor shows (0: none). */
 guint64                  _tilde_editor_get_shown_generation    (TildeEditor *self);
 
+/* A job input holding the buffer as it is now, with the editor's file and
+ * options, for other views of the same model (the IR viewer). */
+TildeJobInput           *_tilde_editor_new_job_input           (TildeEditor *self);
+
 G_END_DECLS

@@ -140,6 +140,8 @@ run_passes (TildeMirStages *stages, const MirProgram *transformed)
       before = &step->after;
     }
   text_copy (&stages->stages[TILDE_MIR_STAGE_OPTIMIZED], before);
+  stages->optimized_diff = tilde_line_diff_texts (stages->stages[TILDE_MIR_STAGE_TRANSFORMED].text,
+                                                  stages->stages[TILDE_MIR_STAGE_OPTIMIZED].text);
   mir_program_free (optimized);
 }
 
@@ -186,6 +188,7 @@ tilde_mir_stages_free (TildeMirStages *stages)
   for (guint i = 0; i < TILDE_N_MIR_STAGES; i++)
     text_clear (&stages->stages[i]);
   g_clear_pointer (&stages->steps, g_ptr_array_unref);
+  g_clear_pointer (&stages->optimized_diff, g_array_unref);
   g_free (stages);
 }
 

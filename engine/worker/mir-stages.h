@@ -60,6 +60,7 @@ typedef struct {
   MirOptLevel   level;
   TildeMirText  stages[TILDE_N_MIR_STAGES];
   GPtrArray    *steps;         /* TildeMirStep*, one per pass run, in order */
+  GArray       *optimized_diff;  /* TildeDiffRow: the transformed MIR against the optimized */
 } TildeMirStages;
 
 /* Makes the stages of a program that checked without errors, at `level`;

@@ -73,6 +73,7 @@ test_stages_at_o0 (void)
   optimized = &stages->stages[TILDE_MIR_STAGE_OPTIMIZED];
   /* O0 runs no pass: the optimized MIR is the transformed MIR. */
   g_assert_cmpstr (optimized->text, ==, transformed->text);
+  g_assert_cmpuint (stages->optimized_diff->len, ==, transformed->n_lines);
 
   read_j = find_line (transformed, "J = FnReadData__(\"J\")[1];");
   g_assert_cmpint (read_j, >=, 0);
@@ -133,6 +134,15 @@ test_steps_at_o1 (void)
   g_assert_cmpint (fma_line, >=, 0);
   g_assert_cmpint (optimized->sources[fma_line].line, ==, 12);
   g_assert_cmpint (find_line (optimized, "(mu + (tau * theta_tilde))"), ==, -1);
+  {
+    g_autoptr(GArray) rows = tilde_line_diff_texts (stages->stages[TILDE_MIR_STAGE_TRANSFORMED].text,
+                                                    optimized->text);
+    TildeDiffStats stats;
+
+    g_assert_cmpuint (stages->optimized_diff->len, ==, rows->len);
+    tilde_line_diff_count (stages->optimized_diff, &stats);
+    g_assert_cmpuint (tilde_diff_stats_edits (&stats), >, 0);
+  }
 
   /* The partial evaluation step is the one that brought fma in. */
   for (guint i = 0; i < stages->steps->len; i++)
