@@ -396,6 +396,7 @@ tilde_window_restore_text (TildeWindow *self, GFile *file, const char *text)
   gtk_text_buffer_get_start_iter (buffer, &start);
   gtk_text_buffer_place_cursor (buffer, &start);
   gtk_text_buffer_set_modified (buffer, TRUE);
+  tilde_ir_view_reset (self->ir_view);
   schedule_autosave (self);
   update_title (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
@@ -430,6 +431,8 @@ load_finished (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (self->buffer), FALSE);
   set_loading (self, FALSE);
+  /* Whatever compiled before the file came in was not this model. */
+  tilde_ir_view_reset (self->ir_view);
   update_title (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
 }
@@ -995,8 +998,9 @@ tilde_window_init (TildeWindow *self)
 
   g_signal_connect_object (self->buffer, "modified-changed",
                            G_CALLBACK (modified_changed), self, G_CONNECT_SWAPPED);
+  /* After the buffer's own handler, which marks it modified. */
   g_signal_connect_object (self->buffer, "changed",
-                           G_CALLBACK (schedule_autosave), self, G_CONNECT_SWAPPED);
+                           G_CALLBACK (schedule_autosave), self, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
                            G_CALLBACK (update_style_scheme), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->ir_view, "show-message",

@@ -75,6 +75,9 @@ struct _TildeIrView
   GCancellable       *diff_cancellable;
   guint               follow_source;
   guint64             compile_generation;
+  /* Counts edits; a result is shown only for the text it compiled. */
+  guint64             stamp;
+  guint64             compiled_stamp;
   guint               compile_source;
   guint               results;
   int                 step;
@@ -1037,7 +1040,9 @@ compile_done (TildeJobResult *result, gpointer user_data)
   const TildeMirStages *before;
   gboolean same_level;
 
-  if (self == NULL || tilde_job_result_get_generation (result) != self->compile_generation)
+  /* Text changed since: its own compile is on the way. */
+  if (self == NULL || tilde_job_result_get_generation (result) != self->compile_generation
+      || self->compiled_stamp != self->stamp)
     return;
   self->results++;
   if (!self->dirty)
@@ -1078,6 +1083,7 @@ tilde_ir_view_compile_now (TildeIrView *self)
       return;
     }
   input = _tilde_editor_new_job_input (self->editor);
+  self->compiled_stamp = self->stamp;
   self->dirty = FALSE;
   self->compile_generation = tilde_worker_compile_mir (worker, input, (MirOptLevel) self->level,
                                                        compile_done, weak_ref_new (self),
@@ -1099,6 +1105,7 @@ compile_timeout (gpointer user_data)
 static void
 schedule_compile (TildeIrView *self)
 {
+  self->stamp++;
   self->dirty = TRUE;
   g_clear_handle_id (&self->compile_source, g_source_remove);
   if (self->editor == NULL || !gtk_widget_get_mapped (GTK_WIDGET (self)))
@@ -1109,6 +1116,36 @@ schedule_compile (TildeIrView *self)
   g_source_set_static_name (g_main_context_find_source_by_id (NULL, self->compile_source),
                             "[tilde] compile after typing");
   set_compiling (self, TRUE);
+}
+
+/* Another file: what compiled before was another model. */
+static void
+forget_shown (TildeIrView *self)
+{
+  g_cancellable_cancel (self->diff_cancellable);
+  g_clear_object (&self->diff_cancellable);
+  g_clear_pointer (&self->rows, g_array_unref);
+  for (guint s = 0; s < 2; s++)
+    {
+      self->sides[s].text = NULL;
+      g_array_set_size (self->sides[s].highlighted, 0);
+    }
+  g_clear_pointer (&self->shown, tilde_job_result_unref);
+  self->rebuilding = TRUE;
+  g_list_store_remove_all (self->passes);
+  self->rebuilding = FALSE;
+  set_step (self, -1);
+  update_step_actions (self);
+  set_has_errors (self, FALSE);
+  show_empty (self);
+}
+
+void
+tilde_ir_view_reset (TildeIrView *self)
+{
+  g_return_if_fail (TILDE_IS_IR_VIEW (self));
+  forget_shown (self);
+  schedule_compile (self);
 }
 
 static void
@@ -1150,7 +1187,7 @@ tilde_ir_view_set_editor (TildeIrView *self, TildeEditor *editor)
   if (self->editor == editor)
     return;
   disconnect_editor (self);
-  g_clear_pointer (&self->shown, tilde_job_result_unref);
+  forget_shown (self);
   if (editor != NULL)
     {
       self->editor = g_object_ref (editor);
@@ -1160,7 +1197,7 @@ tilde_ir_view_set_editor (TildeIrView *self, TildeEditor *editor)
                                 G_CALLBACK (update_source_highlight), self);
       g_signal_connect_swapped (self->editor_buffer, "notify::style-scheme",
                                 G_CALLBACK (follow_style_scheme), self);
-      g_signal_connect_swapped (self->editor, "notify::file", G_CALLBACK (schedule_compile), self);
+      g_signal_connect_swapped (self->editor, "notify::file", G_CALLBACK (tilde_ir_view_reset), self);
       follow_style_scheme (self);
       self->dirty = TRUE;
       tilde_ir_view_compile_now (self);

@@ -54,6 +54,10 @@ const char  *tilde_ir_view_get_text       (TildeIrView *self,
 gboolean     tilde_ir_view_get_has_errors (TildeIrView *self);
 /* TRUE from the moment a compile is due until its result is in. */
 gboolean     tilde_ir_view_get_compiling  (TildeIrView *self);
+/* Forgets what was shown, for a buffer that now holds another model (a
+ * file was loaded into it): nothing from before stays as "the last version
+ * that compiled". Compiles again. */
+void         tilde_ir_view_reset          (TildeIrView *self);
 /* Compiles now instead of after the delay (when the view is shown). */
 void         tilde_ir_view_compile_now    (TildeIrView *self);
 

@@ -15,6 +15,7 @@
 #include "tilde-diagnostic-hover.h"
 #include "tilde-editor-private.h"
 #include "tilde-window.h"
+#include "window-test-util.h"
 
 static TildeApplication *app;
 
@@ -993,6 +994,7 @@ main (int argc, char *argv[])
   g_autoptr(GError) error = NULL;
   int status;
 
+  window_test_isolate_home ();
   g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
   g_setenv ("GSK_RENDERER", "cairo", FALSE);
   g_setenv ("GTK_A11Y", "none", TRUE);
@@ -1018,5 +1020,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/editor/hover-signatures", test_hover_signatures);
   status = g_test_run ();
   g_clear_object (&app);
+  window_test_remove_home ();
   return status;
 }

@@ -25,79 +25,16 @@
 #include "tilde-ir-view-private.h"
 #include "tilde-line-diff.h"
 #include "tilde-window-private.h"
+#include "window-test-util.h"
 
 static TildeApplication *app;
-static char *home;
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-/* ---- driving the main loop ---- */
-
-static gboolean
-timeout_cb (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-wait_for_ms (gboolean (*condition) (gpointer), gpointer data, guint ms)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add (ms, timeout_cb, &timed_out);
-
-  while (!condition (data) && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  if (!timed_out)
-    g_source_remove (id);
-  return !timed_out;
-}
-
-static gboolean
-wait_for (gboolean (*condition) (gpointer), gpointer data)
-{
-  return wait_for_ms (condition, data, 10000);
-}
-
-static void
-run_for_ms (guint ms)
-{
-  gboolean done = FALSE;
-
-  g_timeout_add (ms, timeout_cb, &done);
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
-}
-
-static gboolean
-frames_drawn (gpointer data)
-{
-  return --(*(int *) data) <= 0;
-}
-
-static void
-let_it_draw (void)
-{
-  int countdown = 20;
-
-  wait_for (frames_drawn, &countdown);
-}
+#define wait_for window_test_wait_for
+#define wait_for_ms window_test_wait_for_ms
+#define run_for_ms window_test_run_for_ms
+#define let_it_draw window_test_let_it_draw
+#define render_widget window_test_render
+#define save_screenshot window_test_screenshot
 
 /* ---- windows ---- */
 
@@ -254,36 +191,6 @@ pass_at (TildeIrView *ir, guint position)
 }
 
 /* ---- pixels ---- */
-
-static GdkTexture *
-render_widget (GtkWidget *widget)
-{
-  int width = gtk_widget_get_width (widget);
-  int height = gtk_widget_get_height (widget);
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  g_autoptr(GskRenderNode) node = NULL;
-  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
-
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (snapshot);
-  g_assert_nonnull (node);
-  return gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
-}
-
-static void
-save_screenshot (GtkWidget *widget, const char *name)
-{
-  const char *dir = g_getenv ("TILDE_SCREENSHOT_DIR");
-  g_autoptr(GdkTexture) shot = NULL;
-  g_autofree char *path = NULL;
-
-  if (dir == NULL)
-    return;
-  shot = render_widget (widget);
-  path = g_build_filename (dir, name, NULL);
-  g_assert_true (gdk_texture_save_to_png (shot, path));
-}
 
 typedef struct { int r, g, b; } Rgb;
 
@@ -557,8 +464,6 @@ test_cursor_highlights_mir (void)
 
     for (guint i = 0; i < rows->len; i++)
       {
-        g_autofree char *text = row_text (ir, TILDE_IR_SIDE_RIGHT, g_array_index (rows, guint, i));
-        g_test_message ("highlighted: %s", text);
         found |= (int) g_array_index (rows, guint, i) == fma_row;
       }
     g_assert_true (found);
@@ -668,6 +573,66 @@ window_is_wide (gpointer data)
   return gtk_widget_get_width (data) >= 1260 && gtk_widget_get_height (data) >= 840;
 }
 
+static void
+clipboard_read (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  char **text = user_data;
+
+  *text = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (source), result, NULL);
+  if (*text == NULL)
+    *text = g_strdup ("");
+}
+
+static gboolean
+is_set (gpointer data)
+{
+  return *(char **) data != NULL;
+}
+
+static void
+test_copy (void)
+{
+  TildeWindow *window = open_example ("eight_schools.stan");
+  TildeIrView *ir = tilde_window_get_ir_view (window);
+  GdkClipboard *clipboard = gtk_widget_get_clipboard (GTK_WIDGET (ir));
+  g_autofree char *copied = NULL;
+
+  set_level (window, "1");
+  gtk_widget_activate_action (GTK_WIDGET (ir), "ir.copy", "i", TILDE_IR_SIDE_RIGHT);
+  gdk_clipboard_read_text_async (clipboard, NULL, clipboard_read, &copied);
+  g_assert_true (wait_for (is_set, &copied));
+  g_assert_cmpstr (copied, ==, tilde_ir_view_get_text (ir, TILDE_IR_SIDE_RIGHT));
+  g_assert_true (text_has_line (copied, "theta = fma(tau, theta_tilde, mu);"));
+  g_clear_pointer (&copied, g_free);
+
+  gtk_widget_activate_action (GTK_WIDGET (ir), "ir.copy", "i", TILDE_IR_SIDE_LEFT);
+  gdk_clipboard_read_text_async (clipboard, NULL, clipboard_read, &copied);
+  g_assert_true (wait_for (is_set, &copied));
+  g_assert_true (text_has_line (copied, "theta = (mu + (tau * theta_tilde));"));
+  close_all_windows ();
+}
+
+/* A model that never compiled: no output, and the reason. */
+static void
+test_errors_from_the_start (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tilde-ir-view-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "broken.stan", NULL);
+  TildeWindow *window;
+  TildeIrView *ir;
+
+  g_assert_true (g_file_set_contents (path, "parameters {\n  real mu;\n}\nmodel {\n  mu ~ normal(0, sd);\n}\n",
+                                      -1, NULL));
+  window = open_path (path);
+  ir = tilde_window_get_ir_view (window);
+  g_assert_true (tilde_ir_view_get_has_errors (ir));
+  g_assert_null (tilde_ir_view_get_text (ir, TILDE_IR_SIDE_RIGHT));
+  g_assert_false (gtk_info_bar_get_revealed (_tilde_ir_view_get_banner (ir)));
+  close_all_windows ();
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 /* The screenshot of the README: O1, the partial evaluation pass, the
  * lines of the transformed parameter highlighted. */
 static void
@@ -689,8 +654,17 @@ test_screenshot (void)
       partial = tilde_ir_pass_get_index (pass_at (ir, i));
   tilde_ir_view_select_step (ir, partial);
   put_editor_cursor (window, 18);
+  gtk_paned_set_position (workbench, 470);
+  window_test_pointer_away (GTK_WIDGET (window));
   let_it_draw ();
   save_screenshot (GTK_WIDGET (window), "ir-view.png");
+
+  /* The same in the dark: the diff's colours come from the theme. */
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+  let_it_draw ();
+  save_screenshot (GTK_WIDGET (window), "ir-view-dark.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+
   tilde_ir_view_select_step (ir, -1);
   let_it_draw ();
   save_screenshot (GTK_WIDGET (window), "ir-view-stages.png");
@@ -703,11 +677,7 @@ main (int argc, char *argv[])
   g_autoptr(GError) error = NULL;
   int status;
 
-  /* A home of its own: the cache (autosave), the recent files. */
-  home = g_dir_make_tmp ("tilde-ir-view-XXXXXX", NULL);
-  g_setenv ("XDG_CACHE_HOME", home, TRUE);
-  g_setenv ("XDG_DATA_HOME", home, TRUE);
-  g_setenv ("XDG_CONFIG_HOME", home, TRUE);
+  window_test_isolate_home ();
   g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
   g_setenv ("GSK_RENDERER", "cairo", FALSE);
   g_setenv ("GTK_A11Y", "none", TRUE);
@@ -725,11 +695,12 @@ main (int argc, char *argv[])
   g_test_add_func ("/ir-view/cursor-highlights-mir", test_cursor_highlights_mir);
   g_test_add_func ("/ir-view/edit-recompiles-after-delay", test_edit_recompiles_after_delay);
   g_test_add_func ("/ir-view/errors-show-banner", test_errors_show_banner);
+  g_test_add_func ("/ir-view/errors-from-the-start", test_errors_from_the_start);
+  g_test_add_func ("/ir-view/copy", test_copy);
   g_test_add_func ("/ir-view/screenshot", test_screenshot);
   status = g_test_run ();
   g_clear_object (&app);
   tilde_autosave_flush ();
-  remove_tree (home);
-  g_free (home);
+  window_test_remove_home ();
   return status;
 }

@@ -8,6 +8,7 @@
 
 #include "tilde-application.h"
 #include "tilde-window.h"
+#include "window-test-util.h"
 
 static TildeApplication *app;
 
@@ -384,6 +385,7 @@ main (int argc, char *argv[])
   g_autoptr(GError) error = NULL;
   int status;
 
+  window_test_isolate_home ();
   g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
   g_setenv ("GSK_RENDERER", "cairo", FALSE);
   g_setenv ("GTK_A11Y", "none", TRUE);
@@ -401,5 +403,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/window/open-missing-file", test_open_missing_file);
   status = g_test_run ();
   g_clear_object (&app);
+  window_test_remove_home ();
   return status;
 }
