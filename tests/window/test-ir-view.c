@@ -260,6 +260,21 @@ test_mir_at_o0 (void)
   for (guint i = 0; i < _tilde_ir_view_get_rows (ir)->len; i++)
     g_assert_cmpint (g_array_index (_tilde_ir_view_get_rows (ir), TildeDiffRow, i).kind, ==, TILDE_DIFF_SAME);
   g_assert_false (tilde_ir_view_step_by (ir, 1));
+
+  /* Highlighted as MIR: the data read's name is a string. */
+  {
+    GtkSourceBuffer *buffer = GTK_SOURCE_BUFFER (side_buffer (ir, TILDE_IR_SIDE_RIGHT));
+    int row = find_row (ir, TILDE_IR_SIDE_RIGHT, "J = FnReadData__(\"J\")[1];");
+    GtkTextIter start, end, quote;
+
+    g_assert_cmpstr (gtk_source_language_get_id (gtk_source_buffer_get_language (buffer)), ==, "mir");
+    gtk_text_buffer_get_bounds (GTK_TEXT_BUFFER (buffer), &start, &end);
+    gtk_source_buffer_ensure_highlight (buffer, &start, &end);
+    gtk_text_buffer_get_iter_at_line (GTK_TEXT_BUFFER (buffer), &quote, row);
+    g_assert_true (gtk_text_iter_forward_search (&quote, "\"J\"", GTK_TEXT_SEARCH_TEXT_ONLY, &quote, NULL, NULL));
+    gtk_text_iter_forward_char (&quote);
+    g_assert_true (gtk_source_buffer_iter_has_context_class (buffer, &quote, "string"));
+  }
   close_all_windows ();
 }
 
