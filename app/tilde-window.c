@@ -22,6 +22,7 @@ struct _TildeWindow
   AdwWindowTitle  *window_title;
   AdwToastOverlay   *toast_overlay;
   AdwSplitButton    *open_button;
+  GtkDropDown       *level_dropdown;
   GtkPaned          *workbench_paned;
   GtkPaned          *editor_paned;
   TildeEditor       *editor;
@@ -963,6 +964,7 @@ tilde_window_class_init (TildeWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, problems_list);
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, ir_view);
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, open_button);
+  gtk_widget_class_bind_template_child (widget_class, TildeWindow, level_dropdown);
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, workbench_paned);
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, editor_paned);
 
@@ -991,6 +993,9 @@ tilde_window_init (TildeWindow *self)
   self->buffer = g_object_ref (tilde_editor_get_buffer (self->editor));
   g_object_bind_property (self, "pedantic", self->editor, "pedantic", G_BINDING_SYNC_CREATE);
   g_object_bind_property_full (self, "optimization-level", self->ir_view, "level",
+                               G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL,
+                               level_to_view, level_from_view, NULL, NULL);
+  g_object_bind_property_full (self, "optimization-level", self->level_dropdown, "selected",
                                G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL,
                                level_to_view, level_from_view, NULL, NULL);
   self->source_file = gtk_source_file_new ();

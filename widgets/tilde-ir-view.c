@@ -44,7 +44,6 @@ struct _TildeIrView
   /* Template children */
   GtkInfoBar         *error_bar;
   GtkPaned           *paned;
-  GtkDropDown        *level_dropdown;
   GtkSearchEntry     *pass_search;
   GtkCheckButton     *hide_unchanged_check;
   GtkListView        *pass_list;
@@ -1484,7 +1483,6 @@ tilde_ir_view_class_init (TildeIrViewClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/org/tilde/Workbench/ui/tilde-ir-view.ui");
   gtk_widget_class_bind_template_child (widget_class, TildeIrView, error_bar);
   gtk_widget_class_bind_template_child (widget_class, TildeIrView, paned);
-  gtk_widget_class_bind_template_child (widget_class, TildeIrView, level_dropdown);
   gtk_widget_class_bind_template_child (widget_class, TildeIrView, pass_search);
   gtk_widget_class_bind_template_child (widget_class, TildeIrView, hide_unchanged_check);
   gtk_widget_class_bind_template_child (widget_class, TildeIrView, pass_list);
@@ -1588,8 +1586,6 @@ tilde_ir_view_init (TildeIrView *self)
   g_object_bind_property (self, "left-stage", self->left_stage_dropdown, "selected",
                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
   g_object_bind_property (self, "right-stage", self->right_stage_dropdown, "selected",
-                          G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
-  g_object_bind_property (self, "level", self->level_dropdown, "selected",
                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);
   g_object_bind_property (self, "hide-unchanged", self->hide_unchanged_check, "active",
                           G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL);

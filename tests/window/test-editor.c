@@ -256,20 +256,11 @@ save_screenshot (GtkWidget *widget, const char *name)
   g_assert_true (gdk_texture_save_to_png (shot, path));
 }
 
-static gboolean
-frames_drawn (gpointer data)
-{
-  int *countdown = data;
-
-  return --(*countdown) <= 0;
-}
-
+/* Two frames of the window, laid out and painted. */
 static void
 let_it_draw (void)
 {
-  int countdown = 20;
-
-  wait_for (frames_drawn, &countdown);
+  window_test_let_it_draw (GTK_WIDGET (gtk_application_get_active_window (GTK_APPLICATION (app))));
 }
 
 /* Where the text between two iterators is drawn, in the view's widget

@@ -485,7 +485,7 @@ test_cursor_highlights_mir (void)
   }
 
   /* And it is drawn: the row's background differs from a plain row's. */
-  let_it_draw ();
+  let_it_draw (GTK_WIDGET (window));
   plain_row = find_row (ir, TILDE_IR_SIDE_RIGHT, "target += std_normal_lupdf(theta_tilde);");
   highlighted = row_background (ir, TILDE_IR_SIDE_RIGHT, (int) g_array_index (rows, guint, 1));
   plain = row_background (ir, TILDE_IR_SIDE_RIGHT, plain_row);
@@ -567,7 +567,7 @@ test_errors_show_banner (void)
   /* The last output that compiled stays, dimmed. */
   g_assert_cmpstr (tilde_ir_view_get_text (ir, TILDE_IR_SIDE_RIGHT), ==, before);
   g_assert_true (gtk_widget_has_css_class (_tilde_ir_view_get_content (ir), "dim-label"));
-  let_it_draw ();
+  let_it_draw (GTK_WIDGET (window));
   save_screenshot (GTK_WIDGET (window), "ir-view-errors.png");
 
   awaited.results = _tilde_ir_view_get_results (ir);
@@ -671,17 +671,17 @@ test_screenshot (void)
   put_editor_cursor (window, 18);
   gtk_paned_set_position (workbench, 470);
   window_test_pointer_away (GTK_WIDGET (window));
-  let_it_draw ();
+  let_it_draw (GTK_WIDGET (window));
   save_screenshot (GTK_WIDGET (window), "ir-view.png");
 
   /* The same in the dark: the diff's colours come from the theme. */
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
-  let_it_draw ();
+  let_it_draw (GTK_WIDGET (window));
   save_screenshot (GTK_WIDGET (window), "ir-view-dark.png");
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
 
   tilde_ir_view_select_step (ir, -1);
-  let_it_draw ();
+  let_it_draw (GTK_WIDGET (window));
   save_screenshot (GTK_WIDGET (window), "ir-view-stages.png");
   close_all_windows ();
 }

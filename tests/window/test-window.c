@@ -220,14 +220,6 @@ word_rectangle (GtkSourceView *view, const char *word)
   return rect;
 }
 
-static gboolean
-frames_drawn (gpointer data)
-{
-  int *countdown = data;
-
-  return --(*countdown) <= 0;
-}
-
 static void
 test_highlighting_drawn (void)
 {
@@ -238,13 +230,13 @@ test_highlighting_drawn (void)
   g_autoptr(GdkTexture) texture = NULL;
   g_autofree guchar *pixels = NULL;
   GtkTextIter start, end;
-  int width, height, countdown = 20;
+  int width, height;
   gsize stride;
   Rgb keyword, identifier, comment, type;
 
   gtk_text_buffer_get_bounds (GTK_TEXT_BUFFER (buffer), &start, &end);
   gtk_source_buffer_ensure_highlight (buffer, &start, &end);
-  wait_for (frames_drawn, &countdown);
+  window_test_let_it_draw (GTK_WIDGET (window));
 
   texture = render_widget (GTK_WIDGET (view));
   width = gdk_texture_get_width (texture);

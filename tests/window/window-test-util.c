@@ -97,19 +97,41 @@ window_test_run_for_ms (guint ms)
     g_main_context_iteration (NULL, TRUE);
 }
 
-static gboolean
-countdown (gpointer data)
+typedef struct {
+  GtkWidget *widget;
+  int        paints;
+} Paints;
+
+static void
+painted (GdkFrameClock *clock, gpointer data)
 {
-  return --(*(int *) data) <= 0;
+  Paints *p = data;
+
+  /* Another frame after this one, or none would come. */
+  if (++p->paints < 2)
+    gtk_widget_queue_draw (p->widget);
+}
+
+static gboolean
+painted_twice (gpointer data)
+{
+  return ((Paints *) data)->paints >= 2;
 }
 
 void
-window_test_let_it_draw (void)
+window_test_let_it_draw (GtkWidget *widget)
 {
-  int left = 20;
+  Paints paints = { widget, 0 };
+  GdkFrameClock *clock;
+  gulong id;
 
-  window_test_wait_for (countdown, &left);
-  window_test_run_for_ms (50);
+  /* Two whole frames, laid out and painted, after whatever changed. */
+  g_assert_true (gtk_widget_get_realized (widget));
+  clock = gtk_widget_get_frame_clock (widget);
+  id = g_signal_connect (clock, "after-paint", G_CALLBACK (painted), &paints);
+  gtk_widget_queue_draw (widget);
+  g_assert_true (window_test_wait_for (painted_twice, &paints));
+  g_signal_handler_disconnect (clock, id);
 }
 
 GdkTexture *

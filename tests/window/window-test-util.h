@@ -22,8 +22,9 @@ gboolean    window_test_wait_for_ms  (gboolean (*condition) (gpointer),
 gboolean    window_test_wait_for     (gboolean (*condition) (gpointer),
                                       gpointer   data);
 void        window_test_run_for_ms   (guint ms);
-/* A few frames' worth of main loop. */
-void        window_test_let_it_draw  (void);
+/* Runs the main loop until `widget`'s window has been laid out and
+ * painted twice since the call. */
+void        window_test_let_it_draw  (GtkWidget *widget);
 
 GdkTexture *window_test_render       (GtkWidget  *widget);
 /* Into $TILDE_SCREENSHOT_DIR, when set. */
