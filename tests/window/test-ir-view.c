@@ -214,7 +214,8 @@ row_background (TildeIrView *ir, TildeIrSide side, int row)
   gtk_text_view_get_iter_location (view, &iter, &rect);
   gtk_text_view_buffer_to_window_coords (view, GTK_TEXT_WINDOW_WIDGET, rect.x, rect.y, &x, &y);
   gdk_texture_download (texture, pixels, stride);
-  x = width - 4;
+  /* Right of the text of a short line, left of where the scrollbar shows. */
+  x = width - 24;
   y += rect.height / 2;
   g_assert_cmpint (y, >=, 0);
   g_assert_cmpint (y, <, height);
@@ -484,10 +485,15 @@ test_cursor_highlights_mir (void)
     g_assert_true (found);
   }
 
-  /* And it is drawn: the row's background differs from a plain row's. */
+  /* And it is drawn: the row's background differs from a plain row's
+   * (both short lines: `vector[J] theta;` and the `{` of the model block). */
   let_it_draw (GTK_WIDGET (window));
-  plain_row = find_row (ir, TILDE_IR_SIDE_RIGHT, "target += std_normal_lupdf(theta_tilde);");
-  highlighted = row_background (ir, TILDE_IR_SIDE_RIGHT, (int) g_array_index (rows, guint, 1));
+  plain_row = find_row (ir, TILDE_IR_SIDE_RIGHT, "vector[J] theta;") + 2;
+  {
+    g_autofree char *text = row_text (ir, TILDE_IR_SIDE_RIGHT, plain_row);
+    g_assert_cmpstr (g_strstrip (text), ==, "{");
+  }
+  highlighted = row_background (ir, TILDE_IR_SIDE_RIGHT, find_row (ir, TILDE_IR_SIDE_RIGHT, "vector[J] theta;"));
   plain = row_background (ir, TILDE_IR_SIDE_RIGHT, plain_row);
   g_assert_cmpint (rgb_distance (highlighted, plain), >, 20);
 

@@ -133,21 +133,11 @@ test_open_example (void)
   close_all_windows ();
 }
 
-/* The rendering of WIDGET as it is on screen. */
+/* The rendering of WIDGET as it is on screen, right after a frame. */
 static GdkTexture *
 render_widget (GtkWidget *widget)
 {
-  int width = gtk_widget_get_width (widget);
-  int height = gtk_widget_get_height (widget);
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  g_autoptr(GskRenderNode) node = NULL;
-  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
-
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (snapshot);
-  g_assert_nonnull (node);
-  return gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  return window_test_render (widget);
 }
 
 typedef struct { int r, g, b; } Rgb;

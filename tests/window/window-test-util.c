@@ -134,8 +134,8 @@ window_test_let_it_draw (GtkWidget *widget)
   g_signal_handler_disconnect (clock, id);
 }
 
-GdkTexture *
-window_test_render (GtkWidget *widget)
+static GdkTexture *
+render_now (GtkWidget *widget)
 {
   int width = gtk_widget_get_width (widget);
   int height = gtk_widget_get_height (widget);
@@ -148,6 +148,44 @@ window_test_render (GtkWidget *widget)
   node = gtk_snapshot_free_to_node (snapshot);
   g_assert_nonnull (node);
   return gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+}
+
+typedef struct {
+  GtkWidget  *widget;
+  GdkTexture *texture;
+} Render;
+
+static void
+render_after_paint (GdkFrameClock *clock, gpointer data)
+{
+  Render *r = data;
+
+  if (r->texture == NULL)
+    r->texture = render_now (r->widget);
+}
+
+static gboolean
+rendered (gpointer data)
+{
+  return ((Render *) data)->texture != NULL;
+}
+
+GdkTexture *
+window_test_render (GtkWidget *widget)
+{
+  Render r = { widget, NULL };
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (widget);
+  gulong id;
+
+  /* Right after a frame is painted, when everything is laid out: idle
+   * work between frames (a text view measuring its lines) may ask for
+   * another layout at any time. */
+  g_assert_nonnull (clock);
+  id = g_signal_connect (clock, "after-paint", G_CALLBACK (render_after_paint), &r);
+  gtk_widget_queue_draw (widget);
+  g_assert_true (window_test_wait_for (rendered, &r));
+  g_signal_handler_disconnect (clock, id);
+  return r.texture;
 }
 
 void
