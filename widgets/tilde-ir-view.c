@@ -32,10 +32,23 @@ typedef struct {
   GtkSourceBuffer *buffer;
   TildeDiffGutter *gutter;
   GtkTextTag      *tags[N_TAGS];
-  GtkTextMark     *scroll_mark;
   GArray          *highlighted;   /* guint: buffer lines under TAG_SOURCE */
   const TildeMirText *text;       /* what the side shows; owned by `shown` */
 } Side;
+
+#define SCROLL_MARK "tilde-scroll"
+
+static GtkTextBuffer *
+side_buffer (Side *s)
+{
+  return GTK_TEXT_BUFFER (s->buffer);
+}
+
+static GtkTextTag *
+side_tag (Side *s, int tag)
+{
+  return s->tags[tag];
+}
 
 struct _TildeIrView
 {
@@ -73,6 +86,9 @@ struct _TildeIrView
   GArray             *rows;           /* TildeDiffRow of what is shown */
   GCancellable       *diff_cancellable;
   guint               follow_source;
+  guint               scroll_source;
+  int                 scroll_row;
+  gboolean            scroll_align;
   guint64             compile_generation;
   /* Counts edits; a result is shown only for the text it compiled. */
   guint64             stamp;
@@ -81,6 +97,7 @@ struct _TildeIrView
   guint               results;
   int                 step;
   int                 last_source_row;
+  int                 last_top_row;
   guint               level;
   guint               left_stage;
   guint               right_stage;
@@ -300,13 +317,40 @@ apply_line_tag (GtkTextBuffer *buffer, GtkTextTag *tag, int first, int last)
   gtk_text_buffer_apply_tag (buffer, tag, &begin, &end);
 }
 
+/* Puts `text` in place of what the buffer holds. Not with
+ * gtk_text_buffer_set_text(): it empties the buffer and inserts at the
+ * start, which carries the view's mark of its top line (which keeps right
+ * gravity) to the end, so the view would scroll there as it lays the lines
+ * out. The new text goes in after the old, and the old is removed: marks
+ * in it end at the start. The buffer is never empty (see init_side()), so
+ * that the end is never the start. */
+static void
+replace_all_text (GtkTextBuffer *buffer, const char *text, int len)
+{
+  GtkTextIter start, old_end;
+  int old_chars = gtk_text_buffer_get_char_count (buffer);
+
+  if (len == 0)
+    {
+      text = " ";
+      len = 1;
+    }
+  gtk_text_buffer_get_end_iter (buffer, &old_end);
+  gtk_text_buffer_insert (buffer, &old_end, text, len);
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  gtk_text_buffer_get_iter_at_offset (buffer, &old_end, old_chars);
+  gtk_text_buffer_delete (buffer, &start, &old_end);
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  gtk_text_buffer_place_cursor (buffer, &start);
+}
+
 /* Fills one side: its lines where it has them, empty filler rows where
  * the other side has lines it has not, each row tagged with its kind. */
 static void
 fill_side (TildeIrView *self, TildeIrSide side, const TildeMirText *text, GArray *rows)
 {
   Side *s = &self->sides[side];
-  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (s->buffer);
+  GtkTextBuffer *buffer = side_buffer (s);
   g_auto(GStrv) lines = tilde_line_diff_split (text->text, NULL);
   GString *out = g_string_sized_new (strlen (text->text) + rows->len);
   GArray *gutter = g_array_sized_new (FALSE, FALSE, sizeof (TildeDiffGutterRow), rows->len);
@@ -324,7 +368,7 @@ fill_side (TildeIrView *self, TildeIrSide side, const TildeMirText *text, GArray
         g_string_append (out, lines[line]);
       g_array_append_val (gutter, g);
     }
-  gtk_text_buffer_set_text (buffer, out->str, (int) out->len);
+  replace_all_text (buffer, out->str, (int) out->len);
   g_string_free (out, TRUE);
 
   for (guint i = 0; i <= rows->len; i++)
@@ -352,9 +396,10 @@ first_change (GArray *rows)
 }
 
 /* The sides scroll together, their rows lining up: the side the person
- * scrolled last leads. Each view estimates the height of lines it has not
- * laid out yet, so the other side is moved again whenever its height
- * changes, until both have laid out the same rows. */
+ * scrolled last leads, and the other shows the same row at the same
+ * height. Rows rather than pixels, because each view estimates the height
+ * of the lines it has not laid out yet; whenever a view's height changes
+ * (it laid out more lines) the other is lined up again. */
 static GtkAdjustment *
 side_adjustment (TildeIrView *self, TildeIrSide side)
 {
@@ -366,14 +411,31 @@ static gboolean
 follow_scroll_now (gpointer user_data)
 {
   TildeIrView *self = user_data;
-  GtkAdjustment *source = side_adjustment (self, self->scroll_leader);
-  GtkAdjustment *target = side_adjustment (self, !self->scroll_leader);
+  GtkTextView *leader = GTK_TEXT_VIEW (self->sides[self->scroll_leader].view);
+  GtkTextView *follower = GTK_TEXT_VIEW (self->sides[!self->scroll_leader].view);
+  GtkAdjustment *adjustment = side_adjustment (self, !self->scroll_leader);
+  GdkRectangle visible;
+  GtkTextIter iter;
+  int leader_top, follower_top, height;
+  double value;
 
   self->follow_source = 0;
-  if (gtk_adjustment_get_value (source) != gtk_adjustment_get_value (target))
+  gtk_text_view_get_visible_rect (leader, &visible);
+  gtk_text_view_get_line_at_y (leader, &iter, visible.y, &leader_top);
+  gtk_text_view_get_line_yrange (leader, &iter, &leader_top, &height);
+  /* Not laid out yet: every line is at 0. Its height will change. */
+  if (height <= 0)
+    return G_SOURCE_REMOVE;
+  self->last_top_row = gtk_text_iter_get_line (&iter);
+  gtk_text_buffer_get_iter_at_line (gtk_text_view_get_buffer (follower), &iter,
+                                    gtk_text_iter_get_line (&iter));
+  gtk_text_view_get_line_yrange (follower, &iter, &follower_top, &height);
+  value = gtk_adjustment_get_value (side_adjustment (self, self->scroll_leader))
+          + (follower_top - leader_top);
+  if (value != gtk_adjustment_get_value (adjustment))
     {
       self->syncing_scroll = TRUE;
-      gtk_adjustment_set_value (target, gtk_adjustment_get_value (source));
+      gtk_adjustment_set_value (adjustment, value);
       self->syncing_scroll = FALSE;
     }
   return G_SOURCE_REMOVE;
@@ -381,12 +443,13 @@ follow_scroll_now (gpointer user_data)
 
 /* Not at once: adjustments change while the views are laid out, when
  * moving the other side would ask for another layout in the middle of
- * this one. Before the next frame is enough. */
+ * this one; and, as in scroll_to_row(), once the views have measured
+ * their lines. */
 static void
 follow_scroll (TildeIrView *self)
 {
   if (self->follow_source == 0)
-    self->follow_source = g_idle_add_full (G_PRIORITY_HIGH_IDLE, follow_scroll_now, self, NULL);
+    self->follow_source = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE + 10, follow_scroll_now, self, NULL);
 }
 
 static void
@@ -410,32 +473,71 @@ right_scrolled (TildeIrView *self)
   side_scrolled (self, TILDE_IR_SIDE_RIGHT);
 }
 
+/* The row at the top of the view, or -1 while its lines are not laid out
+ * (they are all at 0 until they are measured). */
 static int
 top_row (TildeIrView *self)
 {
   GtkTextView *view = GTK_TEXT_VIEW (self->right_view);
   GdkRectangle visible;
   GtkTextIter iter;
+  int y, height;
 
   gtk_text_view_get_visible_rect (view, &visible);
   gtk_text_view_get_line_at_y (view, &iter, visible.y, NULL);
-  return gtk_text_iter_get_line (&iter);
+  gtk_text_view_get_line_yrange (view, &iter, &y, &height);
+  return height > 0 ? gtk_text_iter_get_line (&iter) : -1;
 }
 
-/* Scrolls both sides so that `row` is in view; at the top when `align`. */
+/* Highlights the lines around `row` now. GtkSourceView would do it while
+ * it draws them, and bold keywords widen lines, which resizes the view's
+ * scrollbar in the middle of a frame. */
+static void
+highlight_around (Side *s, int row)
+{
+  GtkTextBuffer *buffer = side_buffer (s);
+  GtkTextIter begin, end;
+
+  gtk_text_buffer_get_iter_at_line (buffer, &begin, MAX (row - 100, 0));
+  if (!gtk_text_buffer_get_iter_at_line (buffer, &end, row + 200))
+    gtk_text_buffer_get_end_iter (buffer, &end);
+  gtk_source_buffer_ensure_highlight (s->buffer, &begin, &end);
+}
+
+static gboolean
+scroll_now (gpointer user_data)
+{
+  TildeIrView *self = user_data;
+
+  self->scroll_source = 0;
+  for (guint side = 0; side < 2; side++)
+    {
+      GtkTextBuffer *buffer = side_buffer (&self->sides[side]);
+      GtkTextMark *mark = gtk_text_buffer_get_mark (buffer, SCROLL_MARK);
+      GtkTextIter iter;
+
+      highlight_around (&self->sides[side], self->scroll_row);
+      gtk_text_buffer_get_iter_at_line (buffer, &iter, MAX (self->scroll_row, 0));
+      gtk_text_buffer_move_mark (buffer, mark, &iter);
+      gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (self->sides[side].view), mark,
+                                    self->scroll_align ? 0.0 : 0.1, self->scroll_align,
+                                    0.0, self->scroll_align ? 0.0 : 0.5);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/* Scrolls both sides so that `row` is in view; at the top when `align`.
+ * Once the views have measured their lines: a text view that scrolls
+ * before that takes the line at the new position for one far below, its
+ * new lines having no height yet, and keeps that one at the top. Their
+ * measuring runs in idle time at a higher priority than this. */
 static void
 scroll_to_row (TildeIrView *self, int row, gboolean align)
 {
-  for (guint side = 0; side < 2; side++)
-    {
-      Side *s = &self->sides[side];
-      GtkTextIter iter;
-
-      gtk_text_buffer_get_iter_at_line (GTK_TEXT_BUFFER (s->buffer), &iter, MAX (row, 0));
-      gtk_text_buffer_move_mark (GTK_TEXT_BUFFER (s->buffer), s->scroll_mark, &iter);
-      gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (s->view), s->scroll_mark, align ? 0.0 : 0.1,
-                                    align, 0.0, align ? 0.0 : 0.5);
-    }
+  self->scroll_row = row;
+  self->scroll_align = align;
+  if (self->scroll_source == 0)
+    self->scroll_source = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE + 10, scroll_now, self, NULL);
 }
 
 static void
@@ -444,22 +546,26 @@ show_rows (TildeIrView *self, const TildeMirText *left, const TildeMirText *righ
 {
   int top = hint == SCROLL_KEEP && self->rows != NULL ? top_row (self) : 0;
 
+  /* Lines never measured (they are all at 0) are where the last scroll
+   * put them. */
+  if (top < 0)
+    top = self->last_top_row;
+  if (hint == SCROLL_FIRST_CHANGE)
+    top = MAX (first_change (rows) - 3, 0);
+
   self->updating = TRUE;
   g_clear_pointer (&self->rows, g_array_unref);
   self->rows = g_array_ref (rows);
   fill_side (self, TILDE_IR_SIDE_LEFT, left, rows);
   fill_side (self, TILDE_IR_SIDE_RIGHT, right, rows);
+  highlight_around (&self->sides[TILDE_IR_SIDE_LEFT], top);
+  highlight_around (&self->sides[TILDE_IR_SIDE_RIGHT], top);
   self->updating = FALSE;
 
   gtk_stack_set_visible_child_name (self->content_stack, "diff");
   self->last_source_row = -1;
-  if (hint == SCROLL_FIRST_CHANGE)
-    {
-      int row = first_change (rows);
-      scroll_to_row (self, row > 3 ? row - 3 : 0, TRUE);
-    }
-  else
-    scroll_to_row (self, top, TRUE);
+  scroll_to_row (self, top, TRUE);
+  self->last_top_row = top;
   update_source_highlight (self);
 }
 
@@ -633,7 +739,7 @@ highlight_side (TildeIrView *self, TildeIrSide side, int line)
 
       if (src != NULL && source_covers (src, line) && src->end_line - src->line == narrowest)
         {
-          apply_line_tag (GTK_TEXT_BUFFER (s->buffer), s->tags[TAG_SOURCE], (int) i, (int) i);
+          apply_line_tag (side_buffer (s), side_tag (s, TAG_SOURCE), (int) i, (int) i);
           g_array_append_val (s->highlighted, i);
           if (first < 0)
             first = (int) i;
@@ -649,11 +755,11 @@ update_source_highlight (TildeIrView *self)
 
   for (guint s = 0; s < 2; s++)
     {
-      GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->sides[s].buffer);
+      GtkTextBuffer *buffer = side_buffer (&self->sides[s]);
       GtkTextIter begin, end;
 
       gtk_text_buffer_get_bounds (buffer, &begin, &end);
-      gtk_text_buffer_remove_tag (buffer, self->sides[s].tags[TAG_SOURCE], &begin, &end);
+      gtk_text_buffer_remove_tag (buffer, side_tag (&self->sides[s], TAG_SOURCE), &begin, &end);
     }
   if (self->editor_buffer != NULL)
     {
@@ -682,8 +788,8 @@ side_cursor_moved (TildeIrView *self, TildeIrSide side)
 
   if (self->updating || self->editor == NULL || self->rows == NULL || s->text == NULL)
     return;
-  gtk_text_buffer_get_iter_at_mark (GTK_TEXT_BUFFER (s->buffer), &cursor,
-                                    gtk_text_buffer_get_insert (GTK_TEXT_BUFFER (s->buffer)));
+  gtk_text_buffer_get_iter_at_mark (side_buffer (s), &cursor,
+                                    gtk_text_buffer_get_insert (side_buffer (s)));
   row = gtk_text_iter_get_line (&cursor);
   if (row < 0 || (guint) row >= self->rows->len)
     return;
@@ -1341,6 +1447,7 @@ tilde_ir_view_dispose (GObject *object)
 
   g_clear_handle_id (&self->compile_source, g_source_remove);
   g_clear_handle_id (&self->follow_source, g_source_remove);
+  g_clear_handle_id (&self->scroll_source, g_source_remove);
   g_cancellable_cancel (self->diff_cancellable);
   g_clear_object (&self->diff_cancellable);
   disconnect_editor (self);
@@ -1350,6 +1457,7 @@ tilde_ir_view_dispose (GObject *object)
     {
       self->sides[s].text = NULL;
       g_clear_pointer (&self->sides[s].highlighted, g_array_unref);
+      g_clear_object (&self->sides[s].buffer);
     }
   if (self->pass_list != NULL)
     gtk_list_view_set_model (self->pass_list, NULL);
@@ -1519,7 +1627,7 @@ stage_names (void)
 }
 
 static void
-init_side (TildeIrView *self, TildeIrSide side, GtkSourceView *view)
+init_side (TildeIrView *self, TildeIrSide side, GtkSourceView *view, GCallback cursor_moved)
 {
   GtkSourceLanguageManager *languages = gtk_source_language_manager_get_default ();
   GtkSourceLanguage *mir = gtk_source_language_manager_get_language (languages, "mir");
@@ -1528,8 +1636,11 @@ init_side (TildeIrView *self, TildeIrSide side, GtkSourceView *view)
   GtkTextIter start;
 
   s->view = view;
-  s->buffer = GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)));
+  /* Not empty before the view sees it: its mark of the top line is then
+   * made before the text, where replace_all_text() keeps it. */
+  s->buffer = gtk_source_buffer_new (NULL);
   buffer = GTK_TEXT_BUFFER (s->buffer);
+  gtk_text_buffer_set_text (buffer, " ", 1);
   gtk_source_buffer_set_language (s->buffer, mir);
   gtk_source_buffer_set_highlight_syntax (s->buffer, mir != NULL);
   gtk_source_buffer_set_highlight_matching_brackets (s->buffer, FALSE);
@@ -1540,7 +1651,10 @@ init_side (TildeIrView *self, TildeIrSide side, GtkSourceView *view)
   /* Made last, so it is drawn over the diff's colours. */
   s->tags[TAG_SOURCE] = gtk_text_buffer_create_tag (buffer, "source-line", NULL);
   gtk_text_buffer_get_start_iter (buffer, &start);
-  s->scroll_mark = gtk_text_buffer_create_mark (buffer, NULL, &start, TRUE);
+  gtk_text_buffer_create_mark (buffer, SCROLL_MARK, &start, TRUE);
+  gtk_text_buffer_place_cursor (buffer, &start);
+  g_signal_connect_object (buffer, "notify::cursor-position", cursor_moved, self, G_CONNECT_SWAPPED);
+  gtk_text_view_set_buffer (GTK_TEXT_VIEW (view), buffer);
   s->highlighted = g_array_new (FALSE, FALSE, sizeof (guint));
 
   s->gutter = TILDE_DIFF_GUTTER (tilde_diff_gutter_new ());
@@ -1563,8 +1677,8 @@ tilde_ir_view_init (TildeIrView *self)
   self->left_stage = TILDE_MIR_STAGE_TRANSFORMED;
   self->right_stage = TILDE_MIR_STAGE_OPTIMIZED;
 
-  init_side (self, TILDE_IR_SIDE_LEFT, self->left_view);
-  init_side (self, TILDE_IR_SIDE_RIGHT, self->right_view);
+  init_side (self, TILDE_IR_SIDE_LEFT, self->left_view, G_CALLBACK (left_cursor_moved));
+  init_side (self, TILDE_IR_SIDE_RIGHT, self->right_view, G_CALLBACK (right_cursor_moved));
   /* The sides scroll together: their rows line up. (Two adjustments kept
    * equal rather than one shared, which GTK's scrollbars do not expect.) */
   g_signal_connect_object (gtk_scrolled_window_get_vadjustment (self->left_scroller), "value-changed",
@@ -1575,10 +1689,6 @@ tilde_ir_view_init (TildeIrView *self)
                            G_CALLBACK (follow_scroll), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (gtk_scrolled_window_get_vadjustment (self->right_scroller), "changed",
                            G_CALLBACK (follow_scroll), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->sides[0].buffer, "notify::cursor-position",
-                           G_CALLBACK (left_cursor_moved), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->sides[1].buffer, "notify::cursor-position",
-                           G_CALLBACK (right_cursor_moved), self, G_CONNECT_SWAPPED);
   refresh_colours (self);
 
   gtk_drop_down_set_model (self->left_stage_dropdown, G_LIST_MODEL (left_names));

@@ -194,26 +194,55 @@ pass_at (TildeIrView *ir, guint position)
 
 typedef struct { int r, g, b; } Rgb;
 
+typedef struct {
+  GtkTextView *view;
+  int          row;
+} RowQuery;
+
+/* The row is laid out (text views measure their lines a few at a time)
+ * and in view. */
+static gboolean
+row_shown (gpointer data)
+{
+  RowQuery *q = data;
+  GtkTextIter iter;
+  GdkRectangle visible;
+  int y, height;
+
+  gtk_text_buffer_get_iter_at_line (gtk_text_view_get_buffer (q->view), &iter, q->row);
+  gtk_text_view_get_line_yrange (q->view, &iter, &y, &height);
+  gtk_text_view_get_visible_rect (q->view, &visible);
+  if (height > 0 && y >= visible.y && y + height <= visible.y + visible.height)
+    return TRUE;
+  gtk_widget_queue_draw (GTK_WIDGET (q->view));
+  return FALSE;
+}
+
 /* The colour drawn behind `row` of a side, right of its text (where only
  * the line's background is). */
 static Rgb
 row_background (TildeIrView *ir, TildeIrSide side, int row)
 {
   GtkTextView *view = GTK_TEXT_VIEW (_tilde_ir_view_get_source_view (ir, side));
-  g_autoptr(GdkTexture) texture = render_widget (GTK_WIDGET (view));
-  int width = gdk_texture_get_width (texture);
-  int height = gdk_texture_get_height (texture);
-  gsize stride = (gsize) width * 4;
-  g_autofree guchar *pixels = g_malloc (stride * height);
+  RowQuery query = { view, row };
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree guchar *pixels = NULL;
   GtkTextIter iter;
   GdkRectangle rect;
-  int x, y;
+  int width, height, x, y;
+  gsize stride;
   const guchar *p;
 
+  g_assert_true (wait_for (row_shown, &query));
+  texture = render_widget (GTK_WIDGET (view));
+  width = gdk_texture_get_width (texture);
+  height = gdk_texture_get_height (texture);
+  stride = (gsize) width * 4;
+  pixels = g_malloc (stride * height);
+  gdk_texture_download (texture, pixels, stride);
   gtk_text_buffer_get_iter_at_line (gtk_text_view_get_buffer (view), &iter, row);
   gtk_text_view_get_iter_location (view, &iter, &rect);
   gtk_text_view_buffer_to_window_coords (view, GTK_TEXT_WINDOW_WIDGET, rect.x, rect.y, &x, &y);
-  gdk_texture_download (texture, pixels, stride);
   /* Right of the text of a short line, left of where the scrollbar shows. */
   x = width - 24;
   y += rect.height / 2;
@@ -667,16 +696,16 @@ test_screenshot (void)
   /* As wide as the X server allows, the editor a little narrower. */
   gtk_window_set_default_size (GTK_WINDOW (window), 1280, 860);
   workbench = GTK_PANED (gtk_widget_get_parent (GTK_WIDGET (workbench)));
-  gtk_paned_set_position (workbench, 460);
   g_assert_true (wait_for (window_is_wide, window));
+  gtk_paned_set_position (workbench, 470);
+  window_test_pointer_away (GTK_WIDGET (window));
+  let_it_draw (GTK_WIDGET (window));
   set_level (window, "1");
   for (guint i = 1; i < n_passes (ir); i++)
     if (g_str_equal (tilde_ir_pass_get_name (pass_at (ir, i)), "partial_evaluation"))
       partial = tilde_ir_pass_get_index (pass_at (ir, i));
   tilde_ir_view_select_step (ir, partial);
   put_editor_cursor (window, 18);
-  gtk_paned_set_position (workbench, 470);
-  window_test_pointer_away (GTK_WIDGET (window));
   let_it_draw (GTK_WIDGET (window));
   save_screenshot (GTK_WIDGET (window), "ir-view.png");
 

@@ -97,6 +97,27 @@ window_test_run_for_ms (guint ms)
     g_main_context_iteration (NULL, TRUE);
 }
 
+static gboolean
+idle_reached (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs the main loop until it has nothing more urgent to do than a
+ * low-priority idle: text views have measured all their lines (they do it
+ * in idle time, and a view still measuring may change its size while it
+ * is drawn). */
+static void
+settle (void)
+{
+  gboolean reached = FALSE;
+
+  g_idle_add_full (G_PRIORITY_LOW, idle_reached, &reached, NULL);
+  while (!reached)
+    g_main_context_iteration (NULL, TRUE);
+}
+
 typedef struct {
   GtkWidget *widget;
   int        paints;
@@ -126,6 +147,7 @@ window_test_let_it_draw (GtkWidget *widget)
   gulong id;
 
   /* Two whole frames, laid out and painted, after whatever changed. */
+  settle ();
   g_assert_true (gtk_widget_get_realized (widget));
   clock = gtk_widget_get_frame_clock (widget);
   id = g_signal_connect (clock, "after-paint", G_CALLBACK (painted), &paints);
@@ -181,6 +203,7 @@ window_test_render (GtkWidget *widget)
    * work between frames (a text view measuring its lines) may ask for
    * another layout at any time. */
   g_assert_nonnull (clock);
+  settle ();
   id = g_signal_connect (clock, "after-paint", G_CALLBACK (render_after_paint), &r);
   gtk_widget_queue_draw (widget);
   g_assert_true (window_test_wait_for (rendered, &r));
