@@ -34,6 +34,7 @@ typedef struct {
   GtkTextTag      *tags[N_TAGS];
   GArray          *highlighted;   /* guint: buffer lines under TAG_SOURCE */
   const TildeMirText *text;       /* what the side shows; owned by `shown` */
+  char            *buffer_text;   /* what the buffer holds */
 } Side;
 
 #define SCROLL_MARK "tilde-scroll"
@@ -317,31 +318,39 @@ apply_line_tag (GtkTextBuffer *buffer, GtkTextTag *tag, int first, int last)
   gtk_text_buffer_apply_tag (buffer, tag, &begin, &end);
 }
 
-/* Puts `text` in place of what the buffer holds. Not with
- * gtk_text_buffer_set_text(): it empties the buffer and inserts at the
- * start, which carries the view's mark of its top line (which keeps right
- * gravity) to the end, so the view would scroll there as it lays the lines
- * out. The new text goes in after the old, and the old is removed: marks
- * in it end at the start. The buffer is never empty (see init_side()), so
- * that the end is never the start. */
+/* Puts `text` in place of `old`, which the buffer holds, touching only
+ * what differs: after an edit of the model most of the MIR is the same,
+ * and a big buffer replaced whole would stall the window. The new part
+ * goes in after the old, which is then removed: marks in the old part end
+ * where it started (gtk_text_buffer_set_text(), which inserts at the
+ * start, would carry the view's mark of its top line, of right gravity, to
+ * the end, and the view would scroll there). The text is never empty, so
+ * that there is always an old part to insert after. */
 static void
-replace_all_text (GtkTextBuffer *buffer, const char *text, int len)
+replace_text (GtkTextBuffer *buffer, const char *old, const char *text)
 {
-  GtkTextIter start, old_end;
-  int old_chars = gtk_text_buffer_get_char_count (buffer);
+  gsize old_len = strlen (old), len = strlen (text), prefix = 0, suffix = 0;
+  GtkTextIter begin, end;
+  int begin_offset, end_offset;
 
-  if (len == 0)
-    {
-      text = " ";
-      len = 1;
-    }
-  gtk_text_buffer_get_end_iter (buffer, &old_end);
-  gtk_text_buffer_insert (buffer, &old_end, text, len);
-  gtk_text_buffer_get_start_iter (buffer, &start);
-  gtk_text_buffer_get_iter_at_offset (buffer, &old_end, old_chars);
-  gtk_text_buffer_delete (buffer, &start, &old_end);
-  gtk_text_buffer_get_start_iter (buffer, &start);
-  gtk_text_buffer_place_cursor (buffer, &start);
+  while (prefix < old_len && prefix < len && old[prefix] == text[prefix])
+    prefix++;
+  while (prefix > 0 && (old[prefix] & 0xc0) == 0x80)
+    prefix--;
+  while (suffix < old_len - prefix && suffix < len - prefix
+         && old[old_len - 1 - suffix] == text[len - 1 - suffix])
+    suffix++;
+  while (suffix > 0 && (old[old_len - suffix] & 0xc0) == 0x80)
+    suffix--;
+  if (prefix == old_len && prefix == len)
+    return;
+  begin_offset = (int) g_utf8_pointer_to_offset (old, old + prefix);
+  end_offset = (int) g_utf8_pointer_to_offset (old, old + old_len - suffix);
+  gtk_text_buffer_get_iter_at_offset (buffer, &end, end_offset);
+  gtk_text_buffer_insert (buffer, &end, text + prefix, (int) (len - suffix - prefix));
+  gtk_text_buffer_get_iter_at_offset (buffer, &begin, begin_offset);
+  gtk_text_buffer_get_iter_at_offset (buffer, &end, end_offset);
+  gtk_text_buffer_delete (buffer, &begin, &end);
 }
 
 /* Fills one side: its lines where it has them, empty filler rows where
@@ -355,6 +364,7 @@ fill_side (TildeIrView *self, TildeIrSide side, const TildeMirText *text, GArray
   GString *out = g_string_sized_new (strlen (text->text) + rows->len);
   GArray *gutter = g_array_sized_new (FALSE, FALSE, sizeof (TildeDiffGutterRow), rows->len);
   int run_tag = -1, run_start = 0;
+  GtkTextIter start, end;
 
   for (guint i = 0; i < rows->len; i++)
     {
@@ -368,8 +378,14 @@ fill_side (TildeIrView *self, TildeIrSide side, const TildeMirText *text, GArray
         g_string_append (out, lines[line]);
       g_array_append_val (gutter, g);
     }
-  replace_all_text (buffer, out->str, (int) out->len);
-  g_string_free (out, TRUE);
+  if (out->len == 0)
+    g_string_append_c (out, ' ');
+  replace_text (buffer, s->buffer_text, out->str);
+  g_free (s->buffer_text);
+  s->buffer_text = g_string_free (out, FALSE);
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  for (guint t = 0; t < TAG_SOURCE; t++)
+    gtk_text_buffer_remove_tag (buffer, s->tags[t], &start, &end);
 
   for (guint i = 0; i <= rows->len; i++)
     {
@@ -498,8 +514,9 @@ highlight_around (Side *s, int row)
   GtkTextBuffer *buffer = side_buffer (s);
   GtkTextIter begin, end;
 
-  gtk_text_buffer_get_iter_at_line (buffer, &begin, MAX (row - 100, 0));
-  if (!gtk_text_buffer_get_iter_at_line (buffer, &end, row + 200))
+  /* About a screenful. */
+  gtk_text_buffer_get_iter_at_line (buffer, &begin, MAX (row - 10, 0));
+  if (!gtk_text_buffer_get_iter_at_line (buffer, &end, row + 80))
     gtk_text_buffer_get_end_iter (buffer, &end);
   gtk_source_buffer_ensure_highlight (s->buffer, &begin, &end);
 }
@@ -1458,6 +1475,7 @@ tilde_ir_view_dispose (GObject *object)
       self->sides[s].text = NULL;
       g_clear_pointer (&self->sides[s].highlighted, g_array_unref);
       g_clear_object (&self->sides[s].buffer);
+      g_clear_pointer (&self->sides[s].buffer_text, g_free);
     }
   if (self->pass_list != NULL)
     gtk_list_view_set_model (self->pass_list, NULL);
@@ -1637,10 +1655,11 @@ init_side (TildeIrView *self, TildeIrSide side, GtkSourceView *view, GCallback c
 
   s->view = view;
   /* Not empty before the view sees it: its mark of the top line is then
-   * made before the text, where replace_all_text() keeps it. */
+   * made before the text, where replace_text() keeps it. */
   s->buffer = gtk_source_buffer_new (NULL);
   buffer = GTK_TEXT_BUFFER (s->buffer);
-  gtk_text_buffer_set_text (buffer, " ", 1);
+  s->buffer_text = g_strdup (" ");
+  gtk_text_buffer_set_text (buffer, s->buffer_text, -1);
   gtk_source_buffer_set_language (s->buffer, mir);
   gtk_source_buffer_set_highlight_syntax (s->buffer, mir != NULL);
   gtk_source_buffer_set_highlight_matching_brackets (s->buffer, FALSE);
