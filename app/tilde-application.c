@@ -4,9 +4,11 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 #include <gtksourceview/gtksource.h>
 
-#include "tilde-application.h"
+#include "tilde-application-private.h"
+#include "tilde-autosave.h"
 #include "tilde-engine.h"
 #include "tilde-window.h"
 
@@ -15,6 +17,7 @@ struct _TildeApplication
   AdwApplication parent_instance;
 
   GSettings *settings;
+  gboolean   restore_offered;
 };
 
 G_DEFINE_FINAL_TYPE (TildeApplication, tilde_application, ADW_TYPE_APPLICATION)
@@ -65,6 +68,98 @@ reusable_window (TildeApplication *self)
   return NULL;
 }
 
+/* ---- unsaved models kept when Tilde last ended without closing ---- */
+
+static void
+restore_response (AdwMessageDialog *dialog, const char *response, gpointer user_data)
+{
+  TildeApplication *self = user_data;
+  GPtrArray *orphans = g_object_get_data (G_OBJECT (dialog), "tilde-orphans");
+  gboolean restore = g_str_equal (response, "restore");
+
+  /* Closed without an answer: ask again next time. */
+  if (!restore && !g_str_equal (response, "discard"))
+    return;
+  for (guint i = 0; i < orphans->len; i++)
+    {
+      TildeAutosave *orphan = g_ptr_array_index (orphans, i);
+
+      if (restore)
+        {
+          TildeWindow *window = reusable_window (self);
+
+          if (window == NULL)
+            window = tilde_window_new (self);
+          tilde_window_restore_text (window, orphan->file, orphan->text);
+          gtk_window_present (GTK_WINDOW (window));
+        }
+      tilde_autosave_remove (orphan->id);
+    }
+}
+
+static char *
+orphan_names (GPtrArray *orphans)
+{
+  GString *names = g_string_new (NULL);
+
+  for (guint i = 0; i < orphans->len; i++)
+    {
+      TildeAutosave *orphan = g_ptr_array_index (orphans, i);
+      const char *title = orphan->title && orphan->title[0] ? orphan->title : _("Untitled model");
+
+      if (i > 0)
+        g_string_append (names, ", ");
+      g_string_append_printf (names, "“%s”", g_str_has_prefix (title, "• ") ? title + strlen ("• ") : title);
+    }
+  return g_string_free (names, FALSE);
+}
+
+static void
+orphans_found (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(TildeApplication) self = user_data;
+  g_autoptr(GPtrArray) orphans = tilde_autosave_find_orphans_finish (result, NULL);
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
+  g_autofree char *names = NULL;
+  AdwMessageDialog *dialog;
+
+  if (orphans == NULL || orphans->len == 0 || window == NULL)
+    return;
+  names = orphan_names (orphans);
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (window, _("Restore Unsaved Changes?"), NULL));
+  /* Translators: %s is a list of quoted model names */
+  adw_message_dialog_format_body (dialog, _("Tilde did not close properly last time. Unsaved changes "
+                                            "to %s were kept."), names);
+  adw_message_dialog_add_responses (dialog,
+                                    "discard", _("_Discard"),
+                                    "restore", _("_Restore"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (dialog, "discard", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_response_appearance (dialog, "restore", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (dialog, "restore");
+  adw_message_dialog_set_close_response (dialog, "later");
+  g_object_set_data_full (G_OBJECT (dialog), "tilde-orphans", g_ptr_array_ref (orphans),
+                          (GDestroyNotify) g_ptr_array_unref);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (restore_response), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+void
+_tilde_application_offer_restore (TildeApplication *self)
+{
+  g_return_if_fail (TILDE_IS_APPLICATION (self));
+  self->restore_offered = TRUE;
+  tilde_autosave_find_orphans_async (orphans_found, g_object_ref (self));
+}
+
+/* Once a session, when its first window is up. */
+static void
+offer_restore_once (TildeApplication *self)
+{
+  if (!self->restore_offered)
+    _tilde_application_offer_restore (self);
+}
+
 static void
 tilde_application_activate (GApplication *app)
 {
@@ -73,6 +168,7 @@ tilde_application_activate (GApplication *app)
   if (window == NULL)
     window = GTK_WINDOW (tilde_window_new (TILDE_APPLICATION (app)));
   gtk_window_present (window);
+  offer_restore_once (TILDE_APPLICATION (app));
 }
 
 static void
@@ -92,6 +188,7 @@ tilde_application_open (GApplication  *app,
       tilde_window_load_file (window, files[i]);
       gtk_window_present (GTK_WINDOW (window));
     }
+  offer_restore_once (self);
 }
 
 static void
@@ -151,6 +248,9 @@ tilde_application_startup (GApplication *app)
   static const char *save_as_accels[] = { "<Control><Shift>s", NULL };
   static const char *close_accels[] = { "<Control>w", NULL };
   static const char *format_accels[] = { "<Shift><Alt>f", NULL };
+  static const char *show_ir_accels[] = { "F9", NULL };
+  static const char *next_pass_accels[] = { "F7", NULL };
+  static const char *previous_pass_accels[] = { "<Shift>F7", NULL };
 
   G_APPLICATION_CLASS (tilde_application_parent_class)->startup (app);
 
@@ -171,6 +271,17 @@ tilde_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.save-as", save_as_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "window.close", close_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.format", format_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.show-ir", show_ir_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.next-pass", next_pass_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.previous-pass", previous_pass_accels);
+}
+
+static void
+tilde_application_shutdown (GApplication *app)
+{
+  /* The last copies are written, or removed, before the process ends. */
+  tilde_autosave_flush ();
+  G_APPLICATION_CLASS (tilde_application_parent_class)->shutdown (app);
 }
 
 static void
@@ -190,6 +301,7 @@ tilde_application_class_init (TildeApplicationClass *klass)
 
   object_class->dispose = tilde_application_dispose;
   app_class->startup = tilde_application_startup;
+  app_class->shutdown = tilde_application_shutdown;
   app_class->activate = tilde_application_activate;
   app_class->open = tilde_application_open;
 }

@@ -6,9 +6,13 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "tilde-autosave.h"
 #include "tilde-editor.h"
+#include "tilde-ir-view-private.h"
 #include "tilde-problems-list.h"
-#include "tilde-window.h"
+#include "tilde-window-private.h"
+
+#define MAX_RECENT 10
 
 struct _TildeWindow
 {
@@ -17,17 +21,29 @@ struct _TildeWindow
   /* Template children */
   AdwWindowTitle  *window_title;
   AdwToastOverlay   *toast_overlay;
+  AdwSplitButton    *open_button;
+  GtkDropDown       *level_dropdown;
+  GtkPaned          *workbench_paned;
+  GtkPaned          *editor_paned;
   TildeEditor       *editor;
   TildeProblemsList *problems_list;
+  TildeIrView       *ir_view;
 
   GtkSourceBuffer *buffer;
   GtkSourceFile   *source_file;
   GCancellable    *cancellable;
+  GMenu           *recent_menu;
+  char            *optimization_level;
+  char            *autosave_id;
+  guint            autosave_source;
+  guint            autosaves;
   guint            loading : 1;
   guint            saving : 1;
   guint            close_after_save : 1;
   guint            close_confirmed : 1;
   guint            pedantic : 1;
+  guint            show_ir : 1;
+  guint            autosaved : 1;
 };
 
 G_DEFINE_FINAL_TYPE (TildeWindow, tilde_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -38,6 +54,8 @@ enum {
   PROP_LOADING,
   PROP_SAVING,
   PROP_PEDANTIC,
+  PROP_SHOW_IR,
+  PROP_OPTIMIZATION_LEVEL,
   N_PROPS
 };
 
@@ -82,6 +100,39 @@ tilde_window_get_problems_list (TildeWindow *self)
 {
   g_return_val_if_fail (TILDE_IS_WINDOW (self), NULL);
   return self->problems_list;
+}
+
+TildeIrView *
+tilde_window_get_ir_view (TildeWindow *self)
+{
+  g_return_val_if_fail (TILDE_IS_WINDOW (self), NULL);
+  return self->ir_view;
+}
+
+const char *
+_tilde_window_get_autosave_id (TildeWindow *self)
+{
+  return self->autosave_id;
+}
+
+guint
+_tilde_window_get_autosaves (TildeWindow *self)
+{
+  return self->autosaves;
+}
+
+GMenuModel *
+_tilde_window_get_recent_menu (TildeWindow *self)
+{
+  return G_MENU_MODEL (self->recent_menu);
+}
+
+static GSettings *
+app_settings (void)
+{
+  GApplication *app = g_application_get_default ();
+
+  return app && TILDE_IS_APPLICATION (app) ? tilde_application_get_settings (TILDE_APPLICATION (app)) : NULL;
 }
 
 gboolean
@@ -172,6 +223,186 @@ set_saving (TildeWindow *self, gboolean saving)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SAVING]);
 }
 
+/* ---- recent models ---- */
+
+static void
+remember_recent (GFile *file)
+{
+  static char mime_type[] = "text/x-stan";
+  static char exec[] = "tilde %u";
+  g_autofree char *uri = g_file_get_uri (file);
+  g_autofree char *app_name = g_strdup (g_get_application_name ());
+  GtkRecentData data = { 0 };
+
+  data.mime_type = mime_type;
+  data.app_name = app_name ? app_name : exec;
+  data.app_exec = exec;
+  gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
+}
+
+static gboolean
+is_model_uri (const char *uri)
+{
+  return g_str_has_suffix (uri, ".stan") || g_str_has_suffix (uri, ".stanfunctions");
+}
+
+static int
+recent_newest_first (gconstpointer a, gconstpointer b)
+{
+  GDateTime *x = gtk_recent_info_get_modified ((GtkRecentInfo *) a);
+  GDateTime *y = gtk_recent_info_get_modified ((GtkRecentInfo *) b);
+
+  return g_date_time_compare (y, x);
+}
+
+static void
+update_recent_menu (TildeWindow *self)
+{
+  GList *items = gtk_recent_manager_get_items (gtk_recent_manager_get_default ());
+  guint count = 0;
+
+  items = g_list_sort (items, recent_newest_first);
+  g_menu_remove_all (self->recent_menu);
+  for (GList *l = items; l != NULL && count < MAX_RECENT; l = l->next)
+    {
+      GtkRecentInfo *info = l->data;
+      const char *uri = gtk_recent_info_get_uri (info);
+      g_autoptr(GMenuItem) item = NULL;
+
+      if (!is_model_uri (uri) || !gtk_recent_info_is_local (info))
+        continue;
+      item = g_menu_item_new (gtk_recent_info_get_display_name (info), NULL);
+      g_menu_item_set_action_and_target (item, "win.open-recent", "s", uri);
+      g_menu_append_item (self->recent_menu, item);
+      count++;
+    }
+  if (count == 0)
+    /* No such action, so the item shows, greyed out. */
+    g_menu_append (self->recent_menu, _("No Recent Models"), "win.no-recent-models");
+  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+}
+
+static void
+open_recent_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  g_autoptr(GFile) file = g_file_new_for_uri (g_variant_get_string (param, NULL));
+  GApplication *app = G_APPLICATION (gtk_window_get_application (GTK_WINDOW (widget)));
+
+  g_application_open (app, &file, 1, "");
+}
+
+/* ---- autosave: a copy of unsaved changes in the cache folder ---- */
+
+static char *
+buffer_text (TildeWindow *self)
+{
+  GtkTextIter start, end;
+  g_autofree char *text = NULL;
+
+  gtk_text_buffer_get_bounds (GTK_TEXT_BUFFER (self->buffer), &start, &end);
+  text = gtk_text_buffer_get_text (GTK_TEXT_BUFFER (self->buffer), &start, &end, TRUE);
+  if (gtk_source_buffer_get_implicit_trailing_newline (self->buffer))
+    return g_strconcat (text, "\n", NULL);
+  return g_steal_pointer (&text);
+}
+
+static void
+autosave_written (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(TildeWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!tilde_autosave_write_finish (result, &error))
+    {
+      g_warning ("Could not keep a copy of the unsaved model: %s", error->message);
+      return;
+    }
+  self->autosaves++;
+}
+
+static gboolean
+autosave_now (gpointer user_data)
+{
+  TildeWindow *self = user_data;
+  g_autofree char *text = NULL;
+
+  self->autosave_source = 0;
+  if (self->loading || !gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (self->buffer)))
+    return G_SOURCE_REMOVE;
+  if (self->autosave_id == NULL)
+    self->autosave_id = tilde_autosave_new_id ();
+  text = buffer_text (self);
+  tilde_autosave_write_async (self->autosave_id, tilde_window_get_file (self),
+                              adw_window_title_get_title (self->window_title), text,
+                              autosave_written, g_object_ref (self));
+  self->autosaved = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* A few seconds after the first change since the last copy: a steady
+ * typist still gets copies. */
+static void
+schedule_autosave (TildeWindow *self)
+{
+  GSettings *settings = app_settings ();
+  guint delay_ms = settings ? (guint) g_settings_get_int (settings, "autosave-delay-ms") : 5000;
+
+  if (self->autosave_source != 0 || self->loading
+      || !gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (self->buffer)))
+    return;
+  self->autosave_source = g_timeout_add_full (G_PRIORITY_LOW, delay_ms, autosave_now, self, NULL);
+  g_source_set_static_name (g_main_context_find_source_by_id (NULL, self->autosave_source),
+                            "[tilde] autosave");
+}
+
+/* The model is saved, or its changes given up: the copy has no use. */
+static void
+discard_autosave (TildeWindow *self)
+{
+  g_clear_handle_id (&self->autosave_source, g_source_remove);
+  if (self->autosaved)
+    tilde_autosave_remove (self->autosave_id);
+  self->autosaved = FALSE;
+}
+
+static void
+modified_changed (TildeWindow *self)
+{
+  update_title (self);
+  if (!gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (self->buffer)))
+    discard_autosave (self);
+}
+
+void
+tilde_window_restore_text (TildeWindow *self, GFile *file, const char *text)
+{
+  GtkTextBuffer *buffer;
+  g_autofree char *body = NULL;
+  GtkTextIter start;
+
+  g_return_if_fail (TILDE_IS_WINDOW (self));
+  g_return_if_fail (file == NULL || G_IS_FILE (file));
+  g_return_if_fail (text != NULL);
+
+  buffer = GTK_TEXT_BUFFER (self->buffer);
+  body = g_strdup (text);
+  if (gtk_source_buffer_get_implicit_trailing_newline (self->buffer) && g_str_has_suffix (body, "\n"))
+    body[strlen (body) - 1] = '\0';
+  g_cancellable_cancel (self->cancellable);
+  gtk_source_file_set_location (self->source_file, file);
+  tilde_editor_set_file (self->editor, file);
+  gtk_text_buffer_begin_irreversible_action (buffer);
+  gtk_text_buffer_set_text (buffer, body, -1);
+  gtk_text_buffer_end_irreversible_action (buffer);
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  gtk_text_buffer_place_cursor (buffer, &start);
+  gtk_text_buffer_set_modified (buffer, TRUE);
+  tilde_ir_view_reset (self->ir_view);
+  schedule_autosave (self);
+  update_title (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
+}
+
 static void
 load_finished (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -197,9 +428,12 @@ load_finished (GObject *source, GAsyncResult *result, gpointer user_data)
     {
       gtk_text_buffer_get_start_iter (GTK_TEXT_BUFFER (self->buffer), &start);
       gtk_text_buffer_place_cursor (GTK_TEXT_BUFFER (self->buffer), &start);
+      remember_recent (gtk_source_file_loader_get_location (GTK_SOURCE_FILE_LOADER (source)));
     }
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (self->buffer), FALSE);
   set_loading (self, FALSE);
+  /* Whatever compiled before the file came in was not this model. */
+  tilde_ir_view_reset (self->ir_view);
   update_title (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
 }
@@ -245,6 +479,7 @@ save_finished (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (self->buffer), FALSE);
   tilde_editor_set_file (self->editor, tilde_window_get_file (self));
+  remember_recent (tilde_window_get_file (self));
   update_title (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
   if (self->close_after_save)
@@ -458,6 +693,7 @@ tilde_window_close_request (GtkWindow *window)
         }
     }
   g_cancellable_cancel (self->cancellable);
+  discard_autosave (self);
   return GTK_WINDOW_CLASS (tilde_window_parent_class)->close_request (window);
 }
 
@@ -474,15 +710,156 @@ update_style_scheme (TildeWindow *self)
   gtk_source_buffer_set_style_scheme (self->buffer, scheme);
 }
 
+/* ---- the compiler's output ---- */
+
+static void
+set_show_ir (TildeWindow *self, gboolean show)
+{
+  if (self->show_ir == !!show)
+    return;
+  self->show_ir = !!show;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_IR]);
+}
+
+static gboolean
+valid_level (const char *level)
+{
+  return g_strcmp0 (level, "0") == 0 || g_strcmp0 (level, "1") == 0
+         || g_strcmp0 (level, "experimental") == 0;
+}
+
+static void
+set_optimization_level (TildeWindow *self, const char *level)
+{
+  if (!valid_level (level))
+    {
+      g_warning ("“%s” is not an optimization level", level ? level : "(null)");
+      return;
+    }
+  if (g_strcmp0 (self->optimization_level, level) == 0)
+    return;
+  g_free (self->optimization_level);
+  self->optimization_level = g_strdup (level);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_OPTIMIZATION_LEVEL]);
+}
+
+static gboolean
+level_to_view (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
+{
+  const char *level = g_value_get_string (from);
+
+  g_value_set_uint (to, g_strcmp0 (level, "experimental") == 0 ? 2 : g_strcmp0 (level, "1") == 0 ? 1 : 0);
+  return TRUE;
+}
+
+static gboolean
+level_from_view (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
+{
+  static const char *const names[] = { "0", "1", "experimental" };
+
+  g_value_set_string (to, names[MIN (g_value_get_uint (from), 2)]);
+  return TRUE;
+}
+
+static void
+step_pass_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  TildeWindow *self = TILDE_WINDOW (widget);
+
+  set_show_ir (self, TRUE);
+  tilde_ir_view_step_by (self->ir_view, g_str_equal (name, "win.next-pass") ? 1 : -1);
+}
+
+static void
+show_message (TildeWindow *self, const char *message)
+{
+  adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
+}
+
+/* ---- settings: the layout and the compiler's options ---- */
+
+static const char *const stage_keys[] = { "ast", "mir", "transformed", "optimized" };
+
+static gboolean
+stage_from_setting (GValue *value, GVariant *variant, gpointer user_data)
+{
+  const char *name = g_variant_get_string (variant, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (stage_keys); i++)
+    if (g_str_equal (name, stage_keys[i]))
+      {
+        g_value_set_uint (value, i);
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static GVariant *
+stage_to_setting (const GValue *value, const GVariantType *type, gpointer user_data)
+{
+  guint stage = g_value_get_uint (value);
+
+  return stage < G_N_ELEMENTS (stage_keys) ? g_variant_new_string (stage_keys[stage]) : NULL;
+}
+
+static void
+position_changed (GtkPaned *paned, GParamSpec *pspec, gpointer user_data)
+{
+  GSettings *settings = app_settings ();
+
+  /* Only where the person can have moved it: not while it is laid out
+   * for the first time, nor while its end is hidden. */
+  if (settings != NULL && gtk_widget_get_mapped (GTK_WIDGET (paned))
+      && gtk_widget_get_visible (gtk_paned_get_end_child (paned)))
+    g_settings_set_int (settings, user_data, gtk_paned_get_position (paned));
+}
+
+static void
+remember_position (TildeWindow *self, GSettings *settings, GtkPaned *paned, const char *key)
+{
+  int position = g_settings_get_int (settings, key);
+
+  if (position >= 0)
+    gtk_paned_set_position (paned, position);
+  g_signal_connect (paned, "notify::position", G_CALLBACK (position_changed), (gpointer) key);
+}
+
+static void
+bind_settings (TildeWindow *self, GSettings *settings)
+{
+  g_settings_bind (settings, "pedantic", self, "pedantic", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "check-delay-ms", self->editor, "check-delay-ms",
+                   G_SETTINGS_BIND_GET);
+  g_settings_bind (settings, "show-ir", self, "show-ir", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "optimization-level", self, "optimization-level", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "ir-hide-unchanged", self->ir_view, "hide-unchanged", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind_with_mapping (settings, "ir-left-stage", self->ir_view, "left-stage",
+                                G_SETTINGS_BIND_DEFAULT, stage_from_setting, stage_to_setting, NULL, NULL);
+  g_settings_bind_with_mapping (settings, "ir-right-stage", self->ir_view, "right-stage",
+                                G_SETTINGS_BIND_DEFAULT, stage_from_setting, stage_to_setting, NULL, NULL);
+  remember_position (self, settings, self->workbench_paned, "workbench-position");
+  remember_position (self, settings, self->editor_paned, "problems-position");
+  remember_position (self, settings, _tilde_ir_view_get_paned (self->ir_view), "ir-passes-width");
+  gtk_window_set_default_size (GTK_WINDOW (self),
+                               g_settings_get_int (settings, "window-width"),
+                               g_settings_get_int (settings, "window-height"));
+  if (g_settings_get_boolean (settings, "window-maximized"))
+    gtk_window_maximize (GTK_WINDOW (self));
+}
+
 static void
 tilde_window_dispose (GObject *object)
 {
   TildeWindow *self = TILDE_WINDOW (object);
 
+  g_clear_handle_id (&self->autosave_source, g_source_remove);
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->source_file);
   g_clear_object (&self->buffer);
+  g_clear_object (&self->recent_menu);
+  g_clear_pointer (&self->optimization_level, g_free);
+  g_clear_pointer (&self->autosave_id, g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), TILDE_TYPE_WINDOW);
   G_OBJECT_CLASS (tilde_window_parent_class)->dispose (object);
 }
@@ -506,6 +883,12 @@ tilde_window_get_property (GObject *object, guint prop_id, GValue *value, GParam
     case PROP_PEDANTIC:
       g_value_set_boolean (value, self->pedantic);
       break;
+    case PROP_SHOW_IR:
+      g_value_set_boolean (value, self->show_ir);
+      break;
+    case PROP_OPTIMIZATION_LEVEL:
+      g_value_set_string (value, self->optimization_level);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -524,6 +907,12 @@ tilde_window_set_property (GObject *object, guint prop_id, const GValue *value, 
           self->pedantic = g_value_get_boolean (value);
           g_object_notify_by_pspec (object, pspec);
         }
+      break;
+    case PROP_SHOW_IR:
+      set_show_ir (self, g_value_get_boolean (value));
+      break;
+    case PROP_OPTIMIZATION_LEVEL:
+      set_optimization_level (self, g_value_get_string (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -555,15 +944,29 @@ tilde_window_class_init (TildeWindowClass *klass)
   properties[PROP_PEDANTIC] =
     g_param_spec_boolean ("pedantic", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* Whether the compiler's output is shown beside the editor. */
+  properties[PROP_SHOW_IR] =
+    g_param_spec_boolean ("show-ir", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* "0", "1" or "experimental", as the settings key has it. */
+  properties[PROP_OPTIMIZATION_LEVEL] =
+    g_param_spec_string ("optimization-level", NULL, NULL, "0",
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (TILDE_TYPE_EDITOR);
   g_type_ensure (TILDE_TYPE_PROBLEMS_LIST);
+  g_type_ensure (TILDE_TYPE_IR_VIEW);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/tilde/Workbench/ui/tilde-window.ui");
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, editor);
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, problems_list);
+  gtk_widget_class_bind_template_child (widget_class, TildeWindow, ir_view);
+  gtk_widget_class_bind_template_child (widget_class, TildeWindow, open_button);
+  gtk_widget_class_bind_template_child (widget_class, TildeWindow, level_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, TildeWindow, workbench_paned);
+  gtk_widget_class_bind_template_child (widget_class, TildeWindow, editor_paned);
 
   gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
@@ -571,40 +974,53 @@ tilde_window_class_init (TildeWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
   gtk_widget_class_install_action (widget_class, "win.format", NULL, format_action);
   gtk_widget_class_install_property_action (widget_class, "win.pedantic", "pedantic");
+  gtk_widget_class_install_property_action (widget_class, "win.show-ir", "show-ir");
+  gtk_widget_class_install_property_action (widget_class, "win.optimization-level", "optimization-level");
+  gtk_widget_class_install_action (widget_class, "win.next-pass", NULL, step_pass_action);
+  gtk_widget_class_install_action (widget_class, "win.previous-pass", NULL, step_pass_action);
+  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
 }
 
 static void
 tilde_window_init (TildeWindow *self)
 {
-  TildeApplication *app;
   GSettings *settings;
 
+  self->show_ir = TRUE;
+  self->optimization_level = g_strdup ("0");
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->buffer = g_object_ref (tilde_editor_get_buffer (self->editor));
   g_object_bind_property (self, "pedantic", self->editor, "pedantic", G_BINDING_SYNC_CREATE);
+  g_object_bind_property_full (self, "optimization-level", self->ir_view, "level",
+                               G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL,
+                               level_to_view, level_from_view, NULL, NULL);
+  g_object_bind_property_full (self, "optimization-level", self->level_dropdown, "selected",
+                               G_BINDING_SYNC_CREATE | G_BINDING_BIDIRECTIONAL,
+                               level_to_view, level_from_view, NULL, NULL);
   self->source_file = gtk_source_file_new ();
   self->cancellable = g_cancellable_new ();
 
   g_signal_connect_object (self->buffer, "modified-changed",
-                           G_CALLBACK (update_title), self, G_CONNECT_SWAPPED);
+                           G_CALLBACK (modified_changed), self, G_CONNECT_SWAPPED);
+  /* After the buffer's own handler, which marks it modified. */
+  g_signal_connect_object (self->buffer, "changed",
+                           G_CALLBACK (schedule_autosave), self, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
                            G_CALLBACK (update_style_scheme), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->ir_view, "show-message",
+                           G_CALLBACK (show_message), self, G_CONNECT_SWAPPED);
   update_style_scheme (self);
   update_title (self);
 
-  /* Restore the size the last window had when it closed. */
-  app = TILDE_APPLICATION (g_application_get_default ());
-  settings = app && TILDE_IS_APPLICATION (app) ? tilde_application_get_settings (app) : NULL;
+  self->recent_menu = g_menu_new ();
+  adw_split_button_set_menu_model (self->open_button, G_MENU_MODEL (self->recent_menu));
+  g_signal_connect_object (gtk_recent_manager_get_default (), "changed",
+                           G_CALLBACK (update_recent_menu), self, G_CONNECT_SWAPPED);
+  update_recent_menu (self);
+
+  /* The layout, sizes and options the last window had. */
+  settings = app_settings ();
   if (settings != NULL)
-    {
-      g_settings_bind (settings, "pedantic", self, "pedantic", G_SETTINGS_BIND_DEFAULT);
-      g_settings_bind (settings, "check-delay-ms", self->editor, "check-delay-ms",
-                       G_SETTINGS_BIND_GET);
-      gtk_window_set_default_size (GTK_WINDOW (self),
-                                   g_settings_get_int (settings, "window-width"),
-                                   g_settings_get_int (settings, "window-height"));
-      if (g_settings_get_boolean (settings, "window-maximized"))
-        gtk_window_maximize (GTK_WINDOW (self));
-    }
+    bind_settings (self, settings);
 }

@@ -6,6 +6,7 @@
 
 #include "tilde-application.h"
 #include "tilde-editor.h"
+#include "tilde-ir-view.h"
 #include "tilde-problems-list.h"
 
 G_BEGIN_DECLS
@@ -22,11 +23,18 @@ void             tilde_window_load_file    (TildeWindow *self,
  * :saving is TRUE until it is done. */
 void             tilde_window_save_to_file (TildeWindow *self,
                                             GFile       *file);
+/* Puts back the unsaved text of a model, as a copy kept after a crash
+ * had it: `file` (may be NULL) becomes the window's file, unread, and the
+ * buffer holds `text`, modified. */
+void             tilde_window_restore_text (TildeWindow *self,
+                                            GFile       *file,
+                                            const char  *text);
 GFile           *tilde_window_get_file     (TildeWindow *self);
 GtkSourceBuffer *tilde_window_get_buffer   (TildeWindow *self);
 GtkSourceView   *tilde_window_get_view     (TildeWindow *self);
 TildeEditor     *tilde_window_get_editor   (TildeWindow *self);
 TildeProblemsList *tilde_window_get_problems_list (TildeWindow *self);
+TildeIrView     *tilde_window_get_ir_view  (TildeWindow *self);
 gboolean         tilde_window_is_loading   (TildeWindow *self);
 gboolean         tilde_window_is_saving    (TildeWindow *self);
 /* TRUE for a window with no file and an untouched, empty buffer. */

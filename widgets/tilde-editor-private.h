@@ -16,4 +16,8 @@ guint64                  _tilde_editor_get_shown_generation    (TildeEditor *sel
  * panel checks data against it. */
 TildeCheckResult        *_tilde_editor_get_shown_check         (TildeEditor *self);
 
+/* A job input holding the buffer as it is now, with the editor's file and
+ * options, for other views of the same model (the IR viewer). */
+TildeJobInput           *_tilde_editor_new_job_input           (TildeEditor *self);
+
 G_END_DECLS

@@ -196,6 +196,12 @@ job_input (TildeEditor *self)
   return tilde_job_input_new (name, directory, text, -1, &opts);
 }
 
+TildeJobInput *
+_tilde_editor_new_job_input (TildeEditor *self)
+{
+  return job_input (self);
+}
+
 static void
 show_check (TildeEditor *self, TildeCheckResult *check, const char *main_name)
 {
@@ -338,6 +344,26 @@ tilde_editor_go_to_problem (TildeEditor *self, TildeProblem *problem)
   gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (self->view), gtk_text_buffer_get_insert (buffer),
                                 0.25, FALSE, 0, 0);
   gtk_widget_grab_focus (GTK_WIDGET (self->view));
+}
+
+void
+tilde_editor_select_range (TildeEditor *self, int line, int column, int end_line, int end_column)
+{
+  GtkTextBuffer *buffer;
+  GtkTextIter begin, end;
+
+  g_return_if_fail (TILDE_IS_EDITOR (self));
+
+  buffer = GTK_TEXT_BUFFER (self->buffer);
+  tilde_text_iter_at_position (buffer, &begin, line, column);
+  tilde_text_iter_at_position (buffer, &end, end_line, end_column);
+  if (gtk_text_iter_compare (&end, &begin) < 0)
+    end = begin;
+  /* The cursor at the start, so that what follows the cursor sees the
+   * range's first line. */
+  gtk_text_buffer_select_range (buffer, &begin, &end);
+  gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (self->view), gtk_text_buffer_get_insert (buffer),
+                                0.1, FALSE, 0, 0);
 }
 
 /* ---- formatting ---- */

@@ -51,6 +51,14 @@ void             tilde_editor_check_now       (TildeEditor *self);
 /* Puts the cursor at the start of `problem` and shows it. */
 void             tilde_editor_go_to_problem   (TildeEditor  *self,
                                                TildeProblem *problem);
+/* Selects the text from `line` (1-based), byte `column` (0-based) to
+ * `end_line`, `end_column` (clamped to its line), as engine spans count,
+ * and scrolls it into view; the focus stays where it is. */
+void             tilde_editor_select_range    (TildeEditor *self,
+                                               int          line,
+                                               int          column,
+                                               int          end_line,
+                                               int          end_column);
 /* Lays the model out as stanc --auto-format does, as one undoable step,
  * keeping the cursor on the statement it was on. Fails with
  * TILDE_EDITOR_ERROR when the model does not parse or the text changed

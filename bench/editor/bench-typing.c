@@ -16,7 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <glib/gstdio.h>
+
 #include "tilde-application.h"
+#include "tilde-autosave.h"
 #include "tilde-editor-private.h"
 #include "tilde-window.h"
 
@@ -179,9 +182,30 @@ type_into (TildeWindow *window, const char *label, gboolean live, guint n_chars,
   g_array_unref (run.gaps);
 }
 
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
 int
 main (int argc, char *argv[])
 {
+  /* A cache and data folder of its own: the window's autosaved copies and
+   * recent files are not the user's. */
+  g_autofree char *home = g_dir_make_tmp ("tilde-bench-XXXXXX", NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(GFile) file = NULL;
   TildeWindow *window = NULL;
@@ -193,6 +217,8 @@ main (int argc, char *argv[])
       fprintf (stderr, "usage: %s MODEL.stan [CHARACTERS] [INTERVAL_MS]\n", argv[0]);
       return 2;
     }
+  g_setenv ("XDG_CACHE_HOME", home, TRUE);
+  g_setenv ("XDG_DATA_HOME", home, TRUE);
   g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
   g_setenv ("GSK_RENDERER", "cairo", FALSE);   /* Xvfb has no GPU; GL would be software */
   g_setenv ("GTK_A11Y", "none", TRUE);
@@ -220,5 +246,7 @@ main (int argc, char *argv[])
   while (g_main_context_iteration (NULL, FALSE))
     ;
   g_clear_object (&app);
+  tilde_autosave_flush ();
+  remove_tree (home);
   return 0;
 }

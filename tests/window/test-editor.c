@@ -15,6 +15,7 @@
 #include "tilde-diagnostic-hover.h"
 #include "tilde-editor-private.h"
 #include "tilde-window.h"
+#include "window-test-util.h"
 
 static TildeApplication *app;
 
@@ -225,20 +226,11 @@ n_marks_on_line (TildeEditor *editor, int line, const char *category)
 
 /* ---- pixels ---- */
 
+/* The rendering of WIDGET as it is on screen, right after a frame. */
 static GdkTexture *
 render_widget (GtkWidget *widget)
 {
-  int width = gtk_widget_get_width (widget);
-  int height = gtk_widget_get_height (widget);
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  g_autoptr(GskRenderNode) node = NULL;
-  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
-
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (snapshot);
-  g_assert_nonnull (node);
-  return gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  return window_test_render (widget);
 }
 
 static void
@@ -255,20 +247,11 @@ save_screenshot (GtkWidget *widget, const char *name)
   g_assert_true (gdk_texture_save_to_png (shot, path));
 }
 
-static gboolean
-frames_drawn (gpointer data)
-{
-  int *countdown = data;
-
-  return --(*countdown) <= 0;
-}
-
+/* Two frames of the window, laid out and painted. */
 static void
 let_it_draw (void)
 {
-  int countdown = 20;
-
-  wait_for (frames_drawn, &countdown);
+  window_test_let_it_draw (GTK_WIDGET (gtk_application_get_active_window (GTK_APPLICATION (app))));
 }
 
 /* Where the text between two iterators is drawn, in the view's widget
@@ -993,6 +976,7 @@ main (int argc, char *argv[])
   g_autoptr(GError) error = NULL;
   int status;
 
+  window_test_isolate_home ();
   g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
   g_setenv ("GSK_RENDERER", "cairo", FALSE);
   g_setenv ("GTK_A11Y", "none", TRUE);
@@ -1018,5 +1002,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/editor/hover-signatures", test_hover_signatures);
   status = g_test_run ();
   g_clear_object (&app);
+  window_test_remove_home ();
   return status;
 }

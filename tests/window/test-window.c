@@ -8,6 +8,7 @@
 
 #include "tilde-application.h"
 #include "tilde-window.h"
+#include "window-test-util.h"
 
 static TildeApplication *app;
 
@@ -132,21 +133,11 @@ test_open_example (void)
   close_all_windows ();
 }
 
-/* The rendering of WIDGET as it is on screen. */
+/* The rendering of WIDGET as it is on screen, right after a frame. */
 static GdkTexture *
 render_widget (GtkWidget *widget)
 {
-  int width = gtk_widget_get_width (widget);
-  int height = gtk_widget_get_height (widget);
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  g_autoptr(GskRenderNode) node = NULL;
-  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
-
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (snapshot);
-  g_assert_nonnull (node);
-  return gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  return window_test_render (widget);
 }
 
 typedef struct { int r, g, b; } Rgb;
@@ -219,14 +210,6 @@ word_rectangle (GtkSourceView *view, const char *word)
   return rect;
 }
 
-static gboolean
-frames_drawn (gpointer data)
-{
-  int *countdown = data;
-
-  return --(*countdown) <= 0;
-}
-
 static void
 test_highlighting_drawn (void)
 {
@@ -237,13 +220,13 @@ test_highlighting_drawn (void)
   g_autoptr(GdkTexture) texture = NULL;
   g_autofree guchar *pixels = NULL;
   GtkTextIter start, end;
-  int width, height, countdown = 20;
+  int width, height;
   gsize stride;
   Rgb keyword, identifier, comment, type;
 
   gtk_text_buffer_get_bounds (GTK_TEXT_BUFFER (buffer), &start, &end);
   gtk_source_buffer_ensure_highlight (buffer, &start, &end);
-  wait_for (frames_drawn, &countdown);
+  window_test_let_it_draw (GTK_WIDGET (window));
 
   texture = render_widget (GTK_WIDGET (view));
   width = gdk_texture_get_width (texture);
@@ -384,6 +367,7 @@ main (int argc, char *argv[])
   g_autoptr(GError) error = NULL;
   int status;
 
+  window_test_isolate_home ();
   g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
   g_setenv ("GSK_RENDERER", "cairo", FALSE);
   g_setenv ("GTK_A11Y", "none", TRUE);
@@ -401,5 +385,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/window/open-missing-file", test_open_missing_file);
   status = g_test_run ();
   g_clear_object (&app);
+  window_test_remove_home ();
   return status;
 }
