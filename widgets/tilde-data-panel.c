@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "tilde"
 
+#include "tilde-weak-ref.h"
 #include "config.h"
 
 #include <glib/gi18n.h>
@@ -284,24 +285,6 @@ display_name (TildeDataPanel *self)
   return path ? path : g_strdup (UNTITLED_NAME);
 }
 
-/* Jobs hold the panel weakly, so that closing the window disposes it (and
- * stops its engine thread) at once, whatever is still running. */
-static GWeakRef *
-weak_ref_new (gpointer object)
-{
-  GWeakRef *ref = g_new0 (GWeakRef, 1);
-
-  g_weak_ref_init (ref, object);
-  return ref;
-}
-
-static void
-weak_ref_free (gpointer data)
-{
-  g_weak_ref_clear (data);
-  g_free (data);
-}
-
 static void
 check_done (TildeJobResult *result, gpointer user_data)
 {
@@ -335,7 +318,7 @@ tilde_data_panel_check_now (TildeDataPanel *self)
   input = tilde_job_input_new (name, NULL, text, -1, NULL);
   self->checked_stamp = self->stamp;
   self->check_generation = tilde_worker_check_data (self->worker, input, self->model, check_done,
-                                                    weak_ref_new (self), weak_ref_free);
+                                                    tilde_weak_ref_new (self), tilde_weak_ref_free);
   set_checking (self, TRUE);
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "tilde"
 
+#include "tilde-weak-ref.h"
 #include "config.h"
 
 #include <glib/gi18n.h>
@@ -213,24 +214,6 @@ show_check (TildeEditor *self, TildeCheckResult *check, const char *main_name)
     tilde_completion_provider_set_check (self->completion, check);
 }
 
-/* Jobs hold the editor weakly, so that closing the window disposes it (and
- * stops its engine thread) at once, whatever is still running. */
-static GWeakRef *
-weak_ref_new (gpointer object)
-{
-  GWeakRef *ref = g_new0 (GWeakRef, 1);
-
-  g_weak_ref_init (ref, object);
-  return ref;
-}
-
-static void
-weak_ref_free (gpointer data)
-{
-  g_weak_ref_clear (data);
-  g_free (data);
-}
-
 static void
 check_done (TildeJobResult *result, gpointer user_data)
 {
@@ -262,7 +245,7 @@ tilde_editor_check_now (TildeEditor *self)
   input = job_input (self);
   self->checked_stamp = self->stamp;
   self->check_generation = tilde_worker_check (self->worker, input, check_done,
-                                               weak_ref_new (self), weak_ref_free);
+                                               tilde_weak_ref_new (self), tilde_weak_ref_free);
   set_checking (self, TRUE);
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "tilde"
 
+#include "tilde-weak-ref.h"
 #include "config.h"
 
 #include <glib/gi18n.h>
@@ -1138,22 +1139,6 @@ save_as_action (GtkWidget *widget, const char *name, GVariant *param)
 
 /* ---- compiling ---- */
 
-static GWeakRef *
-weak_ref_new (gpointer object)
-{
-  GWeakRef *ref = g_new0 (GWeakRef, 1);
-
-  g_weak_ref_init (ref, object);
-  return ref;
-}
-
-static void
-weak_ref_free (gpointer data)
-{
-  g_weak_ref_clear (data);
-  g_free (data);
-}
-
 static void
 compile_done (TildeJobResult *result, gpointer user_data)
 {
@@ -1208,8 +1193,8 @@ tilde_ir_view_compile_now (TildeIrView *self)
   self->compiled_stamp = self->stamp;
   self->dirty = FALSE;
   self->compile_generation = tilde_worker_compile_mir (worker, input, (MirOptLevel) self->level,
-                                                       compile_done, weak_ref_new (self),
-                                                       weak_ref_free);
+                                                       compile_done, tilde_weak_ref_new (self),
+                                                       tilde_weak_ref_free);
   set_compiling (self, TRUE);
 }
 
