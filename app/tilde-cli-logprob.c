@@ -18,6 +18,7 @@ typedef struct {
   char    *params;
   gboolean propto;
   gboolean no_jacobian;
+  char    *context;
   gboolean o0, o1, oexperimental;
   double   epsilon;
   double   error_threshold;
@@ -31,6 +32,7 @@ options_clear (LogProbOptions *o)
 {
   g_free (o->data);
   g_free (o->params);
+  g_free (o->context);
   g_strfreev (o->files);
 }
 
@@ -45,6 +47,9 @@ option_context (LogProbOptions *o, gboolean diagnose)
       N_("Drop the constants that ~ statements leave out"), NULL },
     { "no-jacobian", 0, 0, G_OPTION_ARG_NONE, &o->no_jacobian,
       N_("Leave out the log Jacobian of the constraining transforms"), NULL },
+    { "context", 0, 0, G_OPTION_ARG_STRING, &o->context,
+      N_("The terms to sum: joint (the default), prior (with the Jacobian) or likelihood"),
+      N_("joint|prior|likelihood") },
     { "O0", 0, 0, G_OPTION_ARG_NONE, &o->o0, N_("No optimisation (the default)"), NULL },
     { "O1", 0, 0, G_OPTION_ARG_NONE, &o->o1, N_("Optimise at level 1"), NULL },
     { "Oexperimental", 0, 0, G_OPTION_ARG_NONE, &o->oexperimental, N_("All optimisations"), NULL },
@@ -119,6 +124,7 @@ run (const char *name, int argc, char **argv, gboolean diagnose)
   g_autofree double *theta = NULL;
   g_autofree double *gradient = NULL;
   MirOptLevel level;
+  TildeModelContext model_context;
   int status = TILDE_EXIT_OK;
   double lp;
   gsize n;
@@ -142,6 +148,13 @@ run (const char *name, int argc, char **argv, gboolean diagnose)
       options_clear (&o);
       return TILDE_EXIT_USAGE;
     }
+  if (!_tilde_cli_parse_context (o.context, &model_context))
+    {
+      g_printerr (_("tilde %s: --context must be joint, prior or likelihood, not '%s'\n"), name,
+                  o.context);
+      options_clear (&o);
+      return TILDE_EXIT_USAGE;
+    }
 
   model = _tilde_cli_load_model (o.files[0], o.data, level, &status);
   if (model == NULL)
@@ -149,6 +162,7 @@ run (const char *name, int argc, char **argv, gboolean diagnose)
       options_clear (&o);
       return status;
     }
+  tilde_model_set_context (model, model_context);
   n = tilde_model_num_params_unconstrained (model);
   theta = g_new0 (double, MAX (n, 1));
   gradient = g_new0 (double, MAX (n, 1));

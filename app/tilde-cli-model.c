@@ -29,6 +29,14 @@ print_diagnostics (GPtrArray *diagnostics, TildeSourceSet *sources)
     }
 }
 
+/* Standard output carries the command's own result (JSON, the gradient
+ * table): the model's print() lines go to standard error. */
+static void
+print_to_stderr (const char *text, gpointer user_data)
+{
+  g_printerr ("%s\n", text);
+}
+
 TildeModel *
 _tilde_cli_load_model (const char  *model_path,
                        const char  *data_path,
@@ -77,7 +85,7 @@ _tilde_cli_load_model (const char  *model_path,
     }
   transformed = mir_transform_program (lowered);
   optimized = mir_pipeline_run (transformed, level, NULL);
-  model = tilde_model_new (optimized, data, diagnostics);
+  model = tilde_model_new_full (optimized, data, print_to_stderr, NULL, diagnostics);
   mir_program_free (optimized);
   mir_program_free (transformed);
   mir_program_free (lowered);
@@ -101,6 +109,23 @@ _tilde_cli_parse_level (gboolean o0, gboolean o1, gboolean oexperimental, MirOpt
     }
   *level = oexperimental ? MIR_OPT_EXPERIMENTAL : o1 ? MIR_OPT_O1 : MIR_OPT_O0;
   return TRUE;
+}
+
+gboolean
+_tilde_cli_parse_context (const char *text, TildeModelContext *context)
+{
+  static const char *const names[] = { "joint", "prior", "likelihood" };
+
+  *context = TILDE_MODEL_CONTEXT_JOINT;
+  if (text == NULL)
+    return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_str_equal (text, names[i]))
+      {
+        *context = (TildeModelContext) i;
+        return TRUE;
+      }
+  return FALSE;
 }
 
 void

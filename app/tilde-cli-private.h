@@ -15,6 +15,9 @@ typedef int (*TildeCliFunc) (const char *name, int argc, char **argv);
 int _tilde_cli_compile   (const char *name, int argc, char **argv);
 int _tilde_cli_log_prob  (const char *name, int argc, char **argv);
 int _tilde_cli_diagnose  (const char *name, int argc, char **argv);
+int _tilde_cli_optimize  (const char *name, int argc, char **argv);
+int _tilde_cli_summary   (const char *name, int argc, char **argv);
+int _tilde_cli_sample    (const char *name, int argc, char **argv);
 
 /* The model in MODEL_PATH with the data in DATA_PATH (may be NULL), optimised
  * at LEVEL and prepared for evaluation; NULL after printing what went wrong,
@@ -26,6 +29,8 @@ TildeModel *_tilde_cli_load_model (const char  *model_path,
 /* One level from --O0/--O1/--Oexperimental; FALSE (after a message) for more than one. */
 gboolean    _tilde_cli_parse_level (gboolean o0, gboolean o1, gboolean oexperimental,
                                     MirOptLevel *level);
+/* --context joint|prior|likelihood (NULL: joint); FALSE for anything else. */
+gboolean    _tilde_cli_parse_context (const char *text, TildeModelContext *context);
 /* VALUE as JSON: shortest round-trip text, CmdStan's "inf", "-inf", "NaN". */
 void        _tilde_cli_append_double (GString *out, double value);
 

@@ -17,17 +17,14 @@ typedef struct {
   TildeCliFunc run;
 } TildeCliCommand;
 
-static int cli_not_available (const char *name, int argc, char **argv);
-
-/* Every subcommand, in the order `tilde --help` lists them. A subcommand whose
- * engine layer has not landed yet says so and exits with the usage status. */
+/* Every subcommand, in the order `tilde --help` lists them. */
 static const TildeCliCommand commands[] = {
   { "compile",  N_("Check a model and print its compiled forms (stanc-compatible)"), _tilde_cli_compile },
-  { "sample",   N_("Draw from the posterior with NUTS and write Stan CSV files"), cli_not_available },
-  { "optimize", N_("Find the posterior mode with L-BFGS, BFGS or Newton"), cli_not_available },
+  { "sample",   N_("Draw from the posterior with NUTS and write Stan CSV files"), _tilde_cli_sample },
+  { "optimize", N_("Find the posterior mode with L-BFGS, BFGS or Newton"), _tilde_cli_optimize },
   { "log-prob", N_("Print the log density and its gradient at given parameters"), _tilde_cli_log_prob },
   { "diagnose", N_("Check the gradient against finite differences"), _tilde_cli_diagnose },
-  { "summary",  N_("Summarise Stan CSV files: means, quantiles, R-hat and ESS"), cli_not_available },
+  { "summary",  N_("Summarise Stan CSV files: means, quantiles, R-hat and ESS"), _tilde_cli_summary },
 };
 
 static const TildeCliCommand *
@@ -37,21 +34,6 @@ find_command (const char *name)
     if (g_strcmp0 (commands[i].name, name) == 0)
       return &commands[i];
   return NULL;
-}
-
-static int
-cli_not_available (const char *name, int argc, char **argv)
-{
-  for (int i = 1; i < argc; i++)
-    if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
-      {
-        const TildeCliCommand *cmd = find_command (name);
-        g_print (_("Usage: tilde %s [OPTIONS] ...\n\n%s.\n"), name, cmd ? _(cmd->summary) : "");
-        g_print (_("This subcommand is not available in this version of Tilde yet.\n"));
-        return TILDE_EXIT_OK;
-      }
-  g_printerr (_("tilde %s: this subcommand is not available in this version of Tilde yet.\n"), name);
-  return TILDE_EXIT_USAGE;
 }
 
 static void

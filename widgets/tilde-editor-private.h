@@ -12,6 +12,9 @@ TildeWorker             *_tilde_editor_get_worker              (TildeEditor *sel
 TildeCompletionProvider *_tilde_editor_get_completion_provider (TildeEditor *self);
 /* The generation of the check whose result the editor shows (0: none). */
 guint64                  _tilde_editor_get_shown_generation    (TildeEditor *self);
+/* The check whose result the editor shows (NULL: none yet); the data
+ * panel checks data against it. */
+TildeCheckResult        *_tilde_editor_get_shown_check         (TildeEditor *self);
 
 /* A job input holding the buffer as it is now, with the editor's file and
  * options, for other views of the same model (the IR viewer). */

@@ -7,12 +7,10 @@
 #include <string.h>
 
 #include "tilde-completion-provider.h"
-#include "tilde-diagnostic-hover.h"
+#include "tilde-diagnostic-marks.h"
 #include "tilde-editor-private.h"
 
 #define DEFAULT_CHECK_DELAY_MS 250
-#define MARK_ERROR "tilde-error"
-#define MARK_WARNING "tilde-warning"
 #define UNTITLED_NAME "untitled.stan"
 
 struct _TildeEditor
@@ -28,13 +26,10 @@ struct _TildeEditor
   GtkSourceView           *view;
 
   GtkSourceBuffer         *buffer;
-  GtkTextTag              *error_tag;
-  GtkTextTag              *warning_tag;
-  GListStore              *problems;
+  TildeDiagnosticMarks    *marks;
   TildeWorker             *worker;
   GFile                   *file;
   TildeCompletionProvider *completion;
-  TildeDiagnosticHover    *hover;
   GtkSourceSearchSettings *search_settings;
   GtkSourceSearchContext  *search_context;
 
@@ -45,6 +40,7 @@ struct _TildeEditor
   guint64                  checked_stamp;
   guint64                  check_generation;
   guint64                  shown_generation;
+  TildeCheckResult        *shown_check;
   guint                    pedantic : 1;
   guint                    checking : 1;
 };
@@ -124,7 +120,7 @@ GListModel *
 tilde_editor_get_problems (TildeEditor *self)
 {
   g_return_val_if_fail (TILDE_IS_EDITOR (self), NULL);
-  return G_LIST_MODEL (self->problems);
+  return tilde_diagnostic_marks_get_problems (self->marks);
 }
 
 TildeWorker *
@@ -145,6 +141,12 @@ _tilde_editor_get_shown_generation (TildeEditor *self)
   return self->shown_generation;
 }
 
+TildeCheckResult *
+_tilde_editor_get_shown_check (TildeEditor *self)
+{
+  return self->shown_check;
+}
+
 static void
 set_checking (TildeEditor *self, gboolean checking)
 {
@@ -152,29 +154,6 @@ set_checking (TildeEditor *self, gboolean checking)
     return;
   self->checking = !!checking;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CHECKING]);
-}
-
-/* ---- positions: the engine counts lines from 1 and columns in bytes ---- */
-
-/* The iterator at line (1-based) and byte column (0-based), clamped to the
- * line and kept on a character boundary. */
-static void
-iter_at_position (GtkTextBuffer *buffer, GtkTextIter *iter, int line, int column)
-{
-  GtkTextIter line_end;
-  g_autofree char *text = NULL;
-  const char *p;
-
-  if (!gtk_text_buffer_get_iter_at_line (buffer, iter, MAX (line, 1) - 1))
-    return;   /* past the last line: the end of the buffer */
-  line_end = *iter;
-  if (!gtk_text_iter_ends_line (&line_end))
-    gtk_text_iter_forward_to_line_end (&line_end);
-  text = gtk_text_iter_get_slice (iter, &line_end);
-  p = text;
-  while (*p != '\0' && (gsize) (p - text) + g_utf8_skip[*(const guchar *) p] <= (gsize) MAX (column, 0))
-    p = g_utf8_next_char (p);
-  gtk_text_iter_set_line_offset (iter, (int) g_utf8_pointer_to_offset (text, p));
 }
 
 /* ---- checking ---- */
@@ -224,159 +203,9 @@ _tilde_editor_new_job_input (TildeEditor *self)
 }
 
 static void
-refresh_tag_style (GtkTextTag *tag, GtkSourceStyleScheme *scheme, const char *style_id,
-                   const char *fallback_colour)
-{
-  GtkSourceStyle *style = scheme ? gtk_source_style_scheme_get_style (scheme, style_id) : NULL;
-  GdkRGBA colour;
-
-  gtk_source_style_apply (NULL, tag);
-  if (style != NULL)
-    {
-      gtk_source_style_apply (style, tag);
-      return;
-    }
-  /* A scheme without the style still gets a squiggle. */
-  gdk_rgba_parse (&colour, fallback_colour);
-  g_object_set (tag, "underline", PANGO_UNDERLINE_ERROR, "underline-rgba", &colour, NULL);
-}
-
-/* The colour a scheme gives a style's squiggle, or `fallback`. */
-static GdkRGBA
-squiggle_colour (GtkSourceStyleScheme *scheme, const char *style_id, const char *fallback)
-{
-  GtkSourceStyle *style = scheme ? gtk_source_style_scheme_get_style (scheme, style_id) : NULL;
-  g_autofree char *spec = NULL;
-  gboolean set = FALSE;
-  GdkRGBA colour;
-
-  if (style != NULL)
-    g_object_get (style, "underline-color-set", &set, "underline-color", &spec, NULL);
-  if (!set || spec == NULL || !gdk_rgba_parse (&colour, spec))
-    gdk_rgba_parse (&colour, fallback);
-  return colour;
-}
-
-static void
-refresh_mark_background (TildeEditor *self, const char *category, GdkRGBA colour)
-{
-  GtkSourceMarkAttributes *attributes = gtk_source_view_get_mark_attributes (self->view, category, NULL);
-
-  /* A faint band across the line, in the squiggle's colour: the gutter
-   * draws its icons in one colour for all. */
-  colour.alpha = 0.12f;
-  if (attributes != NULL)
-    gtk_source_mark_attributes_set_background (attributes, &colour);
-}
-
-static void
-refresh_tag_styles (TildeEditor *self)
-{
-  GtkSourceStyleScheme *scheme = gtk_source_buffer_get_style_scheme (self->buffer);
-
-  refresh_tag_style (self->error_tag, scheme, "def:error", "#e01b24");
-  refresh_tag_style (self->warning_tag, scheme, "def:warning", "#e5a50a");
-  refresh_mark_background (self, MARK_ERROR, squiggle_colour (scheme, "def:error", "#e01b24"));
-  refresh_mark_background (self, MARK_WARNING, squiggle_colour (scheme, "def:warning", "#e5a50a"));
-}
-
-/* Where a diagnostic belongs in this buffer: its own span when it is in
- * the edited file, else the #include line of the main file that led to it. */
-static gboolean
-diagnostic_place (const TildeDiagnostic *d, const char *main_name,
-                  int *line, int *column, int *end_line, int *end_column)
-{
-  if (d->include_frames != NULL && d->include_frames->len > 0)
-    {
-      const TildeIncludeFrame *outer = &g_array_index (d->include_frames, TildeIncludeFrame,
-                                                       d->include_frames->len - 1);
-
-      if (g_strcmp0 (outer->file, main_name) != 0 || outer->line <= 0)
-        return FALSE;
-      *line = *end_line = outer->line;
-      *column = outer->column;
-      *end_column = G_MAXINT;
-      return TRUE;
-    }
-  if (d->begin_line <= 0 || (d->file != NULL && g_strcmp0 (d->file, main_name) != 0))
-    return FALSE;
-  *line = d->begin_line;
-  *column = d->begin_column;
-  *end_line = d->end_line > 0 ? d->end_line : d->begin_line;
-  *end_column = d->end_line > 0 ? d->end_column : d->begin_column;
-  return TRUE;
-}
-
-static void
-widen_empty_range (GtkTextIter *begin, GtkTextIter *end)
-{
-  if (gtk_text_iter_compare (begin, end) < 0)
-    return;
-  *end = *begin;
-  if (!gtk_text_iter_ends_line (end))
-    gtk_text_iter_forward_char (end);
-  else if (!gtk_text_iter_starts_line (begin))
-    gtk_text_iter_backward_char (begin);
-}
-
-static TildeProblem *
-place_problem (TildeEditor *self, const TildeDiagnostic *d, const char *main_name)
-{
-  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->buffer);
-  gboolean is_error = d->severity == TILDE_SEVERITY_ERROR;
-  int line, column, end_line, end_column;
-  GtkTextIter begin, end, line_start;
-  GtkSourceMark *mark;
-
-  if (!diagnostic_place (d, main_name, &line, &column, &end_line, &end_column))
-    return tilde_problem_new (d, NULL, NULL);
-  iter_at_position (buffer, &begin, line, column);
-  iter_at_position (buffer, &end, end_line, end_column);
-  if (gtk_text_iter_compare (&end, &begin) < 0)
-    end = begin;
-  widen_empty_range (&begin, &end);
-  gtk_text_buffer_apply_tag (buffer, is_error ? self->error_tag : self->warning_tag, &begin, &end);
-
-  line_start = begin;
-  gtk_text_iter_set_line_offset (&line_start, 0);
-  mark = gtk_source_buffer_create_source_mark (self->buffer, NULL,
-                                               is_error ? MARK_ERROR : MARK_WARNING,
-                                               &line_start);
-  g_object_set_data_full (G_OBJECT (mark), "tilde-message", g_strdup (d->message), g_free);
-  return tilde_problem_new (d,
-                            gtk_text_buffer_create_mark (buffer, NULL, &begin, TRUE),
-                            gtk_text_buffer_create_mark (buffer, NULL, &end, FALSE));
-}
-
-static void
-raise_tag (GtkTextBuffer *buffer, GtkTextTag *tag)
-{
-  GtkTextTagTable *table = gtk_text_buffer_get_tag_table (buffer);
-
-  gtk_text_tag_set_priority (tag, gtk_text_tag_table_get_size (table) - 1);
-}
-
-static void
 show_check (TildeEditor *self, TildeCheckResult *check, const char *main_name)
 {
-  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->buffer);
-  GPtrArray *diagnostics = tilde_check_result_get_diagnostics (check);
-  g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func (g_object_unref);
-  GtkTextIter start, end;
-
-  gtk_text_buffer_get_bounds (buffer, &start, &end);
-  gtk_text_buffer_remove_tag (buffer, self->error_tag, &start, &end);
-  gtk_text_buffer_remove_tag (buffer, self->warning_tag, &start, &end);
-  gtk_source_buffer_remove_source_marks (self->buffer, &start, &end, MARK_ERROR);
-  gtk_source_buffer_remove_source_marks (self->buffer, &start, &end, MARK_WARNING);
-  /* Squiggles above the highlighting, whose tags come and go. */
-  raise_tag (buffer, self->warning_tag);
-  raise_tag (buffer, self->error_tag);
-
-  for (guint i = 0; i < diagnostics->len; i++)
-    g_ptr_array_add (problems, place_problem (self, diagnostics->pdata[i], main_name));
-  g_list_store_splice (self->problems, 0, g_list_model_get_n_items (G_LIST_MODEL (self->problems)),
-                       problems->pdata, problems->len);
+  tilde_diagnostic_marks_show (self->marks, tilde_check_result_get_diagnostics (check), main_name);
 
   /* Completion keeps the last program that parsed, so half-typed text
    * still completes the names declared around it. */
@@ -414,6 +243,8 @@ check_done (TildeJobResult *result, gpointer user_data)
     return;
   show_check (self, tilde_job_result_get_check (result),
               tilde_job_input_get_display_name (input));
+  g_clear_pointer (&self->shown_check, tilde_check_result_unref);
+  self->shown_check = tilde_check_result_ref (tilde_job_result_get_check (result));
   self->shown_generation = tilde_job_result_get_generation (result);
   set_checking (self, FALSE);
   g_signal_emit (self, signals[CHECKED], 0);
@@ -524,8 +355,8 @@ tilde_editor_select_range (TildeEditor *self, int line, int column, int end_line
   g_return_if_fail (TILDE_IS_EDITOR (self));
 
   buffer = GTK_TEXT_BUFFER (self->buffer);
-  iter_at_position (buffer, &begin, line, column);
-  iter_at_position (buffer, &end, end_line, end_column);
+  tilde_text_iter_at_position (buffer, &begin, line, column);
+  tilde_text_iter_at_position (buffer, &end, end_line, end_column);
   if (gtk_text_iter_compare (&end, &begin) < 0)
     end = begin;
   /* The cursor at the start, so that what follows the cursor sees the
@@ -533,22 +364,6 @@ tilde_editor_select_range (TildeEditor *self, int line, int column, int end_line
   gtk_text_buffer_select_range (buffer, &begin, &end);
   gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (self->view), gtk_text_buffer_get_insert (buffer),
                                 0.1, FALSE, 0, 0);
-}
-
-static char *
-mark_tooltip (GtkSourceMarkAttributes *attributes, GtkSourceMark *mark, gpointer user_data)
-{
-  return g_strdup (g_object_get_data (G_OBJECT (mark), "tilde-message"));
-}
-
-static void
-add_mark_category (TildeEditor *self, const char *category, const char *icon_name, int priority)
-{
-  g_autoptr(GtkSourceMarkAttributes) attributes = gtk_source_mark_attributes_new ();
-
-  gtk_source_mark_attributes_set_icon_name (attributes, icon_name);
-  g_signal_connect (attributes, "query-tooltip-text", G_CALLBACK (mark_tooltip), NULL);
-  gtk_source_view_set_mark_attributes (self->view, category, attributes, priority);
 }
 
 /* ---- formatting ---- */
@@ -649,7 +464,7 @@ format_done (TildeJobResult *result, gpointer user_data)
     after[strlen (after) - 1] = '\0';
   replace_text (buffer, before, after);
 
-  iter_at_position (buffer, &cursor, line, column);
+  tilde_text_iter_at_position (buffer, &cursor, line, column);
   gtk_text_buffer_place_cursor (buffer, &cursor);
   gtk_text_view_scroll_mark_onscreen (GTK_TEXT_VIEW (self->view), gtk_text_buffer_get_insert (buffer));
   g_task_return_boolean (request->task, TRUE);
@@ -866,13 +681,12 @@ tilde_editor_dispose (GObject *object)
   g_clear_handle_id (&self->check_source, g_source_remove);
   /* Stops the engine thread; no result arrives after this. */
   g_clear_pointer (&self->worker, tilde_worker_free);
-  if (self->problems != NULL)
-    g_list_store_remove_all (self->problems);
+  /* Before the buffer: the problems hold marks in it. */
+  g_clear_object (&self->marks);
+  g_clear_pointer (&self->shown_check, tilde_check_result_unref);
   g_clear_object (&self->search_context);
   g_clear_object (&self->search_settings);
-  g_clear_object (&self->hover);
   g_clear_object (&self->completion);
-  g_clear_object (&self->problems);
   g_clear_object (&self->file);
   gtk_widget_dispose_template (GTK_WIDGET (self), TILDE_TYPE_EDITOR);
   /* Unnamed template children too. */
@@ -905,7 +719,7 @@ tilde_editor_get_property (GObject *object, guint prop_id, GValue *value, GParam
       g_value_set_boolean (value, self->checking);
       break;
     case PROP_PROBLEMS:
-      g_value_set_object (value, self->problems);
+      g_value_set_object (value, tilde_diagnostic_marks_get_problems (self->marks));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1004,7 +818,6 @@ tilde_editor_init (TildeEditor *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->check_delay_ms = DEFAULT_CHECK_DELAY_MS;
-  self->problems = g_list_store_new (TILDE_TYPE_PROBLEM);
   self->worker = tilde_worker_new ();
 
   self->buffer = gtk_source_buffer_new (NULL);
@@ -1013,21 +826,11 @@ tilde_editor_init (TildeEditor *self)
                                   gtk_source_language_manager_get_language (languages, "stan"));
   gtk_source_buffer_set_highlight_syntax (self->buffer, TRUE);
   gtk_text_view_set_buffer (GTK_TEXT_VIEW (self->view), buffer);
-  self->error_tag = gtk_text_buffer_create_tag (buffer, "tilde-error", NULL);
-  self->warning_tag = gtk_text_buffer_create_tag (buffer, "tilde-warning", NULL);
-  g_signal_connect_object (self->buffer, "notify::style-scheme",
-                           G_CALLBACK (refresh_tag_styles), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->buffer, "changed",
                            G_CALLBACK (buffer_changed), self, G_CONNECT_SWAPPED);
 
-  gtk_source_view_set_show_line_marks (self->view, TRUE);
-  add_mark_category (self, MARK_ERROR, "dialog-error-symbolic", 2);
-  add_mark_category (self, MARK_WARNING, "dialog-warning-symbolic", 1);
-  refresh_tag_styles (self);
-
-  self->hover = tilde_diagnostic_hover_new (G_LIST_MODEL (self->problems));
-  gtk_source_hover_add_provider (gtk_source_view_get_hover (self->view),
-                                 GTK_SOURCE_HOVER_PROVIDER (self->hover));
+  /* Squiggles, gutter marks, hovers and the problems list. */
+  self->marks = tilde_diagnostic_marks_new (self->view);
   self->completion = tilde_completion_provider_new ();
   completion = gtk_source_view_get_completion (self->view);
   gtk_source_completion_add_provider (completion, GTK_SOURCE_COMPLETION_PROVIDER (self->completion));

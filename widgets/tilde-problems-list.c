@@ -18,8 +18,9 @@ struct _TildeProblemsList
   GtkSingleSelection *selection;
 
   TildeEditor        *editor;
-  GBinding           *spinning_binding;
-  GBinding           *visible_binding;
+  GListModel         *problems;
+  GBinding           *checking_binding;
+  gboolean            checking;
 };
 
 G_DEFINE_FINAL_TYPE (TildeProblemsList, tilde_problems_list, GTK_TYPE_WIDGET)
@@ -27,10 +28,18 @@ G_DEFINE_FINAL_TYPE (TildeProblemsList, tilde_problems_list, GTK_TYPE_WIDGET)
 enum {
   PROP_0,
   PROP_EDITOR,
+  PROP_PROBLEMS,
+  PROP_CHECKING,
   N_PROPS
 };
 
+enum {
+  PROBLEM_ACTIVATED,
+  N_SIGNALS
+};
+
 static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
 
 GtkWidget *
 tilde_problems_list_new (void)
@@ -65,7 +74,7 @@ update_counts (TildeProblemsList *self)
     }
   if (errors == 0 && warnings == 0)
     {
-      gtk_label_set_text (self->counts_label, self->editor ? _("None") : "");
+      gtk_label_set_text (self->counts_label, self->problems ? _("None") : "");
       return;
     }
   error_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u error", "%u errors", errors), errors);
@@ -78,6 +87,52 @@ update_counts (TildeProblemsList *self)
                       text ? text : errors > 0 ? error_text : warning_text);
 }
 
+GListModel *
+tilde_problems_list_get_problems (TildeProblemsList *self)
+{
+  g_return_val_if_fail (TILDE_IS_PROBLEMS_LIST (self), NULL);
+  return self->problems;
+}
+
+void
+tilde_problems_list_set_problems (TildeProblemsList *self, GListModel *problems)
+{
+  g_return_if_fail (TILDE_IS_PROBLEMS_LIST (self));
+  g_return_if_fail (problems == NULL || G_IS_LIST_MODEL (problems));
+
+  if (!g_set_object (&self->problems, problems))
+    return;
+  gtk_single_selection_set_model (self->selection, problems);
+  update_counts (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROBLEMS]);
+}
+
+gboolean
+tilde_problems_list_get_checking (TildeProblemsList *self)
+{
+  g_return_val_if_fail (TILDE_IS_PROBLEMS_LIST (self), FALSE);
+  return self->checking;
+}
+
+void
+tilde_problems_list_set_checking (TildeProblemsList *self, gboolean checking)
+{
+  g_return_if_fail (TILDE_IS_PROBLEMS_LIST (self));
+  if (self->checking == !!checking)
+    return;
+  self->checking = !!checking;
+  gtk_spinner_set_spinning (self->spinner, self->checking);
+  gtk_widget_set_visible (GTK_WIDGET (self->spinner), self->checking);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CHECKING]);
+}
+
+void
+tilde_problems_list_set_checking_tooltip (TildeProblemsList *self, const char *tooltip)
+{
+  g_return_if_fail (TILDE_IS_PROBLEMS_LIST (self));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->spinner), tooltip);
+}
+
 void
 tilde_problems_list_set_editor (TildeProblemsList *self, TildeEditor *editor)
 {
@@ -86,18 +141,14 @@ tilde_problems_list_set_editor (TildeProblemsList *self, TildeEditor *editor)
 
   if (self->editor == editor)
     return;
-  g_clear_pointer (&self->spinning_binding, g_binding_unbind);
-  g_clear_pointer (&self->visible_binding, g_binding_unbind);
+  g_clear_pointer (&self->checking_binding, g_binding_unbind);
   g_set_object (&self->editor, editor);
-  gtk_single_selection_set_model (self->selection,
-                                  editor ? tilde_editor_get_problems (editor) : NULL);
+  tilde_problems_list_set_problems (self, editor ? tilde_editor_get_problems (editor) : NULL);
   if (editor != NULL)
-    {
-      self->spinning_binding = g_object_bind_property (editor, "checking", self->spinner,
-                                                       "spinning", G_BINDING_SYNC_CREATE);
-      self->visible_binding = g_object_bind_property (editor, "checking", self->spinner,
-                                                      "visible", G_BINDING_SYNC_CREATE);
-    }
+    self->checking_binding = g_object_bind_property (editor, "checking", self, "checking",
+                                                     G_BINDING_SYNC_CREATE);
+  else
+    tilde_problems_list_set_checking (self, FALSE);
   update_counts (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EDITOR]);
 }
@@ -107,7 +158,10 @@ row_activated_cb (TildeProblemsList *self, guint position)
 {
   g_autoptr(TildeProblem) problem = g_list_model_get_item (G_LIST_MODEL (self->selection), position);
 
-  if (problem != NULL && self->editor != NULL)
+  if (problem == NULL)
+    return;
+  g_signal_emit (self, signals[PROBLEM_ACTIVATED], 0, problem);
+  if (self->editor != NULL)
     tilde_editor_go_to_problem (self->editor, problem);
 }
 
@@ -117,9 +171,9 @@ tilde_problems_list_dispose (GObject *object)
   TildeProblemsList *self = TILDE_PROBLEMS_LIST (object);
   GtkWidget *child;
 
-  g_clear_pointer (&self->spinning_binding, g_binding_unbind);
-  g_clear_pointer (&self->visible_binding, g_binding_unbind);
+  g_clear_pointer (&self->checking_binding, g_binding_unbind);
   g_clear_object (&self->editor);
+  g_clear_object (&self->problems);
   gtk_widget_dispose_template (GTK_WIDGET (self), TILDE_TYPE_PROBLEMS_LIST);
   /* Unnamed template children too. */
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
@@ -137,6 +191,12 @@ tilde_problems_list_get_property (GObject *object, guint prop_id, GValue *value,
     case PROP_EDITOR:
       g_value_set_object (value, self->editor);
       break;
+    case PROP_PROBLEMS:
+      g_value_set_object (value, self->problems);
+      break;
+    case PROP_CHECKING:
+      g_value_set_boolean (value, self->checking);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -152,6 +212,12 @@ tilde_problems_list_set_property (GObject *object, guint prop_id, const GValue *
     {
     case PROP_EDITOR:
       tilde_problems_list_set_editor (self, g_value_get_object (value));
+      break;
+    case PROP_PROBLEMS:
+      tilde_problems_list_set_problems (self, g_value_get_object (value));
+      break;
+    case PROP_CHECKING:
+      tilde_problems_list_set_checking (self, g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -171,7 +237,18 @@ tilde_problems_list_class_init (TildeProblemsListClass *klass)
   properties[PROP_EDITOR] =
     g_param_spec_object ("editor", NULL, NULL, TILDE_TYPE_EDITOR,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PROBLEMS] =
+    g_param_spec_object ("problems", NULL, NULL, G_TYPE_LIST_MODEL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_CHECKING] =
+    g_param_spec_boolean ("checking", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* A row was clicked or had Enter pressed on it. */
+  signals[PROBLEM_ACTIVATED] =
+    g_signal_new ("problem-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, TILDE_TYPE_PROBLEM);
 
   g_type_ensure (TILDE_TYPE_PROBLEM);
   gtk_widget_class_set_template_from_resource (widget_class,
@@ -188,6 +265,7 @@ static void
 tilde_problems_list_init (TildeProblemsList *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_widget_set_visible (GTK_WIDGET (self->spinner), FALSE);
   g_signal_connect_object (self->selection, "items-changed",
                            G_CALLBACK (update_counts), self, G_CONNECT_SWAPPED);
 }

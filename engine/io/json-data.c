@@ -258,20 +258,31 @@ read_node (Reader *r, const TildeShape *shape, JsonNode *n, TildeValue *out)
       {
         gboolean cplx = shape->kind == TILDE_VALUE_COMPLEX_MATRIX;
         gint32 R = shape->rows, C = shape->cols;
-        out->u.d = tilde_arena_alloc (r->arena, sizeof (double) * (cplx ? 2 : 1) * (gsize) MAX (R * C, 1));
         if (R == 0 && JSON_NODE_HOLDS_ARRAY (n) && json_array_get_length (json_node_get_array (n)) == 0)
-          return TRUE;
+          {
+            out->u.d = tilde_arena_alloc (r->arena, sizeof (double));
+            return TRUE;
+          }
         JsonArray *rows = expect_array (r, shape, n, (guint) R);
         if (!rows)
           return FALSE;
         TildeShape row_shape = { .kind = TILDE_VALUE_ROW_VECTOR, .rows = 1, .cols = C };
         TildeShape real = { .kind = TILDE_VALUE_REAL };
+        /* every row's length first: the storage is as large as the data
+         * only once they agree with the declared columns */
         for (gint32 i = 0; i < R; i++)
           {
             push_index (r, (guint) i);
-            JsonArray *row = expect_array (r, &row_shape, json_array_get_element (rows, (guint) i), (guint) C);
-            if (!row)
+            if (!expect_array (r, &row_shape, json_array_get_element (rows, (guint) i), (guint) C))
               return FALSE;
+            g_string_truncate (r->path, mark);
+          }
+        gsize cells = MAX ((gsize) R * (gsize) C, 1);
+        out->u.d = tilde_arena_alloc (r->arena, sizeof (double) * (cplx ? 2 : 1) * cells);
+        for (gint32 i = 0; i < R; i++)
+          {
+            push_index (r, (guint) i);
+            JsonArray *row = json_node_get_array (json_array_get_element (rows, (guint) i));
             for (gint32 j = 0; j < C; j++)
               {
                 gsize k = (gsize) i + (gsize) j * (gsize) R;

@@ -2,6 +2,7 @@
 #define G_LOG_DOMAIN "tilde-engine"
 
 #include "mir/mir-lower.h"
+#include "mir/mir-terms.h"
 
 #include <string.h>
 
@@ -1145,24 +1146,6 @@ lower_printables (Lower *L, TildeStmt *s)
   return lower_exprs (L, s->u.printables.items, s->u.printables.n_items);
 }
 
-static MirTermRole
-role_of_variate (const MirExpr *variate)
-{
-  return variate->ad_level == TILDE_AD_DATA ? MIR_TERM_LIKELIHOOD : MIR_TERM_PRIOR;
-}
-
-/* `target += foo_lpdf(y | ...)` written out is a prior or likelihood term
- * too; anything else is neither. */
-static MirTermRole
-role_of_increment (const MirExpr *e)
-{
-  if (e->kind != MIR_EXPR_CALL || e->u.call.fun.kind == MIR_FUN_COMPILER
-      || (e->u.call.fun.suffix != MIR_SUFFIX_LPDF && e->u.call.fun.suffix != MIR_SUFFIX_LPMF)
-      || e->u.call.args->len == 0)
-    return MIR_TERM_OTHER;
-  return role_of_variate (g_ptr_array_index (e->u.call.args, 0));
-}
-
 /* ---- ~ statements and truncation ---- */
 
 static TildeStmt *
@@ -1214,13 +1197,10 @@ library_density (const char *family, GPtrArray *args, gboolean *is_pmf)
 }
 
 static void
-mark_tilde_terms (MirStmt *s, gpointer role)
+mark_tilde_terms (MirStmt *s, gpointer data)
 {
   if (s->kind == MIR_STMT_TARGET_PLUS)
-    {
-      s->u.increment.from_tilde = TRUE;
-      s->u.increment.role = GPOINTER_TO_INT (role);
-    }
+    s->u.increment.from_tilde = TRUE;
 }
 
 typedef struct {
@@ -1327,7 +1307,7 @@ truncation_guard (Trunc *t, const char *op, const char *extremum, MirExpr *bound
   MirExpr *cond = stanlib2 (span, tilde_type_int (), op, obs, mir_expr_copy (bound));
   MirExpr *ninf = mir_expr_internal (span, tilde_type_real (), TILDE_AD_DATA, MIR_FN_NEG_INF,
                                      NULL, NULL);
-  return mir_stmt_if (span, cond, mir_stmt_target (span, ninf, TRUE, MIR_TERM_OTHER), otherwise);
+  return mir_stmt_if (span, cond, mir_stmt_target (span, ninf, TRUE, MIR_TERM_PRIOR), otherwise);
 }
 
 static MirExpr *
@@ -1385,7 +1365,7 @@ between_loop (Trunc *t, MirFun fun, gboolean discrete, MirExpr *lb, MirExpr *ub)
   g_ptr_array_unref (vars);
   g_ptr_array_add (loop->u.for_stmt.body->u.block.stmts,
                    mir_stmt_target (span, neg_target (span, size_adjust (t, term)), TRUE,
-                                    MIR_TERM_OTHER));
+                                    MIR_TERM_PRIOR));
   gensym_reset (t->L);
   for (int i = 0; i < made; i++)
     gensym_reset (t->L);
@@ -1417,7 +1397,7 @@ lower_truncation (Lower *L, TildeStmt *s, MirExpr *variate, GPtrArray *params, G
         MirExpr *term = cdf_call (&t, fun, inclusive_bound (discrete, mir_expr_copy (lb)),
                                   params_copy (params));
         MirStmt *add = mir_stmt_target (&lb->span, neg_target (&lb->span, size_adjust (&t, term)),
-                                        TRUE, MIR_TERM_OTHER);
+                                        TRUE, MIR_TERM_PRIOR);
         stmt = truncation_guard (&t, "Less__", "min", lb, add);
         mir_expr_free (lb);
         break;
@@ -1429,7 +1409,7 @@ lower_truncation (Lower *L, TildeStmt *s, MirExpr *variate, GPtrArray *params, G
         MirExpr *term = cdf_call (&t, fun, promote_to_real_unless (discrete, mir_expr_copy (ub)),
                                   params_copy (params));
         MirStmt *add = mir_stmt_target (&ub->span, neg_target (&ub->span, size_adjust (&t, term)),
-                                        TRUE, MIR_TERM_OTHER);
+                                        TRUE, MIR_TERM_PRIOR);
         stmt = truncation_guard (&t, "Greater__", "max", ub, add);
         mir_expr_free (ub);
         break;
@@ -1447,7 +1427,7 @@ lower_truncation (Lower *L, TildeStmt *s, MirExpr *variate, GPtrArray *params, G
             MirExpr *term = between_term (&t, fun, discrete, mir_expr_copy (lb),
                                           mir_expr_copy (ub), params_copy (params));
             inner = mir_stmt_target (&ub->span, neg_target (&ub->span, size_adjust (&t, term)),
-                                     TRUE, MIR_TERM_OTHER);
+                                     TRUE, MIR_TERM_PRIOR);
           }
         stmt = truncation_guard (&t, "Less__", "min", lb,
                                  truncation_guard (&t, "Greater__", "max", ub, inner));
@@ -1501,12 +1481,11 @@ lower_tilde (Lower *L, TildeStmt *s, GPtrArray *out)
   promote_args (args, signature);
   MirExpr *call = mir_expr_call (&s->span, tilde_type_real (), ad, fun_for_name (name, user != NULL),
                                  args);
-  MirTermRole role = role_of_variate (variate);
-  g_ptr_array_add (out, mir_stmt_target (&s->span, call, TRUE, role));
+  g_ptr_array_add (out, mir_stmt_target (&s->span, call, TRUE, MIR_TERM_PRIOR));
   guint first = out->len;
   lower_truncation (L, s, variate, params, out);
   for (guint i = first; i < out->len; i++)
-    mir_stmt_walk (g_ptr_array_index (out, i), mark_tilde_terms, GINT_TO_POINTER (role));
+    mir_stmt_walk (g_ptr_array_index (out, i), mark_tilde_terms, NULL);
   mir_expr_free (variate);
   g_ptr_array_unref (params);
 }
@@ -1683,8 +1662,7 @@ lower_stmt (Lower *L, DeclContext dc, TildeStmt *s, GPtrArray *out)
     case TILDE_STMT_TARGET_PLUS:
       {
         MirExpr *e = lower_expr (L, s->u.increment.expr);
-        MirTermRole role = role_of_increment (e);
-        g_ptr_array_add (out, mir_stmt_target (span, e, FALSE, role));
+        g_ptr_array_add (out, mir_stmt_target (span, e, FALSE, MIR_TERM_PRIOR));
         return;
       }
     case TILDE_STMT_JACOBIAN_PLUS:
@@ -2219,6 +2197,7 @@ mir_lower_program_full (const TildeProgram *typed, const char *model_name)
       mir_program_free (L.prog);
       return NULL;
     }
+  mir_classify_terms (L.prog);
   return L.prog;
 }
 

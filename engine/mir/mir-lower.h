@@ -11,7 +11,8 @@
  *   chosen signature (or the assignee) has is wrapped in a Promotion;
  * - `y ~ foo(...)` becomes `target += foo_lupdf(y, ...)` (or _lupmf), its
  *   truncation the guarded `target +=` of the _lcdf/_lccdf terms, each
- *   marked as coming from `~`, as a prior or a likelihood term;
+ *   marked as coming from `~`; every `target +=` marked as a prior or a
+ *   likelihood term (mir-terms.h);
  * - declarations become Decl statements preceded by FnValidateSize__ checks
  *   of their sizes and followed by FnCheck__ of their constraints (data,
  *   transformed data, transformed parameters, generated quantities); the

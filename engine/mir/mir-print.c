@@ -443,6 +443,8 @@ typedef struct {
   gboolean      line_open; /* something written on the current line */
   MirPrintFlags flags;
   const char   *comment;   /* to close the current line with, or NULL */
+  char         *owned;     /* the comment, when it was made for this line */
+  const MirFunDef *fun;    /* the function being printed, or NULL */
 } Printer;
 
 static const TildeSpan no_span;
@@ -454,6 +456,7 @@ end_comment (Printer *p)
   if (p->comment)
     g_string_append_printf (p->out, " //%s", p->comment);
   p->comment = NULL;
+  g_clear_pointer (&p->owned, g_free);
 }
 
 static void
@@ -535,20 +538,43 @@ print_lvalue (Printer *p, const MirLvalue *l)
   append_index_list (p->out, l->indices);
 }
 
+/* " by arguments y, mu": the arguments of the function being printed
+ * that a term's role depends on. */
+static char *
+role_arguments (const Printer *p, const MirStmt *s, gboolean tilde)
+{
+  GString *text = g_string_new (tilde ? " ~ by arguments" : " by arguments");
+  guint n = p->fun && p->fun->args ? p->fun->args->len : 0;
+  const char *sep = " ";
+  for (guint i = 0; i < n; i++)
+    if (s->u.increment.role_args & (G_GUINT64_CONSTANT (1) << MIN (i, 63u)))
+      {
+        g_string_append_printf (text, "%s%s", sep, g_array_index (p->fun->args, MirFunArg, i).name);
+        sep = ", ";
+      }
+  return g_string_free (text, FALSE);
+}
+
 /* Where a `target +=` came from, said once at the end of its line. */
 static void
 note_role (Printer *p, const MirStmt *s)
 {
   gboolean tilde = s->u.increment.from_tilde;
-  const char *text = NULL;
+  if (p->comment)
+    return;
   switch (s->u.increment.role)
     {
-    case MIR_TERM_PRIOR: text = tilde ? " ~ prior" : " prior"; break;
-    case MIR_TERM_LIKELIHOOD: text = tilde ? " ~ likelihood" : " likelihood"; break;
-    case MIR_TERM_OTHER: text = tilde ? " ~" : NULL; break;
+    case MIR_TERM_PRIOR:
+      p->comment = tilde ? " ~ prior" : " prior";
+      break;
+    case MIR_TERM_LIKELIHOOD:
+      p->comment = tilde ? " ~ likelihood" : " likelihood";
+      break;
+    case MIR_TERM_BY_ARGUMENTS:
+      p->owned = role_arguments (p, s, tilde);
+      p->comment = p->owned;
+      break;
     }
-  if (text && !p->comment)
-    p->comment = text;
 }
 
 static void
@@ -752,7 +778,9 @@ print_fun_elem (Printer *p, gconstpointer elem)
   emit (p, " {");
   p->indent += 2;
   begin_line (p, &f->body->span);
+  p->fun = f;
   print_stmt (p, f->body);
+  p->fun = NULL;
   p->indent -= 2;
   begin_line (p, &f->span);
   emit (p, "}");

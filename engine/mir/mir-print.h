@@ -22,7 +22,8 @@ G_BEGIN_DECLS
 typedef enum {
   MIR_PRINT_DEFAULT     = 0,
   /* After each `target +=`, a comment saying where it came from:
-   * `// ~ likelihood`, `// ~ prior`, `// likelihood`, `// prior` (once a line). */
+   * `// ~ likelihood`, `// ~ prior`, `// likelihood`, `// prior`, and in
+   * functions `// ~ by arguments` (once a line; mir-terms.h). */
   MIR_PRINT_TERM_ROLES  = 1 << 0,
   /* Declaration and function annotations before them (`@gpu data ...`). */
   MIR_PRINT_ANNOTATIONS = 1 << 1,

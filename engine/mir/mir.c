@@ -990,7 +990,7 @@ mir_fun_equal (const MirFun *a, const MirFun *b)
   if (a->kind == MIR_FUN_COMPILER)
     return a->internal == b->internal && internal_data_equal (a->data, b->data);
   return a->name == b->name && a->suffix == b->suffix && a->propto == b->propto
-    && (a->kind != MIR_FUN_STANLIB || a->mem == b->mem);
+    && a->rewritten == b->rewritten && (a->kind != MIR_FUN_STANLIB || a->mem == b->mem);
 }
 
 gboolean
@@ -1057,6 +1057,7 @@ mir_stmt_equal (const MirStmt *a, const MirStmt *b)
     case MIR_STMT_JACOBIAN_PLUS:
       return a->u.increment.from_tilde == b->u.increment.from_tilde
         && a->u.increment.role == b->u.increment.role
+        && a->u.increment.role_args == b->u.increment.role_args
         && mir_expr_equal (a->u.increment.expr, b->u.increment.expr);
     case MIR_STMT_NR_CALL:
       return mir_fun_equal (&a->u.call.fun, &b->u.call.fun)

@@ -158,6 +158,9 @@ typedef struct {
   const char      *name;      /* STANLIB, USER; interned */
   MirSuffix        suffix;    /* STANLIB, USER */
   gboolean         propto;    /* LPDF/LPMF: the unnormalised (_lupdf/_lupmf) form */
+  gboolean         rewritten; /* STANLIB: a density the optimiser wrote for another (a GLM
+                               * for the density of its linear predictor), which under
+                               * propto keeps the constants of the one it stands for */
   MirMemPattern    mem;       /* STANLIB */
   MirInternal      internal;  /* COMPILER */
   MirInternalData *data;      /* COMPILER: READ_PARAM, WRITE_PARAM, CHECK, (UN)CONSTRAIN */
@@ -250,11 +253,13 @@ struct MirLvalue {
   TildeSpan        span;
 };
 
-/* Where a `target +=` term came from. */
+/* Whether a `target +=` term belongs to the prior or the likelihood
+ * (mir-terms.h says how it is decided). */
 typedef enum {
-  MIR_TERM_OTHER,        /* not a density of a variate (target += expr) */
-  MIR_TERM_PRIOR,        /* the variate depends on parameters */
-  MIR_TERM_LIKELIHOOD,   /* the variate is data */
+  MIR_TERM_PRIOR,          /* the variate depends on parameters */
+  MIR_TERM_LIKELIHOOD,     /* the variate is data */
+  MIR_TERM_BY_ARGUMENTS,   /* in a function: prior when one of the arguments in
+                            * role_args depends on parameters at the call */
 } MirTermRole;
 
 typedef enum {
@@ -275,7 +280,12 @@ struct MirStmt {
   union {
     struct { MirLvalue *lhs; MirExpr *rhs; } assign;
     /* TARGET_PLUS, JACOBIAN_PLUS */
-    struct { MirExpr *expr; gboolean from_tilde; MirTermRole role; } increment;
+    struct {
+      MirExpr    *expr;
+      gboolean    from_tilde;
+      MirTermRole role;
+      guint64     role_args;   /* BY_ARGUMENTS: bit i for argument i (63: any later one) */
+    } increment;
     struct { MirFun fun; GPtrArray *args; } call;
     struct { MirExpr *expr; } ret;                             /* expr may be NULL */
     struct { MirExpr *cond; MirStmt *then_stmt, *else_stmt; } if_stmt;  /* else may be NULL */

@@ -8,6 +8,7 @@
 #define G_LOG_DOMAIN "tilde-engine"
 
 #include "runtime/exec-private.h"
+#include "runtime/hof/hof-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -31,6 +32,8 @@ struct Compiler {
   GHashTable *functions;    /* name -> GPtrArray of RtFunction* (overloads) */
   gboolean    fused;        /* fused densities and vectorised loops */
   int         as_written;   /* compiling the general form of a fused expression */
+  MirTermDeps *term_deps;   /* what the arguments of _lp calls depend on; may be NULL */
+  const MirFunDef *fun;     /* the function being compiled; NULL in the parts */
 };
 
 static gboolean fused_forms = TRUE;
@@ -69,6 +72,12 @@ rt_compiler_free (Compiler *c)
   g_hash_table_unref (c->functions);
   g_free (c->error);
   g_free (c);
+}
+
+void
+rt_compiler_set_term_deps (Compiler *c, MirTermDeps *deps)
+{
+  c->term_deps = deps;
 }
 
 int rt_compiler_n_slots (const Compiler *c) { return c->n_slots; }
@@ -259,6 +268,23 @@ compile_kids (Compiler *c, Ex *e, GPtrArray *args)
     e->kids[i] = compile_expr (c, g_ptr_array_index (args, i));
 }
 
+static Tr *
+compile_transform (Compiler *c, const MirTransform *t)
+{
+  Tr *tr = tilde_arena_new0 (c->arena, Tr);
+  tr->kind = t->kind;
+  tr->a = t->a ? compile_expr (c, t->a) : NULL;
+  tr->b = t->b ? compile_expr (c, t->b) : NULL;
+  if (t->kind == MIR_TRANS_TUPLE && t->members)
+    {
+      tr->n_members = t->members->len;
+      tr->members = tilde_arena_newv (c->arena, Tr *, MAX (t->members->len, 1));
+      for (guint i = 0; i < t->members->len; i++)
+        tr->members[i] = compile_transform (c, g_ptr_array_index (t->members, i));
+    }
+  return tr;
+}
+
 static Ex *
 compile_internal (Compiler *c, const MirExpr *m)
 {
@@ -273,9 +299,9 @@ compile_internal (Compiler *c, const MirExpr *m)
         e = ex_new (c, rt_ex_read_param, m, f->data->dims ? (int) f->data->dims->len : 0);
         compile_kids (c, e, f->data->dims);
         e->tkind = f->data->trans ? f->data->trans->kind : MIR_TRANS_IDENTITY;
-        if (f->data->trans && f->data->trans->kind == MIR_TRANS_TUPLE)
-          c_error (c, m, "tuple parameters are not supported yet");
-        if (f->data->trans && f->data->trans->a)
+        if (e->tkind == MIR_TRANS_TUPLE)
+          e->tr = compile_transform (c, f->data->trans);
+        else if (f->data->trans && f->data->trans->a)
           e->ta = compile_expr (c, f->data->trans->a);
         if (f->data->trans && f->data->trans->b)
           e->tb = compile_expr (c, f->data->trans->b);
@@ -515,6 +541,102 @@ compile_user_call (Compiler *c, const MirExpr *m)
   e->name = f->name;
   e->drop = is_lupdf (f);
   compile_kids (c, e, m->u.call.args);
+  if (code->has_terms && c->term_deps)
+    {
+      e->arg_deps = tilde_arena_newv (c->arena, guint64, MAX (n, 1));
+      for (int i = 0; i < n; i++)
+        e->arg_deps[i] = mir_term_deps_of_expr (c->term_deps, c->fun,
+                                                g_ptr_array_index (m->u.call.args, i));
+    }
+  return e;
+}
+
+static gboolean pure_expr (const MirExpr *m);
+
+/* add_diag (gp_exp_quad_cov (x, magnitude, length), d) (and the other
+ * stationary kernels) as one kernel: the covariance is symmetric and d is
+ * added in place, so neither the upper triangle nor the copy is
+ * differentiated. d is evaluated before the covariance rather than after:
+ * it must have no effects. */
+static Ex *
+compile_gp_add_diag (Compiler *c, const MirExpr *m)
+{
+  const MirFun *f = &m->u.call.fun;
+  if (!c->fused || c->as_written || f->kind != MIR_FUN_STANLIB || strcmp (f->name, "add_diag") != 0
+      || m->u.call.args->len != 2)
+    return NULL;
+  const MirExpr *cov = g_ptr_array_index (m->u.call.args, 0);
+  const MirExpr *d = g_ptr_array_index (m->u.call.args, 1);
+  if (cov->kind != MIR_EXPR_CALL || cov->u.call.fun.kind != MIR_FUN_STANLIB
+      || cov->u.call.args->len != 3 || !pure_expr (d))
+    return NULL;
+  g_autofree char *name = g_strconcat (cov->u.call.fun.name, " add_diag", NULL);
+  const RtBuiltin *b = rt_builtin_lookup (name, 4);
+  if (!b)
+    return NULL;
+  Ex *e = ex_new (c, rt_ex_call, m, 4);
+  e->builtin = b;
+  e->name = cov->u.call.fun.name;
+  for (int i = 0; i < 3; i++)
+    e->kids[i] = compile_expr (c, g_ptr_array_index (cov->u.call.args, i));
+  e->kids[3] = compile_expr (c, d);
+  return e;
+}
+
+/* A higher-order function: its function argument (the first) names a
+ * function of the functions block, the others are compiled as kids. */
+static Ex *
+compile_hof (Compiler *c, const MirExpr *m, const RtHof *h)
+{
+  GPtrArray *args = m->u.call.args;
+  int n = (int) args->len;
+  if (h->lead < 0 && n >= h->min_args && n <= h->max_args)
+    {
+      Ex *e = ex_new (c, h->fn, m, n);
+      e->name = m->u.call.fun.name;
+      e->op = h->op;
+      compile_kids (c, e, args);
+      return e;
+    }
+  const MirExpr *fa = n > 0 ? g_ptr_array_index (args, 0) : NULL;
+  if (!fa || n < h->min_args || n > h->max_args || fa->kind != MIR_EXPR_VAR)
+    {
+      c_error (c, m, "the function %s (with %d argument%s) is not implemented by the runtime",
+               m->u.call.fun.name, n, n == 1 ? "" : "s");
+      return ex_new (c, rt_ex_const, m, 0);
+    }
+  int arity = h->fixed < 0 ? h->lead : h->lead + n - 1 - h->fixed;
+  GPtrArray *overloads = g_hash_table_lookup (c->functions, definition_name (fa->u.var.name));
+  const RtFunction *code = NULL;
+  for (guint i = 0; overloads && i < overloads->len; i++)
+    {
+      const RtFunction *cand = g_ptr_array_index (overloads, i);
+      if (cand->n_args == arity)
+        {
+          if (code)
+            {
+              c_error (c, m, "the overloads of %s with %d arguments cannot be told apart by "
+                       "the runtime yet", fa->u.var.name, arity);
+              return ex_new (c, rt_ex_const, m, 0);
+            }
+          code = cand;
+        }
+    }
+  if (!code || !code->defined)
+    {
+      c_error (c, m, code ? "the function %s is declared without a definition (external "
+               "functions are not supported by the runtime)"
+               : "the function %s has no definition", fa->u.var.name);
+      return ex_new (c, rt_ex_const, m, 0);
+    }
+  Ex *e = ex_new (c, h->fn, m, n - 1);
+  e->code = code;
+  e->name = m->u.call.fun.name;
+  e->op = h->op;
+  e->drop = g_str_has_suffix (fa->u.var.name, "_lupdf")
+    || g_str_has_suffix (fa->u.var.name, "_lupmf");
+  for (int i = 1; i < n; i++)
+    e->kids[i - 1] = compile_expr (c, g_ptr_array_index (args, i));
   return e;
 }
 
@@ -526,7 +648,13 @@ compile_call (Compiler *c, const MirExpr *m)
     return compile_internal (c, m);
   if (f->kind == MIR_FUN_USER)
     return compile_user_call (c, m);
+  const RtHof *hof = rt_hof_lookup (f->name);
+  if (hof)
+    return compile_hof (c, m, hof);
   int n = (int) m->u.call.args->len;
+  Ex *gp = compile_gp_add_diag (c, m);
+  if (gp)
+    return gp;
   Ex *fast = compile_sx (c, m);
   if (!fast)
     fast = compile_scalar_op (c, m);
@@ -538,6 +666,14 @@ compile_call (Compiler *c, const MirExpr *m)
       c_error (c, m, "the function %s (with %d argument%s) is not implemented by the runtime",
                f->name, n, n == 1 ? "" : "s");
       return ex_new (c, rt_ex_const, m, 0);
+    }
+  /* a density written for another keeps that one's constants (mir.h) */
+  if (f->rewritten)
+    {
+      g_autofree char *expanded = g_strconcat (f->name, " expanded", NULL);
+      const RtBuiltin *as_expanded = rt_builtin_lookup (expanded, n);
+      if (as_expanded)
+        b = as_expanded;
     }
   if (c->hoist && data_only (c, m))
     {
@@ -678,6 +814,19 @@ st_new (Compiler *c, StFn fn, const MirStmt *m)
   s->fn = fn;
   s->mir = m;
   return s;
+}
+
+/* A `target +=` statement's role; a Jacobian term is the prior's. */
+static void
+set_term_role (St *s, const MirStmt *m)
+{
+  s->role = MIR_TERM_PRIOR;
+  s->role_args = 0;
+  if (m->kind == MIR_STMT_TARGET_PLUS)
+    {
+      s->role = m->u.increment.role;
+      s->role_args = m->u.increment.role_args;
+    }
 }
 
 /* ---- fused densities and vectorised loops (fused.c) ---- */
@@ -931,6 +1080,28 @@ compile_fx_indexed (Compiler *c, FxCtx *x, const MirExpr *m)
   return f;
 }
 
+/* e[idx] outside loops, idx an array of ints: a gather of a one-dimensional
+ * container. */
+static Fx *
+compile_fx_multi_index (Compiler *c, FxCtx *x, const MirExpr *m)
+{
+  const MirExpr *base = m->u.indexed.base;
+  GPtrArray *idx = m->u.indexed.indices;
+  if (idx->len != 1 || !pure_expr (base) || !is_flat_1d_type (base->type))
+    return NULL;
+  const MirIndex *ix = g_ptr_array_index (idx, 0);
+  if (ix->kind != MIR_INDEX_MULTI || !pure_expr (ix->e)
+      || (base->ad_level != TILDE_AD_DATA && ++x->leaves > FX_MAX_DEPS))
+    return NULL;
+  Fx *a = fx_leaf (c, x, ix->e);
+  if (!a)
+    return NULL;
+  Fx *f = fx_new (c, FX_GATHER);
+  f->e = compile_expr (c, base);
+  f->a = a;
+  return f;
+}
+
 /* X[n + k] * v inside a vectorised loop: rows of a matrix times a vector. */
 static Fx *
 compile_fx_row_times (Compiler *c, FxCtx *x, const MirExpr *m)
@@ -1018,6 +1189,12 @@ compile_fx (Compiler *c, FxCtx *x, const MirExpr *m)
         return compile_fx_indexed (c, x, m);
       if (is_call (m, "Times__", 2) && tilde_type_kind (arg (m, 0)->type) == TILDE_TYPE_ROW_VECTOR)
         return compile_fx_row_times (c, x, m);
+    }
+  if (!x->var && m->kind == MIR_EXPR_INDEXED)
+    {
+      Fx *g = compile_fx_multi_index (c, x, m);
+      if (g)
+        return g;
     }
   /* int to real: the values are read as reals anyway */
   if (m->kind == MIR_EXPR_PROMOTION && is_scalar_type (m->type)
@@ -1119,10 +1296,15 @@ compile_vector_loop (Compiler *c, const MirStmt *m, St *general)
     {
       const MirStmt *t = g_ptr_array_index (terms, i);
       body[i] = st_new (c, rt_st_skip, t);
+      set_term_role (body[i], t);
       if (!compile_fused_density (c, body[i], t->u.increment.expr, m->u.for_stmt.var))
         return NULL;
     }
   St *s = st_new (c, rt_st_for_vector, m);
+  s->role = body[0]->role;
+  s->role_args = body[0]->role_args;
+  for (guint i = 1; i < terms->len; i++)
+    s->mixed_roles |= body[i]->role != s->role || body[i]->role_args != s->role_args;
   s->e = general->e;
   s->e2 = general->e2;
   s->else_s = general;
@@ -1302,6 +1484,7 @@ compile_mvn_cov (Compiler *c, const MirStmt *m, const St *decl)
 {
   const MirExpr *e = m->u.increment.expr;
   St *s = st_new (c, rt_st_mvn_cov, m);
+  set_term_role (s, m);
   s->e = compile_expr (c, arg (e, 0));
   s->e2 = compile_expr (c, arg (e, 1));
   s->slot = decl->slot;
@@ -1311,6 +1494,18 @@ compile_mvn_cov (Compiler *c, const MirStmt *m, const St *decl)
   s->builtin = rt_builtin_lookup (e->u.call.fun.name, 3);
   s->else_s = (St *) decl;
   return s;
+}
+
+/* A tuple parameter's read takes its members' sizes from the declaration
+ * it initialises (the read itself carries only the array sizes). */
+static void
+size_tuple_read (St *decl)
+{
+  if (decl->e && decl->e->fn == rt_ex_read_param && decl->e->tr && decl->sized)
+    decl->e->psized = decl->sized;
+  /* the read gives the declared shape: nothing to fill or check */
+  if (decl->fn == rt_st_decl && decl->e && decl->e->fn == rt_ex_read_param)
+    decl->fn = rt_st_decl_read;
 }
 
 static St *
@@ -1355,6 +1550,7 @@ compile_list (Compiler *c, const MirStmt *m, GPtrArray *stmts, gboolean scope, g
           if (with_next)
             {
               st->e = compile_expr (c, a->u.assign.rhs);
+              size_tuple_read (st);
               i++;
             }
         }
@@ -1386,23 +1582,49 @@ read_data_name (const MirExpr *e)
 static void
 compile_lvalue (Compiler *c, St *s, const MirLvalue *lv)
 {
-  if (lv->proj_of)
-    c_error (c, NULL, "assignment to a tuple member is not supported yet");
-  s->slot = lookup (c, lv->var, NULL);
+  /* the levels from the variable out: x, x.2[i], x.2[i].1[j] */
+  g_autoptr (GPtrArray) levels = g_ptr_array_new ();
+  for (const MirLvalue *l = lv; l; l = l->proj_of)
+    g_ptr_array_insert (levels, 0, (gpointer) l);
+  const MirLvalue *root = g_ptr_array_index (levels, 0);
+  const char *var = mir_lvalue_variable (lv);
+  s->slot = var ? lookup (c, var, NULL) : -1;
   if (s->slot < 0)
-    c_error (c, NULL, "unknown variable %s", lv->var);
-  int n = lv->indices ? (int) lv->indices->len : 0;
+    c_error (c, NULL, "unknown variable %s", var ? var : "(none)");
+  int n = 0;
+  for (guint k = 0; k < levels->len; k++)
+    {
+      const MirLvalue *l = g_ptr_array_index (levels, k);
+      n += l->indices ? (int) l->indices->len : 0;
+    }
   s->n_lv_index = n;
   s->lv_index = tilde_arena_newv (c->arena, Ex *, MAX (2 * n, 1));
   s->lv_kinds = tilde_arena_newv (c->arena, MirIndexKind, MAX (n, 1));
-  for (int i = 0; i < n; i++)
+  if (levels->len > 1)
     {
-      const MirIndex *ix = g_ptr_array_index (lv->indices, i);
-      s->lv_kinds[i] = ix->kind;
-      s->lv_index[2 * i] = ix->e ? compile_expr (c, ix->e) : NULL;
-      s->lv_index[2 * i + 1] = ix->upper ? compile_expr (c, ix->upper) : NULL;
+      s->n_lv_levels = (int) levels->len;
+      s->lv_proj = tilde_arena_newv (c->arena, int, levels->len);
+      s->lv_count = tilde_arena_newv (c->arena, int, levels->len);
     }
-  s->name = lv->var;
+  int i = 0;
+  for (guint k = 0; k < levels->len; k++)
+    {
+      const MirLvalue *l = g_ptr_array_index (levels, k);
+      int count = l->indices ? (int) l->indices->len : 0;
+      if (s->lv_proj)
+        {
+          s->lv_proj[k] = l == root ? 0 : l->slot;
+          s->lv_count[k] = count;
+        }
+      for (int j = 0; j < count; j++, i++)
+        {
+          const MirIndex *ix = g_ptr_array_index (l->indices, j);
+          s->lv_kinds[i] = ix->kind;
+          s->lv_index[2 * i] = ix->e ? compile_expr (c, ix->e) : NULL;
+          s->lv_index[2 * i + 1] = ix->upper ? compile_expr (c, ix->upper) : NULL;
+        }
+    }
+  s->name = var;
 }
 
 static St *
@@ -1428,9 +1650,9 @@ compile_nr_call (Compiler *c, const MirStmt *m)
       s->e = compile_expr (c, f->data->var);
       s->tkind = f->data->trans ? f->data->trans->kind : MIR_TRANS_IDENTITY;
       s->target_jacobian = f->data->trans != NULL;   /* unconstrain */
-      if (f->data->trans && f->data->trans->kind == MIR_TRANS_TUPLE)
-        c_error (c, NULL, "tuple parameters are not supported yet");
-      if (f->data->trans && f->data->trans->a)
+      if (s->tkind == MIR_TRANS_TUPLE)
+        s->tr = compile_transform (c, f->data->trans);
+      else if (f->data->trans && f->data->trans->a)
         s->e2 = compile_expr (c, f->data->trans->a);
       if (f->data->trans && f->data->trans->b)
         {
@@ -1501,6 +1723,7 @@ compile_stmt (Compiler *c, const MirStmt *m, gboolean top)
           s->sized = rt_compile_sized (c, m->u.decl.sized, NULL);
         if (m->u.decl.init_kind == MIR_DECL_ASSIGN && m->u.decl.init)
           s->e = compile_expr (c, m->u.decl.init);
+        size_tuple_read (s);
         s->slot = bind (c, m->u.decl.name);
         s->name = m->u.decl.name;
         if (top)
@@ -1532,6 +1755,7 @@ compile_stmt (Compiler *c, const MirStmt *m, gboolean top)
     case MIR_STMT_JACOBIAN_PLUS:
       s = st_new (c, rt_st_target, m);
       s->target_jacobian = m->kind == MIR_STMT_JACOBIAN_PLUS;
+      set_term_role (s, m);
       if (c->fused && !c->as_written && !s->target_jacobian
           && compile_fused_density (c, s, m->u.increment.expr, NULL))
         {
@@ -1607,6 +1831,7 @@ rt_compile_functions (Compiler *c, GPtrArray *functions, char **error)
       f->name = g_intern_string (def->name);
       f->return_type = def->return_type;
       f->is_density = def->suffix == MIR_SUFFIX_LPDF || def->suffix == MIR_SUFFIX_LPMF;
+      f->has_terms = def->suffix == MIR_SUFFIX_TARGET;
       f->n_args = (int) def->args->len;
       f->defined = def->body != NULL;
       GPtrArray *overloads = g_hash_table_lookup (c->functions, f->name);
@@ -1629,9 +1854,11 @@ rt_compile_functions (Compiler *c, GPtrArray *functions, char **error)
       int saved = c->n_slots;
       c->n_slots = 0;
       c->hoist = FALSE;
+      c->fun = def;
       for (guint k = 0; k < def->args->len; k++)
         bind (c, g_array_index (def->args, MirFunArg, k).name);
       f->body = compile_stmt (c, def->body, FALSE);
+      c->fun = NULL;
       f->n_slots = c->n_slots;
       c->n_slots = saved;
       g_array_set_size (c->scope, mark);

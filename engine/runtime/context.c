@@ -421,12 +421,16 @@ static GHashTable *builtins;   /* name -> GPtrArray of RtBuiltin*, one per arity
 static gpointer
 build_table (gpointer unused)
 {
+  /* complex first: its kernels pass calls without complex arguments on */
   const RtBuiltin *tables[] = {
-    rt_builtins_arith, rt_builtins_funs, rt_builtins_scalar, rt_builtins_containers,
+    rt_builtins_complex, rt_builtins_arith, rt_builtins_funs, rt_builtins_scalar,
+    rt_builtins_containers,
     rt_builtins_matrix, rt_builtins_gp, rt_builtins_linalg, rt_builtins_dist,
     rt_builtins_dist_continuous, rt_builtins_dist_discrete,
     rt_builtins_dist_multivariate, rt_builtins_cdf, rt_builtins_rng,
-    rt_builtins_rng_multi,
+    rt_builtins_rng_multi, rt_builtins_hmm, rt_builtins_sparse, rt_builtins_decomp,
+    rt_builtins_transform, rt_builtins_hypergeometric, rt_builtins_lkj_cov,
+    rt_builtins_gaussian_dlm, rt_builtins_wiener,
   };
   GHashTable *t = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < G_N_ELEMENTS (tables); i++)
@@ -444,11 +448,12 @@ build_table (gpointer unused)
   return t;
 }
 
+static GOnce table_once = G_ONCE_INIT;
+
 const RtBuiltin *
 rt_builtin_lookup (const char *name, int nargs)
 {
-  static GOnce once = G_ONCE_INIT;
-  g_once (&once, build_table, NULL);
+  g_once (&table_once, build_table, NULL);
   GPtrArray *all = g_hash_table_lookup (builtins, name);
   if (!all)
     return NULL;
@@ -456,6 +461,20 @@ rt_builtin_lookup (const char *name, int nargs)
     {
       const RtBuiltin *b = g_ptr_array_index (all, i);
       if (nargs >= b->min_args && nargs <= b->max_args)
+        return b;
+    }
+  return NULL;
+}
+
+const RtBuiltin *
+rt_builtin_lookup_other (const char *name, int nargs, RtKernel skip)
+{
+  g_once (&table_once, build_table, NULL);
+  GPtrArray *all = g_hash_table_lookup (builtins, name);
+  for (guint i = 0; all && i < all->len; i++)
+    {
+      const RtBuiltin *b = g_ptr_array_index (all, i);
+      if (b->fn != skip && nargs >= b->min_args && nargs <= b->max_args)
         return b;
     }
   return NULL;

@@ -12,6 +12,7 @@
 #include "runtime/transform/transform.h"
 #include "io/json-data.h"
 #include "mir/mir.h"
+#include "mir/mir-terms.h"
 
 G_BEGIN_DECLS
 
@@ -22,6 +23,7 @@ typedef struct Ev Ev;
 typedef struct RtFunction RtFunction;
 typedef struct Fx Fx;
 typedef struct Sx Sx;
+typedef struct Tr Tr;
 
 typedef enum {
   FLOW_NEXT,
@@ -61,10 +63,22 @@ struct Ex {
   int              tuple_slot;
   int              op;         /* specialised scalar arithmetic */
   const RtFunction *code;      /* a user-defined function */
+  guint64         *arg_deps;   /* a call of an _lp function: per argument, what it
+                                * depends on (Ev.param_args) */
   const TildeShape *shape;     /* a parameter's shape, when its sizes were computed once */
+  Tr               *tr;        /* reading a tuple parameter: its transform */
+  const Sz         *psized;    /* reading a tuple parameter: the declared sizes */
   Fx               *fx;        /* a fused expression (kids[0]: the same, compiled as usual) */
   Sx               *sx;        /* a fused scalar expression: n_sx instructions */
   int               n_sx;
+};
+
+/* A transform with its arguments; a tuple's, one per member. */
+struct Tr {
+  MirTransformKind kind;
+  Ex              *a, *b;
+  Tr             **members;
+  guint            n_members;
 };
 
 /* A fused elementwise expression (fused.c): arithmetic over scalars and
@@ -136,6 +150,7 @@ struct RtFunction {
   const char      *name;
   const TildeType *return_type;
   gboolean         is_density;  /* _lpdf / _lpmf */
+  gboolean         has_terms;   /* _lp: adds to the target */
   gboolean         defined;     /* has a body (compiled after every signature) */
   int              n_args;
   int              n_slots;
@@ -155,16 +170,28 @@ struct St {
   Ex           **lv_index;     /* index expressions of the lvalue */
   MirIndexKind  *lv_kinds;
   int            n_lv_index;
+  /* an lvalue with tuple projections (x.2[i].1[j]) in levels: the variable
+   * and its indices, then per level the member it projects (from 1) and
+   * that level's indices, all indices in lv_index in order */
+  int            n_lv_levels;
+  int           *lv_proj;
+  int           *lv_count;
   gboolean       target_jacobian;
   const char    *name;
   const char    *var_name;
   MirTransformKind tkind;
+  Tr            *tr;           /* writing a tuple parameter unconstrained */
   /* a density with fused arguments (and each term of a vectorised loop) */
   const RtBuiltin *builtin;
   gboolean       drop;
   Fx           **fx;
   int            n_fx;
   int            slot2;        /* a covariance's Cholesky factor */
+  /* a term of the target: prior or likelihood (a vectorised loop: of all
+   * its terms, unless mixed_roles) */
+  MirTermRole    role;
+  guint64        role_args;
+  gboolean       mixed_roles;
 };
 
 /* What one evaluation works with. */
@@ -188,7 +215,24 @@ struct Ev {
   GPtrArray          *diagnostics;  /* data errors while preparing */
   TildeValue          retval;       /* what a function's return statement gave */
   int                 depth;        /* nested function calls */
+  TildeModelContext   context;      /* which terms of the target count */
+  TildeModelPrintFunc print_func;   /* where print() goes; NULL: standard output */
+  gpointer            print_data;
+  GMutex             *print_lock;   /* the model's: print calls one at a time */
+  guint64             param_args;   /* in a function: the arguments that depend on
+                                     * parameters; in log_prob bit 0 */
 };
+
+/* Whether the target term `s` counts in the evaluation's context. */
+static inline gboolean
+rt_term_counts (const Ev *ev, const St *s)
+{
+  if (G_LIKELY (ev->context == TILDE_MODEL_CONTEXT_JOINT))
+    return TRUE;
+  gboolean prior = s->role == MIR_TERM_PRIOR
+    || (s->role == MIR_TERM_BY_ARGUMENTS && (s->role_args & ev->param_args) != 0);
+  return prior == (ev->context == TILDE_MODEL_CONTEXT_PRIOR);
+}
 
 /* Compilation */
 typedef struct Compiler Compiler;
@@ -198,6 +242,9 @@ void      rt_compiler_free   (Compiler *c);
  * to later parts. NULL with `error` set (a function the runtime lacks). */
 St       *rt_compile_part    (Compiler *c, GPtrArray *stmts, gboolean globals, gboolean hoist,
                               char **error);
+/* What the arguments of calls of _lp functions depend on (owned by the
+ * caller, for as long as the compiler compiles). */
+void      rt_compiler_set_term_deps (Compiler *c, MirTermDeps *deps);
 /* Compiles the functions block (before any part); FALSE with `error` set
  * when a body uses what the runtime lacks. */
 gboolean  rt_compile_functions (Compiler *c, GPtrArray *functions, char **error);
@@ -252,9 +299,19 @@ void rt_ex_compare    (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_index1     (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_fma3       (Ev *ev, const Ex *e, TildeValue *out);
 void rt_ex_user_call  (Ev *ev, const Ex *e, TildeValue *out);
+/* A frame for a call of f, its arguments to be written in the first slots;
+ * the call itself (drop: called as _lupdf). `arg_deps` (may be NULL: the
+ * caller's roles hold) says, per argument, what it depends on, so that the
+ * terms of an _lp function get their prior/likelihood role at this call. */
+TildeValue *rt_function_frame (Ev *ev, const RtFunction *f);
+void rt_call_function (Ev *ev, const RtFunction *f, TildeValue *frame, gboolean drop,
+                       const guint64 *arg_deps, int n_args, TildeValue *out);
 
 Flow rt_st_block     (Ev *ev, const St *s);
 Flow rt_st_decl      (Ev *ev, const St *s);
+/* A declaration whose value is a parameter read (sizes and constraint are
+ * the read's own). */
+Flow rt_st_decl_read (Ev *ev, const St *s);
 Flow rt_st_assign    (Ev *ev, const St *s);
 Flow rt_st_read_data (Ev *ev, const St *s);
 Flow rt_st_target    (Ev *ev, const St *s);

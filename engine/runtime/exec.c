@@ -11,6 +11,7 @@
 
 #include "runtime/exec-private.h"
 #include "runtime/math/linalg.h"
+#include "runtime/math/complex.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -143,15 +144,11 @@ promote (Ev *ev, const TildeValue *v, const TildeType *to)
   TildeTypeKind k = tilde_type_kind (to);
   if (k == TILDE_TYPE_REAL && v->kind == TILDE_VALUE_INT)
     return tilde_value_real (v->u.i);
-  if (k == TILDE_TYPE_COMPLEX && tilde_value_kind_is_scalar ((TildeValueKind) v->kind)
-      && v->kind != TILDE_VALUE_COMPLEX)
-    {
-      if (v->ad)
-        rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "complex numbers of parameters are not supported yet");
-      TildeValue z = { .kind = TILDE_VALUE_COMPLEX, .rows = 1, .cols = 1 };
-      z.u.z[0] = rt_scalar (CX, v);
-      return z;
-    }
+  TildeTypeKind base = tilde_type_kind (tilde_type_array_base (to));
+  if ((base == TILDE_TYPE_COMPLEX || base == TILDE_TYPE_COMPLEX_VECTOR
+       || base == TILDE_TYPE_COMPLEX_ROW_VECTOR || base == TILDE_TYPE_COMPLEX_MATRIX)
+      && !rt_is_complex (v))
+    return rt_complex_promote (CX, v);
   if (k == TILDE_TYPE_ARRAY && v->kind == TILDE_VALUE_ARRAY)
     {
       const TildeType *elem = tilde_type_element (to);
@@ -240,19 +237,44 @@ rt_ex_make_array (Ev *ev, const Ex *e, TildeValue *out)
   *out = r;
 }
 
+static TildeValue make_row_of (Ev *ev, const TildeValue *vals, int n);
+
 void
 rt_ex_make_row (Ev *ev, const Ex *e, TildeValue *out)
 {
   int n = e->n_kids;
   TildeValue *vals = tilde_arena_alloc (CX->arena, sizeof (TildeValue) * (gsize) MAX (n, 1));
-  gboolean ad = FALSE, rows = FALSE;
   for (int i = 0; i < n; i++)
     {
       rt_eval (ev, e->kids[i], &vals[i]);
+      if (vals[i].kind == TILDE_VALUE_COMPLEX || vals[i].kind == TILDE_VALUE_COMPLEX_ROW_VECTOR)
+        {
+          /* the rest as complex too: each part a real row (or matrix) */
+          TildeValue *re = tilde_arena_alloc (CX->arena, sizeof (TildeValue) * (gsize) n);
+          TildeValue *im = tilde_arena_alloc (CX->arena, sizeof (TildeValue) * (gsize) n);
+          for (int j = 0; j < n; j++)
+            {
+              if (j > i)
+                rt_eval (ev, e->kids[j], &vals[j]);
+              rt_complex_split (CX, &vals[j], &re[j], &im[j]);
+            }
+          TildeValue r = make_row_of (ev, re, n), m = make_row_of (ev, im, n);
+          *out = rt_complex_join (CX, &r, &m);
+          return;
+        }
+    }
+  *out = make_row_of (ev, vals, n);
+}
+
+/* [v1, ..., vn] of real scalars (a row vector) or row vectors (a matrix). */
+static TildeValue
+make_row_of (Ev *ev, const TildeValue *vals, int n)
+{
+  gboolean ad = FALSE, rows = FALSE;
+  for (int i = 0; i < n; i++)
+    {
       ad |= vals[i].ad;
       rows |= vals[i].kind == TILDE_VALUE_ROW_VECTOR;
-      if (vals[i].kind == TILDE_VALUE_COMPLEX || vals[i].kind == TILDE_VALUE_COMPLEX_ROW_VECTOR)
-        rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "complex row vectors are not supported yet");
     }
   if (!rows)
     {
@@ -269,8 +291,7 @@ rt_ex_make_row (Ev *ev, const Ex *e, TildeValue *out)
           for (int i = 0; i < n; i++)
             r.u.d[i] = rt_scalar (CX, &vals[i]);
         }
-      *out = r;
-      return;
+      return r;
     }
   /* rows of a matrix */
   gint32 C = n > 0 ? vals[0].cols : 0;
@@ -291,7 +312,7 @@ rt_ex_make_row (Ev *ev, const Ex *e, TildeValue *out)
             r.u.d[i + j * n] = row.u.d[j];
         }
     }
-  *out = r;
+  return r;
 }
 
 void
@@ -415,11 +436,22 @@ scalar_at (const TildeValue *v, gint32 pos)
   return tilde_value_real (v->u.d[pos]);
 }
 
+/* Element pos of a vector or matrix, complex ones included. */
+static TildeValue
+element_at (Ev *ev, const TildeValue *v, gint32 pos)
+{
+  if (v->kind >= TILDE_VALUE_COMPLEX_VECTOR && v->kind <= TILDE_VALUE_COMPLEX_MATRIX)
+    return rt_complex_element (CX, v, pos);
+  return scalar_at (v, pos);
+}
+
 /* A flat value of `kind` holding the elements of v at `pos`. */
 static TildeValue
 gather (Ev *ev, const TildeValue *v, const gint32 *pos, gint32 n, TildeValueKind kind,
         gint32 rows, gint32 cols)
 {
+  if (v->kind >= TILDE_VALUE_COMPLEX_VECTOR && v->kind <= TILDE_VALUE_COMPLEX_MATRIX)
+    return rt_complex_gather (CX, v, pos, n, kind, rows, cols);
   TildeValue r = { .kind = (guint8) kind, .elem = v->elem, .ad = v->ad, .rows = rows, .cols = cols };
   if (v->ad)
     {
@@ -497,7 +529,7 @@ index_value (Ev *ev, const TildeValue *v, const Ix *ix, int n)
         {
           if (ix[0].i < 1 || ix[0].i > len)
             out_of_range (ev, ix[0].i, len);
-          return scalar_at (v, ix[0].i - 1);
+          return element_at (ev, v, ix[0].i - 1);
         }
       int count;
       int *p = positions (ev, &ix[0], len, &count);
@@ -515,7 +547,7 @@ index_value (Ev *ev, const TildeValue *v, const Ix *ix, int n)
       gboolean single_r = ix[0].kind == MIR_INDEX_SINGLE;
       gboolean single_c = n > 1 && ix[1].kind == MIR_INDEX_SINGLE;
       if (single_r && single_c)
-        return scalar_at (v, pr[0] + pc[0] * R);
+        return element_at (ev, v, pr[0] + pc[0] * R);
       gint32 *pos = tilde_arena_alloc (CX->arena, sizeof (gint32) * (gsize) MAX (nr * nc, 1));
       for (int j = 0; j < nc; j++)
         for (int i = 0; i < nr; i++)
@@ -792,21 +824,17 @@ write_positions (Ev *ev, TildeValue *t, const gint32 *pos, gint32 n, const Tilde
         t->u.iv[pos[k]] = rscalar ? rhs->u.i : rhs->u.iv[k];
       return;
     }
+  if (t->kind >= TILDE_VALUE_COMPLEX_VECTOR && t->kind <= TILDE_VALUE_COMPLEX_MATRIX)
+    {
+      rt_complex_write (CX, t, pos, n, rhs);
+      return;
+    }
   if (rhs->ad || t->ad)
     {
       make_writable_ad (ev, t);
       TildeValue r = rhs->ad ? *rhs : rt_promote_ad (CX, rhs);
       for (gint32 k = 0; k < n; k++)
         t->idx[pos[k]] = rscalar ? r.start : tilde_value_var (&r, k);
-      return;
-    }
-  if (t->kind >= TILDE_VALUE_COMPLEX_VECTOR && t->kind <= TILDE_VALUE_COMPLEX_MATRIX)
-    {
-      for (gint32 k = 0; k < n; k++)
-        {
-          t->u.d[2 * pos[k]] = rscalar ? rhs->u.z[0] : rhs->u.d[2 * k];
-          t->u.d[2 * pos[k] + 1] = rscalar ? rhs->u.z[1] : rhs->u.d[2 * k + 1];
-        }
       return;
     }
   const double *x = rt_values (CX, rhs);
@@ -856,12 +884,58 @@ assign_into (Ev *ev, const char *name, TildeValue *t, const Ix *ix, int n, const
   write_positions (ev, t, (const gint32 *) p, count, rhs);
 }
 
+/* The part of *t that the levels of an lvalue before its last select:
+ * elements of arrays by single indices, then members of tuples. */
+static TildeValue *
+lvalue_member (Ev *ev, const St *s, TildeValue *t, const Ix *ix, int *used)
+{
+  int k = 0;
+  for (int level = 0; level < s->n_lv_levels - 1; level++)
+    {
+      for (int j = 0; j < s->lv_count[level]; j++, k++)
+        {
+          if (t->kind != TILDE_VALUE_ARRAY || tilde_value_is_flat (t)
+              || ix[k].kind != MIR_INDEX_SINGLE)
+            rt_raise (CX, TILDE_MODEL_ERROR_INDEX, "assign: %s is not indexed by single "
+                      "indices down to a tuple", s->name);
+          if (ix[k].i < 1 || ix[k].i > t->rows)
+            out_of_range (ev, ix[k].i, t->rows);
+          t = &t->u.elems[ix[k].i - 1];
+        }
+      int member = s->lv_proj[level + 1];
+      if (t->kind != TILDE_VALUE_TUPLE || member < 1 || member > t->rows)
+        rt_raise (CX, TILDE_MODEL_ERROR_INDEX, "assign: %s has no tuple member %d", s->name,
+                  member);
+      t = &t->u.elems[member - 1];
+    }
+  *used = k;
+  return t;
+}
+
+/* An assignment to a part of a tuple: x.2 = v, x[i].1[j] = v. */
+static Flow
+assign_path (Ev *ev, const St *s, const TildeValue *v)
+{
+  Ix *ix = tilde_arena_alloc (CX->arena, sizeof (Ix) * (gsize) MAX (s->n_lv_index, 1));
+  eval_indices (ev, s->lv_index, s->lv_kinds, s->n_lv_index, ix);
+  int used;
+  TildeValue *t = lvalue_member (ev, s, &ev->slots[s->slot], ix, &used);
+  TildeValue r = *v;
+  /* a real member stays real when an int is assigned */
+  if (used == s->n_lv_index && t->kind == TILDE_VALUE_REAL && r.kind == TILDE_VALUE_INT)
+    r = tilde_value_real (r.u.i);
+  assign_into (ev, s->name, t, ix + used, s->n_lv_index - used, &r);
+  return FLOW_NEXT;
+}
+
 Flow
 rt_st_assign (Ev *ev, const St *s)
 {
   TildeValue v;
   rt_eval (ev, s->e, &v);
   TildeValue *t = &ev->slots[s->slot];
+  if (s->n_lv_levels)
+    return assign_path (ev, s, &v);
   if (s->n_lv_index == 0)
     {
       if (tilde_value_kind_is_scalar ((TildeValueKind) v.kind))
@@ -1014,6 +1088,16 @@ rt_st_decl (Ev *ev, const St *s)
 }
 
 Flow
+rt_st_decl_read (Ev *ev, const St *s)
+{
+  TildeValue v;
+  rt_eval (ev, s->e, &v);
+  v.view = 0;
+  ev->slots[s->slot] = v;
+  return FLOW_NEXT;
+}
+
+Flow
 rt_st_decl_chol (Ev *ev, const St *s)
 {
   TildeValue d = { .kind = TILDE_VALUE_MATRIX }, k, values, l;
@@ -1111,6 +1195,8 @@ rt_param_shape (Ev *ev, const Ex *e)
 {
   if (e->shape)
     return e->shape;
+  if (e->psized)
+    return rt_eval_sized (ev, e->psized);
   int dims[8];
   int nd = MIN (e->n_kids, 8);
   for (int i = 0; i < nd; i++)
@@ -1121,7 +1207,7 @@ rt_param_shape (Ev *ev, const Ex *e)
 
 /* An unconstrained parameter of reals is a view of theta, as the identity
  * transform makes it. */
-static gboolean
+static inline gboolean
 read_identity (const TildeShape *shape, const TildeValue *u, TildeValue *out)
 {
   gboolean eigen = shape->kind == TILDE_VALUE_VECTOR || shape->kind == TILDE_VALUE_ROW_VECTOR
@@ -1148,11 +1234,10 @@ read_identity (const TildeShape *shape, const TildeValue *u, TildeValue *out)
   return TRUE;
 }
 
-void
-rt_ex_read_param (Ev *ev, const Ex *e, TildeValue *out)
+/* The next n values of theta. */
+static inline TildeValue
+take_theta (Ev *ev, gint32 n)
 {
-  const TildeShape *shape = rt_param_shape (ev, e);
-  gint32 n = rt_free_size (e->tkind, shape);
   gint32 total = tilde_value_flat_size (ev->theta);
   if (ev->theta_pos + n > total)
     rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "the unconstrained vector is too short: %d values for "
@@ -1164,6 +1249,66 @@ rt_ex_read_param (Ev *ev, const Ex *e, TildeValue *out)
   else
     u.u.d = ev->theta->u.d + ev->theta_pos;
   ev->theta_pos += n;
+  return u;
+}
+
+static void
+add_log_jacobian (Ev *ev, const TildeValue *lj)
+{
+  /* the log Jacobian belongs to the prior */
+  if (ev->jacobian && ev->in_log_prob && ev->context != TILDE_MODEL_CONTEXT_LIKELIHOOD)
+    rt_add_term (ev, lj);
+}
+
+/* A tuple parameter (or an array of them), member by member, each array
+ * element whole before the next, as Stan serialises them. */
+static void
+read_tuple_param (Ev *ev, const Tr *tr, const TildeShape *shape, TildeValue *out)
+{
+  if (shape->kind == TILDE_VALUE_ARRAY && shape->elem->kind != TILDE_VALUE_REAL
+      && shape->elem->kind != TILDE_VALUE_INT && tr->kind == MIR_TRANS_TUPLE)
+    {
+      *out = (TildeValue) { .kind = TILDE_VALUE_ARRAY, .rows = shape->rows, .cols = 1,
+                            .elem = (guint8) shape->elem->kind };
+      out->u.elems = tilde_arena_alloc (CX->arena, sizeof (TildeValue) * (gsize) MAX (shape->rows, 1));
+      for (gint32 i = 0; i < shape->rows; i++)
+        read_tuple_param (ev, tr, shape->elem, &out->u.elems[i]);
+      return;
+    }
+  if (shape->kind == TILDE_VALUE_TUPLE)
+    {
+      if (tr->kind != MIR_TRANS_TUPLE || tr->n_members != shape->n_members)
+        rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "a tuple parameter's transform does not fit it");
+      *out = (TildeValue) { .kind = TILDE_VALUE_TUPLE, .rows = (gint32) shape->n_members,
+                            .cols = 1 };
+      out->u.elems = tilde_arena_alloc (CX->arena,
+                                        sizeof (TildeValue) * (gsize) MAX (shape->n_members, 1));
+      for (guint i = 0; i < shape->n_members; i++)
+        read_tuple_param (ev, tr->members[i], shape->members[i], &out->u.elems[i]);
+      return;
+    }
+  TildeValue u = take_theta (ev, rt_free_size (tr->kind, shape)), a, b, lj;
+  if (tr->kind == MIR_TRANS_IDENTITY && read_identity (shape, &u, out))
+    return;
+  if (tr->a)
+    rt_eval (ev, tr->a, &a);
+  if (tr->b)
+    rt_eval (ev, tr->b, &b);
+  CX->fn_name = "constrain";
+  rt_constrain (CX, tr->kind, tr->a ? &a : NULL, tr->b ? &b : NULL, shape, &u, out, &lj);
+  add_log_jacobian (ev, &lj);
+}
+
+void
+rt_ex_read_param (Ev *ev, const Ex *e, TildeValue *out)
+{
+  const TildeShape *shape = rt_param_shape (ev, e);
+  if (e->tr)
+    {
+      read_tuple_param (ev, e->tr, shape, out);
+      return;
+    }
+  TildeValue u = take_theta (ev, rt_free_size (e->tkind, shape));
   if (e->tkind == MIR_TRANS_IDENTITY && read_identity (shape, &u, out))
     return;
   TildeValue a, b, lj;
@@ -1173,8 +1318,7 @@ rt_ex_read_param (Ev *ev, const Ex *e, TildeValue *out)
     rt_eval (ev, e->tb, &b);
   CX->fn_name = "constrain";
   rt_constrain (CX, e->tkind, e->ta ? &a : NULL, e->tb ? &b : NULL, shape, &u, out, &lj);
-  if (ev->jacobian && ev->in_log_prob)
-    rt_add_term (ev, &lj);
+  add_log_jacobian (ev, &lj);
 }
 
 /* ---- statements ---- */
@@ -1200,7 +1344,7 @@ rt_st_block (Ev *ev, const St *s)
 Flow
 rt_st_target (Ev *ev, const St *s)
 {
-  if (s->target_jacobian && !ev->jacobian)
+  if ((s->target_jacobian && !ev->jacobian) || !rt_term_counts (ev, s))
     return FLOW_NEXT;
   TildeValue v;
   rt_eval (ev, s->e, &v);
@@ -1262,25 +1406,40 @@ Flow rt_st_skip (Ev *ev, const St *s) { return FLOW_NEXT; }
 
 #define MAX_DEPTH 10000
 
-void
-rt_ex_user_call (Ev *ev, const Ex *e, TildeValue *out)
+TildeValue *
+rt_function_frame (Ev *ev, const RtFunction *f)
 {
-  const RtFunction *f = e->code;
-  TildeValue *frame = tilde_arena_alloc0 (CX->arena, sizeof (TildeValue) * (gsize) MAX (f->n_slots, 1));
-  for (int i = 0; i < e->n_kids; i++)
-    rt_eval (ev, e->kids[i], &frame[i]);
+  return tilde_arena_alloc0 (CX->arena, sizeof (TildeValue) * (gsize) MAX (f->n_slots, 1));
+}
+
+void
+rt_call_function (Ev *ev, const RtFunction *f, TildeValue *frame, gboolean drop,
+                  const guint64 *arg_deps, int n_args, TildeValue *out)
+{
   if (++ev->depth > MAX_DEPTH)
     rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "%s: more than %d nested function calls", f->name,
               MAX_DEPTH);
   TildeValue *caller = ev->slots;
   gboolean propto = CX->propto;
+  guint64 caller_args = ev->param_args;
+  /* the terms of an _lp function are prior when they depend on an argument
+   * that depends on parameters here */
+  if (arg_deps)
+    {
+      guint64 args = 0;
+      for (int i = 0; i < n_args; i++)
+        if (arg_deps[i] & caller_args)
+          args |= G_GUINT64_CONSTANT (1) << MIN (i, 63);
+      ev->param_args = args;
+    }
   /* a user density drops constants inside only when called as _lupdf */
   if (f->is_density)
-    CX->propto = propto && e->drop;
+    CX->propto = propto && drop;
   ev->slots = frame;
   Flow flow = rt_exec (ev, f->body);
   ev->slots = caller;
   CX->propto = propto;
+  ev->param_args = caller_args;
   ev->depth--;
   if (tilde_type_kind (f->return_type) == TILDE_TYPE_VOID)
     {
@@ -1293,6 +1452,15 @@ rt_ex_user_call (Ev *ev, const Ex *e, TildeValue *out)
   *out = ev->retval;
   if (out->kind == TILDE_VALUE_INT && tilde_type_kind (f->return_type) == TILDE_TYPE_REAL)
     tilde_value_set_real (out, out->u.i);
+}
+
+void
+rt_ex_user_call (Ev *ev, const Ex *e, TildeValue *out)
+{
+  TildeValue *frame = rt_function_frame (ev, e->code);
+  for (int i = 0; i < e->n_kids; i++)
+    rt_eval (ev, e->kids[i], &frame[i]);
+  rt_call_function (ev, e->code, frame, e->drop, e->arg_deps, e->n_kids, out);
 }
 
 Flow
@@ -1421,6 +1589,39 @@ rt_write_value (Ev *ev, const TildeValue *v)
     }
 }
 
+/* The unconstrained values of a tuple parameter, in the order
+ * read_tuple_param reads them. */
+static void
+write_tuple_free (Ev *ev, const Tr *tr, const TildeValue *x)
+{
+  if (x->kind == TILDE_VALUE_ARRAY && !tilde_value_is_flat (x) && tr->kind == MIR_TRANS_TUPLE)
+    {
+      for (gint32 i = 0; i < x->rows; i++)
+        write_tuple_free (ev, tr, &x->u.elems[i]);
+      return;
+    }
+  if (x->kind == TILDE_VALUE_TUPLE)
+    {
+      if (tr->kind != MIR_TRANS_TUPLE || tr->n_members != (guint) x->rows)
+        rt_raise (CX, TILDE_MODEL_ERROR_DATA, "a tuple parameter's value does not fit its type");
+      for (gint32 i = 0; i < x->rows; i++)
+        write_tuple_free (ev, tr->members[i], &x->u.elems[i]);
+      return;
+    }
+  TildeValue a, b;
+  if (tr->a)
+    rt_eval (ev, tr->a, &a);
+  if (tr->b)
+    rt_eval (ev, tr->b, &b);
+  TildeShape *shape = tilde_shape_of_value (CX->arena, x);
+  gint32 n = rt_free_size (tr->kind, shape);
+  double *free = rt_alloc_d (CX, (gsize) n);
+  CX->fn_name = "unconstrain";
+  rt_unconstrain (CX, tr->kind, tr->a ? &a : NULL, tr->b ? &b : NULL, x, free);
+  for (gint32 i = 0; i < n; i++)
+    rt_out_push (ev, free[i]);
+}
+
 Flow
 rt_st_write (Ev *ev, const St *s)
 {
@@ -1429,6 +1630,11 @@ rt_st_write (Ev *ev, const St *s)
   if (!s->target_jacobian)
     {
       rt_write_value (ev, &x);
+      return FLOW_NEXT;
+    }
+  if (s->tr)
+    {
+      write_tuple_free (ev, s->tr, &x);
       return FLOW_NEXT;
     }
   TildeValue a, b;
@@ -1543,7 +1749,12 @@ Flow
 rt_st_print (Ev *ev, const St *s)
 {
   char *msg = message_of (ev, s);
-  fprintf (stdout, "%s\n", msg);
+  g_mutex_lock (ev->print_lock);
+  if (ev->print_func)
+    ev->print_func (msg, ev->print_data);
+  else
+    fprintf (stdout, "%s\n", msg);
+  g_mutex_unlock (ev->print_lock);
   g_free (msg);
   return FLOW_NEXT;
 }

@@ -55,9 +55,11 @@ mvn_cov (Ev *ev, const TildeValue *y, const TildeValue *mu, const TildeValue *k,
   if (!CX->drop)
     logp -= TILDE_LOG_SQRT_TWO_PI * n;
   cblas_dtrsv (CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, n, L, n, a, 1);
-  double *g = rt_alloc_d (CX, (gsize) n * (gsize) n);
-  memcpy (g, L, sizeof (double) * (gsize) n * (gsize) n);
-  if (LAPACKE_dpotri (LAPACK_COL_MAJOR, 'L', n, g, n) != 0)
+  /* K^-1 in the factor's own storage: nothing reads the factor after this
+   * statement, and when this fails the statement as written factors K
+   * again (the factor is finite: the factorisation checked it) */
+  double *g = (double *) L;
+  if (LAPACKE_dpotri_work (LAPACK_COL_MAJOR, 'L', n, g, n) != 0)
     return FALSE;
   for (gint32 j = 0; j < n; j++)
     {
@@ -88,6 +90,8 @@ Flow
 rt_st_mvn_cov (Ev *ev, const St *s)
 {
   TildeValue args[3], out;
+  if (!rt_term_counts (ev, s))
+    return FLOW_NEXT;
   rt_eval (ev, s->e, &args[0]);
   rt_eval (ev, s->e2, &args[1]);
   const TildeValue *k = &ev->slots[s->slot], *l = &ev->slots[s->slot2];

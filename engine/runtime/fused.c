@@ -6,10 +6,14 @@
  * elementwise nodes over N new variables, then the density's reduction;
  * the reverse sweep walks all three. Here the argument is computed in one
  * pass together with its partials with respect to its leaves (forward
- * mode: mu, tau and eta[g]), recorded as one elementwise node, and that
- * node is folded into the density's reduction: the chain rule is applied
- * once while recording, and the sweep only adds tau's and mu's partials
- * and scatters eta's.
+ * mode: mu, tau and eta[g]); the density hands back its partials with
+ * respect to the argument instead of recording a node (RtCapture), and the
+ * two are composed into the density's one reduction over the leaves: the
+ * chain rule is applied once while recording, nothing records the
+ * argument, and the sweep only adds tau's and mu's partials and eta's,
+ * summed per variable of eta. (A density of more arguments than a capture
+ * holds records the argument as one elementwise node and folds it into its
+ * reduction.)
  *
  * A loop whose body is only `target += density (...)` of scalars indexed
  * by the loop variable (`y[n] ~ normal (alpha + beta * y[n - 1], sigma)`)
@@ -210,6 +214,54 @@ gather (Ev *ev, const TildeValue *b, const int *p, gint32 n)
         w.u.d[i] = b->u.d[p[i] - 1];
     }
   return w;
+}
+
+/* b[p[i]] of variables in one range: their values, and the range with the
+ * positions as the one dependency, so that no list of ids is made and the
+ * partials are summed per variable of the range. */
+static void
+gather_positions (FxRun *r, const TildeValue *b, const int *p, gint32 n, FxVal *out)
+{
+  Ev *ev = r->ev;
+  gint32 len = tilde_value_flat_size (b);
+  const double *val = CX->tape->val + b->start - 1;
+  double *x = rt_alloc_d (CX, (gsize) n);
+  guint bad = 0;
+  /* one unsigned comparison finds positions below 1 and above len */
+  for (gint32 i = 0; i < n; i++)
+    bad |= (guint) (p[i] - 1) >= (guint) len;
+  if (bad)
+    give_up (ev);
+  for (gint32 i = 0; i < n; i++)
+    x[i] = val[p[i]];
+  set_size (r, n);
+  out->has_v = FALSE;
+  out->vec = TRUE;
+  out->n = n;
+  out->x = x;
+  out->iv = NULL;
+  out->ints = FALSE;
+  out->start = -1;
+  out->deps[0] = (AdOperand) { .start = b->start, .n = n, .partial = &ONE, .same = TRUE,
+                               .pos = p, .span = len };
+  out->n_deps = 1;
+}
+
+/* Positions become ids where a node is recorded. */
+static AdOperand
+with_ids (FxRun *r, const AdOperand *d)
+{
+  Ev *ev = r->ev;
+  AdOperand o = *d;
+  if (!d->pos)
+    return o;
+  gint32 *ids = tilde_arena_alloc (CX->arena, sizeof (gint32) * (gsize) MAX (d->n, 1));
+  for (gint32 i = 0; i < d->n; i++)
+    ids[i] = d->start + d->pos[i] - 1;
+  o.idx = ids;
+  o.pos = NULL;
+  o.span = 0;
+  return o;
 }
 
 /* The first row (1-based) a loop's e[n + off] reads. */
@@ -426,6 +478,12 @@ fx_eval_at (FxRun *r, const Fx *f, FxVal *out, gboolean top)
         if (!idx.vec || !idx.iv)
           give_up (ev);
         rt_eval (ev, f->e, &v);
+        if (v.ad && !v.idx && (v.kind == TILDE_VALUE_VECTOR || v.kind == TILDE_VALUE_ROW_VECTOR
+                               || v.kind == TILDE_VALUE_ARRAY))
+          {
+            gather_positions (r, &v, idx.iv, idx.n, out);
+            return;
+          }
         w = gather (ev, &v, idx.iv, idx.n);
         fx_value (r, &w, out);
         return;
@@ -472,7 +530,7 @@ fx_eval (FxRun *r, const Fx *f, FxVal *out)
  * values as data, or as the new variables they were computed in, tied to
  * the leaves by one elementwise node (its position in *node). */
 static TildeValue
-materialise (FxRun *r, const FxVal *f, int *node)
+materialise (FxRun *r, const FxVal *f, int *node, gboolean with_node)
 {
   Ev *ev = r->ev;
   *node = -1;
@@ -493,11 +551,28 @@ materialise (FxRun *r, const FxVal *f, int *node)
       a.u.d = (double *) f->x;
       return a;
     }
+  if (f->start < 0)
+    {
+      /* values computed off the tape (a gather): variables for them */
+      a = rt_new_ad (CX, TILDE_VALUE_VECTOR, f->n, 1);
+      memcpy (CX->tape->val + a.start, f->x, sizeof (double) * (gsize) f->n);
+      ((FxVal *) f)->start = a.start;
+    }
   a.ad = 1;
   a.start = f->start;
-  if (f->n > 0)
+  if (f->n > 0 && with_node)
     {
-      ad_elementwise (CX->tape, a.start, f->n, f->n_deps, f->deps);
+      AdOperand deps[FX_MAX_DEPS];
+      const AdOperand *use = f->deps;
+      for (guint k = 0; k < f->n_deps; k++)
+        if (f->deps[k].pos)
+          {
+            for (guint j = 0; j < f->n_deps; j++)
+              deps[j] = with_ids (r, &f->deps[j]);
+            use = deps;
+            break;
+          }
+      ad_elementwise (CX->tape, a.start, f->n, f->n_deps, use);
       *node = (int) CX->tape->n_nodes - 1;
     }
   return a;
@@ -505,6 +580,37 @@ materialise (FxRun *r, const FxVal *f, int *node)
 
 /* The density of s (builtin, fx) over the elements r runs on, or over
  * whatever sizes its container leaves have when r is NULL. */
+/* The density's partials with respect to its computed arguments, captured
+ * instead of recorded, composed with the arguments' own: one reduction
+ * over the leaves, no node for the arguments, and their variables given
+ * back when nothing was allocated after them. */
+static void
+compose_captured (Ev *ev, FxVal *vals, const TildeValue *args, int n_args, const RtCapture *cap,
+                  TildeValue *out)
+{
+  AdTape *t = CX->tape;
+  AdOperand ops[FX_MAX_ARGS * FX_MAX_DEPS];
+  guint n_ops = 0;
+  for (int k = 0; k < n_args; k++)
+    {
+      if (!cap->p[k])
+        continue;
+      const FxVal *f = &vals[k];
+      if (f->has_v)
+        {
+          ops[n_ops++] = rt_operand (&args[k], cap->p[k]);
+          continue;
+        }
+      AdOperand outer = { .start = f->start, .n = cap->n[k], .partial = cap->p[k] };
+      for (guint j = 0; j < f->n_deps; j++)
+        ops[n_ops++] = ad_compose (t, &outer, &f->deps[j], f->n);
+    }
+  for (int k = n_args; k-- > 0;)
+    if (!vals[k].has_v && args[k].ad && args[k].start + vals[k].n == t->n_vars)
+      t->n_vars = args[k].start;
+  *out = rt_reduce (CX, cap->logp, n_ops, ops);
+}
+
 static void
 fused_density (Ev *ev, const St *s, FxRun *r, TildeValue *out)
 {
@@ -516,9 +622,29 @@ fused_density (Ev *ev, const St *s, FxRun *r, TildeValue *out)
     r = &local;
   for (int k = 0; k < s->n_fx; k++)
     fx_eval_at (r, s->fx[k], &vals[k], TRUE);
-  for (int k = 0; k < s->n_fx; k++)
-    args[k] = materialise (r, &vals[k], &nodes[k]);
   AdTape *t = CX->tape;
+  if (s->n_fx <= RT_CAPTURE_MAX_ARGS)
+    {
+      /* the computed arguments as variables without a node: the density's
+       * partials are composed with theirs directly */
+      for (int k = 0; k < s->n_fx; k++)
+        args[k] = materialise (r, &vals[k], &nodes[k], FALSE);
+      RtCapture cap = { 0 };
+      guint nodes_before = t->n_nodes;
+      CX->fn_name = s->name;
+      CX->drop = s->drop && CX->propto;
+      CX->capture = &cap;
+      s->builtin->fn (CX, s->n_fx, args, out);
+      CX->capture = NULL;
+      CX->drop = FALSE;
+      if (t->n_nodes != nodes_before)
+        give_up (ev);
+      if (cap.done)
+        compose_captured (ev, vals, args, s->n_fx, &cap, out);
+      return;
+    }
+  for (int k = 0; k < s->n_fx; k++)
+    args[k] = materialise (r, &vals[k], &nodes[k], TRUE);
   guint before = t->n_nodes;
   CX->fn_name = s->name;
   CX->drop = s->drop && CX->propto;
@@ -568,6 +694,7 @@ rewind_to (Ev *ev, const Mark *m)
   ev->n_terms = m->n_terms;
   ev->target_const = m->target_const;
   CX->drop = FALSE;
+  CX->capture = NULL;
   g_clear_pointer (&CX->err_msg, g_free);
   g_atomic_int_inc (&fallbacks);
 }
@@ -577,6 +704,8 @@ rt_st_target_fused (Ev *ev, const St *s)
 {
   Mark m;
   jmp_buf jmp;
+  if (!rt_term_counts (ev, s))
+    return FLOW_NEXT;
   mark (ev, &m);
   if (setjmp (jmp))
     {
@@ -608,7 +737,7 @@ rt_ex_fused (Ev *ev, const Ex *e, TildeValue *out)
   FxVal v;
   int node;
   fx_eval_at (&r, e->fx, &v, TRUE);
-  *out = materialise (&r, &v, &node);
+  *out = materialise (&r, &v, &node, TRUE);
   CX->jmp = m.outer;
   if (tilde_type_kind (e->type) == TILDE_TYPE_ROW_VECTOR)
     {
@@ -621,6 +750,10 @@ rt_ex_fused (Ev *ev, const Ex *e, TildeValue *out)
 Flow
 rt_st_for_vector (Ev *ev, const St *s)
 {
+  /* in a context that drops some of the terms, the loop as written drops
+   * them one by one */
+  if (ev->context != TILDE_MODEL_CONTEXT_JOINT && (s->mixed_roles || !rt_term_counts (ev, s)))
+    return s->mixed_roles ? rt_exec (ev, s->else_s) : FLOW_NEXT;
   gint64 lo = int_of (ev, s->e), hi = int_of (ev, s->e2);
   if (hi < lo)
     return FLOW_NEXT;

@@ -13,6 +13,7 @@ typedef struct {
   const char       *name;
   MirOutBlock       block;
   MirTransformKind  trans;
+  const MirTransform *tr;       /* parameters: the transform, a tuple's with its members' */
   TildeShape       *shape;
   gsize             count;      /* values in Stan CSV */
   gsize             n_free;     /* parameters: unconstrained values */
@@ -40,8 +41,13 @@ struct TildeModel {
   gsize        n_params;
   char       **names[4];     /* by (tp, gq) flags */
   char       **free_names;
+  TildeModelContext context;
+  TildeModelPrintFunc print_func;
+  gpointer     print_data;
+  GMutex       print_lock;
   GMutex       lock;
-  Workspace  **pool;         /* workspaces not in use */
+  Workspace   *spare;        /* one workspace not in use, taken without the lock */
+  Workspace  **pool;         /* the other workspaces not in use */
   guint        n_pool, cap_pool;
 };
 
@@ -77,7 +83,9 @@ workspace_free (gpointer p)
 static Workspace *
 workspace_take (TildeModel *m)
 {
-  Workspace *w = NULL;
+  Workspace *w = g_atomic_pointer_exchange (&m->spare, NULL);
+  if (w)
+    return w;
   g_mutex_lock (&m->lock);
   if (m->n_pool)
     w = m->pool[--m->n_pool];
@@ -88,6 +96,8 @@ workspace_take (TildeModel *m)
 static void
 workspace_give (TildeModel *m, Workspace *w)
 {
+  if (g_atomic_pointer_compare_and_exchange (&m->spare, NULL, w))
+    return;
   g_mutex_lock (&m->lock);
   if (m->n_pool == m->cap_pool)
     {
@@ -107,6 +117,10 @@ ev_init (Ev *ev, TildeModel *m, Workspace *w, jmp_buf *jmp)
   ev->cx.tape = w->tape;
   ev->cx.arena = w->tape->arena;
   ev->cx.jmp = jmp;
+  ev->param_args = 1;
+  ev->print_func = m->print_func;
+  ev->print_data = m->print_data;
+  ev->print_lock = &m->print_lock;
   ev->slots = w->slots;
   if (m->globals)
     memcpy (ev->slots, m->globals, sizeof (TildeValue) * (gsize) m->n_globals);
@@ -154,6 +168,23 @@ add_diag (GPtrArray *diagnostics, TildeDiagnosticKind kind, const char *message)
   if (diagnostics)
     g_ptr_array_add (diagnostics, tilde_diagnostic_new (TILDE_SEVERITY_ERROR, kind, NULL, 0, 0,
                                                         0, 0, message));
+}
+
+/* Every variable that does not fit, not only the first (which is the
+ * error preparation stopped at); the error itself when it came from
+ * transformed data. */
+static void
+add_data_problems (GPtrArray *diagnostics, const MirProgram *program, const TildeJsonData *data,
+                   const char *error)
+{
+  if (!diagnostics)
+    return;
+  g_autoptr (GPtrArray) problems = tilde_model_check_data (program, data);
+  if (problems->len == 0)
+    add_diag (diagnostics, TILDE_DIAG_DATA, error);
+  for (guint i = 0; i < problems->len; i++)
+    add_diag (diagnostics, TILDE_DIAG_DATA,
+              ((const TildeDataProblem *) g_ptr_array_index (problems, i))->message);
 }
 
 /* ---- names ---- */
@@ -214,16 +245,29 @@ names_rec (GPtrArray *out, const char *prefix, const TildeShape *s)
 }
 
 /* unconstrained names in the order of theta: array elements one after the
- * other, matrices column-major, structured transforms by position */
+ * other, matrices column-major, structured transforms by position, tuple
+ * members after a colon */
 static void
-free_names_rec (GPtrArray *out, const char *prefix, const TildeShape *s, MirTransformKind trans)
+free_names_rec (GPtrArray *out, const char *prefix, const TildeShape *s, const MirTransform *tr)
 {
+  MirTransformKind trans = tr ? tr->kind : MIR_TRANS_IDENTITY;
   if (s->kind == TILDE_VALUE_ARRAY)
     {
       for (gint32 i = 0; i < s->rows; i++)
         {
           g_autofree char *p = g_strdup_printf ("%s.%d", prefix, i + 1);
-          free_names_rec (out, p, s->elem, trans);
+          free_names_rec (out, p, s->elem, tr);
+        }
+      return;
+    }
+  if (s->kind == TILDE_VALUE_TUPLE)
+    {
+      for (guint i = 0; i < s->n_members; i++)
+        {
+          g_autofree char *p = g_strdup_printf ("%s:%u", prefix, i + 1);
+          free_names_rec (out, p, s->members[i],
+                          tr && tr->members && i < tr->members->len
+                          ? g_ptr_array_index (tr->members, i) : NULL);
         }
       return;
     }
@@ -235,6 +279,22 @@ free_names_rec (GPtrArray *out, const char *prefix, const TildeShape *s, MirTran
   gint32 n = rt_free_size (trans, s);
   for (gint32 i = 0; i < n; i++)
     g_ptr_array_add (out, g_strdup_printf ("%s.%d", prefix, i + 1));
+}
+
+/* The unconstrained size of a parameter; a tuple's is its members'. */
+static gsize
+free_size (const MirTransform *tr, const TildeShape *s)
+{
+  MirTransformKind trans = tr ? tr->kind : MIR_TRANS_IDENTITY;
+  if (trans != MIR_TRANS_TUPLE)
+    return (gsize) rt_free_size (trans, s);
+  if (s->kind == TILDE_VALUE_ARRAY)
+    return (gsize) s->rows * free_size (tr, s->elem);
+  gsize n = 0;
+  for (guint i = 0; s->kind == TILDE_VALUE_TUPLE && i < s->n_members; i++)
+    n += free_size (tr->members && i < tr->members->len ? g_ptr_array_index (tr->members, i)
+                    : NULL, s->members[i]);
+  return n;
 }
 
 static gsize
@@ -382,15 +442,11 @@ describe_outputs (TildeModel *m, Compiler *c, Workspace *w, GPtrArray *diagnosti
       o->name = v->name;
       o->block = v->block;
       o->trans = v->trans ? v->trans->kind : MIR_TRANS_IDENTITY;
+      o->tr = v->trans;
       o->count = shape_count (o->shape);
       if (o->block == MIR_OUT_PARAMETERS)
         {
-          if (o->trans == MIR_TRANS_TUPLE)
-            {
-              add_diag (diagnostics, TILDE_DIAG_RUNTIME, "tuple parameters are not supported yet");
-              return FALSE;
-            }
-          o->n_free = (gsize) rt_free_size (o->trans, o->shape);
+          o->n_free = free_size (o->tr, o->shape);
           m->n_params += o->n_free;
         }
     }
@@ -399,7 +455,7 @@ describe_outputs (TildeModel *m, Compiler *c, Workspace *w, GPtrArray *diagnosti
   GPtrArray *fn = g_ptr_array_new ();
   for (guint i = 0; i < m->n_outs; i++)
     if (m->outs[i].block == MIR_OUT_PARAMETERS)
-      free_names_rec (fn, m->outs[i].name, m->outs[i].shape, m->outs[i].trans);
+      free_names_rec (fn, m->outs[i].name, m->outs[i].shape, m->outs[i].tr);
   g_ptr_array_add (fn, NULL);
   m->free_names = (char **) g_ptr_array_free (fn, FALSE);
   return TRUE;
@@ -421,15 +477,27 @@ single_threaded_blas (void)
 TildeModel *
 tilde_model_new (const MirProgram *program, const TildeJsonData *data, GPtrArray *diagnostics)
 {
+  return tilde_model_new_full (program, data, NULL, NULL, diagnostics);
+}
+
+TildeModel *
+tilde_model_new_full (const MirProgram *program, const TildeJsonData *data,
+                      TildeModelPrintFunc print_func, gpointer print_data, GPtrArray *diagnostics)
+{
   single_threaded_blas ();
   TildeModel *m = g_new0 (TildeModel, 1);
   g_mutex_init (&m->lock);
+  g_mutex_init (&m->print_lock);
+  m->print_func = print_func;
+  m->print_data = print_data;
   m->prog = mir_transform_program (program);
   m->persist = tilde_arena_new (64 * 1024);
   g_autoptr (TildeJsonData) empty = data ? NULL : tilde_json_data_new_empty ();
   if (!data)
     data = empty;
   Compiler *c = rt_compiler_new ();
+  g_autoptr (MirTermDeps) term_deps = mir_term_deps_new (m->prog);
+  rt_compiler_set_term_deps (c, term_deps);
   if (!compile_all (m, c, diagnostics))
     {
       m->code = rt_compiler_steal_arena (c);
@@ -449,9 +517,10 @@ tilde_model_new (const MirProgram *program, const TildeJsonData *data, GPtrArray
   ev.data = data;
   if (!run_part (&ev, m->parts[MIR_PART_PREPARE_DATA]))
     {
-      TildeDiagnosticKind kind = ev.cx.err_kind == TILDE_MODEL_ERROR_FATAL
-        ? TILDE_DIAG_RUNTIME : TILDE_DIAG_DATA;
-      add_diag (diagnostics, kind, ev.cx.err_msg);
+      if (ev.cx.err_kind == TILDE_MODEL_ERROR_FATAL)
+        add_diag (diagnostics, TILDE_DIAG_RUNTIME, ev.cx.err_msg);
+      else
+        add_data_problems (diagnostics, m->prog, data, ev.cx.err_msg);
       ev_done (&ev, w);
       workspace_free (w);
       m->code = rt_compiler_steal_arena (c);
@@ -481,10 +550,13 @@ tilde_model_free (TildeModel *m)
 {
   if (!m)
     return;
+  if (m->spare)
+    workspace_free (m->spare);
   for (guint i = 0; i < m->n_pool; i++)
     workspace_free (m->pool[i]);
   g_free (m->pool);
   g_mutex_clear (&m->lock);
+  g_mutex_clear (&m->print_lock);
   mir_program_free (m->prog);
   tilde_arena_free (m->code);
   tilde_arena_free (m->persist);
@@ -567,6 +639,19 @@ rt_model_count_fused (const TildeModel *m)
 
 /* ---- evaluation ---- */
 
+void
+tilde_model_set_context (TildeModel *m, TildeModelContext context)
+{
+  m->context = context;
+}
+
+void
+tilde_model_set_print_func (TildeModel *m, TildeModelPrintFunc func, gpointer user_data)
+{
+  m->print_func = func;
+  m->print_data = user_data;
+}
+
 double
 tilde_model_log_density (TildeModel *m, const double *theta, gboolean propto, gboolean jacobian,
                          double *gradient, TildeModelError **error)
@@ -577,6 +662,7 @@ tilde_model_log_density (TildeModel *m, const double *theta, gboolean propto, gb
   ev_init (&ev, m, w, &jmp);
   ev.cx.propto = propto;
   ev.jacobian = jacobian;
+  ev.context = m->context;
   ev.in_log_prob = TRUE;
   gint32 P = (gint32) m->n_params;
   TildeValue th = { .kind = TILDE_VALUE_VECTOR, .ad = 1, .rows = P, .cols = 1 };

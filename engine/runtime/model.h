@@ -46,6 +46,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TildeModelError, tilde_model_error_free)
 
 typedef struct TildeModel TildeModel;
 
+/* Receives the output of one print() statement (without the newline
+ * CmdStan ends it with). It runs on the thread that evaluates; calls from
+ * one model are serialised, so it need not be reentrant for that model.
+ * The default writes the text and a newline to standard output, where
+ * CmdStan's console output puts it. */
+typedef void (*TildeModelPrintFunc) (const char *text, gpointer user_data);
+
 /* Prepares `program` (lowered MIR; it is transformed here when it is not
  * yet) with `data` (may be NULL for a model without data). On failure
  * returns NULL and appends diagnostics to `diagnostics`: TILDE_DIAG_DATA
@@ -55,7 +62,44 @@ typedef struct TildeModel TildeModel;
 TildeModel *tilde_model_new   (const MirProgram    *program,
                                const TildeJsonData *data,
                                GPtrArray           *diagnostics);
+/* The same, with the print() statements of the transformed data going to
+ * `print_func` (NULL: standard output), which the model then keeps. */
+TildeModel *tilde_model_new_full (const MirProgram    *program,
+                                  const TildeJsonData *data,
+                                  TildeModelPrintFunc  print_func,
+                                  gpointer             print_data,
+                                  GPtrArray           *diagnostics);
+/* Where the print() statements of later evaluations go (NULL: standard
+ * output). Set it before evaluating, not while another thread evaluates. */
+void        tilde_model_set_print_func (TildeModel *model, TildeModelPrintFunc func,
+                                        gpointer user_data);
 void        tilde_model_free  (TildeModel *model);
+
+/* What is wrong with one variable of the data. */
+typedef enum {
+  TILDE_DATA_PROBLEM_MISSING,  /* the data have no such variable */
+  TILDE_DATA_PROBLEM_VALUE,    /* its value does not fit: shape, type, size, constraint */
+  TILDE_DATA_PROBLEM_MODEL,    /* the data block itself cannot be evaluated */
+} TildeDataProblemKind;
+
+typedef struct {
+  TildeDataProblemKind kind;
+  const char          *name;     /* the variable (interned); NULL for MODEL */
+  char                *message;
+} TildeDataProblem;
+
+void tilde_data_problem_free (TildeDataProblem *problem);
+
+/* Reads `data` (may be NULL: no variables) against the data block of
+ * `program` with the statements tilde_model_new runs for it: sizes
+ * evaluated from earlier data, every variable read against its shape,
+ * then its constraints checked. Unlike preparation it goes on after a
+ * problem, so every variable gets its own; a variable whose sizes or
+ * bounds use one that has a problem is not judged. Transformed data is
+ * not run. Returns TildeDataProblem*, in the order of the data block
+ * (empty when the data fit); the array frees them. */
+GPtrArray  *tilde_model_check_data (const MirProgram    *program,
+                                    const TildeJsonData *data);
 
 /* Number of unconstrained parameters. */
 gsize       tilde_model_num_params_unconstrained (const TildeModel *model);
@@ -83,6 +127,21 @@ double      tilde_model_log_density (TildeModel       *model,
                                      gboolean          jacobian,
                                      double           *gradient,
                                      TildeModelError **error);
+
+/* Which terms of the target tilde_model_log_density sums: all of them
+ * (JOINT, the default), the prior's (PRIOR: terms whose variate depends on
+ * parameters, `target +=` without a density, and the log Jacobians), or
+ * the likelihood's (LIKELIHOOD: terms whose variate is data). mir-terms.h
+ * says how a term is classified. Terms that do not count are not
+ * evaluated. Set it before evaluating, not while another thread
+ * evaluates. */
+typedef enum {
+  TILDE_MODEL_CONTEXT_JOINT,
+  TILDE_MODEL_CONTEXT_PRIOR,
+  TILDE_MODEL_CONTEXT_LIKELIHOOD,
+} TildeModelContext;
+
+void        tilde_model_set_context (TildeModel *model, TildeModelContext context);
 
 /* Constrained parameters, then transformed parameters and generated
  * quantities when asked, in Stan CSV order, into `out`

@@ -18,6 +18,19 @@
 
 G_BEGIN_DECLS
 
+/* A density's result taken apart: when RtCtx.capture is set, a density that
+ * ends with dist_finish records no node but leaves its value and the
+ * partials of each argument here (NULL for arguments not autodiff). */
+#define RT_CAPTURE_MAX_ARGS 8
+
+typedef struct {
+  gboolean done;
+  double   logp;
+  int      n_args;
+  double  *p[RT_CAPTURE_MAX_ARGS];
+  gint32   n[RT_CAPTURE_MAX_ARGS];
+} RtCapture;
+
 typedef struct {
   AdTape             *tape;       /* always present; used only for ad values */
   TildeArena         *arena;      /* where results are allocated */
@@ -28,6 +41,7 @@ typedef struct {
   gboolean            drop;       /* set for the current call: a _lupdf under propto */
   gsl_rng            *rng;
   const char         *fn_name;    /* the library function being called */
+  RtCapture          *capture;    /* see RtCapture; NULL: densities record their node */
 } RtCtx;
 
 void rt_raise (RtCtx *cx, TildeModelErrorKind kind, const char *fmt, ...)
@@ -99,6 +113,9 @@ typedef struct {
 
 /* NULL when the runtime does not implement `name` with `nargs` arguments. */
 const RtBuiltin *rt_builtin_lookup (const char *name, int nargs);
+/* The first kernel for `name` and `nargs` that is not `skip` (a kernel that
+ * handles some arguments itself and passes the others on). */
+const RtBuiltin *rt_builtin_lookup_other (const char *name, int nargs, RtKernel skip);
 
 /* Each area's table, ended by an entry with a NULL name. */
 extern const RtBuiltin rt_builtins_arith[];
@@ -115,6 +132,15 @@ extern const RtBuiltin rt_builtins_dist_multivariate[];
 extern const RtBuiltin rt_builtins_cdf[];
 extern const RtBuiltin rt_builtins_rng[];
 extern const RtBuiltin rt_builtins_rng_multi[];
+extern const RtBuiltin rt_builtins_hmm[];
+extern const RtBuiltin rt_builtins_sparse[];
+extern const RtBuiltin rt_builtins_decomp[];
+extern const RtBuiltin rt_builtins_transform[];
+extern const RtBuiltin rt_builtins_complex[];
+extern const RtBuiltin rt_builtins_hypergeometric[];
+extern const RtBuiltin rt_builtins_lkj_cov[];
+extern const RtBuiltin rt_builtins_gaussian_dlm[];
+extern const RtBuiltin rt_builtins_wiener[];
 
 /* ---- elementwise maps ---- */
 

@@ -93,6 +93,8 @@ tilde_value_copy (TildeArena *arena, const TildeValue *v)
       return c;
     }
   gsize n = (gsize) MAX (tilde_value_flat_size (v), 0);
+  if (v->ad && kind_is_complex (v->kind))
+    n *= 2;   /* the ids of both parts */
   if (v->ad)
     {
       c.idx = tilde_arena_alloc (arena, sizeof (gint32) * n);

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "io/data-check.h"
 #include "syntax/printer.h"
 #include "worker/anchor.h"
 
@@ -30,6 +31,7 @@ struct TildeJobResult {
   int               column;
   gpointer          compiled;
   GDestroyNotify    compiled_free;
+  GPtrArray        *data_diagnostics;
   gint64            elapsed_us;
 };
 
@@ -207,6 +209,27 @@ tilde_job_run_compile (TildeJobInput *input, TildeCompileFunc func, gpointer fun
 }
 
 TildeJobResult *
+tilde_job_run_data_check (TildeJobInput *input, TildeCheckResult *model)
+{
+  TildeJobResult *result;
+  gint64 start = g_get_monotonic_time ();
+  TildeProgram *program = NULL;
+
+  g_return_val_if_fail (input != NULL, NULL);
+  result = result_new (TILDE_JOB_DATA_CHECK, input);
+  if (model != NULL)
+    {
+      result->check = tilde_check_result_ref (model);
+      if (!tilde_check_result_has_errors (model))
+        program = tilde_check_result_get_program (model);
+    }
+  result->data_diagnostics = tilde_data_check (input->text, (gssize) input->len,
+                                               input->display_name, program);
+  result->elapsed_us = g_get_monotonic_time () - start;
+  return result;
+}
+
+TildeJobResult *
 tilde_job_result_ref (TildeJobResult *result)
 {
   g_return_val_if_fail (result != NULL, NULL);
@@ -221,6 +244,7 @@ tilde_job_result_unref (TildeJobResult *result)
     return;
   if (result->compiled != NULL && result->compiled_free != NULL)
     result->compiled_free (result->compiled);
+  g_clear_pointer (&result->data_diagnostics, g_ptr_array_unref);
   g_free (result->formatted);
   g_free (result->format_error);
   g_clear_pointer (&result->check, tilde_check_result_unref);
@@ -287,6 +311,13 @@ tilde_job_result_get_compiled (const TildeJobResult *result)
   return result->compiled;
 }
 
+GPtrArray *
+tilde_job_result_get_data_diagnostics (const TildeJobResult *result)
+{
+  g_return_val_if_fail (result != NULL, NULL);
+  return result->data_diagnostics;
+}
+
 gint64
 tilde_job_result_get_elapsed_us (const TildeJobResult *result)
 {
@@ -305,6 +336,8 @@ tilde_job_kind_to_string (TildeJobKind kind)
       return "format";
     case TILDE_JOB_COMPILE:
       return "compile";
+    case TILDE_JOB_DATA_CHECK:
+      return "data-check";
     default:
       return "?";
     }

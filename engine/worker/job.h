@@ -12,7 +12,10 @@
  *  - format: a check, then the formatter's text of the program (stanc's
  *    --auto-format), with a place in the text carried over to the new text;
  *  - compile: a check, then a stage the caller supplies (MIR lowering,
- *    passes, snapshots), whose value the result holds.
+ *    passes, snapshots), whose value the result holds;
+ *  - data check: the input is the text of a JSON data file, checked
+ *    against the data block of a model already checked (io/data-check.h);
+ *    a newer one supersedes it whether the data or the model changed.
  *
  * Inputs and results may be shared between threads; nothing in them changes
  * after they are made.
@@ -29,6 +32,7 @@ typedef enum {
   TILDE_JOB_CHECK,
   TILDE_JOB_FORMAT,
   TILDE_JOB_COMPILE,
+  TILDE_JOB_DATA_CHECK,
   TILDE_N_JOB_KINDS
 } TildeJobKind;
 
@@ -73,6 +77,11 @@ TildeJobResult *tilde_job_run_compile (TildeJobInput   *input,
                                        TildeCompileFunc func,
                                        gpointer         func_data,
                                        GCancellable    *cancellable);
+/* `input` holds the data text (its display name names the data file);
+ * `model` is the check of the model whose data block the data must fit:
+ * NULL, or one with errors, checks the JSON syntax alone. */
+TildeJobResult *tilde_job_run_data_check (TildeJobInput    *input,
+                                          TildeCheckResult *model);
 
 TildeJobResult *tilde_job_result_ref   (TildeJobResult *result);
 void            tilde_job_result_unref (TildeJobResult *result);
@@ -82,7 +91,9 @@ TildeJobKind      tilde_job_result_get_kind       (const TildeJobResult *result)
  * numbers grow with each job of the same kind. */
 guint64           tilde_job_result_get_generation (const TildeJobResult *result);
 TildeJobInput    *tilde_job_result_get_input      (const TildeJobResult *result);
-/* The check of the input, for every kind: diagnostics, typed program. */
+/* The check of the input, for every kind but DATA_CHECK: diagnostics,
+ * typed program. DATA_CHECK: the model's check the data were checked
+ * against (may be NULL). */
 TildeCheckResult *tilde_job_result_get_check      (const TildeJobResult *result);
 /* FORMAT: the formatted text, or NULL (and *error_message set) when the
  * program could not be formatted: it does not parse, or the formatted text
@@ -96,6 +107,9 @@ const char       *tilde_job_result_get_format_error (const TildeJobResult *resul
 /* COMPILE: the stage's value; NULL when the check found an error or the
  * stage gave none. */
 gpointer          tilde_job_result_get_compiled   (const TildeJobResult *result);
+/* DATA_CHECK: the data's problems, placed in the data text (a list of
+ * TildeDiagnostic owned by the result); NULL for the other kinds. */
+GPtrArray        *tilde_job_result_get_data_diagnostics (const TildeJobResult *result);
 /* Time the job body took, in microseconds (for the window's status and
  * benchmarks). */
 gint64            tilde_job_result_get_elapsed_us (const TildeJobResult *result);

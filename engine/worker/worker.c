@@ -30,6 +30,7 @@ typedef struct Job {
   int                 column;
   TildeCompileFunc    func;
   gpointer            func_data;
+  TildeCheckResult   *model;
   GDestroyNotify      func_data_free;
   TildeWorkerCallback callback;
   gpointer            user_data;
@@ -71,6 +72,7 @@ job_free (gpointer data)
   if (job->func_data_free != NULL)
     job->func_data_free (job->func_data);
   g_clear_pointer (&job->result, tilde_job_result_unref);
+  g_clear_pointer (&job->model, tilde_check_result_unref);
   tilde_job_input_unref (job->input);
   g_object_unref (job->cancellable);
   state_unref (job->state);
@@ -138,6 +140,8 @@ run_job (Job *job)
       return tilde_job_run_format (job->input, job->line, job->column);
     case TILDE_JOB_COMPILE:
       return tilde_job_run_compile (job->input, job->func, job->func_data, job->cancellable);
+    case TILDE_JOB_DATA_CHECK:
+      return tilde_job_run_data_check (job->input, job->model);
     default:
       g_return_val_if_reached (NULL);
     }
@@ -190,7 +194,7 @@ worker_thread (gpointer data)
       guint delay_ms;
 
       g_mutex_lock (&s->mutex);
-      delay_ms = job->kind == TILDE_JOB_CHECK ? s->delay_ms : 0;
+      delay_ms = job->kind == TILDE_JOB_CHECK || job->kind == TILDE_JOB_DATA_CHECK ? s->delay_ms : 0;
       g_mutex_unlock (&s->mutex);
       if (delay_ms > 0)
         wait_delay (s, delay_ms);
@@ -358,6 +362,19 @@ tilde_worker_compile (TildeWorker *worker, TildeJobInput *input,
   job->func = func;
   job->func_data = func_data;
   job->func_data_free = func_data_free;
+  return submit (worker, job);
+}
+
+guint64
+tilde_worker_check_data (TildeWorker *worker, TildeJobInput *input, TildeCheckResult *model,
+                         TildeWorkerCallback callback, gpointer user_data, GDestroyNotify destroy)
+{
+  Job *job;
+
+  g_return_val_if_fail (worker != NULL, 0);
+  g_return_val_if_fail (input != NULL, 0);
+  job = job_new (worker, TILDE_JOB_DATA_CHECK, input, callback, user_data, destroy);
+  job->model = model ? tilde_check_result_ref (model) : NULL;
   return submit (worker, job);
 }
 

@@ -17,7 +17,7 @@
  * callback ran or not. tilde_worker_free() stops the thread; no callback
  * runs after it returns.
  *
- * Test hook: a delay before each check job, set with
+ * Test hook: a delay before each check and data-check job, set with
  * tilde_worker_set_check_delay() or, for every worker of the process, with
  * the environment variable TILDE_WORKER_CHECK_DELAY_MS. It stands for a slow
  * front end, so it is not cut short by cancellation (only by
@@ -79,6 +79,17 @@ guint64      tilde_worker_compile (TildeWorker        *worker,
                                    gpointer            user_data,
                                    GDestroyNotify      destroy);
 
+/* Checks the data text in `input` against the data block of `model` (may
+ * be NULL: the syntax alone), which the job keeps a reference to. Submit
+ * one whenever the data or the model changes: the newest supersedes the
+ * others. */
+guint64      tilde_worker_check_data (TildeWorker        *worker,
+                                      TildeJobInput      *input,
+                                      TildeCheckResult   *model,
+                                      TildeWorkerCallback callback,
+                                      gpointer            user_data,
+                                      GDestroyNotify      destroy);
+
 /* Supersedes every job of `kind` submitted so far without submitting a new
  * one: none of their results will be delivered. */
 void         tilde_worker_cancel  (TildeWorker *worker,
@@ -89,7 +100,7 @@ guint64      tilde_worker_get_generation (TildeWorker *worker,
 void         tilde_worker_get_stats      (TildeWorker      *worker,
                                           TildeWorkerStats *stats);
 
-/* Test hook: every check job waits `delay_ms` first. */
+/* Test hook: every check and data-check job waits `delay_ms` first. */
 void         tilde_worker_set_check_delay (TildeWorker *worker,
                                            guint        delay_ms);
 

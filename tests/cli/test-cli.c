@@ -104,16 +104,6 @@ test_version_and_help (void)
 }
 
 static void
-test_unavailable_command_says_so (void)
-{
-  g_auto(Run) run = { 0 };
-
-  run_tilde (&run, "sample", "x.stan", NULL);
-  g_assert_cmpint (run.status, ==, 124);
-  g_assert_nonnull (strstr (run.err, "not available"));
-}
-
-static void
 test_usage_errors (void)
 {
   g_auto(Run) no_file = { 0 };
@@ -421,6 +411,62 @@ test_log_prob_reference (void)
   g_assert_cmpint (n_checked, >, 30);
 }
 
+
+static double
+log_density_of (const Run *run)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+
+  g_assert_cmpint (run->status, ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, run->out, -1, NULL));
+  return json_object_get_double_member (json_node_get_object (json_parser_get_root (parser)),
+                                        "log_density");
+}
+
+/* --context: the prior (with the Jacobian) and the likelihood of a normal
+ * model with a normal prior on its mean, against their closed forms; its
+ * print() lines on standard error. */
+static void
+test_log_prob_context (void)
+{
+  g_autofree char *model = write_model ("nn.stan",
+                                        "data { int N; vector[N] y; }\n"
+                                        "parameters { real mu; real<lower=0> sigma; }\n"
+                                        "model {\n"
+                                        "  mu ~ normal(1, 2);\n"
+                                        "  sigma ~ exponential(1);\n"
+                                        "  y ~ normal(mu, sigma);\n"
+                                        "  print(\"sigma = \", sigma);\n"
+                                        "}\n");
+  g_autofree char *data = write_model ("nn.json", "{\"N\": 2, \"y\": [0.5, -1]}");
+  g_autofree char *params = write_model ("p.json", "{\"mu\": 0.25, \"sigma\": 2}");
+  const double mu = 0.25, sigma = 2, y[2] = { 0.5, -1 };
+  double prior, likelihood = 0;
+  g_auto(Run) joint = { 0 };
+  g_auto(Run) prior_run = { 0 };
+  g_auto(Run) likelihood_run = { 0 };
+  g_auto(Run) bad = { 0 };
+
+  /* normal(mu | 1, 2), exponential(sigma | 1), log Jacobian log(sigma) */
+  prior = -0.5 * log (2 * G_PI) - log (2) - 0.5 * pow ((mu - 1) / 2, 2) - sigma + log (sigma);
+  for (int n = 0; n < 2; n++)
+    likelihood += -0.5 * log (2 * G_PI) - log (sigma) - 0.5 * pow ((y[n] - mu) / sigma, 2);
+  run_tilde (&joint, "log-prob", model, "--data", data, "--params", params, NULL);
+  run_tilde (&prior_run, "log-prob", model, "--data", data, "--params", params, "--context",
+             "prior", "--O1", NULL);
+  run_tilde (&likelihood_run, "log-prob", model, "--data", data, "--params", params,
+             "--context=likelihood", NULL);
+  /* print() goes to standard error: standard output stays JSON */
+  g_assert_nonnull (strstr (joint.err, "sigma = 2\n"));
+  g_assert_true (close_enough (log_density_of (&joint), prior + likelihood, 1e-12));
+  g_assert_true (close_enough (log_density_of (&prior_run), prior, 1e-12));
+  g_assert_true (close_enough (log_density_of (&likelihood_run), likelihood, 1e-12));
+  run_tilde (&bad, "log-prob", model, "--data", data, "--params", params, "--context", "both",
+             NULL);
+  g_assert_cmpint (bad.status, ==, 124);
+  g_assert_nonnull (strstr (bad.err, "joint, prior or likelihood"));
+}
+
 static void
 test_log_prob_errors (void)
 {
@@ -479,12 +525,281 @@ test_debug_generate_data (void)
   g_assert_cmpint (lp.status, ==, 0);
 }
 
+
+/* ---- tilde sample ---- */
+
+static const char *const bernoulli_model =
+  "data { int N; array[N] int<lower=0, upper=1> y; }\n"
+  "parameters { real<lower=0, upper=1> theta; }\n"
+  "model { theta ~ beta(1, 1); y ~ bernoulli(theta); }\n";
+static const char *const bernoulli_data = "{\"N\": 10, \"y\": [0, 1, 0, 0, 0, 0, 0, 0, 0, 1]}";
+
+/* A model and its data in a fresh folder; the folder is returned. */
+static char *
+write_bernoulli (char **model, char **data)
+{
+  g_autofree char *dir = NULL;
+
+  *model = write_model ("bernoulli.stan", bernoulli_model);
+  dir = g_path_get_dirname (*model);
+  *data = g_build_filename (dir, "bernoulli.data.json", NULL);
+  g_assert_true (g_file_set_contents (*data, bernoulli_data, -1, NULL));
+  return g_steal_pointer (&dir);
+}
+
+static char *
+first_line (const char *path)
+{
+  g_autofree char *text = NULL;
+  char *nl;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  nl = strchr (text, '\n');
+  return g_strndup (text, nl ? (gsize) (nl - text) : strlen (text));
+}
+
+/* Two chains: one Stan CSV file each (out.csv -> out_1.csv, out_2.csv),
+ * CmdStan's progress lines on standard error, the files named at the
+ * end on standard output. */
+static void
+test_sample_files_and_progress (void)
+{
+  g_autofree char *model = NULL, *data = NULL, *dir = write_bernoulli (&model, &data);
+  g_autofree char *output = g_build_filename (dir, "out.csv", NULL);
+  g_autofree char *one = g_build_filename (dir, "out_1.csv", NULL);
+  g_autofree char *two = g_build_filename (dir, "out_2.csv", NULL);
+  g_autofree char *line = NULL;
+  g_auto(Run) run = { 0 };
+
+  run_tilde (&run, "sample", model, "--data", data, "--chains", "2", "--warmup", "100",
+             "--samples", "100", "--seed", "3", "--refresh", "50", "--output", output, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_true (g_file_test (one, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (two, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (output, G_FILE_TEST_EXISTS));
+  line = first_line (two);
+  g_assert_cmpstr (line, ==, "# stan_version_major = 2");
+  g_assert_nonnull (strstr (run.err, "Chain [1] Iteration:   1 / 200 [  0%]  (Warmup)\n"));
+  g_assert_nonnull (strstr (run.err, "Chain [2] Iteration:  50 / 200 [ 25%]  (Warmup)\n"));
+  g_assert_nonnull (strstr (run.err, "Chain [2] Iteration: 101 / 200 [ 50%]  (Sampling)\n"));
+  g_assert_nonnull (strstr (run.err, "Chain [1] Iteration: 200 / 200 [100%]  (Sampling)\n"));
+  g_assert_nonnull (strstr (run.out, one));
+  g_assert_nonnull (strstr (run.out, two));
+  g_assert_nonnull (strstr (run.out, "divergences"));
+}
+
+/* The mean of the last column over the draws of a Stan CSV file. */
+static double
+mean_of_last_column (const char *path)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  double sum = 0;
+  guint n = 0;
+  gboolean header = TRUE;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (char **l = lines; *l; l++)
+    {
+      if (**l == '#' || **l == '\0')
+        continue;
+      if (header)
+        {
+          header = FALSE;
+          continue;
+        }
+      sum += g_ascii_strtod (strrchr (*l, ',') + 1, NULL);
+      n++;
+    }
+  g_assert_cmpuint (n, >, 0);
+  return sum / n;
+}
+
+/* --context prior drops y ~ bernoulli(theta): theta is then uniform (mean
+ * 1/2, sd 0.29, so 2,000 draws put the mean within 0.03 of it), where the
+ * posterior beta(3, 9) has mean 1/4; the summary table follows the run. */
+static void
+test_sample_context (void)
+{
+  g_autofree char *model = NULL, *data = NULL, *dir = write_bernoulli (&model, &data);
+  g_autofree char *prior = g_build_filename (dir, "prior.csv", NULL);
+  g_autofree char *joint = g_build_filename (dir, "joint.csv", NULL);
+  g_auto(Run) run = { 0 };
+  g_auto(Run) run_joint = { 0 };
+  g_auto(Run) bad = { 0 };
+
+  run_tilde (&run, "sample", model, "--data", data, "--chains", "1", "--samples", "2000",
+             "--seed", "11", "--refresh", "0", "--context", "prior", "--output", prior, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_cmpfloat (fabs (mean_of_last_column (prior) - 0.5), <, 0.03);
+  g_assert_nonnull (strstr (run.out, "ESS_bulk"));
+  g_assert_nonnull (strstr (run.out, "theta "));
+
+  run_tilde (&run_joint, "sample", model, "--data", data, "--chains", "1", "--samples", "2000",
+             "--seed", "11", "--refresh", "0", "--output", joint, NULL);
+  g_assert_cmpint (run_joint.status, ==, 0);
+  g_assert_cmpfloat (fabs (mean_of_last_column (joint) - 0.25), <, 0.03);
+
+  run_tilde (&bad, "sample", model, "--data", data, "--context", "posterior", NULL);
+  g_assert_cmpint (bad.status, ==, 124);
+  g_assert_nonnull (strstr (bad.err, "--context must be joint, prior or likelihood"));
+}
+
+/* One chain writes exactly the name given, and its lines carry no chain. */
+static void
+test_sample_one_chain (void)
+{
+  g_autofree char *model = NULL, *data = NULL, *dir = write_bernoulli (&model, &data);
+  g_autofree char *output = g_build_filename (dir, "draws.csv", NULL);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_auto(Run) run = { 0 };
+  guint rows = 0;
+
+  run_tilde (&run, "sample", model, "--data", data, "--chains", "1", "--num-warmup", "100",
+             "--num-samples", "30", "--output", output, "--refresh", "100", NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.err, "Iteration:   1 / 130 [  0%]  (Warmup)\n"));
+  g_assert_null (strstr (run.err, "Chain ["));
+  g_assert_true (g_file_get_contents (output, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    if (lines[i][0] != '#' && lines[i][0] != '\0' && !g_str_has_prefix (lines[i], "lp__"))
+      rows++;
+  g_assert_cmpuint (rows, ==, 30);
+}
+
+static void
+test_sample_usage_errors (void)
+{
+  g_autofree char *model = NULL, *data = NULL, *dir = write_bernoulli (&model, &data);
+  const char *bad[][2] = {
+    { "--chains", "0" }, { "--metric", "euclid" }, { "--adapt-delta", "1.5" }, { "--thin", "0" },
+    { "--max-depth", "0" }, { "--sig-figs", "30" }, { "--no-such-flag", NULL },
+  };
+  g_auto(Run) none = { 0 };
+  g_auto(Run) help = { 0 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_auto(Run) run = { 0 };
+      run_tilde (&run, "sample", model, "--data", data, bad[i][0], bad[i][1], NULL);
+      g_assert_cmpint (run.status, ==, 124);
+      g_assert_cmpstr (run.out, ==, "");
+      g_assert_true (g_str_has_prefix (run.err, "tilde sample: "));
+    }
+  run_tilde (&none, "sample", NULL);
+  g_assert_cmpint (none.status, ==, 124);
+  run_tilde (&help, "sample", "--help", NULL);
+  g_assert_cmpint (help.status, ==, 0);
+  for (const char *const *flag = (const char *const[]) { "--data", "--init", "--chains", "--threads",
+                                                         "--warmup", "--samples", "--thin", "--seed",
+                                                         "--adapt-delta", "--max-depth", "--metric",
+                                                         "--save-warmup", "--output", "--refresh",
+                                                         "--sig-figs", NULL };
+       *flag; flag++)
+    g_assert_nonnull (strstr (help.out, *flag));
+}
+
+/* Errors in the model, the data or the inits: status 1 and a message. */
+static void
+test_sample_model_errors (void)
+{
+  g_autofree char *model = NULL, *data = NULL, *dir = write_bernoulli (&model, &data);
+  g_autofree char *bad_data = g_build_filename (dir, "bad.json", NULL);
+  g_autofree char *missing_init = g_build_filename (dir, "missing-init.json", NULL);
+  g_auto(Run) no_data = { 0 };
+  g_auto(Run) wrong_data = { 0 };
+  g_auto(Run) no_model = { 0 };
+  g_auto(Run) no_init = { 0 };
+
+  g_assert_true (g_file_set_contents (bad_data, "{\"N\": 2, \"y\": [0, 1, 1]}", -1, NULL));
+  run_tilde (&no_data, "sample", model, NULL);
+  g_assert_cmpint (no_data.status, ==, 1);
+  g_assert_nonnull (strstr (no_data.err, "N"));
+  run_tilde (&wrong_data, "sample", model, "--data", bad_data, NULL);
+  g_assert_cmpint (wrong_data.status, ==, 1);
+  g_assert_nonnull (strstr (wrong_data.err, "y"));
+  run_tilde (&no_model, "sample", "/nonexistent/model.stan", NULL);
+  g_assert_cmpint (no_model.status, ==, 1);
+  run_tilde (&no_init, "sample", model, "--data", data, "--init", missing_init, NULL);
+  g_assert_cmpint (no_init.status, ==, 1);
+  g_assert_nonnull (strstr (no_init.err, "missing-init.json"));
+}
+
+/* No starting point: CmdStan's account of the attempts, then status 1. */
+static void
+test_sample_init_failure (void)
+{
+  g_autofree char *model = write_model ("never.stan", "parameters { real x; }\n"
+                                                      "model { target += negative_infinity(); }\n");
+  g_autofree char *dir = g_path_get_dirname (model);
+  g_autofree char *output = g_build_filename (dir, "never.csv", NULL);
+  g_auto(Run) run = { 0 };
+
+  run_tilde (&run, "sample", model, "--chains", "1", "--output", output, NULL);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_nonnull (strstr (run.err, "Rejecting initial value:\n"
+                                     "  Log probability evaluates to log(0), i.e. negative infinity.\n"));
+  g_assert_nonnull (strstr (run.err, "Initialization between (-2, 2) failed after 100 attempts."));
+  g_assert_nonnull (strstr (run.err, "Initialization failed."));
+}
+
+/* Inits by name on the constrained scale: with fixed_param every draw is
+ * the starting point. */
+static void
+test_sample_init_file (void)
+{
+  g_autofree char *model = NULL, *data = NULL, *dir = write_bernoulli (&model, &data);
+  g_autofree char *init = g_build_filename (dir, "init.json", NULL);
+  g_autofree char *output = g_build_filename (dir, "fixed.csv", NULL);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_auto(Run) run = { 0 };
+  guint rows = 0;
+
+  g_assert_true (g_file_set_contents (init, "{\"theta\": 0.25}", -1, NULL));
+  run_tilde (&run, "sample", model, "--data", data, "--init", init, "--fixed-param",
+             "--chains", "1", "--samples", "5", "--output", output, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_true (g_file_get_contents (output, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\n#     algorithm = fixed_param\n"));
+  g_assert_nonnull (strstr (text, "\n# init = "));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    if (lines[i][0] != '#' && lines[i][0] != '\0' && !g_str_has_prefix (lines[i], "lp__"))
+      {
+        g_assert_cmpstr (lines[i], ==, "0,0,0.25");
+        rows++;
+      }
+  g_assert_cmpuint (rows, ==, 5);
+}
+
+/* A model without parameters runs the fixed_param sampler, and says so. */
+static void
+test_sample_no_parameters (void)
+{
+  g_autofree char *model = write_model ("gq.stan", "generated quantities { real y = normal_rng(0, 1); }\n");
+  g_autofree char *dir = g_path_get_dirname (model);
+  g_autofree char *output = g_build_filename (dir, "gq.csv", NULL);
+  g_auto(Run) run = { 0 };
+
+  run_tilde (&run, "sample", model, "--chains", "1", "--samples", "10", "--output", output, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.err, "Model contains no parameters, running fixed_param sampler, "
+                                     "no updates to Markov chain"));
+  /* CmdStan pads to ceil(log10(10)) = 1 place */
+  g_assert_nonnull (strstr (run.err, "Iteration: 1 / 10 [ 10%]  (Sampling)\n"));
+  g_assert_nonnull (strstr (run.err, "Iteration: 10 / 10 [100%]  (Sampling)\n"));
+  g_assert_true (g_file_test (output, G_FILE_TEST_EXISTS));
+}
+
 int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/version-and-help", test_version_and_help);
-  g_test_add_func ("/cli/unavailable-command-says-so", test_unavailable_command_says_so);
   g_test_add_func ("/cli/usage-errors", test_usage_errors);
   g_test_add_func ("/cli/compile/good-model", test_compile_good_model);
   g_test_add_func ("/cli/compile/syntax-error", test_compile_syntax_error);
@@ -498,6 +813,15 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/compile/optimization-levels", test_optimization_levels);
   g_test_add_func ("/cli/log-prob/reference", test_log_prob_reference);
   g_test_add_func ("/cli/log-prob/errors", test_log_prob_errors);
+  g_test_add_func ("/cli/log-prob/context", test_log_prob_context);
   g_test_add_func ("/cli/compile/debug-generate-data", test_debug_generate_data);
+  g_test_add_func ("/cli/sample/files-and-progress", test_sample_files_and_progress);
+  g_test_add_func ("/cli/sample/one-chain", test_sample_one_chain);
+  g_test_add_func ("/cli/sample/context", test_sample_context);
+  g_test_add_func ("/cli/sample/usage-errors", test_sample_usage_errors);
+  g_test_add_func ("/cli/sample/model-errors", test_sample_model_errors);
+  g_test_add_func ("/cli/sample/init-failure", test_sample_init_failure);
+  g_test_add_func ("/cli/sample/init-file", test_sample_init_file);
+  g_test_add_func ("/cli/sample/no-parameters", test_sample_no_parameters);
   return g_test_run ();
 }

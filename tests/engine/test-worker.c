@@ -621,6 +621,84 @@ test_visible_names (void)
   g_assert_false (has_name (in_data, "theta", TILDE_VISIBLE_VARIABLE));
 }
 
+/* Data checked against a model on the engine thread: a newer data check
+ * supersedes an older one, whether the data or the model changed. */
+static TildeCheckResult *
+model_check (const char *text)
+{
+  TildeCheckResult *check = tilde_frontend_check_buffer ("model.stan", NULL, text, -1, NULL);
+
+  g_assert_false (tilde_check_result_has_errors (check));
+  return check;
+}
+
+static void
+test_data_check_job (void)
+{
+  g_autoptr(TildeWorker) worker = tilde_worker_new ();
+  g_autoptr(TildeCheckResult) model = model_check (model_ok);
+  g_autoptr(TildeCheckResult) edited = model_check ("data { int N; vector[N + 1] y; }\n");
+  g_autoptr(TildeJobInput) data = tilde_job_input_new ("data.json", NULL,
+                                                       "{\"N\": 2, \"y\": [1, 2, 3]}", -1, NULL);
+  g_autoptr(TildeJobInput) fixed = tilde_job_input_new ("data.json", NULL,
+                                                        "{\"N\": 3, \"y\": [1, 2, 3]}", -1, NULL);
+  g_autoptr(TildeJobInput) model_input = input_for (model_ok, FALSE);
+  const TildeDiagnostic *d;
+  TildeWorkerStats stats;
+  GPtrArray *diags;
+  Record r;
+
+  record_init (&r);
+  g_assert_cmpuint (tilde_worker_check_data (worker, data, model, on_result, &r, on_destroy), ==, 1);
+  wait_for_jobs (&r, 1);
+  g_assert_false (r.off_main_thread);
+  g_assert_cmpuint (r.results->len, ==, 1);
+  g_assert_cmpint (tilde_job_result_get_kind (r.results->pdata[0]), ==, TILDE_JOB_DATA_CHECK);
+  g_assert_true (tilde_job_result_get_check (r.results->pdata[0]) == model);
+  diags = tilde_job_result_get_data_diagnostics (r.results->pdata[0]);
+  g_assert_cmpuint (diags->len, ==, 1);
+  d = diags->pdata[0];
+  g_assert_cmpstr (d->message, ==, "variable y: expected vector[2], found an array of 3 values");
+  g_assert_cmpstr (d->file, ==, "data.json");
+  g_assert_cmpint (d->begin_line, ==, 1);
+  g_assert_cmpint (d->begin_column, ==, 14);
+  g_assert_cmpint (d->end_column, ==, 23);
+
+  /* A slow check of the data against the model, then the model edited so
+   * that the data fit: only the newer result arrives. */
+  tilde_worker_set_check_delay (worker, 150);
+  tilde_worker_check_data (worker, data, model, on_result, &r, on_destroy);
+  wait_finished (worker, 1);
+  tilde_worker_set_check_delay (worker, 0);
+  g_assert_cmpuint (tilde_worker_check_data (worker, data, edited, on_result, &r, on_destroy), ==, 3);
+  wait_for_jobs (&r, 3);
+  g_assert_cmpuint (r.results->len, ==, 2);
+  g_assert_cmpuint (tilde_job_result_get_generation (r.results->pdata[1]), ==, 3);
+  g_assert_cmpuint (tilde_job_result_get_data_diagnostics (r.results->pdata[1])->len, ==, 0);
+
+  /* The same with the data edited; a model check in between supersedes
+   * neither. */
+  tilde_worker_set_check_delay (worker, 150);
+  tilde_worker_check_data (worker, data, model, on_result, &r, on_destroy);
+  wait_finished (worker, 3);
+  tilde_worker_set_check_delay (worker, 0);
+  tilde_worker_check (worker, model_input, on_result, &r, on_destroy);
+  tilde_worker_check_data (worker, fixed, model, on_result, &r, on_destroy);
+  wait_for_jobs (&r, 6);
+  g_assert_cmpuint (r.results->len, ==, 4);
+  g_assert_cmpint (tilde_job_result_get_kind (r.results->pdata[2]), ==, TILDE_JOB_CHECK);
+  g_assert_cmpint (tilde_job_result_get_kind (r.results->pdata[3]), ==, TILDE_JOB_DATA_CHECK);
+  g_assert_cmpuint (tilde_job_result_get_data_diagnostics (r.results->pdata[3])->len, ==, 0);
+  tilde_worker_get_stats (worker, &stats);
+  g_assert_cmpuint (stats.skipped + stats.discarded + stats.dropped, ==, 2);
+
+  /* Without a model only the syntax is checked. */
+  g_autoptr(TildeJobResult) alone = tilde_job_run_data_check (data, NULL);
+  g_assert_cmpuint (tilde_job_result_get_data_diagnostics (alone)->len, ==, 0);
+  g_assert_null (tilde_job_result_get_check (alone));
+  record_clear (&r);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -639,5 +717,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/engine/worker/anchor-keeps-statement", test_anchor_keeps_statement);
   g_test_add_func ("/engine/worker/text-positions", test_text_positions);
   g_test_add_func ("/engine/worker/visible-names", test_visible_names);
+  g_test_add_func ("/engine/worker/data-check-job", test_data_check_job);
   return g_test_run ();
 }

@@ -126,7 +126,7 @@ test_stmt_forms (void)
 {
   const TildeType *real = tilde_type_real ();
   assert_printed_stmt (mir_stmt_assign_var (&no_span, "x", var ("y", real)), "x = y;\n");
-  assert_printed_stmt (mir_stmt_target (&no_span, var ("x", real), FALSE, MIR_TERM_OTHER),
+  assert_printed_stmt (mir_stmt_target (&no_span, var ("x", real), FALSE, MIR_TERM_PRIOR),
                        "target += x;\n");
   assert_printed_stmt (mir_stmt_jacobian (&no_span, var ("x", real)), "jacobian += x;\n");
   assert_printed_stmt (mir_stmt_new (MIR_STMT_BREAK, NULL), "break;\n");

@@ -19,7 +19,9 @@
 #include "mir-test-util.h"
 #include "mir/mir-lower.h"
 #include "mir/mir-print.h"
+#include "mir/mir-terms.h"
 #include "mir/mir-transform.h"
+#include "mir/passes/pipeline.h"
 
 static char *
 read_fixture (const char *name)
@@ -186,7 +188,7 @@ test_eight_schools_roles (void)
   MirStmt *model = g_ptr_array_index (log_prob, log_prob->len - 1);
   static const struct { gboolean tilde; MirTermRole role; } expected[] = {
     { TRUE, MIR_TERM_PRIOR }, { TRUE, MIR_TERM_PRIOR }, { TRUE, MIR_TERM_PRIOR },
-    { TRUE, MIR_TERM_LIKELIHOOD }, { FALSE, MIR_TERM_LIKELIHOOD }, { FALSE, MIR_TERM_OTHER },
+    { TRUE, MIR_TERM_LIKELIHOOD }, { FALSE, MIR_TERM_LIKELIHOOD }, { FALSE, MIR_TERM_PRIOR },
   };
   g_assert_cmpuint (model->u.block.stmts->len, ==, G_N_ELEMENTS (expected));
   for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
@@ -233,6 +235,98 @@ test_truncation_roles (void)
   g_assert_true (inf->u.increment.from_tilde && ccdf->u.increment.from_tilde);
   g_assert_cmpint (inf->u.increment.role, ==, MIR_TERM_LIKELIHOOD);
   g_assert_cmpint (ccdf->u.increment.role, ==, MIR_TERM_LIKELIHOOD);
+}
+
+
+/* The roles of the Stan reference manual's kinds of terms, by the rules of
+ * mir-terms.h: a local computed from data is data; `target +=` of a
+ * mixture is likelihood when a density inside has a data variate, of no
+ * density prior; in a function a term depends on arguments, and through
+ * a call on what the function's value is computed from. */
+static const char *roles_model =
+  "functions {\n"
+  "  real twice(real a, real b) { return 2 * a; }\n"
+  "  void obs_lp(vector v, real m) {\n"
+  "    v ~ normal(m, 1);\n"
+  "    target += -square(m);\n"
+  "  }\n"
+  "}\n"
+  "data { int N; vector[N] y; }\n"
+  "parameters { real mu; }\n"
+  "model {\n"
+  "  vector[N] z = y * 3;\n"
+  "  real d = twice(y[1], mu);\n"
+  "  real p = twice(mu, y[1]);\n"
+  "  z ~ normal(mu, 1);\n"
+  "  d ~ normal(mu, 1);\n"
+  "  p ~ normal(0, 1);\n"
+  "  target += log_mix(0.3, normal_lpdf(y[1] | mu, 1), normal_lpdf(y[1] | 0, 1));\n"
+  "  target += log_mix(0.3, normal_lpdf(mu | 0, 1), normal_lpdf(mu | 1, 1));\n"
+  "  target += -0.5 * mu^2;\n"
+  "  obs_lp(y, mu);\n"
+  "}\n";
+
+static void
+collect_terms (MirStmt *s, gpointer data)
+{
+  if (s->kind == MIR_STMT_TARGET_PLUS)
+    g_ptr_array_add (data, s);
+}
+
+/* The roles of log_prob's terms, in order: "P" prior, "L" likelihood. */
+static char *
+log_prob_roles (MirProgram *p)
+{
+  g_autoptr (GPtrArray) terms = g_ptr_array_new ();
+  GString *out = g_string_new (NULL);
+  GPtrArray *log_prob = p->parts[MIR_PART_LOG_PROB];
+  for (guint i = 0; i < log_prob->len; i++)
+    mir_stmt_walk (g_ptr_array_index (log_prob, i), collect_terms, terms);
+  for (guint i = 0; i < terms->len; i++)
+    {
+      MirTermRole role;
+      g_assert_true (mir_stmt_term_role (g_ptr_array_index (terms, i), &role, NULL));
+      g_assert_cmpint (role, !=, MIR_TERM_BY_ARGUMENTS);
+      g_string_append_c (out, role == MIR_TERM_PRIOR ? 'P' : 'L');
+    }
+  return g_string_free (out, FALSE);
+}
+
+static void
+test_term_roles (void)
+{
+  g_autoptr (MirProgram) p = mir_test_lower ("roles.stan", roles_model, NULL);
+  g_autofree char *roles = log_prob_roles (p);
+  g_assert_cmpstr (roles, ==, "LLPLPP");
+  /* obs_lp's terms: the first by its argument v, the second prior */
+  const MirFunDef *obs = g_ptr_array_index (p->functions, 1);
+  g_autoptr (GPtrArray) terms = g_ptr_array_new ();
+  mir_stmt_walk (obs->body, collect_terms, terms);
+  g_assert_cmpuint (terms->len, ==, 2);
+  MirTermRole role;
+  guint64 args;
+  g_assert_true (mir_stmt_term_role (g_ptr_array_index (terms, 0), &role, &args));
+  g_assert_cmpint (role, ==, MIR_TERM_BY_ARGUMENTS);
+  g_assert_cmpuint (args, ==, 1);
+  g_assert_true (mir_stmt_term_role (g_ptr_array_index (terms, 1), &role, &args));
+  g_assert_cmpint (role, ==, MIR_TERM_PRIOR);
+  g_autofree char *text = mir_print_program (p, MIR_PRINT_TERM_ROLES, NULL);
+  g_assert_nonnull (strstr (text, "target += normal_lupdf(v, m, promote(1, real, data)); "
+                                  "// ~ by arguments v\n"));
+  /* not a term */
+  g_assert_false (mir_stmt_term_role (g_ptr_array_index (p->parts[MIR_PART_LOG_PROB], 0), NULL,
+                                      NULL));
+  /* through the passes: inlining puts obs_lp's terms in log_prob, judged by
+   * the call (y is data); every other term keeps its role */
+  g_autoptr (MirProgram) t = mir_transform_program (p);
+  g_autoptr (MirProgram) o1 = mir_pipeline_run (t, MIR_OPT_O1, NULL);
+  g_autoptr (MirProgram) ox = mir_pipeline_run (t, MIR_OPT_EXPERIMENTAL, NULL);
+  g_autofree char *roles_t = log_prob_roles (t);
+  g_autofree char *roles_o1 = log_prob_roles (o1);
+  g_autofree char *roles_ox = log_prob_roles (ox);
+  g_assert_cmpstr (roles_t, ==, "LLPLPP");
+  g_assert_cmpstr (roles_o1, ==, "LLPLPPLP");
+  g_assert_cmpstr (roles_ox, ==, "LLPLPPLP");
 }
 
 static void
@@ -317,6 +411,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mir/lower/call-kinds", test_call_kinds);
   g_test_add_func ("/mir/lower/eight-schools-roles", test_eight_schools_roles);
   g_test_add_func ("/mir/lower/truncation-roles", test_truncation_roles);
+  g_test_add_func ("/mir/lower/term-roles", test_term_roles);
   g_test_add_func ("/mir/lower/annotations", test_annotations);
   g_test_add_func ("/mir/lower/constrained-shapes", test_constrained_shapes);
   return g_test_run ();

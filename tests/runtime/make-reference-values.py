@@ -475,12 +475,13 @@ phi_g = M(2.5)
 full = sum(nb2(k, mp.exp(e), phi_g) for k, e in zip(nb, eta_g))
 dens_terms("neg_binomial_2_log_glm_lpmf",
            [{"ints": nb}, {"matrix": Xg}, alpha_g, {"vector": beta_g}, float(phi_g)], full,
-           # grouped as neg_binomial_2_log groups them (a rewritten statement
-           # keeps its value); Stan's own GLM counts -lgamma(n + 1) as a constant
-           [(16, sum(lchoose(k + phi_g - 1, M(k)) for k in nb)),
+           # Stan's grouping, which differs from neg_binomial_2_log's: -lgamma(n + 1)
+           # is a constant, and -phi log(phi) goes with the log of exp(eta) + phi
+           [(0, -sum(mp.loggamma(k + 1) for k in nb)),
+            (16, sum(phi_g * mp.log(phi_g) - mp.loggamma(phi_g) + mp.loggamma(k + phi_g)
+                     for k in nb)),
             (14, sum(k * e for k, e in zip(nb, eta_g))),
-            (30, sum(-phi_g * mp.log1p(mp.exp(e) / phi_g) - k * mp.log(mp.exp(e) + phi_g)
-                     for k, e in zip(nb, eta_g)))])
+            (30, sum(-(k + phi_g) * mp.log(mp.exp(e) + phi_g) for k, e in zip(nb, eta_g)))])
 
 # continuous univariate
 for y, mu, s in [(0.3, -1.0, 2.0), (-4.0, 1.5, 0.5), (1.0 + 1e-5, 1.0, 1.0)]:

@@ -7,6 +7,8 @@
 
 #include "tilde-frontend.h"
 #include "mir/mir-lower.h"
+#include "mir/mir-transform.h"
+#include "mir/passes/pipeline.h"
 
 static MirProgram *
 lower (TildeCheckResult *r)
@@ -38,9 +40,11 @@ rt_test_mir_from_file (const char *path)
 }
 
 static TildeModel *
-prepare (const char *source, const char *data_json, GPtrArray *diags)
+prepare_at (const char *source, const char *data_json, MirOptLevel level, GPtrArray *diags)
 {
-  g_autoptr (MirProgram) p = rt_test_mir_from_string (source);
+  g_autoptr (MirProgram) lowered = rt_test_mir_from_string (source);
+  g_autoptr (MirProgram) transformed = mir_transform_program (lowered);
+  g_autoptr (MirProgram) p = mir_pipeline_run (transformed, level, NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (TildeJsonData) data = NULL;
   if (data_json)
@@ -49,6 +53,26 @@ prepare (const char *source, const char *data_json, GPtrArray *diags)
       g_assert_no_error (error);
     }
   return tilde_model_new (p, data, diags);
+}
+
+static TildeModel *
+prepare (const char *source, const char *data_json, GPtrArray *diags)
+{
+  return prepare_at (source, data_json, MIR_OPT_O0, diags);
+}
+
+TildeModel *
+rt_test_model_at (const char *source, const char *data_json, MirOptLevel level)
+{
+  g_autoptr (GPtrArray) diags = tilde_diagnostic_list_new ();
+  TildeModel *m = prepare_at (source, data_json, level, diags);
+  if (!m)
+    {
+      const TildeDiagnostic *d = diags->len ? g_ptr_array_index (diags, 0) : NULL;
+      g_error ("model preparation at %s failed: %s", mir_opt_level_name (level),
+               d ? d->message : "?");
+    }
+  return m;
 }
 
 TildeModel *

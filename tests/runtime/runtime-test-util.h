@@ -5,6 +5,7 @@
 #include <glib.h>
 
 #include "runtime/model.h"
+#include "mir/passes/passes.h"
 
 G_BEGIN_DECLS
 
@@ -13,6 +14,8 @@ MirProgram *rt_test_mir_from_string (const char *source);
 MirProgram *rt_test_mir_from_file   (const char *path);
 /* A prepared model; data may be NULL. Fails the test when preparation does. */
 TildeModel *rt_test_model (const char *source, const char *data_json);
+/* The same, optimised at `level` first. */
+TildeModel *rt_test_model_at (const char *source, const char *data_json, MirOptLevel level);
 /* Preparation's diagnostics (the model, if any, is freed); a new list. */
 GPtrArray  *rt_test_prepare_errors (const char *source, const char *data_json);
 /* |a - b| <= tol * max (1, |a|, |b|) */

@@ -218,6 +218,84 @@ test_model_data_errors (void)
                      "p is not a valid simplex");
 }
 
+/* Every variable gets its own problem; those whose sizes need a variable
+ * with a problem are not judged. */
+static GPtrArray *
+check_data (const char *data_json)
+{
+  g_autoptr (MirProgram) p = rt_test_mir_from_string (model);
+  g_autoptr (TildeJsonData) data = parse (data_json);
+  return tilde_model_check_data (p, data);
+}
+
+static void
+expect_problem (GPtrArray *problems, guint i, TildeDataProblemKind kind, const char *name,
+                const char *message)
+{
+  g_assert_cmpuint (i, <, problems->len);
+  const TildeDataProblem *p = g_ptr_array_index (problems, i);
+  g_assert_cmpint (p->kind, ==, kind);
+  g_assert_cmpstr (p->name, ==, name);
+  g_assert_cmpstr (p->message, ==, message);
+}
+
+static void
+test_check_data (void)
+{
+  g_autoptr (GPtrArray) none = check_data ("{\"N\": 2, \"sigma\": [1, 2], \"y\": [0, 1], "
+                                           "\"p\": [0.2, 0.3, 0.5], \"extra\": 1}");
+  g_assert_cmpuint (none->len, ==, 0);
+
+  g_autoptr (GPtrArray) three = check_data ("{\"N\": 2, \"sigma\": [1, -2], \"y\": [0, 1, 1], "
+                                            "\"p\": [0.2, 0.3, 0.6]}");
+  g_assert_cmpuint (three->len, ==, 3);
+  expect_problem (three, 0, TILDE_DATA_PROBLEM_VALUE, "sigma",
+                  "sigma[2] is -2, but must be greater than or equal to 0");
+  expect_problem (three, 1, TILDE_DATA_PROBLEM_VALUE, "y",
+                  "variable y: expected array[2] int, found an array of 3 values");
+  expect_problem (three, 2, TILDE_DATA_PROBLEM_VALUE, "p",
+                  "p is not a valid simplex. sum(p) = 1.1, but should be 1");
+
+  /* Without N the sizes of sigma and y are unknown: only N is reported. */
+  g_autoptr (GPtrArray) blocked = check_data ("{\"sigma\": [1], \"y\": [0], \"p\": [0.2, 0.3, 0.5]}");
+  g_assert_cmpuint (blocked->len, ==, 1);
+  expect_problem (blocked, 0, TILDE_DATA_PROBLEM_MISSING, "N",
+                  "variable N not found in the data (expected int)");
+
+  g_autoptr (GPtrArray) missing = check_data ("{\"N\": 1, \"sigma\": [1], \"p\": \"abc\"}");
+  g_assert_cmpuint (missing->len, ==, 2);
+  expect_problem (missing, 0, TILDE_DATA_PROBLEM_MISSING, "y",
+                  "variable y not found in the data (expected array[1] int)");
+  expect_problem (missing, 1, TILDE_DATA_PROBLEM_VALUE, "p",
+                  "variable p: expected vector[3], found the string \"abc\"");
+
+  /* A size typed half way is refused by the read, before any storage of
+   * that size is made. */
+  g_autoptr (GPtrArray) huge = check_data ("{\"N\": 1000000000, \"sigma\": [1], \"y\": [0], "
+                                           "\"p\": [0.2, 0.3, 0.5]}");
+  g_assert_cmpuint (huge->len, ==, 2);
+  expect_problem (huge, 0, TILDE_DATA_PROBLEM_VALUE, "sigma",
+                  "variable sigma: expected vector[1000000000], found an array of 1 values");
+
+  /* Preparation reports them all too, the first being where it stopped. */
+  g_autoptr (GPtrArray) diags = rt_test_prepare_errors (model, "{\"N\": 2, \"sigma\": [1, -2], "
+                                                        "\"y\": [0, 1, 1], \"p\": [0.2, 0.3, 0.6]}");
+  g_assert_cmpuint (diags->len, ==, 3);
+  g_assert_cmpstr (((TildeDiagnostic *) g_ptr_array_index (diags, 0))->message, ==,
+                   "sigma[2] is -2, but must be greater than or equal to 0");
+  g_assert_cmpint (((TildeDiagnostic *) g_ptr_array_index (diags, 2))->kind, ==, TILDE_DIAG_DATA);
+}
+
+static void
+test_huge_matrix_refused (void)
+{
+  g_autoptr (TildeArena) a = tilde_arena_new (0);
+  g_autoptr (TildeJsonData) d = parse ("{\"X\": [[1, 2], [3, 4]]}");
+  /* Two rows of two: refused by their length, not by allocating 2 x 10^9. */
+  g_autofree char *p = read_fails (d, "X", shape (a, TILDE_VALUE_MATRIX, 2, 1000000000), a);
+  g_assert_cmpstr (p, ==, "variable X[1]: expected row_vector[1000000000], found an array of 2 values");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -227,5 +305,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/data/read-errors", test_read_errors);
   g_test_add_func ("/runtime/data/bad-json", test_bad_json);
   g_test_add_func ("/runtime/data/model-errors", test_model_data_errors);
+  g_test_add_func ("/runtime/data/check-every-variable", test_check_data);
+  g_test_add_func ("/runtime/data/huge-matrix-refused", test_huge_matrix_refused);
   return g_test_run ();
 }

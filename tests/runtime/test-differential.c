@@ -3,9 +3,10 @@
  * The optimisation levels against each other: every model of the test
  * corpora, compiled at O0, O1 and Oexperimental, must behave the same: the
  * same log density and gradient at random unconstrained points (propto and
- * jacobian on and off), the same transformed parameters and generated
+ * jacobian on and off; the joint density, the prior and the likelihood, so
+ * that every pass keeps which terms are which), the same transformed parameters and generated
  * quantities from the same RNG seed (which also shows the transformed
- * data), and an error at every level when one level raises it.
+ * data), the same lines from print(), and an error at every level when one level raises it.
  *
  * A model without a data file runs on data generated from its data block.
  * A model the runtime cannot prepare at all is skipped, naming why; at
@@ -49,13 +50,17 @@ typedef struct {
 
 /* Disagreements known and traced to a pass, not yet fixed. */
 static const struct { const char *model; const char *pass; } known_failures[] = {
+  /* its transformed data assign slices of two sizes to w, so no data lets
+   * it run at O0; the optimised levels drop the assignments as dead */
+  { "syntax/all_expressions", "dead code elimination" },
+  /* likewise (w = A[2:, 1] into vector[N] w): the first failing statement
+   * differs once dead ones are dropped */
+  { "mir/expressions", "dead code elimination" },
   { NULL, NULL },
 };
 
 /* Models the runtime cannot prepare without crashing, at any level. */
 static const struct { const char *model; const char *why; } unpreparable[] = {
-  { "syntax/tuples", "the runtime crashes compiling the tuple unpacking (m, s) = mean_and_sd(...) "
-                     "(compile_lvalue looks up a NULL name)" },
   { NULL, NULL },
 };
 
@@ -73,6 +78,7 @@ known_failure (const char *model)
 typedef struct {
   const Case  *cs;
   TildeModel  *models[N_LEVELS];
+  GString     *printed[N_LEVELS];   /* what print() wrote at each level */
   gsize        n_params;
   gsize        n_outputs;
   GString     *disagreements;
@@ -92,6 +98,14 @@ disagree (Diff *d, const char *format, ...)
       g_string_append_c (d->disagreements, '\n');
     }
   va_end (ap);
+}
+
+static void
+append_printed (const char *text, gpointer user_data)
+{
+  GString *out = user_data;
+  if (out->len < 100000)
+    g_string_append_printf (out, "%s\n", text);
 }
 
 static TildeJsonData *
@@ -141,7 +155,8 @@ prepare_all (Diff *d, MirProgram *const *programs, const TildeJsonData *data, ch
   for (guint l = 0; l < N_LEVELS; l++)
     {
       g_autoptr (GPtrArray) diags = tilde_diagnostic_list_new ();
-      d->models[l] = tilde_model_new (programs[l], data, diags);
+      d->models[l] = tilde_model_new_full (programs[l], data, append_printed, d->printed[l],
+                                           diags);
       if (d->models[l])
         n_prepared++;
       else
@@ -167,6 +182,15 @@ prepare_all (Diff *d, MirProgram *const *programs, const TildeJsonData *data, ch
 }
 
 static void
+compare_printed (Diff *d)
+{
+  for (guint l = 1; l < N_LEVELS; l++)
+    if (!g_str_equal (d->printed[l]->str, d->printed[0]->str))
+      disagree (d, "print() at O0:\n%s\nat %s:\n%s", d->printed[0]->str,
+                mir_opt_level_name (levels[l]), d->printed[l]->str);
+}
+
+static void
 compare_shapes (Diff *d)
 {
   d->n_params = tilde_model_num_params_unconstrained (d->models[0]);
@@ -182,8 +206,11 @@ compare_shapes (Diff *d)
     }
 }
 
+static const char *const context_names[] = { "joint", "prior", "likelihood" };
+
 static void
-compare_log_density (Diff *d, const double *theta, guint point, gboolean propto, gboolean jacobian)
+compare_log_density (Diff *d, const double *theta, guint point, TildeModelContext context,
+                     gboolean propto, gboolean jacobian)
 {
   gsize P = d->n_params;
   g_autofree double *grad0 = g_new0 (double, P + 1);
@@ -195,21 +222,23 @@ compare_log_density (Diff *d, const double *theta, guint point, gboolean propto,
       g_autoptr (TildeModelError) err = NULL;
       const char *level = mir_opt_level_name (levels[l]);
       double lp = tilde_model_log_density (d->models[l], theta, propto, jacobian, grad, &err);
+      const char *cx = context_names[context];
       if ((err0 == NULL) != (err == NULL) || (err && err->kind != err0->kind))
         {
-          disagree (d, "point %u propto %d jacobian %d: O0 %s, %s %s", point, propto, jacobian,
-                    err0 ? err0->message : "evaluates", level, err ? err->message : "evaluates");
+          disagree (d, "point %u %s propto %d jacobian %d: O0 %s, %s %s", point, cx, propto,
+                    jacobian, err0 ? err0->message : "evaluates", level,
+                    err ? err->message : "evaluates");
           continue;
         }
       if (err)
         continue;
       if (!rt_test_close (lp, lp0, TOLERANCE))
-        disagree (d, "point %u propto %d jacobian %d: log density O0 %.17g, %s %.17g", point,
-                  propto, jacobian, lp0, level, lp);
+        disagree (d, "point %u %s propto %d jacobian %d: log density O0 %.17g, %s %.17g", point,
+                  cx, propto, jacobian, lp0, level, lp);
       for (gsize i = 0; i < P; i++)
         if (!rt_test_close (grad[i], grad0[i], TOLERANCE))
-          disagree (d, "point %u propto %d jacobian %d: gradient[%" G_GSIZE_FORMAT "] O0 %.17g, "
-                    "%s %.17g", point, propto, jacobian, i, grad0[i], level, grad[i]);
+          disagree (d, "point %u %s propto %d jacobian %d: gradient[%" G_GSIZE_FORMAT "] O0 "
+                    "%.17g, %s %.17g", point, cx, propto, jacobian, i, grad0[i], level, grad[i]);
     }
 }
 
@@ -260,11 +289,25 @@ compare_levels (Diff *d)
     {
       for (gsize i = 0; i < d->n_params; i++)
         theta[i] = g_rand_double_range (rand, -2.0, 2.0);
-      for (int propto = 0; propto < 2; propto++)
-        for (int jacobian = 0; jacobian < 2; jacobian++)
-          compare_log_density (d, theta, point, propto, jacobian);
+      /* Where the whole model fails at a point, only the joint density is
+       * compared there: the optimiser may move the failing computation into a
+       * term that the prior or likelihood context then never runs. */
+      g_autoptr (TildeModelError) joint_error = NULL;
+      tilde_model_log_density (d->models[0], theta, FALSE, TRUE, NULL, &joint_error);
+      int n_contexts = joint_error ? 1 : (int) G_N_ELEMENTS (context_names);
+      for (int context = 0; context < n_contexts; context++)
+        {
+          for (guint l = 0; l < N_LEVELS; l++)
+            tilde_model_set_context (d->models[l], (TildeModelContext) context);
+          for (int propto = 0; propto < 2; propto++)
+            for (int jacobian = 0; jacobian < 2; jacobian++)
+              compare_log_density (d, theta, point, (TildeModelContext) context, propto, jacobian);
+        }
+      for (guint l = 0; l < N_LEVELS; l++)
+        tilde_model_set_context (d->models[l], TILDE_MODEL_CONTEXT_JOINT);
       compare_outputs (d, theta, point);
     }
+  compare_printed (d);
 }
 
 static void
@@ -301,6 +344,8 @@ check_model (gconstpointer user_data)
     programs[l] = mir_pipeline_run (transformed, levels[l], NULL);
 
   Diff d = { .cs = cs, .disagreements = g_string_new (NULL) };
+  for (guint l = 0; l < N_LEVELS; l++)
+    d.printed[l] = g_string_new (NULL);
   g_autofree char *skip_reason = NULL;
   g_autoptr (TildeJsonData) data = case_data (cs, typed, &skip_reason);
   gboolean ran = FALSE;
@@ -313,6 +358,7 @@ check_model (gconstpointer user_data)
     {
       tilde_model_free (d.models[l]);
       mir_program_free (programs[l]);
+      g_string_free (d.printed[l], TRUE);
     }
   g_autofree char *disagreements = g_string_free (d.disagreements, FALSE);
   const char *pass = known_failure (cs->name);

@@ -484,6 +484,53 @@ test_no_allocation (void)
     tilde_model_free (m[k]);
 }
 
+/* The covariance of one set of data points is computed on its lower
+ * triangle, and add_diag of it fused into it: the same values and
+ * gradients as the cross covariance of the points with themselves (which
+ * takes the general path) plus add_diag as the library computes it, for
+ * each stationary kernel, points that are reals or vectors, and diagonals
+ * that are data, a parameter or a vector of them. The weights are not
+ * symmetric, so both triangles' adjoints count. */
+static void
+test_gp_symmetric (void)
+{
+  static const char *const kernels[] = { "gp_exp_quad_cov", "gp_matern32_cov", "gp_matern52_cov",
+                                         "gp_exponential_cov" };
+  static const char *const diags[] = { "0.5", "s", "v", "square(s) + v" };
+  static const char *const points[] = { "x", "xv" };
+  const char *data = "{\"N\": 3, \"x\": [-1, 0.5, 1.2], \"xv\": [[0, 1], [0.5, -1], [2, 0.3]], "
+    "\"W\": [[1, -2, 0.5], [0.3, 1, 2], [-1, 0.7, 1.5]]}";
+  for (guint k = 0; k < G_N_ELEMENTS (kernels); k++)
+    for (guint d = 0; d < G_N_ELEMENTS (diags); d++)
+      for (guint p = 0; p < G_N_ELEMENTS (points); p++)
+        {
+#define GP_FORM "data { int N; array[N] real x; array[N] vector[2] xv; matrix[N, N] W; }\n" \
+            "parameters { real<lower=0> a; real<lower=0> l; real<lower=0> s; vector<lower=0>[N] v; }\n" \
+            "model {\n" \
+            "  matrix[N, N] K = %s(%s%s, a, l);\n" \
+            "  matrix[N, N] KD = add_diag(%s(%s%s, a, l), %s);\n" \
+            "  target += sum(K .* W) - sum(KD .* W') + log_determinant(KD);\n" \
+            "}\n"
+          g_autofree char *sym = g_strdup_printf (GP_FORM, kernels[k], points[p], "", kernels[k],
+                                                  points[p], "", diags[d]);
+          g_autofree char *cross_points = g_strdup_printf (", %s", points[p]);
+          g_autofree char *cross = g_strdup_printf (GP_FORM, kernels[k], points[p], cross_points,
+                                                    kernels[k], points[p], cross_points, diags[d]);
+          Case cs = { sym, sym, data, 0, 0 }, cc = { cross, cross, data, 0, 0 };
+          g_autoptr (TildeModel) f = prepare (&cs, MIR_OPT_O0, TRUE);
+          g_autoptr (TildeModel) g = prepare (&cc, MIR_OPT_O0, FALSE);
+          double theta[6];
+          for (int k2 = 0; k2 < 2; k2++)
+            {
+              for (int i = 0; i < 6; i++)
+                theta[i] = 0.4 * sin (1.7 * (i + 1) + k2);
+              g_assert_true (agree (sym, f, g, theta, FALSE, TRUE));
+            }
+          check_fd (sym, f, theta);
+        }
+#undef GP_FORM
+}
+
 int
 main (int argc, char **argv)
 {
@@ -502,5 +549,6 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/fused/not-vectorised", test_not_vectorised);
   g_test_add_func ("/runtime/fused/no-allocation", test_no_allocation);
   g_test_add_func ("/runtime/fused/scalar-factors", test_scalar_factors);
+  g_test_add_func ("/runtime/fused/gp-symmetric", test_gp_symmetric);
   return g_test_run ();
 }

@@ -3,6 +3,7 @@
 
 #include "mir/passes/passes.h"
 #include "mir/passes/passes-private.h"
+#include "mir/mir-terms.h"
 
 #include <string.h>
 
@@ -567,5 +568,10 @@ mir_pass_function_inlining (MirProgram *program)
     }
   pass_effects_clear (&in.fx);
   g_hash_table_unref (in.callees);
+  /* inlined terms are now judged by what the call passed them; the others
+   * keep the roles they had, the analysis giving the same answer through an
+   * inlined call as through the call */
+  if (in.changed)
+    mir_classify_terms (program);
   return in.changed;
 }

@@ -197,6 +197,10 @@ glm (Eval *ev, const MirExpr *e, const char *family, const char *suffix, MirExpr
     alpha = zero = pass_int_lit (&predictor->span, 0);
   r = extra ? MAKE (name, y, x, alpha, beta, extra) : MAKE (name, y, x, alpha, beta);
   mir_expr_free (zero);
+  /* Stan's neg_binomial_2_log_glm drops other constants under propto than
+   * the density it replaces: the call says what it stands for */
+  if (r && r->kind == MIR_EXPR_CALL)
+    r->u.call.fun.rewritten = TRUE;
   return r;
 }
 

@@ -351,11 +351,42 @@ sum_products (const double *a, const double *b, gint32 n)
 
 /* d out / d x through the map: for a broadcast x, the sum over the map's
  * outputs; otherwise element by element. */
-static AdOperand
-compose (AdTape *t, const AdOperand *outer, const AdOperand *inner, gint32 n)
+AdOperand
+ad_compose (AdTape *t, const AdOperand *outer, const AdOperand *inner, gint32 n)
 {
   AdOperand r = *inner;
   double *p;
+  if (inner->pos)
+    {
+      /* a gather: summed per variable of its range */
+      const double *a = outer->partial, *b = inner->partial;
+      const int *pos = inner->pos;
+      double *q = tilde_arena_alloc0 (t->arena, sizeof (double) * (gsize) MAX (inner->span, 1));
+      if (outer->same && inner->same)
+        for (gint32 i = 0; i < n; i++)
+          q[pos[i] - 1] += a[0] * b[0];
+      else if (outer->same)
+        for (gint32 i = 0; i < n; i++)
+          q[pos[i] - 1] += a[0] * b[i];
+      else if (inner->same)
+        {
+          /* summed first, scaled once per variable */
+          for (gint32 i = 0; i < n; i++)
+            q[pos[i] - 1] += a[i];
+          for (gint32 j = 0; j < inner->span; j++)
+            q[j] *= b[0];
+        }
+      else
+        for (gint32 i = 0; i < n; i++)
+          q[pos[i] - 1] += a[i] * b[i];
+      r.pos = NULL;
+      r.idx = NULL;
+      r.n = inner->span;
+      r.span = 0;
+      r.partial = q;
+      r.same = FALSE;
+      return r;
+    }
   if (outer->same && inner->same)
     {
       p = tilde_arena_alloc (t->arena, sizeof (double));
@@ -454,7 +485,7 @@ ad_fold_elementwise (AdTape *t, guint node)
     if (j != k)
       f->ops[f->n_ops++] = r->ops[j];
   for (guint j = 0; j < e->n_ops; j++)
-    f->ops[f->n_ops++] = compose (t, &r->ops[k], &e->ops[j], e->n);
+    f->ops[f->n_ops++] = ad_compose (t, &r->ops[k], &e->ops[j], e->n);
   t->nodes[t->n_nodes - 1].payload = f;
   memmove (t->nodes + node, t->nodes + node + 1, (t->n_nodes - node - 1) * sizeof (AdNode));
   t->n_nodes--;

@@ -58,6 +58,11 @@ typedef struct {
   gint32        n;
   const double *partial;
   gboolean      same;     /* one partial, partial[0], for every element */
+  /* Before ad_compose only, never in a node: element i is the variable
+   * start + pos[i] - 1, pos[i] a 1-based position within the span
+   * variables from start (a gather from a contiguous range). */
+  const int    *pos;
+  gint32        span;
 } AdOperand;
 
 AdTape *ad_tape_new   (void);
@@ -99,6 +104,12 @@ void    ad_elementwise (AdTape *tape, gint32 out, gint32 n, guint n_ops, const A
  * reads those outputs. FALSE, and nothing changed, when the nodes are not
  * of that form. */
 gboolean ad_fold_elementwise (AdTape *tape, guint node);
+
+/* The operand `inner` (of an elementwise map over n elements) seen from a
+ * reduction whose partials with respect to the map's outputs are `outer`:
+ * the chain rule, with a broadcast inner summed and the ids of a short
+ * list within a narrow span summed per variable. */
+AdOperand ad_compose  (AdTape *tape, const AdOperand *outer, const AdOperand *inner, gint32 n);
 
 /* Sets every adjoint to zero, the adjoint of each seed to 1 and runs the
  * reverse sweep. */

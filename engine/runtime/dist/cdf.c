@@ -17,6 +17,7 @@
 #include "runtime/dist/dist-private.h"
 #include "runtime/math/special.h"
 
+#include <float.h>
 #include <math.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
@@ -842,6 +843,51 @@ c_beta_binomial (const double *x, gboolean upper, unsigned need, double *d)
   return m + log (s);
 }
 
+/* log F of beta_neg_binomial (n | r, alpha, beta): the mass function summed
+ * over 0..n (in logs, stably); the upper tail, which has no finite sum, is
+ * log (1 - F), exact until F is within rounding of 1. */
+static double
+c_beta_neg_binomial (const double *x, gboolean upper, unsigned need, double *d)
+{
+  double n = x[0], r = x[1], al = x[2], b = x[3];
+  if (n < 0)
+    return upper ? 0 : -INFINITY;
+  double base = -tilde_lbeta (r, al) - lgamma (b), m = -INFINITY;
+  double dr0 = tilde_digamma (r + al) - tilde_digamma (r);
+  double da0 = tilde_digamma (r + al) - tilde_digamma (al);
+  double s = 0, sr = 0, sa = 0, sb = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (double k = 0; k <= n; k++)
+      {
+        double lt = tilde_lbeta (k + r, al + b) + lgamma (k + b) - lgamma (k + 1) + base;
+        if (pass == 0)
+          {
+            m = fmax (m, lt);
+            continue;
+          }
+        double w = exp (lt - m), dall = tilde_digamma (k + r + al + b);
+        double dab = tilde_digamma (al + b);
+        s += w;
+        if (need & 2)
+          sr += w * (tilde_digamma (k + r) - dall + dr0);
+        if (need & 4)
+          sa += w * (dab - dall + da0);
+        if (need & 8)
+          sb += w * (dab - dall + tilde_digamma (k + b) - tilde_digamma (b));
+      }
+  double lf = m + log (s);
+  d[1] = sr / s;
+  d[2] = sa / s;
+  d[3] = sb / s;
+  if (!upper)
+    return lf;
+  /* d log (1 - F) = -F / (1 - F) d log F */
+  double lc = tilde_log1m_exp (fmin (lf, -DBL_MIN)), q = -exp (lf - lc);
+  for (int k = 1; k < 4; k++)
+    d[k] *= q;
+  return lc;
+}
+
 /* ---- cross-argument checks ---- */
 
 static void
@@ -904,6 +950,7 @@ static const CdfSpec spec_binomial = { 3, { "Successes variable", "Population si
 static const CdfSpec spec_poisson = { 2, { Y, "Rate parameter" }, { CK_NONE, CK_NONNEGATIVE }, c_poisson, NULL };
 static const CdfSpec spec_neg_binomial = { 3, { "Failures variable", SHAPE, INV_SCALE }, { CK_NONE, CK_POSITIVE_FINITE, CK_POSITIVE_FINITE }, c_neg_binomial, NULL };
 static const CdfSpec spec_neg_binomial_2 = { 3, { "Failures variable", LOC, "Precision parameter" }, { CK_NONE, CK_POSITIVE_FINITE, CK_POSITIVE_FINITE }, c_neg_binomial_2, NULL };
+static const CdfSpec spec_beta_neg_binomial = { 4, { "Failures variable", "Number of successes parameter", "Prior success parameter", "Prior failure parameter" }, { CK_NONE, CK_POSITIVE_FINITE, CK_POSITIVE_FINITE, CK_POSITIVE_FINITE }, c_beta_neg_binomial, NULL };
 static const CdfSpec spec_beta_binomial = { 4, { "Successes variable", "Population size parameter", "First prior sample size parameter", "Second prior sample size parameter" }, { CK_NONE, CK_NONNEGATIVE, CK_POSITIVE_FINITE, CK_POSITIVE_FINITE }, c_beta_binomial, NULL };
 
 CDF_KERNELS (normal)
@@ -936,6 +983,7 @@ CDF_KERNELS (poisson)
 CDF_KERNELS (neg_binomial)
 CDF_KERNELS (neg_binomial_2)
 CDF_KERNELS (beta_binomial)
+CDF_KERNELS (beta_neg_binomial)
 CDF_KERNELS (skew_double_exponential)
 CDF_KERNELS (discrete_range)
 
@@ -969,6 +1017,7 @@ const RtBuiltin rt_builtins_cdf[] = {
   ALL3 (beta, 3), ALL3 (uniform, 3), ALL3 (skew_normal, 4), ALL3 (exp_mod_normal, 4),
   ALL3 (von_mises, 3), ALL3 (bernoulli, 2), ALL3 (binomial, 3), ALL3 (poisson, 2),
   ALL3 (neg_binomial, 3), ALL3 (neg_binomial_2, 3), ALL3 (beta_binomial, 4),
+  ALL3 (beta_neg_binomial, 4),
   ALL3 (skew_double_exponential, 4), ALL3 (discrete_range, 3),
   { "loglogistic_cdf", k_loglogistic_cdf, 3, 3 },
   { "beta_proportion_lcdf", k_beta_proportion_lcdf, 3, 3 },

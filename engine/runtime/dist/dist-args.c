@@ -7,8 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-void
-dist_arg (RtCtx *cx, DArg *a, const TildeValue *v, const char *what)
+static void
+read_arg (RtCtx *cx, DArg *a, const TildeValue *v, const char *what, gboolean zero)
 {
   a->v = v;
   a->what = what;
@@ -21,7 +21,27 @@ dist_arg (RtCtx *cx, DArg *a, const TildeValue *v, const char *what)
   a->ad = v->ad;
   a->p = NULL;
   if (a->ad)
-    a->p = tilde_arena_alloc0 (cx->arena, sizeof (double) * (gsize) MAX (a->n, 1));
+    a->p = zero ? tilde_arena_alloc0 (cx->arena, sizeof (double) * (gsize) MAX (a->n, 1))
+      : tilde_arena_alloc (cx->arena, sizeof (double) * (gsize) MAX (a->n, 1));
+}
+
+void
+dist_arg (RtCtx *cx, DArg *a, const TildeValue *v, const char *what)
+{
+  read_arg (cx, a, v, what, TRUE);
+}
+
+void
+dist_arg_unzeroed (RtCtx *cx, DArg *a, const TildeValue *v, const char *what)
+{
+  read_arg (cx, a, v, what, FALSE);
+}
+
+void
+dist_zero_partials (DArg *a)
+{
+  if (a->p)
+    memset (a->p, 0, sizeof (double) * (gsize) MAX (a->n, 1));
 }
 
 gint32
@@ -49,6 +69,20 @@ dist_finish (RtCtx *cx, DArg *args, int n, double logp, TildeValue *out)
   AdOperand ops[DIST_MAX_ARGS];
   guint n_ops = 0;
   g_assert (n <= DIST_MAX_ARGS);
+  if (cx->capture && n <= RT_CAPTURE_MAX_ARGS)
+    {
+      RtCapture *c = cx->capture;
+      c->done = TRUE;
+      c->logp = logp;
+      c->n_args = n;
+      for (int k = 0; k < n; k++)
+        {
+          c->p[k] = args[k].ad ? args[k].p : NULL;
+          c->n[k] = args[k].n;
+        }
+      *out = tilde_value_real (logp);
+      return;
+    }
   for (int k = 0; k < n; k++)
     if (args[k].ad)
       ops[n_ops++] = rt_operand (args[k].v, args[k].p);

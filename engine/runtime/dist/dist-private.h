@@ -34,6 +34,10 @@ typedef struct {
 #define AT(a, i) ((a)->x[(a)->vec ? (i) : 0])
 
 void     dist_arg    (RtCtx *cx, DArg *a, const TildeValue *v, const char *what);
+/* dist_arg with the partials not zeroed yet: for a kernel that sets every
+ * one itself, or zeroes them (dist_zero_partials) before adding to them. */
+void     dist_arg_unzeroed (RtCtx *cx, DArg *a, const TildeValue *v, const char *what);
+void     dist_zero_partials (DArg *a);
 /* The common size of the vectorised arguments (a size mismatch is an
  * error); 1 when all are scalars. */
 gint32   dist_size   (RtCtx *cx, DArg *args, int n);

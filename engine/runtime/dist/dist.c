@@ -72,7 +72,7 @@ k_normal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
     }
   DArg a[3];
   dist_arg (cx, &a[0], &v[0], "Random variable");
-  dist_arg (cx, &a[1], &v[1], "Location parameter");
+  dist_arg_unzeroed (cx, &a[1], &v[1], "Location parameter");
   dist_arg (cx, &a[2], &v[2], "Scale parameter");
   dist_check_positive (cx, &a[2]);
   gint32 N = dist_size (cx, a, 3);
@@ -83,6 +83,10 @@ k_normal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       *out = tilde_value_real (0);
       return;
     }
+  gboolean tight = !a[2].vec && a[0].vec && a[1].vec && !a[0].p && a[1].p;
+  /* the tightest loop sets the location's partials; the others add to them */
+  if (!tight)
+    dist_zero_partials (&a[1]);
   gboolean k_const = dist_keep (cx, a, 0), k_sigma = dist_keep (cx, a, 4), k_quad = dist_keep (cx, a, 7);
   double logp = 0;
   if (!a[2].vec && !a[0].vec && !a[1].vec)
@@ -97,8 +101,31 @@ k_normal (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       else
         logp -= N * log (a[2].x[0]);
     }
+  /* the commonest case, a data variate about autodiff locations with one
+   * scale, gets the tightest loop */
+  if (tight)
+    {
+      double inv_s = 1 / a[2].x[0], sq = 0;
+      const double *y = a[0].x, *mu = a[1].x;
+      double *pm = a[1].p;
+      for (gint32 i = 0; i < N; i++)
+        {
+          double z = (y[i] - mu[i]) * inv_s;
+          sq += z * z;
+          pm[i] = z * inv_s;
+        }
+      if (!isfinite (sq))
+        {
+          dist_check_not_nan (cx, &a[0]);
+          dist_check_finite (cx, &a[1]);
+        }
+      if (k_quad)
+        logp -= 0.5 * sq;
+      if (a[2].p)
+        a[2].p[0] += -N * inv_s + sq * inv_s;
+    }
   /* the common case gets a tight loop */
-  if (!a[2].vec)
+  else if (!a[2].vec)
     {
       double inv_s = 1 / a[2].x[0], sq = 0;
       /* y is checked for NaN and mu for finiteness in the same pass: z is
@@ -799,11 +826,12 @@ k_neg_binomial_2_log (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out
 
 /* ---- generalised linear models: y ~ f (alpha + x * beta, ...) ----
  * The linear predictor is a product node and a sum node; the density then
- * adds one reduction, as the expanded statement would. Under propto the
- * terms kept are the expanded statement's, so that a statement the
- * optimiser rewrote into a GLM keeps the value it had: for
- * neg_binomial_2_log_glm this keeps -lgamma (n + 1) with phi, a constant
- * Stan's own GLM drops. */
+ * adds one reduction, as the expanded statement would. Under propto Stan's
+ * normal_id_glm, bernoulli_logit_glm and poisson_log_glm drop the terms
+ * their densities of the linear predictor drop; neg_binomial_2_log_glm
+ * does not (see below), so a call the optimiser wrote in place of
+ * neg_binomial_2_log (and marked so) has a form of its own that keeps the
+ * replaced statement's value. */
 
 static void
 linear_predictor (RtCtx *cx, const TildeValue *x, const TildeValue *alpha, const TildeValue *beta,
@@ -856,8 +884,10 @@ k_poisson_log_glm (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   k_poisson_log (cx, 2, args, out);
 }
 
+/* neg_binomial_2_log of the linear predictor: for a call the optimiser
+ * wrote in place of that density. */
 static void
-k_neg_binomial_2_log_glm (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+k_neg_binomial_2_log_glm_expanded (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
   TildeValue eta, args[3];
   linear_predictor (cx, &v[1], &v[2], &v[3], &eta);
@@ -865,6 +895,37 @@ k_neg_binomial_2_log_glm (RtCtx *cx, int nargs, const TildeValue *v, TildeValue 
   args[1] = eta;
   args[2] = v[4];
   k_neg_binomial_2_log (cx, 3, args, out);
+}
+
+/* Stan's own: under propto it drops -lgamma (n + 1) even when phi is a
+ * parameter, and when phi is data it keeps the -phi log (phi) that the
+ * density of the linear predictor drops. The partials are the same. */
+static void
+k_neg_binomial_2_log_glm (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  TildeValue eta, args[3], lp;
+  linear_predictor (cx, &v[1], &v[2], &v[3], &eta);
+  args[0] = v[0];
+  args[1] = eta;
+  args[2] = v[4];
+  k_neg_binomial_2_log (cx, 3, args, &lp);
+  gboolean phi_ad = rt_is_ad (&v[4]);
+  if (!cx->drop || !(phi_ad || rt_is_ad (&eta)))
+    {
+      *out = lp;
+      return;
+    }
+  gint32 n_y = tilde_value_flat_size (&v[0]), n_phi = tilde_value_flat_size (&v[4]);
+  gint32 N = MAX (n_y, tilde_value_flat_size (&eta));
+  const double *y = rt_values (cx, &v[0]), *phi = rt_values (cx, &v[4]);
+  double c = 0;
+  for (gint32 i = 0; i < N; i++)
+    {
+      double yi = y[n_y == 1 ? 0 : i], p = phi[n_phi == 1 ? 0 : i];
+      c += phi_ad ? lgamma (yi + 1) : -p * log (p);
+    }
+  TildeValue k = tilde_value_real (c);
+  rt_arith_scalar (cx, 0, &lp, &k, out);
 }
 
 #define DIST(base, fn, n) \
@@ -896,5 +957,8 @@ const RtBuiltin rt_builtins_dist[] = {
   MASS ("poisson_log_glm", k_poisson_log_glm, 4),
   MASS ("binomial_logit_glm", k_binomial_logit_glm, 5),
   MASS ("neg_binomial_2_log_glm", k_neg_binomial_2_log_glm, 5),
+  /* mir.h: MirFun.rewritten */
+  { "neg_binomial_2_log_glm_lpmf expanded", k_neg_binomial_2_log_glm_expanded, 5, 5 },
+  { "neg_binomial_2_log_glm_lupmf expanded", k_neg_binomial_2_log_glm_expanded, 5, 5 },
   { NULL, NULL, 0, 0 },
 };

@@ -105,8 +105,145 @@ stationary (GpKind kind, double s2, double r2, double *dk_dr2)
     }
 }
 
+/* ---- one set of data points: a symmetric matrix ----
+ *
+ * The common case (a stationary kernel of data points, one length scale)
+ * computes and differentiates the lower triangle only: the upper is a copy,
+ * and the node takes each pair's two adjoints together. A diagonal added
+ * to the matrix (add_diag of the covariance, fused) is added to the values
+ * and the node gives the diagonal's adjoints to it. */
+
+typedef struct {
+  gint32        out;
+  int           n;
+  const double *ps, *pl;   /* packed lower triangle, column by column: dk/dsigma, dk/dl */
+  gint32        sigma_id, l_id;   /* -1: data */
+  AdOperand     diag;             /* n == 0: no diagonal to differentiate; n == 1: a
+                                   * scalar added to every diagonal element */
+} GpSym;
+
+static void
+gp_sym_backward (AdTape *t, const void *p)
+{
+  const GpSym *g = p;
+  const double *adj = t->adj + g->out;
+  int n = g->n;
+  double ts = 0, tl = 0;
+  gsize e = 0;
+  for (int j = 0; j < n; j++)
+    {
+      const double *col = adj + (gsize) j * (gsize) n;
+      /* w = adj (i, j) + adj (j, i) below the diagonal */
+      for (int i = j; i < n; i++, e++)
+        {
+          double w = i == j ? col[j] : col[i] + adj[j + (gsize) i * (gsize) n];
+          if (g->ps)
+            ts += w * g->ps[e];
+          if (g->pl)
+            tl += w * g->pl[e];
+        }
+    }
+  if (g->sigma_id >= 0)
+    t->adj[g->sigma_id] += ts;
+  if (g->l_id >= 0)
+    t->adj[g->l_id] += tl;
+  if (g->diag.n == 1)
+    {
+      double s = 0;
+      for (int i = 0; i < n; i++)
+        s += adj[i + (gsize) i * (gsize) n];
+      t->adj[ad_operand_id (&g->diag, 0)] += s;
+    }
+  else
+    for (gint32 i = 0; i < g->diag.n; i++)
+      t->adj[ad_operand_id (&g->diag, i)] += adj[i + (gsize) i * (gsize) n];
+}
+
+/* `diag` (may be NULL): the values added to the diagonal. */
+static void
+gp_symmetric (RtCtx *cx, GpKind kind, const Points *X, const TildeValue *sv, double sigma,
+              const TildeValue *lv, double l, const TildeValue *diag, TildeValue *out)
+{
+  int N = X->N, D = X->D;
+  gsize packed = (gsize) N * (gsize) (N + 1) / 2;
+  gboolean s_ad = sv->ad, l_ad = lv->ad, d_ad = diag && rt_is_ad (diag);
+  gboolean ad = s_ad || l_ad || d_ad;
+  TildeValue r = ad ? rt_new_ad (cx, TILDE_VALUE_MATRIX, N, N)
+    : rt_new_data (cx, TILDE_VALUE_MATRIX, N, N);
+  double *k = ad ? cx->tape->val + r.start : r.u.d;
+  double *ps = s_ad ? rt_alloc_d (cx, packed) : NULL;
+  double *pl = l_ad ? rt_alloc_d (cx, packed) : NULL;
+  double s2 = sigma * sigma, il2 = 1 / (l * l), two_over_sigma = sigma > 0 ? 2 / sigma : 0;
+  gsize e = 0;
+  for (int j = 0; j < N; j++)
+    {
+      const double *xj = X->x[j];
+      for (int i = j; i < N; i++, e++)
+        {
+          const double *xi = X->x[i];
+          double dist2 = 0;
+          for (int d = 0; d < D; d++)
+            dist2 += (xi[d] - xj[d]) * (xi[d] - xj[d]);
+          double r2 = dist2 * il2, dk_dr2, v;
+          if (kind == GP_EXP_QUAD)
+            {
+              v = s2 * exp (-0.5 * r2);
+              dk_dr2 = -0.5 * v;
+            }
+          else
+            v = stationary (kind, s2, r2, &dk_dr2);
+          k[i + (gsize) j * N] = v;
+          k[j + (gsize) i * N] = v;
+          if (ps)
+            ps[e] = v * two_over_sigma;
+          if (pl)
+            pl[e] = -2 * dk_dr2 * r2 / l;
+        }
+    }
+  if (diag)
+    {
+      gboolean scalar = tilde_value_kind_is_scalar ((TildeValueKind) diag->kind);
+      const double *dv = rt_values (cx, diag);
+      for (int i = 0; i < N; i++)
+        k[i + (gsize) i * N] += dv[scalar ? 0 : i];
+    }
+  if (ad)
+    {
+      GpSym *g = tilde_arena_alloc0 (cx->tape->arena, sizeof *g);
+      g->out = r.start;
+      g->n = N;
+      g->ps = ps;
+      g->pl = pl;
+      g->sigma_id = s_ad ? sv->start : -1;
+      g->l_id = l_ad ? lv->start : -1;
+      if (d_ad)
+        g->diag = rt_operand (diag, NULL);
+      ad_push (cx->tape, gp_sym_backward, g);
+    }
+  *out = r;
+}
+
+static gboolean
+is_stationary (GpKind kind)
+{
+  return kind == GP_EXP_QUAD || kind == GP_MATERN32 || kind == GP_MATERN52
+    || kind == GP_EXPONENTIAL;
+}
+
+/* `diag` (may be NULL): add_diag (covariance, diag), fused. */
+static void
+gp_with_diag (RtCtx *cx, GpKind kind, int nargs, const TildeValue *a, const TildeValue *diag,
+              TildeValue *out);
+
 static void
 gp (RtCtx *cx, GpKind kind, int nargs, const TildeValue *a, TildeValue *out)
+{
+  gp_with_diag (cx, kind, nargs, a, NULL, out);
+}
+
+static void
+gp_with_diag (RtCtx *cx, GpKind kind, int nargs, const TildeValue *a, const TildeValue *diag,
+              TildeValue *out)
 {
   /* (x [, y], sigma [, l] [, p]) */
   int n_params = kind == GP_DOT_PROD ? 1 : kind == GP_PERIODIC ? 3 : 2;
@@ -149,6 +286,30 @@ gp (RtCtx *cx, GpKind kind, int nargs, const TildeValue *a, TildeValue *out)
     }
   double period = kind == GP_PERIODIC ? scalar_param (cx, &ps[2], "period", FALSE) : 0;
   double lsc = lv && !ard ? rt_values (cx, lv)[0] : 0;
+  if (diag)
+    {
+      const char *name = cx->fn_name;
+      cx->fn_name = "add_diag";
+      if (!tilde_value_kind_is_scalar ((TildeValueKind) diag->kind))
+        rt_check_size (cx, "add_diag", tilde_value_flat_size (diag), X.N);
+      cx->fn_name = name;
+    }
+  if (!cross && !X.ad && lv && !ard && is_stationary (kind))
+    {
+      gp_symmetric (cx, kind, &X, &ps[0], sigma, lv, lsc, diag, out);
+      return;
+    }
+  if (diag)
+    {
+      /* the general form, then add_diag as the library computes it */
+      TildeValue cov, args[2];
+      gp_with_diag (cx, kind, nargs, a, NULL, &cov);
+      args[0] = cov;
+      args[1] = *diag;
+      cx->fn_name = "add_diag";
+      rt_builtin_lookup ("add_diag", 2)->fn (cx, 2, args, out);
+      return;
+    }
 
   int N1 = X.N, N2 = Y.N, NN = N1 * N2;
   gboolean s_ad = ps[0].ad, l_ad = lv && lv->ad, p_ad = kind == GP_PERIODIC && ps[2].ad;
@@ -305,6 +466,19 @@ GP_KERNEL (gp_exponential_cov, GP_EXPONENTIAL)
 GP_KERNEL (gp_periodic_cov, GP_PERIODIC)
 GP_KERNEL (gp_dot_prod_cov, GP_DOT_PROD)
 
+/* add_diag (gp_..._cov (x, magnitude, length scale), d): the covariance's
+ * arguments, then d. */
+#define GP_ADD_DIAG_KERNEL(name, kind)                                                   \
+  static void k_##name##_add_diag (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out) \
+  {                                                                                      \
+    gp_with_diag (cx, kind, nargs - 1, a, &a[nargs - 1], out);                           \
+  }
+
+GP_ADD_DIAG_KERNEL (gp_exp_quad_cov, GP_EXP_QUAD)
+GP_ADD_DIAG_KERNEL (gp_matern32_cov, GP_MATERN32)
+GP_ADD_DIAG_KERNEL (gp_matern52_cov, GP_MATERN52)
+GP_ADD_DIAG_KERNEL (gp_exponential_cov, GP_EXPONENTIAL)
+
 const RtBuiltin rt_builtins_gp[] = {
   { "gp_exp_quad_cov", k_gp_exp_quad_cov, 3, 4 },
   { "gp_matern32_cov", k_gp_matern32_cov, 3, 4 },
@@ -312,5 +486,11 @@ const RtBuiltin rt_builtins_gp[] = {
   { "gp_exponential_cov", k_gp_exponential_cov, 3, 4 },
   { "gp_periodic_cov", k_gp_periodic_cov, 4, 5 },
   { "gp_dot_prod_cov", k_gp_dot_prod_cov, 2, 3 },
+  /* fused by the compiler: the covariance of one set of points with its
+   * diagonal added */
+  { "gp_exp_quad_cov add_diag", k_gp_exp_quad_cov_add_diag, 4, 4 },
+  { "gp_matern32_cov add_diag", k_gp_matern32_cov_add_diag, 4, 4 },
+  { "gp_matern52_cov add_diag", k_gp_matern52_cov_add_diag, 4, 4 },
+  { "gp_exponential_cov add_diag", k_gp_exponential_cov_add_diag, 4, 4 },
   { NULL, NULL, 0, 0 },
 };

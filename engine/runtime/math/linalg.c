@@ -316,7 +316,9 @@ k_cholesky_decompose (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out
     : rt_new_data (cx, TILDE_VALUE_MATRIX, n, n);
   double *L = a[0].ad ? cx->tape->val + r.start : r.u.d;
   memcpy (L, av, sizeof (double) * (gsize) (n * n));
-  if (n > 0 && LAPACKE_dpotrf (LAPACK_COL_MAJOR, 'L', n, L, n) != 0)
+  /* the _work form skips LAPACKE's scan for NaN: the symmetry check above
+   * and the scan of the factor below find them */
+  if (n > 0 && LAPACKE_dpotrf_work (LAPACK_COL_MAJOR, 'L', n, L, n) != 0)
     rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "cholesky_decompose: Matrix m is not positive definite");
   for (int j = 0; j < n; j++)
     for (int i = 0; i < j; i++)

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * What a sampling run costs: for each model, one chain of 1000 warm-up and
+ * 1000 sampling iterations (CmdStan's defaults) with several seeds, writing
+ * its Stan CSV file as `tilde sample` does. Printed per model, medians over
+ * the seeds: wall time, gradient evaluations, microseconds per gradient,
+ * and the share of the time spent outside the log density (the sampler,
+ * the generated quantities, the CSV file).
+ *
+ * Usage: bench-sample [--seeds N] [--chains N] MODEL [MODEL...]
+ *   MODEL: a folder holding model.stan and data.json (the reference
+ *   posteriors' layout), or NAME.stan with NAME.data.json next to it (or
+ *   none).
+ */
+#define G_LOG_DOMAIN "tilde-bench"
+
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "infer/run.h"
+#include "mir/mir-lower.h"
+#include "mir/mir-transform.h"
+#include "tilde-frontend.h"
+
+typedef struct {
+  double wall, gradients, density, divergences, stepsize, leapfrog_per_draw;
+} Measure;
+
+static TildeModel *
+load (const char *stan, const char *data_path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TildeCheckResult) result = tilde_frontend_check_file (stan, NULL, &error);
+  g_autoptr(TildeJsonData) data = NULL;
+  g_autoptr(GPtrArray) diagnostics = tilde_diagnostic_list_new ();
+  MirProgram *lowered, *transformed;
+  TildeModel *model;
+
+  if (result == NULL || tilde_check_result_has_errors (result))
+    {
+      g_printerr ("%s: does not compile\n", stan);
+      return NULL;
+    }
+  if (data_path && g_file_test (data_path, G_FILE_TEST_EXISTS))
+    {
+      data = tilde_json_data_new_from_file (data_path, &error);
+      if (data == NULL)
+        {
+          g_printerr ("%s: %s\n", data_path, error->message);
+          return NULL;
+        }
+    }
+  lowered = mir_lower_program (tilde_check_result_get_program (result));
+  transformed = mir_transform_program (lowered);
+  model = tilde_model_new (transformed, data, diagnostics);
+  mir_program_free (transformed);
+  mir_program_free (lowered);
+  if (model == NULL && diagnostics->len > 0)
+    g_printerr ("%s: %s\n", stan, ((TildeDiagnostic *) g_ptr_array_index (diagnostics, 0))->message);
+  return model;
+}
+
+static int
+compare (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static double
+median (double *x, guint n)
+{
+  qsort (x, n, sizeof *x, compare);
+  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+static gboolean no_output;
+
+static gboolean
+measure (TildeModel *model, guint chains, guint64 seed, const char *dir, Measure *m)
+{
+  TildeSampleOptions o;
+  g_autoptr(TildeSampleRun) run = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *output = g_build_filename (dir, "bench.csv", NULL);
+  gint64 start;
+
+  tilde_sample_options_init (&o);
+  o.chains = chains;
+  o.seed = seed;
+  o.seed_given = TRUE;
+  o.output = no_output ? NULL : output;
+  o.time_density = TRUE;
+  start = g_get_monotonic_time ();
+  run = tilde_sample_run_start (model, &o, NULL, NULL, &error);
+  if (run == NULL || !tilde_sample_run_wait (run, &error))
+    {
+      g_printerr ("%s\n", error->message);
+      return FALSE;
+    }
+  m->wall = (g_get_monotonic_time () - start) / 1e6;
+  *m = (Measure) { .wall = m->wall };
+  for (guint i = 0; i < chains; i++)
+    {
+      const TildeChainResult *c = tilde_sample_run_get_chain_result (run, i);
+      m->gradients += c->gradients;
+      m->density += c->density_seconds;
+      m->divergences += c->divergences;
+      m->stepsize += c->stepsize / chains;
+    }
+  m->leapfrog_per_draw = m->gradients / (chains * 2000.0);
+  for (guint i = 0; i < chains; i++)
+    {
+      g_autofree char *path = tilde_sample_chain_output_path (output, chains, i + 1);
+      g_unlink (path);
+    }
+  return TRUE;
+}
+
+static void
+paths_of (const char *arg, char **stan, char **data, char **name)
+{
+  if (g_file_test (arg, G_FILE_TEST_IS_DIR))
+    {
+      *stan = g_build_filename (arg, "model.stan", NULL);
+      *data = g_build_filename (arg, "data.json", NULL);
+      *name = g_path_get_basename (arg);
+      return;
+    }
+  *stan = g_strdup (arg);
+  *name = g_path_get_basename (arg);
+  if (g_str_has_suffix (*name, ".stan"))
+    (*name)[strlen (*name) - 5] = '\0';
+  {
+    g_autofree char *dir = g_path_get_dirname (arg);
+    g_autofree char *file = g_strdup_printf ("%s.data.json", *name);
+    *data = g_build_filename (dir, file, NULL);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  int seeds = 5, chains = 1;
+  g_auto(GStrv) models = NULL;
+  const GOptionEntry entries[] = {
+    { "seeds", 0, 0, G_OPTION_ARG_INT, &seeds, "Seeds per model (default 5)", "N" },
+    { "chains", 0, 0, G_OPTION_ARG_INT, &chains, "Chains per run (default 1)", "N" },
+    { "no-output", 0, 0, G_OPTION_ARG_NONE, &no_output, "Write no CSV file", NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &models, NULL, "MODEL..." },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("MODEL...");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = NULL;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error) || models == NULL || seeds < 1
+      || chains < 1)
+    {
+      g_printerr ("usage: bench-sample [--seeds N] [--chains N] MODEL...\n");
+      return 2;
+    }
+  dir = g_dir_make_tmp ("tilde-bench-sample-XXXXXX", NULL);
+  printf ("%d chain(s) x (1000 warm-up + 1000 draws), median of %d seeds\n\n", chains, seeds);
+  printf ("| model | wall (s) | gradients | us / gradient | leapfrog / draw | outside log density | divergences |\n");
+  printf ("|---|---:|---:|---:|---:|---:|---:|\n");
+  for (guint k = 0; models[k] != NULL; k++)
+    {
+      g_autofree char *stan = NULL, *data = NULL, *name = NULL;
+      g_autofree double *wall = g_new0 (double, seeds), *grads = g_new0 (double, seeds);
+      g_autofree double *per = g_new0 (double, seeds), *outside = g_new0 (double, seeds);
+      g_autofree double *div = g_new0 (double, seeds), *lf = g_new0 (double, seeds);
+      g_autoptr(TildeModel) model = NULL;
+      gboolean ok = TRUE;
+
+      paths_of (models[k], &stan, &data, &name);
+      model = load (stan, data);
+      if (model == NULL)
+        continue;
+      for (int s = 0; s < seeds && ok; s++)
+        {
+          Measure m = { 0 };
+          ok = measure (model, (guint) chains, 1000 + (guint64) s, dir, &m);
+          wall[s] = m.wall;
+          grads[s] = m.gradients;
+          per[s] = 1e6 * m.density / m.gradients;
+          outside[s] = 100.0 * (1.0 - m.density * 1.0 / (m.wall * chains));
+          div[s] = m.divergences;
+          lf[s] = m.leapfrog_per_draw;
+        }
+      if (!ok)
+        continue;
+      printf ("| %s | %.3f | %.0f | %.2f | %.1f | %.1f %% | %.0f |\n", name, median (wall, seeds),
+              median (grads, seeds), median (per, seeds), median (lf, seeds),
+              median (outside, seeds), median (div, seeds));
+      fflush (stdout);
+    }
+  g_rmdir (dir);
+  return 0;
+}

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde-engine"
+
+#include "infer/adapt.h"
+
+#include <math.h>
+#include <string.h>
+
+void
+tilde_adapt_options_init (TildeAdaptOptions *o)
+{
+  *o = (TildeAdaptOptions) {
+    .delta = 0.8, .gamma = 0.05, .kappa = 0.75, .t0 = 10,
+    .init_buffer = 75, .term_buffer = 50, .window = 25,
+  };
+}
+
+/* ---- step size ---- */
+
+void
+tilde_stepsize_adaptation_init (TildeStepsizeAdaptation *a, const TildeAdaptOptions *o)
+{
+  *a = (TildeStepsizeAdaptation) {
+    .delta = o->delta, .gamma = o->gamma, .kappa = o->kappa, .t0 = o->t0, .mu = log (10.0),
+  };
+}
+
+void
+tilde_stepsize_adaptation_restart (TildeStepsizeAdaptation *a)
+{
+  a->counter = 0;
+  a->s_bar = 0;
+  a->x_bar = 0;
+}
+
+double
+tilde_stepsize_adaptation_learn (TildeStepsizeAdaptation *a, double accept_stat)
+{
+  double eta, x, x_eta;
+
+  a->counter += 1;
+  if (accept_stat > 1)
+    accept_stat = 1;
+  eta = 1.0 / (a->counter + a->t0);
+  a->s_bar = (1.0 - eta) * a->s_bar + eta * (a->delta - accept_stat);
+  x = a->mu - a->s_bar * sqrt (a->counter) / a->gamma;
+  x_eta = pow (a->counter, -a->kappa);
+  a->x_bar = (1.0 - x_eta) * a->x_bar + x_eta * x;
+  return exp (x);
+}
+
+double
+tilde_stepsize_adaptation_final (const TildeStepsizeAdaptation *a)
+{
+  return exp (a->x_bar);
+}
+
+/* ---- windows ---- */
+
+static void
+windows_restart (TildeAdaptWindows *w)
+{
+  w->counter = 0;
+  w->window_size = w->base_window;
+  w->next_window = w->init_buffer + w->window_size - 1;
+}
+
+char *
+tilde_adapt_windows_init (TildeAdaptWindows *w, guint num_warmup, guint init_buffer,
+                          guint term_buffer, guint base_window, const char *estimator)
+{
+  *w = (TildeAdaptWindows) { 0 };
+  if (num_warmup < 20)
+    {
+      /* no window at all: counter < num_warmup - term_buffer never holds */
+      windows_restart (w);
+      return g_strdup_printf ("WARNING: No %s estimation is\n"
+                              "         performed for num_warmup < 20\n", estimator);
+    }
+  if ((guint64) init_buffer + base_window + term_buffer > num_warmup)
+    {
+      w->num_warmup = num_warmup;
+      w->init_buffer = (guint) (0.15 * num_warmup);
+      w->term_buffer = (guint) (0.1 * num_warmup);
+      w->base_window = num_warmup - (w->init_buffer + w->term_buffer);
+      windows_restart (w);
+      return g_strdup_printf ("WARNING: There aren't enough warmup iterations to fit the\n"
+                              "         three stages of adaptation as currently configured.\n"
+                              "         Reducing each adaptation stage to 15%%/75%%/10%% of\n"
+                              "         the given number of warmup iterations:\n"
+                              "           init_buffer = %u\n"
+                              "           adapt_window = %u\n"
+                              "           term_buffer = %u\n",
+                              w->init_buffer, w->base_window, w->term_buffer);
+    }
+  w->num_warmup = num_warmup;
+  w->init_buffer = init_buffer;
+  w->term_buffer = term_buffer;
+  w->base_window = base_window;
+  windows_restart (w);
+  return NULL;
+}
+
+gboolean
+tilde_adapt_windows_in_window (const TildeAdaptWindows *w)
+{
+  return w->counter >= w->init_buffer
+         && w->counter + w->term_buffer < w->num_warmup
+         && w->counter != w->num_warmup;
+}
+
+gboolean
+tilde_adapt_windows_end_window (const TildeAdaptWindows *w)
+{
+  return w->num_warmup > 0 && w->counter == w->next_window && w->counter != w->num_warmup;
+}
+
+/* The last window before the terminal buffer. */
+static guint
+windows_last (const TildeAdaptWindows *w)
+{
+  return w->num_warmup - w->term_buffer - 1;
+}
+
+static void
+windows_compute_next (TildeAdaptWindows *w)
+{
+  guint64 following;
+
+  if (w->next_window == windows_last (w))
+    return;
+  w->window_size *= 2;
+  w->next_window = w->counter + w->window_size;
+  if (w->next_window == windows_last (w))
+    return;
+  /* when the window after this one would not fit, this one takes the rest */
+  following = (guint64) w->next_window + 2 * (guint64) w->window_size;
+  if (following >= (guint64) w->num_warmup - w->term_buffer)
+    w->next_window = windows_last (w);
+}
+
+void
+tilde_adapt_windows_advance (TildeAdaptWindows *w, gboolean ended)
+{
+  if (ended)
+    windows_compute_next (w);
+  w->counter++;
+}
+
+/* ---- Welford ---- */
+
+TildeWelford *
+tilde_welford_new (gsize n, gboolean dense)
+{
+  TildeWelford *w = g_new0 (TildeWelford, 1);
+
+  w->n = n;
+  w->dense = dense;
+  w->mean = g_new0 (double, MAX (n, 1));
+  w->delta = g_new0 (double, MAX (n, 1));
+  w->m2 = g_new0 (double, MAX (dense ? n * n : n, 1));
+  return w;
+}
+
+void
+tilde_welford_free (TildeWelford *w)
+{
+  if (w == NULL)
+    return;
+  g_free (w->mean);
+  g_free (w->delta);
+  g_free (w->m2);
+  g_free (w);
+}
+
+void
+tilde_welford_restart (TildeWelford *w)
+{
+  w->count = 0;
+  memset (w->mean, 0, sizeof (double) * w->n);
+  memset (w->m2, 0, sizeof (double) * (w->dense ? w->n * w->n : w->n));
+}
+
+void
+tilde_welford_add (TildeWelford *w, const double *x)
+{
+  gsize n = w->n;
+
+  w->count += 1;
+  for (gsize i = 0; i < n; i++)
+    {
+      w->delta[i] = x[i] - w->mean[i];
+      w->mean[i] += w->delta[i] / w->count;
+    }
+  if (!w->dense)
+    {
+      for (gsize i = 0; i < n; i++)
+        w->m2[i] += (x[i] - w->mean[i]) * w->delta[i];
+      return;
+    }
+  /* the lower triangle; the estimate mirrors it */
+  for (gsize i = 0; i < n; i++)
+    {
+      double after = x[i] - w->mean[i];
+      double *row = w->m2 + i * n;
+      for (gsize j = 0; j <= i; j++)
+        row[j] += after * w->delta[j];
+    }
+}
+
+void
+tilde_welford_regularised (const TildeWelford *w, double *out)
+{
+  gsize n = w->n;
+  double c = w->count;
+  double shrink = c / (c + 5.0), add = 1e-3 * (5.0 / (c + 5.0));
+
+  if (!w->dense)
+    {
+      for (gsize i = 0; i < n; i++)
+        {
+          double v = c > 1 ? w->m2[i] / (c - 1.0) : out[i];
+          out[i] = shrink * v + add;
+        }
+      return;
+    }
+  for (gsize i = 0; i < n; i++)
+    for (gsize j = 0; j <= i; j++)
+      {
+        double v = c > 1 ? w->m2[i * n + j] / (c - 1.0) : out[i * n + j];
+        v = shrink * v + (i == j ? add : 0.0);
+        out[i * n + j] = out[j * n + i] = v;
+      }
+}
+
+/* ---- one chain's adaptation ---- */
+
+struct TildeAdapter {
+  TildeMetric            *metric;
+  TildeStepsizeAdaptation stepsize;
+  TildeAdaptWindows       windows;
+  TildeWelford           *estimator;   /* NULL for the unit metric */
+  double                 *estimate;
+};
+
+TildeAdapter *
+tilde_adapter_new (TildeMetric *metric, const TildeAdaptOptions *options, guint num_warmup,
+                   double initial_stepsize, char **warning)
+{
+  TildeAdapter *a = g_new0 (TildeAdapter, 1);
+  gboolean dense = metric->kind == TILDE_METRIC_DENSE;
+  char *text = NULL;
+
+  a->metric = metric;
+  tilde_stepsize_adaptation_init (&a->stepsize, options);
+  a->stepsize.mu = log (10.0 * initial_stepsize);
+  if (metric->kind != TILDE_METRIC_UNIT)
+    {
+      text = tilde_adapt_windows_init (&a->windows, num_warmup, options->init_buffer,
+                                       options->term_buffer, options->window,
+                                       dense ? "covariance" : "variance");
+      a->estimator = tilde_welford_new (metric->n, dense);
+      a->estimate = g_new0 (double, MAX (dense ? metric->n * metric->n : metric->n, 1));
+    }
+  if (warning != NULL)
+    *warning = text;
+  else
+    g_free (text);
+  return a;
+}
+
+void
+tilde_adapter_free (TildeAdapter *a)
+{
+  if (a == NULL)
+    return;
+  tilde_welford_free (a->estimator);
+  g_free (a->estimate);
+  g_free (a);
+}
+
+/* The end of a window: the new metric, then a new first step size and a
+ * fresh dual averaging around it. */
+static gboolean
+close_window (TildeAdapter *a, TildeNuts *nuts, gsl_rng *rng, char **problem)
+{
+  gsize size = a->metric->kind == TILDE_METRIC_DENSE ? a->metric->n * a->metric->n : a->metric->n;
+
+  memcpy (a->estimate, a->metric->inverse, sizeof (double) * size);
+  tilde_welford_regularised (a->estimator, a->estimate);
+  tilde_welford_restart (a->estimator);
+  if (!tilde_metric_set_inverse (a->metric, a->estimate))
+    {
+      *problem = g_strdup ("Numerical overflow in metric adaptation. This occurs when the "
+                           "sampler encounters extreme values on the unconstrained space; this "
+                           "may happen when the posterior density function is too wide or "
+                           "improper. There may be problems with your model specification.");
+      return FALSE;
+    }
+  if (!tilde_nuts_init_stepsize (nuts, rng, problem))
+    return FALSE;
+  a->stepsize.mu = log (10.0 * tilde_nuts_get_stepsize (nuts));
+  tilde_stepsize_adaptation_restart (&a->stepsize);
+  return TRUE;
+}
+
+gboolean
+tilde_adapter_learn (TildeAdapter *a, TildeNuts *nuts, gsl_rng *rng, double accept_stat,
+                     char **problem)
+{
+  gboolean ended;
+
+  tilde_nuts_set_stepsize (nuts, tilde_stepsize_adaptation_learn (&a->stepsize, accept_stat));
+  if (a->estimator == NULL)
+    return TRUE;
+  if (tilde_adapt_windows_in_window (&a->windows))
+    tilde_welford_add (a->estimator, tilde_nuts_get_position (nuts));
+  ended = tilde_adapt_windows_end_window (&a->windows);
+  tilde_adapt_windows_advance (&a->windows, ended);
+  return !ended || close_window (a, nuts, rng, problem);
+}
+
+void
+tilde_adapter_finish (TildeAdapter *a, TildeNuts *nuts)
+{
+  tilde_nuts_set_stepsize (nuts, tilde_stepsize_adaptation_final (&a->stepsize));
+}

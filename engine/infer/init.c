@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde-engine"
+
+#include "infer/init.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "io/json-data.h"
+
+struct TildeInits {
+  GHashTable *members;   /* name -> the member's value as JSON text */
+  char       *text;      /* the whole object */
+};
+
+static TildeInits *
+inits_from_parser (JsonParser *parser, GError **error)
+{
+  JsonNode *root = json_parser_get_root (parser);
+  TildeInits *inits;
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *value;
+
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                           "JSON inits must be an object whose members are variables");
+      return NULL;
+    }
+  inits = g_new0 (TildeInits, 1);
+  inits->members = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  json_object_iter_init (&iter, json_node_get_object (root));
+  while (json_object_iter_next (&iter, &name, &value))
+    g_hash_table_replace (inits->members, g_strdup (name), json_to_string (value, FALSE));
+  inits->text = json_to_string (root, FALSE);
+  return inits;
+}
+
+TildeInits *
+tilde_inits_new_from_file (const char *path, GError **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+
+  if (!json_parser_load_from_file (parser, path, error))
+    return NULL;
+  return inits_from_parser (parser, error);
+}
+
+TildeInits *
+tilde_inits_new_from_string (const char *text, GError **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+
+  if (!json_parser_load_from_data (parser, text, -1, error))
+    return NULL;
+  return inits_from_parser (parser, error);
+}
+
+void
+tilde_inits_free (TildeInits *inits)
+{
+  if (inits == NULL)
+    return;
+  g_hash_table_unref (inits->members);
+  g_free (inits->text);
+  g_free (inits);
+}
+
+/* ---- the parameters by variable ---- */
+
+/* One parameter variable: its values are values[offset .. offset+count)
+ * of the constrained parameters, element k at indices idx[k * rank ...]. */
+typedef struct {
+  char  *name;
+  gsize  offset, count;
+  guint  rank;
+  guint *dims;
+  guint *idx;
+} Variable;
+
+static void
+variable_clear (Variable *v)
+{
+  g_free (v->name);
+  g_free (v->dims);
+  g_free (v->idx);
+}
+
+/* "theta.2.1" -> base "theta", indices 2 1; FALSE for names this cannot
+ * rebuild (tuples). */
+static gboolean
+split_name (const char *full, char **base, guint *indices, guint max, guint *rank)
+{
+  g_auto(GStrv) parts = NULL;
+
+  if (strchr (full, ':') != NULL)
+    return FALSE;
+  parts = g_strsplit (full, ".", -1);
+  *rank = 0;
+  for (guint i = 1; parts[i] != NULL; i++)
+    {
+      char *end;
+      guint64 k = g_ascii_strtoull (parts[i], &end, 10);
+      if (*end != '\0' || k == 0 || *rank >= max)
+        return FALSE;
+      indices[(*rank)++] = (guint) k;
+    }
+  *base = g_strdup (parts[0]);
+  return TRUE;
+}
+
+/* The parameter variables, from the model's constrained names. FALSE when
+ * a name cannot be rebuilt into a JSON value. */
+static gboolean
+parameter_variables (TildeModel *model, GArray *vars)
+{
+  const char *const *names = tilde_model_output_names (model, FALSE, FALSE);
+  gsize total = tilde_model_num_outputs (model, FALSE, FALSE);
+  enum { MAX_RANK = 16 };
+  guint indices[MAX_RANK];
+
+  for (gsize k = 0; k < total; k++)
+    {
+      char *base = NULL;
+      guint rank;
+      Variable *v;
+
+      if (!split_name (names[k], &base, indices, MAX_RANK, &rank))
+        return FALSE;
+      v = vars->len > 0 ? &g_array_index (vars, Variable, vars->len - 1) : NULL;
+      if (v == NULL || strcmp (v->name, base) != 0)
+        {
+          Variable fresh = { .name = base, .offset = k, .rank = rank };
+          fresh.dims = g_new0 (guint, MAX (rank, 1));
+          g_array_append_val (vars, fresh);
+          v = &g_array_index (vars, Variable, vars->len - 1);
+        }
+      else
+        g_free (base);
+      if (v->rank != rank)
+        return FALSE;
+      v->idx = g_renew (guint, v->idx, (v->count + 1) * MAX (rank, 1));
+      for (guint r = 0; r < rank; r++)
+        {
+          v->idx[v->count * rank + r] = indices[r];
+          v->dims[r] = MAX (v->dims[r], indices[r]);
+        }
+      v->count++;
+    }
+  return TRUE;
+}
+
+static void
+append_number (GString *out, double x)
+{
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (isnan (x))
+    g_string_append (out, "\"NaN\"");
+  else if (isinf (x))
+    g_string_append (out, x > 0 ? "\"inf\"" : "\"-inf\"");
+  else
+    g_string_append (out, g_ascii_formatd (buffer, sizeof buffer, "%.17g", x));
+}
+
+/* Nested arrays of `flat` (row-major over dims[from..rank)). */
+static void
+append_nested (GString *out, const double *flat, const guint *dims, guint rank, guint from)
+{
+  gsize stride = 1;
+
+  if (from == rank)
+    {
+      append_number (out, flat[0]);
+      return;
+    }
+  for (guint r = from + 1; r < rank; r++)
+    stride *= dims[r];
+  g_string_append_c (out, '[');
+  for (guint i = 0; i < dims[from]; i++)
+    {
+      if (i > 0)
+        g_string_append_c (out, ',');
+      append_nested (out, flat + i * stride, dims, rank, from + 1);
+    }
+  g_string_append_c (out, ']');
+}
+
+static void
+append_variable (GString *out, const Variable *v, const double *values)
+{
+  gsize size = 1;
+  g_autofree double *flat = NULL;
+
+  for (guint r = 0; r < v->rank; r++)
+    size *= v->dims[r];
+  flat = g_new0 (double, MAX (size, 1));
+  for (gsize k = 0; k < v->count; k++)
+    {
+      gsize at = 0;
+      for (guint r = 0; r < v->rank; r++)
+        at = at * v->dims[r] + (v->idx[k * v->rank + r] - 1);
+      flat[at] = values[v->offset + k];
+    }
+  append_nested (out, flat, v->dims, v->rank, 0);
+}
+
+/* ---- the search ---- */
+
+typedef struct {
+  TildeModel          *model;
+  const TildeInits    *inits;
+  GArray              *vars;       /* Variable; NULL unless the inits are partial */
+  double               radius;
+  gsl_rng             *rng;
+  gsize                n;
+  double              *constrained;
+  TildeInitMessageFunc message;
+  gpointer             user_data;
+} Search;
+
+static void
+say (const Search *s, const char *line)
+{
+  if (s->message)
+    s->message (line, s->user_data);
+}
+
+/* The given values and the random draws for the rest as one JSON object. */
+static char *
+merged_inits (const Search *s, const double *theta, TildeModelError **error)
+{
+  GString *out = g_string_new ("{");
+  GHashTableIter iter;
+  gpointer key, value;
+  gboolean first = TRUE;
+
+  if (!tilde_model_constrain (s->model, theta, FALSE, FALSE, s->rng, s->constrained, error))
+    {
+      g_string_free (out, TRUE);
+      return NULL;
+    }
+  g_hash_table_iter_init (&iter, s->inits->members);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      g_autofree char *quoted = g_strescape (key, NULL);
+      g_string_append_printf (out, "%s\"%s\":%s", first ? "" : ",", quoted, (char *) value);
+      first = FALSE;
+    }
+  for (guint i = 0; i < s->vars->len; i++)
+    {
+      const Variable *v = &g_array_index (s->vars, Variable, i);
+      if (g_hash_table_contains (s->inits->members, v->name))
+        continue;
+      g_string_append_printf (out, "%s\"%s\":", first ? "" : ",", v->name);
+      append_variable (out, v, s->constrained);
+      first = FALSE;
+    }
+  g_string_append_c (out, '}');
+  return g_string_free (out, FALSE);
+}
+
+/* The unconstrained values of the given inits (with random draws for the
+ * rest when partial). */
+static gboolean
+unconstrain_inits (const Search *s, double *theta, TildeModelError **error)
+{
+  g_autoptr(TildeJsonData) data = NULL;
+  g_autoptr(GError) parse_error = NULL;
+  g_autofree char *text = NULL;
+
+  text = s->vars ? merged_inits (s, theta, error) : g_strdup (s->inits->text);
+  if (text == NULL)
+    return FALSE;
+  data = tilde_json_data_new_from_string (text, -1, &parse_error);
+  if (data == NULL)
+    {
+      *error = g_new0 (TildeModelError, 1);
+      (*error)->kind = TILDE_MODEL_ERROR_DATA;
+      (*error)->message = g_strdup (parse_error->message);
+      return FALSE;
+    }
+  return tilde_model_unconstrain (s->model, data, theta, error);
+}
+
+static double
+now_seconds (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+static gboolean
+recoverable (const TildeModelError *error)
+{
+  return error->kind != TILDE_MODEL_ERROR_FATAL && error->kind != TILDE_MODEL_ERROR_DATA;
+}
+
+typedef enum { TRY_OK, TRY_REJECTED, TRY_FATAL } TryResult;
+
+static TryResult
+try_point (const Search *s, double *theta, double *lp, double *gradient, char **problem)
+{
+  g_autoptr(TildeModelError) error = NULL;
+  double start, seconds;
+  gboolean gradient_ok = TRUE;
+
+  for (gsize i = 0; i < s->n; i++)
+    theta[i] = s->radius > 0 ? s->radius * (2.0 * gsl_rng_uniform (s->rng) - 1.0) : 0.0;
+  if (s->inits != NULL && !unconstrain_inits (s, theta, &error))
+    {
+      if (!recoverable (error))
+        {
+          say (s, "Unrecoverable error evaluating the log probability at the initial value.");
+          say (s, error->message);
+          *problem = g_strdup (error->message);
+          return TRY_FATAL;
+        }
+      say (s, "Rejecting initial value:");
+      say (s, "  Error evaluating the log probability at the initial value.");
+      say (s, error->message);
+      return TRY_REJECTED;
+    }
+
+  start = now_seconds ();
+  *lp = tilde_model_log_density (s->model, theta, TRUE, TRUE, gradient, &error);
+  seconds = now_seconds () - start;
+  if (error != NULL)
+    {
+      if (!recoverable (error))
+        {
+          say (s, "Unrecoverable error evaluating the log probability at the initial value.");
+          say (s, error->message);
+          *problem = g_strdup (error->message);
+          return TRY_FATAL;
+        }
+      say (s, "Rejecting initial value:");
+      say (s, "  Error evaluating the log probability at the initial value.");
+      say (s, error->message);
+      return TRY_REJECTED;
+    }
+  if (!isfinite (*lp))
+    {
+      say (s, "Rejecting initial value:");
+      say (s, "  Log probability evaluates to log(0), i.e. negative infinity.");
+      say (s, "  Stan can't start sampling from this initial value.");
+      return TRY_REJECTED;
+    }
+  for (gsize i = 0; i < s->n; i++)
+    gradient_ok = gradient_ok && isfinite (gradient[i]);
+  if (!gradient_ok)
+    {
+      say (s, "Rejecting initial value:");
+      say (s, "  Gradient evaluated at the initial value is not finite.");
+      say (s, "  Stan can't start sampling from this initial value.");
+      return TRY_REJECTED;
+    }
+  {
+    char line[160];
+    say (s, "");
+    g_snprintf (line, sizeof line, "Gradient evaluation took %g seconds", seconds);
+    say (s, line);
+    g_snprintf (line, sizeof line, "1000 transitions using 10 leapfrog steps per transition "
+                "would take %g seconds.", 1e4 * seconds);
+    say (s, line);
+    say (s, "Adjust your expectations accordingly!");
+    say (s, "");
+    say (s, "");
+  }
+  return TRY_OK;
+}
+
+static void
+clear_vars (GArray *vars)
+{
+  for (guint i = 0; vars && i < vars->len; i++)
+    variable_clear (&g_array_index (vars, Variable, i));
+  if (vars)
+    g_array_free (vars, TRUE);
+}
+
+gboolean
+tilde_init_find (TildeModel *model, const TildeInits *inits, double radius, gsl_rng *rng,
+                 double *theta, double *lp, double *gradient,
+                 TildeInitMessageFunc message, gpointer user_data, char **problem)
+{
+  Search s = {
+    .model = model, .inits = inits, .radius = radius, .rng = rng,
+    .n = tilde_model_num_params_unconstrained (model),
+    .message = message, .user_data = user_data,
+  };
+  gboolean all_given = TRUE, any_given = FALSE;
+  guint tries;
+  TryResult result = TRY_REJECTED;
+
+  if (inits != NULL)
+    {
+      s.vars = g_array_new (FALSE, TRUE, sizeof (Variable));
+      if (!parameter_variables (model, s.vars))
+        {
+          clear_vars (s.vars);
+          s.vars = NULL;   /* tuples: everything must come from the file */
+        }
+      for (guint i = 0; s.vars && i < s.vars->len; i++)
+        {
+          gboolean given = g_hash_table_contains (inits->members,
+                                                  g_array_index (s.vars, Variable, i).name);
+          all_given = all_given && given;
+          any_given = any_given || given;
+        }
+      if (s.vars && !any_given)
+        s.inits = NULL;
+      if (s.vars && all_given)
+        {
+          clear_vars (s.vars);
+          s.vars = NULL;
+        }
+      if (s.vars)
+        s.constrained = g_new0 (double, MAX (tilde_model_num_outputs (model, FALSE, FALSE), 1));
+    }
+  /* nothing random to draw again: one try */
+  tries = (s.inits != NULL && s.vars == NULL) || radius == 0 ? 1 : 100;
+
+  for (guint t = 0; t < tries && result == TRY_REJECTED; t++)
+    result = try_point (&s, theta, lp, gradient, problem);
+
+  clear_vars (s.vars);
+  g_free (s.constrained);
+  if (result == TRY_OK)
+    return TRUE;
+  if (result == TRY_REJECTED)
+    {
+      if (radius != 0)
+        {
+          char line[200];
+          say (&s, "");
+          g_snprintf (line, sizeof line, "Initialization between (-%g, %g) failed after %u attempts. ",
+                      radius, radius, tries);
+          say (&s, line);
+          say (&s, " Try specifying initial values, reducing ranges of constrained values, "
+                   "or reparameterizing the model.");
+        }
+      *problem = g_strdup ("Initialization failed.");
+    }
+  return FALSE;
+}

@@ -1,0 +1,640 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde-engine"
+
+#include "io/json-locate.h"
+
+#include <string.h>
+
+/* Deeper than any data file nests; past it the syntax check gives up
+ * rather than recurse without bound. */
+#define MAX_DEPTH 512
+
+typedef enum {
+  TOK_END,
+  TOK_LBRACE,
+  TOK_RBRACE,
+  TOK_LBRACKET,
+  TOK_RBRACKET,
+  TOK_COLON,
+  TOK_COMMA,
+  TOK_STRING,
+  TOK_NUMBER,
+  TOK_WORD,
+  TOK_OPEN_STRING,    /* a string that runs to the end of the text */
+  TOK_OPEN_COMMENT,   /* a comment that does */
+  TOK_OTHER,          /* a character that starts no token */
+} TokKind;
+
+typedef struct {
+  TokKind kind;
+  gsize   begin;
+  gsize   end;
+} Tok;
+
+typedef struct {
+  const char *text;
+  gsize       len;
+  gsize       pos;
+  Tok         peeked;
+  gboolean    has_peeked;
+} Lexer;
+
+static void
+skip_blanks (Lexer *lx, gboolean *open_comment)
+{
+  *open_comment = FALSE;
+  while (lx->pos < lx->len)
+    {
+      char c = lx->text[lx->pos];
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+        lx->pos++;
+      else if (c == '/' && lx->pos + 1 < lx->len && lx->text[lx->pos + 1] == '*')
+        {
+          const char *close = g_strstr_len (lx->text + lx->pos + 2,
+                                            (gssize) (lx->len - lx->pos - 2), "*/");
+          if (!close)
+            {
+              *open_comment = TRUE;
+              return;
+            }
+          lx->pos = (gsize) (close - lx->text) + 2;
+        }
+      else
+        return;
+    }
+}
+
+static gsize
+string_end (const Lexer *lx, gsize begin, gboolean *closed)
+{
+  char quote = lx->text[begin];
+  gsize i = begin + 1;
+  while (i < lx->len)
+    {
+      char c = lx->text[i];
+      if (c == '\\' && quote == '"' && i + 1 < lx->len)
+        i += 2;
+      else if (c == quote)
+        {
+          *closed = TRUE;
+          return i + 1;
+        }
+      else
+        i++;
+    }
+  *closed = FALSE;
+  return lx->len;
+}
+
+static gboolean
+is_number_char (char c)
+{
+  return g_ascii_isdigit (c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+static Tok
+lex (Lexer *lx)
+{
+  gboolean open_comment;
+  Tok t;
+
+  if (lx->has_peeked)
+    {
+      lx->has_peeked = FALSE;
+      return lx->peeked;
+    }
+  skip_blanks (lx, &open_comment);
+  t.begin = lx->pos;
+  if (open_comment)
+    {
+      t.kind = TOK_OPEN_COMMENT;
+      t.end = lx->pos = lx->len;
+      return t;
+    }
+  if (lx->pos >= lx->len)
+    {
+      t.kind = TOK_END;
+      t.end = lx->pos;
+      return t;
+    }
+  char c = lx->text[lx->pos];
+  t.end = lx->pos + 1;
+  switch (c)
+    {
+    case '{': t.kind = TOK_LBRACE; break;
+    case '}': t.kind = TOK_RBRACE; break;
+    case '[': t.kind = TOK_LBRACKET; break;
+    case ']': t.kind = TOK_RBRACKET; break;
+    case ':': t.kind = TOK_COLON; break;
+    case ',': t.kind = TOK_COMMA; break;
+    case '"':
+    case '\'':
+      {
+        gboolean closed;
+        t.end = string_end (lx, lx->pos, &closed);
+        t.kind = closed ? TOK_STRING : TOK_OPEN_STRING;
+        break;
+      }
+    default:
+      if (c == '-' && t.end < lx->len && g_ascii_isalpha (lx->text[t.end]))
+        {
+          /* -Infinity: a word, so that it is named as one */
+          t.kind = TOK_WORD;
+          while (t.end < lx->len && g_ascii_isalnum (lx->text[t.end]))
+            t.end++;
+        }
+      else if (c == '-' || g_ascii_isdigit (c))
+        {
+          t.kind = TOK_NUMBER;
+          while (t.end < lx->len && is_number_char (lx->text[t.end]))
+            t.end++;
+        }
+      else if (g_ascii_isalpha (c) || c == '_')
+        {
+          t.kind = TOK_WORD;
+          while (t.end < lx->len && (g_ascii_isalnum (lx->text[t.end]) || lx->text[t.end] == '_'))
+            t.end++;
+        }
+      else
+        {
+          t.kind = TOK_OTHER;
+          /* one whole character */
+          while (t.end < lx->len && ((guchar) lx->text[t.end] & 0xc0) == 0x80)
+            t.end++;
+        }
+    }
+  lx->pos = t.end;
+  return t;
+}
+
+static Tok
+peek (Lexer *lx)
+{
+  if (!lx->has_peeked)
+    {
+      lx->peeked = lex (lx);
+      lx->has_peeked = TRUE;
+    }
+  return lx->peeked;
+}
+
+/* Past the value that starts with `first`; FALSE when the text ends, or
+ * breaks off, inside it. */
+static gboolean
+skip_value (Lexer *lx, Tok first, gsize *end)
+{
+  int depth = 0;
+  Tok t = first;
+  for (;;)
+    {
+      switch (t.kind)
+        {
+        case TOK_LBRACE:
+        case TOK_LBRACKET:
+          depth++;
+          break;
+        case TOK_RBRACE:
+        case TOK_RBRACKET:
+          depth--;
+          break;
+        case TOK_END:
+        case TOK_OPEN_STRING:
+        case TOK_OPEN_COMMENT:
+          return FALSE;
+        default:
+          break;
+        }
+      if (depth <= 0)
+        {
+          *end = t.end;
+          return depth == 0;
+        }
+      t = lex (lx);
+    }
+}
+
+/* ---- keys ---- */
+
+static gboolean
+read_hex4 (const char *p, const char *end, gunichar *out)
+{
+  gunichar v = 0;
+  if (end - p < 4)
+    return FALSE;
+  for (int i = 0; i < 4; i++)
+    {
+      int d = g_ascii_xdigit_value (p[i]);
+      if (d < 0)
+        return FALSE;
+      v = v * 16 + (gunichar) d;
+    }
+  *out = v;
+  return TRUE;
+}
+
+/* The string a string token stands for. */
+static char *
+unescape (const char *text, gsize begin, gsize end)
+{
+  const char *p = text + begin + 1, *stop = text + end - 1;
+  GString *s = g_string_sized_new ((gsize) (stop - p));
+  if (text[begin] == '\'')
+    return g_string_free (g_string_append_len (s, p, stop - p), FALSE);
+  while (p < stop)
+    {
+      if (*p != '\\' || p + 1 >= stop)
+        {
+          g_string_append_c (s, *p++);
+          continue;
+        }
+      char e = p[1];
+      p += 2;
+      switch (e)
+        {
+        case 'b': g_string_append_c (s, '\b'); break;
+        case 'f': g_string_append_c (s, '\f'); break;
+        case 'n': g_string_append_c (s, '\n'); break;
+        case 'r': g_string_append_c (s, '\r'); break;
+        case 't': g_string_append_c (s, '\t'); break;
+        case 'u':
+          {
+            gunichar u, low;
+            if (!read_hex4 (p, stop, &u))
+              break;
+            p += 4;
+            if (u >= 0xd800 && u < 0xdc00 && stop - p >= 6 && p[0] == '\\' && p[1] == 'u'
+                && read_hex4 (p + 2, stop, &low) && low >= 0xdc00 && low < 0xe000)
+              {
+                u = 0x10000 + ((u - 0xd800) << 10) + (low - 0xdc00);
+                p += 6;
+              }
+            g_string_append_unichar (s, u);
+            break;
+          }
+        default:
+          g_string_append_c (s, e);
+        }
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* ---- the outline ---- */
+
+static void
+member_clear (gpointer data)
+{
+  g_free (((TildeJsonMember *) data)->name);
+}
+
+TildeJsonOutline *
+tilde_json_outline_new (const char *text, gsize len)
+{
+  TildeJsonOutline *o = g_new0 (TildeJsonOutline, 1);
+  Lexer lx = { .text = text, .len = len };
+  Tok t;
+
+  o->members = g_array_new (FALSE, TRUE, sizeof (TildeJsonMember));
+  g_array_set_clear_func (o->members, member_clear);
+  t = lex (&lx);
+  o->empty = t.kind == TOK_END;
+  o->value_begin = o->value_end = t.begin;
+  if (t.kind != TOK_LBRACE)
+    {
+      if (!o->empty)
+        skip_value (&lx, t, &o->value_end);
+      return o;
+    }
+  o->is_object = TRUE;
+  o->close = len;
+  for (;;)
+    {
+      TildeJsonMember m = { 0 };
+      Tok key = lex (&lx);
+      if (key.kind == TOK_RBRACE)
+        {
+          o->close = key.begin;
+          break;
+        }
+      if (key.kind == TOK_COMMA)
+        continue;
+      if (key.kind != TOK_STRING || lex (&lx).kind != TOK_COLON)
+        break;
+      Tok first = lex (&lx);
+      m.key_begin = key.begin;
+      m.key_end = key.end;
+      m.value_begin = first.begin;
+      if (!skip_value (&lx, first, &m.value_end))
+        break;
+      m.name = unescape (text, key.begin, key.end);
+      g_array_append_val (o->members, m);
+    }
+  o->value_end = MIN (o->close + 1, len);
+  return o;
+}
+
+void
+tilde_json_outline_free (TildeJsonOutline *outline)
+{
+  if (!outline)
+    return;
+  g_array_unref (outline->members);
+  g_free (outline);
+}
+
+const TildeJsonMember *
+tilde_json_outline_lookup (const TildeJsonOutline *outline, const char *name)
+{
+  for (guint i = outline->members->len; i-- > 0;)
+    {
+      const TildeJsonMember *m = &g_array_index (outline->members, TildeJsonMember, i);
+      if (strcmp (m->name, name) == 0)
+        return m;
+    }
+  return NULL;
+}
+
+/* ---- syntax ---- */
+
+typedef struct {
+  Lexer    lx;
+  gboolean failed;
+  gboolean gave_up;
+  Tok      at;
+  char    *message;
+} Checker;
+
+static char *
+describe (const Checker *c, Tok t)
+{
+  const char *s = c->lx.text + t.begin;
+  int n = (int) (t.end - t.begin);
+  switch (t.kind)
+    {
+    case TOK_END:
+      return g_strdup ("the end of the data");
+    case TOK_STRING:
+      if (n > 24)
+        {
+          int cut = 20;
+          /* on a character boundary: messages are shown as UTF-8 */
+          while (cut > 1 && ((guchar) s[cut] & 0xc0) == 0x80)
+            cut--;
+          return g_strdup_printf ("the string %.*s…", cut, s);
+        }
+      return g_strdup_printf ("the string %.*s", n, s);
+    case TOK_NUMBER:
+      return g_strdup_printf ("the number %.*s", MIN (n, 24), s);
+    default:
+      return g_strdup_printf ("'%.*s'", MIN (n, 24), s);
+    }
+}
+
+static void
+fail_at (Checker *c, Tok t, const char *message)
+{
+  if (c->failed)
+    return;
+  c->failed = TRUE;
+  c->at = t;
+  c->message = g_strdup (message);
+}
+
+static void
+fail_expected (Checker *c, Tok t, const char *expected)
+{
+  g_autofree char *found = describe (c, t);
+  g_autofree char *message = g_strdup_printf ("expected %s, found %s", expected, found);
+  fail_at (c, t, message);
+}
+
+/* Tokens that are wrong wherever they are. */
+static gboolean
+fail_if_broken (Checker *c, Tok t)
+{
+  if (t.kind == TOK_OPEN_STRING)
+    {
+      /* the squiggle stays on the line the string starts on */
+      const char *nl = memchr (c->lx.text + t.begin, '\n', t.end - t.begin);
+      if (nl)
+        t.end = (gsize) (nl - c->lx.text);
+      fail_at (c, t, "the string is not closed");
+      return TRUE;
+    }
+  if (t.kind == TOK_OPEN_COMMENT)
+    {
+      t.end = t.begin + 2;
+      fail_at (c, t, "the comment is not closed");
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+valid_number (const char *s, gsize n)
+{
+  gsize i = 0;
+  if (i < n && s[i] == '-')
+    i++;
+  if (i < n && s[i] == '0')
+    i++;
+  else if (i < n && g_ascii_isdigit (s[i]))
+    while (i < n && g_ascii_isdigit (s[i]))
+      i++;
+  else
+    return FALSE;
+  if (i < n && s[i] == '.')
+    {
+      if (++i >= n || !g_ascii_isdigit (s[i]))
+        return FALSE;
+      while (i < n && g_ascii_isdigit (s[i]))
+        i++;
+    }
+  if (i < n && (s[i] == 'e' || s[i] == 'E'))
+    {
+      i++;
+      if (i < n && (s[i] == '+' || s[i] == '-'))
+        i++;
+      if (i >= n || !g_ascii_isdigit (s[i]))
+        return FALSE;
+      while (i < n && g_ascii_isdigit (s[i]))
+        i++;
+    }
+  return i == n;
+}
+
+static gboolean
+word_is (const Checker *c, Tok t, const char *word)
+{
+  gsize n = strlen (word);
+  return t.end - t.begin == n && g_ascii_strncasecmp (c->lx.text + t.begin, word, n) == 0;
+}
+
+static void check_value (Checker *c, Tok t, int depth);
+
+static void
+check_array (Checker *c, int depth)
+{
+  if (peek (&c->lx).kind == TOK_RBRACKET)
+    {
+      lex (&c->lx);
+      return;
+    }
+  for (;;)
+    {
+      check_value (c, lex (&c->lx), depth + 1);
+      if (c->failed)
+        return;
+      Tok t = lex (&c->lx);
+      if (t.kind == TOK_RBRACKET)
+        return;
+      if (fail_if_broken (c, t))
+        return;
+      if (t.kind != TOK_COMMA)
+        {
+          fail_expected (c, t, "',' or ']'");
+          return;
+        }
+      if (peek (&c->lx).kind == TOK_RBRACKET)
+        {
+          fail_at (c, t, "a comma before ']' is not allowed in JSON");
+          return;
+        }
+    }
+}
+
+static void
+check_object (Checker *c, int depth)
+{
+  if (peek (&c->lx).kind == TOK_RBRACE)
+    {
+      lex (&c->lx);
+      return;
+    }
+  for (;;)
+    {
+      Tok key = lex (&c->lx);
+      if (fail_if_broken (c, key))
+        return;
+      if (key.kind != TOK_STRING)
+        {
+          fail_expected (c, key, "a name in double quotes");
+          return;
+        }
+      Tok colon = lex (&c->lx);
+      if (fail_if_broken (c, colon))
+        return;
+      if (colon.kind != TOK_COLON)
+        {
+          fail_expected (c, colon, "':' after the name");
+          return;
+        }
+      check_value (c, lex (&c->lx), depth + 1);
+      if (c->failed)
+        return;
+      Tok t = lex (&c->lx);
+      if (t.kind == TOK_RBRACE)
+        return;
+      if (fail_if_broken (c, t))
+        return;
+      if (t.kind != TOK_COMMA)
+        {
+          fail_expected (c, t, "',' or '}'");
+          return;
+        }
+      if (peek (&c->lx).kind == TOK_RBRACE)
+        {
+          fail_at (c, t, "a comma before '}' is not allowed in JSON");
+          return;
+        }
+    }
+}
+
+static void
+check_value (Checker *c, Tok t, int depth)
+{
+  if (c->failed || c->gave_up)
+    return;
+  if (depth > MAX_DEPTH)
+    {
+      c->gave_up = TRUE;
+      return;
+    }
+  if (fail_if_broken (c, t))
+    return;
+  switch (t.kind)
+    {
+    case TOK_LBRACE:
+      check_object (c, depth);
+      return;
+    case TOK_LBRACKET:
+      check_array (c, depth);
+      return;
+    case TOK_STRING:
+      return;
+    case TOK_NUMBER:
+      if (!valid_number (c->lx.text + t.begin, t.end - t.begin))
+        {
+          g_autofree char *message = g_strdup_printf ("%.*s is not a number",
+                                                      (int) MIN (t.end - t.begin, 24),
+                                                      c->lx.text + t.begin);
+          fail_at (c, t, message);
+        }
+      return;
+    case TOK_WORD:
+      if (word_is (c, t, "true") || word_is (c, t, "false") || word_is (c, t, "null"))
+        return;
+      if (word_is (c, t, "NaN"))
+        fail_at (c, t, "NaN is written as a string in JSON data: \"NaN\"");
+      else if (word_is (c, t, "Infinity") || word_is (c, t, "inf"))
+        fail_at (c, t, "infinity is written as a string in JSON data: \"inf\"");
+      else if (word_is (c, t, "-Infinity") || word_is (c, t, "-inf"))
+        fail_at (c, t, "infinity is written as a string in JSON data: \"-inf\"");
+      else
+        fail_expected (c, t, "a value");
+      return;
+    default:
+      fail_expected (c, t, "a value");
+    }
+}
+
+gboolean
+tilde_json_find_syntax_error (const char *text, gsize len, gsize *begin, gsize *end, char **message)
+{
+  Checker c = { .lx = { .text = text, .len = len } };
+  Tok t = lex (&c.lx);
+
+  if (t.kind == TOK_END)
+    return FALSE;
+  check_value (&c, t, 0);
+  if (!c.failed && !c.gave_up)
+    {
+      t = lex (&c.lx);
+      if (!fail_if_broken (&c, t) && t.kind != TOK_END)
+        fail_expected (&c, t, "the end of the data");
+    }
+  if (!c.failed)
+    return FALSE;
+  /* a token that is nothing is still shown */
+  *begin = c.at.begin;
+  *end = MAX (c.at.end, c.at.begin);
+  *message = c.message;
+  return TRUE;
+}
+
+gboolean
+tilde_json_token_at (const char *text, gsize len, gsize offset, gsize *begin, gsize *end)
+{
+  Lexer lx = { .text = text, .len = len };
+  for (;;)
+    {
+      Tok t = lex (&lx);
+      if (t.kind == TOK_END || t.begin > offset)
+        return FALSE;
+      if (offset < t.end)
+        {
+          *begin = t.begin;
+          *end = t.end;
+          return TRUE;
+        }
+    }
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Where things are in JSON text, which json-glib does not say: the members
+ * of the top-level object (each key and value as byte ranges) and the
+ * first syntax error, named by the token that is out of place rather than
+ * by the one before it.
+ *
+ * The tokens are JSON's, plus what json-glib also takes: strings in single
+ * quotes and comments between slashes and stars. Offsets are bytes from
+ * the start of the text; an `end` is the offset just after the last byte.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char  *name;          /* the key, unescaped */
+  gsize  key_begin;     /* the key with its quotes */
+  gsize  key_end;
+  gsize  value_begin;
+  gsize  value_end;
+} TildeJsonMember;
+
+typedef struct {
+  gboolean empty;        /* nothing but blanks and comments */
+  gboolean is_object;    /* the top-level value is an object */
+  gsize    value_begin;  /* the top-level value */
+  gsize    value_end;
+  gsize    close;        /* its closing brace (is_object) */
+  GArray  *members;      /* TildeJsonMember in the order of the text */
+} TildeJsonOutline;
+
+/* The outline of text that json-glib parsed. Text that is not valid JSON
+ * gives an outline of what could be read before the first error. */
+TildeJsonOutline *tilde_json_outline_new  (const char *text, gsize len);
+void              tilde_json_outline_free (TildeJsonOutline *outline);
+/* The last member named `name` (json-glib keeps the last), or NULL. */
+const TildeJsonMember *tilde_json_outline_lookup (const TildeJsonOutline *outline,
+                                                  const char             *name);
+
+/* The first syntax error of `text`: TRUE, with the range of the offending
+ * token and a message ("expected ',' or ']', found the number 12"); FALSE
+ * when the text reads as JSON (blank text included). */
+gboolean tilde_json_find_syntax_error (const char *text,
+                                       gsize       len,
+                                       gsize      *begin,
+                                       gsize      *end,
+                                       char      **message);
+
+/* The token that ends at, or contains, byte `offset`: where json-glib's
+ * error positions point. FALSE when there is none there. */
+gboolean tilde_json_token_at (const char *text,
+                              gsize       len,
+                              gsize       offset,
+                              gsize      *begin,
+                              gsize      *end);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TildeJsonOutline, tilde_json_outline_free)
+
+G_END_DECLS

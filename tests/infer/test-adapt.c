@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Warm-up adaptation against Stan's rules worked out by hand. */
+#define G_LOG_DOMAIN "tilde-test"
+
+#include <math.h>
+#include <string.h>
+
+#include "infer-test-util.h"
+#include "infer/adapt.h"
+#include "infer/rng.h"
+
+/* Drives the windows over a whole warm-up as the sampler does, recording
+ * the iterations (0-based) that close a window and how many draws go
+ * into estimates. */
+static GArray *
+window_ends (guint num_warmup, guint init_buffer, guint term_buffer, guint window,
+             guint *collected, char **warning)
+{
+  TildeAdaptWindows w;
+  GArray *ends = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  *warning = tilde_adapt_windows_init (&w, num_warmup, init_buffer, term_buffer, window, "variance");
+  *collected = 0;
+  for (guint m = 0; m < num_warmup; m++)
+    {
+      gboolean ended;
+      *collected += tilde_adapt_windows_in_window (&w);
+      ended = tilde_adapt_windows_end_window (&w);
+      if (ended)
+        g_array_append_val (ends, m);
+      tilde_adapt_windows_advance (&w, ended);
+    }
+  return ends;
+}
+
+static void
+assert_ends (GArray *ends, const guint *expected, guint n)
+{
+  g_assert_cmpuint (ends->len, ==, n);
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpuint (g_array_index (ends, guint, i), ==, expected[i]);
+}
+
+/* 1000 iterations: a buffer of 75, then windows of 25, 50, 100 and 200;
+ * the next (400, to iteration 849) would leave no room for one of 800
+ * before the terminal buffer at 950, so it stretches to 949. */
+static void
+test_windows_1000 (void)
+{
+  static const guint expected[] = { 99, 149, 249, 449, 949 };
+  g_autofree char *warning = NULL;
+  guint collected;
+  g_autoptr(GArray) ends = window_ends (1000, 75, 50, 25, &collected, &warning);
+
+  assert_ends (ends, expected, G_N_ELEMENTS (expected));
+  g_assert_cmpuint (collected, ==, 950 - 75);
+  g_assert_null (warning);
+}
+
+/* 150 = 75 + 25 + 50 fits exactly: one window, iterations 75 to 99. */
+static void
+test_windows_150 (void)
+{
+  static const guint expected[] = { 99 };
+  g_autofree char *warning = NULL;
+  guint collected;
+  g_autoptr(GArray) ends = window_ends (150, 75, 50, 25, &collected, &warning);
+
+  assert_ends (ends, expected, 1);
+  g_assert_cmpuint (collected, ==, 25);
+  g_assert_null (warning);
+}
+
+/* 149 does not fit: 15 % (22) initial buffer, 10 % (14) terminal buffer,
+ * the 113 between them one window, ending at iteration 134. */
+static void
+test_windows_149 (void)
+{
+  static const guint expected[] = { 134 };
+  g_autofree char *warning = NULL;
+  guint collected;
+  g_autoptr(GArray) ends = window_ends (149, 75, 50, 25, &collected, &warning);
+
+  assert_ends (ends, expected, 1);
+  g_assert_cmpuint (collected, ==, 113);
+  g_assert_nonnull (warning);
+  g_assert_nonnull (strstr (warning, "There aren't enough warmup iterations to fit the"));
+  g_assert_nonnull (strstr (warning, "Reducing each adaptation stage to 15%/75%/10% of"));
+  g_assert_nonnull (strstr (warning, "init_buffer = 22"));
+  g_assert_nonnull (strstr (warning, "adapt_window = 113"));
+  g_assert_nonnull (strstr (warning, "term_buffer = 14"));
+}
+
+/* 20: 3 + 15 + 2, one window ending at iteration 17. */
+static void
+test_windows_20 (void)
+{
+  static const guint expected[] = { 17 };
+  g_autofree char *warning = NULL;
+  guint collected;
+  g_autoptr(GArray) ends = window_ends (20, 75, 50, 25, &collected, &warning);
+
+  assert_ends (ends, expected, 1);
+  g_assert_cmpuint (collected, ==, 15);
+  g_assert_nonnull (strstr (warning, "init_buffer = 3"));
+}
+
+/* Under 20 iterations nothing is estimated. */
+static void
+test_windows_19 (void)
+{
+  g_autofree char *warning = NULL;
+  guint collected;
+  g_autoptr(GArray) ends = window_ends (19, 75, 50, 25, &collected, &warning);
+
+  g_assert_cmpuint (ends->len, ==, 0);
+  g_assert_cmpuint (collected, ==, 0);
+  g_assert_cmpstr (warning, ==, "WARNING: No variance estimation is\n"
+                                "         performed for num_warmup < 20\n");
+}
+
+/* Other buffers: 100 + (50, 100, stretched) + 100 in 600 iterations:
+ * ends at 149, 249, then 499 (the window of 200 from 250 would end at 449,
+ * and the next of 400 cannot fit before 500). */
+static void
+test_windows_custom (void)
+{
+  static const guint expected[] = { 149, 249, 499 };
+  g_autofree char *warning = NULL;
+  guint collected;
+  g_autoptr(GArray) ends = window_ends (600, 100, 100, 50, &collected, &warning);
+
+  assert_ends (ends, expected, G_N_ELEMENTS (expected));
+  g_assert_cmpuint (collected, ==, 400);
+}
+
+/* With acceptance a known, decreasing function of the step size,
+ * accept(e) = 1 / (1 + (e / 2)^2), dual averaging settles where accept is
+ * delta: e = 2 sqrt(1 / delta - 1), 1 for delta 0.8. */
+static void
+test_dual_averaging (void)
+{
+  const double deltas[] = { 0.8, 0.6, 0.95 };
+
+  for (guint k = 0; k < G_N_ELEMENTS (deltas); k++)
+    {
+      TildeAdaptOptions o;
+      TildeStepsizeAdaptation a;
+      double e = 1.0, target = 2 * sqrt (1 / deltas[k] - 1);
+
+      tilde_adapt_options_init (&o);
+      o.delta = deltas[k];
+      tilde_stepsize_adaptation_init (&a, &o);
+      a.mu = log (10 * e);
+      for (int t = 0; t < 2000; t++)
+        e = tilde_stepsize_adaptation_learn (&a, 1 / (1 + (e / 2) * (e / 2)));
+      g_assert_cmpfloat (fabs (tilde_stepsize_adaptation_final (&a) / target - 1), <, 0.02);
+    }
+}
+
+/* The first iterates by hand: t = 1, accept 1, delta 0.8, t0 10,
+ * gamma 0.05, mu = log 10: s_bar = (0.8 - 1) / 11, x = mu - s_bar / 0.05,
+ * x_bar = x (weight 1^-0.75 = 1). Acceptances above 1 count as 1. */
+static void
+test_dual_averaging_by_hand (void)
+{
+  TildeAdaptOptions o;
+  TildeStepsizeAdaptation a;
+  double e, s_bar, x, x_bar, x2;
+
+  tilde_adapt_options_init (&o);
+  tilde_stepsize_adaptation_init (&a, &o);
+  g_assert_cmpfloat (a.mu, ==, log (10.0));
+  e = tilde_stepsize_adaptation_learn (&a, 1.7);
+  s_bar = (0.8 - 1.0) / 11.0;
+  x = log (10.0) - s_bar / 0.05;
+  g_assert_cmpfloat (fabs (e - exp (x)), <, 1e-12 * exp (x));
+  g_assert_cmpfloat (fabs (tilde_stepsize_adaptation_final (&a) - exp (x)), <, 1e-12 * exp (x));
+  /* t = 2, accept 0.5 */
+  e = tilde_stepsize_adaptation_learn (&a, 0.5);
+  s_bar = (1 - 1.0 / 12) * s_bar + (0.8 - 0.5) / 12;
+  x2 = log (10.0) - s_bar * sqrt (2.0) / 0.05;
+  x_bar = (1 - pow (2, -0.75)) * x + pow (2, -0.75) * x2;
+  g_assert_cmpfloat (fabs (e - exp (x2)), <, 1e-12 * exp (x2));
+  g_assert_cmpfloat (fabs (tilde_stepsize_adaptation_final (&a) - exp (x_bar)), <, 1e-12 * exp (x_bar));
+  tilde_stepsize_adaptation_restart (&a);
+  g_assert_cmpfloat (a.counter, ==, 0);
+  g_assert_cmpfloat (a.x_bar, ==, 0);
+}
+
+/* Welford's (co)variance against the two-pass formula, regularised as
+ * Stan regularises: n / (n + 5) S + 1e-3 * 5 / (n + 5) I. */
+static void
+test_welford (void)
+{
+  g_autoptr(TildeWelford) var = tilde_welford_new (3, FALSE);
+  g_autoptr(TildeWelford) cov = tilde_welford_new (3, TRUE);
+  GRand *rand = g_rand_new_with_seed (5);
+  double x[40][3], mean[3] = { 0 }, s[3][3] = { { 0 } }, out_var[3], out_cov[9];
+  const int n = 40;
+
+  for (int i = 0; i < n; i++)
+    {
+      x[i][0] = g_rand_double_range (rand, -1, 1);
+      x[i][1] = 3 * x[i][0] + g_rand_double_range (rand, 5, 6);
+      x[i][2] = g_rand_double_range (rand, 100, 200);
+      tilde_welford_add (var, x[i]);
+      tilde_welford_add (cov, x[i]);
+      for (int j = 0; j < 3; j++)
+        mean[j] += x[i][j] / n;
+    }
+  g_rand_free (rand);
+  for (int i = 0; i < n; i++)
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++)
+        s[a][b] += (x[i][a] - mean[a]) * (x[i][b] - mean[b]) / (n - 1);
+  tilde_welford_regularised (var, out_var);
+  tilde_welford_regularised (cov, out_cov);
+  for (int a = 0; a < 3; a++)
+    {
+      double expected = n / (n + 5.0) * s[a][a] + 1e-3 * 5.0 / (n + 5.0);
+      g_assert_cmpfloat (fabs (out_var[a] - expected), <, 1e-10 * expected);
+      for (int b = 0; b < 3; b++)
+        {
+          double e2 = n / (n + 5.0) * s[a][b] + (a == b ? 1e-3 * 5.0 / (n + 5.0) : 0);
+          g_assert_cmpfloat (fabs (out_cov[a * 3 + b] - e2), <, 1e-10 * (fabs (e2) + 1));
+        }
+    }
+  /* restarting forgets: with one draw, what was there is only shrunk */
+  tilde_welford_restart (var);
+  tilde_welford_add (var, x[0]);
+  out_var[0] = 2.0;
+  tilde_welford_regularised (var, out_var);
+  g_assert_cmpfloat (fabs (out_var[0] - (1 / 6.0 * 2.0 + 1e-3 * 5 / 6.0)), <, 1e-15);
+}
+
+/* Stan's first step size: from 1, a normal of sd 1e-3 needs steps of
+ * about its scale, reached by halving; a normal of sd 1e3 by doubling. */
+static double
+first_stepsize (double scale)
+{
+  g_autofree char *source = g_strdup_printf ("parameters { real q; }\n"
+                                             "model { q ~ normal(0, %g); }\n", scale);
+  g_autoptr(TildeModel) model = infer_test_model (source, NULL);
+  g_autoptr(TildeMetric) metric = tilde_metric_new (TILDE_METRIC_DIAG, 1);
+  g_autoptr(TildeNuts) nuts = tilde_nuts_new (model, metric, 10);
+  g_autofree char *problem = NULL;
+  gsl_rng *rng = tilde_rng_new_stream (9, 1);
+  double q = 0.3 * scale, gradient = -q / (scale * scale);
+
+  tilde_nuts_set_point (nuts, &q, -0.045, &gradient);
+  g_assert_true (tilde_nuts_init_stepsize (nuts, rng, &problem));
+  gsl_rng_free (rng);
+  return tilde_nuts_get_stepsize (nuts);
+}
+
+static void
+test_first_stepsize (void)
+{
+  double small = first_stepsize (1e-3), large = first_stepsize (1e3);
+
+  /* powers of two from 1 */
+  g_assert_cmpfloat (fabs (log2 (small) - round (log2 (small))), <, 1e-12);
+  g_assert_cmpfloat (small, >, 1e-4);
+  g_assert_cmpfloat (small, <, 1e-2);
+  g_assert_cmpfloat (large, >, 1e2);
+  g_assert_cmpfloat (large, <, 1e4);
+}
+
+/* An improper posterior: the step size doubles past 1e7, and Stan's
+ * message says why. */
+static void
+test_first_stepsize_improper (void)
+{
+  g_autoptr(TildeModel) model = infer_test_model ("parameters { real q; }\n"
+                                                  "model { }\n", NULL);
+  g_autoptr(TildeMetric) metric = tilde_metric_new (TILDE_METRIC_DIAG, 1);
+  g_autoptr(TildeNuts) nuts = tilde_nuts_new (model, metric, 10);
+  g_autofree char *problem = NULL;
+  gsl_rng *rng = tilde_rng_new_stream (9, 1);
+  double q = 0, gradient = 0;
+
+  tilde_nuts_set_point (nuts, &q, 0, &gradient);
+  g_assert_false (tilde_nuts_init_stepsize (nuts, rng, &problem));
+  gsl_rng_free (rng);
+  g_assert_cmpstr (problem, ==, "Posterior is improper. Please check your model.");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/infer/adapt/windows-1000", test_windows_1000);
+  g_test_add_func ("/infer/adapt/windows-150", test_windows_150);
+  g_test_add_func ("/infer/adapt/windows-149", test_windows_149);
+  g_test_add_func ("/infer/adapt/windows-20", test_windows_20);
+  g_test_add_func ("/infer/adapt/windows-19", test_windows_19);
+  g_test_add_func ("/infer/adapt/windows-custom", test_windows_custom);
+  g_test_add_func ("/infer/adapt/dual-averaging", test_dual_averaging);
+  g_test_add_func ("/infer/adapt/dual-averaging-by-hand", test_dual_averaging_by_hand);
+  g_test_add_func ("/infer/adapt/welford", test_welford);
+  g_test_add_func ("/infer/adapt/first-stepsize", test_first_stepsize);
+  g_test_add_func ("/infer/adapt/first-stepsize-improper", test_first_stepsize_improper);
+  return g_test_run ();
+}

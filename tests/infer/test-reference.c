@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The reference posteriors (TILDE_REFERENCE_DIR, ../shared/reference),
+ * judged as their README says: 4 chains of 1000 warm-up and 1000 draws
+ * with a fixed seed; for every reported quantity
+ * |mean - ref| / sqrt(mcse^2 + ref_mcse^2) < 4 and the sd within 20 %;
+ * no divergences; eight_schools_centered, a funnel, only on mu and on its
+ * divergences being reported.
+ *
+ * The Monte Carlo error of a mean is estimated here by batch means (the
+ * larger of batches of 50 and 100 draws) and convergence by the classic
+ * split R-hat (< 1.01), both computed in this file.
+ */
+#define G_LOG_DOMAIN "tilde-test"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "infer-test-util.h"
+
+#define SEED 20241122
+
+static const char *
+reference_dir (void)
+{
+  const char *dir = g_getenv ("TILDE_REFERENCE_DIR");
+  return dir ? dir : "../shared/reference";
+}
+
+/* "beta[2,1]" -> "beta.2.1" */
+static char *
+csv_name (const char *name)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = name; *p; p++)
+    if (*p == '[' || *p == ',')
+      g_string_append_c (out, '.');
+    else if (*p != ']' && *p != ' ')
+      g_string_append_c (out, *p);
+  return g_string_free (out, FALSE);
+}
+
+static double
+member_double (JsonObject *o, const char *name)
+{
+  return json_object_get_double_member (o, name);
+}
+
+static void
+check_reference (gconstpointer data)
+{
+  const char *name = data;
+  g_autofree char *dir = g_build_filename (reference_dir (), name, NULL);
+  g_autofree char *stan = g_build_filename (dir, "model.stan", NULL);
+  g_autofree char *json = g_build_filename (dir, "data.json", NULL);
+  g_autofree char *ref_path = g_build_filename (dir, "reference.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TildeModel) model = NULL;
+  g_autoptr(TildeSampleRun) run = NULL;
+  gboolean centred = strcmp (name, "eight_schools_centered") == 0;
+  JsonObject *ref, *params;
+  JsonArray *names;
+  TildeSampleOptions o;
+  guint divergences = 0, failures = 0;
+  gint64 start;
+
+  if (!g_file_test (stan, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("the reference posteriors are not there");
+      return;
+    }
+  g_assert_true (json_parser_load_from_file (parser, ref_path, &error));
+  g_assert_no_error (error);
+  ref = json_node_get_object (json_parser_get_root (parser));
+  names = json_object_get_array_member (ref, "parameter_names");
+  params = json_object_get_object_member (ref, "parameters");
+
+  model = infer_test_model_file (stan, g_file_test (json, G_FILE_TEST_EXISTS) ? json : NULL);
+  infer_test_options (&o, 4, 1000, 1000, SEED);
+  start = g_get_monotonic_time ();
+  run = infer_test_run (model, &o);
+  g_test_message ("%s: %.2f s for 4 chains", name, (g_get_monotonic_time () - start) / 1e6);
+
+  for (guint c = 0; c < 4; c++)
+    divergences += tilde_sample_run_get_chain_result (run, c)->divergences;
+  {
+    gsize per_chain;
+    g_autofree double *column = infer_test_draws (run, infer_test_column (run, "divergent__"), &per_chain);
+    double sum = 0;
+    for (gsize i = 0; i < 4 * per_chain; i++)
+      sum += column[i];
+    g_assert_cmpfloat (sum, ==, divergences);
+  }
+  g_test_message ("%s: %u divergences", name, divergences);
+  if (centred)
+    g_assert_cmpuint (divergences, >, 0);
+  else
+    g_assert_cmpuint (divergences, ==, 0);
+
+  for (guint i = 0; i < json_array_get_length (names); i++)
+    {
+      const char *quantity = json_array_get_string_element (names, i);
+      g_autofree char *column = csv_name (quantity);
+      JsonObject *r = json_object_get_object_member (params, quantity);
+      double ref_mean = member_double (r, "mean"), ref_sd = member_double (r, "sd");
+      double ref_mcse = member_double (r, "mcse_mean");
+      g_autofree double *x = NULL;
+      InferTestSummary s;
+      gsize per_chain;
+      double z, sd_error;
+
+      if (centred && strcmp (quantity, "mu") != 0)
+        continue;
+      x = infer_test_draws (run, infer_test_column (run, column), &per_chain);
+      infer_test_summarise (x, 4, per_chain, &s);
+      z = (s.mean - ref_mean) / sqrt (s.mcse * s.mcse + ref_mcse * ref_mcse);
+      sd_error = fabs (s.sd - ref_sd) / ref_sd;
+      if (!(fabs (z) < 4) || (!centred && !(sd_error < 0.2)) || (!centred && !(s.rhat < 1.01)))
+        {
+          g_test_message ("%s %s: mean %g (ref %g, z %.2f), sd %g (ref %g, %.0f %%), R-hat %.4f",
+                          name, quantity, s.mean, ref_mean, z, s.sd, ref_sd, 100 * sd_error, s.rhat);
+          failures++;
+        }
+    }
+  g_assert_cmpuint (failures, ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  static const char *const models[] = {
+    "arK", "blr", "diamonds", "eight_schools_centered", "eight_schools_noncentered", "garch11",
+    "gp_pois_regr", "kidscore_interaction", "logmesquite_logvas", "low_dim_gauss_mix", "mvn_lkj",
+    "negbin_glm", "wells_dist",
+  };
+
+  g_test_init (&argc, &argv, NULL);
+  /* one posterior's failure does not keep the others from being judged */
+  g_test_set_nonfatal_assertions ();
+  for (gsize i = 0; i < G_N_ELEMENTS (models); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/infer/reference/%s", models[i]);
+      g_test_add_data_func (path, models[i], check_reference);
+    }
+  return g_test_run ();
+}

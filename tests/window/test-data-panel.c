@@ -1,0 +1,688 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The data panel in a plain window, with the eight schools model: its data
+ * load without a problem; a value deleted from y is underlined and listed
+ * within a second, an unknown variable is a warning, and fixing both
+ * clears them; a template of the data block fills empty data and checks
+ * clean; saving clears :modified; the panel follows an editor's model.
+ * Run under an X server (Xvfb); screenshots go to $TILDE_SCREENSHOT_DIR
+ * when it is set.
+ */
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "tilde-data-panel-private.h"
+#include "tilde-editor-private.h"
+#include "tilde-problems-list.h"
+
+static gboolean
+timeout_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs the main loop until CONDITION holds or `ms` milliseconds pass. */
+static gboolean
+wait_for_ms (gboolean (*condition) (gpointer), gpointer data, guint ms)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add (ms, timeout_cb, &timed_out);
+
+  while (!condition (data) && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  if (!timed_out)
+    g_source_remove (id);
+  return !timed_out;
+}
+
+static gboolean
+wait_for (gboolean (*condition) (gpointer), gpointer data)
+{
+  return wait_for_ms (condition, data, 10000);
+}
+
+static gboolean
+frames_drawn (gpointer data)
+{
+  int *countdown = data;
+
+  return --(*countdown) <= 0;
+}
+
+static void
+let_it_draw (void)
+{
+  int countdown = 20;
+
+  wait_for (frames_drawn, &countdown);
+}
+
+static char *
+example_path (const char *name)
+{
+  return g_build_filename (g_getenv ("TILDE_EXAMPLES_DIR"), name, NULL);
+}
+
+static TildeCheckResult *
+eight_schools (void)
+{
+  g_autofree char *path = example_path ("eight_schools.stan");
+  g_autoptr(GError) error = NULL;
+  TildeCheckResult *check = tilde_frontend_check_file (path, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_false (tilde_check_result_has_errors (check));
+  return check;
+}
+
+static void
+set_scheme (GtkSourceBuffer *buffer, const char *id)
+{
+  GtkSourceStyleSchemeManager *schemes = gtk_source_style_scheme_manager_get_default ();
+  GtkSourceStyleScheme *scheme = gtk_source_style_scheme_manager_get_scheme (schemes, id);
+
+  g_assert_nonnull (scheme);
+  gtk_source_buffer_set_style_scheme (buffer, scheme);
+}
+
+static gboolean
+mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (data);
+}
+
+/* A window holding `child` alone, on screen. */
+static GtkWindow *
+window_with (GtkWidget *child, int width, int height)
+{
+  GtkWindow *window = GTK_WINDOW (gtk_window_new ());
+
+  gtk_window_set_default_size (window, width, height);
+  gtk_window_set_child (window, child);
+  gtk_window_present (window);
+  g_assert_true (wait_for (mapped, child));
+  return window;
+}
+
+static TildeDataPanel *
+panel_window (TildeCheckResult *model, GtkWindow **window)
+{
+  TildeDataPanel *panel = TILDE_DATA_PANEL (tilde_data_panel_new ());
+
+  set_scheme (tilde_data_panel_get_buffer (panel), "Adwaita");
+  tilde_data_panel_set_model (panel, model);
+  *window = window_with (GTK_WIDGET (panel), 560, 520);
+  return panel;
+}
+
+static void
+async_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static gboolean
+has_result (gpointer data)
+{
+  return *(GAsyncResult **) data != NULL;
+}
+
+static gboolean
+check_shown (gpointer data)
+{
+  TildeDataPanel *panel = data;
+
+  return !tilde_data_panel_get_checking (panel) && _tilde_data_panel_get_shown_generation (panel) > 0;
+}
+
+static void
+load (TildeDataPanel *panel, const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  tilde_data_panel_load_async (panel, file, NULL, async_done, &result);
+  g_assert_true (wait_for (has_result, &result));
+  g_assert_true (tilde_data_panel_load_finish (panel, result, &error));
+  g_assert_no_error (error);
+  g_assert_true (wait_for (check_shown, panel));
+}
+
+static GtkTextBuffer *
+buffer_of (TildeDataPanel *panel)
+{
+  return GTK_TEXT_BUFFER (tilde_data_panel_get_buffer (panel));
+}
+
+static char *
+text_of (TildeDataPanel *panel)
+{
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer_of (panel), &start, &end);
+  return gtk_text_buffer_get_text (buffer_of (panel), &start, &end, TRUE);
+}
+
+static void
+find_text (TildeDataPanel *panel, const char *needle, GtkTextIter *begin, GtkTextIter *end)
+{
+  GtkTextIter start, match_end;
+
+  gtk_text_buffer_get_start_iter (buffer_of (panel), &start);
+  g_assert_true (gtk_text_iter_forward_search (&start, needle, GTK_TEXT_SEARCH_TEXT_ONLY,
+                                               begin, end ? end : &match_end, NULL));
+}
+
+/* Replaces the first `old` with `new` as typing would: one user action. */
+static void
+edit (TildeDataPanel *panel, const char *old, const char *new)
+{
+  GtkTextBuffer *buffer = buffer_of (panel);
+  GtkTextIter begin, end;
+
+  find_text (panel, old, &begin, &end);
+  gtk_text_buffer_begin_user_action (buffer);
+  gtk_text_buffer_delete_interactive (buffer, &begin, &end, TRUE);
+  gtk_text_buffer_insert_interactive (buffer, &begin, new, -1, TRUE);
+  gtk_text_buffer_end_user_action (buffer);
+}
+
+static guint
+n_problems (TildeDataPanel *panel)
+{
+  return g_list_model_get_n_items (tilde_data_panel_get_problems (panel));
+}
+
+static TildeProblem *
+problem_at (TildeDataPanel *panel, guint i)
+{
+  TildeProblem *problem = g_list_model_get_item (tilde_data_panel_get_problems (panel), i);
+
+  g_object_unref (problem);   /* the model keeps it */
+  return problem;
+}
+
+static gboolean
+has_problems (gpointer data)
+{
+  return !tilde_data_panel_get_checking (data) && n_problems (data) > 0;
+}
+
+static gboolean
+has_two_problems (gpointer data)
+{
+  return !tilde_data_panel_get_checking (data) && n_problems (data) == 2;
+}
+
+static gboolean
+has_no_problems (gpointer data)
+{
+  return !tilde_data_panel_get_checking (data) && n_problems (data) == 0;
+}
+
+static GtkTextTag *
+tag_named (TildeDataPanel *panel, const char *name)
+{
+  GtkTextTag *tag = gtk_text_tag_table_lookup (gtk_text_buffer_get_tag_table (buffer_of (panel)), name);
+
+  g_assert_nonnull (tag);
+  return tag;
+}
+
+static guint
+n_marks_on_line (TildeDataPanel *panel, int line, const char *category)
+{
+  GSList *marks = gtk_source_buffer_get_source_marks_at_line (tilde_data_panel_get_buffer (panel),
+                                                              line, category);
+  guint n = g_slist_length (marks);
+
+  g_slist_free (marks);
+  return n;
+}
+
+static GtkWidget *
+find_descendant (GtkWidget *widget, GType type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_descendant (child, type);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+collect_labels (GtkWidget *widget, GPtrArray *texts)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return;
+  if (GTK_IS_LABEL (widget))
+    g_ptr_array_add (texts, g_strdup (gtk_label_get_text (GTK_LABEL (widget))));
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child;
+       child = gtk_widget_get_next_sibling (child))
+    collect_labels (child, texts);
+}
+
+static gboolean
+label_shown (GtkWidget *widget, const char *text)
+{
+  g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
+
+  collect_labels (widget, texts);
+  for (guint i = 0; i < texts->len; i++)
+    if (strstr (texts->pdata[i], text) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* ---- pixels ---- */
+
+static GdkTexture *
+render_widget (GtkWidget *widget)
+{
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  g_autoptr(GskRenderNode) node = NULL;
+  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
+
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  node = gtk_snapshot_free_to_node (snapshot);
+  g_assert_nonnull (node);
+  return gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+}
+
+static void
+save_screenshot (GtkWidget *widget, const char *name)
+{
+  const char *dir = g_getenv ("TILDE_SCREENSHOT_DIR");
+  g_autoptr(GdkTexture) shot = NULL;
+  g_autofree char *path = NULL;
+
+  if (dir == NULL)
+    return;
+  shot = render_widget (widget);
+  path = g_build_filename (dir, name, NULL);
+  g_assert_true (gdk_texture_save_to_png (shot, path));
+}
+
+/* Where the text between two iterators is drawn, in the view's widget
+ * coordinates (one line). */
+static GdkRectangle
+range_rectangle (GtkSourceView *view, const GtkTextIter *begin, const GtkTextIter *end)
+{
+  GtkTextIter last = *end;
+  GdkRectangle first, final, rect;
+
+  gtk_text_iter_backward_char (&last);
+  gtk_text_view_get_iter_location (GTK_TEXT_VIEW (view), begin, &first);
+  gtk_text_view_get_iter_location (GTK_TEXT_VIEW (view), &last, &final);
+  gtk_text_view_buffer_to_window_coords (GTK_TEXT_VIEW (view), GTK_TEXT_WINDOW_WIDGET,
+                                         first.x, first.y, &rect.x, &rect.y);
+  rect.width = final.x + final.width - first.x;
+  rect.height = first.height;
+  return rect;
+}
+
+/* Pixels inside RECT (and just below it) that are clearly red: the error
+ * squiggle of the Adwaita scheme, a colour it gives no JSON token. */
+static guint
+count_squiggle_pixels (GtkWidget *widget, GdkRectangle rect)
+{
+  g_autoptr(GdkTexture) texture = render_widget (widget);
+  int width = gdk_texture_get_width (texture);
+  int height = gdk_texture_get_height (texture);
+  gsize stride = (gsize) width * 4;
+  g_autofree guchar *pixels = g_malloc (stride * height);
+  guint n = 0;
+
+  gdk_texture_download (texture, pixels, stride);
+  g_assert_cmpint (rect.x + rect.width, <=, width);
+  g_assert_cmpint (rect.y + rect.height + 2, <=, height);
+  for (int y = rect.y; y < rect.y + rect.height + 2; y++)
+    for (int x = rect.x; x < rect.x + rect.width; x++)
+      {
+        const guchar *p = pixels + y * stride + x * 4;   /* B, G, R, A */
+        int r = p[2], g = p[1], b = p[0];
+
+        if (r - MAX (g, b) > 80)
+          n++;
+      }
+  return n;
+}
+
+/* ---- tests ---- */
+
+static void
+test_example_data_check_clean (void)
+{
+  g_autoptr(TildeCheckResult) model = eight_schools ();
+  g_autofree char *path = example_path ("eight_schools.data.json");
+  GtkWindow *window;
+  TildeDataPanel *panel = panel_window (model, &window);
+
+  load (panel, path);
+  g_assert_cmpuint (n_problems (panel), ==, 0);
+  g_assert_false (tilde_data_panel_get_modified (panel));
+  g_assert_nonnull (tilde_data_panel_get_file (panel));
+  let_it_draw ();
+  g_assert_true (label_shown (GTK_WIDGET (panel), "eight_schools.data.json"));
+  /* The problems list says there are none. */
+  g_assert_true (label_shown (GTK_WIDGET (panel), "None"));
+  gtk_window_destroy (window);
+}
+
+static void
+test_errors_and_warnings_shown_and_cleared (void)
+{
+  g_autoptr(TildeCheckResult) model = eight_schools ();
+  g_autofree char *path = example_path ("eight_schools.data.json");
+  GtkWindow *window;
+  TildeDataPanel *panel = panel_window (model, &window);
+  GtkSourceView *view = tilde_data_panel_get_view (panel);
+  GtkWidget *list_view;
+  GtkTextIter begin, end, cursor;
+  TildeProblem *problem;
+  guint with_error, without_error;
+  gint64 start;
+
+  load (panel, path);
+
+  /* The last value of y deleted. */
+  start = g_get_monotonic_time ();
+  edit (panel, "18, 12]", "18]");
+  g_assert_true (tilde_data_panel_get_modified (panel));
+  g_assert_true (wait_for_ms (has_problems, panel, 1000));
+  g_test_message ("problem shown %.0f ms after the edit", (g_get_monotonic_time () - start) / 1000.0);
+  g_assert_cmpuint (n_problems (panel), ==, 1);
+  problem = problem_at (panel, 0);
+  g_assert_cmpint (tilde_problem_get_severity (problem), ==, TILDE_SEVERITY_ERROR);
+  g_assert_cmpstr (tilde_problem_get_message (problem), ==,
+                   "variable y: expected array[8] real, found an array of 7 values");
+  g_assert_cmpstr (tilde_problem_get_location (problem), ==, "Line 3");
+
+  /* The squiggle covers y's value and not its name. */
+  find_text (panel, "[28", &begin, NULL);
+  find_text (panel, "18]", NULL, &end);
+  g_assert_true (gtk_text_iter_has_tag (&begin, tag_named (panel, "tilde-error")));
+  gtk_text_iter_backward_char (&end);
+  g_assert_true (gtk_text_iter_has_tag (&end, tag_named (panel, "tilde-error")));
+  gtk_text_iter_forward_char (&end);
+  find_text (panel, "\"y\"", &cursor, NULL);
+  g_assert_false (gtk_text_iter_has_tag (&cursor, tag_named (panel, "tilde-error")));
+  g_assert_cmpuint (n_marks_on_line (panel, 2, "tilde-error"), ==, 1);
+  g_assert_cmpuint (n_marks_on_line (panel, 1, "tilde-error"), ==, 0);
+  let_it_draw ();
+  with_error = count_squiggle_pixels (GTK_WIDGET (view), range_rectangle (view, &begin, &end));
+
+  /* The row names y; activating it takes the cursor to the value. */
+  list_view = find_descendant (GTK_WIDGET (panel), GTK_TYPE_LIST_VIEW);
+  g_assert_true (label_shown (list_view, "variable y: expected array[8] real"));
+  g_assert_true (label_shown (list_view, "Line 3"));
+  gtk_text_buffer_get_start_iter (buffer_of (panel), &cursor);
+  gtk_text_buffer_place_cursor (buffer_of (panel), &cursor);
+  g_assert_true (gtk_widget_activate_action (list_view, "list.activate-item", "u", 0));
+  gtk_text_buffer_get_iter_at_mark (buffer_of (panel), &cursor,
+                                    gtk_text_buffer_get_insert (buffer_of (panel)));
+  g_assert_cmpint (gtk_text_iter_get_line (&cursor), ==, 2);
+  g_assert_cmpint (gtk_text_iter_get_line_offset (&cursor), ==, 7);
+
+  /* A variable the model does not have: a warning on its name. */
+  edit (panel, "\"J\": 8,", "\"J\": 8,\n  \"tau\": 1,");
+  g_assert_true (wait_for_ms (has_two_problems, panel, 1000));
+  problem = problem_at (panel, 0);
+  g_assert_cmpint (tilde_problem_get_severity (problem), ==, TILDE_SEVERITY_WARNING);
+  g_assert_cmpstr (tilde_problem_get_message (problem), ==,
+                   "variable tau is not declared in the model's data block; it is ignored");
+  g_assert_cmpstr (tilde_problem_get_location (problem), ==, "Line 3");
+  find_text (panel, "\"tau\"", &cursor, NULL);
+  g_assert_true (gtk_text_iter_has_tag (&cursor, tag_named (panel, "tilde-warning")));
+  g_assert_cmpuint (n_marks_on_line (panel, 2, "tilde-warning"), ==, 1);
+  let_it_draw ();
+  g_assert_true (label_shown (GTK_WIDGET (panel), "1 error, 1 warning"));
+  save_screenshot (GTK_WIDGET (window), "data-panel-problems.png");
+
+  /* Both fixed: everything clears. */
+  start = g_get_monotonic_time ();
+  edit (panel, "\n  \"tau\": 1,", "");
+  edit (panel, "18]", "18, 12]");
+  g_assert_true (wait_for_ms (has_no_problems, panel, 1000));
+  g_test_message ("problems cleared %.0f ms after the edit", (g_get_monotonic_time () - start) / 1000.0);
+  find_text (panel, "[28", &begin, NULL);
+  find_text (panel, "18, 12]", NULL, &end);
+  g_assert_false (gtk_text_iter_has_tag (&begin, tag_named (panel, "tilde-error")));
+  g_assert_cmpuint (n_marks_on_line (panel, 2, "tilde-error"), ==, 0);
+  let_it_draw ();
+  without_error = count_squiggle_pixels (GTK_WIDGET (view), range_rectangle (view, &begin, &end));
+  g_test_message ("red pixels under y's value: %u with the error, %u without", with_error, without_error);
+  g_assert_cmpuint (with_error, >=, 4);
+  g_assert_cmpuint (without_error, ==, 0);
+  gtk_window_destroy (window);
+}
+
+/* Whether the button bound to `action` (in the placeholder, drawn or
+ * not) is sensitive: it follows whether the action is enabled. */
+static gboolean
+action_enabled (GtkWidget *widget, const char *action)
+{
+  if (GTK_IS_BUTTON (widget)
+      && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0)
+    return gtk_widget_get_sensitive (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child;
+       child = gtk_widget_get_next_sibling (child))
+    if (action_enabled (child, action))
+      return TRUE;
+  return FALSE;
+}
+
+static void
+test_template_checks_clean (void)
+{
+  g_autoptr(TildeCheckResult) model = eight_schools ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  GtkWindow *window;
+  TildeDataPanel *panel = panel_window (model, &window);
+
+  /* Empty data: the placeholder offers a template. */
+  let_it_draw ();
+  g_assert_true (label_shown (GTK_WIDGET (panel), "No Data"));
+  g_assert_true (action_enabled (GTK_WIDGET (panel), "data.insert-template"));
+  save_screenshot (GTK_WIDGET (window), "data-panel-empty.png");
+
+  tilde_data_panel_insert_template_async (panel, NULL, async_done, &result);
+  g_assert_true (wait_for (has_result, &result));
+  g_assert_true (tilde_data_panel_insert_template_finish (panel, result, &error));
+  g_assert_no_error (error);
+  text = text_of (panel);
+  g_test_message ("%s", text);
+  /* Every variable of the data block, in its order. */
+  g_assert_true (g_str_has_prefix (text, "{\n  \"J\": "));
+  g_assert_nonnull (strstr (text, "\n  \"y\": ["));
+  g_assert_nonnull (strstr (text, "\n  \"sigma\": ["));
+  g_assert_true (strstr (text, "\"y\"") < strstr (text, "\"sigma\""));
+  g_assert_true (wait_for (check_shown, panel));
+  g_assert_true (wait_for_ms (has_no_problems, panel, 1000));
+  g_assert_cmpuint (n_problems (panel), ==, 0);
+  let_it_draw ();
+  g_assert_false (label_shown (GTK_WIDGET (panel), "No Data"));
+  /* Not empty any more: no second template. */
+  g_assert_false (action_enabled (GTK_WIDGET (panel), "data.insert-template"));
+  g_assert_true (tilde_data_panel_get_modified (panel));
+  save_screenshot (GTK_WIDGET (window), "data-panel-template.png");
+
+  /* One undo takes it away. */
+  g_assert_true (gtk_text_buffer_get_can_undo (buffer_of (panel)));
+  gtk_text_buffer_undo (buffer_of (panel));
+  g_assert_cmpint (gtk_text_buffer_get_char_count (buffer_of (panel)), ==, 0);
+  gtk_window_destroy (window);
+}
+
+static void
+count_notify (GObject *object, GParamSpec *pspec, gpointer user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+static void
+test_save_clears_modified (void)
+{
+  g_autoptr(TildeCheckResult) model = eight_schools ();
+  g_autofree char *dir = g_dir_make_tmp ("tilde-data-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "schools.data.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *saved = NULL;
+  g_autofree char *text = NULL;
+  GtkWindow *window;
+  TildeDataPanel *panel = panel_window (model, &window);
+  guint notified = 0;
+
+  g_signal_connect (panel, "notify::modified", G_CALLBACK (count_notify), &notified);
+  gtk_text_buffer_insert_interactive_at_cursor (buffer_of (panel), "{\"J\": 1, \"y\": [1], \"sigma\": [2]}",
+                                                -1, TRUE);
+  g_assert_true (tilde_data_panel_get_modified (panel));
+  g_assert_cmpuint (notified, ==, 1);
+  g_assert_null (tilde_data_panel_get_file (panel));
+
+  tilde_data_panel_save_async (panel, file, NULL, async_done, &result);
+  g_assert_true (wait_for (has_result, &result));
+  g_assert_true (tilde_data_panel_save_finish (panel, result, &error));
+  g_assert_no_error (error);
+  g_assert_false (tilde_data_panel_get_modified (panel));
+  g_assert_cmpuint (notified, ==, 2);
+  g_assert_true (g_file_equal (tilde_data_panel_get_file (panel), file));
+  g_assert_true (g_file_get_contents (path, &saved, NULL, NULL));
+  text = text_of (panel);
+  /* The file ends with a newline, as text files do. */
+  g_assert_true (g_str_has_prefix (saved, text));
+  g_assert_cmpstr (saved + strlen (text), ==, "\n");
+
+  edit (panel, "[2]", "[3]");
+  g_assert_true (tilde_data_panel_get_modified (panel));
+  let_it_draw ();
+  g_assert_true (label_shown (GTK_WIDGET (panel), "• schools.data.json"));
+  gtk_window_destroy (window);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static gboolean
+editor_check_shown (gpointer data)
+{
+  return !tilde_editor_get_checking (data) && _tilde_editor_get_shown_generation (data) > 0;
+}
+
+static void
+test_follows_editor (void)
+{
+  g_autofree char *model_path = example_path ("eight_schools.stan");
+  g_autofree char *data_path = example_path ("eight_schools.data.json");
+  g_autofree char *source = NULL;
+  TildeEditor *editor = TILDE_EDITOR (tilde_editor_new ());
+  TildeDataPanel *panel = TILDE_DATA_PANEL (tilde_data_panel_new ());
+  GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
+  GtkWindow *window;
+  GtkTextIter begin, end;
+  TildeProblem *problem;
+
+  g_assert_true (g_file_get_contents (model_path, &source, NULL, NULL));
+  set_scheme (tilde_editor_get_buffer (editor), "Adwaita");
+  gtk_paned_set_start_child (GTK_PANED (paned), GTK_WIDGET (editor));
+  gtk_paned_set_end_child (GTK_PANED (paned), GTK_WIDGET (panel));
+  gtk_paned_set_position (GTK_PANED (paned), 520);
+  window = window_with (paned, 1040, 560);
+  tilde_data_panel_set_editor (panel, editor);
+  /* The editor's style scheme is the panel's. */
+  g_assert_true (gtk_source_buffer_get_style_scheme (tilde_data_panel_get_buffer (panel))
+                 == gtk_source_buffer_get_style_scheme (tilde_editor_get_buffer (editor)));
+
+  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (tilde_editor_get_buffer (editor)), source, -1);
+  tilde_editor_check_now (editor);
+  g_assert_true (wait_for (editor_check_shown, editor));
+  g_assert_nonnull (tilde_data_panel_get_model (panel));
+  load (panel, data_path);
+  g_assert_cmpuint (n_problems (panel), ==, 0);
+
+  /* y renamed in the model: the data are checked against the new model. */
+  gtk_text_buffer_get_start_iter (GTK_TEXT_BUFFER (tilde_editor_get_buffer (editor)), &begin);
+  g_assert_true (gtk_text_iter_forward_search (&begin, "array[J] real y;", GTK_TEXT_SEARCH_TEXT_ONLY,
+                                               &begin, &end, NULL));
+  gtk_text_buffer_delete (GTK_TEXT_BUFFER (tilde_editor_get_buffer (editor)), &begin, &end);
+  gtk_text_buffer_insert (GTK_TEXT_BUFFER (tilde_editor_get_buffer (editor)), &begin,
+                          "array[J] real y_obs;", -1);
+  gtk_text_buffer_get_start_iter (GTK_TEXT_BUFFER (tilde_editor_get_buffer (editor)), &begin);
+  g_assert_true (gtk_text_iter_forward_search (&begin, "  y ~", GTK_TEXT_SEARCH_TEXT_ONLY,
+                                               &begin, &end, NULL));
+  gtk_text_buffer_delete (GTK_TEXT_BUFFER (tilde_editor_get_buffer (editor)), &begin, &end);
+  gtk_text_buffer_insert (GTK_TEXT_BUFFER (tilde_editor_get_buffer (editor)), &begin, "  y_obs ~", -1);
+  g_assert_true (wait_for_ms (has_two_problems, panel, 2000));
+  problem = problem_at (panel, 0);
+  g_assert_cmpstr (tilde_problem_get_message (problem), ==,
+                   "variable y is not declared in the model's data block; it is ignored");
+  problem = problem_at (panel, 1);
+  g_assert_cmpstr (tilde_problem_get_message (problem), ==,
+                   "variable y_obs not found in the data (declared as array[J] real)");
+  let_it_draw ();
+  save_screenshot (GTK_WIDGET (window), "data-panel-with-editor.png");
+  gtk_window_destroy (window);
+}
+
+static gboolean
+object_gone (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+static void
+test_closing_stops_engine_thread (void)
+{
+  g_autoptr(TildeCheckResult) model = eight_schools ();
+  GtkWindow *window;
+  TildeDataPanel *panel = panel_window (model, &window);
+  gint64 start;
+
+  /* A data check that would take five seconds is under way when the
+   * window goes. */
+  tilde_worker_set_check_delay (_tilde_data_panel_get_worker (panel), 5000);
+  gtk_text_buffer_insert_interactive_at_cursor (buffer_of (panel), "{\"J\": 1}", -1, TRUE);
+  tilde_data_panel_check_now (panel);
+  g_object_add_weak_pointer (G_OBJECT (panel), (gpointer *) &panel);
+  start = g_get_monotonic_time ();
+  gtk_window_destroy (window);
+  g_assert_true (wait_for_ms (object_gone, &panel, 3000));
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 3 * G_USEC_PER_SEC);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
+  g_setenv ("GSK_RENDERER", "cairo", FALSE);
+  g_setenv ("GTK_A11Y", "none", TRUE);
+  g_setenv ("ADW_DISABLE_PORTAL", "1", TRUE);
+  g_unsetenv ("TILDE_WORKER_CHECK_DELAY_MS");
+  gtk_test_init (&argc, &argv, NULL);
+  /* The look the application gives it. */
+  adw_init ();
+  gtk_source_init ();
+
+  g_test_add_func ("/data-panel/example-data-check-clean", test_example_data_check_clean);
+  g_test_add_func ("/data-panel/errors-and-warnings-shown-and-cleared",
+                   test_errors_and_warnings_shown_and_cleared);
+  g_test_add_func ("/data-panel/template-checks-clean", test_template_checks_clean);
+  g_test_add_func ("/data-panel/save-clears-modified", test_save_clears_modified);
+  g_test_add_func ("/data-panel/follows-editor", test_follows_editor);
+  g_test_add_func ("/data-panel/closing-stops-engine-thread", test_closing_stops_engine_thread);
+  return g_test_run ();
+}

@@ -1,0 +1,767 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The trace plot and the parameter list in a plain window, fed synthetic
+ * draws of four chains: the tests look at the pixels drawn (each chain's
+ * colour, divergences ticked where they happened, the lines growing as
+ * draws arrive), at what selecting and searching the list does, at the
+ * read-out, zoom and pan, and at the exported files. Run under an X
+ * server (Xvfb); screenshots go to $TILDE_SCREENSHOT_DIR when it is set.
+ */
+#define G_LOG_DOMAIN "tilde"
+
+#include <adwaita.h>
+#include <gdk-pixbuf/gdk-pixbuf.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "tilde-draws.h"
+#include "tilde-parameter-list.h"
+#include "tilde-plot-painter-private.h"
+#include "tilde-trace-plot-private.h"
+
+#define N_CHAINS 4
+
+static const char *const names[] = {
+  "lp__", "accept_stat__", "stepsize__", "treedepth__", "n_leapfrog__", "divergent__", "energy__",
+  "mu", "tau", "theta.1", "theta.2", "theta.3", "theta.4", "theta.5", "theta.6", "theta.7",
+  "theta.8", NULL
+};
+#define N_COLUMNS 17
+#define COLUMN_DIVERGENT 5
+#define COLUMN_MU 7
+
+typedef struct
+{
+  GtkWindow          *window;
+  TildeTracePlot     *plot;
+  TildeParameterList *list;
+  TildeDraws         *draws;
+  GRand              *rand;
+  double              state[N_CHAINS][N_COLUMNS];
+} Fixture;
+
+/* ---- the main loop ---- */
+
+static gboolean
+timeout_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+wait_for (gboolean (*condition) (gpointer), gpointer data)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add (10000, timeout_cb, &timed_out);
+
+  while (!condition (data) && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  if (!timed_out)
+    g_source_remove (id);
+  return !timed_out;
+}
+
+static gboolean
+plot_is_current (gpointer data)
+{
+  Fixture *f = data;
+
+  return gtk_widget_get_mapped (GTK_WIDGET (f->plot))
+         && _tilde_trace_plot_get_drawn_stamp (f->plot) == tilde_draws_get_stamp (f->draws)
+         && _tilde_trace_plot_get_row_panels (f->plot, 0, NULL, NULL);
+}
+
+static gboolean
+frames_drawn (gpointer data)
+{
+  return --(*(int *) data) <= 0;
+}
+
+static void
+let_it_draw (void)
+{
+  int countdown = 10;
+
+  wait_for (frames_drawn, &countdown);
+}
+
+/* ---- synthetic draws ---- */
+
+static double
+normal_draw (GRand *rand)
+{
+  return sqrt (-2 * log (g_rand_double_range (rand, 1e-300, 1)))
+         * cos (2 * G_PI * g_rand_double (rand));
+}
+
+/* Each parameter an AR(1) process about its chain's level; warmup starts
+ * far away and settles. Divergent where `divergent` says. */
+static void
+append_draws (Fixture *f, guint chain, guint n, gboolean warmup, const guint *divergent,
+              guint n_divergent)
+{
+  g_autofree double *rows = g_new0 (double, (gsize) n * N_COLUMNS);
+  guint first = tilde_draws_get_n_draws (f->draws, chain);
+
+  for (guint r = 0; r < n; r++)
+    {
+      double *row = rows + (gsize) r * N_COLUMNS;
+      guint draw = first + r;
+
+      for (guint c = COLUMN_MU; c < N_COLUMNS; c++)
+        {
+          double level = 0.3 * chain + 0.5 * (c - COLUMN_MU);
+          double pull = warmup ? 4 * exp (-(double) draw / 60) : 0;
+
+          f->state[chain][c] = 0.6 * f->state[chain][c] + 0.8 * normal_draw (f->rand);
+          row[c] = level + pull + f->state[chain][c];
+        }
+      row[COLUMN_MU + 1] = exp (row[COLUMN_MU + 1] / 3);   /* tau > 0 */
+      row[0] = -0.5 * row[COLUMN_MU] * row[COLUMN_MU] - 3;
+      for (guint i = 0; i < n_divergent; i++)
+        if (divergent[i] == draw)
+          row[COLUMN_DIVERGENT] = 1;
+    }
+  tilde_draws_append (f->draws, chain, rows, (gsize) n * N_COLUMNS, warmup);
+}
+
+static void
+fill (Fixture *f, guint warmup, guint sampling)
+{
+  for (guint c = 0; c < N_CHAINS; c++)
+    {
+      if (warmup > 0)
+        append_draws (f, c, warmup, TRUE, NULL, 0);
+      append_draws (f, c, sampling, FALSE, NULL, 0);
+    }
+}
+
+static void
+fixture_set_up (Fixture *f, gconstpointer data)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  GtkWidget *scrolled = gtk_scrolled_window_new ();
+
+  f->rand = g_rand_new_with_seed (20261122);
+  f->draws = tilde_draws_new (names, N_CHAINS);
+  f->window = GTK_WINDOW (gtk_window_new ());
+  gtk_window_set_title (f->window, "Trace plot");
+  gtk_window_set_default_size (f->window, 1000, 640);
+  f->list = TILDE_PARAMETER_LIST (tilde_parameter_list_new ());
+  gtk_widget_set_size_request (GTK_WIDGET (f->list), 200, -1);
+  f->plot = TILDE_TRACE_PLOT (tilde_trace_plot_new ());
+  gtk_widget_set_hexpand (GTK_WIDGET (f->plot), TRUE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), GTK_WIDGET (f->plot));
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER,
+                                  GTK_POLICY_AUTOMATIC);
+  gtk_widget_set_hexpand (scrolled, TRUE);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (f->list));
+  gtk_box_append (GTK_BOX (box), gtk_separator_new (GTK_ORIENTATION_VERTICAL));
+  gtk_box_append (GTK_BOX (box), scrolled);
+  gtk_window_set_child (f->window, box);
+
+  g_object_bind_property (f->list, "selected", f->plot, "parameters", G_BINDING_SYNC_CREATE);
+  tilde_parameter_list_set_draws (f->list, f->draws);
+  tilde_trace_plot_set_draws (f->plot, f->draws);
+  gtk_window_present (f->window);
+}
+
+static void
+fixture_tear_down (Fixture *f, gconstpointer data)
+{
+  gtk_window_destroy (f->window);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_clear_object (&f->draws);
+  g_rand_free (f->rand);
+}
+
+/* ---- pixels ---- */
+
+typedef struct
+{
+  int     width, height;
+  gsize   stride;
+  guchar *data;
+} Pixels;
+
+static void
+pixels_free (Pixels *pixels)
+{
+  g_free (pixels->data);
+  g_free (pixels);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Pixels, pixels_free)
+
+/* What the widget draws, on the window's background. */
+static Pixels *
+render (GtkWidget *widget, const char *screenshot)
+{
+  int width = gtk_widget_get_width (widget), height = gtk_widget_get_height (widget);
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
+  GdkRGBA background = { 0.98, 0.98, 0.98, 1 };
+  const char *dir = g_getenv ("TILDE_SCREENSHOT_DIR");
+  Pixels *pixels = g_new0 (Pixels, 1);
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_style_context_lookup_color (gtk_widget_get_style_context (widget),
+                                  "window_bg_color", &background);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  gtk_snapshot_append_color (snapshot, &background, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  node = gtk_snapshot_free_to_node (snapshot);
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  if (dir != NULL && screenshot != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, screenshot, NULL);
+
+      g_assert_true (gdk_texture_save_to_png (texture, path));
+    }
+  pixels->width = gdk_texture_get_width (texture);
+  pixels->height = gdk_texture_get_height (texture);
+  pixels->stride = (gsize) pixels->width * 4;
+  pixels->data = g_malloc (pixels->stride * pixels->height);
+  gdk_texture_download (texture, pixels->data, pixels->stride);
+  return pixels;
+}
+
+static gboolean
+pixel_is (const Pixels *pixels, int x, int y, const GdkRGBA *colour, int tolerance)
+{
+  const guchar *p;
+
+  if (x < 0 || y < 0 || x >= pixels->width || y >= pixels->height)
+    return FALSE;
+  /* Cairo's ARGB32 in memory order on a little-endian machine: B G R A. */
+  p = pixels->data + (gsize) y * pixels->stride + (gsize) x * 4;
+  return p[3] > 250
+         && abs (p[2] - (int) round (colour->red * 255)) <= tolerance
+         && abs (p[1] - (int) round (colour->green * 255)) <= tolerance
+         && abs (p[0] - (int) round (colour->blue * 255)) <= tolerance;
+}
+
+static guint
+count_colour (const Pixels *pixels, const graphene_rect_t *area, const GdkRGBA *colour)
+{
+  guint n = 0;
+
+  for (int y = (int) area->origin.y; y < area->origin.y + area->size.height; y++)
+    for (int x = (int) area->origin.x; x < area->origin.x + area->size.width; x++)
+      n += pixel_is (pixels, x, y, colour, 24);
+  return n;
+}
+
+/* The rightmost column of `area` with the colour in it, or -1. */
+static int
+rightmost_colour (const Pixels *pixels, const graphene_rect_t *area, const GdkRGBA *colour)
+{
+  for (int x = (int) (area->origin.x + area->size.width) - 1; x >= area->origin.x; x--)
+    for (int y = (int) area->origin.y; y < area->origin.y + area->size.height; y++)
+      if (pixel_is (pixels, x, y, colour, 24))
+        return x;
+  return -1;
+}
+
+static TildePlotStyle
+palette (gboolean dark)
+{
+  TildePlotStyle style;
+
+  _tilde_plot_style_init (&style, dark);
+  return style;
+}
+
+static graphene_rect_t
+main_panel (Fixture *f, guint row)
+{
+  graphene_rect_t main;
+
+  g_assert_true (_tilde_trace_plot_get_row_panels (f->plot, row, &main, NULL));
+  return main;
+}
+
+/* ---- tests ---- */
+
+static void
+test_chain_colours (Fixture *f, gconstpointer data)
+{
+  TildePlotStyle style = palette (FALSE);
+  graphene_rect_t main, side, strip;
+  g_autoptr(Pixels) pixels = NULL;
+
+  fill (f, 300, 1700);
+  g_assert_true (wait_for (plot_is_current, f));
+  g_assert_cmpstr (tilde_trace_plot_get_parameters (f->plot)[0], ==, "mu");
+  g_assert_true (_tilde_trace_plot_get_row_panels (f->plot, 0, &main, &side));
+  g_assert_cmpfloat (side.size.width, >, 40);
+  pixels = render (GTK_WIDGET (f->plot), "plots-trace.png");
+  for (guint c = 0; c < N_CHAINS; c++)
+    {
+      guint in_trace = count_colour (pixels, &main, &style.chains[c]);
+      guint in_density = count_colour (pixels, &side, &style.chains[c]);
+
+      g_test_message ("chain %u: %u pixels of its colour in the trace, %u in the density",
+                      c + 1, in_trace, in_density);
+      g_assert_cmpuint (in_trace, >=, 200);
+      g_assert_cmpuint (in_density, >=, 20);
+    }
+  /* No stray divergence marks without divergences. */
+  strip = GRAPHENE_RECT_INIT (main.origin.x, main.origin.y + main.size.height, main.size.width, 10);
+  g_assert_cmpuint (count_colour (pixels, &strip, &style.divergent), ==, 0);
+}
+
+static void
+test_live_update (Fixture *f, gconstpointer data)
+{
+  TildePlotStyle style = palette (FALSE);
+  graphene_rect_t main;
+  int before, after, first_chain;
+  guint64 stamp;
+
+  /* The first chain runs ahead of the others, as chains do. */
+  append_draws (f, 0, 800, FALSE, NULL, 0);
+  for (guint c = 1; c < N_CHAINS; c++)
+    append_draws (f, c, 400, FALSE, NULL, 0);
+  g_assert_true (wait_for (plot_is_current, f));
+  main = main_panel (f, 0);
+  {
+    g_autoptr(Pixels) pixels = render (GTK_WIDGET (f->plot), "plots-live-before.png");
+
+    first_chain = rightmost_colour (pixels, &main, &style.chains[0]);
+    before = rightmost_colour (pixels, &main, &style.chains[1]);
+  }
+  g_test_message ("chain 2 reaches x = %d of %g..%g", before, main.origin.x,
+                  main.origin.x + main.size.width);
+  g_assert_cmpfloat (fabs (before - (main.origin.x + main.size.width / 2)), <, 8);
+  g_assert_cmpfloat (first_chain, >, main.origin.x + main.size.width - 8);
+
+  /* The plot redraws on its own as the store's "changed" arrives. */
+  stamp = tilde_draws_get_stamp (f->draws);
+  for (guint c = 1; c < N_CHAINS; c++)
+    for (guint batch = 0; batch < 8; batch++)
+      append_draws (f, c, 50, FALSE, NULL, 0);
+  g_assert_cmpuint (tilde_draws_get_stamp (f->draws), >, stamp);
+  g_assert_true (wait_for (plot_is_current, f));
+  {
+    g_autoptr(Pixels) pixels = render (GTK_WIDGET (f->plot), "plots-live-after.png");
+
+    after = rightmost_colour (pixels, &main, &style.chains[1]);
+  }
+  g_test_message ("then x = %d", after);
+  g_assert_cmpfloat (after, >, main.origin.x + main.size.width - 8);
+}
+
+static void
+test_select_another_parameter (Fixture *f, gconstpointer data)
+{
+  GtkSelectionModel *model = tilde_parameter_list_get_model (f->list);
+  g_autoptr(GtkTreeListRow) row = NULL;
+  g_autoptr(TildeParameter) parameter = NULL;
+  graphene_rect_t main_mu, main_tau;
+  guint differing = 0;
+  g_autoptr(Pixels) before = NULL;
+  g_autoptr(Pixels) after = NULL;
+
+  fill (f, 0, 1500);
+  g_assert_true (wait_for (plot_is_current, f));
+  main_mu = main_panel (f, 0);
+  before = render (GTK_WIDGET (f->plot), NULL);
+
+  /* The rows: mu, tau, theta[1..8]. */
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 3);
+  g_assert_true (gtk_selection_model_select_item (model, 1, TRUE));
+  g_assert_cmpstr (tilde_trace_plot_get_parameters (f->plot)[0], ==, "tau");
+  g_assert_null (tilde_trace_plot_get_parameters (f->plot)[1]);
+  let_it_draw ();
+  main_tau = main_panel (f, 0);
+  after = render (GTK_WIDGET (f->plot), "plots-tau.png");
+  for (int y = (int) main_mu.origin.y; y < main_mu.origin.y + main_mu.size.height; y++)
+    differing += memcmp (before->data + y * before->stride + (int) main_mu.origin.x * 4,
+                         after->data + y * after->stride + (int) main_mu.origin.x * 4,
+                         (gsize) main_mu.size.width * 4) != 0;
+  g_test_message ("%u of %g lines of the panel changed", differing, main_mu.size.height);
+  g_assert_cmpuint (differing, >, main_mu.size.height / 2);
+  g_assert_cmpfloat (main_tau.size.width, >, 0);
+
+  /* A group row plots every element; with mu too, nine rows. */
+  row = g_list_model_get_item (G_LIST_MODEL (model), 2);
+  parameter = gtk_tree_list_row_get_item (row);
+  g_assert_cmpstr (tilde_parameter_get_name (parameter), ==, "theta[1..8]");
+  gtk_selection_model_select_item (model, 0, TRUE);
+  gtk_selection_model_select_item (model, 2, FALSE);
+  g_assert_cmpuint (g_strv_length ((char **) tilde_trace_plot_get_parameters (f->plot)), ==, 9);
+  g_assert_cmpstr (tilde_trace_plot_get_parameters (f->plot)[8], ==, "theta.8");
+  let_it_draw ();
+  g_assert_true (_tilde_trace_plot_get_row_panels (f->plot, 8, NULL, NULL));
+  g_clear_pointer (&after, pixels_free);
+  after = render (GTK_WIDGET (f->window), "plots-window.png");
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (f->plot)), >=, 9 * 170);
+}
+
+static guint
+n_rows (TildeParameterList *list)
+{
+  return g_list_model_get_n_items (G_LIST_MODEL (tilde_parameter_list_get_model (list)));
+}
+
+static const char *
+row_name (TildeParameterList *list, guint i)
+{
+  GListModel *rows = G_LIST_MODEL (tilde_parameter_list_get_model (list));
+  g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
+  g_autoptr(TildeParameter) parameter = gtk_tree_list_row_get_item (row);
+
+  return tilde_parameter_get_name (parameter);
+}
+
+static void
+test_search (Fixture *f, gconstpointer data)
+{
+  fill (f, 0, 100);
+  /* An element's name shows its group, opened to it. */
+  tilde_parameter_list_set_search (f->list, "THETA[3");
+  g_assert_cmpuint (n_rows (f->list), ==, 2);
+  g_assert_cmpstr (row_name (f->list, 0), ==, "theta[1..8]");
+  g_assert_cmpstr (row_name (f->list, 1), ==, "theta[3]");
+  gtk_selection_model_select_item (tilde_parameter_list_get_model (f->list), 1, TRUE);
+  let_it_draw ();
+  pixels_free (render (GTK_WIDGET (f->window), "plots-search.png"));
+  /* Stan CSV's spelling finds it too. */
+  tilde_parameter_list_set_search (f->list, "theta.5");
+  g_assert_cmpuint (n_rows (f->list), ==, 2);
+  g_assert_cmpstr (row_name (f->list, 1), ==, "theta[5]");
+  /* The group's own name keeps all its elements. */
+  tilde_parameter_list_set_search (f->list, "theta");
+  g_assert_cmpuint (n_rows (f->list), ==, 9);
+  tilde_parameter_list_set_search (f->list, "ta");
+  g_assert_cmpuint (n_rows (f->list), ==, 10);
+  g_assert_cmpstr (row_name (f->list, 0), ==, "tau");
+  tilde_parameter_list_set_search (f->list, "nothing like it");
+  g_assert_cmpuint (n_rows (f->list), ==, 0);
+  tilde_parameter_list_set_search (f->list, "");
+  g_assert_cmpuint (n_rows (f->list), ==, 3);
+  let_it_draw ();
+}
+
+static void
+test_divergent_ticks (Fixture *f, gconstpointer data)
+{
+  static const guint divergent[] = { 150, 700, 1300 };
+  TildePlotStyle style = palette (FALSE);
+  graphene_rect_t main;
+  g_autoptr(Pixels) pixels = NULL;
+  double start, end;
+
+  for (guint c = 0; c < N_CHAINS; c++)
+    append_draws (f, c, 1500, FALSE, c == 2 ? divergent : NULL, c == 2 ? 3 : 0);
+  g_assert_true (wait_for (plot_is_current, f));
+  main = main_panel (f, 0);
+  g_assert_false (tilde_trace_plot_get_iteration_range (f->plot, &start, &end));
+  pixels = render (GTK_WIDGET (f->plot), "plots-divergent.png");
+
+  for (guint i = 0; i < G_N_ELEMENTS (divergent); i++)
+    {
+      int x = (int) floor (main.origin.x + (divergent[i] - start) / (end - start)
+                           * main.size.width);
+      graphene_rect_t tick = GRAPHENE_RECT_INIT (x - 1, main.origin.y + main.size.height, 3, 10);
+      graphene_rect_t between = GRAPHENE_RECT_INIT (x + 30,
+                                                    main.origin.y + main.size.height, 3, 10);
+
+      g_assert_cmpuint (count_colour (pixels, &tick, &style.divergent), >=, 4);
+      g_assert_cmpuint (count_colour (pixels, &between, &style.divergent), ==, 0);
+    }
+}
+
+static void
+test_hover_zoom_and_pan (Fixture *f, gconstpointer data)
+{
+  graphene_rect_t main;
+  double start, end, x, span;
+  const char *text;
+  g_autofree char *expected = NULL;
+
+  fill (f, 200, 1800);
+  g_assert_true (wait_for (plot_is_current, f));
+  main = main_panel (f, 0);
+
+  /* Over draw 1000 of the 2,000 drawn: its read-out. */
+  x = main.origin.x + 1000.0 / 2000 * main.size.width;
+  _tilde_trace_plot_hover (f->plot, x, main.origin.y + main.size.height / 2);
+  text = _tilde_trace_plot_get_hover_text (f->plot);
+  g_assert_nonnull (text);
+  g_test_message ("read-out: %s", text);
+  g_assert_nonnull (strstr (text, "<b>mu</b>"));
+  g_assert_nonnull (strstr (text, ", iteration 1000"));
+  g_assert_nonnull (strstr (text, "Chain "));
+  let_it_draw ();
+  g_autoptr(Pixels) shot = render (GTK_WIDGET (f->plot), "plots-hover.png");
+  /* Over warmup, the read-out says so. */
+  _tilde_trace_plot_hover (f->plot, main.origin.x + 100.0 / 2000 * main.size.width,
+                           main.origin.y + main.size.height / 2);
+  g_assert_nonnull (strstr (_tilde_trace_plot_get_hover_text (f->plot), "warmup iteration 100"));
+  /* Outside the panels, none. */
+  _tilde_trace_plot_hover (f->plot, 2, 2);
+  g_assert_null (_tilde_trace_plot_get_hover_text (f->plot));
+
+  /* Zooming in by half about the middle keeps the middle. */
+  _tilde_trace_plot_zoom_at (f->plot, main.origin.x + main.size.width / 2, 0.5);
+  g_assert_true (tilde_trace_plot_get_iteration_range (f->plot, &start, &end));
+  g_assert_cmpfloat_with_epsilon (start, 500, 1e-3);
+  g_assert_cmpfloat_with_epsilon (end, 1500, 1e-3);
+  let_it_draw ();
+  g_autoptr(Pixels) zoomed = render (GTK_WIDGET (f->plot), "plots-zoomed.png");
+  /* Dragging right by a tenth of the panel shows earlier draws. */
+  _tilde_trace_plot_pan (f->plot, main.size.width / 10);
+  g_assert_true (tilde_trace_plot_get_iteration_range (f->plot, &start, &end));
+  g_assert_cmpfloat_with_epsilon (start, 400, 1e-3);
+  g_assert_cmpfloat_with_epsilon (end, 1400, 1e-3);
+  /* Never past the first draw, and never narrower than ten. */
+  _tilde_trace_plot_pan (f->plot, main.size.width * 5);
+  g_assert_true (tilde_trace_plot_get_iteration_range (f->plot, &start, &end));
+  g_assert_cmpfloat (start, ==, 0);
+  g_assert_cmpfloat_with_epsilon (end, 1000, 1e-3);
+  _tilde_trace_plot_zoom_at (f->plot, main.origin.x, 1e-6);
+  g_assert_true (tilde_trace_plot_get_iteration_range (f->plot, &start, &end));
+  span = end - start;
+  g_assert_cmpfloat_with_epsilon (span, 10, 1e-6);
+  let_it_draw ();
+  /* Zoomed in close, the draws themselves. */
+  g_autoptr(Pixels) close = render (GTK_WIDGET (f->plot), "plots-zoomed-close.png");
+  /* The key binding's action, as a double-click: everything again. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->plot), "plot.reset-zoom", NULL));
+  g_assert_false (tilde_trace_plot_get_iteration_range (f->plot, &start, &end));
+  g_assert_cmpfloat (end, ==, 2000);
+
+  /* Without warmup, the axis starts where sampling did. */
+  tilde_trace_plot_set_show_warmup (f->plot, FALSE);
+  g_assert_false (tilde_trace_plot_get_iteration_range (f->plot, &start, &end));
+  g_assert_cmpfloat (start, ==, 200);
+  let_it_draw ();
+  g_autoptr(Pixels) no_warmup = render (GTK_WIDGET (f->plot), "plots-no-warmup.png");
+}
+
+static void
+test_other_views (Fixture *f, gconstpointer data)
+{
+  static const char *const two[] = { "mu", "theta.1", NULL };
+  static const guint divergent[] = { 300, 900 };
+  static const struct {
+    TildePlotView view;
+    const char   *screenshot;
+  } views[] = {
+    { TILDE_PLOT_VIEW_RANK, "plots-rank.png" },
+    { TILDE_PLOT_VIEW_AUTOCORRELATION, "plots-autocorrelation.png" },
+    { TILDE_PLOT_VIEW_PAIRS, "plots-pairs.png" },
+  };
+  TildePlotStyle style = palette (FALSE);
+
+  for (guint c = 0; c < N_CHAINS; c++)
+    {
+      append_draws (f, c, 200, TRUE, NULL, 0);
+      append_draws (f, c, 1500, FALSE, c == 1 ? divergent : NULL, c == 1 ? 2 : 0);
+    }
+  tilde_trace_plot_set_parameters (f->plot, two);
+  for (guint v = 0; v < G_N_ELEMENTS (views); v++)
+    {
+      g_autoptr(Pixels) pixels = NULL;
+      graphene_rect_t main;
+
+      tilde_trace_plot_set_view (f->plot, views[v].view);
+      let_it_draw ();
+      g_assert_true (wait_for (plot_is_current, f));
+      main = main_panel (f, 0);
+      pixels = render (GTK_WIDGET (f->plot), views[v].screenshot);
+      for (guint c = 0; c < N_CHAINS; c++)
+        {
+          guint n = count_colour (pixels, &main, &style.chains[c]);
+
+          /* The pairs view's points are translucent, blended away from the
+           * palette; its divergences are opaque. */
+          if (views[v].view != TILDE_PLOT_VIEW_PAIRS)
+            g_assert_cmpuint (n, >=, 50);
+        }
+      if (views[v].view == TILDE_PLOT_VIEW_PAIRS)
+        g_assert_cmpuint (count_colour (pixels, &main, &style.divergent), >=, 10);
+    }
+
+  /* The autocorrelation read-out: each chain's value at a lag. */
+  tilde_trace_plot_set_view (f->plot, TILDE_PLOT_VIEW_AUTOCORRELATION);
+  tilde_trace_plot_set_max_lag (f->plot, 20);
+  let_it_draw ();
+  {
+    graphene_rect_t main = main_panel (f, 0);
+
+    _tilde_trace_plot_hover (f->plot, main.origin.x + main.size.width / 2,
+                             main.origin.y + main.size.height / 2);
+    g_assert_nonnull (strstr (_tilde_trace_plot_get_hover_text (f->plot), "lag 10"));
+    g_assert_nonnull (strstr (_tilde_trace_plot_get_hover_text (f->plot), "Chain 4: "));
+  }
+  /* Pairs with one parameter asks for another. */
+  tilde_trace_plot_set_view (f->plot, TILDE_PLOT_VIEW_PAIRS);
+  tilde_trace_plot_set_parameters (f->plot, (const char *const[]) { "mu", NULL });
+  let_it_draw ();
+  g_assert_false (_tilde_trace_plot_get_row_panels (f->plot, 0, NULL, NULL));
+}
+
+static void
+test_dark (Fixture *f, gconstpointer data)
+{
+  AdwStyleManager *manager = adw_style_manager_get_default ();
+  TildePlotStyle style = palette (TRUE);
+  g_autoptr(Pixels) pixels = NULL;
+  graphene_rect_t main;
+
+  adw_style_manager_set_color_scheme (manager, ADW_COLOR_SCHEME_FORCE_DARK);
+  fill (f, 300, 1700);
+  g_assert_true (wait_for (plot_is_current, f));
+  let_it_draw ();
+  main = main_panel (f, 0);
+  pixels = render (GTK_WIDGET (f->plot), "plots-dark.png");
+  for (guint c = 0; c < N_CHAINS; c++)
+    g_assert_cmpuint (count_colour (pixels, &main, &style.chains[c]), >=, 200);
+  adw_style_manager_set_color_scheme (manager, ADW_COLOR_SCHEME_DEFAULT);
+}
+
+/* ---- export ---- */
+
+static void
+start_element (GMarkupParseContext *context, const char *element, const char **attribute_names,
+               const char **attribute_values, gpointer user_data, GError **error)
+{
+  char **first = user_data;
+
+  if (*first == NULL)
+    *first = g_strdup (element);
+}
+
+static void
+test_export (Fixture *f, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tilde-plots-XXXXXX", NULL);
+  g_autofree char *png = g_build_filename (dir, "plot.png", NULL);
+  g_autofree char *svg = g_build_filename (dir, "plot.svg", NULL);
+  g_autofree char *pdf = g_build_filename (dir, "plot.pdf", NULL);
+  g_autofree char *bad = g_build_filename (dir, "missing", "plot.png", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GdkPixbuf) pixbuf = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *first = NULL;
+  gsize length;
+  GMarkupParser parser = { start_element, NULL, NULL, NULL, NULL };
+  GMarkupParseContext *context;
+  TildePlotStyle style = palette (FALSE);
+  guint coloured[N_CHAINS] = { 0 };
+
+  fill (f, 300, 1700);
+  g_assert_true (tilde_trace_plot_export (f->plot, png, TILDE_PLOT_FORMAT_PNG, 800, 500, &error));
+  g_assert_no_error (error);
+  pixbuf = gdk_pixbuf_new_from_file (png, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (gdk_pixbuf_get_width (pixbuf), ==, 800);
+  g_assert_cmpint (gdk_pixbuf_get_height (pixbuf), ==, 500);
+  /* On white, with the chains' colours in it. */
+  {
+    const guchar *p = gdk_pixbuf_read_pixels (pixbuf);
+    int channels = gdk_pixbuf_get_n_channels (pixbuf), stride = gdk_pixbuf_get_rowstride (pixbuf);
+
+    g_assert_cmpint (p[0], ==, 255);
+    for (int y = 0; y < 500; y++)
+      for (int x = 0; x < 800; x++)
+        for (guint c = 0; c < N_CHAINS; c++)
+          {
+            const guchar *q = p + y * stride + x * channels;
+
+            coloured[c] += abs (q[0] - (int) round (style.chains[c].red * 255)) <= 24
+                           && abs (q[1] - (int) round (style.chains[c].green * 255)) <= 24
+                           && abs (q[2] - (int) round (style.chains[c].blue * 255)) <= 24;
+          }
+    for (guint c = 0; c < N_CHAINS; c++)
+      g_assert_cmpuint (coloured[c], >=, 100);
+  }
+  if (g_getenv ("TILDE_SCREENSHOT_DIR") != NULL)
+    {
+      g_autofree char *copy = g_build_filename (g_getenv ("TILDE_SCREENSHOT_DIR"),
+                                                "plots-export.png", NULL);
+
+      g_assert_true (tilde_trace_plot_export (f->plot, copy, TILDE_PLOT_FORMAT_PNG,
+                                              800, 500, NULL));
+    }
+
+  g_assert_true (tilde_trace_plot_export (f->plot, svg, TILDE_PLOT_FORMAT_SVG, 800, 500, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (svg, &contents, &length, &error));
+  context = g_markup_parse_context_new (&parser, 0, &first, NULL);
+  g_assert_true (g_markup_parse_context_parse (context, contents, length, &error));
+  g_assert_true (g_markup_parse_context_end_parse (context, &error));
+  g_assert_no_error (error);
+  g_markup_parse_context_free (context);
+  g_assert_cmpstr (first, ==, "svg");
+  g_clear_pointer (&contents, g_free);
+
+  g_assert_true (tilde_trace_plot_export (f->plot, pdf, TILDE_PLOT_FORMAT_PDF, 800, 500, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (pdf, &contents, &length, &error));
+  g_assert_cmpuint (length, >, 1000);
+  g_assert_true (g_str_has_prefix (contents, "%PDF-"));
+
+  /* A folder that is not there: an error, no crash. */
+  g_assert_false (tilde_trace_plot_export (f->plot, bad, TILDE_PLOT_FORMAT_PNG, 100, 100, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_FAILED);
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+  g_assert_false (tilde_trace_plot_export (f->plot, bad, TILDE_PLOT_FORMAT_PDF, 100, 100, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_FAILED);
+
+  g_unlink (png);
+  g_unlink (svg);
+  g_unlink (pdf);
+  g_rmdir (dir);
+}
+
+static void
+test_empty_store (Fixture *f, gconstpointer data)
+{
+  g_autoptr(Pixels) pixels = NULL;
+
+  /* Nothing sampled yet: a message, no panels, no warnings. */
+  let_it_draw ();
+  pixels = render (GTK_WIDGET (f->plot), "plots-empty.png");
+  g_assert_false (_tilde_trace_plot_get_row_panels (f->plot, 0, NULL, NULL));
+  /* The first draws of a run. */
+  append_draws (f, 0, 1, TRUE, NULL, 0);
+  g_assert_true (wait_for (plot_is_current, f));
+  append_draws (f, 1, 3, TRUE, NULL, 0);
+  g_assert_true (wait_for (plot_is_current, f));
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_setenv ("GSK_RENDERER", "cairo", FALSE);
+  g_setenv ("GTK_A11Y", "none", TRUE);
+  g_setenv ("ADW_DISABLE_PORTAL", "1", TRUE);
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+#define ADD(path, func) \
+  g_test_add ("/plots/window/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+  ADD ("chain-colours", test_chain_colours);
+  ADD ("live-update", test_live_update);
+  ADD ("select-another-parameter", test_select_another_parameter);
+  ADD ("search", test_search);
+  ADD ("divergent-ticks", test_divergent_ticks);
+  ADD ("hover-zoom-and-pan", test_hover_zoom_and_pan);
+  ADD ("other-views", test_other_views);
+  ADD ("dark", test_dark);
+  ADD ("export", test_export);
+  ADD ("empty-store", test_empty_store);
+#undef ADD
+  return g_test_run ();
+}

@@ -1,0 +1,1059 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "io/data-template.h"
+#include "tilde-data-panel-private.h"
+#include "tilde-diagnostic-marks.h"
+#include "tilde-editor-private.h"
+#include "tilde-problems-list.h"
+
+#define DEFAULT_CHECK_DELAY_MS 250
+#define UNTITLED_NAME "untitled.json"
+
+struct _TildeDataPanel
+{
+  GtkWidget             parent_instance;
+
+  /* Template children */
+  GtkLabel             *file_label;
+  GtkInfoBar           *info_bar;
+  GtkLabel             *info_label;
+  GtkSourceView        *view;
+  GtkWidget            *empty_state;
+  TildeProblemsList    *problems_list;
+
+  GtkSourceBuffer      *buffer;
+  GtkSourceFile        *source_file;
+  TildeDiagnosticMarks *marks;
+  TildeWorker          *worker;
+  TildeCheckResult     *model;
+  TildeEditor          *editor;
+  gulong                editor_checked_id;
+  GBinding             *scheme_binding;
+
+  guint                 check_source;
+  guint                 check_delay_ms;
+  /* Counts buffer changes; a result is shown only for the text it checked. */
+  guint64               stamp;
+  guint64               checked_stamp;
+  guint64               check_generation;
+  guint64               shown_generation;
+  guint                 checking : 1;
+  guint                 loading : 1;
+  guint                 saving : 1;
+  guint                 templating : 1;
+};
+
+G_DEFINE_FINAL_TYPE (TildeDataPanel, tilde_data_panel, GTK_TYPE_WIDGET)
+
+G_DEFINE_QUARK (tilde-data-panel-error-quark, tilde_data_panel_error)
+
+enum {
+  PROP_0,
+  PROP_EDITOR,
+  PROP_FILE,
+  PROP_MODIFIED,
+  PROP_LOADING,
+  PROP_CHECK_DELAY_MS,
+  PROP_CHECKING,
+  PROP_PROBLEMS,
+  N_PROPS
+};
+
+enum {
+  CHECKED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+GtkWidget *
+tilde_data_panel_new (void)
+{
+  return g_object_new (TILDE_TYPE_DATA_PANEL, NULL);
+}
+
+GtkSourceBuffer *
+tilde_data_panel_get_buffer (TildeDataPanel *self)
+{
+  g_return_val_if_fail (TILDE_IS_DATA_PANEL (self), NULL);
+  return self->buffer;
+}
+
+GtkSourceView *
+tilde_data_panel_get_view (TildeDataPanel *self)
+{
+  g_return_val_if_fail (TILDE_IS_DATA_PANEL (self), NULL);
+  return self->view;
+}
+
+TildeCheckResult *
+tilde_data_panel_get_model (TildeDataPanel *self)
+{
+  g_return_val_if_fail (TILDE_IS_DATA_PANEL (self), NULL);
+  return self->model;
+}
+
+TildeEditor *
+tilde_data_panel_get_editor (TildeDataPanel *self)
+{
+  g_return_val_if_fail (TILDE_IS_DATA_PANEL (self), NULL);
+  return self->editor;
+}
+
+GFile *
+tilde_data_panel_get_file (TildeDataPanel *self)
+{
+  g_return_val_if_fail (TILDE_IS_DATA_PANEL (self), NULL);
+  return gtk_source_file_get_location (self->source_file);
+}
+
+gboolean
+tilde_data_panel_get_modified (TildeDataPanel *self)
+{
+  g_return_val_if_fail (TILDE_IS_DATA_PANEL (self), FALSE);
+  return gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (self->buffer));
+}
+
+gboolean
+tilde_data_panel_get_loading (TildeDataPanel *self)
+{
+  g_return_val_if_fail (TILDE_IS_DATA_PANEL (self), FALSE);
+  return self->loading;
+}
+
+guint
+tilde_data_panel_get_check_delay (TildeDataPanel *self)
+{
+  g_return_val_if_fail (TILDE_IS_DATA_PANEL (self), 0);
+  return self->check_delay_ms;
+}
+
+void
+tilde_data_panel_set_check_delay (TildeDataPanel *self, guint delay_ms)
+{
+  g_return_if_fail (TILDE_IS_DATA_PANEL (self));
+  if (self->check_delay_ms == delay_ms)
+    return;
+  self->check_delay_ms = delay_ms;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CHECK_DELAY_MS]);
+}
+
+gboolean
+tilde_data_panel_get_checking (TildeDataPanel *self)
+{
+  g_return_val_if_fail (TILDE_IS_DATA_PANEL (self), FALSE);
+  return self->checking;
+}
+
+GListModel *
+tilde_data_panel_get_problems (TildeDataPanel *self)
+{
+  g_return_val_if_fail (TILDE_IS_DATA_PANEL (self), NULL);
+  return tilde_diagnostic_marks_get_problems (self->marks);
+}
+
+TildeWorker *
+_tilde_data_panel_get_worker (TildeDataPanel *self)
+{
+  return self->worker;
+}
+
+guint64
+_tilde_data_panel_get_shown_generation (TildeDataPanel *self)
+{
+  return self->shown_generation;
+}
+
+/* ---- state shown around the text ---- */
+
+static gboolean
+buffer_is_blank (TildeDataPanel *self)
+{
+  GtkTextIter iter;
+
+  gtk_text_buffer_get_start_iter (GTK_TEXT_BUFFER (self->buffer), &iter);
+  while (!gtk_text_iter_is_end (&iter))
+    {
+      if (!g_unichar_isspace (gtk_text_iter_get_char (&iter)))
+        return FALSE;
+      gtk_text_iter_forward_char (&iter);
+    }
+  return TRUE;
+}
+
+static void
+update_actions (TildeDataPanel *self)
+{
+  gboolean idle = !self->loading && !self->saving;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "data.open", idle);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "data.save", idle);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "data.save-as", idle);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "data.insert-template",
+                                 idle && !self->templating && self->model != NULL
+                                 && buffer_is_blank (self));
+  gtk_widget_set_visible (self->empty_state,
+                          !self->loading
+                          && gtk_text_buffer_get_char_count (GTK_TEXT_BUFFER (self->buffer)) == 0);
+}
+
+static void
+update_file_label (TildeDataPanel *self)
+{
+  GFile *file = tilde_data_panel_get_file (self);
+  gboolean modified = tilde_data_panel_get_modified (self);
+  g_autofree char *name = file ? g_file_get_basename (file) : NULL;
+  g_autofree char *path = file ? g_file_get_parse_name (file) : NULL;
+  g_autofree char *text = NULL;
+
+  if (name == NULL && gtk_text_buffer_get_char_count (GTK_TEXT_BUFFER (self->buffer)) > 0)
+    name = g_strdup (_("Unsaved"));
+  /* The mark the window's title gives a model with unsaved changes. */
+  if (name != NULL)
+    text = modified && file ? g_strconcat ("• ", name, NULL) : g_strdup (name);
+  gtk_label_set_text (self->file_label, text ? text : "");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->file_label), path);
+}
+
+static void
+show_error (TildeDataPanel *self, const char *what, const GError *error)
+{
+  g_autofree char *text = g_strdup_printf ("%s\n%s", what, error->message);
+
+  gtk_label_set_text (self->info_label, text);
+  gtk_info_bar_set_revealed (self->info_bar, TRUE);
+}
+
+static void
+info_bar_response_cb (TildeDataPanel *self, int response)
+{
+  gtk_info_bar_set_revealed (self->info_bar, FALSE);
+}
+
+static void
+set_checking (TildeDataPanel *self, gboolean checking)
+{
+  if (self->checking == !!checking)
+    return;
+  self->checking = !!checking;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CHECKING]);
+}
+
+static void
+set_loading (TildeDataPanel *self, gboolean loading)
+{
+  if (self->loading == !!loading)
+    return;
+  self->loading = !!loading;
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (self->view), !loading);
+  update_actions (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+}
+
+/* ---- checking ---- */
+
+static char *
+buffer_text (TildeDataPanel *self)
+{
+  GtkTextIter start, end;
+  g_autofree char *text = NULL;
+
+  gtk_text_buffer_get_bounds (GTK_TEXT_BUFFER (self->buffer), &start, &end);
+  text = gtk_text_buffer_get_text (GTK_TEXT_BUFFER (self->buffer), &start, &end, TRUE);
+  /* The file's last newline is not in the buffer; check the file as saved. */
+  if (gtk_source_buffer_get_implicit_trailing_newline (self->buffer) && text[0] != '\0')
+    return g_strconcat (text, "\n", NULL);
+  return g_steal_pointer (&text);
+}
+
+static char *
+display_name (TildeDataPanel *self)
+{
+  GFile *file = tilde_data_panel_get_file (self);
+  char *path = file ? g_file_get_path (file) : NULL;
+
+  if (path == NULL && file != NULL)
+    path = g_file_get_basename (file);
+  return path ? path : g_strdup (UNTITLED_NAME);
+}
+
+/* Jobs hold the panel weakly, so that closing the window disposes it (and
+ * stops its engine thread) at once, whatever is still running. */
+static GWeakRef *
+weak_ref_new (gpointer object)
+{
+  GWeakRef *ref = g_new0 (GWeakRef, 1);
+
+  g_weak_ref_init (ref, object);
+  return ref;
+}
+
+static void
+weak_ref_free (gpointer data)
+{
+  g_weak_ref_clear (data);
+  g_free (data);
+}
+
+static void
+check_done (TildeJobResult *result, gpointer user_data)
+{
+  g_autoptr(TildeDataPanel) self = g_weak_ref_get (user_data);
+  TildeJobInput *input = tilde_job_result_get_input (result);
+
+  /* Text typed since the check was taken: its own check is on the way. */
+  if (self == NULL || self->checked_stamp != self->stamp
+      || tilde_job_result_get_generation (result) != self->check_generation)
+    return;
+  tilde_diagnostic_marks_show (self->marks, tilde_job_result_get_data_diagnostics (result),
+                               tilde_job_input_get_display_name (input));
+  self->shown_generation = tilde_job_result_get_generation (result);
+  set_checking (self, FALSE);
+  g_signal_emit (self, signals[CHECKED], 0);
+}
+
+void
+tilde_data_panel_check_now (TildeDataPanel *self)
+{
+  g_autoptr(TildeJobInput) input = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *name = NULL;
+
+  g_return_if_fail (TILDE_IS_DATA_PANEL (self));
+  g_clear_handle_id (&self->check_source, g_source_remove);
+  if (self->worker == NULL)
+    return;
+  text = buffer_text (self);
+  name = display_name (self);
+  input = tilde_job_input_new (name, NULL, text, -1, NULL);
+  self->checked_stamp = self->stamp;
+  self->check_generation = tilde_worker_check_data (self->worker, input, self->model, check_done,
+                                                    weak_ref_new (self), weak_ref_free);
+  set_checking (self, TRUE);
+}
+
+static gboolean
+check_timeout (gpointer user_data)
+{
+  TildeDataPanel *self = user_data;
+
+  self->check_source = 0;
+  tilde_data_panel_check_now (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+schedule_check (TildeDataPanel *self)
+{
+  g_clear_handle_id (&self->check_source, g_source_remove);
+  self->check_source = g_timeout_add_full (G_PRIORITY_DEFAULT, self->check_delay_ms,
+                                           check_timeout, self, NULL);
+  g_source_set_static_name (g_main_context_find_source_by_id (NULL, self->check_source),
+                            "[tilde] data check after typing");
+  set_checking (self, TRUE);
+}
+
+static void
+buffer_changed (TildeDataPanel *self)
+{
+  self->stamp++;
+  update_actions (self);
+  update_file_label (self);
+  schedule_check (self);
+}
+
+static void
+modified_changed (TildeDataPanel *self)
+{
+  update_file_label (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODIFIED]);
+}
+
+/* ---- the model ---- */
+
+void
+tilde_data_panel_set_model (TildeDataPanel *self, TildeCheckResult *model)
+{
+  g_return_if_fail (TILDE_IS_DATA_PANEL (self));
+
+  /* A model being typed is often broken for a moment: the data stay
+   * checked against the last one that type-checked. */
+  if (model != NULL && (tilde_check_result_has_errors (model)
+                        || tilde_check_result_get_program (model) == NULL))
+    return;
+  if (self->model == model)
+    return;
+  g_clear_pointer (&self->model, tilde_check_result_unref);
+  self->model = model ? tilde_check_result_ref (model) : NULL;
+  update_actions (self);
+  tilde_data_panel_check_now (self);
+}
+
+static void
+editor_checked (TildeDataPanel *self, TildeEditor *editor)
+{
+  tilde_data_panel_set_model (self, _tilde_editor_get_shown_check (editor));
+}
+
+void
+tilde_data_panel_set_editor (TildeDataPanel *self, TildeEditor *editor)
+{
+  g_return_if_fail (TILDE_IS_DATA_PANEL (self));
+  g_return_if_fail (editor == NULL || TILDE_IS_EDITOR (editor));
+
+  if (self->editor == editor)
+    return;
+  g_clear_pointer (&self->scheme_binding, g_binding_unbind);
+  if (self->editor != NULL)
+    g_clear_signal_handler (&self->editor_checked_id, self->editor);
+  g_set_object (&self->editor, editor);
+  if (editor != NULL)
+    {
+      self->editor_checked_id = g_signal_connect_object (editor, "checked", G_CALLBACK (editor_checked),
+                                                         self, G_CONNECT_SWAPPED);
+      self->scheme_binding = g_object_bind_property (tilde_editor_get_buffer (editor), "style-scheme",
+                                                     self->buffer, "style-scheme",
+                                                     G_BINDING_SYNC_CREATE);
+      if (_tilde_editor_get_shown_check (editor) != NULL)
+        editor_checked (self, editor);
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EDITOR]);
+}
+
+void
+tilde_data_panel_go_to_problem (TildeDataPanel *self, TildeProblem *problem)
+{
+  GtkTextBuffer *buffer;
+  GtkTextIter begin;
+
+  g_return_if_fail (TILDE_IS_DATA_PANEL (self));
+  g_return_if_fail (TILDE_IS_PROBLEM (problem));
+
+  if (!tilde_problem_get_bounds (problem, &begin, NULL))
+    return;
+  buffer = GTK_TEXT_BUFFER (self->buffer);
+  gtk_text_buffer_place_cursor (buffer, &begin);
+  gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (self->view), gtk_text_buffer_get_insert (buffer),
+                                0.25, FALSE, 0, 0);
+  gtk_widget_grab_focus (GTK_WIDGET (self->view));
+}
+
+static void
+problem_activated_cb (TildeDataPanel *self, TildeProblem *problem)
+{
+  tilde_data_panel_go_to_problem (self, problem);
+}
+
+/* ---- files ---- */
+
+static void
+load_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  TildeDataPanel *self = g_task_get_source_object (task);
+  GError *error = NULL;
+  GtkTextIter start;
+
+  if (!gtk_source_file_loader_load_finish (GTK_SOURCE_FILE_LOADER (source), result, &error)
+      && self->source_file != NULL)
+    /* Forget the file that failed, so a later Save asks where to write. */
+    gtk_source_file_set_location (self->source_file, NULL);
+  if (self->buffer == NULL)
+    {
+      /* disposed while the file was read */
+      g_clear_error (&error);
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s",
+                               _("The data panel is gone"));
+      return;
+    }
+  gtk_text_buffer_get_start_iter (GTK_TEXT_BUFFER (self->buffer), &start);
+  gtk_text_buffer_place_cursor (GTK_TEXT_BUFFER (self->buffer), &start);
+  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (self->buffer), FALSE);
+  set_loading (self, FALSE);
+  update_file_label (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
+  tilde_data_panel_check_now (self);
+  if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+void
+tilde_data_panel_load_async (TildeDataPanel *self, GFile *file, GCancellable *cancellable,
+                             GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr(GtkSourceFileLoader) loader = NULL;
+  GTask *task;
+
+  g_return_if_fail (TILDE_IS_DATA_PANEL (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, tilde_data_panel_load_async);
+  gtk_info_bar_set_revealed (self->info_bar, FALSE);
+  gtk_source_file_set_location (self->source_file, file);
+  loader = gtk_source_file_loader_new (self->buffer, self->source_file);
+  set_loading (self, TRUE);
+  gtk_source_file_loader_load_async (loader, G_PRIORITY_DEFAULT, cancellable, NULL, NULL, NULL,
+                                     load_done, task);
+}
+
+gboolean
+tilde_data_panel_load_finish (TildeDataPanel *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+static void
+save_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  TildeDataPanel *self = g_task_get_source_object (task);
+  GError *error = NULL;
+
+  self->saving = FALSE;
+  if (!gtk_source_file_saver_save_finish (GTK_SOURCE_FILE_SAVER (source), result, &error))
+    {
+      if (self->buffer != NULL)
+        update_actions (self);
+      g_task_return_error (task, error);
+      return;
+    }
+  if (self->buffer == NULL)
+    {
+      /* disposed while the file was written: it was written */
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  update_actions (self);
+  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (self->buffer), FALSE);
+  update_file_label (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
+  g_task_return_boolean (task, TRUE);
+}
+
+void
+tilde_data_panel_save_async (TildeDataPanel *self, GFile *file, GCancellable *cancellable,
+                             GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr(GtkSourceFileSaver) saver = NULL;
+  GTask *task;
+
+  g_return_if_fail (TILDE_IS_DATA_PANEL (self));
+  g_return_if_fail (file == NULL || G_IS_FILE (file));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, tilde_data_panel_save_async);
+  if (file == NULL)
+    file = tilde_data_panel_get_file (self);
+  if (file == NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_FILENAME,
+                               "%s", _("The data have no file yet"));
+      g_object_unref (task);
+      return;
+    }
+  gtk_info_bar_set_revealed (self->info_bar, FALSE);
+  saver = gtk_source_file_saver_new_with_target (self->buffer, self->source_file, file);
+  self->saving = TRUE;
+  update_actions (self);
+  gtk_source_file_saver_save_async (saver, G_PRIORITY_DEFAULT, cancellable, NULL, NULL, NULL,
+                                    save_done, task);
+}
+
+gboolean
+tilde_data_panel_save_finish (TildeDataPanel *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* ---- the template ---- */
+
+static void
+make_template (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  TildeCheckResult *model = task_data;
+  g_autofree char *problem = NULL;
+  char *text = tilde_data_template (tilde_check_result_get_program (model), &problem);
+
+  if (text != NULL)
+    g_task_return_pointer (task, text, g_free);
+  else
+    g_task_return_new_error (task, TILDE_DATA_PANEL_ERROR, TILDE_DATA_PANEL_ERROR_TEMPLATE,
+                             "%s", problem ? problem : _("The data block cannot be laid out"));
+}
+
+static void
+template_made (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  TildeDataPanel *self = TILDE_DATA_PANEL (source);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->buffer);
+  GError *error = NULL;
+  g_autofree char *text = g_task_propagate_pointer (G_TASK (result), &error);
+  GtkTextIter start, end;
+
+  self->templating = FALSE;
+  if (text == NULL)
+    {
+      if (self->buffer != NULL)
+        update_actions (self);
+      g_task_return_error (task, error);
+      return;
+    }
+  if (self->buffer == NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s",
+                               _("The data panel is gone"));
+      return;
+    }
+  update_actions (self);
+  /* Typed into while the template was made: what was typed stays. */
+  if (!buffer_is_blank (self))
+    {
+      g_task_return_new_error (task, TILDE_DATA_PANEL_ERROR, TILDE_DATA_PANEL_ERROR_NOT_EMPTY,
+                               "%s", _("The data are not empty"));
+      return;
+    }
+  if (gtk_source_buffer_get_implicit_trailing_newline (self->buffer) && g_str_has_suffix (text, "\n"))
+    text[strlen (text) - 1] = '\0';
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_begin_user_action (buffer);
+  gtk_text_buffer_delete (buffer, &start, &end);
+  gtk_text_buffer_insert (buffer, &start, text, -1);
+  gtk_text_buffer_end_user_action (buffer);
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  gtk_text_buffer_place_cursor (buffer, &start);
+  g_task_return_boolean (task, TRUE);
+}
+
+void
+tilde_data_panel_insert_template_async (TildeDataPanel *self, GCancellable *cancellable,
+                                        GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *task;
+  g_autoptr(GTask) maker = NULL;
+
+  g_return_if_fail (TILDE_IS_DATA_PANEL (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, tilde_data_panel_insert_template_async);
+  if (self->model == NULL)
+    {
+      g_task_return_new_error (task, TILDE_DATA_PANEL_ERROR, TILDE_DATA_PANEL_ERROR_NO_MODEL,
+                               "%s", _("There is no model to take the data block from"));
+      g_object_unref (task);
+      return;
+    }
+  if (!buffer_is_blank (self))
+    {
+      g_task_return_new_error (task, TILDE_DATA_PANEL_ERROR, TILDE_DATA_PANEL_ERROR_NOT_EMPTY,
+                               "%s", _("The data are not empty"));
+      g_object_unref (task);
+      return;
+    }
+  /* Sizes written as literals can be large: made off the main thread. */
+  maker = g_task_new (self, cancellable, template_made, task);
+  g_task_set_task_data (maker, tilde_check_result_ref (self->model),
+                        (GDestroyNotify) tilde_check_result_unref);
+  self->templating = TRUE;
+  update_actions (self);
+  g_task_run_in_thread (maker, make_template);
+}
+
+gboolean
+tilde_data_panel_insert_template_finish (TildeDataPanel *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* ---- actions ---- */
+
+static GtkWindow *
+parent_window (TildeDataPanel *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+
+  return GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL;
+}
+
+static void
+add_json_filters (GtkFileChooser *chooser)
+{
+  g_autoptr(GtkFileFilter) json = gtk_file_filter_new ();
+  g_autoptr(GtkFileFilter) all = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (json, _("JSON data"));
+  gtk_file_filter_add_pattern (json, "*.json");
+  gtk_file_filter_add_mime_type (json, "application/json");
+  gtk_file_filter_set_name (all, _("All files"));
+  gtk_file_filter_add_pattern (all, "*");
+  gtk_file_chooser_add_filter (chooser, json);
+  gtk_file_chooser_add_filter (chooser, all);
+}
+
+static void
+load_reported (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  TildeDataPanel *self = TILDE_DATA_PANEL (source);
+  g_autoptr(GFile) file = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!tilde_data_panel_load_finish (self, result, &error)
+      && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_autofree char *name = g_file_get_basename (file);
+      g_autofree char *what = g_strdup_printf (_("Could not open “%s”"), name);
+      show_error (self, what, error);
+    }
+}
+
+static void
+open_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  g_autoptr(TildeDataPanel) self = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      tilde_data_panel_load_async (self, file, NULL, load_reported, g_object_ref (file));
+    }
+  g_object_unref (dialog);
+}
+
+static void
+choose_file_to_open (TildeDataPanel *self)
+{
+  GtkFileChooserNative *dialog;
+
+  dialog = gtk_file_chooser_native_new (_("Open Data"), parent_window (self),
+                                        GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+  add_json_filters (GTK_FILE_CHOOSER (dialog));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  g_signal_connect (dialog, "response", G_CALLBACK (open_response), g_object_ref (self));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+discard_response (GtkDialog *dialog, int response, gpointer user_data)
+{
+  g_autoptr(TildeDataPanel) self = user_data;
+
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  if (response == GTK_RESPONSE_ACCEPT)
+    choose_file_to_open (self);
+}
+
+static void
+open_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  TildeDataPanel *self = TILDE_DATA_PANEL (widget);
+  GtkWidget *dialog;
+  GtkWidget *discard;
+
+  if (!tilde_data_panel_get_modified (self) || buffer_is_blank (self))
+    {
+      choose_file_to_open (self);
+      return;
+    }
+  /* Opening replaces the text: changes that were never saved go only when
+   * asked to. */
+  dialog = gtk_message_dialog_new (parent_window (self),
+                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                   GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE,
+                                   "%s", _("Discard Changes to the Data?"));
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s",
+                                            _("Opening another data file replaces the data, "
+                                              "and the changes that were not saved are lost."));
+  gtk_dialog_add_button (GTK_DIALOG (dialog), _("_Cancel"), GTK_RESPONSE_CANCEL);
+  discard = gtk_dialog_add_button (GTK_DIALOG (dialog), _("_Discard"), GTK_RESPONSE_ACCEPT);
+  gtk_widget_add_css_class (discard, "destructive-action");
+  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
+  g_signal_connect (dialog, "response", G_CALLBACK (discard_response), g_object_ref (self));
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+save_reported (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  TildeDataPanel *self = TILDE_DATA_PANEL (source);
+  g_autoptr(GFile) file = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!tilde_data_panel_save_finish (self, result, &error))
+    {
+      g_autofree char *name = g_file_get_basename (file);
+      g_autofree char *what = g_strdup_printf (_("Could not save “%s”"), name);
+      show_error (self, what, error);
+    }
+}
+
+static void
+save_to (TildeDataPanel *self, GFile *file)
+{
+  tilde_data_panel_save_async (self, file, NULL, save_reported, g_object_ref (file));
+}
+
+static void
+save_as_response (GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  g_autoptr(TildeDataPanel) self = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      save_to (self, file);
+    }
+  g_object_unref (dialog);
+}
+
+/* "model.data.json" next to "model.stan", as the examples are named. */
+static void
+suggest_name (TildeDataPanel *self, GtkFileChooser *chooser)
+{
+  GFile *model = self->editor ? tilde_editor_get_file (self->editor) : NULL;
+  g_autofree char *base = model ? g_file_get_basename (model) : NULL;
+  g_autoptr(GFile) folder = model ? g_file_get_parent (model) : NULL;
+  g_autofree char *name = NULL;
+
+  if (base != NULL && g_str_has_suffix (base, ".stan"))
+    base[strlen (base) - strlen (".stan")] = '\0';
+  name = base ? g_strconcat (base, ".data.json", NULL) : g_strdup (_("data.json"));
+  if (folder != NULL)
+    gtk_file_chooser_set_current_folder (chooser, folder, NULL);
+  gtk_file_chooser_set_current_name (chooser, name);
+}
+
+static void
+save_as_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  TildeDataPanel *self = TILDE_DATA_PANEL (widget);
+  GFile *file = tilde_data_panel_get_file (self);
+  GtkFileChooserNative *dialog;
+
+  dialog = gtk_file_chooser_native_new (_("Save Data As"), parent_window (self),
+                                        GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
+  add_json_filters (GTK_FILE_CHOOSER (dialog));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  if (file != NULL)
+    gtk_file_chooser_set_file (GTK_FILE_CHOOSER (dialog), file, NULL);
+  else
+    suggest_name (self, GTK_FILE_CHOOSER (dialog));
+  g_signal_connect (dialog, "response", G_CALLBACK (save_as_response), g_object_ref (self));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+save_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  TildeDataPanel *self = TILDE_DATA_PANEL (widget);
+  GFile *file = tilde_data_panel_get_file (self);
+
+  if (file == NULL)
+    save_as_action (widget, "data.save-as", NULL);
+  else
+    save_to (self, file);
+}
+
+static void
+template_reported (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  TildeDataPanel *self = TILDE_DATA_PANEL (source);
+  g_autoptr(GError) error = NULL;
+
+  if (!tilde_data_panel_insert_template_finish (self, result, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        show_error (self, _("Could not make a template of the data"), error);
+    }
+  else
+    gtk_widget_grab_focus (GTK_WIDGET (self->view));
+}
+
+static void
+insert_template_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  tilde_data_panel_insert_template_async (TILDE_DATA_PANEL (widget), NULL, template_reported, NULL);
+}
+
+/* ---- life cycle ---- */
+
+static void
+tilde_data_panel_dispose (GObject *object)
+{
+  TildeDataPanel *self = TILDE_DATA_PANEL (object);
+  GtkWidget *child;
+
+  g_clear_handle_id (&self->check_source, g_source_remove);
+  /* Stops the engine thread; no result arrives after this. */
+  g_clear_pointer (&self->worker, tilde_worker_free);
+  /* Before the buffer: the problems hold marks in it. */
+  g_clear_object (&self->marks);
+  g_clear_pointer (&self->model, tilde_check_result_unref);
+  g_clear_pointer (&self->scheme_binding, g_binding_unbind);
+  if (self->editor != NULL)
+    g_clear_signal_handler (&self->editor_checked_id, self->editor);
+  g_clear_object (&self->editor);
+  gtk_widget_dispose_template (GTK_WIDGET (self), TILDE_TYPE_DATA_PANEL);
+  /* Unnamed template children too. */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+  g_clear_object (&self->source_file);
+  g_clear_object (&self->buffer);
+  G_OBJECT_CLASS (tilde_data_panel_parent_class)->dispose (object);
+}
+
+static void
+tilde_data_panel_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  TildeDataPanel *self = TILDE_DATA_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_EDITOR:
+      g_value_set_object (value, self->editor);
+      break;
+    case PROP_FILE:
+      g_value_set_object (value, tilde_data_panel_get_file (self));
+      break;
+    case PROP_MODIFIED:
+      g_value_set_boolean (value, tilde_data_panel_get_modified (self));
+      break;
+    case PROP_LOADING:
+      g_value_set_boolean (value, self->loading);
+      break;
+    case PROP_CHECK_DELAY_MS:
+      g_value_set_uint (value, self->check_delay_ms);
+      break;
+    case PROP_CHECKING:
+      g_value_set_boolean (value, self->checking);
+      break;
+    case PROP_PROBLEMS:
+      g_value_set_object (value, tilde_data_panel_get_problems (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+tilde_data_panel_set_property (GObject *object, guint prop_id, const GValue *value,
+                               GParamSpec *pspec)
+{
+  TildeDataPanel *self = TILDE_DATA_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_EDITOR:
+      tilde_data_panel_set_editor (self, g_value_get_object (value));
+      break;
+    case PROP_CHECK_DELAY_MS:
+      tilde_data_panel_set_check_delay (self, g_value_get_uint (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+tilde_data_panel_class_init (TildeDataPanelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = tilde_data_panel_dispose;
+  object_class->get_property = tilde_data_panel_get_property;
+  object_class->set_property = tilde_data_panel_set_property;
+
+  properties[PROP_EDITOR] =
+    g_param_spec_object ("editor", NULL, NULL, TILDE_TYPE_EDITOR,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_FILE] =
+    g_param_spec_object ("file", NULL, NULL, G_TYPE_FILE,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_MODIFIED] =
+    g_param_spec_boolean ("modified", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_LOADING] =
+    g_param_spec_boolean ("loading", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_CHECK_DELAY_MS] =
+    g_param_spec_uint ("check-delay-ms", NULL, NULL, 0, 60000, DEFAULT_CHECK_DELAY_MS,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_CHECKING] =
+    g_param_spec_boolean ("checking", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PROBLEMS] =
+    g_param_spec_object ("problems", NULL, NULL, G_TYPE_LIST_MODEL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* Emitted when the result of a check is shown. */
+  signals[CHECKED] = g_signal_new ("checked", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+
+  g_type_ensure (GTK_SOURCE_TYPE_VIEW);
+  g_type_ensure (TILDE_TYPE_PROBLEMS_LIST);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/tilde/Workbench/ui/tilde-data-panel.ui");
+  gtk_widget_class_bind_template_child (widget_class, TildeDataPanel, file_label);
+  gtk_widget_class_bind_template_child (widget_class, TildeDataPanel, info_bar);
+  gtk_widget_class_bind_template_child (widget_class, TildeDataPanel, info_label);
+  gtk_widget_class_bind_template_child (widget_class, TildeDataPanel, view);
+  gtk_widget_class_bind_template_child (widget_class, TildeDataPanel, empty_state);
+  gtk_widget_class_bind_template_child (widget_class, TildeDataPanel, problems_list);
+  gtk_widget_class_bind_template_callback (widget_class, info_bar_response_cb);
+  gtk_widget_class_bind_template_callback (widget_class, problem_activated_cb);
+
+  gtk_widget_class_install_action (widget_class, "data.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "data.save", NULL, save_action);
+  gtk_widget_class_install_action (widget_class, "data.save-as", NULL, save_as_action);
+  gtk_widget_class_install_action (widget_class, "data.insert-template", NULL, insert_template_action);
+  /* With the focus in the data, saving saves the data. */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK, "data.save", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                       "data.save-as", NULL);
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
+}
+
+static void
+tilde_data_panel_init (TildeDataPanel *self)
+{
+  GtkSourceLanguageManager *languages = gtk_source_language_manager_get_default ();
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->check_delay_ms = DEFAULT_CHECK_DELAY_MS;
+  self->worker = tilde_worker_new ();
+  self->source_file = gtk_source_file_new ();
+  self->buffer = gtk_source_buffer_new (NULL);
+  gtk_source_buffer_set_language (self->buffer,
+                                  gtk_source_language_manager_get_language (languages, "json"));
+  gtk_source_buffer_set_highlight_syntax (self->buffer, TRUE);
+  gtk_text_view_set_buffer (GTK_TEXT_VIEW (self->view), GTK_TEXT_BUFFER (self->buffer));
+  g_signal_connect_object (self->buffer, "changed",
+                           G_CALLBACK (buffer_changed), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->buffer, "modified-changed",
+                           G_CALLBACK (modified_changed), self, G_CONNECT_SWAPPED);
+
+  /* Squiggles, gutter marks, hovers and the problems list, as in the editor. */
+  self->marks = tilde_diagnostic_marks_new (self->view);
+  tilde_problems_list_set_problems (self->problems_list,
+                                    tilde_diagnostic_marks_get_problems (self->marks));
+  tilde_problems_list_set_checking_tooltip (self->problems_list, _("Checking the data"));
+  g_object_bind_property (self, "checking", self->problems_list, "checking", G_BINDING_SYNC_CREATE);
+
+  update_actions (self);
+  update_file_label (self);
+}

@@ -1,0 +1,1521 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "tilde-plot-canvas-private.h"
+
+#define KDE_POINTS 512
+#define RANK_BINS 20
+#define MARGIN 12.0
+#define ROW_GAP 20.0
+#define DIVERGENT_STRIP 9.0
+#define SIDE_GAP 10.0
+
+/* The finite extremes of values [from, to), extended as draws arrive. */
+typedef struct
+{
+  gboolean valid;
+  gboolean any;
+  guint    from, to;
+  double   min, max;
+} Range;
+
+typedef struct
+{
+  GArray  *values;   /* the chain's column, copied as draws arrive */
+  Range    trace_range;
+  Range    statistics_range;
+
+  /* The statistics' draws binned on the density's grid, kept while the
+   * grid still holds them all with room for the kernel. */
+  gboolean grid_valid;
+  guint    grid_from, grid_to;
+  double   grid_lo, grid_hi;
+  gsize    grid_finite;
+  double   bins[KDE_POINTS];
+
+  /* The density of the statistics' draws on KDE_POINTS points, and the
+   * bandwidth last computed in full, with the draws it came from. */
+  gboolean kde_valid;
+  guint    kde_from, kde_to;
+  double   bandwidth;
+  guint    bandwidth_from, bandwidth_n;
+  double   kde_lo, kde_hi, kde_peak;
+  double   density[KDE_POINTS];
+
+  gboolean acf_valid;
+  guint    acf_from, acf_to, acf_lags;
+  double  *acf;      /* acf_lags + 1 values */
+
+  guint    ranks[RANK_BINS];
+} Series;
+
+typedef struct
+{
+  guint    column;
+  char    *label;
+  guint    n_chains;
+  Series  *series;   /* one per chain */
+  gboolean ranks_valid;
+  guint64  ranks_stamp;
+  guint    ranks_peak;
+} Row;
+
+struct _TildePlotPainter
+{
+  TildeDraws   *draws;
+  GStrv         names;
+  GPtrArray    *rows;
+  guint         n_chains;
+  GArray       *scratch;   /* TildeColumn */
+  /* Full bandwidth computations left to this frame. */
+  int           bandwidth_budget;
+
+  TildePlotLabels labels;
+};
+
+
+/* ---- the painter and its copies of the draws ---- */
+
+static void
+series_clear (Series *series)
+{
+  g_clear_pointer (&series->values, g_array_unref);
+  g_clear_pointer (&series->acf, g_free);
+}
+
+
+static void
+row_free (gpointer data)
+{
+  Row *row = data;
+
+  for (guint c = 0; c < row->n_chains; c++)
+    series_clear (&row->series[c]);
+  g_free (row->series);
+  g_free (row->label);
+  g_free (row);
+}
+
+TildePlotPainter *
+_tilde_plot_painter_new (void)
+{
+  TildePlotPainter *painter = g_new0 (TildePlotPainter, 1);
+
+  painter->rows = g_ptr_array_new_with_free_func (row_free);
+  painter->scratch = g_array_new (FALSE, FALSE, sizeof (TildeColumn));
+  _tilde_plot_labels_init (&painter->labels);
+  return painter;
+}
+
+void
+_tilde_plot_painter_free (TildePlotPainter *painter)
+{
+  g_ptr_array_unref (painter->rows);
+  g_array_unref (painter->scratch);
+  _tilde_plot_labels_clear (&painter->labels);
+  g_strfreev (painter->names);
+  g_clear_object (&painter->draws);
+  g_free (painter);
+}
+
+/* Rows for the named columns the store has, copies empty. */
+static void
+rebuild_rows (TildePlotPainter *painter)
+{
+  g_ptr_array_set_size (painter->rows, 0);
+  painter->n_chains = painter->draws ? tilde_draws_get_n_chains (painter->draws) : 0;
+  if (painter->draws == NULL || painter->names == NULL)
+    return;
+  for (guint i = 0; painter->names[i] != NULL; i++)
+    {
+      int column = tilde_draws_find_column (painter->draws, painter->names[i]);
+      Row *row;
+
+      if (column < 0)
+        continue;
+      row = g_new0 (Row, 1);
+      row->column = (guint) column;
+      row->label = tilde_parameter_display_name (painter->names[i]);
+      row->n_chains = painter->n_chains;
+      row->series = g_new0 (Series, painter->n_chains);
+      for (guint c = 0; c < painter->n_chains; c++)
+        row->series[c].values = g_array_new (FALSE, FALSE, sizeof (double));
+      g_ptr_array_add (painter->rows, row);
+    }
+}
+
+void
+_tilde_plot_painter_set_draws (TildePlotPainter *painter, TildeDraws *draws)
+{
+  if (!g_set_object (&painter->draws, draws))
+    return;
+  rebuild_rows (painter);
+}
+
+void
+_tilde_plot_painter_set_columns (TildePlotPainter *painter, const char *const *names)
+{
+  g_strfreev (painter->names);
+  painter->names = g_strdupv ((char **) names);
+  rebuild_rows (painter);
+}
+
+guint
+_tilde_plot_painter_get_n_rows (TildePlotPainter *painter)
+{
+  return painter->rows->len;
+}
+
+void
+_tilde_plot_painter_sync (TildePlotPainter *painter)
+{
+  for (guint r = 0; r < painter->rows->len; r++)
+    {
+      Row *row = g_ptr_array_index (painter->rows, r);
+
+      for (guint c = 0; c < row->n_chains; c++)
+        {
+          GArray *values = row->series[c].values;
+          guint have = values->len, now = tilde_draws_get_n_draws (painter->draws, c);
+
+          if (now <= have)
+            continue;
+          g_array_set_size (values, now);
+          tilde_draws_copy_column (painter->draws, c, row->column, have, now - have,
+                                   &g_array_index (values, double, have));
+        }
+    }
+}
+
+/* The draws statistics are taken from: after warmup, or the warmup
+ * draws while there are no others. */
+static void
+statistics_draws (TildePlotPainter *painter, guint chain, guint *from, guint *to)
+{
+  guint n = tilde_draws_get_n_draws (painter->draws, chain);
+  guint warmup = tilde_draws_get_n_warmup (painter->draws, chain);
+
+  *from = warmup < n ? warmup : 0;
+  *to = n;
+}
+
+/* The first draw of a chain the trace view shows. */
+static guint
+first_shown (TildePlotPainter *painter, const TildePlotOptions *options, guint chain)
+{
+  return options->show_warmup ? 0 : tilde_draws_get_n_warmup (painter->draws, chain);
+}
+
+void
+_tilde_plot_painter_extent (TildePlotPainter *painter, const TildePlotOptions *options,
+                            double *start, double *end)
+{
+  guint first = 0, last = 0;
+
+  if (painter->draws != NULL)
+    {
+      last = tilde_draws_get_max_draws (painter->draws);
+      if (!options->show_warmup)
+        for (guint c = 0; c < painter->n_chains; c++)
+          first = MAX (first, tilde_draws_get_n_warmup (painter->draws, c));
+    }
+  *start = first;
+  *end = MAX (last, first + 2);
+}
+
+static void
+iteration_window (TildePlotPainter *painter, const TildePlotOptions *options, double *start,
+                  double *end)
+{
+  if (options->zoomed)
+    {
+      *start = options->start;
+      *end = options->end;
+    }
+  else
+    _tilde_plot_painter_extent (painter, options, start, end);
+}
+
+/* ---- statistics, kept until their draws change ---- */
+
+static gboolean
+range_of (Range *range, GArray *values, guint from, guint to, double *min, double *max)
+{
+  const double *x = (const double *) (void *) values->data;
+  double lo, hi;
+
+  if (!range->valid || range->from != from || to < range->to)
+    {
+      range->valid = TRUE;
+      range->from = from;
+      range->to = from;
+      range->any = FALSE;
+    }
+  if (to > range->to && tilde_plot_finite_range (x + range->to, to - range->to, &lo, &hi))
+    {
+      range->min = range->any ? MIN (range->min, lo) : lo;
+      range->max = range->any ? MAX (range->max, hi) : hi;
+      range->any = TRUE;
+    }
+  range->to = MAX (range->to, to);
+  *min = range->min;
+  *max = range->max;
+  return range->any;
+}
+
+static void
+ensure_density (TildePlotPainter *painter, Series *series, guint chain)
+{
+  guint from, to;
+  const double *x;
+  double lo, hi, h;
+
+  statistics_draws (painter, chain, &from, &to);
+  if (series->kde_valid && series->kde_from == from && series->kde_to == to)
+    return;
+  series->kde_valid = TRUE;
+  series->kde_from = from;
+  series->kde_to = to;
+  series->kde_peak = 0;
+  x = &g_array_index (series->values, double, from);
+  /* While draws stream in, the spread barely moves between frames: the
+   * bandwidth is computed in full (two selections) once the draws have
+   * grown by 2 %, and in between only follows n^(-1/5). Chains grow
+   * together, so a few series a frame take their turn (time-slicing, as
+   * the frame must not wait for all of them), unless one has grown by a
+   * tenth. */
+  if (series->bandwidth_n == 0 || series->bandwidth_from != from || to - from < series->bandwidth_n
+      || to - from > series->bandwidth_n * 1.1
+      || (to - from > series->bandwidth_n * 1.02 && painter->bandwidth_budget > 0))
+    {
+      painter->bandwidth_budget--;
+      series->bandwidth = tilde_kde_bandwidth (x, to - from);
+      series->bandwidth_from = from;
+      series->bandwidth_n = to - from;
+    }
+  h = series->bandwidth * pow ((double) (to - from) / series->bandwidth_n, -0.2);
+  if (!(h > 0) || !range_of (&series->statistics_range, series->values, from, to, &lo, &hi))
+    return;
+
+  /* Bins add up, so new draws only add to them, as long as the grid holds
+   * every draw with four bandwidths to spare and is not much wider than
+   * it needs to be. */
+  if (!series->grid_valid || series->grid_from != from || to < series->grid_to
+      || lo - 4 * h < series->grid_lo || hi + 4 * h > series->grid_hi
+      || series->grid_hi - series->grid_lo > 2 * (hi - lo + 16 * h))
+    {
+      series->grid_valid = TRUE;
+      series->grid_from = from;
+      series->grid_to = from;
+      series->grid_lo = lo - 8 * h;
+      series->grid_hi = hi + 8 * h;
+      series->grid_finite = 0;
+      memset (series->bins, 0, sizeof series->bins);
+    }
+  series->grid_finite += tilde_kde_bin (&g_array_index (series->values, double, series->grid_to),
+                                        to - series->grid_to, series->grid_lo, series->grid_hi,
+                                        KDE_POINTS, series->bins);
+  series->grid_to = to;
+  series->kde_lo = series->grid_lo;
+  series->kde_hi = series->grid_hi;
+  tilde_kde_smooth (series->bins, series->grid_finite, h, series->kde_lo, series->kde_hi,
+                    KDE_POINTS, series->density);
+  for (guint i = 0; i < KDE_POINTS; i++)
+    series->kde_peak = MAX (series->kde_peak, series->density[i]);
+}
+
+static gboolean
+ensure_autocorrelation (TildePlotPainter *painter, Series *series, guint chain, guint max_lag)
+{
+  guint from, to, lags;
+
+  statistics_draws (painter, chain, &from, &to);
+  if (to - from < 3)
+    return FALSE;
+  lags = MIN (max_lag, to - from - 1);
+  if (!(series->acf_valid && series->acf_from == from && series->acf_to == to
+        && series->acf_lags == lags))
+    {
+      series->acf_from = from;
+      series->acf_to = to;
+      series->acf_lags = lags;
+      series->acf = g_renew (double, series->acf, lags + 1);
+      series->acf_valid = tilde_autocorrelation (&g_array_index (series->values, double, from),
+                                                 to - from, lags, series->acf);
+      /* A constant chain has none; remember that too. */
+      if (!series->acf_valid)
+        {
+          series->acf_lags = G_MAXUINT;
+          return FALSE;
+        }
+    }
+  return series->acf_valid;
+}
+
+static gboolean
+ensure_ranks (TildePlotPainter *painter, Row *row)
+{
+  guint64 stamp = tilde_draws_get_stamp (painter->draws);
+  g_autofree double *pooled = NULL;
+  g_autofree double *ranks = NULL;
+  gsize total = 0, offset = 0;
+
+  if (row->ranks_valid && row->ranks_stamp == stamp)
+    return row->ranks_peak > 0;
+  row->ranks_valid = TRUE;
+  row->ranks_stamp = stamp;
+  row->ranks_peak = 0;
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      guint from, to;
+
+      statistics_draws (painter, c, &from, &to);
+      total += to - from;
+    }
+  if (total < RANK_BINS)
+    return FALSE;
+  pooled = g_new (double, total);
+  ranks = g_new (double, total);
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      guint from, to;
+
+      statistics_draws (painter, c, &from, &to);
+      memcpy (pooled + offset, &g_array_index (row->series[c].values, double, from),
+              (to - from) * sizeof (double));
+      offset += to - from;
+    }
+  tilde_plot_ranks (pooled, total, ranks);
+  offset = 0;
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      guint from, to;
+
+      statistics_draws (painter, c, &from, &to);
+      tilde_rank_histogram (ranks + offset, to - from, total, RANK_BINS, row->series[c].ranks);
+      offset += to - from;
+      for (guint b = 0; b < RANK_BINS; b++)
+        row->ranks_peak = MAX (row->ranks_peak, row->series[c].ranks[b]);
+    }
+  return row->ranks_peak > 0;
+}
+
+/* ---- legend ---- */
+
+/* A legend item: a swatch, a gap, the label, and the gap to the next. */
+#define LEGEND_SWATCH 14.0
+#define LEGEND_SPACING 6.0
+#define LEGEND_GAP 16.0
+
+static double
+legend_item_width (TildePlotText *text, const char *label)
+{
+  return LEGEND_SWATCH + LEGEND_SPACING + _tilde_plot_text_width (text, text->small, label)
+         + LEGEND_GAP;
+}
+
+static void
+draw_legend (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, double width, double y,
+             const TildePlotStyle *style, gboolean warmup, gboolean divergent)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  double swatch = LEGEND_SWATCH, spacing = LEGEND_SPACING, total = 0, x;
+  gboolean compact = FALSE;
+
+  for (guint c = 0; c < painter->n_chains; c++)
+    /* Translators: a legend entry, one per Markov chain */
+    g_ptr_array_add (labels, g_strdup_printf (_("Chain %u"), c + 1));
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      total = 0;
+      for (guint c = 0; c < labels->len; c++)
+        total += legend_item_width (text, labels->pdata[c]);
+      if (warmup)
+        total += legend_item_width (text, _("Warmup"));
+      if (divergent)
+        total += legend_item_width (text, _("Divergent"));
+      if (total <= width - 2 * MARGIN || compact)
+        break;
+      /* Too many chains for words: their numbers. */
+      compact = TRUE;
+      for (guint c = 0; c < labels->len; c++)
+        {
+          g_free (labels->pdata[c]);
+          labels->pdata[c] = g_strdup_printf ("%u", c + 1);
+        }
+    }
+
+  x = MAX (MARGIN, width - MARGIN - total + LEGEND_GAP);
+  for (guint c = 0; c < labels->len; c++)
+    {
+      graphene_rect_t bar = GRAPHENE_RECT_INIT (x, y - 1.5, swatch, 3);
+
+      _tilde_plot_rounded_rectangle (cr, &bar, 1.5);
+      _tilde_plot_set_source (cr, _tilde_plot_chain_colour (style, c), 1);
+      cairo_fill (cr);
+      _tilde_plot_show_text (cr, text, text->small, labels->pdata[c], x + swatch + spacing, y, 0,
+                             0.5, &style->foreground, 0.75);
+      x += legend_item_width (text, labels->pdata[c]);
+    }
+  if (warmup)
+    {
+      graphene_rect_t square = GRAPHENE_RECT_INIT (x + 2, y - 5, 10, 10);
+
+      _tilde_plot_rounded_rectangle (cr, &square, 2);
+      _tilde_plot_set_source (cr, &style->foreground, 0.12);
+      cairo_fill (cr);
+      _tilde_plot_show_text (cr, text, text->small, _("Warmup"), x + swatch + spacing, y, 0, 0.5,
+                             &style->foreground, 0.75);
+      x += legend_item_width (text, _("Warmup"));
+    }
+  if (divergent)
+    {
+      cairo_move_to (cr, _tilde_plot_snap (x + swatch / 2), y - 5);
+      cairo_line_to (cr, _tilde_plot_snap (x + swatch / 2), y + 5);
+      cairo_set_line_width (cr, 1.5);
+      _tilde_plot_set_source (cr, &style->divergent, 1);
+      cairo_stroke (cr);
+      _tilde_plot_show_text (cr, text, text->small, _("Divergent"), x + swatch + spacing, y, 0, 0.5,
+                             &style->foreground, 0.75);
+    }
+}
+
+/* ---- trace view ---- */
+
+static gboolean
+trace_axes (TildePlotPainter *painter, Row *row, const TildePlotOptions *options, double start,
+            double end, double height, TildePlotAxes *axes)
+{
+  double lo = INFINITY, hi = -INFINITY;
+
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      GArray *values = row->series[c].values;
+      guint shown = first_shown (painter, options, c);
+      double from = MAX (MAX (floor (start), 0), shown);
+      double to = MIN (ceil (end) + 1, values->len);
+      double a, b;
+      gboolean found;
+
+      if (!(to > from))
+        continue;
+      /* Every draw shown, as while a run streams: extremes kept up to date
+       * instead of searched for. */
+      if (from == shown && to == values->len)
+        found = range_of (&row->series[c].trace_range, values, shown, values->len, &a, &b);
+      else
+        found = tilde_plot_finite_range (&g_array_index (values, double, (guint) from),
+                                         (gsize) (to - from), &a, &b);
+      if (found)
+        {
+          lo = MIN (lo, a);
+          hi = MAX (hi, b);
+        }
+    }
+  axes->has_data = lo <= hi;
+  if (!axes->has_data)
+    return FALSE;
+  _tilde_plot_pad_range (&lo, &hi);
+  axes->y_lo = lo;
+  axes->y_hi = hi;
+  _tilde_plot_pick_ticks (lo, hi, height, 30, &axes->y_ticks);
+  return TRUE;
+}
+
+/* One chain's line: when draws outnumber pixels, one bar per pixel
+ * column from the column's smallest to its largest draw, stretched to
+ * reach the previous column's last draw so that the line stays joined
+ * (into `raster` when there is one, else as rectangles); the draws
+ * themselves, stroked, when zoomed in. A stroke of the bars' zigzag
+ * would make a polygon crossing every scanline thousands of times. */
+static void
+trace_line (TildePlotPainter *painter, cairo_t *cr, TildePlotRaster *raster,
+            const TildePlotRowLayout *r, const double *y, guint from, guint n, guint32 pixel)
+{
+  double span = r->x_hi - r->x_lo, scale = raster ? raster->scale : 1;
+  guint n_columns = (guint) MAX (ceil (r->main.size.width * scale), 1);
+  gboolean started = FALSE;
+
+  if (span > n_columns / (2.0 * scale))
+    {
+      TildeColumn *columns;
+      double x0 = floor (r->main.origin.x), y0 = floor (r->main.origin.y), previous = NAN;
+
+      g_array_set_size (painter->scratch, n_columns);
+      columns = (TildeColumn *) (void *) painter->scratch->data;
+      /* Draws before `from` (hidden warmup) stay out; the columns are
+       * the same as for the whole series. */
+      if (from < n)
+        tilde_decimate_min_max (y + from, n - from, r->x_lo - from, r->x_hi - from, n_columns,
+                                columns);
+      else
+        memset (columns, 0, n_columns * sizeof *columns);
+      for (guint c = 0; c < n_columns; c++)
+        {
+          double lo, hi, top, bottom;
+
+          if (columns[c].n == 0)
+            {
+              previous = NAN;
+              continue;
+            }
+          lo = columns[c].min;
+          hi = columns[c].max;
+          if (!isnan (previous))
+            {
+              lo = MIN (lo, previous);
+              hi = MAX (hi, previous);
+            }
+          previous = columns[c].last;
+          /* In the panel's pixels. */
+          top = floor ((_tilde_plot_map_y (r, hi) - y0) * scale);
+          bottom = MAX (ceil ((_tilde_plot_map_y (r, lo) - y0) * scale), top + 1);
+          if (raster)
+            _tilde_plot_raster_bar (raster, (int) c, (int) CLAMP (top, -1, raster->height + 1),
+                                    (int) CLAMP (bottom, -1, raster->height + 1), pixel);
+          else
+            cairo_rectangle (cr, x0 + c, y0 + top, 1, bottom - top);
+        }
+      if (!raster)
+        cairo_fill (cr);
+      return;
+    }
+
+  for (gint64 i = MAX ((gint64) floor (r->x_lo) - 1, (gint64) from),
+       last = MIN ((gint64) ceil (r->x_hi) + 1, (gint64) n - 1); i <= last; i++)
+    {
+      if (!isfinite (y[i]))
+        {
+          started = FALSE;
+          continue;
+        }
+      if (!started)
+        cairo_move_to (cr, _tilde_plot_map_x (r, i), _tilde_plot_map_y (r, y[i]));
+      else
+        cairo_line_to (cr, _tilde_plot_map_x (r, i), _tilde_plot_map_y (r, y[i]));
+      started = TRUE;
+    }
+  cairo_stroke (cr);
+}
+
+static void
+draw_warmup (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *text,
+             const TildePlotRowLayout *r, const TildePlotStyle *style)
+{
+  guint warmup = 0;
+  double x0, x1;
+
+  for (guint c = 0; c < row->n_chains; c++)
+    warmup = MAX (warmup, tilde_draws_get_n_warmup (painter->draws, c));
+  if (!(warmup > r->x_lo))
+    return;
+  x0 = MAX (_tilde_plot_map_x (r, 0), r->main.origin.x);
+  x1 = MIN (_tilde_plot_map_x (r, warmup), r->main.origin.x + r->main.size.width);
+  cairo_save (cr);
+  _tilde_plot_rounded_rectangle (cr, &r->main, TILDE_PLOT_PANEL_RADIUS);
+  cairo_clip (cr);
+  cairo_rectangle (cr, x0, r->main.origin.y, x1 - x0, r->main.size.height);
+  _tilde_plot_set_source (cr, &style->foreground, 0.05);
+  cairo_fill (cr);
+  cairo_restore (cr);
+  if (x1 - x0 > _tilde_plot_text_width (text, text->small, _("Warmup")) + 12)
+    _tilde_plot_show_text (cr, text, text->small, _("Warmup"), x0 + 6, r->main.origin.y + 4, 0, 0,
+                           &style->foreground, 0.5);
+}
+
+static void
+draw_chain_lines (TildePlotPainter *painter, Row *row, cairo_t *cr, const TildePlotRowLayout *r,
+                  const TildePlotStyle *style, const TildePlotOptions *options)
+{
+  TildePlotRaster raster;
+  gboolean has_raster;
+
+  cairo_save (cr);
+  _tilde_plot_clip_to (cr, &r->main);
+  cairo_set_line_width (cr, 1);
+  cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
+  has_raster = !_tilde_plot_wants_vectors (cr)
+               && _tilde_plot_raster_begin (&raster, cr, &r->main, style->scale);
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      GArray *values = row->series[c].values;
+      const GdkRGBA *colour = _tilde_plot_chain_colour (style, c);
+
+      _tilde_plot_set_source (cr, colour, 1);
+      trace_line (painter, cr, has_raster ? &raster : NULL, r,
+                  (const double *) (void *) values->data, first_shown (painter, options, c),
+                  values->len, _tilde_plot_pixel_of (colour, 1));
+    }
+  if (has_raster)
+    _tilde_plot_raster_end (&raster, cr, &r->main);
+  cairo_restore (cr);
+}
+
+/* Ticks in the strip under the panel, where no line can hide them. */
+static void
+draw_divergences (TildePlotPainter *painter, Row *row, cairo_t *cr, const TildePlotRowLayout *r,
+                  const TildePlotStyle *style, const TildePlotOptions *options)
+{
+  double bottom = r->main.origin.y + r->main.size.height;
+
+  cairo_set_line_width (cr, 2);
+  _tilde_plot_set_source (cr, &style->divergent, 1);
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      guint n;
+      const guint *divergent = tilde_draws_get_divergent (painter->draws, c, &n);
+
+      for (guint i = 0; i < n; i++)
+        {
+          double x;
+
+          if (divergent[i] < first_shown (painter, options, c) || divergent[i] < r->x_lo
+              || divergent[i] > r->x_hi)
+            continue;
+          /* Two pixels wide, on pixel edges. */
+          x = round (_tilde_plot_map_x (r, divergent[i]));
+          cairo_move_to (cr, x, bottom + 2);
+          cairo_line_to (cr, x, bottom + DIVERGENT_STRIP - 1);
+        }
+    }
+  cairo_stroke (cr);
+}
+
+/* One chain's density turned on its side, on the trace's value axis. */
+static void
+density_path (cairo_t *cr, const Series *series, const TildePlotRowLayout *r, double peak)
+{
+  const graphene_rect_t *side = &r->side;
+  guint first = 0, last = KDE_POINTS - 1;
+  double last_x = 0, last_y = 0;
+
+  /* The tails, flat along the baseline, are left out. */
+  while (first < last && series->density[first] < 5e-3 * series->kde_peak)
+    first++;
+  while (last > first && series->density[last] < 5e-3 * series->kde_peak)
+    last--;
+  for (guint i = first; i <= last; i++)
+    {
+      double value = series->kde_lo + i * (series->kde_hi - series->kde_lo) / (KDE_POINTS - 1);
+      double x = side->origin.x + 2 + series->density[i] / peak * (side->size.width - 8);
+      double y = _tilde_plot_map_y (r, value);
+
+      /* Points closer than a pixel add nothing but stroking time. */
+      if (i > first && i < last && fabs (x - last_x) < 1 && fabs (y - last_y) < 1)
+        continue;
+      if (i == first)
+        cairo_move_to (cr, x, y);
+      else
+        cairo_line_to (cr, x, y);
+      last_x = x;
+      last_y = y;
+    }
+}
+
+static void
+draw_densities (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *text,
+                const TildePlotRowLayout *r, const TildePlotStyle *style, double label_y)
+{
+  double peak = 0;
+
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      ensure_density (painter, &row->series[c], c);
+      peak = MAX (peak, row->series[c].kde_peak);
+    }
+  if (!(peak > 0))
+    return;
+  cairo_save (cr);
+  _tilde_plot_clip_to (cr, &r->side);
+  cairo_set_line_width (cr, 1.5);
+  /* Cairo's faster scan converter: a third of the time, and at this
+   * width no difference to see. */
+  cairo_set_antialias (cr, CAIRO_ANTIALIAS_FAST);
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      if (!(row->series[c].kde_peak > 0))
+        continue;
+      density_path (cr, &row->series[c], r, peak);
+      _tilde_plot_set_source (cr, _tilde_plot_chain_colour (style, c), 1);
+      cairo_stroke (cr);
+    }
+  cairo_restore (cr);
+  _tilde_plot_show_text (cr, text, text->small, _("Density"),
+                         r->side.origin.x + r->side.size.width / 2, label_y, 0.5, 0,
+                         &style->foreground, 0.5);
+}
+
+static void
+draw_trace_row (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *text,
+                const TildePlotRowLayout *r, const TildePlotAxes *axes, const TildePlotStyle *style,
+                const TildePlotOptions *options, double label_y, gboolean last_row)
+{
+  _tilde_plot_fill_panel (cr, &r->main, style);
+  _tilde_plot_fill_panel (cr, &r->side, style);
+  if (!axes->has_data)
+    return;
+  if (options->show_warmup)
+    draw_warmup (painter, row, cr, text, r, style);
+  _tilde_plot_draw_y_axis (cr, text, r, axes, style, r->side.origin.x + r->side.size.width);
+  draw_chain_lines (painter, row, cr, r, style, options);
+  draw_divergences (painter, row, cr, r, style, options);
+  _tilde_plot_draw_x_axis (cr, text, r, label_y, TRUE, last_row ? _("Iteration") : NULL, style);
+  draw_densities (painter, row, cr, text, r, style, label_y);
+}
+
+/* ---- rank view ---- */
+
+static graphene_rect_t
+rank_panel (const TildePlotRowLayout *r, guint chain, guint n_chains)
+{
+  double gap = 8, w = (r->main.size.width - gap * (n_chains - 1)) / n_chains;
+
+  return GRAPHENE_RECT_INIT (r->main.origin.x + chain * (w + gap), r->main.origin.y, w,
+                             r->main.size.height);
+}
+
+static void
+draw_rank_row (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *text,
+               const TildePlotRowLayout *r, const TildePlotAxes *axes, const TildePlotStyle *style,
+               double label_y)
+{
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      graphene_rect_t panel = rank_panel (r, c, row->n_chains);
+      guint from, to;
+      double expected, bar = panel.size.width / RANK_BINS;
+
+      _tilde_plot_fill_panel (cr, &panel, style);
+      if (!axes->has_data)
+        continue;
+      statistics_draws (painter, c, &from, &to);
+      expected = (double) (to - from) / RANK_BINS;
+      for (guint b = 0; b < RANK_BINS; b++)
+        {
+          /* On whole pixels: sharp edges, and boxes cairo fills fast. */
+          double top = round (_tilde_plot_map_y (r, row->series[c].ranks[b]));
+          double bottom = round (_tilde_plot_map_y (r, 0));
+          double left = round (panel.origin.x + b * bar);
+          double right = round (panel.origin.x + (b + 1) * bar) - 1;
+
+          cairo_rectangle (cr, left, top, MAX (right - left, 1), bottom - top);
+        }
+      _tilde_plot_set_source (cr, _tilde_plot_chain_colour (style, c), 1);
+      cairo_fill (cr);
+      /* What a well-mixed chain would show. */
+      cairo_move_to (cr, panel.origin.x, _tilde_plot_snap (_tilde_plot_map_y (r, expected)));
+      cairo_line_to (cr, panel.origin.x + panel.size.width,
+                     _tilde_plot_snap (_tilde_plot_map_y (r, expected)));
+      cairo_set_dash (cr, (const double[]) { 4, 3 }, 2, 0);
+      cairo_set_line_width (cr, 1);
+      _tilde_plot_set_source (cr, &style->foreground, 0.55);
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+    }
+  if (!axes->has_data)
+    return;
+  {
+    /* Counts on the left only; the grid spans every chain's panel. */
+    TildePlotRowLayout first = *r;
+
+    first.main = rank_panel (r, 0, row->n_chains);
+    _tilde_plot_draw_y_axis (cr, text, &first, axes, style, first.main.origin.x);
+  }
+  _tilde_plot_show_text (cr, text, text->small, _("Rank (all chains)"),
+                         r->main.origin.x + r->main.size.width / 2, label_y, 0.5, 0,
+                         &style->foreground, 0.5);
+}
+
+/* ---- autocorrelation view ---- */
+
+static void
+draw_autocorrelation_row (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *text,
+                          const TildePlotRowLayout *r, const TildePlotAxes *axes,
+                          const TildePlotStyle *style, const TildePlotOptions *options,
+                          double label_y, gboolean last_row)
+{
+  _tilde_plot_fill_panel (cr, &r->main, style);
+  if (!axes->has_data)
+    return;
+  _tilde_plot_draw_y_axis (cr, text, r, axes, style, r->main.origin.x + r->main.size.width);
+  /* Zero, stronger than the grid. */
+  cairo_move_to (cr, r->main.origin.x, _tilde_plot_snap (_tilde_plot_map_y (r, 0)));
+  cairo_line_to (cr, r->main.origin.x + r->main.size.width,
+                 _tilde_plot_snap (_tilde_plot_map_y (r, 0)));
+  _tilde_plot_set_source (cr, &style->foreground, 0.3);
+  cairo_set_line_width (cr, 1);
+  cairo_stroke (cr);
+
+  cairo_save (cr);
+  _tilde_plot_clip_to (cr, &r->main);
+  cairo_set_line_width (cr, 1.5);
+  cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      Series *series = &row->series[c];
+
+      if (!ensure_autocorrelation (painter, series, c, options->max_lag))
+        continue;
+      for (guint k = 0; k <= series->acf_lags; k++)
+        {
+          if (k == 0)
+            cairo_move_to (cr, _tilde_plot_map_x (r, k), _tilde_plot_map_y (r, series->acf[k]));
+          else
+            cairo_line_to (cr, _tilde_plot_map_x (r, k), _tilde_plot_map_y (r, series->acf[k]));
+        }
+      _tilde_plot_set_source (cr, _tilde_plot_chain_colour (style, c), 1);
+      cairo_stroke (cr);
+    }
+  cairo_restore (cr);
+  _tilde_plot_draw_x_axis (cr, text, r, label_y, TRUE, last_row ? _("Lag") : NULL, style);
+}
+
+static gboolean
+autocorrelation_axes (TildePlotPainter *painter, Row *row, const TildePlotOptions *options,
+                      double height, TildePlotAxes *axes, guint *lags)
+{
+  double lo = 0;
+
+  axes->has_data = FALSE;
+  *lags = 1;
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      Series *series = &row->series[c];
+
+      if (!ensure_autocorrelation (painter, series, c, options->max_lag))
+        continue;
+      axes->has_data = TRUE;
+      *lags = MAX (*lags, series->acf_lags);
+      for (guint k = 0; k <= series->acf_lags; k++)
+        lo = MIN (lo, series->acf[k]);
+    }
+  if (!axes->has_data)
+    return FALSE;
+  axes->y_lo = lo - 0.08 * (1 - lo);
+  axes->y_hi = 1 + 0.08 * (1 - lo);
+  _tilde_plot_pick_ticks (lo, 1, height * (1 - lo) / (axes->y_hi - axes->y_lo), 30, &axes->y_ticks);
+  return TRUE;
+}
+
+/* ---- pairs view ---- */
+
+static void
+draw_pairs (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text,
+            const TildePlotRowLayout *r, const TildePlotAxes *axes, const TildeTicks *x_ticks,
+            const TildePlotStyle *style, double label_y)
+{
+  Row *x_row = g_ptr_array_index (painter->rows, 0), *y_row = g_ptr_array_index (painter->rows, 1);
+  TildePlotRaster raster;
+  gboolean has_raster;
+
+  _tilde_plot_fill_panel (cr, &r->main, style);
+  if (!axes->has_data)
+    return;
+  _tilde_plot_draw_y_axis (cr, text, r, axes, style, r->main.origin.x + r->main.size.width);
+  /* Vertical grid lines at the x ticks too. */
+  for (guint i = 0; i < x_ticks->n; i++)
+    {
+      double x = _tilde_plot_snap (_tilde_plot_map_x (r, tilde_ticks_value (x_ticks, i)));
+
+      cairo_move_to (cr, x, r->main.origin.y);
+      cairo_line_to (cr, x, r->main.origin.y + r->main.size.height);
+    }
+  _tilde_plot_set_source (cr, &style->foreground, 0.08);
+  cairo_stroke (cr);
+
+  cairo_save (cr);
+  _tilde_plot_clip_to (cr, &r->main);
+  has_raster = !_tilde_plot_wants_vectors (cr)
+               && _tilde_plot_raster_begin (&raster, cr, &r->main, style->scale);
+  for (guint c = 0; c < painter->n_chains; c++)
+    {
+      const double *x = (const double *) (void *) x_row->series[c].values->data;
+      const double *y = (const double *) (void *) y_row->series[c].values->data;
+      guint32 pixel = _tilde_plot_pixel_of (_tilde_plot_chain_colour (style, c), 0.55);
+      double x0 = floor (r->main.origin.x), y0 = floor (r->main.origin.y);
+      guint from, to;
+
+      statistics_draws (painter, c, &from, &to);
+      for (guint i = from; i < to; i++)
+        {
+          double px, py;
+
+          if (!isfinite (x[i]) || !isfinite (y[i]))
+            continue;
+          px = _tilde_plot_map_x (r, x[i]);
+          py = _tilde_plot_map_y (r, y[i]);
+          if (!has_raster)
+            {
+              cairo_rectangle (cr, px - 1, py - 1, 2, 2);
+              continue;
+            }
+          /* A dot of two by two units. */
+          {
+            int left = (int) floor ((px - x0 - 1) * raster.scale + 0.5);
+            int top = (int) floor ((py - y0 - 1) * raster.scale + 0.5);
+            int size = (int) round (2 * raster.scale);
+
+            for (int dy = 0; dy < size; dy++)
+              for (int dx = 0; dx < size; dx++)
+                _tilde_plot_raster_blend (&raster, left + dx, top + dy, pixel);
+          }
+        }
+      if (!has_raster)
+        {
+          _tilde_plot_set_source (cr, _tilde_plot_chain_colour (style, c), 0.55);
+          cairo_fill (cr);
+        }
+    }
+  if (has_raster)
+    _tilde_plot_raster_end (&raster, cr, &r->main);
+  /* Divergent draws on top, ringed so they stand out of a dense cloud. */
+  for (guint c = 0; c < painter->n_chains; c++)
+    {
+      const double *x = (const double *) (void *) x_row->series[c].values->data;
+      const double *y = (const double *) (void *) y_row->series[c].values->data;
+      guint n, from, to;
+      const guint *divergent = tilde_draws_get_divergent (painter->draws, c, &n);
+
+      statistics_draws (painter, c, &from, &to);
+      for (guint i = 0; i < n; i++)
+        {
+          guint d = divergent[i];
+
+          if (d < from || d >= to || !isfinite (x[d]) || !isfinite (y[d]))
+            continue;
+          cairo_new_sub_path (cr);
+          cairo_arc (cr, _tilde_plot_map_x (r, x[d]), _tilde_plot_map_y (r, y[d]), 3.5, 0,
+                     2 * G_PI);
+        }
+    }
+  _tilde_plot_set_source (cr, &style->divergent, 1);
+  cairo_fill_preserve (cr);
+  _tilde_plot_set_source (cr, &style->background, 1);
+  cairo_set_line_width (cr, 1);
+  cairo_stroke (cr);
+  cairo_restore (cr);
+
+  {
+    double right = -G_MAXDOUBLE;
+
+    for (guint i = 0; i < x_ticks->n; i++)
+      {
+        double x = _tilde_plot_map_x (r, tilde_ticks_value (x_ticks, i));
+        char label[64];
+        double width;
+
+        tilde_ticks_format (x_ticks, i, label, sizeof label);
+        width = _tilde_plot_text_width (text, text->small, label);
+        if (x - width / 2 < right + 6)
+          continue;
+        _tilde_plot_show_text (cr, text, text->small, label, x, label_y, 0.5, 0, &style->foreground,
+                               0.6);
+        right = x + width / 2;
+      }
+  }
+  _tilde_plot_show_text (cr, text, text->bold, x_row->label,
+                         r->main.origin.x + r->main.size.width / 2,
+                         label_y + text->small_height + 4, 0.5, 0, &style->foreground, 0.9);
+}
+
+static gboolean
+pairs_axes (TildePlotPainter *painter, guint row_index, double length, TildePlotAxes *axes)
+{
+  Row *row = g_ptr_array_index (painter->rows, row_index);
+  double lo = INFINITY, hi = -INFINITY;
+
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      guint from, to;
+      double a, b;
+
+      statistics_draws (painter, c, &from, &to);
+      if (to > from
+          && tilde_plot_finite_range (&g_array_index (row->series[c].values, double, from),
+                                      to - from, &a, &b))
+        {
+          lo = MIN (lo, a);
+          hi = MAX (hi, b);
+        }
+    }
+  axes->has_data = lo <= hi;
+  if (!axes->has_data)
+    return FALSE;
+  _tilde_plot_pad_range (&lo, &hi);
+  axes->y_lo = lo;
+  axes->y_hi = hi;
+  _tilde_plot_pick_ticks (lo, hi, length, 40, &axes->y_ticks);
+  return TRUE;
+}
+
+/* ---- the whole picture ---- */
+
+static gboolean
+has_any_draws (TildePlotPainter *painter)
+{
+  return painter->draws != NULL && tilde_draws_get_max_draws (painter->draws) > 0;
+}
+
+static gboolean
+has_divergences (TildePlotPainter *painter)
+{
+  for (guint c = 0; c < painter->n_chains; c++)
+    {
+      guint n;
+
+      tilde_draws_get_divergent (painter->draws, c, &n);
+      if (n > 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+has_warmup (TildePlotPainter *painter)
+{
+  for (guint c = 0; c < painter->n_chains; c++)
+    if (tilde_draws_get_n_warmup (painter->draws, c) > 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+draw_pairs_view (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, double width,
+                 double height, double top, const TildePlotStyle *style, TildePlotLayout *layout)
+{
+  TildePlotAxes x_axes, y_axes;
+  TildePlotRowLayout r = { 0 };
+  double title_h = text->bold_height + 6;
+  double bottom = height - MARGIN - text->small_height - 4 - text->bold_height - 4;
+  double left;
+  Row *y_row = g_ptr_array_index (painter->rows, 1);
+
+  pairs_axes (painter, 0, width, &x_axes);
+  pairs_axes (painter, 1, bottom - top - title_h, &y_axes);
+  left = MARGIN + _tilde_plot_y_labels_width (text, &y_axes) + TILDE_PLOT_LABEL_GAP;
+  r.main = GRAPHENE_RECT_INIT (left, top + title_h, width - MARGIN - left,
+                               MAX (bottom - top - title_h, 1));
+  if (x_axes.has_data)
+    {
+      _tilde_plot_pick_ticks (x_axes.y_lo, x_axes.y_hi, r.main.size.width, 80, &x_axes.y_ticks);
+      r.x_lo = x_axes.y_lo;
+      r.x_hi = x_axes.y_hi;
+    }
+  r.y_lo = y_axes.y_lo;
+  r.y_hi = y_axes.y_hi;
+  _tilde_plot_show_text (cr, text, text->bold, y_row->label, left, top, 0, 0, &style->foreground,
+                         0.9);
+  y_axes.has_data = y_axes.has_data && x_axes.has_data;
+  draw_pairs (painter, cr, text, &r, &y_axes, &x_axes.y_ticks, style,
+              r.main.origin.y + r.main.size.height + 4);
+  if (layout)
+    g_array_append_val (layout->rows, r);
+}
+
+void
+_tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *layout_text,
+                          double width, double height, const TildePlotStyle *style,
+                          const TildePlotOptions *options, TildePlotLayout *layout)
+{
+  TildePlotText text;
+  guint n_rows = painter->rows->len;
+  g_autofree TildePlotAxes *axes = NULL;
+  double start = 0, end = 1, header, row_height, title_h, label_h, strip, left, right, side_w = 0;
+  gboolean trace = options->view == TILDE_PLOT_VIEW_TRACE;
+
+  if (layout)
+    {
+      layout->width = width;
+      layout->height = height;
+      g_array_set_size (layout->rows, 0);
+    }
+  if (style->fill_background)
+    {
+      gdk_cairo_set_source_rgba (cr, &style->background);
+      cairo_paint (cr);
+    }
+  _tilde_plot_text_init (&text, &painter->labels, layout_text, style);
+  painter->bandwidth_budget = 2;
+  if (painter->draws != NULL)
+    _tilde_plot_painter_sync (painter);
+
+  if (!has_any_draws (painter) || n_rows == 0
+      || (options->view == TILDE_PLOT_VIEW_PAIRS && n_rows < 2))
+    {
+      _tilde_plot_draw_message (cr, &text, width, height,
+                                !has_any_draws (painter) ? _("No draws yet")
+                                : options->view == TILDE_PLOT_VIEW_PAIRS
+                                ? _("Select two parameters to plot one against the other")
+                                : _("Select parameters to plot"),
+                                style);
+      _tilde_plot_text_clear (&text);
+      return;
+    }
+
+  header = MARGIN + text.small_height + 12;
+  draw_legend (painter, cr, &text, width, MARGIN + text.small_height / 2, style,
+               trace && options->show_warmup && has_warmup (painter),
+               (trace || options->view == TILDE_PLOT_VIEW_PAIRS) && has_divergences (painter));
+  if (options->view == TILDE_PLOT_VIEW_PAIRS)
+    {
+      draw_pairs_view (painter, cr, &text, width, height, header, style, layout);
+      _tilde_plot_text_clear (&text);
+      return;
+    }
+
+  /* Rows share the height; each has a title, its panel, and a line of
+   * tick labels (and the divergences' strip in the trace view). */
+  title_h = text.bold_height + 6;
+  label_h = text.small_height + 4;
+  strip = trace ? DIVERGENT_STRIP : 2;
+  row_height = (height - header - MARGIN + ROW_GAP) / n_rows;
+  iteration_window (painter, options, &start, &end);
+  axes = g_new0 (TildePlotAxes, n_rows);
+
+  left = 0;
+  for (guint i = 0; i < n_rows; i++)
+    {
+      Row *row = g_ptr_array_index (painter->rows, i);
+      double panel_h = row_height - ROW_GAP - title_h - strip - label_h;
+      guint lags;
+
+      switch (options->view)
+        {
+        case TILDE_PLOT_VIEW_TRACE:
+          trace_axes (painter, row, options, start, end, panel_h, &axes[i]);
+          break;
+        case TILDE_PLOT_VIEW_RANK:
+          axes[i].has_data = ensure_ranks (painter, row);
+          axes[i].y_lo = 0;
+          axes[i].y_hi = row->ranks_peak * 1.08;
+          if (axes[i].has_data)
+            _tilde_plot_pick_ticks (0, row->ranks_peak, panel_h / 1.08, 30, &axes[i].y_ticks);
+          break;
+        case TILDE_PLOT_VIEW_AUTOCORRELATION:
+          autocorrelation_axes (painter, row, options, panel_h, &axes[i], &lags);
+          break;
+        case TILDE_PLOT_VIEW_PAIRS:
+        default:
+          g_assert_not_reached ();
+        }
+      left = MAX (left, _tilde_plot_y_labels_width (&text, &axes[i]));
+    }
+  left = MARGIN + left + TILDE_PLOT_LABEL_GAP;
+  right = width - MARGIN;
+  if (trace)
+    {
+      side_w = CLAMP (0.16 * (right - left), 56, 160);
+      right -= side_w + SIDE_GAP;
+    }
+
+  for (guint i = 0; i < n_rows; i++)
+    {
+      Row *row = g_ptr_array_index (painter->rows, i);
+      double top = header + i * row_height;
+      double panel_h = MAX (row_height - ROW_GAP - title_h - strip - label_h, 1);
+      TildePlotRowLayout r = { 0 };
+      double label_y;
+
+      r.main = GRAPHENE_RECT_INIT (left, top + title_h, MAX (right - left, 1), panel_h);
+      if (trace)
+        r.side = GRAPHENE_RECT_INIT (right + SIDE_GAP, top + title_h, side_w, panel_h);
+      r.y_lo = axes[i].y_lo;
+      r.y_hi = axes[i].y_hi;
+      if (options->view == TILDE_PLOT_VIEW_AUTOCORRELATION)
+        {
+          guint lags = 1;
+
+          for (guint c = 0; c < row->n_chains; c++)
+            if (row->series[c].acf_valid)
+              lags = MAX (lags, row->series[c].acf_lags);
+          r.x_lo = 0;
+          r.x_hi = lags;
+        }
+      else
+        {
+          r.x_lo = start;
+          r.x_hi = end;
+        }
+      label_y = r.main.origin.y + panel_h + strip;
+
+      _tilde_plot_show_text (cr, &text, text.bold, row->label, left, top, 0, 0, &style->foreground,
+                             0.9);
+      switch (options->view)
+        {
+        case TILDE_PLOT_VIEW_TRACE:
+          draw_trace_row (painter, row, cr, &text, &r, &axes[i], style, options, label_y,
+                          i == n_rows - 1);
+          break;
+        case TILDE_PLOT_VIEW_RANK:
+          draw_rank_row (painter, row, cr, &text, &r, &axes[i], style, label_y);
+          break;
+        case TILDE_PLOT_VIEW_AUTOCORRELATION:
+          draw_autocorrelation_row (painter, row, cr, &text, &r, &axes[i], style, options, label_y,
+                                    i == n_rows - 1);
+          break;
+        case TILDE_PLOT_VIEW_PAIRS:
+        default:
+          g_assert_not_reached ();
+        }
+      if (!axes[i].has_data)
+        _tilde_plot_show_text (cr, &text, text.small, _("No finite draws"),
+                               r.main.origin.x + r.main.size.width / 2,
+                               r.main.origin.y + r.main.size.height / 2, 0.5, 0.5,
+                               &style->foreground, 0.5);
+      if (layout)
+        g_array_append_val (layout->rows, r);
+    }
+  _tilde_plot_text_clear (&text);
+}
+
+/* ---- hit tests ---- */
+
+void
+_tilde_plot_hit_clear (TildePlotHit *hit)
+{
+  g_clear_pointer (&hit->text, g_free);
+  memset (hit, 0, sizeof *hit);
+}
+
+static char *
+format_value (double value)
+{
+  char text[64];
+
+  g_snprintf (text, sizeof text, "%.4g", value);
+  if (text[0] == '-')
+    return g_strdup_printf ("\u2212%s", text + 1);
+  return g_strdup (text);
+}
+
+static gboolean
+rect_contains (const graphene_rect_t *r, double x, double y)
+{
+  return x >= r->origin.x && x < r->origin.x + r->size.width
+         && y >= r->origin.y && y < r->origin.y + r->size.height;
+}
+
+static void
+hit_trace (TildePlotPainter *painter, Row *row, const TildePlotRowLayout *r,
+           const TildePlotOptions *options, double x, double y, TildePlotHit *hit)
+{
+  gint64 draw = (gint64) round (_tilde_plot_unmap_x (r, x));
+  double best = G_MAXDOUBLE;
+  g_autofree char *value = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *where = NULL;
+
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      GArray *values = row->series[c].values;
+      double v, distance;
+
+      if (draw < first_shown (painter, options, c) || draw < 0 || draw >= values->len)
+        continue;
+      v = g_array_index (values, double, draw);
+      if (!isfinite (v))
+        continue;
+      distance = fabs (_tilde_plot_map_y (r, v) - y);
+      if (distance < best)
+        {
+          best = distance;
+          hit->chain = (int) c;
+          hit->x = _tilde_plot_map_x (r, draw);
+          hit->y = _tilde_plot_map_y (r, v);
+        }
+    }
+  if (best == G_MAXDOUBLE)
+    return;
+  hit->found = TRUE;
+  value = format_value (g_array_index (row->series[hit->chain].values, double, draw));
+  name = g_markup_escape_text (row->label, -1);
+  if (tilde_draws_is_warmup (painter->draws, hit->chain, (guint) draw))
+    /* Translators: a read-out: the value, then "Chain 2, warmup iteration 130" */
+    where = g_strdup_printf (_("Chain %d, warmup iteration %u"), hit->chain + 1, (guint) draw);
+  else
+    where = g_strdup_printf (_("Chain %d, iteration %u"), hit->chain + 1, (guint) draw);
+  hit->text = g_strdup_printf ("<b>%s</b>  %s\n%s", name, value, where);
+}
+
+static void
+hit_autocorrelation (Row *row, const TildePlotRowLayout *r, double x, double y, TildePlotHit *hit)
+{
+  gint64 lag = (gint64) round (_tilde_plot_unmap_x (r, x));
+  g_autofree char *name = g_markup_escape_text (row->label, -1);
+  GString *text;
+
+  if (lag < 0 || lag > r->x_hi)
+    return;
+  text = g_string_new (NULL);
+  /* Translators: a read-out title: the parameter, then "lag 12" */
+  g_string_append_printf (text, _("<b>%s</b>  lag %u"), name, (guint) lag);
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      Series *series = &row->series[c];
+      g_autofree char *value = NULL;
+
+      if (!series->acf_valid || lag > series->acf_lags)
+        continue;
+      value = format_value (series->acf[lag]);
+      g_string_append_c (text, '\n');
+      /* Translators: a read-out line: "Chain 2: 0.518" */
+      g_string_append_printf (text, _("Chain %u: %s"), c + 1, value);
+    }
+  hit->found = TRUE;
+  hit->chain = -1;
+  hit->x = _tilde_plot_map_x (r, lag);
+  hit->y = y;
+  hit->text = g_string_free (text, FALSE);
+}
+
+static void
+hit_rank (TildePlotPainter *painter, Row *row, const TildePlotRowLayout *r, double x, double y,
+          TildePlotHit *hit)
+{
+  g_autofree char *name = g_markup_escape_text (row->label, -1);
+  guint total = 0;
+
+  if (!row->ranks_valid || row->ranks_peak == 0)
+    return;
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      guint from, to;
+
+      statistics_draws (painter, c, &from, &to);
+      total += to - from;
+    }
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      graphene_rect_t panel = rank_panel (r, c, row->n_chains);
+      guint bin;
+
+      if (!rect_contains (&panel, x, y))
+        continue;
+      bin = (guint) MIN ((x - panel.origin.x) / panel.size.width * RANK_BINS, RANK_BINS - 1);
+      hit->found = TRUE;
+      hit->chain = (int) c;
+      hit->x = panel.origin.x + (bin + 0.5) * panel.size.width / RANK_BINS;
+      hit->y = _tilde_plot_map_y (r, row->series[c].ranks[bin]);
+      /* Translators: a read-out: the parameter, then "Chain 2, ranks 1 to 400: 96 draws" */
+      hit->text = g_strdup_printf (_("<b>%s</b>\nChain %u, ranks %u to %u: %u draws"), name, c + 1,
+                                   (guint) ((guint64) bin * total / RANK_BINS) + 1,
+                                   (guint) ((guint64) (bin + 1) * total / RANK_BINS),
+                                   row->series[c].ranks[bin]);
+      return;
+    }
+}
+
+static gboolean
+is_divergent (TildePlotPainter *painter, guint chain, guint draw)
+{
+  guint n, lo = 0, hi;
+  const guint *divergent = tilde_draws_get_divergent (painter->draws, chain, &n);
+
+  hi = n;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (divergent[mid] < draw)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < n && divergent[lo] == draw;
+}
+
+static void
+hit_pairs (TildePlotPainter *painter, const TildePlotRowLayout *r, double x, double y,
+           TildePlotHit *hit)
+{
+  Row *x_row = g_ptr_array_index (painter->rows, 0), *y_row = g_ptr_array_index (painter->rows, 1);
+  double best = 12 * 12;
+  guint best_draw = 0;
+  g_autofree char *x_name = NULL;
+  g_autofree char *y_name = NULL;
+  g_autofree char *x_value = NULL;
+  g_autofree char *y_value = NULL;
+  g_autofree char *where = NULL;
+
+  for (guint c = 0; c < painter->n_chains; c++)
+    {
+      const double *xs = (const double *) (void *) x_row->series[c].values->data;
+      const double *ys = (const double *) (void *) y_row->series[c].values->data;
+      guint from, to;
+
+      statistics_draws (painter, c, &from, &to);
+      for (guint i = from; i < to; i++)
+        {
+          double dx = _tilde_plot_map_x (r, xs[i]) - x, dy = _tilde_plot_map_y (r, ys[i]) - y;
+
+          if (dx * dx + dy * dy < best)
+            {
+              best = dx * dx + dy * dy;
+              best_draw = i;
+              hit->chain = (int) c;
+              hit->found = TRUE;
+            }
+        }
+    }
+  if (!hit->found)
+    return;
+  hit->x = _tilde_plot_map_x (r,
+                              g_array_index (x_row->series[hit->chain].values, double, best_draw));
+  hit->y = _tilde_plot_map_y (r,
+                              g_array_index (y_row->series[hit->chain].values, double, best_draw));
+  x_name = g_markup_escape_text (x_row->label, -1);
+  y_name = g_markup_escape_text (y_row->label, -1);
+  x_value = format_value (g_array_index (x_row->series[hit->chain].values, double, best_draw));
+  y_value = format_value (g_array_index (y_row->series[hit->chain].values, double, best_draw));
+  if (is_divergent (painter, hit->chain, best_draw))
+    where = g_strdup_printf (_("Chain %d, iteration %u, divergent"), hit->chain + 1, best_draw);
+  else
+    where = g_strdup_printf (_("Chain %d, iteration %u"), hit->chain + 1, best_draw);
+  hit->text = g_strdup_printf ("<b>%s</b>  %s\n<b>%s</b>  %s\n%s", x_name, x_value, y_name, y_value,
+                               where);
+}
+
+void
+_tilde_plot_painter_hit (TildePlotPainter *painter, const TildePlotLayout *layout,
+                         const TildePlotOptions *options, double x, double y, TildePlotHit *hit)
+{
+  _tilde_plot_hit_clear (hit);
+  if (painter->draws == NULL || layout->rows == NULL)
+    return;
+  for (guint i = 0; i < layout->rows->len; i++)
+    {
+      const TildePlotRowLayout *r = &g_array_index (layout->rows, TildePlotRowLayout, i);
+
+      if (!rect_contains (&r->main, x, y) || !(r->y_hi > r->y_lo) || !(r->x_hi > r->x_lo))
+        continue;
+      hit->row = i;
+      switch (options->view)
+        {
+        case TILDE_PLOT_VIEW_TRACE:
+          if (i < painter->rows->len)
+            hit_trace (painter, g_ptr_array_index (painter->rows, i), r, options, x, y, hit);
+          break;
+        case TILDE_PLOT_VIEW_RANK:
+          if (i < painter->rows->len)
+            hit_rank (painter, g_ptr_array_index (painter->rows, i), r, x, y, hit);
+          break;
+        case TILDE_PLOT_VIEW_AUTOCORRELATION:
+          if (i < painter->rows->len)
+            hit_autocorrelation (g_ptr_array_index (painter->rows, i), r, x, y, hit);
+          break;
+        case TILDE_PLOT_VIEW_PAIRS:
+          if (painter->rows->len >= 2)
+            hit_pairs (painter, r, x, y, hit);
+          break;
+        default:
+          break;
+        }
+      return;
+    }
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "tilde-trace-plot.h"
+
+G_BEGIN_DECLS
+
+/* Where row `row`'s panels were last drawn: the main panel and the
+ * densities beside it (empty outside the trace view). FALSE when the
+ * row was not drawn. */
+gboolean    _tilde_trace_plot_get_row_panels (TildeTracePlot  *self,
+                                              guint            row,
+                                              graphene_rect_t *main,
+                                              graphene_rect_t *side);
+/* The store's stamp when the plot was last drawn on screen. */
+guint64     _tilde_trace_plot_get_drawn_stamp (TildeTracePlot *self);
+/* What the pointer does, at widget coordinates. */
+void        _tilde_trace_plot_hover          (TildeTracePlot *self,
+                                              double          x,
+                                              double          y);
+/* The hover read-out as Pango markup, or NULL when none is shown. */
+const char *_tilde_trace_plot_get_hover_text (TildeTracePlot *self);
+/* Zooms the iteration axis by `factor` (< 1 zooms in) keeping the
+ * iteration at widget x where it is; pans by `dx` pixels. */
+void        _tilde_trace_plot_zoom_at        (TildeTracePlot *self,
+                                              double          x,
+                                              double          factor);
+void        _tilde_trace_plot_pan            (TildeTracePlot *self,
+                                              double          dx);
+
+G_END_DECLS

@@ -1,0 +1,913 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde"
+
+#include "config.h"
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "tilde-plot-painter-private.h"
+#include "tilde-trace-plot-private.h"
+
+#define DEFAULT_MAX_LAG 50
+/* The fewest iterations a zoom shows. */
+#define MIN_SPAN 10.0
+#define ROW_MIN_HEIGHT 170
+#define ROW_NATURAL_HEIGHT 220
+#define PAIRS_NATURAL_HEIGHT 480
+#define HEADER_HEIGHT 40
+
+struct _TildeTracePlot
+{
+  GtkWidget         parent_instance;
+
+  TildeDraws       *draws;
+  gulong            changed_id;
+  GStrv             parameters;
+  TildePlotPainter *painter;
+  TildePlotOptions  options;
+  TildePlotLayout   layout;
+  guint64           drawn_stamp;
+  /* The picture of the last frame, kept while nothing it shows changed
+   * (the read-out is drawn over it): what it was drawn from. */
+  cairo_surface_t  *picture;
+  guint             generation;
+  guint             picture_generation;
+  guint64           picture_stamp;
+  int               picture_width, picture_height, picture_scale;
+
+  gboolean          hovering;
+  double            hover_x, hover_y;
+  TildePlotHit      hit;
+
+  /* The window when a drag or a pinch began, and the pinch's anchor. */
+  double            gesture_start, gesture_end, gesture_anchor;
+};
+
+G_DEFINE_FINAL_TYPE (TildeTracePlot, tilde_trace_plot, GTK_TYPE_WIDGET)
+
+G_DEFINE_ENUM_TYPE (TildePlotView, tilde_plot_view,
+                    G_DEFINE_ENUM_VALUE (TILDE_PLOT_VIEW_TRACE, "trace"),
+                    G_DEFINE_ENUM_VALUE (TILDE_PLOT_VIEW_RANK, "rank"),
+                    G_DEFINE_ENUM_VALUE (TILDE_PLOT_VIEW_AUTOCORRELATION, "autocorrelation"),
+                    G_DEFINE_ENUM_VALUE (TILDE_PLOT_VIEW_PAIRS, "pairs"))
+
+G_DEFINE_ENUM_TYPE (TildePlotFormat, tilde_plot_format,
+                    G_DEFINE_ENUM_VALUE (TILDE_PLOT_FORMAT_PNG, "png"),
+                    G_DEFINE_ENUM_VALUE (TILDE_PLOT_FORMAT_SVG, "svg"),
+                    G_DEFINE_ENUM_VALUE (TILDE_PLOT_FORMAT_PDF, "pdf"))
+
+enum {
+  PROP_0,
+  PROP_DRAWS,
+  PROP_PARAMETERS,
+  PROP_VIEW,
+  PROP_SHOW_WARMUP,
+  PROP_MAX_LAG,
+  PROP_ZOOMED,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+GtkWidget *
+tilde_trace_plot_new (void)
+{
+  return g_object_new (TILDE_TYPE_TRACE_PLOT, NULL);
+}
+
+/* ---- state ---- */
+
+/* Something the picture shows changed. */
+static void
+invalidate (TildeTracePlot *self, gboolean resize)
+{
+  self->generation++;
+  if (resize)
+    gtk_widget_queue_resize (GTK_WIDGET (self));
+  else
+    gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+update_hover (TildeTracePlot *self)
+{
+  if (!self->hovering)
+    {
+      _tilde_plot_hit_clear (&self->hit);
+      return;
+    }
+  _tilde_plot_painter_hit (self->painter, &self->layout, &self->options, self->hover_x,
+                           self->hover_y, &self->hit);
+}
+
+static void
+draws_changed_cb (TildeTracePlot *self)
+{
+  /* The store emits at most once a frame; the copies and statistics
+   * catch up when the frame is drawn. */
+  invalidate (self, FALSE);
+}
+
+TildeDraws *
+tilde_trace_plot_get_draws (TildeTracePlot *self)
+{
+  g_return_val_if_fail (TILDE_IS_TRACE_PLOT (self), NULL);
+  return self->draws;
+}
+
+void
+tilde_trace_plot_set_draws (TildeTracePlot *self, TildeDraws *draws)
+{
+  g_return_if_fail (TILDE_IS_TRACE_PLOT (self));
+  g_return_if_fail (draws == NULL || TILDE_IS_DRAWS (draws));
+
+  if (self->draws == draws)
+    return;
+  g_clear_signal_handler (&self->changed_id, self->draws);
+  g_set_object (&self->draws, draws);
+  if (draws != NULL)
+    self->changed_id = g_signal_connect_swapped (draws, "changed",
+                                                 G_CALLBACK (draws_changed_cb), self);
+  _tilde_plot_painter_set_draws (self->painter, draws);
+  _tilde_plot_painter_set_columns (self->painter, (const char *const *) self->parameters);
+  tilde_trace_plot_reset_zoom (self);
+  _tilde_plot_hit_clear (&self->hit);
+  invalidate (self, TRUE);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DRAWS]);
+}
+
+const char *const *
+tilde_trace_plot_get_parameters (TildeTracePlot *self)
+{
+  g_return_val_if_fail (TILDE_IS_TRACE_PLOT (self), NULL);
+  return (const char *const *) self->parameters;
+}
+
+void
+tilde_trace_plot_set_parameters (TildeTracePlot *self, const char *const *names)
+{
+  g_return_if_fail (TILDE_IS_TRACE_PLOT (self));
+
+  if (self->parameters != NULL && names != NULL
+      && g_strv_equal ((const char *const *) self->parameters, names))
+    return;
+  if (self->parameters == NULL && (names == NULL || names[0] == NULL))
+    return;
+  g_strfreev (self->parameters);
+  self->parameters = g_strdupv ((char **) names);
+  _tilde_plot_painter_set_columns (self->painter, names);
+  _tilde_plot_hit_clear (&self->hit);
+  invalidate (self, TRUE);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PARAMETERS]);
+}
+
+TildePlotView
+tilde_trace_plot_get_view (TildeTracePlot *self)
+{
+  g_return_val_if_fail (TILDE_IS_TRACE_PLOT (self), TILDE_PLOT_VIEW_TRACE);
+  return self->options.view;
+}
+
+void
+tilde_trace_plot_set_view (TildeTracePlot *self, TildePlotView view)
+{
+  g_return_if_fail (TILDE_IS_TRACE_PLOT (self));
+  g_return_if_fail (view <= TILDE_PLOT_VIEW_PAIRS);
+
+  if (self->options.view == view)
+    return;
+  self->options.view = view;
+  _tilde_plot_hit_clear (&self->hit);
+  invalidate (self, TRUE);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW]);
+}
+
+gboolean
+tilde_trace_plot_get_show_warmup (TildeTracePlot *self)
+{
+  g_return_val_if_fail (TILDE_IS_TRACE_PLOT (self), FALSE);
+  return self->options.show_warmup;
+}
+
+void
+tilde_trace_plot_set_show_warmup (TildeTracePlot *self, gboolean show_warmup)
+{
+  g_return_if_fail (TILDE_IS_TRACE_PLOT (self));
+
+  if (self->options.show_warmup == !!show_warmup)
+    return;
+  self->options.show_warmup = !!show_warmup;
+  tilde_trace_plot_reset_zoom (self);
+  invalidate (self, FALSE);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_WARMUP]);
+}
+
+guint
+tilde_trace_plot_get_max_lag (TildeTracePlot *self)
+{
+  g_return_val_if_fail (TILDE_IS_TRACE_PLOT (self), 0);
+  return self->options.max_lag;
+}
+
+void
+tilde_trace_plot_set_max_lag (TildeTracePlot *self, guint max_lag)
+{
+  g_return_if_fail (TILDE_IS_TRACE_PLOT (self));
+  g_return_if_fail (max_lag >= 1);
+
+  if (self->options.max_lag == max_lag)
+    return;
+  self->options.max_lag = max_lag;
+  invalidate (self, FALSE);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAX_LAG]);
+}
+
+gboolean
+tilde_trace_plot_get_iteration_range (TildeTracePlot *self, double *start, double *end)
+{
+  g_return_val_if_fail (TILDE_IS_TRACE_PLOT (self), FALSE);
+
+  if (self->options.zoomed)
+    {
+      *start = self->options.start;
+      *end = self->options.end;
+    }
+  else
+    _tilde_plot_painter_extent (self->painter, &self->options, start, end);
+  return self->options.zoomed;
+}
+
+static void
+set_zoomed (TildeTracePlot *self, gboolean zoomed)
+{
+  if (self->options.zoomed == zoomed)
+    return;
+  self->options.zoomed = zoomed;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOMED]);
+}
+
+void
+tilde_trace_plot_set_iteration_range (TildeTracePlot *self, double start, double end)
+{
+  double first, last, span;
+
+  g_return_if_fail (TILDE_IS_TRACE_PLOT (self));
+  g_return_if_fail (isfinite (start) && isfinite (end));
+
+  _tilde_plot_painter_extent (self->painter, &self->options, &first, &last);
+  span = MAX (end - start, MIN (MIN_SPAN, last - first));
+  if (span >= last - first)
+    {
+      tilde_trace_plot_reset_zoom (self);
+      return;
+    }
+  /* Kept inside the draws there are. */
+  start = CLAMP (start, first, last - span);
+  self->options.start = start;
+  self->options.end = start + span;
+  set_zoomed (self, TRUE);
+  update_hover (self);
+  invalidate (self, FALSE);
+}
+
+void
+tilde_trace_plot_reset_zoom (TildeTracePlot *self)
+{
+  g_return_if_fail (TILDE_IS_TRACE_PLOT (self));
+
+  set_zoomed (self, FALSE);
+  update_hover (self);
+  invalidate (self, FALSE);
+}
+
+/* ---- style ---- */
+
+static void
+style_for_screen (TildeTracePlot *self, TildePlotStyle *style)
+{
+  GtkWidget *widget = GTK_WIDGET (self);
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  GtkStyleContext *context = gtk_widget_get_style_context (widget);
+  GdkRGBA foreground, background;
+  gboolean dark;
+
+  gtk_style_context_get_color (context, &foreground);
+  /* Light text means a dark theme, whichever theme it is. */
+  dark = 0.2126 * foreground.red + 0.7152 * foreground.green + 0.0722 * foreground.blue > 0.5;
+  _tilde_plot_style_init (style, dark);
+  style->foreground = foreground;
+  if (gtk_style_context_lookup_color (context, "window_bg_color", &background))
+    style->background = background;
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  style->font = pango_context_get_font_description (gtk_widget_get_pango_context (widget));
+}
+
+/* ---- drawing ---- */
+
+static void
+snapshot_hover (TildeTracePlot *self, GtkSnapshot *snapshot, const TildePlotStyle *style)
+{
+  GtkWidget *widget = GTK_WIDGET (self);
+  g_autoptr(PangoLayout) layout = NULL;
+  GdkRGBA popover = style->background, border = style->foreground, shadow = { 0, 0, 0, 0.2 };
+  GskRoundedRect box;
+  int text_w, text_h;
+  double w, h, x, y;
+
+  if (!self->hit.found || self->hit.text == NULL)
+    return;
+
+  if (self->hit.chain >= 0)
+    {
+      GskRoundedRect ring, dot;
+
+      double px = self->hit.x, py = self->hit.y;
+
+      gsk_rounded_rect_init_from_rect (&ring, &GRAPHENE_RECT_INIT (px - 5, py - 5, 10, 10), 5);
+      gsk_rounded_rect_init_from_rect (&dot, &GRAPHENE_RECT_INIT (px - 3.5, py - 3.5, 7, 7), 3.5);
+      gtk_snapshot_push_rounded_clip (snapshot, &ring);
+      gtk_snapshot_append_color (snapshot, &style->background, &ring.bounds);
+      gtk_snapshot_pop (snapshot);
+      gtk_snapshot_push_rounded_clip (snapshot, &dot);
+      gtk_snapshot_append_color (snapshot, &style->chains[self->hit.chain % TILDE_PLOT_N_COLOURS],
+                                 &dot.bounds);
+      gtk_snapshot_pop (snapshot);
+    }
+  else if (self->hit.row < self->layout.rows->len)
+    {
+      const TildePlotRowLayout *r = &g_array_index (self->layout.rows, TildePlotRowLayout,
+                                                    self->hit.row);
+      GdkRGBA line = style->foreground;
+
+      line.alpha *= 0.35;
+      gtk_snapshot_append_color (snapshot, &line,
+                                 &GRAPHENE_RECT_INIT (floor (self->hit.x), r->main.origin.y, 1,
+                                                      r->main.size.height));
+    }
+
+  layout = gtk_widget_create_pango_layout (widget, NULL);
+  pango_layout_set_markup (layout, self->hit.text, -1);
+  pango_layout_get_pixel_size (layout, &text_w, &text_h);
+  w = text_w + 20;
+  h = text_h + 12;
+  /* Below right of the point, flipped where it would leave the widget. */
+  x = self->hit.x + 14;
+  y = self->hit.y + 14;
+  if (x + w > gtk_widget_get_width (widget) - 4)
+    x = self->hit.x - 14 - w;
+  if (y + h > gtk_widget_get_height (widget) - 4)
+    y = self->hit.y - 14 - h;
+  x = round (MAX (x, 4));
+  y = round (MAX (y, 4));
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_style_context_lookup_color (gtk_widget_get_style_context (widget),
+                                  "popover_bg_color", &popover);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  border.alpha *= 0.14;
+  gsk_rounded_rect_init_from_rect (&box, &GRAPHENE_RECT_INIT (x, y, w, h), 8);
+  gtk_snapshot_append_outset_shadow (snapshot, &box, &shadow, 0, 2, 0, 6);
+  gtk_snapshot_push_rounded_clip (snapshot, &box);
+  gtk_snapshot_append_color (snapshot, &popover, &box.bounds);
+  gtk_snapshot_pop (snapshot);
+  gtk_snapshot_append_border (snapshot, &box, (const float[4]) { 1, 1, 1, 1 },
+                              (const GdkRGBA[4]) { border, border, border, border });
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x + 10, y + 6));
+  gtk_snapshot_append_layout (snapshot, layout, &style->foreground);
+  gtk_snapshot_restore (snapshot);
+}
+
+/* The plot drawn into an image at the device's scale. Handed to GTK as
+ * a cairo node that paints the image, GTK's renderers only copy pixels,
+ * where a node holding the drawing itself would replay every operation
+ * (and GTK 4.8's cairo renderer converts a texture node pixel by pixel);
+ * a frame where only the read-out moved reuses the image. */
+static cairo_surface_t *
+draw_picture (TildeTracePlot *self, int width, int height, int scale, const TildePlotStyle *style)
+{
+  g_autoptr(PangoLayout) text = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
+  cairo_surface_t *surface;
+  cairo_t *cr;
+
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width * scale, height * scale);
+  if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
+    {
+      cairo_surface_destroy (surface);
+      return NULL;
+    }
+  cairo_surface_set_device_scale (surface, scale, scale);
+  cr = cairo_create (surface);
+  _tilde_plot_painter_draw (self->painter, cr, text, width, height, style, &self->options,
+                            &self->layout);
+  cairo_destroy (cr);
+  return surface;
+}
+
+static void
+tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
+{
+  TildeTracePlot *self = TILDE_TRACE_PLOT (widget);
+  int width = gtk_widget_get_width (widget), height = gtk_widget_get_height (widget);
+  int scale = gtk_widget_get_scale_factor (widget);
+  guint64 stamp = self->draws ? tilde_draws_get_stamp (self->draws) : 0;
+  TildePlotStyle style;
+  cairo_t *cr;
+
+  if (width <= 0 || height <= 0)
+    return;
+  style_for_screen (self, &style);
+  style.scale = scale;
+  if (self->picture == NULL || self->picture_generation != self->generation
+      || self->picture_stamp != stamp || self->picture_width != width
+      || self->picture_height != height || self->picture_scale != scale)
+    {
+      g_clear_pointer (&self->picture, cairo_surface_destroy);
+      self->picture = draw_picture (self, width, height, scale, &style);
+      self->picture_generation = self->generation;
+      self->picture_stamp = stamp;
+      self->picture_width = width;
+      self->picture_height = height;
+      self->picture_scale = scale;
+      self->drawn_stamp = stamp;
+    }
+  if (self->picture != NULL)
+    {
+      cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+      cairo_set_source_surface (cr, self->picture, 0, 0);
+      cairo_paint (cr);
+      cairo_destroy (cr);
+    }
+  /* The read-out follows the data under a still pointer. */
+  update_hover (self);
+  snapshot_hover (self, snapshot, &style);
+}
+
+static void
+tilde_trace_plot_measure (GtkWidget *widget, GtkOrientation orientation, int for_size,
+                          int *minimum, int *natural, int *minimum_baseline, int *natural_baseline)
+{
+  TildeTracePlot *self = TILDE_TRACE_PLOT (widget);
+  guint rows = MAX (_tilde_plot_painter_get_n_rows (self->painter), 1);
+
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    {
+      *minimum = 320;
+      *natural = 720;
+    }
+  else if (self->options.view == TILDE_PLOT_VIEW_PAIRS)
+    {
+      *minimum = 240;
+      *natural = PAIRS_NATURAL_HEIGHT;
+    }
+  else
+    {
+      *minimum = HEADER_HEIGHT + rows * ROW_MIN_HEIGHT;
+      *natural = HEADER_HEIGHT + rows * ROW_NATURAL_HEIGHT;
+    }
+}
+
+static void
+tilde_trace_plot_css_changed (GtkWidget *widget, GtkCssStyleChange *change)
+{
+  GTK_WIDGET_CLASS (tilde_trace_plot_parent_class)->css_changed (widget, change);
+  /* The palette follows the theme's text colour. */
+  invalidate (TILDE_TRACE_PLOT (widget), FALSE);
+}
+
+/* ---- export ---- */
+
+gboolean
+tilde_trace_plot_export (TildeTracePlot *self, const char *path, TildePlotFormat format,
+                         int width, int height, GError **error)
+{
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  g_autoptr(PangoLayout) text = NULL;
+  TildePlotStyle style;
+  cairo_status_t status;
+  g_autofree char *name = NULL;
+  PangoContext *context;
+
+  g_return_val_if_fail (TILDE_IS_TRACE_PLOT (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (width > 0 && height > 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  switch (format)
+    {
+    case TILDE_PLOT_FORMAT_PNG:
+      surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+      break;
+    case TILDE_PLOT_FORMAT_SVG:
+      surface = cairo_svg_surface_create (path, width, height);
+      break;
+    case TILDE_PLOT_FORMAT_PDF:
+      surface = cairo_pdf_surface_create (path, width, height);
+      break;
+    default:
+      g_return_val_if_reached (FALSE);
+    }
+
+  /* Files go into documents: the light palette on white, whatever the
+   * theme on screen. */
+  _tilde_plot_style_init (&style, FALSE);
+  style.background = (GdkRGBA) { 1, 1, 1, 1 };
+  style.fill_background = TRUE;
+  context = gtk_widget_get_pango_context (GTK_WIDGET (self));
+  style.font = pango_context_get_font_description (context);
+
+  cr = cairo_create (surface);
+  text = pango_cairo_create_layout (cr);
+  _tilde_plot_painter_draw (self->painter, cr, text, width, height, &style, &self->options, NULL);
+  status = cairo_status (cr);
+  cairo_destroy (cr);
+  if (status == CAIRO_STATUS_SUCCESS && format == TILDE_PLOT_FORMAT_PNG)
+    status = cairo_surface_write_to_png (surface, path);
+  cairo_surface_finish (surface);
+  if (status == CAIRO_STATUS_SUCCESS)
+    status = cairo_surface_status (surface);
+  cairo_surface_destroy (surface);
+
+  if (status == CAIRO_STATUS_SUCCESS)
+    return TRUE;
+  name = g_filename_display_name (path);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Could not export the plot to “%s”: %s"),
+               name, cairo_status_to_string (status));
+  return FALSE;
+}
+
+/* ---- pointer ---- */
+
+gboolean
+_tilde_trace_plot_get_row_panels (TildeTracePlot *self, guint row, graphene_rect_t *main,
+                                  graphene_rect_t *side)
+{
+  const TildePlotRowLayout *r;
+
+  if (row >= self->layout.rows->len)
+    return FALSE;
+  r = &g_array_index (self->layout.rows, TildePlotRowLayout, row);
+  if (main)
+    *main = r->main;
+  if (side)
+    *side = r->side;
+  return TRUE;
+}
+
+guint64
+_tilde_trace_plot_get_drawn_stamp (TildeTracePlot *self)
+{
+  return self->drawn_stamp;
+}
+
+void
+_tilde_trace_plot_hover (TildeTracePlot *self, double x, double y)
+{
+  self->hovering = TRUE;
+  self->hover_x = x;
+  self->hover_y = y;
+  update_hover (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+const char *
+_tilde_trace_plot_get_hover_text (TildeTracePlot *self)
+{
+  return self->hit.found ? self->hit.text : NULL;
+}
+
+/* The iteration axis's pixels: every row's main panel spans the same. */
+static gboolean
+iteration_axis (TildeTracePlot *self, double *x0, double *width)
+{
+  const TildePlotRowLayout *r;
+
+  if (self->options.view != TILDE_PLOT_VIEW_TRACE || self->layout.rows->len == 0)
+    return FALSE;
+  r = &g_array_index (self->layout.rows, TildePlotRowLayout, 0);
+  *x0 = r->main.origin.x;
+  *width = r->main.size.width;
+  return *width > 0;
+}
+
+void
+_tilde_trace_plot_zoom_at (TildeTracePlot *self, double x, double factor)
+{
+  double x0, width, start, end, anchor, fraction;
+
+  if (!iteration_axis (self, &x0, &width) || !(factor > 0))
+    return;
+  tilde_trace_plot_get_iteration_range (self, &start, &end);
+  fraction = CLAMP ((x - x0) / width, 0, 1);
+  anchor = start + fraction * (end - start);
+  tilde_trace_plot_set_iteration_range (self, anchor - fraction * (end - start) * factor,
+                                        anchor + (1 - fraction) * (end - start) * factor);
+}
+
+void
+_tilde_trace_plot_pan (TildeTracePlot *self, double dx)
+{
+  double x0, width, start, end, shift;
+
+  if (!self->options.zoomed || !iteration_axis (self, &x0, &width))
+    return;
+  tilde_trace_plot_get_iteration_range (self, &start, &end);
+  shift = -dx / width * (end - start);
+  tilde_trace_plot_set_iteration_range (self, start + shift, end + shift);
+}
+
+static void
+motion_cb (TildeTracePlot *self, double x, double y)
+{
+  _tilde_trace_plot_hover (self, x, y);
+}
+
+static void
+leave_cb (TildeTracePlot *self)
+{
+  self->hovering = FALSE;
+  _tilde_plot_hit_clear (&self->hit);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static gboolean
+scroll_cb (TildeTracePlot *self, double dx, double dy, GtkEventControllerScroll *controller)
+{
+  GdkModifierType state;
+
+  state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (controller));
+
+  if (state & GDK_CONTROL_MASK)
+    {
+      _tilde_trace_plot_zoom_at (self, self->hover_x, pow (1.2, dy));
+      return TRUE;
+    }
+  /* Sideways scrolling pans; the rest scrolls whatever holds the plot. */
+  if (self->options.zoomed && fabs (dx) > fabs (dy))
+    {
+      _tilde_trace_plot_pan (self, -dx * 20);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+drag_begin_cb (TildeTracePlot *self, double x, double y, GtkGestureDrag *gesture)
+{
+  tilde_trace_plot_get_iteration_range (self, &self->gesture_start, &self->gesture_end);
+  if (!self->options.zoomed)
+    {
+      gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_DENIED);
+      return;
+    }
+  gtk_widget_set_cursor_from_name (GTK_WIDGET (self), "grabbing");
+}
+
+static void
+drag_update_cb (TildeTracePlot *self, double offset_x, double offset_y)
+{
+  double x0, width, shift;
+
+  if (!iteration_axis (self, &x0, &width))
+    return;
+  shift = -offset_x / width * (self->gesture_end - self->gesture_start);
+  tilde_trace_plot_set_iteration_range (self, self->gesture_start + shift,
+                                        self->gesture_end + shift);
+}
+
+static void
+drag_end_cb (TildeTracePlot *self)
+{
+  gtk_widget_set_cursor (GTK_WIDGET (self), NULL);
+}
+
+static void
+zoom_begin_cb (TildeTracePlot *self, GdkEventSequence *sequence, GtkGestureZoom *gesture)
+{
+  double x0, width, x, y;
+
+  tilde_trace_plot_get_iteration_range (self, &self->gesture_start, &self->gesture_end);
+  if (!iteration_axis (self, &x0, &width)
+      || !gtk_gesture_get_bounding_box_center (GTK_GESTURE (gesture), &x, &y))
+    {
+      gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_DENIED);
+      return;
+    }
+  self->gesture_anchor = CLAMP ((x - x0) / width, 0, 1);
+}
+
+static void
+zoom_scale_changed_cb (TildeTracePlot *self, double scale)
+{
+  double span = self->gesture_end - self->gesture_start;
+  double anchor = self->gesture_start + self->gesture_anchor * span;
+
+  if (!(scale > 0))
+    return;
+  tilde_trace_plot_set_iteration_range (self, anchor - self->gesture_anchor * span / scale,
+                                        anchor + (1 - self->gesture_anchor) * span / scale);
+}
+
+static void
+pressed_cb (TildeTracePlot *self, int n_press, double x, double y)
+{
+  if (n_press == 2)
+    tilde_trace_plot_reset_zoom (self);
+}
+
+static void
+zoom_action (GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+  TildeTracePlot *self = TILDE_TRACE_PLOT (widget);
+  double x0, width;
+
+  if (g_str_equal (action_name, "plot.reset-zoom"))
+    {
+      tilde_trace_plot_reset_zoom (self);
+      return;
+    }
+  if (!iteration_axis (self, &x0, &width))
+    return;
+  _tilde_trace_plot_zoom_at (self, x0 + width / 2,
+                             g_str_equal (action_name, "plot.zoom-in") ? 1 / 1.5 : 1.5);
+}
+
+/* ---- object ---- */
+
+static void
+tilde_trace_plot_dispose (GObject *object)
+{
+  TildeTracePlot *self = TILDE_TRACE_PLOT (object);
+
+  g_clear_signal_handler (&self->changed_id, self->draws);
+  g_clear_object (&self->draws);
+  G_OBJECT_CLASS (tilde_trace_plot_parent_class)->dispose (object);
+}
+
+static void
+tilde_trace_plot_finalize (GObject *object)
+{
+  TildeTracePlot *self = TILDE_TRACE_PLOT (object);
+
+  _tilde_plot_painter_free (self->painter);
+  g_clear_pointer (&self->picture, cairo_surface_destroy);
+  g_array_unref (self->layout.rows);
+  _tilde_plot_hit_clear (&self->hit);
+  g_strfreev (self->parameters);
+  G_OBJECT_CLASS (tilde_trace_plot_parent_class)->finalize (object);
+}
+
+static void
+tilde_trace_plot_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  TildeTracePlot *self = TILDE_TRACE_PLOT (object);
+
+  switch (prop_id)
+    {
+    case PROP_DRAWS:
+      g_value_set_object (value, self->draws);
+      break;
+    case PROP_PARAMETERS:
+      g_value_set_boxed (value, self->parameters);
+      break;
+    case PROP_VIEW:
+      g_value_set_enum (value, self->options.view);
+      break;
+    case PROP_SHOW_WARMUP:
+      g_value_set_boolean (value, self->options.show_warmup);
+      break;
+    case PROP_MAX_LAG:
+      g_value_set_uint (value, self->options.max_lag);
+      break;
+    case PROP_ZOOMED:
+      g_value_set_boolean (value, self->options.zoomed);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+tilde_trace_plot_set_property (GObject *object, guint prop_id, const GValue *value,
+                               GParamSpec *pspec)
+{
+  TildeTracePlot *self = TILDE_TRACE_PLOT (object);
+
+  switch (prop_id)
+    {
+    case PROP_DRAWS:
+      tilde_trace_plot_set_draws (self, g_value_get_object (value));
+      break;
+    case PROP_PARAMETERS:
+      tilde_trace_plot_set_parameters (self, g_value_get_boxed (value));
+      break;
+    case PROP_VIEW:
+      tilde_trace_plot_set_view (self, g_value_get_enum (value));
+      break;
+    case PROP_SHOW_WARMUP:
+      tilde_trace_plot_set_show_warmup (self, g_value_get_boolean (value));
+      break;
+    case PROP_MAX_LAG:
+      tilde_trace_plot_set_max_lag (self, g_value_get_uint (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+tilde_trace_plot_class_init (TildeTracePlotClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = tilde_trace_plot_dispose;
+  object_class->finalize = tilde_trace_plot_finalize;
+  object_class->get_property = tilde_trace_plot_get_property;
+  object_class->set_property = tilde_trace_plot_set_property;
+  widget_class->snapshot = tilde_trace_plot_snapshot;
+  widget_class->measure = tilde_trace_plot_measure;
+  widget_class->css_changed = tilde_trace_plot_css_changed;
+
+  properties[PROP_DRAWS] =
+    g_param_spec_object ("draws", NULL, NULL, TILDE_TYPE_DRAWS,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PARAMETERS] =
+    g_param_spec_boxed ("parameters", NULL, NULL, G_TYPE_STRV,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_VIEW] =
+    g_param_spec_enum ("view", NULL, NULL, TILDE_TYPE_PLOT_VIEW, TILDE_PLOT_VIEW_TRACE,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SHOW_WARMUP] =
+    g_param_spec_boolean ("show-warmup", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_MAX_LAG] =
+    g_param_spec_uint ("max-lag", NULL, NULL, 1, G_MAXUINT, DEFAULT_MAX_LAG,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ZOOMED] =
+    g_param_spec_boolean ("zoomed", NULL, NULL, FALSE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_install_action (widget_class, "plot.zoom-in", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "plot.zoom-out", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "plot.reset-zoom", NULL, zoom_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, GDK_CONTROL_MASK,
+                                       "plot.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, GDK_CONTROL_MASK,
+                                       "plot.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_minus, GDK_CONTROL_MASK,
+                                       "plot.zoom-out", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK,
+                                       "plot.reset-zoom", NULL);
+
+  gtk_widget_class_set_css_name (widget_class, "traceplot");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
+}
+
+static void
+tilde_trace_plot_init (TildeTracePlot *self)
+{
+  GtkWidget *widget = GTK_WIDGET (self);
+  GtkEventController *controller;
+  GtkGesture *gesture;
+
+  self->painter = _tilde_plot_painter_new ();
+  self->layout.rows = g_array_new (FALSE, FALSE, sizeof (TildePlotRowLayout));
+  self->options.view = TILDE_PLOT_VIEW_TRACE;
+  self->options.show_warmup = TRUE;
+  self->options.max_lag = DEFAULT_MAX_LAG;
+
+  gtk_widget_set_focusable (widget, TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Plot of the draws"), -1);
+
+  controller = gtk_event_controller_motion_new ();
+  g_signal_connect_swapped (controller, "enter", G_CALLBACK (motion_cb), self);
+  g_signal_connect_swapped (controller, "motion", G_CALLBACK (motion_cb), self);
+  g_signal_connect_swapped (controller, "leave", G_CALLBACK (leave_cb), self);
+  gtk_widget_add_controller (widget, controller);
+
+  controller = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
+  g_signal_connect_swapped (controller, "scroll", G_CALLBACK (scroll_cb), self);
+  gtk_widget_add_controller (widget, controller);
+
+  gesture = gtk_gesture_drag_new ();
+  g_signal_connect_swapped (gesture, "drag-begin", G_CALLBACK (drag_begin_cb), self);
+  g_signal_connect_swapped (gesture, "drag-update", G_CALLBACK (drag_update_cb), self);
+  g_signal_connect_swapped (gesture, "drag-end", G_CALLBACK (drag_end_cb), self);
+  gtk_widget_add_controller (widget, GTK_EVENT_CONTROLLER (gesture));
+
+  gesture = gtk_gesture_zoom_new ();
+  g_signal_connect_swapped (gesture, "begin", G_CALLBACK (zoom_begin_cb), self);
+  g_signal_connect_swapped (gesture, "scale-changed", G_CALLBACK (zoom_scale_changed_cb), self);
+  gtk_widget_add_controller (widget, GTK_EVENT_CONTROLLER (gesture));
+
+  gesture = gtk_gesture_click_new ();
+  g_signal_connect_swapped (gesture, "pressed", G_CALLBACK (pressed_cb), self);
+  gtk_widget_add_controller (widget, GTK_EVENT_CONTROLLER (gesture));
+}
