@@ -45,12 +45,6 @@ side_buffer (Side *s)
   return GTK_TEXT_BUFFER (s->buffer);
 }
 
-static GtkTextTag *
-side_tag (Side *s, int tag)
-{
-  return s->tags[tag];
-}
-
 struct _TildeIrView
 {
   GtkWidget parent_instance;
@@ -737,7 +731,7 @@ highlight_side (TildeIrView *self, TildeIrSide side, int line)
 
       if (src != NULL && source_covers (src, line) && src->end_line - src->line == narrowest)
         {
-          apply_line_tag (side_buffer (s), side_tag (s, TAG_SOURCE), (int) i, (int) i);
+          apply_line_tag (side_buffer (s), s->tags[TAG_SOURCE], (int) i, (int) i);
           g_array_append_val (s->highlighted, i);
           if (first < 0)
             first = (int) i;
@@ -757,7 +751,7 @@ update_source_highlight (TildeIrView *self)
       GtkTextIter begin, end;
 
       gtk_text_buffer_get_bounds (buffer, &begin, &end);
-      gtk_text_buffer_remove_tag (buffer, side_tag (&self->sides[s], TAG_SOURCE), &begin, &end);
+      gtk_text_buffer_remove_tag (buffer, self->sides[s].tags[TAG_SOURCE], &begin, &end);
     }
   if (self->editor_buffer != NULL)
     {
