@@ -46,12 +46,6 @@ side_buffer (Side *s)
   return GTK_TEXT_BUFFER (s->buffer);
 }
 
-static GtkTextTag *
-side_tag (Side *s, int tag)
-{
-  return s->tags[tag];
-}
-
 struct _TildeIrView
 {
   GtkWidget parent_instance;
@@ -506,22 +500,6 @@ top_row (TildeIrView *self)
   return height > 0 ? gtk_text_iter_get_line (&iter) : -1;
 }
 
-/* Highlights the lines around `row` now. GtkSourceView would do it while
- * it draws them, and bold keywords widen lines, which resizes the view's
- * scrollbar in the middle of a frame. */
-static void
-highlight_around (Side *s, int row)
-{
-  GtkTextBuffer *buffer = side_buffer (s);
-  GtkTextIter begin, end;
-
-  /* About a screenful. */
-  gtk_text_buffer_get_iter_at_line (buffer, &begin, MAX (row - 10, 0));
-  if (!gtk_text_buffer_get_iter_at_line (buffer, &end, row + 80))
-    gtk_text_buffer_get_end_iter (buffer, &end);
-  gtk_source_buffer_ensure_highlight (s->buffer, &begin, &end);
-}
-
 static gboolean
 scroll_now (gpointer user_data)
 {
@@ -534,7 +512,6 @@ scroll_now (gpointer user_data)
       GtkTextMark *mark = gtk_text_buffer_get_mark (buffer, SCROLL_MARK);
       GtkTextIter iter;
 
-      highlight_around (&self->sides[side], self->scroll_row);
       gtk_text_buffer_get_iter_at_line (buffer, &iter, MAX (self->scroll_row, 0));
       gtk_text_buffer_move_mark (buffer, mark, &iter);
       gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (self->sides[side].view), mark,
@@ -576,8 +553,6 @@ show_rows (TildeIrView *self, const TildeMirText *left, const TildeMirText *righ
   self->rows = g_array_ref (rows);
   fill_side (self, TILDE_IR_SIDE_LEFT, left, rows);
   fill_side (self, TILDE_IR_SIDE_RIGHT, right, rows);
-  highlight_around (&self->sides[TILDE_IR_SIDE_LEFT], top);
-  highlight_around (&self->sides[TILDE_IR_SIDE_RIGHT], top);
   self->updating = FALSE;
 
   gtk_stack_set_visible_child_name (self->content_stack, "diff");
@@ -757,7 +732,7 @@ highlight_side (TildeIrView *self, TildeIrSide side, int line)
 
       if (src != NULL && source_covers (src, line) && src->end_line - src->line == narrowest)
         {
-          apply_line_tag (side_buffer (s), side_tag (s, TAG_SOURCE), (int) i, (int) i);
+          apply_line_tag (side_buffer (s), s->tags[TAG_SOURCE], (int) i, (int) i);
           g_array_append_val (s->highlighted, i);
           if (first < 0)
             first = (int) i;
@@ -777,7 +752,7 @@ update_source_highlight (TildeIrView *self)
       GtkTextIter begin, end;
 
       gtk_text_buffer_get_bounds (buffer, &begin, &end);
-      gtk_text_buffer_remove_tag (buffer, side_tag (&self->sides[s], TAG_SOURCE), &begin, &end);
+      gtk_text_buffer_remove_tag (buffer, self->sides[s].tags[TAG_SOURCE], &begin, &end);
     }
   if (self->editor_buffer != NULL)
     {

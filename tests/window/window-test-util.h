@@ -8,7 +8,9 @@
 G_BEGIN_DECLS
 
 /* Points the cache, data and configuration folders (autosaved copies,
- * recent files) at a new temporary folder; call before gtk_test_init(). */
+ * recent files) at a new temporary folder, and lets through (logged, not
+ * fatal) GTK's warning that it drew a widget a frame late; call before
+ * gtk_test_init(). */
 void        window_test_isolate_home (void);
 /* Removes that folder and everything in it. */
 void        window_test_remove_home  (void);
