@@ -18,6 +18,7 @@ int _tilde_cli_diagnose  (const char *name, int argc, char **argv);
 int _tilde_cli_optimize  (const char *name, int argc, char **argv);
 int _tilde_cli_summary   (const char *name, int argc, char **argv);
 int _tilde_cli_sample    (const char *name, int argc, char **argv);
+int _tilde_cli_generate  (const char *name, int argc, char **argv);
 
 /* The model in MODEL_PATH with the data in DATA_PATH (may be NULL), optimised
  * at LEVEL and prepared for evaluation; NULL after printing what went wrong,
