@@ -71,21 +71,7 @@ option_context (GenerateArgs *a)
   return context;
 }
 
-static gboolean
-usage_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
-
-static gboolean
-usage_error (const char *format, ...)
-{
-  va_list args;
-  g_autofree char *text = NULL;
-
-  va_start (args, format);
-  text = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_printerr ("tilde generate-quantities: %s\n", text);
-  return FALSE;
-}
+#define usage_error(...) _tilde_cli_usage_error ("generate-quantities", __VA_ARGS__)
 
 static gboolean
 check_args (const GenerateArgs *a)
@@ -99,16 +85,6 @@ check_args (const GenerateArgs *a)
   if (a->sig_figs != -1 && (a->sig_figs < 1 || a->sig_figs > 18))
     return usage_error (_("--sig-figs must be between 1 and 18, not %d"), a->sig_figs);
   return TRUE;
-}
-
-static char *
-model_name (const char *path)
-{
-  g_autofree char *base = g_path_get_basename (path);
-
-  if (g_str_has_suffix (base, ".stan"))
-    base[strlen (base) - 5] = '\0';
-  return g_strdup_printf ("%s_model", base);
 }
 
 typedef struct {
@@ -193,7 +169,7 @@ generate (const GenerateArgs *a)
   g_autoptr(TildeModel) model = NULL;
   g_autoptr(GPtrArray) inputs = NULL;
   g_autoptr(GPtrArray) paths = NULL;
-  g_autofree char *name = model_name (a->files[0]);
+  g_autofree char *name = _tilde_cli_model_name (a->files[0]);
   TildeGenerateOptions o = { 0 };
   const char *output = a->output ? a->output : "output.csv";
   MirOptLevel level;

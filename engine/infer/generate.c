@@ -12,6 +12,7 @@
 
 #include "infer/param-json-private.h"
 #include "infer/rng.h"
+#include "infer/run-private.h"
 #include "io/json-data.h"
 #include "tilde-engine.h"
 
@@ -142,13 +143,10 @@ unconstrain_draw (TildeModel *model, const TildeStanCsv *csv, const ParamLayout 
 static void
 write_header (TildeCsvWriter *w, const TildeStanCsv *csv, const TildeGenerateOptions *o)
 {
-  g_auto(GStrv) version = g_strsplit (tilde_engine_stan_version (), ".", 3);
-  const char *keys[] = { "stan_version_major", "stan_version_minor", "stan_version_patch" };
   g_autofree char *compiler = g_strdup_printf ("tilde %s", tilde_engine_version ());
   char text[32];
 
-  for (guint i = 0; i < 3; i++)
-    tilde_csv_writer_config (w, 0, keys[i], i < g_strv_length (version) ? version[i] : "0", FALSE);
+  _tilde_csv_write_version_config (w);
   tilde_csv_writer_config (w, 0, "model", o->model_name ? o->model_name : "model", FALSE);
   tilde_csv_writer_config (w, 0, "method", "generate_quantities", FALSE);
   tilde_csv_writer_config (w, 1, "generate_quantities", NULL, FALSE);

@@ -81,6 +81,8 @@ typedef struct {
   gsl_rng             *rng;
   gsize                n;
   double              *constrained;
+  gboolean             jacobian;
+  gboolean             report_timing;
   TildeInitMessageFunc message;
   gpointer             user_data;
 } Search;
@@ -165,76 +167,87 @@ recoverable (const TildeModelError *error)
 
 typedef enum { TRY_OK, TRY_REJECTED, TRY_FATAL } TryResult;
 
+/* A model error at a starting point: a domain error rejects the point, any
+ * other ends the search, as in Stan. */
+static TryResult
+model_error (const Search *s, const TildeModelError *error, char **problem)
+{
+  if (!recoverable (error))
+    {
+      say (s, "Unrecoverable error evaluating the log probability at the initial value.");
+      say (s, error->message);
+      *problem = g_strdup (error->message);
+      return TRY_FATAL;
+    }
+  say (s, "Rejecting initial value:");
+  say (s, "  Error evaluating the log probability at the initial value.");
+  say (s, error->message);
+  return TRY_REJECTED;
+}
+
+static TryResult
+not_finite (const Search *s, const char *what)
+{
+  say (s, "Rejecting initial value:");
+  say (s, what);
+  say (s, "  Stan can't start sampling from this initial value.");
+  return TRY_REJECTED;
+}
+
+static void
+say_timing (const Search *s, double seconds)
+{
+  char line[160];
+
+  say (s, "");
+  g_snprintf (line, sizeof line, "Gradient evaluation took %g seconds", seconds);
+  say (s, line);
+  g_snprintf (line, sizeof line, "1000 transitions using 10 leapfrog steps per transition "
+              "would take %g seconds.", 1e4 * seconds);
+  say (s, line);
+  say (s, "Adjust your expectations accordingly!");
+  say (s, "");
+  say (s, "");
+}
+
+/* Like Stan, the density with every constant is judged first, then the
+ * density up to a constant and its gradient. */
 static TryResult
 try_point (const Search *s, double *theta, double *lp, double *gradient, char **problem)
 {
   g_autoptr(TildeModelError) error = NULL;
-  double start, seconds;
-  gboolean gradient_ok = TRUE;
+  double start, seconds, full;
 
   for (gsize i = 0; i < s->n; i++)
     theta[i] = s->radius > 0 ? s->radius * (2.0 * gsl_rng_uniform (s->rng) - 1.0) : 0.0;
   if (s->inits != NULL && !unconstrain_inits (s, theta, &error))
-    {
-      if (!recoverable (error))
-        {
-          say (s, "Unrecoverable error evaluating the log probability at the initial value.");
-          say (s, error->message);
-          *problem = g_strdup (error->message);
-          return TRY_FATAL;
-        }
-      say (s, "Rejecting initial value:");
-      say (s, "  Error evaluating the log probability at the initial value.");
-      say (s, error->message);
-      return TRY_REJECTED;
-    }
+    return model_error (s, error, problem);
+
+  full = tilde_model_log_density (s->model, theta, FALSE, s->jacobian, NULL, &error);
+  if (error != NULL)
+    return model_error (s, error, problem);
+  if (!isfinite (full))
+    return not_finite (s, "  Log probability evaluates to log(0), i.e. negative infinity.");
 
   start = now_seconds ();
-  *lp = tilde_model_log_density (s->model, theta, TRUE, TRUE, gradient, &error);
+  *lp = tilde_model_log_density (s->model, theta, TRUE, s->jacobian, gradient, &error);
   seconds = now_seconds () - start;
   if (error != NULL)
-    {
-      if (!recoverable (error))
-        {
-          say (s, "Unrecoverable error evaluating the log probability at the initial value.");
-          say (s, error->message);
-          *problem = g_strdup (error->message);
-          return TRY_FATAL;
-        }
-      say (s, "Rejecting initial value:");
-      say (s, "  Error evaluating the log probability at the initial value.");
-      say (s, error->message);
-      return TRY_REJECTED;
-    }
+    return model_error (s, error, problem);
   if (!isfinite (*lp))
-    {
-      say (s, "Rejecting initial value:");
-      say (s, "  Log probability evaluates to log(0), i.e. negative infinity.");
-      say (s, "  Stan can't start sampling from this initial value.");
-      return TRY_REJECTED;
-    }
+    return not_finite (s, "  Log probability evaluates to log(0), i.e. negative infinity.");
   for (gsize i = 0; i < s->n; i++)
-    gradient_ok = gradient_ok && isfinite (gradient[i]);
-  if (!gradient_ok)
-    {
-      say (s, "Rejecting initial value:");
-      say (s, "  Gradient evaluated at the initial value is not finite.");
-      say (s, "  Stan can't start sampling from this initial value.");
-      return TRY_REJECTED;
-    }
-  {
-    char line[160];
-    say (s, "");
-    g_snprintf (line, sizeof line, "Gradient evaluation took %g seconds", seconds);
-    say (s, line);
-    g_snprintf (line, sizeof line, "1000 transitions using 10 leapfrog steps per transition "
-                "would take %g seconds.", 1e4 * seconds);
-    say (s, line);
-    say (s, "Adjust your expectations accordingly!");
-    say (s, "");
-    say (s, "");
-  }
+    if (!isfinite (gradient[i]))
+      return not_finite (s, "  Gradient evaluated at the initial value is not finite.");
+  if (s->report_timing)
+    say_timing (s, seconds);
   return TRY_OK;
+}
+
+void
+tilde_init_options_init (TildeInitOptions *options)
+{
+  *options = (TildeInitOptions) { .jacobian = TRUE, .report_timing = TRUE };
 }
 
 gboolean
@@ -242,9 +255,23 @@ tilde_init_find (TildeModel *model, const TildeInits *inits, double radius, gsl_
                  double *theta, double *lp, double *gradient,
                  TildeInitMessageFunc message, gpointer user_data, char **problem)
 {
+  TildeInitOptions options;
+
+  tilde_init_options_init (&options);
+  return tilde_init_find_with (model, inits, radius, rng, &options, theta, lp, gradient, message,
+                               user_data, problem);
+}
+
+gboolean
+tilde_init_find_with (TildeModel *model, const TildeInits *inits, double radius, gsl_rng *rng,
+                      const TildeInitOptions *options, double *theta, double *lp,
+                      double *gradient, TildeInitMessageFunc message, gpointer user_data,
+                      char **problem)
+{
   Search s = {
     .model = model, .inits = inits, .radius = radius, .rng = rng,
     .n = tilde_model_num_params_unconstrained (model),
+    .jacobian = options->jacobian, .report_timing = options->report_timing,
     .message = message, .user_data = user_data,
   };
   gboolean all_given = TRUE, any_given = FALSE;
