@@ -25,6 +25,7 @@ static const TildeCliCommand commands[] = {
   { "log-prob", N_("Print the log density and its gradient at given parameters"), _tilde_cli_log_prob },
   { "diagnose", N_("Check the gradient against finite differences"), _tilde_cli_diagnose },
   { "summary",  N_("Summarise Stan CSV files: means, quantiles, R-hat and ESS"), _tilde_cli_summary },
+  { "devices",  N_("List the OpenCL devices a model can run on"), _tilde_cli_devices },
 };
 
 static const TildeCliCommand *
