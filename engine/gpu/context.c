@@ -101,6 +101,13 @@ tilde_gpu_context_set_cache_dir (TildeGpuContext *ctx, const char *dir)
   ctx->cache_dir = g_strdup (dir);
 }
 
+void
+tilde_gpu_program_release (gpointer program)
+{
+  if (program)
+    clReleaseProgram (program);
+}
+
 gpointer
 tilde_gpu_context_cl_context (const TildeGpuContext *ctx)
 {

@@ -38,6 +38,9 @@ gpointer         tilde_gpu_context_build (TildeGpuContext *ctx, const char *what
                                           const char *source, gboolean *from_cache,
                                           GError **error);
 
+/* Releases a program tilde_gpu_context_build returned. */
+void             tilde_gpu_program_release (gpointer program);
+
 /* The cl_context and cl_command_queue. Kernels are enqueued with the
  * context's lock held: chains may evaluate on several threads. */
 gpointer         tilde_gpu_context_cl_context (const TildeGpuContext *ctx);

@@ -14,6 +14,7 @@ typedef struct RtGpu RtGpu;
 RtGpu *rt_gpu_attach (const MirProgram *prog, St *log_prob, const TildeValue *globals,
                       TildeGpuContext *ctx, gboolean use_opencl, GPtrArray *diagnostics);
 guint  rt_gpu_n_sites (const RtGpu *gpu);
+guint  rt_gpu_runs    (const RtGpu *gpu);
 void   rt_gpu_free    (RtGpu *gpu);
 
 /* A statement run by a kernel (St.gpu is its site). */

@@ -17,6 +17,7 @@ typedef struct {
   gboolean     drop;         /* an _lupdf/_lupmf call */
   double       lgamma_sum;   /* poisson: sum lgamma (y + 1) */
   gint         failed;       /* the device failed once: the CPU from then on */
+  gint         runs;         /* evaluations the kernel made */
 } RtGpuSite;
 
 struct RtGpu {
@@ -182,6 +183,15 @@ rt_gpu_n_sites (const RtGpu *gpu)
   return gpu ? gpu->sites->len : 0;
 }
 
+guint
+rt_gpu_runs (const RtGpu *gpu)
+{
+  guint n = 0;
+  for (guint i = 0; gpu && i < gpu->sites->len; i++)
+    n += (guint) g_atomic_int_get (&((RtGpuSite *) g_ptr_array_index (gpu->sites, i))->runs);
+  return n;
+}
+
 void
 rt_gpu_free (RtGpu *gpu)
 {
@@ -254,6 +264,7 @@ run_kernel (Ev *ev, RtGpuSite *g, TildeValue *out)
   if (sg.ad)
     ops[n++] = rt_operand (&sg, &d_scalars[1]);
   *out = rt_reduce (&ev->cx, v.logp, n, ops);
+  g_atomic_int_inc (&g->runs);
   return TRUE;
 }
 

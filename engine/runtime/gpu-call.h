@@ -34,5 +34,8 @@ guint tilde_model_use_device (TildeModel *model, TildeGpuContext *ctx, gboolean 
 
 /* How many statements of the model run on a device. */
 guint tilde_model_device_statements (const TildeModel *model);
+/* How many statement evaluations the kernels made (the others fell back to
+ * the CPU path). */
+guint tilde_model_device_runs (const TildeModel *model);
 
 G_END_DECLS

@@ -582,6 +582,12 @@ tilde_model_use_device (TildeModel *m, TildeGpuContext *ctx, gboolean use_opencl
 }
 
 guint
+tilde_model_device_runs (const TildeModel *m)
+{
+  return rt_gpu_runs (m->gpu);
+}
+
+guint
 tilde_model_device_statements (const TildeModel *m)
 {
   return rt_gpu_n_sites (m->gpu);
