@@ -221,6 +221,22 @@ make_kernels (TildeGpuGlm *g, GError **error)
   return TRUE;
 }
 
+/* One launch while the model is prepared: some drivers (PoCL among them)
+ * finish compiling a kernel for its work-group size only when it first
+ * runs, which would otherwise land on the first gradient. */
+static gboolean
+warm_up (TildeGpuGlm *g, GError **error)
+{
+  if (g->N == 0)
+    return TRUE;
+  double *beta = g_new0 (double, MAX (g->K, 1));
+  double *sums = g_new0 (double, g->stride);
+  gboolean ok = tilde_gpu_glm_sums (g, 0, beta, sums, error);
+  g_free (beta);
+  g_free (sums);
+  return ok;
+}
+
 TildeGpuGlm *
 tilde_gpu_glm_new (TildeGpuContext *ctx, TildeGpuGlmFamily family, const double *x,
                    const double *y, gint32 N, gint32 K, GError **error)
@@ -242,7 +258,7 @@ tilde_gpu_glm_new (TildeGpuContext *ctx, TildeGpuGlmFamily family, const double 
       || !(g->partial = buffer (g, CL_MEM_READ_WRITE,
                                 (gsize) g->groups * g->stride * sizeof (double), NULL, error))
       || !(g->sums = buffer (g, CL_MEM_WRITE_ONLY, g->stride * sizeof (double), NULL, error))
-      || !make_kernels (g, error))
+      || !make_kernels (g, error) || !warm_up (g, error))
     {
       tilde_gpu_glm_free (g);
       return NULL;
