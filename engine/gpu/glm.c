@@ -20,6 +20,7 @@ struct TildeGpuGlm {
   cl_mem            x, y, beta, partial, sums;
   cl_program        program;
   cl_kernel         pass, final;
+  gboolean          shares_x;   /* x is another GLM's (retained) */
   GMutex            lock;
 };
 
@@ -237,9 +238,10 @@ warm_up (TildeGpuGlm *g, GError **error)
   return ok;
 }
 
-TildeGpuGlm *
-tilde_gpu_glm_new (TildeGpuContext *ctx, TildeGpuGlmFamily family, const double *x,
-                   const double *y, gint32 N, gint32 K, GError **error)
+/* x_host is copied unless `shared` (a GLM over the same matrix) lends its x. */
+static TildeGpuGlm *
+glm_make (TildeGpuContext *ctx, TildeGpuGlmFamily family, const double *x_host,
+          const TildeGpuGlm *shared, const double *y, gint32 N, gint32 K, GError **error)
 {
   g_return_val_if_fail (family < TILDE_GPU_GLM_N_FAMILIES && N >= 0 && K >= 0, NULL);
   TildeGpuGlm *g = g_new0 (TildeGpuGlm, 1);
@@ -252,7 +254,14 @@ tilde_gpu_glm_new (TildeGpuContext *ctx, TildeGpuGlmFamily family, const double 
   g->groups = CLAMP (((guint) N + g->wg - 1) / g->wg, 1, MAX_GROUPS);
   g->stride = (guint) K + 3;
   gsize nk = (gsize) N * (gsize) K;
-  if (!(g->x = buffer (g, CL_MEM_READ_ONLY, nk * sizeof (double), nk ? x : NULL, error))
+  if (shared)
+    {
+      clRetainMemObject (shared->x);
+      g->x = shared->x;
+      g->shares_x = TRUE;
+    }
+  if ((!g->x && !(g->x = buffer (g, CL_MEM_READ_ONLY, nk * sizeof (double), nk ? x_host : NULL,
+                                 error)))
       || !(g->y = buffer (g, CL_MEM_READ_ONLY, (gsize) N * sizeof (double), N ? y : NULL, error))
       || !(g->beta = buffer (g, CL_MEM_READ_ONLY, (gsize) K * sizeof (double), NULL, error))
       || !(g->partial = buffer (g, CL_MEM_READ_WRITE,
@@ -264,6 +273,20 @@ tilde_gpu_glm_new (TildeGpuContext *ctx, TildeGpuGlmFamily family, const double 
       return NULL;
     }
   return g;
+}
+
+TildeGpuGlm *
+tilde_gpu_glm_new (TildeGpuContext *ctx, TildeGpuGlmFamily family, const double *x,
+                   const double *y, gint32 N, gint32 K, GError **error)
+{
+  return glm_make (ctx, family, x, NULL, y, N, K, error);
+}
+
+TildeGpuGlm *
+tilde_gpu_glm_new_sharing (TildeGpuGlm *same_x, TildeGpuGlmFamily family, const double *y,
+                           GError **error)
+{
+  return glm_make (same_x->ctx, family, NULL, same_x, y, same_x->N, same_x->K, error);
 }
 
 void
@@ -301,7 +324,7 @@ tilde_gpu_glm_cols (const TildeGpuGlm *g)
 guint64
 tilde_gpu_glm_device_bytes (const TildeGpuGlm *g)
 {
-  return ((guint64) g->N * (guint64) g->K + (guint64) g->N) * sizeof (double);
+  return ((g->shares_x ? 0 : (guint64) g->N * (guint64) g->K) + (guint64) g->N) * sizeof (double);
 }
 
 static cl_int

@@ -52,12 +52,16 @@ typedef struct TildeGpuGlm TildeGpuGlm;
 TildeGpuGlm *tilde_gpu_glm_new  (TildeGpuContext *ctx, TildeGpuGlmFamily family,
                                  const double *x, const double *y, gint32 N, gint32 K,
                                  GError **error);
+/* Another GLM over the same x (on the device once), with its own family and
+ * outcome. */
+TildeGpuGlm *tilde_gpu_glm_new_sharing (TildeGpuGlm *same_x, TildeGpuGlmFamily family,
+                                        const double *y, GError **error);
 void         tilde_gpu_glm_free (TildeGpuGlm *glm);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TildeGpuGlm, tilde_gpu_glm_free)
 
 gint32       tilde_gpu_glm_rows (const TildeGpuGlm *glm);
 gint32       tilde_gpu_glm_cols (const TildeGpuGlm *glm);
-/* Bytes of device memory its data take. */
+/* Bytes of device memory its data take (x not counted when shared). */
 guint64      tilde_gpu_glm_device_bytes (const TildeGpuGlm *glm);
 
 /* The K + 3 sums above at (alpha, beta); FALSE with a TILDE_GPU_ERROR

@@ -12,6 +12,7 @@
 typedef struct {
   TildeGpuSite site;
   TildeGpuGlm *glm;
+  const double *x_data;      /* the design matrix's host storage, which identifies it */
   StFn         cpu_fn;       /* the statement as compiled for the CPU */
   const Ex    *alpha, *beta, *sigma;   /* alpha and sigma may be NULL */
   gboolean     drop;         /* an _lupdf/_lupmf call */
@@ -97,9 +98,22 @@ outcome_values (const TildeGpuSite *site, const TildeValue *y, double *out, doub
   return TRUE;
 }
 
+/* An attached site over the same design matrix (its device copy is shared). */
+static TildeGpuGlm *
+same_matrix (GPtrArray *sites, const TildeValue *x)
+{
+  for (guint i = 0; i < sites->len; i++)
+    {
+      RtGpuSite *g = g_ptr_array_index (sites, i);
+      if (g->x_data == x->u.d)
+        return g->glm;
+    }
+  return NULL;
+}
+
 static RtGpuSite *
 attach_site (const TildeGpuSite *site, St *s, const TildeValue *globals, TildeGpuContext *ctx,
-             gboolean chosen, GPtrArray *diagnostics)
+             gboolean chosen, GPtrArray *sites, GPtrArray *diagnostics)
 {
   if (s->fn != rt_st_target && s->fn != rt_st_target_fused)
     return NULL;
@@ -123,7 +137,10 @@ attach_site (const TildeGpuSite *site, St *s, const TildeValue *globals, TildeGp
       return NULL;
     }
   g_autoptr (GError) error = NULL;
-  TildeGpuGlm *glm = tilde_gpu_glm_new (ctx, site->family, x->u.d, yd, x->rows, x->cols, &error);
+  TildeGpuGlm *other = same_matrix (sites, x);
+  TildeGpuGlm *glm = other ? tilde_gpu_glm_new_sharing (other, site->family, yd, &error)
+                           : tilde_gpu_glm_new (ctx, site->family, x->u.d, yd, x->rows, x->cols,
+                                                &error);
   g_free (yd);
   if (!glm)
     {
@@ -133,6 +150,7 @@ attach_site (const TildeGpuSite *site, St *s, const TildeValue *globals, TildeGp
   RtGpuSite *g = g_new0 (RtGpuSite, 1);
   g->site = *site;
   g->glm = glm;
+  g->x_data = x->u.d;
   g->cpu_fn = s->fn;
   g->alpha = alpha;
   g->beta = beta;
@@ -169,7 +187,7 @@ rt_gpu_attach (const MirProgram *prog, St *log_prob, const TildeValue *globals,
       St *s = find_st (log_prob, site->stmt);
       RtGpuSite *g = s && !s->gpu
         ? attach_site (site, s, globals, ctx, chosen_not_annotated (plan, site->x->u.var.name),
-                       diagnostics)
+                       gpu->sites, diagnostics)
         : NULL;
       if (g)
         g_ptr_array_add (gpu->sites, g);

@@ -3,6 +3,7 @@
  * the compiler puts on the device. */
 #define G_LOG_DOMAIN "tilde-test"
 
+#include <math.h>
 #include <string.h>
 
 #include "gpu-test-util.h"
@@ -138,6 +139,55 @@ test_out_of_memory (void)
   g_assert_nonnull (strstr (error->message, d->name));
 }
 
+/* Two GLMs over one matrix: one device copy, which outlives the GLM that
+ * made it, and the same sums as a GLM with its own copy. */
+static void
+test_shared_matrix (void)
+{
+  g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
+  if (!ctx)
+    return;
+  enum { N = 300, K = 3 };
+  g_autofree double *x = g_new (double, N * K);
+  g_autofree double *y = g_new (double, N);
+  g_autoptr (GRand) r = g_rand_new_with_seed (5);
+  for (gint32 i = 0; i < N * K; i++)
+    x[i] = g_rand_double_range (r, -1, 1);
+  for (gint32 i = 0; i < N; i++)
+    y[i] = g_rand_int_range (r, 0, 4);
+  g_autoptr (GError) error = NULL;
+  TildeGpuGlm *first = tilde_gpu_glm_new (ctx, TILDE_GPU_GLM_NORMAL_ID, x, y, N, K, &error);
+  g_assert_no_error (error);
+  g_autoptr (TildeGpuGlm) shared = tilde_gpu_glm_new_sharing (first, TILDE_GPU_GLM_POISSON_LOG,
+                                                              y, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (tilde_gpu_glm_device_bytes (shared), ==, N * sizeof (double));
+  tilde_gpu_glm_free (first);
+  g_autoptr (TildeGpuGlm) own = tilde_gpu_glm_new (ctx, TILDE_GPU_GLM_POISSON_LOG, x, y, N, K,
+                                                   &error);
+  g_assert_no_error (error);
+  const double beta[] = { 0.3, -0.2, 0.1 };
+  double a[K + 3], b[K + 3];
+  g_assert_true (tilde_gpu_glm_sums (shared, 0.4, beta, a, &error));
+  g_assert_true (tilde_gpu_glm_sums (own, 0.4, beta, b, &error));
+  g_assert_no_error (error);
+  for (gint32 i = 0; i < K + 3; i++)
+    g_assert_cmpfloat (a[i], ==, b[i]);
+  /* and the sums themselves, from the host */
+  double l = 0, d = 0;
+  for (gint32 n = 0; n < N; n++)
+    {
+      double eta = 0.4;
+      for (gint32 k = 0; k < K; k++)
+        eta += x[k * N + n] * beta[k];
+      l += y[n] * eta - exp (eta);
+      d += y[n] - exp (eta);
+    }
+  g_assert_cmpfloat (fabs (a[0] - l), <=, 1e-12 * fabs (l));
+  g_assert_cmpfloat (fabs (a[1] - d), <=, 1e-12 * MAX (1, fabs (d)));
+  g_assert_cmpfloat (a[2], ==, 0);
+}
+
 static const char *glm_model =
   "data {\n"
   "  int N;\n"
@@ -215,6 +265,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/kernel/build-failure", test_build_failure);
   g_test_add_func ("/gpu/kernel/cache", test_cache);
   g_test_add_func ("/gpu/kernel/out-of-memory", test_out_of_memory);
+  g_test_add_func ("/gpu/kernel/shared-matrix", test_shared_matrix);
   g_test_add_func ("/gpu/plan/residency", test_residency);
   return g_test_run ();
 }
