@@ -71,7 +71,8 @@ static TildeModel *
 prepare (const char *source, gint32 N, gint32 K)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (TildeCheckResult) result = tilde_frontend_check_buffer ("bench.stan", NULL, source, -1, NULL);
+  g_autoptr (TildeCheckResult) result = tilde_frontend_check_buffer ("bench.stan", NULL, source,
+                                                                    -1, NULL);
   g_assert (!tilde_check_result_has_errors (result));
   g_autofree char *json = g_strdup_printf ("{\"N\": %d, \"K\": %d}", N, K);
   g_autoptr (TildeJsonData) data = tilde_json_data_new_from_string (json, -1, &error);

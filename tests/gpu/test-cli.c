@@ -66,7 +66,8 @@ write_files (void)
   GString *c = g_string_new ("");
   for (int n = 0; n < 40; n++)
     {
-      g_string_append_printf (d, "%s[%.3f, %.3f]", n ? ", " : "", (n % 7) / 7.0, (n % 5) / 5.0 - 0.4);
+      g_string_append_printf (d, "%s[%.3f, %.3f]", n ? ", " : "", (n % 7) / 7.0,
+                              (n % 5) / 5.0 - 0.4);
       g_string_append_printf (z, "%s[%.3f, %.3f]", n ? ", " : "", (n % 3) / 3.0, (n % 4) / 4.0);
       g_string_append_printf (c, "%s%d", n ? ", " : "", n % 4);
     }
@@ -138,8 +139,8 @@ test_mem_patterns (void)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "matrix[N, 2] X: device  // annotated @gpu; design matrix of "
                                    "poisson_log_lupmf at line 12"));
-  g_assert_nonnull (strstr (r.out, "matrix[N, 2] Z: host  // design matrix of poisson_log_glm_lupmf "
-                                   "at line 13; not annotated @gpu"));
+  g_assert_nonnull (strstr (r.out, "matrix[N, 2] Z: host  // design matrix of "
+                                   "poisson_log_glm_lupmf at line 13; not annotated @gpu"));
   run_clear (&r);
   run_tilde (&r, "compile", "--debug-mem-patterns", "--use-opencl", "glm.stan", NULL);
   g_assert_nonnull (strstr (r.out, "matrix[N, 2] Z: device  // --use-opencl: design matrix of "
