@@ -58,6 +58,13 @@ find_st (St *s, const MirStmt *mir)
   return found ? found : find_st (s->else_s, mir);
 }
 
+/* As the compiler decides it: the optimiser's calls carry it in the name. */
+static gboolean
+is_unnormalised (const MirFun *f)
+{
+  return f->propto || g_str_has_suffix (f->name, "_lupdf") || g_str_has_suffix (f->name, "_lupmf");
+}
+
 /* A data variable of the data or transformed data blocks: its value. */
 static const TildeValue *
 global_value (const Ex *e, const TildeValue *globals)
@@ -155,7 +162,7 @@ attach_site (const TildeGpuSite *site, St *s, const TildeValue *globals, TildeGp
   g->alpha = alpha;
   g->beta = beta;
   g->sigma = sigma;
-  g->drop = site->call->u.call.fun.propto;
+  g->drop = is_unnormalised (&site->call->u.call.fun);
   g->lgamma_sum = lgamma_sum;
   s->gpu = g;
   s->fn = rt_st_target_gpu;
