@@ -8,6 +8,8 @@
 #include <string.h>
 
 static char *tmp_dir;
+/* Where the ICD loader looks for platforms (NULL: where it usually does). */
+static const char *icd_vendors;
 
 typedef struct {
   int   status;
@@ -34,6 +36,8 @@ run_tilde (Run *r, const char *first, ...)
   g_ptr_array_add (argv, NULL);
   /* kernels cached in the test's own directory, not the user's */
   g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "XDG_CACHE_HOME", tmp_dir, TRUE);
+  if (icd_vendors)
+    env = g_environ_setenv (env, "OCL_ICD_VENDORS", icd_vendors, TRUE);
   g_autoptr (GError) error = NULL;
   int wait = 0;
   g_assert_true (g_spawn_sync (tmp_dir, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL,
@@ -131,6 +135,31 @@ test_device_option (void)
   run_clear (&dev);
 }
 
+/* No OpenCL platform at all (the loader pointed at an empty directory): the
+ * list says so, and a model asked onto a device runs on the CPU. */
+static void
+test_no_platform (void)
+{
+  Run cpu, r;
+  run_tilde (&cpu, "log-prob", "--data", "glm.json", "--params", "params.json", "glm.stan", NULL);
+  icd_vendors = tmp_dir;
+  run_tilde (&r, "devices", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "cpu  the CPU path (always available)\n"
+                              "No OpenCL platform is installed (the ICD loader found none); "
+                              "models run on the CPU\n");
+  run_clear (&r);
+  run_tilde (&r, "log-prob", "--device", "opencl", "--data", "glm.json", "--params",
+             "params.json", "glm.stan", NULL);
+  icd_vendors = NULL;
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "Warning: No OpenCL platform is installed (the ICD loader found "
+                              "none); models run on the CPU\n");
+  g_assert_cmpstr (r.out, ==, cpu.out);
+  run_clear (&r);
+  run_clear (&cpu);
+}
+
 static void
 test_mem_patterns (void)
 {
@@ -170,6 +199,7 @@ main (int argc, char **argv)
   write_files ();
   g_test_add_func ("/gpu/cli/devices", test_devices);
   g_test_add_func ("/gpu/cli/device-option", test_device_option);
+  g_test_add_func ("/gpu/cli/no-platform", test_no_platform);
   g_test_add_func ("/gpu/cli/mem-patterns", test_mem_patterns);
   int status = g_test_run ();
   remove_tmp ();
