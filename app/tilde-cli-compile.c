@@ -14,6 +14,7 @@
 #include "tilde-frontend.h"
 #include "tilde-diagnostic-render.h"
 #include "tilde-info.h"
+#include "gpu/plan.h"
 #include "io/generate-data.h"
 #include "mir/mir-lower.h"
 #include "mir/mir-mem-pattern.h"
@@ -40,6 +41,7 @@ typedef struct {
   gboolean debug_mir;
   gboolean debug_transformed_mir;
   gboolean debug_mem_patterns;
+  gboolean use_opencl;
   gboolean debug_optimized_mir;
   gboolean debug_passes;
   gboolean debug_generate_data;
@@ -96,7 +98,12 @@ compile_option_context (CompileOptions *o)
     { "debug-transformed-mir-pretty", 0, 0, G_OPTION_ARG_NONE, &o->debug_transformed_mir,
       N_("Print the MIR with data reading, constraints and outputs made explicit"), NULL },
     { "debug-mem-patterns", 0, 0, G_OPTION_ARG_NONE, &o->debug_mem_patterns,
-      N_("Print whether each matrix or vector is struct-of-arrays or array-of-structs, and why"), NULL },
+      N_("Print whether each matrix or vector is struct-of-arrays or array-of-structs, and why; "
+         "with @gpu data or --use-opencl, also where each data variable lives (host or OpenCL "
+         "device) and why"), NULL },
+    { "use-opencl", 0, 0, G_OPTION_ARG_NONE, &o->use_opencl,
+      N_("Let the compiler put large design matrices of GLM statements on the OpenCL device "
+         "(see --debug-mem-patterns)"), NULL },
     { "debug-optimized-mir-pretty", 0, 0, G_OPTION_ARG_NONE, &o->debug_optimized_mir,
       N_("Print the MIR after the optimisation passes of the chosen level"), NULL },
     { "debug-passes", 0, 0, G_OPTION_ARG_NONE, &o->debug_passes,
@@ -340,6 +347,12 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
         {
           g_autofree char *text = mir_mem_patterns_explain (transformed);
           g_string_append (out, text);
+          if (o.use_opencl || tilde_gpu_program_has_annotations (transformed))
+            {
+              g_autoptr (TildeGpuPlan) plan = tilde_gpu_plan_new (transformed, o.use_opencl);
+              g_autofree char *where = tilde_gpu_plan_report (plan);
+              g_string_append (out, where);
+            }
         }
       g_clear_pointer (&transformed, mir_program_free);
       mir_program_free (mir);

@@ -17,6 +17,8 @@
 #include "mir/mir-lower.h"
 #include "mir/mir-transform.h"
 #include "mir/passes/pipeline.h"
+#include "gpu/context.h"
+#include "runtime/gpu-call.h"
 
 static void
 print_diagnostics (GPtrArray *diagnostics, TildeSourceSet *sources)
@@ -60,6 +62,77 @@ _tilde_cli_model_name (const char *model_path)
   if (g_str_has_suffix (base, ".stan"))
     base[strlen (base) - strlen (".stan")] = '\0';
   return g_strconcat (base, "_model", NULL);
+}
+
+/* --device, --use-opencl and --debug-opencl, shared by the running
+ * subcommands (one per process). */
+static struct {
+  char    *device;
+  gboolean use_opencl;
+  gboolean debug_opencl;
+} device_options;
+
+GOptionGroup *
+_tilde_cli_device_option_group (void)
+{
+  static const GOptionEntry entries[] = {
+    { "device", 0, 0, G_OPTION_ARG_STRING, &device_options.device,
+      N_("Where log densities run: cpu (the default), opencl or opencl:PLATFORM:DEVICE "
+         "(see `tilde devices`)"), N_("DEVICE") },
+    { "use-opencl", 0, 0, G_OPTION_ARG_NONE, &device_options.use_opencl,
+      N_("Put large design matrices of GLM statements on the OpenCL device without @gpu "
+         "(implies --device opencl)"), NULL },
+    { "debug-opencl", 0, 0, G_OPTION_ARG_NONE, &device_options.debug_opencl,
+      N_("Print the generated OpenCL source of each kernel on standard error"), NULL },
+    { NULL }
+  };
+  GOptionGroup *group = g_option_group_new ("device", _("Device options:"),
+                                            _("Show the OpenCL device options"), NULL, NULL);
+  g_option_group_add_entries (group, entries);
+  g_option_group_set_translation_domain (group, GETTEXT_PACKAGE);
+  return group;
+}
+
+static void
+print_source (const char *what, const char *source, gpointer user_data)
+{
+  g_printerr ("// OpenCL kernel for %s\n%s\n", what, source);
+}
+
+/* The model's GLM statements on the device asked for. A device that cannot
+ * be had is a warning: the CPU path runs the model all the same. */
+static gboolean
+use_device (TildeModel *model, int *status)
+{
+  g_autoptr (GError) error = NULL;
+  TildeDeviceChoice choice;
+  if (!tilde_device_choice_parse (device_options.device, &choice, &error))
+    {
+      g_printerr ("tilde: %s\n", error->message);
+      *status = TILDE_EXIT_USAGE;
+      return FALSE;
+    }
+  if (device_options.use_opencl && device_options.device == NULL)
+    choice.opencl = TRUE;
+  if (!choice.opencl)
+    return TRUE;
+  g_autoptr (TildeGpuDevice) device = tilde_gpu_device_select (&choice, &error);
+  g_autoptr (TildeGpuContext) ctx = device ? tilde_gpu_context_new (device, &error) : NULL;
+  if (!ctx)
+    {
+      g_printerr (_("Warning: %s\n"), error->message);
+      return TRUE;
+    }
+  if (device_options.debug_opencl)
+    tilde_gpu_context_set_source_func (ctx, print_source, NULL);
+  g_autoptr (GPtrArray) diagnostics = tilde_diagnostic_list_new ();
+  guint n = tilde_model_use_device (model, ctx, device_options.use_opencl, diagnostics);
+  for (guint i = 0; i < diagnostics->len; i++)
+    g_printerr (_("Warning: %s\n"), ((TildeDiagnostic *) g_ptr_array_index (diagnostics, i))->message);
+  if (n == 0)
+    g_printerr (_("Warning: no statement of the model runs on the OpenCL device '%s' (a GLM "
+                  "over data annotated @gpu, or --use-opencl, puts one there)\n"), device->name);
+  return TRUE;
 }
 
 TildeModel *
@@ -121,6 +194,11 @@ _tilde_cli_load_model (const char  *model_path,
       return NULL;
     }
   *status = TILDE_EXIT_OK;
+  if (!use_device (model, status))
+    {
+      tilde_model_free (model);
+      return NULL;
+    }
   return model;
 }
 

@@ -19,6 +19,11 @@ int _tilde_cli_optimize  (const char *name, int argc, char **argv);
 int _tilde_cli_summary   (const char *name, int argc, char **argv);
 int _tilde_cli_sample    (const char *name, int argc, char **argv);
 int _tilde_cli_generate  (const char *name, int argc, char **argv);
+int _tilde_cli_devices   (const char *name, int argc, char **argv);
+
+/* --device, --use-opencl and --debug-opencl, for the subcommands that run a
+ * model; _tilde_cli_load_model puts the model on the device they ask for. */
+GOptionGroup *_tilde_cli_device_option_group (void);
 
 /* The model in MODEL_PATH with the data in DATA_PATH (may be NULL), optimised
  * at LEVEL and prepared for evaluation; NULL after printing what went wrong,

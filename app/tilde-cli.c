@@ -27,6 +27,7 @@ static const TildeCliCommand commands[] = {
   { "generate-quantities", N_("Run generated quantities again over the draws of Stan CSV files"),
     _tilde_cli_generate },
   { "summary",  N_("Summarise Stan CSV files: means, quantiles, R-hat and ESS"), _tilde_cli_summary },
+  { "devices",  N_("List the OpenCL devices a model can run on"), _tilde_cli_devices },
 };
 
 static const TildeCliCommand *

@@ -192,6 +192,7 @@ struct St {
   MirTermRole    role;
   guint64        role_args;
   gboolean       mixed_roles;
+  gpointer       gpu;          /* run by an OpenCL kernel (gpu-call.c): its site */
 };
 
 /* What one evaluation works with. */

@@ -3,6 +3,8 @@
 
 #include "runtime/model.h"
 #include "runtime/exec-private.h"
+#include "runtime/gpu-call.h"
+#include "runtime/gpu-call-private.h"
 #include "mir/mir-transform.h"
 
 #include <cblas.h>
@@ -49,6 +51,7 @@ struct TildeModel {
   Workspace   *spare;        /* one workspace not in use, taken without the lock */
   Workspace  **pool;         /* the other workspaces not in use */
   guint        n_pool, cap_pool;
+  RtGpu       *gpu;          /* statements run by OpenCL kernels */
 };
 
 void
@@ -555,6 +558,7 @@ tilde_model_free (TildeModel *m)
   for (guint i = 0; i < m->n_pool; i++)
     workspace_free (m->pool[i]);
   g_free (m->pool);
+  rt_gpu_free (m->gpu);
   g_mutex_clear (&m->lock);
   g_mutex_clear (&m->print_lock);
   mir_program_free (m->prog);
@@ -565,6 +569,28 @@ tilde_model_free (TildeModel *m)
     g_strfreev (m->names[k]);
   g_strfreev (m->free_names);
   g_free (m);
+}
+
+guint
+tilde_model_use_device (TildeModel *m, TildeGpuContext *ctx, gboolean use_opencl,
+                        GPtrArray *diagnostics)
+{
+  g_return_val_if_fail (m->gpu == NULL, 0);
+  m->gpu = rt_gpu_attach (m->prog, m->parts[MIR_PART_LOG_PROB], m->globals, ctx, use_opencl,
+                          diagnostics);
+  return rt_gpu_n_sites (m->gpu);
+}
+
+guint
+tilde_model_device_runs (const TildeModel *m)
+{
+  return rt_gpu_runs (m->gpu);
+}
+
+guint
+tilde_model_device_statements (const TildeModel *m)
+{
+  return rt_gpu_n_sites (m->gpu);
 }
 
 gsize

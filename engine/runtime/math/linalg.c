@@ -63,22 +63,28 @@ matmul_backward (AdTape *t, const void *p)
 {
   const MatMul *mm = p;
   const double *g = t->adj + mm->out;   /* m x n */
+  /* no rows or no columns: no adjoint to add (and BLAS would return without
+   * writing the scratch) */
+  if (mm->m == 0 || mm->k == 0)
+    return;
+  /* BLAS wants leading dimensions of at least 1 */
+  int ldm = MAX (1, mm->m), ldk = MAX (1, mm->k);
   if (mm->a_ad)
     {
       /* adjA += G B^T */
       cblas_dgemm (CblasColMajor, CblasNoTrans, CblasTrans, mm->m, mm->k, mm->n, 1.0,
-                   g, mm->m, mm->bv, mm->k, 0.0, mm->scratch, mm->m);
+                   g, ldm, mm->bv, ldk, 0.0, mm->scratch, ldm);
       add_to_ids (t, mm->a_start, mm->a_idx, mm->scratch, mm->m * mm->k);
     }
   if (mm->b_ad)
     {
       /* adjB += A^T G */
       if (mm->n == 1)
-        cblas_dgemv (CblasColMajor, CblasTrans, mm->m, mm->k, 1.0, mm->av, mm->m, g, 1, 0.0,
+        cblas_dgemv (CblasColMajor, CblasTrans, mm->m, mm->k, 1.0, mm->av, ldm, g, 1, 0.0,
                      mm->scratch, 1);
       else
         cblas_dgemm (CblasColMajor, CblasTrans, CblasNoTrans, mm->k, mm->n, mm->m, 1.0,
-                     mm->av, mm->m, g, mm->m, 0.0, mm->scratch, mm->k);
+                     mm->av, ldm, g, ldm, 0.0, mm->scratch, ldk);
       add_to_ids (t, mm->b_start, mm->b_idx, mm->scratch, mm->k * mm->n);
     }
 }

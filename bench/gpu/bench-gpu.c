@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Gradient evaluations per second of three GLMs, on the CPU path and with
+ * the design matrix on the OpenCL device, side by side.
+ *
+ *   bench-gpu [--big] [--device opencl:P:D]
+ *
+ * N = 10^4 and 10^5 (and 10^6 with --big), K = 10 and 100. The data are made
+ * in transformed data (deterministic, no data file to read); the same
+ * prepared model is timed on the CPU, then put on the device and timed
+ * again, its log density and gradient compared with the CPU's.
+ */
+#define G_LOG_DOMAIN "tilde-bench"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tilde-frontend.h"
+#include "gpu/context.h"
+#include "mir/mir-lower.h"
+#include "mir/mir-transform.h"
+#include "runtime/gpu-call.h"
+#include "runtime/model.h"
+
+static const struct {
+  const char *name;
+  const char *statement;
+} families[] = {
+  { "normal_id_glm", "y ~ normal_id_glm(X, alpha, beta, sigma);" },
+  { "bernoulli_logit_glm", "b ~ bernoulli_logit_glm(X, alpha, beta);" },
+  { "poisson_log_glm", "c ~ poisson_log_glm(X, alpha, beta);" },
+};
+
+static char *
+source_for (const char *statement)
+{
+  return g_strdup_printf (
+    "data {\n"
+    "  int<lower=1> N;\n"
+    "  int<lower=1> K;\n"
+    "}\n"
+    "transformed data {\n"
+    "  @gpu matrix[N, K] X;\n"
+    "  vector[N] y;\n"
+    "  array[N] int b;\n"
+    "  array[N] int c;\n"
+    "  for (k in 1:K)\n"
+    "    for (n in 1:N)\n"
+    "      X[n, k] = sin(n * 0.7 + k * 1.3);\n"
+    "  {\n"
+    "    vector[N] eta = X * rep_vector(0.3 / sqrt(K), K);\n"
+    "    for (n in 1:N) {\n"
+    "      y[n] = eta[n] + sin(n * 2.1);\n"
+    "      b[n] = sin(n * 1.7) < eta[n];\n"
+    "      c[n] = n %% 3 + (eta[n] > 0);\n"
+    "    }\n"
+    "  }\n"
+    "}\n"
+    "parameters {\n"
+    "  real alpha;\n"
+    "  vector[K] beta;\n"
+    "  real<lower=0> sigma;\n"
+    "}\n"
+    "model {\n"
+    "  %s\n"
+    "}\n", statement);
+}
+
+static TildeModel *
+prepare (const char *source, gint32 N, gint32 K)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TildeCheckResult) result = tilde_frontend_check_buffer ("bench.stan", NULL, source,
+                                                                    -1, NULL);
+  g_assert (!tilde_check_result_has_errors (result));
+  g_autofree char *json = g_strdup_printf ("{\"N\": %d, \"K\": %d}", N, K);
+  g_autoptr (TildeJsonData) data = tilde_json_data_new_from_string (json, -1, &error);
+  g_assert_no_error (error);
+  MirProgram *lowered = mir_lower_program (tilde_check_result_get_program (result));
+  g_autoptr (GPtrArray) diagnostics = tilde_diagnostic_list_new ();
+  TildeModel *m = tilde_model_new (lowered, data, diagnostics);
+  mir_program_free (lowered);
+  g_assert (m != NULL);
+  return m;
+}
+
+/* Gradients per second over at least `seconds` (and 3 evaluations). */
+static double
+rate (TildeModel *m, const double *theta, double *lp, double *grad, double seconds)
+{
+  /* a first evaluation outside the timing: caches warm, lazy work done */
+  tilde_model_log_density (m, theta, TRUE, TRUE, grad, NULL);
+  gint64 start = g_get_monotonic_time (), now;
+  guint n = 0;
+  do
+    {
+      g_autoptr (TildeModelError) error = NULL;
+      *lp = tilde_model_log_density (m, theta, TRUE, TRUE, grad, &error);
+      g_assert (error == NULL);
+      n++;
+      now = g_get_monotonic_time ();
+    }
+  while (n < 3 || now - start < seconds * 1e6);
+  return n / ((now - start) / 1e6);
+}
+
+int
+main (int argc, char **argv)
+{
+  gboolean big = FALSE;
+  const char *device_text = "opencl";
+  for (int i = 1; i < argc; i++)
+    if (!strcmp (argv[i], "--big"))
+      big = TRUE;
+    else if (!strcmp (argv[i], "--device") && i + 1 < argc)
+      device_text = argv[++i];
+  g_autoptr (GError) error = NULL;
+  TildeDeviceChoice choice;
+  if (!tilde_device_choice_parse (device_text, &choice, &error) || !choice.opencl)
+    {
+      fprintf (stderr, "bench-gpu: %s\n", error ? error->message : "an OpenCL device is needed");
+      return 1;
+    }
+  g_autoptr (TildeGpuDevice) device = tilde_gpu_device_select (&choice, &error);
+  g_autoptr (TildeGpuContext) ctx = device ? tilde_gpu_context_new (device, &error) : NULL;
+  if (!ctx)
+    {
+      /* no device: nothing to compare, which is no failure of the benchmark */
+      printf ("bench-gpu: %s\n", error->message);
+      return 0;
+    }
+  g_autofree char *line = tilde_gpu_device_describe (device);
+  printf ("device: %s\n\n", line);
+  printf ("| model | N | K | CPU grad/s | OpenCL grad/s | OpenCL / CPU | max rel. diff |\n");
+  printf ("|---|---:|---:|---:|---:|---:|---:|\n");
+  static const gint32 rows[] = { 10000, 100000, 1000000 };
+  static const gint32 cols[] = { 10, 100 };
+  for (guint f = 0; f < G_N_ELEMENTS (families); f++)
+    for (guint a = 0; a < G_N_ELEMENTS (rows) - !big; a++)
+      for (guint b = 0; b < G_N_ELEMENTS (cols); b++)
+        {
+          gint32 N = rows[a], K = cols[b];
+          g_autofree char *source = source_for (families[f].statement);
+          g_autoptr (TildeModel) m = prepare (source, N, K);
+          gsize n = tilde_model_num_params_unconstrained (m);
+          g_autofree double *theta = g_new (double, n);
+          g_autofree double *g_cpu = g_new (double, n);
+          g_autofree double *g_dev = g_new (double, n);
+          for (gsize i = 0; i < n; i++)
+            theta[i] = 0.1 * sin (i + 1.0);
+          double lp_cpu, lp_dev;
+          double r_cpu = rate (m, theta, &lp_cpu, g_cpu, 2.0);
+          g_autoptr (GPtrArray) diagnostics = tilde_diagnostic_list_new ();
+          if (tilde_model_use_device (m, ctx, FALSE, diagnostics) != 1)
+            {
+              printf ("| %s | %d | %d | %.1f | (not on the device: %s) | | |\n",
+                      families[f].name, N, K, r_cpu, diagnostics->len
+                      ? ((TildeDiagnostic *) g_ptr_array_index (diagnostics, 0))->message : "?");
+              continue;
+            }
+          double r_dev = rate (m, theta, &lp_dev, g_dev, 2.0);
+          double diff = fabs (lp_cpu - lp_dev) / MAX (1, fabs (lp_cpu)), scale = 1;
+          for (gsize i = 0; i < n; i++)
+            scale = MAX (scale, fabs (g_cpu[i]));
+          for (gsize i = 0; i < n; i++)
+            diff = MAX (diff, fabs (g_cpu[i] - g_dev[i]) / scale);
+          printf ("| %s | %d | %d | %.1f | %.1f | %.2fx | %.1e |\n", families[f].name, N, K,
+                  r_cpu, r_dev, r_dev / r_cpu, diff);
+          fflush (stdout);
+        }
+  return 0;
+}

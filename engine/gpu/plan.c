@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde-engine"
+
+#include "gpu/plan.h"
+#include "mir/mir-print.h"
+#include "semantics/types.h"
+
+#include <string.h>
+
+/* ---- matching ---- */
+
+static const MirExpr *
+arg (const MirExpr *e, guint i)
+{
+  return g_ptr_array_index (e->u.call.args, i);
+}
+
+static gboolean
+is_call (const MirExpr *e, const char *name, guint n)
+{
+  return e->kind == MIR_EXPR_CALL && e->u.call.fun.kind == MIR_FUN_STANLIB
+    && strcmp (e->u.call.fun.name, name) == 0 && e->u.call.args->len == n;
+}
+
+/* `base` followed by _lpdf/_lupdf (or _lpmf/_lupmf for a mass function). */
+static gboolean
+is_density (const MirExpr *e, const char *base, gboolean mass, guint n)
+{
+  if (e->kind != MIR_EXPR_CALL || e->u.call.fun.kind != MIR_FUN_STANLIB
+      || e->u.call.args->len != n)
+    return FALSE;
+  const char *name = e->u.call.fun.name;
+  gsize len = strlen (base);
+  if (strncmp (name, base, len) != 0)
+    return FALSE;
+  const char *sfx = name + len;
+  return mass ? (strcmp (sfx, "_lpmf") == 0 || strcmp (sfx, "_lupmf") == 0)
+              : (strcmp (sfx, "_lpdf") == 0 || strcmp (sfx, "_lupdf") == 0);
+}
+
+static gboolean
+type_is (const MirExpr *e, TildeTypeKind kind)
+{
+  return e->type && tilde_type_kind (e->type) == kind;
+}
+
+static gboolean
+is_data_var (const MirExpr *e)
+{
+  return e->kind == MIR_EXPR_VAR && e->ad_level == TILDE_AD_DATA;
+}
+
+/* A real vector for the normal, an int array for the counts. */
+static gboolean
+outcome_fits (TildeGpuGlmFamily family, const MirExpr *y)
+{
+  if (!is_data_var (y))
+    return FALSE;
+  if (family == TILDE_GPU_GLM_NORMAL_ID)
+    return type_is (y, TILDE_TYPE_VECTOR);
+  return type_is (y, TILDE_TYPE_ARRAY)
+    && tilde_type_kind (tilde_type_element (y->type)) == TILDE_TYPE_INT;
+}
+
+static gboolean
+scalar (const MirExpr *e)
+{
+  return type_is (e, TILDE_TYPE_REAL) || type_is (e, TILDE_TYPE_INT);
+}
+
+/* X * beta + alpha, alpha + X * beta or X * beta. */
+static gboolean
+linear_predictor (const MirExpr *e, TildeGpuSite *s)
+{
+  const MirExpr *product = e;
+  s->alpha = NULL;
+  if (is_call (e, "Plus__", 2))
+    {
+      gboolean left = is_call (arg (e, 0), "Times__", 2);
+      product = arg (e, left ? 0 : 1);
+      s->alpha = arg (e, left ? 1 : 0);
+    }
+  if (!is_call (product, "Times__", 2) || !type_is (arg (product, 0), TILDE_TYPE_MATRIX))
+    return FALSE;
+  s->x = arg (product, 0);
+  s->beta = arg (product, 1);
+  return TRUE;
+}
+
+static gboolean
+match_call (const MirExpr *e, TildeGpuSite *s)
+{
+  static const struct {
+    const char       *glm, *plain;
+    gboolean          mass;
+    guint             n_glm;
+    TildeGpuGlmFamily family;
+  } forms[] = {
+    { "normal_id_glm", "normal", FALSE, 5, TILDE_GPU_GLM_NORMAL_ID },
+    { "bernoulli_logit_glm", "bernoulli_logit", TRUE, 4, TILDE_GPU_GLM_BERNOULLI_LOGIT },
+    { "poisson_log_glm", "poisson_log", TRUE, 4, TILDE_GPU_GLM_POISSON_LOG },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (forms); i++)
+    {
+      gboolean normal = forms[i].family == TILDE_GPU_GLM_NORMAL_ID;
+      s->family = forms[i].family;
+      if (is_density (e, forms[i].glm, forms[i].mass, forms[i].n_glm))
+        {
+          s->y = arg (e, 0);
+          s->x = arg (e, 1);
+          s->alpha = arg (e, 2);
+          s->beta = arg (e, 3);
+          s->sigma = normal ? arg (e, 4) : NULL;
+          return TRUE;
+        }
+      if (is_density (e, forms[i].plain, forms[i].mass, normal ? 3 : 2)
+          && linear_predictor (arg (e, 1), s))
+        {
+          s->y = arg (e, 0);
+          s->sigma = normal ? arg (e, 2) : NULL;
+          s->written_as_predictor = TRUE;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+gboolean
+tilde_gpu_site_match (const MirExpr *e, TildeGpuSite *s)
+{
+  memset (s, 0, sizeof *s);
+  if (!match_call (e, s))
+    return FALSE;
+  s->call = e;
+  return outcome_fits (s->family, s->y) && is_data_var (s->x)
+    && type_is (s->x, TILDE_TYPE_MATRIX) && type_is (s->beta, TILDE_TYPE_VECTOR)
+    && (!s->alpha || scalar (s->alpha)) && (!s->sigma || scalar (s->sigma));
+}
+
+/* ---- the plan ---- */
+
+static void
+collect_sites (const MirStmt *s, GArray *out)
+{
+  if (!s)
+    return;
+  switch (s->kind)
+    {
+    case MIR_STMT_TARGET_PLUS:
+      {
+        TildeGpuSite site;
+        if (tilde_gpu_site_match (s->u.increment.expr, &site))
+          {
+            site.stmt = s;
+            g_array_append_val (out, site);
+          }
+        break;
+      }
+    case MIR_STMT_BLOCK:
+    case MIR_STMT_SLIST:
+      for (guint i = 0; i < s->u.block.stmts->len; i++)
+        collect_sites (g_ptr_array_index (s->u.block.stmts, i), out);
+      break;
+    case MIR_STMT_PROFILE:
+      for (guint i = 0; i < s->u.profile.stmts->len; i++)
+        collect_sites (g_ptr_array_index (s->u.profile.stmts, i), out);
+      break;
+    default:
+      /* statements in loops and branches are left to the CPU */
+      break;
+    }
+}
+
+static gboolean
+annotated (const MirProgram *p, const char *name)
+{
+  for (guint i = 0; i < p->input_vars->len; i++)
+    {
+      const MirInputVar *v = g_ptr_array_index (p->input_vars, i);
+      if (strcmp (v->name, name) == 0 && mir_annotations_has (&v->annotations, "gpu"))
+        return TRUE;
+    }
+  GPtrArray *prep = p->parts[MIR_PART_PREPARE_DATA];
+  for (guint i = 0; i < prep->len; i++)
+    {
+      const MirStmt *s = g_ptr_array_index (prep, i);
+      if (s->kind == MIR_STMT_DECL && strcmp (s->u.decl.name, name) == 0
+          && mir_annotations_has (&s->u.decl.annotations, "gpu"))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+tilde_gpu_program_has_annotations (const MirProgram *p)
+{
+  for (guint i = 0; i < p->input_vars->len; i++)
+    if (mir_annotations_has (&((const MirInputVar *) g_ptr_array_index (p->input_vars, i))
+                             ->annotations, "gpu"))
+      return TRUE;
+  GPtrArray *prep = p->parts[MIR_PART_PREPARE_DATA];
+  for (guint i = 0; i < prep->len; i++)
+    {
+      const MirStmt *s = g_ptr_array_index (prep, i);
+      if (s->kind == MIR_STMT_DECL && mir_annotations_has (&s->u.decl.annotations, "gpu"))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The site that uses `name` as its design matrix (role 0) or outcome (1). */
+static const TildeGpuSite *
+site_using (GArray *sites, const char *name, int role)
+{
+  for (guint i = 0; i < sites->len; i++)
+    {
+      const TildeGpuSite *s = &g_array_index (sites, TildeGpuSite, i);
+      const MirExpr *v = role == 0 ? s->x : s->y;
+      if (strcmp (v->u.var.name, name) == 0)
+        return s;
+    }
+  return NULL;
+}
+
+static char *
+site_text (const TildeGpuSite *s)
+{
+  return g_strdup_printf ("%s at line %d", s->call->u.call.fun.name, s->stmt->span.begin_line);
+}
+
+static void
+add_var (TildeGpuPlan *plan, const MirProgram *p, GArray *all, const char *name,
+         const MirSizedType *type, gboolean use_opencl)
+{
+  TildeGpuResidency r = { .name = name, .type = type };
+  const TildeGpuSite *as_x = site_using (all, name, 0), *as_y = site_using (all, name, 1);
+  g_autofree char *xs = as_x ? site_text (as_x) : NULL;
+  g_autofree char *ys = as_y ? site_text (as_y) : NULL;
+  if (annotated (p, name))
+    {
+      r.device = TRUE;
+      r.reason = as_x ? g_strdup_printf ("annotated @gpu; design matrix of %s, run as a kernel", xs)
+                      : g_strdup ("annotated @gpu; no kernel reads it, so it is copied but "
+                                  "the CPU path uses its host copy");
+    }
+  else if (as_x && use_opencl)
+    {
+      r.device = r.chosen = TRUE;
+      r.reason = g_strdup_printf ("--use-opencl: design matrix of %s, on the device when it has "
+                                  "at least %d elements", xs, TILDE_GPU_AUTO_MIN_ELEMENTS);
+    }
+  else if (as_y && (annotated (p, as_y->x->u.var.name) || use_opencl))
+    {
+      r.device = TRUE;
+      r.chosen = !annotated (p, as_y->x->u.var.name);
+      r.reason = g_strdup_printf ("outcome of %s, copied with its design matrix %s", ys,
+                                  as_y->x->u.var.name);
+    }
+  else if (as_x)
+    r.reason = g_strdup_printf ("design matrix of %s; not annotated @gpu (--use-opencl would "
+                                "choose it)", xs);
+  else
+    r.reason = g_strdup ("not annotated @gpu and read by no kernel");
+  g_array_append_val (plan->vars, r);
+}
+
+TildeGpuPlan *
+tilde_gpu_plan_new (const MirProgram *p, gboolean use_opencl)
+{
+  TildeGpuPlan *plan = g_new0 (TildeGpuPlan, 1);
+  plan->vars = g_array_new (FALSE, TRUE, sizeof (TildeGpuResidency));
+  plan->sites = g_array_new (FALSE, TRUE, sizeof (TildeGpuSite));
+  g_autoptr (GArray) all = g_array_new (FALSE, TRUE, sizeof (TildeGpuSite));
+  GPtrArray *lp = p->parts[MIR_PART_LOG_PROB];
+  for (guint i = 0; i < lp->len; i++)
+    collect_sites (g_ptr_array_index (lp, i), all);
+  for (guint i = 0; i < p->input_vars->len; i++)
+    {
+      const MirInputVar *v = g_ptr_array_index (p->input_vars, i);
+      add_var (plan, p, all, v->name, v->type, use_opencl);
+    }
+  /* transformed data: the declarations of prepare_data that are not inputs */
+  GPtrArray *prep = p->parts[MIR_PART_PREPARE_DATA];
+  for (guint i = 0; i < prep->len; i++)
+    {
+      const MirStmt *s = g_ptr_array_index (prep, i);
+      gboolean input = FALSE;
+      if (s->kind != MIR_STMT_DECL || !s->u.decl.sized)
+        continue;
+      for (guint j = 0; j < p->input_vars->len && !input; j++)
+        input = strcmp (((const MirInputVar *) g_ptr_array_index (p->input_vars, j))->name,
+                        s->u.decl.name) == 0;
+      if (!input)
+        add_var (plan, p, all, s->u.decl.name, s->u.decl.sized, use_opencl);
+    }
+  for (guint i = 0; i < all->len; i++)
+    {
+      const TildeGpuSite *s = &g_array_index (all, TildeGpuSite, i);
+      const char *x = s->x->u.var.name;
+      for (guint j = 0; j < plan->vars->len; j++)
+        {
+          const TildeGpuResidency *r = &g_array_index (plan->vars, TildeGpuResidency, j);
+          if (strcmp (r->name, x) == 0 && r->device)
+            g_array_append_val (plan->sites, *s);
+        }
+    }
+  return plan;
+}
+
+void
+tilde_gpu_plan_free (TildeGpuPlan *plan)
+{
+  if (!plan)
+    return;
+  for (guint i = 0; i < plan->vars->len; i++)
+    g_free (g_array_index (plan->vars, TildeGpuResidency, i).reason);
+  g_array_unref (plan->vars);
+  g_array_unref (plan->sites);
+  g_free (plan);
+}
+
+char *
+tilde_gpu_plan_report (const TildeGpuPlan *plan)
+{
+  GString *out = g_string_new (NULL);
+  for (guint i = 0; i < plan->vars->len; i++)
+    {
+      const TildeGpuResidency *r = &g_array_index (plan->vars, TildeGpuResidency, i);
+      g_autofree char *type = mir_print_sized_type (r->type);
+      g_string_append_printf (out, "%s %s: %s  // %s\n", type, r->name,
+                              r->device ? "device" : "host", r->reason);
+    }
+  return g_string_free (out, FALSE);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Which statements of log_prob run as OpenCL kernels and where each data
+ * variable lives: the compiler's side of the GPU, worked out on the
+ * transformed MIR alone (no device, no data).
+ *
+ * A statement runs on the device when it is one of the GLMs the kernels
+ * cover — normal_id_glm, bernoulli_logit_glm, poisson_log_glm, or the
+ * density of a linear predictor that is one (`y ~ normal(X * beta + alpha,
+ * sigma)`, `bernoulli_logit`, `poisson_log`) — with a real alpha and sigma,
+ * a vector beta, and a design matrix X and outcome y that are data
+ * variables, X living on the device. X lives there when it is annotated
+ * `@gpu`, or, with --use-opencl, whenever such a statement uses it (the
+ * size threshold is applied once the data are known). The outcome goes
+ * with its design matrix.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "mir/mir.h"
+#include "gpu/glm.h"
+
+G_BEGIN_DECLS
+
+/* A GLM statement the kernels can run. */
+typedef struct {
+  TildeGpuGlmFamily family;
+  const MirStmt    *stmt;      /* the `target +=` statement */
+  const MirExpr    *call;      /* the density call */
+  const MirExpr    *y, *x;     /* data variables */
+  const MirExpr    *alpha;     /* NULL: no intercept */
+  const MirExpr    *beta;
+  const MirExpr    *sigma;     /* NORMAL_ID only */
+  gboolean          written_as_predictor;  /* normal (X * beta + alpha, sigma) and the like */
+} TildeGpuSite;
+
+/* Whether the `target +=` expression `e` is such a statement over data
+ * variables y and x (their residency is not looked at). */
+gboolean tilde_gpu_site_match (const MirExpr *e, TildeGpuSite *site);
+
+typedef struct {
+  const char         *name;       /* interned */
+  const MirSizedType *type;
+  gboolean            device;     /* lives on the device (with --use-opencl: when large enough) */
+  gboolean            chosen;     /* chosen by --use-opencl rather than annotated */
+  char               *reason;
+} TildeGpuResidency;
+
+typedef struct {
+  GArray    *vars;      /* TildeGpuResidency, every data and transformed data variable */
+  GArray    *sites;     /* TildeGpuSite whose x lives on the device */
+} TildeGpuPlan;
+
+/* The plan for a transformed program, which must outlive it. */
+TildeGpuPlan *tilde_gpu_plan_new  (const MirProgram *program, gboolean use_opencl);
+void          tilde_gpu_plan_free (TildeGpuPlan *plan);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TildeGpuPlan, tilde_gpu_plan_free)
+
+/* Whether the program annotates any variable `@gpu`. */
+gboolean      tilde_gpu_program_has_annotations (const MirProgram *program);
+
+/* One `<type> <name>: device|host  // why` line per data variable. */
+char         *tilde_gpu_plan_report (const TildeGpuPlan *plan);
+
+/* With --use-opencl, a design matrix smaller than this many elements stays
+ * on the host: copying and launching would cost more than they save. */
+#define TILDE_GPU_AUTO_MIN_ELEMENTS 10000
+
+G_END_DECLS

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What model.c needs of gpu-call.c: the kernels of one model. */
+#pragma once
+
+#include "runtime/exec-private.h"
+#include "gpu/context.h"
+
+G_BEGIN_DECLS
+
+typedef struct RtGpu RtGpu;
+
+/* Switches the GLM statements of `log_prob` (compiled from `prog`) over
+ * device data to kernels; the data are read from `globals`. */
+RtGpu *rt_gpu_attach (const MirProgram *prog, St *log_prob, const TildeValue *globals,
+                      TildeGpuContext *ctx, gboolean use_opencl, GPtrArray *diagnostics);
+guint  rt_gpu_n_sites (const RtGpu *gpu);
+guint  rt_gpu_runs    (const RtGpu *gpu);
+void   rt_gpu_free    (RtGpu *gpu);
+
+/* A statement run by a kernel (St.gpu is its site). */
+Flow   rt_st_target_gpu (Ev *ev, const St *s);
+
+G_END_DECLS

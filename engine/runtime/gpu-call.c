@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde-engine"
+
+#include "runtime/gpu-call.h"
+#include "runtime/gpu-call-private.h"
+#include "gpu/plan.h"
+
+#include <math.h>
+#include <string.h>
+
+/* One GLM statement run by a kernel. */
+typedef struct {
+  TildeGpuSite site;
+  TildeGpuGlm *glm;
+  const double *x_data;      /* the design matrix's host storage, which identifies it */
+  StFn         cpu_fn;       /* the statement as compiled for the CPU */
+  const Ex    *alpha, *beta, *sigma;   /* alpha and sigma may be NULL */
+  gboolean     drop;         /* an _lupdf/_lupmf call */
+  double       lgamma_sum;   /* poisson: sum lgamma (y + 1) */
+  gint         failed;       /* the device failed once: the CPU from then on */
+  gint         runs;         /* evaluations the kernel made */
+} RtGpuSite;
+
+struct RtGpu {
+  GPtrArray *sites;          /* RtGpuSite* */
+};
+
+static const Ex *
+find_ex (const Ex *e, const MirExpr *mir)
+{
+  if (!e || !mir)
+    return NULL;
+  if (e->mir == mir)
+    return e;
+  for (int i = 0; i < e->n_kids; i++)
+    {
+      const Ex *found = find_ex (e->kids[i], mir);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+static St *
+find_st (St *s, const MirStmt *mir)
+{
+  if (!s)
+    return NULL;
+  if (s->mir == mir)
+    return s;
+  for (int i = 0; i < s->n_body; i++)
+    {
+      St *found = find_st (s->body[i], mir);
+      if (found)
+        return found;
+    }
+  St *found = find_st (s->then_s, mir);
+  return found ? found : find_st (s->else_s, mir);
+}
+
+/* As the compiler decides it: the optimiser's calls carry it in the name. */
+static gboolean
+is_unnormalised (const MirFun *f)
+{
+  return f->propto || g_str_has_suffix (f->name, "_lupdf") || g_str_has_suffix (f->name, "_lupmf");
+}
+
+/* A data variable of the data or transformed data blocks: its value. */
+static const TildeValue *
+global_value (const Ex *e, const TildeValue *globals)
+{
+  if (!e || e->fn != rt_ex_var || e->op)
+    return NULL;
+  return &globals[e->slot];
+}
+
+static void
+warn (GPtrArray *diagnostics, const TildeGpuSite *site, const char *message)
+{
+  if (!diagnostics)
+    return;
+  g_autofree char *text = g_strdup_printf ("%s at line %d runs on the CPU: %s",
+                                           site->call->u.call.fun.name,
+                                           site->stmt->span.begin_line, message);
+  g_ptr_array_add (diagnostics, tilde_diagnostic_new (TILDE_SEVERITY_WARNING, TILDE_DIAG_WARNING,
+                                                      NULL, 0, 0, 0, 0, text));
+}
+
+/* The outcome as doubles; FALSE when a value lies outside what the density
+ * accepts (the CPU path then raises its own error at every evaluation). */
+static gboolean
+outcome_values (const TildeGpuSite *site, const TildeValue *y, double *out, double *lgamma_sum)
+{
+  *lgamma_sum = 0;
+  for (gint32 i = 0; i < y->rows; i++)
+    {
+      double v = y->kind == TILDE_VALUE_VECTOR ? y->u.d[i] : y->u.iv[i];
+      if ((site->family == TILDE_GPU_GLM_BERNOULLI_LOGIT && v != 0 && v != 1)
+          || (site->family == TILDE_GPU_GLM_POISSON_LOG && !(v >= 0)))
+        return FALSE;
+      if (site->family == TILDE_GPU_GLM_POISSON_LOG)
+        *lgamma_sum += lgamma (v + 1);
+      out[i] = v;
+    }
+  return TRUE;
+}
+
+/* An attached site over the same design matrix (its device copy is shared). */
+static TildeGpuGlm *
+same_matrix (GPtrArray *sites, const TildeValue *x)
+{
+  for (guint i = 0; i < sites->len; i++)
+    {
+      RtGpuSite *g = g_ptr_array_index (sites, i);
+      if (g->x_data == x->u.d)
+        return g->glm;
+    }
+  return NULL;
+}
+
+static RtGpuSite *
+attach_site (const TildeGpuSite *site, St *s, const TildeValue *globals, TildeGpuContext *ctx,
+             gboolean chosen, GPtrArray *sites, GPtrArray *diagnostics)
+{
+  if (s->fn != rt_st_target && s->fn != rt_st_target_fused)
+    return NULL;
+  const TildeValue *x = global_value (find_ex (s->e, site->x), globals);
+  const TildeValue *y = global_value (find_ex (s->e, site->y), globals);
+  const Ex *beta = find_ex (s->e, site->beta);
+  const Ex *alpha = find_ex (s->e, site->alpha), *sigma = find_ex (s->e, site->sigma);
+  if (!x || !y || x->kind != TILDE_VALUE_MATRIX || !beta || (site->alpha && !alpha)
+      || (site->sigma && !sigma))
+    return NULL;
+  /* sizes that do not agree are the CPU path's error to raise */
+  if (y->rows != x->rows || (y->kind != TILDE_VALUE_VECTOR && y->kind != TILDE_VALUE_ARRAY))
+    return NULL;
+  if (chosen && (gint64) x->rows * x->cols < TILDE_GPU_AUTO_MIN_ELEMENTS)
+    return NULL;
+  double lgamma_sum = 0;
+  double *yd = g_new (double, MAX (y->rows, 1));
+  if (!outcome_values (site, y, yd, &lgamma_sum))
+    {
+      g_free (yd);
+      return NULL;
+    }
+  g_autoptr (GError) error = NULL;
+  TildeGpuGlm *other = same_matrix (sites, x);
+  TildeGpuGlm *glm = other ? tilde_gpu_glm_new_sharing (other, site->family, yd, &error)
+                           : tilde_gpu_glm_new (ctx, site->family, x->u.d, yd, x->rows, x->cols,
+                                                &error);
+  g_free (yd);
+  if (!glm)
+    {
+      warn (diagnostics, site, error->message);
+      return NULL;
+    }
+  RtGpuSite *g = g_new0 (RtGpuSite, 1);
+  g->site = *site;
+  g->glm = glm;
+  g->x_data = x->u.d;
+  g->cpu_fn = s->fn;
+  g->alpha = alpha;
+  g->beta = beta;
+  g->sigma = sigma;
+  g->drop = is_unnormalised (&site->call->u.call.fun);
+  g->lgamma_sum = lgamma_sum;
+  s->gpu = g;
+  s->fn = rt_st_target_gpu;
+  return g;
+}
+
+static gboolean
+chosen_not_annotated (const TildeGpuPlan *plan, const char *x)
+{
+  for (guint i = 0; i < plan->vars->len; i++)
+    {
+      const TildeGpuResidency *r = &g_array_index (plan->vars, TildeGpuResidency, i);
+      if (strcmp (r->name, x) == 0)
+        return r->chosen;
+    }
+  return FALSE;
+}
+
+RtGpu *
+rt_gpu_attach (const MirProgram *prog, St *log_prob, const TildeValue *globals,
+               TildeGpuContext *ctx, gboolean use_opencl, GPtrArray *diagnostics)
+{
+  RtGpu *gpu = g_new0 (RtGpu, 1);
+  gpu->sites = g_ptr_array_new ();
+  g_autoptr (TildeGpuPlan) plan = tilde_gpu_plan_new (prog, use_opencl);
+  for (guint i = 0; i < plan->sites->len; i++)
+    {
+      const TildeGpuSite *site = &g_array_index (plan->sites, TildeGpuSite, i);
+      St *s = find_st (log_prob, site->stmt);
+      RtGpuSite *g = s && !s->gpu
+        ? attach_site (site, s, globals, ctx, chosen_not_annotated (plan, site->x->u.var.name),
+                       gpu->sites, diagnostics)
+        : NULL;
+      if (g)
+        g_ptr_array_add (gpu->sites, g);
+    }
+  return gpu;
+}
+
+guint
+rt_gpu_n_sites (const RtGpu *gpu)
+{
+  return gpu ? gpu->sites->len : 0;
+}
+
+guint
+rt_gpu_runs (const RtGpu *gpu)
+{
+  guint n = 0;
+  for (guint i = 0; gpu && i < gpu->sites->len; i++)
+    n += (guint) g_atomic_int_get (&((RtGpuSite *) g_ptr_array_index (gpu->sites, i))->runs);
+  return n;
+}
+
+void
+rt_gpu_free (RtGpu *gpu)
+{
+  if (!gpu)
+    return;
+  for (guint i = 0; i < gpu->sites->len; i++)
+    {
+      RtGpuSite *g = g_ptr_array_index (gpu->sites, i);
+      tilde_gpu_glm_free (g->glm);
+      g_free (g);
+    }
+  g_ptr_array_unref (gpu->sites);
+  g_free (gpu);
+}
+
+/* ---- evaluation ---- */
+
+static gboolean
+scalar_value (const TildeValue *v)
+{
+  return v->kind == TILDE_VALUE_REAL || v->kind == TILDE_VALUE_INT;
+}
+
+/* The kernel's value, or FALSE for the CPU path to take over. */
+static gboolean
+run_kernel (Ev *ev, RtGpuSite *g, TildeValue *out)
+{
+  TildeValue a = tilde_value_real (0), b, sg = tilde_value_real (1);
+  if (g->alpha)
+    rt_eval (ev, g->alpha, &a);
+  rt_eval (ev, g->beta, &b);
+  if (g->sigma)
+    rt_eval (ev, g->sigma, &sg);
+  gint32 N = tilde_gpu_glm_rows (g->glm), K = tilde_gpu_glm_cols (g->glm);
+  gboolean any_ad = a.ad || b.ad || sg.ad;
+  if (N == 0 || !any_ad || !scalar_value (&a) || !scalar_value (&sg)
+      || b.kind != TILDE_VALUE_VECTOR || tilde_value_flat_size (&b) != K)
+    return FALSE;
+  double alpha = rt_scalar (&ev->cx, &a), sigma = rt_scalar (&ev->cx, &sg);
+  if (g->sigma && !(sigma > 0 && isfinite (sigma)))
+    return FALSE;
+  const double *beta = rt_values (&ev->cx, &b);
+  double *sums = rt_alloc_d (&ev->cx, (gsize) K + 3);
+  g_autoptr (GError) error = NULL;
+  if (!tilde_gpu_glm_sums (g->glm, alpha, beta, sums, &error))
+    {
+      if (g_atomic_int_compare_and_exchange (&g->failed, 0, 1))
+        g_warning ("%s at line %d: %s; running it on the CPU from now on",
+                   g->site.call->u.call.fun.name, g->site.stmt->span.begin_line, error->message);
+      return FALSE;
+    }
+  if (sums[2] != 0)
+    return FALSE;
+  gboolean drop = g->drop && ev->cx.propto;
+  double *d_beta = rt_alloc_d (&ev->cx, (gsize) K);
+  double *d_scalars = rt_alloc_d (&ev->cx, 2);
+  TildeGpuGlmValue v;
+  tilde_gpu_glm_finish (g->site.family, sums, N, K, sigma, !drop, !drop || sg.ad, g->lgamma_sum,
+                        &v, d_beta);
+  if (!isfinite (v.logp))
+    return FALSE;
+  d_scalars[0] = v.d_alpha;
+  d_scalars[1] = v.d_sigma;
+  AdOperand ops[3];
+  guint n = 0;
+  if (a.ad)
+    ops[n++] = rt_operand (&a, &d_scalars[0]);
+  if (b.ad)
+    ops[n++] = rt_operand (&b, d_beta);
+  if (sg.ad)
+    ops[n++] = rt_operand (&sg, &d_scalars[1]);
+  *out = rt_reduce (&ev->cx, v.logp, n, ops);
+  g_atomic_int_inc (&g->runs);
+  return TRUE;
+}
+
+Flow
+rt_st_target_gpu (Ev *ev, const St *s)
+{
+  RtGpuSite *g = s->gpu;
+  if (!rt_term_counts (ev, s))
+    return FLOW_NEXT;
+  TildeValue v;
+  if (g_atomic_int_get (&g->failed) || !run_kernel (ev, g, &v))
+    return g->cpu_fn (ev, s);
+  rt_add_term (ev, &v);
+  return FLOW_NEXT;
+}

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Devices, --device choices, kernel builds and their cache, and which data
+ * the compiler puts on the device. */
+#define G_LOG_DOMAIN "tilde-test"
+
+#include <math.h>
+#include <string.h>
+
+#include "gpu-test-util.h"
+#include "runtime-test-util.h"
+#include "gpu/glm.h"
+#include "gpu/plan.h"
+#include "mir/mir-transform.h"
+
+static void
+test_list (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) devices = tilde_gpu_devices_list (&error);
+  if (!devices)
+    {
+      g_assert_error (error, TILDE_GPU_ERROR, TILDE_GPU_ERROR_NO_PLATFORM);
+      g_test_skip ("no OpenCL platform");
+      return;
+    }
+  g_assert_cmpuint (devices->len, >, 0);
+  for (guint i = 0; i < devices->len; i++)
+    {
+      const TildeGpuDevice *d = g_ptr_array_index (devices, i);
+      g_assert_cmpstr (d->name, !=, "");
+      g_assert_cmpuint (d->global_mem, >, 0);
+      g_assert_cmpuint (d->max_alloc, <=, d->global_mem);
+      g_assert_true (g_str_has_prefix (d->version, "OpenCL "));
+      g_autofree char *line = tilde_gpu_device_describe (d);
+      g_autofree char *index = g_strdup_printf ("opencl:%u:%u ", d->platform_index,
+                                                d->device_index);
+      g_assert_true (g_str_has_prefix (line, index));
+      g_assert_nonnull (strstr (line, d->fp64 ? "fp64: yes" : "fp64: no"));
+    }
+}
+
+static void
+test_choice (void)
+{
+  static const char *const bad[] = {
+    "gpu", "opencl:", "opencl:0", "opencl:0:", "opencl:a:0", "opencl:0:1:2", "opencl:-1:0",
+    "OpenCL", "cpu:0",
+  };
+  TildeDeviceChoice c;
+  g_assert_true (tilde_device_choice_parse (NULL, &c, NULL));
+  g_assert_false (c.opencl);
+  g_assert_true (tilde_device_choice_parse ("cpu", &c, NULL));
+  g_assert_false (c.opencl);
+  g_assert_true (tilde_device_choice_parse ("opencl", &c, NULL));
+  g_assert_true (c.opencl);
+  g_assert_cmpint (c.platform, ==, -1);
+  g_assert_true (tilde_device_choice_parse ("opencl:2:13", &c, NULL));
+  g_assert_true (c.opencl);
+  g_assert_cmpint (c.platform, ==, 2);
+  g_assert_cmpint (c.device, ==, 13);
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_assert_false (tilde_device_choice_parse (bad[i], &c, &error));
+      g_assert_error (error, TILDE_GPU_ERROR, TILDE_GPU_ERROR_CHOICE);
+      g_assert_nonnull (strstr (error->message, bad[i]));
+      g_assert_false (c.opencl);
+    }
+}
+
+/* A device that is not there is an error naming it, never a crash. */
+static void
+test_missing_device (void)
+{
+  g_autoptr (GError) error = NULL;
+  TildeDeviceChoice c = { TRUE, 97, 3 };
+  g_autoptr (TildeGpuDevice) d = tilde_gpu_device_select (&c, &error);
+  g_assert_null (d);
+  g_assert_true (g_error_matches (error, TILDE_GPU_ERROR, TILDE_GPU_ERROR_NO_DEVICE)
+                 || g_error_matches (error, TILDE_GPU_ERROR, TILDE_GPU_ERROR_NO_PLATFORM));
+  if (error->code == TILDE_GPU_ERROR_NO_DEVICE)
+    g_assert_nonnull (strstr (error->message, "no OpenCL device 3 on platform 97"));
+}
+
+static void
+test_build_failure (void)
+{
+  g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
+  if (!ctx)
+    return;
+  g_autoptr (GError) error = NULL;
+  gpointer p = tilde_gpu_context_build (ctx, "a broken kernel",
+                                        "__kernel void k (__global double *x) { x[0] = y; }",
+                                        NULL, &error);
+  g_assert_null (p);
+  g_assert_error (error, TILDE_GPU_ERROR, TILDE_GPU_ERROR_BUILD);
+  g_assert_nonnull (strstr (error->message, "a broken kernel"));
+  /* the compiler's log names the undeclared identifier */
+  g_assert_nonnull (strstr (error->message, "y"));
+}
+
+static void
+test_cache (void)
+{
+  g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
+  if (!ctx)
+    return;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *source = tilde_gpu_glm_source (TILDE_GPU_GLM_POISSON_LOG, 7, 16);
+  gboolean cached = TRUE;
+  gpointer p = tilde_gpu_context_build (ctx, "a test", source, &cached, &error);
+  g_assert_no_error (error);
+  g_assert_false (cached);
+  tilde_gpu_program_release (p);
+  p = tilde_gpu_context_build (ctx, "a test", source, &cached, &error);
+  g_assert_no_error (error);
+  g_assert_true (cached);
+  tilde_gpu_program_release (p);
+}
+
+/* A device without enough memory for the data: the GLM refuses them with
+ * a memory error before asking the device. */
+static void
+test_out_of_memory (void)
+{
+  g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
+  if (!ctx)
+    return;
+  const TildeGpuDevice *d = tilde_gpu_context_device (ctx);
+  g_autoptr (GError) error = NULL;
+  /* more rows than the largest buffer holds; the host pointer is never read */
+  gint32 N = (gint32) MIN ((guint64) G_MAXINT32, d->max_alloc / sizeof (double) + 1);
+  gint32 K = d->max_alloc / sizeof (double) + 1 > (guint64) G_MAXINT32 ? 8 : 1;
+  static const double dummy[1];
+  g_autoptr (TildeGpuGlm) glm = tilde_gpu_glm_new (ctx, TILDE_GPU_GLM_NORMAL_ID, dummy, dummy,
+                                                   N, K, &error);
+  g_assert_null (glm);
+  g_assert_error (error, TILDE_GPU_ERROR, TILDE_GPU_ERROR_MEMORY);
+  g_assert_nonnull (strstr (error->message, d->name));
+}
+
+/* Two GLMs over one matrix: one device copy, which outlives the GLM that
+ * made it, and the same sums as a GLM with its own copy. */
+static void
+test_shared_matrix (void)
+{
+  g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
+  if (!ctx)
+    return;
+  enum { N = 300, K = 3 };
+  g_autofree double *x = g_new (double, N * K);
+  g_autofree double *y = g_new (double, N);
+  g_autoptr (GRand) r = g_rand_new_with_seed (5);
+  for (gint32 i = 0; i < N * K; i++)
+    x[i] = g_rand_double_range (r, -1, 1);
+  for (gint32 i = 0; i < N; i++)
+    y[i] = g_rand_int_range (r, 0, 4);
+  g_autoptr (GError) error = NULL;
+  TildeGpuGlm *first = tilde_gpu_glm_new (ctx, TILDE_GPU_GLM_NORMAL_ID, x, y, N, K, &error);
+  g_assert_no_error (error);
+  g_autoptr (TildeGpuGlm) shared = tilde_gpu_glm_new_sharing (first, TILDE_GPU_GLM_POISSON_LOG,
+                                                              y, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (tilde_gpu_glm_device_bytes (shared), ==, N * sizeof (double));
+  tilde_gpu_glm_free (first);
+  g_autoptr (TildeGpuGlm) own = tilde_gpu_glm_new (ctx, TILDE_GPU_GLM_POISSON_LOG, x, y, N, K,
+                                                   &error);
+  g_assert_no_error (error);
+  const double beta[] = { 0.3, -0.2, 0.1 };
+  double a[K + 3], b[K + 3];
+  g_assert_true (tilde_gpu_glm_sums (shared, 0.4, beta, a, &error));
+  g_assert_true (tilde_gpu_glm_sums (own, 0.4, beta, b, &error));
+  g_assert_no_error (error);
+  for (gint32 i = 0; i < K + 3; i++)
+    g_assert_cmpfloat (a[i], ==, b[i]);
+  /* and the sums themselves, from the host */
+  double l = 0, d = 0;
+  for (gint32 n = 0; n < N; n++)
+    {
+      double eta = 0.4;
+      for (gint32 k = 0; k < K; k++)
+        eta += x[k * N + n] * beta[k];
+      l += y[n] * eta - exp (eta);
+      d += y[n] - exp (eta);
+    }
+  g_assert_cmpfloat (fabs (a[0] - l), <=, 1e-12 * fabs (l));
+  g_assert_cmpfloat (fabs (a[1] - d), <=, 1e-12 * MAX (1, fabs (d)));
+  g_assert_cmpfloat (a[2], ==, 0);
+}
+
+static const char *glm_model =
+  "data {\n"
+  "  int N;\n"
+  "  int K;\n"
+  "  @gpu matrix[N, K] X;\n"
+  "  matrix[N, K] Z;\n"
+  "  vector[N] y;\n"
+  "  array[N] int c;\n"
+  "  vector[N] w;\n"
+  "}\n"
+  "parameters {\n"
+  "  real alpha;\n"
+  "  vector[K] beta;\n"
+  "  real<lower=0> sigma;\n"
+  "}\n"
+  "model {\n"
+  "  y ~ normal(X * beta + alpha, sigma);\n"
+  "  c ~ poisson_log_glm(Z, alpha, beta);\n"
+  "  for (n in 1:N)\n"
+  "    w[n] ~ normal(0, sigma);\n"
+  "}\n";
+
+static const TildeGpuResidency *
+find_var (const TildeGpuPlan *plan, const char *name)
+{
+  for (guint i = 0; i < plan->vars->len; i++)
+    {
+      const TildeGpuResidency *r = &g_array_index (plan->vars, TildeGpuResidency, i);
+      if (strcmp (r->name, name) == 0)
+        return r;
+    }
+  g_error ("no variable %s", name);
+  return NULL;
+}
+
+static void
+test_residency (void)
+{
+  MirProgram *lowered = rt_test_mir_from_string (glm_model);
+  MirProgram *p = mir_transform_program (lowered);
+  g_assert_true (tilde_gpu_program_has_annotations (p));
+  for (int use = 0; use < 2; use++)
+    {
+      g_autoptr (TildeGpuPlan) plan = tilde_gpu_plan_new (p, use);
+      g_assert_true (find_var (plan, "X")->device);
+      g_assert_false (find_var (plan, "X")->chosen);
+      g_assert_true (find_var (plan, "y")->device);
+      g_assert_false (find_var (plan, "N")->device);
+      g_assert_false (find_var (plan, "w")->device);
+      /* Z only when the compiler may choose */
+      g_assert_cmpint (find_var (plan, "Z")->device, ==, use);
+      g_assert_cmpint (find_var (plan, "c")->device, ==, use);
+      g_assert_cmpint (find_var (plan, "Z")->chosen, ==, use);
+      g_assert_cmpuint (plan->sites->len, ==, 1 + use);
+      const TildeGpuSite *s = &g_array_index (plan->sites, TildeGpuSite, 0);
+      g_assert_cmpint (s->family, ==, TILDE_GPU_GLM_NORMAL_ID);
+      g_assert_true (s->written_as_predictor);
+      g_assert_nonnull (s->alpha);
+      g_assert_nonnull (s->sigma);
+      g_autofree char *report = tilde_gpu_plan_report (plan);
+      g_assert_nonnull (strstr (report, "matrix[N, K] X: device  // annotated @gpu"));
+      g_assert_nonnull (strstr (report, "int N: host"));
+    }
+  mir_program_free (p);
+  mir_program_free (lowered);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/gpu/devices/list", test_list);
+  g_test_add_func ("/gpu/devices/choice", test_choice);
+  g_test_add_func ("/gpu/devices/missing", test_missing_device);
+  g_test_add_func ("/gpu/kernel/build-failure", test_build_failure);
+  g_test_add_func ("/gpu/kernel/cache", test_cache);
+  g_test_add_func ("/gpu/kernel/out-of-memory", test_out_of_memory);
+  g_test_add_func ("/gpu/kernel/shared-matrix", test_shared_matrix);
+  g_test_add_func ("/gpu/plan/residency", test_residency);
+  return g_test_run ();
+}

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The same model on the CPU and on the OpenCL device: log density and
+ * gradient on random inputs, edge sizes, and the errors of bad values.
+ *
+ * "Relative difference" is normwise: |a - b| <= 1e-12 max (1, |a|) for the
+ * log density and max_i |g_i - h_i| <= 1e-12 max (1, max_i |g_i|) for the
+ * gradient (a component near zero after cancellation keeps the absolute
+ * error of the sum it came from). */
+#define G_LOG_DOMAIN "tilde-test"
+
+#include <math.h>
+#include <string.h>
+
+#include "gpu-test-util.h"
+#include "runtime-test-util.h"
+#include "runtime/gpu-call.h"
+
+#define TOL 1e-12
+
+typedef struct {
+  const char *name;
+  const char *statement;
+} Family;
+
+static const Family families[] = {
+  { "normal_id_glm", "y ~ normal_id_glm(X, alpha, beta, sigma);" },
+  { "normal-predictor", "y ~ normal(X * beta + alpha, sigma);" },
+  { "normal-sigma-data", "y ~ normal_id_glm(X, alpha, beta, s);" },
+  { "normal-lpdf", "target += normal_id_glm_lpdf(y | X, alpha, beta, sigma);" },
+  { "bernoulli_logit_glm", "b ~ bernoulli_logit_glm(X, alpha, beta);" },
+  { "bernoulli-predictor", "b ~ bernoulli_logit(alpha + X * beta);" },
+  { "poisson_log_glm", "c ~ poisson_log_glm(X, alpha, beta);" },
+  { "poisson-lpmf", "target += poisson_log_glm_lpmf(c | X, alpha, beta);" },
+  { "poisson-no-intercept", "c ~ poisson_log(X * beta);" },
+};
+
+static char *
+model_source (const Family *f)
+{
+  return g_strdup_printf ("data {\n"
+                          "  int<lower=0> N;\n"
+                          "  int<lower=0> K;\n"
+                          "  @gpu matrix[N, K] X;\n"
+                          "  vector[N] y;\n"
+                          "  array[N] int b;\n"
+                          "  array[N] int c;\n"
+                          "  real s;\n"
+                          "}\n"
+                          "parameters {\n"
+                          "  real alpha;\n"
+                          "  vector[K] beta;\n"
+                          "  real<lower=0> sigma;\n"
+                          "}\n"
+                          "model {\n"
+                          "  %s\n"
+                          "}\n", f->statement);
+}
+
+static void
+append_real (GString *s, double x)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  if (isnan (x))
+    g_string_append (s, "\"NaN\"");
+  else if (isinf (x))
+    g_string_append (s, x > 0 ? "\"Inf\"" : "\"-Inf\"");
+  else
+    g_string_append (s, g_ascii_dtostr (buf, sizeof buf, x));
+}
+
+/* Random data: x standard normal, y about a linear predictor; `poison`
+ * (may be NULL) names a value to put at row N / 2: "X" (Inf), "y" (NaN),
+ * "b" (2). */
+static char *
+data_json (GRand *r, gint32 N, gint32 K, double s, const char *poison)
+{
+  GString *j = g_string_new (NULL);
+  g_string_append_printf (j, "{\"N\": %d, \"K\": %d, \"s\": ", N, K);
+  append_real (j, s);
+  g_string_append (j, ", \"X\": [");
+  double *eta = g_new0 (double, MAX (N, 1));
+  for (gint32 n = 0; n < N; n++)
+    {
+      g_string_append (j, n ? ", [" : "[");
+      for (gint32 k = 0; k < K; k++)
+        {
+          double x = g_rand_double_range (r, -1.7, 1.7);
+          if (poison && !strcmp (poison, "X") && n == N / 2 && k == K - 1)
+            x = INFINITY;
+          eta[n] += x * 0.5 / sqrt (K);
+          if (k)
+            g_string_append (j, ", ");
+          append_real (j, x);
+        }
+      g_string_append (j, "]");
+    }
+  static const char *const vars[] = { "y", "b", "c" };
+  for (guint v = 0; v < 3; v++)
+    {
+      g_string_append_printf (j, "], \"%s\": [", vars[v]);
+      for (gint32 n = 0; n < N; n++)
+        {
+          gboolean bad = poison && !strcmp (poison, vars[v]) && n == N / 2;
+          if (n)
+            g_string_append (j, ", ");
+          if (v == 0)
+            append_real (j, bad ? NAN : eta[n] + g_rand_double_range (r, -1, 1));
+          else if (v == 1)
+            g_string_append_printf (j, "%d", bad ? 2 : g_rand_double (r) < 1 / (1 + exp (-eta[n])));
+          else
+            g_string_append_printf (j, "%d", g_rand_int_range (r, 0, isfinite (eta[n])
+                                                               ? 1 + (int) (3 * exp (eta[n])) : 2));
+        }
+    }
+  g_string_append (j, "]}");
+  g_free (eta);
+  return g_string_free (j, FALSE);
+}
+
+typedef struct {
+  TildeModel *cpu, *dev;
+  gsize       n;
+} Pair;
+
+static gboolean
+pair_new_at (Pair *p, TildeGpuContext *ctx, const Family *f, const char *json, guint expected,
+             MirOptLevel level)
+{
+  g_autofree char *source = model_source (f);
+  p->cpu = rt_test_model_at (source, json, level);
+  p->dev = rt_test_model_at (source, json, level);
+  g_autoptr (GPtrArray) diagnostics = tilde_diagnostic_list_new ();
+  guint n = tilde_model_use_device (p->dev, ctx, FALSE, diagnostics);
+  g_assert_cmpuint (diagnostics->len, ==, 0);
+  g_assert_cmpuint (n, ==, expected);
+  p->n = tilde_model_num_params_unconstrained (p->cpu);
+  return TRUE;
+}
+
+static gboolean
+pair_new (Pair *p, TildeGpuContext *ctx, const Family *f, const char *json, guint expected)
+{
+  return pair_new_at (p, ctx, f, json, expected, MIR_OPT_O0);
+}
+
+static void
+pair_clear (Pair *p)
+{
+  tilde_model_free (p->cpu);
+  tilde_model_free (p->dev);
+}
+
+static double
+max_abs (const double *x, gsize n)
+{
+  double m = 0;
+  for (gsize i = 0; i < n; i++)
+    if (isfinite (x[i]))
+      m = MAX (m, fabs (x[i]));
+  return m;
+}
+
+/* Both models at theta: the same value and gradient, or the same error. */
+static void
+compare_at (Pair *p, const double *theta, gboolean propto)
+{
+  g_autofree double *g_cpu = g_new0 (double, p->n);
+  g_autofree double *g_dev = g_new0 (double, p->n);
+  g_autoptr (TildeModelError) e_cpu = NULL;
+  g_autoptr (TildeModelError) e_dev = NULL;
+  double lp_cpu = tilde_model_log_density (p->cpu, theta, propto, TRUE, g_cpu, &e_cpu);
+  double lp_dev = tilde_model_log_density (p->dev, theta, propto, TRUE, g_dev, &e_dev);
+  if (e_cpu || e_dev)
+    {
+      g_assert_nonnull (e_cpu);
+      g_assert_nonnull (e_dev);
+      g_assert_cmpint (e_cpu->kind, ==, e_dev->kind);
+      g_assert_cmpstr (e_cpu->message, ==, e_dev->message);
+      return;
+    }
+  if (!isfinite (lp_cpu))
+    {
+      g_assert_cmpfloat (lp_cpu, ==, lp_dev);
+      return;
+    }
+  g_assert_cmpfloat (fabs (lp_cpu - lp_dev), <=, TOL * MAX (1, fabs (lp_cpu)));
+  double scale = MAX (1, max_abs (g_cpu, p->n));
+  for (gsize i = 0; i < p->n; i++)
+    if (isfinite (g_cpu[i]))
+      g_assert_cmpfloat (fabs (g_cpu[i] - g_dev[i]), <=, TOL * scale);
+    else
+      g_assert_true (isnan (g_cpu[i]) ? isnan (g_dev[i]) : g_cpu[i] == g_dev[i]);
+}
+
+static void
+random_theta (GRand *r, double *theta, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    theta[i] = g_rand_double_range (r, -0.8, 0.8);
+}
+
+static void
+check_family (gconstpointer data)
+{
+  const Family *f = data;
+  g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
+  if (!ctx)
+    return;
+  static const gint32 rows[] = { 1, 37, 1000, 4099, 0 };
+  static const gint32 cols[] = { 1, 5, 70 };
+  g_autoptr (GRand) r = g_rand_new_with_seed (20261122);
+  for (guint a = 0; a < G_N_ELEMENTS (rows); a++)
+    for (guint b = 0; b < G_N_ELEMENTS (cols); b++)
+      {
+        g_autofree char *json = data_json (r, rows[a], cols[b], 1.3, NULL);
+        Pair p;
+        pair_new (&p, ctx, f, json, 1);
+        g_autofree double *theta = g_new0 (double, p.n);
+        for (int trial = 0; trial < 3; trial++)
+          {
+            random_theta (r, theta, p.n);
+            compare_at (&p, theta, FALSE);
+            compare_at (&p, theta, TRUE);
+          }
+        /* the kernel ran, except with no rows, where the CPU path does */
+        g_assert_cmpuint (tilde_model_device_runs (p.dev), ==, rows[a] ? 6 : 0);
+        pair_clear (&p);
+      }
+}
+
+/* The optimiser writes GLMs of its own (normal of a linear predictor
+ * becomes normal_id_glm, named _lupdf but not marked propto): the device
+ * keeps and drops the constants the CPU does. */
+static void
+test_optimised (void)
+{
+  g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
+  if (!ctx)
+    return;
+  static const MirOptLevel levels[] = { MIR_OPT_O1, MIR_OPT_EXPERIMENTAL };
+  g_autoptr (GRand) r = g_rand_new_with_seed (3);
+  for (guint l = 0; l < G_N_ELEMENTS (levels); l++)
+    for (guint i = 0; i < G_N_ELEMENTS (families); i++)
+      {
+        g_autofree char *json = data_json (r, 500, 4, 1.3, NULL);
+        Pair p;
+        pair_new_at (&p, ctx, &families[i], json, 1, levels[l]);
+        g_autofree double *theta = g_new0 (double, p.n);
+        random_theta (r, theta, p.n);
+        compare_at (&p, theta, FALSE);
+        compare_at (&p, theta, TRUE);
+        g_assert_cmpuint (tilde_model_device_runs (p.dev), ==, 2);
+        pair_clear (&p);
+      }
+}
+
+/* Bad values raise the CPU path's own errors (or give its values). */
+static void
+test_domain_errors (void)
+{
+  g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
+  if (!ctx)
+    return;
+  static const struct {
+    guint       family;
+    const char *poison;
+    double      s;
+    guint       on_device;
+    gboolean    raises;
+  } cases[] = {
+    { 0, "X", 1, 1, TRUE },        /* an infinite predictor: the location is not finite */
+    { 1, "X", 1, 1, TRUE },
+    { 0, "y", 1, 1, TRUE },        /* a NaN outcome */
+    { 2, NULL, -1, 1, TRUE },      /* a negative scale */
+    { 2, NULL, NAN, 1, TRUE },
+    { 4, "b", 1, 0, TRUE },        /* an outcome outside {0, 1}: not put on the device */
+    /* an infinite logit or log rate is no error for these densities: the
+     * value is the CPU's -inf or its limit */
+    { 4, "X", 1, 1, FALSE },
+    { 6, "X", 1, 1, FALSE },
+  };
+  g_autoptr (GRand) r = g_rand_new_with_seed (7);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *json = data_json (r, 300, 4, cases[i].s, cases[i].poison);
+      Pair p;
+      pair_new (&p, ctx, &families[cases[i].family], json, cases[i].on_device);
+      g_autofree double *theta = g_new0 (double, p.n);
+      random_theta (r, theta, p.n);
+      g_autoptr (TildeModelError) e = NULL;
+      tilde_model_log_density (p.dev, theta, FALSE, TRUE, NULL, &e);
+      g_assert_cmpint (e != NULL, ==, cases[i].raises);
+      if (e)
+        g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_DOMAIN);
+      compare_at (&p, theta, FALSE);
+      compare_at (&p, theta, TRUE);
+      g_assert_cmpuint (tilde_model_device_runs (p.dev), ==, 0);
+      pair_clear (&p);
+    }
+}
+
+/* An exp that overflows: -inf, as on the CPU. */
+static void
+test_overflow (void)
+{
+  g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
+  if (!ctx)
+    return;
+  g_autoptr (GRand) r = g_rand_new_with_seed (11);
+  g_autofree char *json = data_json (r, 100, 2, 1, NULL);
+  Pair p;
+  pair_new (&p, ctx, &families[6], json, 1);
+  g_autofree double *theta = g_new0 (double, p.n);
+  theta[0] = 800;
+  compare_at (&p, theta, FALSE);
+  pair_clear (&p);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (families); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/gpu/parity/%s", families[i].name);
+      g_test_add_data_func (path, &families[i], check_family);
+    }
+  g_test_add_func ("/gpu/parity/optimised", test_optimised);
+  g_test_add_func ("/gpu/parity/domain-errors", test_domain_errors);
+  g_test_add_func ("/gpu/parity/overflow", test_overflow);
+  return g_test_run ();
+}
