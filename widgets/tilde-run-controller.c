@@ -77,6 +77,7 @@ struct _TildeRunController
   TildeRunSettings settings;
   guint         progress_source;
   gboolean      running;
+  gboolean      finishing;     /* stopped, the summary not yet made */
 };
 
 G_DEFINE_FINAL_TYPE (TildeRunController, tilde_run_controller, G_TYPE_OBJECT)
@@ -441,6 +442,24 @@ take_opened (TildeRunController *self, Run *run)
     keep_outputs (self, (const char *const *) run->paths->pdata);
 }
 
+/* Main thread: the chains have stopped; their last draws go to the store
+ * and the run stops counting as running, before the summary is made. */
+static gboolean
+stopped_cb (gpointer data)
+{
+  Run *run = data;
+  TildeRunController *self = run->controller;
+
+  if (self == NULL)
+    return G_SOURCE_REMOVE;
+  flush_rows (run);
+  stop_progress (self);
+  self->running = FALSE;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
+  g_signal_emit (self, signals[SIGNAL_PROGRESS], 0);
+  return G_SOURCE_REMOVE;
+}
+
 static gboolean
 finished_cb (gpointer data)
 {
@@ -472,8 +491,12 @@ finished_cb (gpointer data)
   self->log = g_strdup (run->log->str);
   g_mutex_unlock (&run->lock);
 
-  self->running = FALSE;
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
+  self->finishing = FALSE;
+  if (self->running)
+    {
+      self->running = FALSE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
+    }
   g_signal_emit (self, signals[SIGNAL_PROGRESS], 0);
   g_signal_emit (self, signals[SIGNAL_FINISHED], 0, run->ok ? NULL : run->error);
   return G_SOURCE_REMOVE;
@@ -499,6 +522,8 @@ run_thread (gpointer data)
   Run *run = data;
 
   run->ok = tilde_run_job_run (run->job, &callbacks, run, &run->error);
+  g_main_context_invoke_full (run->context, G_PRIORITY_DEFAULT, stopped_cb, run_ref (run),
+                              run_unref);
   summarize (run);
   g_main_context_invoke_full (run->context, G_PRIORITY_DEFAULT_IDLE, finished_cb, run, run_unref);
   return NULL;
@@ -593,6 +618,7 @@ begin (TildeRunController *self, Run *run)
     }
   self->run = run_ref (run);
   self->running = TRUE;
+  self->finishing = TRUE;
   self->progress_source = g_timeout_add (PROGRESS_INTERVAL_MS, progress_cb, self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
 }
@@ -607,7 +633,7 @@ tilde_run_controller_start (TildeRunController     *self,
   Run *run;
 
   g_return_val_if_fail (TILDE_IS_RUN_CONTROLLER (self), FALSE);
-  if (self->running)
+  if (self->running || self->finishing)
     return FALSE;
   g_free (self->model_name);
   self->model_name = g_strdup (model_name && *model_name ? model_name : "model");
@@ -780,7 +806,7 @@ tilde_run_controller_open (TildeRunController *self, const char *folder)
   Run *run;
 
   g_return_val_if_fail (TILDE_IS_RUN_CONTROLLER (self), FALSE);
-  if (self->running)
+  if (self->running || self->finishing)
     return FALSE;
   run = run_new (self);
   run->folder = g_strdup (folder);

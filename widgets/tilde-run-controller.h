@@ -34,15 +34,16 @@ typedef struct {
  * at a time, so that however fast the chains go the main loop only ever
  * appends what arrived since its last turn. ::progress is emitted at most
  * ten times a second while the run goes on. When the run ends (finished,
- * failed or stopped) the draws made so far stay, the summary of the files
- * is computed off the main thread, and ::finished is emitted with the error
- * (NULL when the run ended normally).
+ * failed or stopped) the draws made so far stay and :running goes FALSE at
+ * once; then the summary of the files is computed off the main thread, and
+ * ::finished is emitted with the error (NULL when the run ended normally).
  *
  * A run's files go to a new folder under the cache folder
  * ($XDG_CACHE_HOME/tilde/runs) unless :runs-folder names another. */
 TildeRunController *tilde_run_controller_new (void);
 
-/* FALSE (and nothing starts) while a run goes on. `data_text` may be NULL. */
+/* FALSE (and nothing starts) while a run goes on or its ::finished is
+ * still to come. `data_text` may be NULL. */
 gboolean      tilde_run_controller_start    (TildeRunController     *self,
                                              const char             *model_name,
                                              const char             *model_text,

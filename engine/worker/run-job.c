@@ -609,6 +609,14 @@ write_names (TildeCsvWriter *w, TildeModel *model, const char *first, const char
   tilde_csv_writer_names (w, (const char *const *) all->pdata, all->len);
 }
 
+/* The optimiser and the Laplace sampler pass the rows' user data to their
+ * messages too. */
+static void
+rows_message (const char *text, gpointer data)
+{
+  print_message (text, ((Rows *) data)->sink);
+}
+
 static gboolean
 on_mode_row (double lp, const double *theta, gpointer data)
 {
@@ -704,7 +712,7 @@ run_laplace (TildeRunJob *job, TildeModel *model, Sink *sink, const double *mode
     }
   ok = tilde_laplace_sample (model, mode, job->settings.optimize.jacobian,
                              (int) job->settings.laplace_draws, 0, rng, on_laplace_row,
-                             print_message, sink, job->cancellable, &local);
+                             rows_message, &rows, job->cancellable, &local);
   if (!close_writer (rows.writer, error))
     return FALSE;
   if (!ok && !is_cancelled (job, error))
@@ -750,7 +758,7 @@ run_optimizer (TildeRunJob *job, TildeModel *model, Sink *sink, GError **error)
   add_output (job, path);
   rows.n_row = 1 + tilde_model_num_outputs (model, TRUE, TRUE);
   rows.row = g_new0 (double, rows.n_row);
-  callbacks = (TildeOptimizeCallbacks) { print_message, on_mode_row, &rows, job->cancellable };
+  callbacks = (TildeOptimizeCallbacks) { rows_message, on_mode_row, &rows, job->cancellable };
   ok = tilde_optimize_run (model, theta0, &job->settings.optimize, &callbacks, &result);
   if (!close_writer (rows.writer, error))
     ok = FALSE;
