@@ -3,9 +3,13 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/resource.h>
+#endif
 
 #include "tilde-problem.h"
 #include "tilde-run-controller.h"
@@ -516,11 +520,28 @@ summarize (Run *run)
     g_debug ("No summary: %s", error->message);
 }
 
+/* The chains are background work: on Linux a thread's nice value is its
+ * own and the threads it starts inherit it, so lowering this thread's
+ * lowers the chains', and the main loop gets the processor first however
+ * many chains there are. */
+static void
+lower_priority (void)
+{
+#ifdef __linux__
+  errno = 0;
+  int nice = getpriority (PRIO_PROCESS, 0);
+
+  if (errno == 0 && nice < 10)
+    setpriority (PRIO_PROCESS, 0, 10);
+#endif
+}
+
 static gpointer
 run_thread (gpointer data)
 {
   Run *run = data;
 
+  lower_priority ();
   run->ok = tilde_run_job_run (run->job, &callbacks, run, &run->error);
   g_main_context_invoke_full (run->context, G_PRIORITY_DEFAULT, stopped_cb, run_ref (run),
                               run_unref);
