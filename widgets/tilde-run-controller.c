@@ -47,6 +47,8 @@ typedef struct {
   ChainState         *chains;
   GString            *log;
 
+  gint                abandoned;   /* atomic: the controller went away */
+
   /* set by the run's thread before it hands the end over */
   gboolean            ok;
   GError             *error;
@@ -528,10 +530,11 @@ static void
 lower_priority (void)
 {
 #ifdef __linux__
-  errno = 0;
-  int nice = getpriority (PRIO_PROCESS, 0);
+  int value;
 
-  if (errno == 0 && nice < 10)
+  errno = 0;
+  value = getpriority (PRIO_PROCESS, 0);
+  if (errno == 0 && value < 10)
     setpriority (PRIO_PROCESS, 0, 10);
 #endif
 }
@@ -545,7 +548,8 @@ run_thread (gpointer data)
   run->ok = tilde_run_job_run (run->job, &callbacks, run, &run->error);
   g_main_context_invoke_full (run->context, G_PRIORITY_DEFAULT, stopped_cb, run_ref (run),
                               run_unref);
-  summarize (run);
+  if (!g_atomic_int_get (&run->abandoned))
+    summarize (run);
   g_main_context_invoke_full (run->context, G_PRIORITY_DEFAULT_IDLE, finished_cb, run, run_unref);
   return NULL;
 }
@@ -963,6 +967,7 @@ tilde_run_controller_dispose (GObject *object)
   stop_progress (self);
   if (self->run != NULL)
     {
+      g_atomic_int_set (&self->run->abandoned, TRUE);
       if (self->run->job)
         tilde_run_job_cancel (self->run->job);
       /* the thread ends by itself once its chains have stopped */

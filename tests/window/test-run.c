@@ -606,6 +606,20 @@ test_bad_model_and_data (Fixture *f, gconstpointer data)
   set_text (tilde_data_panel_get_buffer (f->data), "{\"J\": ");
   run_and_wait (f);
   g_assert_error (f->error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_DATA);
+
+  /* no starting point: one problem, without a place, in CmdStan's words */
+  set_text (tilde_data_panel_get_buffer (f->data), "{}");
+  set_text (tilde_editor_get_buffer (f->editor),
+            "parameters { real x; }\nmodel { reject(\"no start\"); }\n");
+  run_and_wait (f);
+  g_assert_error (f->error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_INIT);
+  g_assert_cmpuint (g_list_model_get_n_items (problems), ==, 1);
+  {
+    g_autoptr(TildeProblem) init = g_list_model_get_item (problems, 0);
+
+    g_assert_cmpint (tilde_problem_get_diagnostic (init)->begin_line, ==, 0);
+    g_assert_nonnull (strstr (tilde_problem_get_message (init), "Initialization failed"));
+  }
 }
 
 int
