@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "tilde-export.h"
 #include "tilde-problems-list.h"
 #include "tilde-run-panel.h"
 
@@ -36,6 +37,7 @@ struct _TildeRunPanel
   GtkDropDown        *level;
   GtkDropDown        *device;
   GtkStringList      *device_list;
+  GtkLabel           *folder_name;
   GtkLabel           *status_label;
   GtkWidget          *progress_box;
   TildeProblemsList  *problems_list;
@@ -46,6 +48,7 @@ struct _TildeRunPanel
   GSettings          *settings;
   GPtrArray          *device_ids;
   GPtrArray          *bars;          /* GtkProgressBar, one per chain */
+  char               *runs_folder;   /* without :settings; NULL: the cache folder */
   gint64              started;
 };
 
@@ -166,6 +169,56 @@ tilde_run_panel_get_device (TildeRunPanel *self)
   guint i = gtk_drop_down_get_selected (self->device);
 
   return i < self->device_ids->len ? g_ptr_array_index (self->device_ids, i) : "cpu";
+}
+
+/* ---- the runs folder ---- */
+
+static char *
+chosen_folder (TildeRunPanel *self)
+{
+  if (self->settings)
+    {
+      char *folder = g_settings_get_string (self->settings, "run-folder");
+
+      if (*folder)
+        return folder;
+      g_free (folder);
+      return NULL;
+    }
+  return g_strdup (self->runs_folder);
+}
+
+static void
+show_folder (TildeRunPanel *self)
+{
+  g_autofree char *folder = chosen_folder (self);
+  g_autofree char *shown = folder ? g_filename_display_name (folder) : NULL;
+
+  gtk_label_set_text (self->folder_name, shown ? shown : _("The cache folder"));
+}
+
+static void
+folder_chosen (GFile *file, gpointer data)
+{
+  TildeRunPanel *self = data;
+  g_autofree char *path = g_file_get_path (file);
+
+  if (path != NULL)
+    {
+      if (self->settings)
+        g_settings_set_string (self->settings, "run-folder", path);
+      g_free (self->runs_folder);
+      self->runs_folder = g_strdup (path);
+      show_folder (self);
+    }
+  g_object_unref (self);
+}
+
+static void
+choose_folder_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  tilde_export_choose (widget, _("Folder for Runs"), NULL, TRUE, TRUE, NULL, folder_chosen,
+                       g_object_ref (widget));
 }
 
 /* ---- settings ---- */
@@ -297,6 +350,7 @@ tilde_run_panel_set_settings (TildeRunPanel *self, GSettings *settings)
   g_set_object (&self->settings, settings);
   if (self->settings)
     bind_settings (self);
+  show_folder (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SETTINGS]);
 }
 
@@ -492,9 +546,9 @@ tilde_run_panel_run (TildeRunPanel *self)
   if (self->data_panel)
     data = buffer_text (GTK_TEXT_BUFFER (tilde_data_panel_get_buffer (self->data_panel)));
   name = model_name (self);
-  if (self->settings)
+  if (self->settings || self->runs_folder)
     {
-      g_autofree char *folder = g_settings_get_string (self->settings, "run-folder");
+      g_autofree char *folder = chosen_folder (self);
 
       tilde_run_controller_set_runs_folder (self->controller, folder);
     }
@@ -591,6 +645,7 @@ tilde_run_panel_finalize (GObject *object)
 
   g_ptr_array_unref (self->device_ids);
   g_ptr_array_unref (self->bars);
+  g_free (self->runs_folder);
   G_OBJECT_CLASS (tilde_run_panel_parent_class)->finalize (object);
 }
 
@@ -670,6 +725,8 @@ tilde_run_panel_class_init (TildeRunPanelClass *klass)
 
   gtk_widget_class_install_action (widget_class, "run-panel.run", NULL, run_action);
   gtk_widget_class_install_action (widget_class, "run-panel.stop", NULL, stop_action);
+  gtk_widget_class_install_action (widget_class, "run-panel.choose-folder", NULL,
+                                   choose_folder_action);
 
   g_type_ensure (TILDE_TYPE_PROBLEMS_LIST);
   gtk_widget_class_set_template_from_resource (widget_class,
@@ -697,6 +754,7 @@ tilde_run_panel_class_init (TildeRunPanelClass *klass)
   BIND (level);
   BIND (device);
   BIND (device_list);
+  BIND (folder_name);
   BIND (status_label);
   BIND (progress_box);
   BIND (problems_list);
@@ -721,6 +779,7 @@ tilde_run_panel_init (TildeRunPanel *self)
                             G_CALLBACK (problem_activated), self);
   method_changed (self);
   update_actions (self);
+  show_folder (self);
 }
 
 GtkWidget *

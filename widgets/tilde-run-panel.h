@@ -15,8 +15,8 @@ G_DECLARE_FINAL_TYPE (TildeRunPanel, tilde_run_panel, TILDE, RUN_PANEL, GtkWidge
 
 /* The options of a run (algorithm, chains, warm-up, draws, thin, seed,
  * adapt delta, tree depth, metric, init radius, context, device,
- * optimisation level; the optimiser and Laplace draws), remembered in
- * :settings when given, Run and Stop, and the progress of the run of its
+ * optimisation level; the optimiser and Laplace draws; the folder runs go
+ * to), remembered in :settings when given, Run and Stop, and the progress of the run of its
  * :controller: one bar per chain with its phase, iteration, draws per
  * second and time left. A run that cannot start lists why below.
  *
