@@ -208,7 +208,7 @@ test_streams_while_running (Fixture *f, gconstpointer data)
   guint id;
 
   gtk_stack_set_visible_child (GTK_STACK (stack), GTK_WIDGET (f->panel));
-  set_sizes (f, 2, 1000, 15000);
+  set_sizes (f, 2, 500, 6000);
   id = g_timeout_add (20, watch_cb, &w);
   f->finished = FALSE;
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.run", NULL));
@@ -229,8 +229,8 @@ test_streams_while_running (Fixture *f, gconstpointer data)
   g_assert_true (w.drawn_while_running);
   draws = tilde_run_controller_get_draws (f->controller);
   g_assert_cmpuint (w.draws_while_running, <, tilde_draws_get_n_draws (draws, 0));
-  g_assert_cmpuint (tilde_draws_get_n_draws (draws, 0), ==, 16000);
-  g_assert_cmpuint (tilde_draws_get_n_warmup (draws, 1), ==, 1000);
+  g_assert_cmpuint (tilde_draws_get_n_draws (draws, 0), ==, 6500);
+  g_assert_cmpuint (tilde_draws_get_n_warmup (draws, 1), ==, 500);
   g_assert_cmpfloat (gtk_progress_bar_get_fraction (tilde_run_panel_get_progress_bar (f->panel, 1)),
                      ==, 1.0);
 }
@@ -243,8 +243,8 @@ has_draws (gpointer data)
   Fixture *f = data;
   TildeDraws *draws = tilde_run_controller_get_draws (f->controller);
 
-  return draws && tilde_draws_get_n_draws (draws, 0) > 1200
-         && tilde_draws_get_n_draws (draws, 1) > 1200;
+  return draws && tilde_draws_get_n_draws (draws, 0) > 400
+         && tilde_draws_get_n_draws (draws, 1) > 400;
 }
 
 static void
@@ -255,10 +255,10 @@ test_stop_keeps_draws (Fixture *f, gconstpointer data)
   gint64 asked;
   guint i;
 
-  set_sizes (f, 2, 1000, 1000000);
+  set_sizes (f, 2, 300, 1000000);
   f->finished = FALSE;
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.run", NULL));
-  g_assert_true (window_test_wait_for_ms (has_draws, f, 30000));
+  g_assert_true (window_test_wait_for_ms (has_draws, f, 120000));
   asked = g_get_monotonic_time ();
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.stop", NULL));
   g_assert_true (window_test_wait_for_ms (is_finished, f, 10000));
@@ -277,7 +277,7 @@ test_stop_keeps_draws (Fixture *f, gconstpointer data)
       g_autoptr(TildeStanCsv) csv = tilde_stan_csv_read_file (paths[i], &error);
 
       g_assert_no_error (error);
-      g_assert_cmpuint (csv->n_warmup_draws, ==, 1000);
+      g_assert_cmpuint (csv->n_warmup_draws, ==, 300);
       g_assert_cmpuint (csv->n_draws, >, 0);
       g_assert_cmpuint (csv->n_draws, <, 1000000);
       g_assert_cmpuint (tilde_draws_get_n_draws (draws, i), ==,
