@@ -40,6 +40,8 @@ struct _TildeRunPanel
   GtkLabel           *folder_name;
   GtkLabel           *status_label;
   GtkWidget          *progress_box;
+  GtkWidget          *log_expander;
+  GtkLabel           *log_label;
   TildeProblemsList  *problems_list;
 
   TildeRunController *controller;
@@ -444,8 +446,21 @@ running_changed (TildeRunPanel *self)
     {
       self->started = g_get_monotonic_time ();
       clear_bars (self);
+      gtk_widget_set_visible (self->log_expander, FALSE);
       gtk_label_set_text (self->status_label, _("Compiling and starting…"));
     }
+}
+
+/* The sampler's and the model's messages, the last lines of a long log. */
+static void
+show_log (TildeRunPanel *self)
+{
+  const char *log = tilde_run_controller_get_log (self->controller);
+  gsize len = strlen (log);
+  const char *shown = len > 8192 ? g_utf8_find_next_char (log + len - 8192, NULL) : log;
+
+  gtk_label_set_text (self->log_label, shown ? shown : "");
+  gtk_widget_set_visible (self->log_expander, len > 0);
 }
 
 static void
@@ -469,6 +484,7 @@ run_finished (TildeRunPanel *self, const GError *error)
   gtk_label_set_text (self->status_label, text);
   gtk_widget_set_visible (GTK_WIDGET (self->problems_list),
                           g_list_model_get_n_items (problems) > 0);
+  show_log (self);
 }
 
 TildeRunController *
@@ -757,6 +773,8 @@ tilde_run_panel_class_init (TildeRunPanelClass *klass)
   BIND (folder_name);
   BIND (status_label);
   BIND (progress_box);
+  BIND (log_expander);
+  BIND (log_label);
   BIND (problems_list);
 #undef BIND
 }

@@ -628,6 +628,8 @@ test_bad_model_and_data (Fixture *f, gconstpointer data)
     g_assert_cmpint (tilde_problem_get_diagnostic (init)->begin_line, ==, 0);
     g_assert_nonnull (strstr (tilde_problem_get_message (init), "Initialization failed"));
   }
+  /* the reasons, line by line, are in the run's messages */
+  g_assert_nonnull (strstr (tilde_run_controller_get_log (f->controller), "no start"));
 }
 
 int
