@@ -7,6 +7,8 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <stdarg.h>
+#include <string.h>
 
 #include "tilde-cli.h"
 #include "tilde-cli-private.h"
@@ -35,6 +37,29 @@ static void
 print_to_stderr (const char *text, gpointer user_data)
 {
   g_printerr ("%s\n", text);
+}
+
+gboolean
+_tilde_cli_usage_error (const char *command, const char *format, ...)
+{
+  g_autofree char *text = NULL;
+  va_list args;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_printerr ("tilde %s: %s\n", command, text);
+  return FALSE;
+}
+
+char *
+_tilde_cli_model_name (const char *model_path)
+{
+  g_autofree char *base = g_path_get_basename (model_path);
+
+  if (g_str_has_suffix (base, ".stan"))
+    base[strlen (base) - strlen (".stan")] = '\0';
+  return g_strconcat (base, "_model", NULL);
 }
 
 TildeModel *

@@ -17,7 +17,7 @@
 #include "tilde-cli-private.h"
 #include "tilde-engine.h"
 #include "infer/laplace.h"
-#include "infer/optimize-init.h"
+#include "infer/init.h"
 #include "infer/optimize.h"
 #include "io/stan-csv-write.h"
 
@@ -114,21 +114,7 @@ option_context (OptimizeArgs *a)
   return context;
 }
 
-static gboolean
-usage_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
-
-static gboolean
-usage_error (const char *format, ...)
-{
-  g_autofree char *text = NULL;
-  va_list ap;
-
-  va_start (ap, format);
-  text = g_strdup_vprintf (format, ap);
-  va_end (ap);
-  g_printerr ("tilde optimize: %s\n", text);
-  return FALSE;
-}
+#define usage_error(...) _tilde_cli_usage_error ("optimize", __VA_ARGS__)
 
 /* --init holds a number (a radius, as CmdStan's init=0.5) or a file. */
 static gboolean
@@ -284,12 +270,7 @@ static void
 config_preamble (GArray *config, const RunSettings *s)
 {
   g_auto (GStrv) version = g_strsplit (tilde_engine_stan_version (), ".", 3);
-  g_autofree char *base = g_path_get_basename (s->model_path);
-  g_autofree char *name = NULL;
-
-  if (g_str_has_suffix (base, ".stan"))
-    base[strlen (base) - strlen (".stan")] = '\0';
-  name = g_strconcat (base, "_model", NULL);
+  g_autofree char *name = _tilde_cli_model_name (s->model_path);
   config_add (config, 0, "stan_version_major", version[0], FALSE);
   config_add (config, 0, "stan_version_minor", version[1] ? version[1] : "0", FALSE);
   config_add (config, 0, "stan_version_patch", version[1] && version[2] ? version[2] : "0", FALSE);
@@ -493,6 +474,37 @@ run_laplace (TildeModel *model, const RunSettings *s, const TildeOptimizeOptions
   return TILDE_EXIT_OK;
 }
 
+/* The starting point as sampling's initialisation finds it, judged on the
+ * objective without the Jacobian and without the timing lines, as
+ * CmdStan's optimize method starts. FALSE after a message. */
+static gboolean
+initial_point (TildeModel *model, const RunSettings *s, gsl_rng *rng, double *theta)
+{
+  g_autoptr (TildeInits) inits = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree double *gradient = g_new0 (double, MAX (tilde_model_num_params_unconstrained (model), 1));
+  g_autofree char *problem = NULL;
+  TildeInitOptions options = { .jacobian = FALSE, .report_timing = FALSE };
+  double lp;
+
+  if (s->init_path != NULL)
+    {
+      inits = tilde_inits_new_from_file (s->init_path, &error);
+      if (inits == NULL)
+        {
+          g_printerr (_("Error reading init file '%s': %s\n"), s->init_path, error->message);
+          return FALSE;
+        }
+    }
+  if (!tilde_init_find_with (model, inits, s->radius, rng, &options, theta, &lp, gradient,
+                             print_message, NULL, &problem))
+    {
+      g_printerr ("%s\n", problem);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static int
 run (OptimizeArgs *a)
 {
@@ -542,10 +554,8 @@ run (OptimizeArgs *a)
   rng = gsl_rng_alloc (gsl_rng_mt19937);
   gsl_rng_set (rng, s.seed);
   theta0 = g_new0 (double, n);
-  if (!tilde_optimize_initial_point (model, s.init_path, s.radius, rng, print_message, NULL, theta0,
-                                     &error))
+  if (!initial_point (model, &s, rng, theta0))
     {
-      g_printerr ("%s\n", error->message);
       gsl_rng_free (rng);
       return TILDE_EXIT_MODEL_ERROR;
     }

@@ -18,6 +18,7 @@ int _tilde_cli_diagnose  (const char *name, int argc, char **argv);
 int _tilde_cli_optimize  (const char *name, int argc, char **argv);
 int _tilde_cli_summary   (const char *name, int argc, char **argv);
 int _tilde_cli_sample    (const char *name, int argc, char **argv);
+int _tilde_cli_generate  (const char *name, int argc, char **argv);
 
 /* The model in MODEL_PATH with the data in DATA_PATH (may be NULL), optimised
  * at LEVEL and prepared for evaluation; NULL after printing what went wrong,
@@ -26,6 +27,11 @@ TildeModel *_tilde_cli_load_model (const char  *model_path,
                                    const char  *data_path,
                                    MirOptLevel  level,
                                    int         *status);
+/* "bernoulli_model" for "path/bernoulli.stan", as CmdStan names a model
+ * in its CSV headers. */
+char       *_tilde_cli_model_name (const char *model_path);
+/* "tilde COMMAND: " and the message on standard error; returns FALSE. */
+gboolean    _tilde_cli_usage_error (const char *command, const char *format, ...) G_GNUC_PRINTF (2, 3);
 /* One level from --O0/--O1/--Oexperimental; FALSE (after a message) for more than one. */
 gboolean    _tilde_cli_parse_level (gboolean o0, gboolean o1, gboolean oexperimental,
                                     MirOptLevel *level);

@@ -120,21 +120,7 @@ option_context (SampleArgs *a)
 
 /* ---- checking the arguments ---- */
 
-static gboolean
-usage_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
-
-static gboolean
-usage_error (const char *format, ...)
-{
-  va_list args;
-  g_autofree char *text = NULL;
-
-  va_start (args, format);
-  text = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_printerr ("tilde sample: %s\n", text);
-  return FALSE;
-}
+#define usage_error(...) _tilde_cli_usage_error ("sample", __VA_ARGS__)
 
 static gboolean
 parse_radius (const char *text, double *radius)
@@ -424,16 +410,6 @@ print_outputs (TildeSampleRun *run)
 
 /* ---- the command ---- */
 
-static char *
-model_name (const char *path)
-{
-  g_autofree char *base = g_path_get_basename (path);
-
-  if (g_str_has_suffix (base, ".stan"))
-    base[strlen (base) - 5] = '\0';
-  return g_strdup_printf ("%s_model", base);
-}
-
 static const char *
 level_flag (const SampleArgs *a)
 {
@@ -477,7 +453,7 @@ sample (SampleArgs *a, TildeSampleOptions *o)
   g_autoptr(TildeInits) inits = NULL;
   g_autoptr(TildeSampleRun) run = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *name = model_name (a->files[0]);
+  g_autofree char *name = _tilde_cli_model_name (a->files[0]);
   g_autofree ChainNotes *notes = NULL;
   TildeSampleCallbacks callbacks = { on_progress, NULL, on_message };
   Reporter reporter;

@@ -24,6 +24,8 @@ static const TildeCliCommand commands[] = {
   { "optimize", N_("Find the posterior mode with L-BFGS, BFGS or Newton"), _tilde_cli_optimize },
   { "log-prob", N_("Print the log density and its gradient at given parameters"), _tilde_cli_log_prob },
   { "diagnose", N_("Check the gradient against finite differences"), _tilde_cli_diagnose },
+  { "generate-quantities", N_("Run generated quantities again over the draws of Stan CSV files"),
+    _tilde_cli_generate },
   { "summary",  N_("Summarise Stan CSV files: means, quantiles, R-hat and ESS"), _tilde_cli_summary },
 };
 
@@ -45,7 +47,7 @@ print_usage (FILE *stream)
                            "  tilde COMMAND --help              help on one command\n"
                            "\nCommands:\n"));
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (stream, "  %-10s %s\n", commands[i].name, _(commands[i].summary));
+    fprintf (stream, "  %-20s %s\n", commands[i].name, _(commands[i].summary));
   fprintf (stream, "%s", _("\nOptions:\n"
                            "  -h, --help       show this help\n"
                            "  -V, --version    show the version of Tilde and of the Stan language it reads\n"));

@@ -15,17 +15,19 @@
 #define G_LOG_DOMAIN "tilde-bench"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "infer/diagnostics.h"
 #include "infer/run.h"
 #include "mir/mir-lower.h"
 #include "mir/mir-transform.h"
 #include "tilde-frontend.h"
 
 typedef struct {
-  double wall, gradients, density, divergences, stepsize, leapfrog_per_draw;
+  double wall, gradients, density, divergences, stepsize, leapfrog_per_draw, ess;
 } Measure;
 
 static TildeModel *
@@ -78,6 +80,37 @@ median (double *x, guint n)
 
 static gboolean no_output;
 
+/* The smallest bulk ESS over the model's columns (after the sampler's
+ * seven), all chains together. */
+static double
+min_ess_bulk (TildeSampleRun *run, guint chains)
+{
+  gsize n_columns, n_rows = 0, n_warmup;
+  const char *const *names = tilde_sample_run_get_column_names (run, &n_columns);
+  g_autofree double *column = NULL;
+  double smallest = INFINITY;
+
+  tilde_sample_run_get_draws (run, 0, &n_rows, &n_warmup);
+  column = g_new (double, MAX (chains * n_rows, 1));
+  for (gsize j = 0; j < n_columns; j++)
+    {
+      double ess;
+      if (g_str_has_suffix (names[j], "__"))
+        continue;
+      for (guint c = 0; c < chains; c++)
+        {
+          gsize rows, warmup;
+          const double *draws = tilde_sample_run_get_draws (run, c, &rows, &warmup);
+          for (gsize i = 0; i < n_rows; i++)
+            column[c * n_rows + i] = draws[(warmup + i) * n_columns + j];
+        }
+      ess = tilde_ess_bulk (column, chains, n_rows);
+      if (!isnan (ess))
+        smallest = MIN (smallest, ess);
+    }
+  return smallest;
+}
+
 static gboolean
 measure (TildeModel *model, guint chains, guint64 seed, const char *dir, Measure *m)
 {
@@ -93,6 +126,7 @@ measure (TildeModel *model, guint chains, guint64 seed, const char *dir, Measure
   o.seed_given = TRUE;
   o.output = no_output ? NULL : output;
   o.time_density = TRUE;
+  o.keep_draws = TRUE;
   start = g_get_monotonic_time ();
   run = tilde_sample_run_start (model, &o, NULL, NULL, &error);
   if (run == NULL || !tilde_sample_run_wait (run, &error))
@@ -111,6 +145,7 @@ measure (TildeModel *model, guint chains, guint64 seed, const char *dir, Measure
       m->stepsize += c->stepsize / chains;
     }
   m->leapfrog_per_draw = m->gradients / (chains * 2000.0);
+  m->ess = min_ess_bulk (run, chains);
   for (guint i = 0; i < chains; i++)
     {
       g_autofree char *path = tilde_sample_chain_output_path (output, chains, i + 1);
@@ -165,14 +200,17 @@ main (int argc, char **argv)
     }
   dir = g_dir_make_tmp ("tilde-bench-sample-XXXXXX", NULL);
   printf ("%d chain(s) x (1000 warm-up + 1000 draws), median of %d seeds\n\n", chains, seeds);
-  printf ("| model | wall (s) | gradients | us / gradient | leapfrog / draw | outside log density | divergences |\n");
-  printf ("|---|---:|---:|---:|---:|---:|---:|\n");
+  printf ("| model | wall (s) | gradients | us / gradient | leapfrog / draw | outside log density "
+          "| divergences | min bulk ESS | ESS / s | ESS / 1000 gradients |\n");
+  printf ("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (guint k = 0; models[k] != NULL; k++)
     {
       g_autofree char *stan = NULL, *data = NULL, *name = NULL;
       g_autofree double *wall = g_new0 (double, seeds), *grads = g_new0 (double, seeds);
       g_autofree double *per = g_new0 (double, seeds), *outside = g_new0 (double, seeds);
       g_autofree double *div = g_new0 (double, seeds), *lf = g_new0 (double, seeds);
+      g_autofree double *ess = g_new0 (double, seeds), *ess_s = g_new0 (double, seeds);
+      g_autofree double *ess_g = g_new0 (double, seeds);
       g_autoptr(TildeModel) model = NULL;
       gboolean ok = TRUE;
 
@@ -190,12 +228,16 @@ main (int argc, char **argv)
           outside[s] = 100.0 * (1.0 - m.density * 1.0 / (m.wall * chains));
           div[s] = m.divergences;
           lf[s] = m.leapfrog_per_draw;
+          ess[s] = m.ess;
+          ess_s[s] = m.ess / m.wall;
+          ess_g[s] = 1000.0 * m.ess / m.gradients;
         }
       if (!ok)
         continue;
-      printf ("| %s | %.3f | %.0f | %.2f | %.1f | %.1f %% | %.0f |\n", name, median (wall, seeds),
-              median (grads, seeds), median (per, seeds), median (lf, seeds),
-              median (outside, seeds), median (div, seeds));
+      printf ("| %s | %.3f | %.0f | %.2f | %.1f | %.1f %% | %.0f | %.0f | %.0f | %.1f |\n", name,
+              median (wall, seeds), median (grads, seeds), median (per, seeds), median (lf, seeds),
+              median (outside, seeds), median (div, seeds), median (ess, seeds),
+              median (ess_s, seeds), median (ess_g, seeds));
       fflush (stdout);
     }
   g_rmdir (dir);

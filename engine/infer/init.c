@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "infer/param-json-private.h"
 #include "io/json-data.h"
 
 struct TildeInits {
@@ -70,155 +71,18 @@ tilde_inits_free (TildeInits *inits)
   g_free (inits);
 }
 
-/* ---- the parameters by variable ---- */
-
-/* One parameter variable: its values are values[offset .. offset+count)
- * of the constrained parameters, element k at indices idx[k * rank ...]. */
-typedef struct {
-  char  *name;
-  gsize  offset, count;
-  guint  rank;
-  guint *dims;
-  guint *idx;
-} Variable;
-
-static void
-variable_clear (Variable *v)
-{
-  g_free (v->name);
-  g_free (v->dims);
-  g_free (v->idx);
-}
-
-/* "theta.2.1" -> base "theta", indices 2 1; FALSE for names this cannot
- * rebuild (tuples). */
-static gboolean
-split_name (const char *full, char **base, guint *indices, guint max, guint *rank)
-{
-  g_auto(GStrv) parts = NULL;
-
-  if (strchr (full, ':') != NULL)
-    return FALSE;
-  parts = g_strsplit (full, ".", -1);
-  *rank = 0;
-  for (guint i = 1; parts[i] != NULL; i++)
-    {
-      char *end;
-      guint64 k = g_ascii_strtoull (parts[i], &end, 10);
-      if (*end != '\0' || k == 0 || *rank >= max)
-        return FALSE;
-      indices[(*rank)++] = (guint) k;
-    }
-  *base = g_strdup (parts[0]);
-  return TRUE;
-}
-
-/* The parameter variables, from the model's constrained names. FALSE when
- * a name cannot be rebuilt into a JSON value. */
-static gboolean
-parameter_variables (TildeModel *model, GArray *vars)
-{
-  const char *const *names = tilde_model_output_names (model, FALSE, FALSE);
-  gsize total = tilde_model_num_outputs (model, FALSE, FALSE);
-  enum { MAX_RANK = 16 };
-  guint indices[MAX_RANK];
-
-  for (gsize k = 0; k < total; k++)
-    {
-      char *base = NULL;
-      guint rank;
-      Variable *v;
-
-      if (!split_name (names[k], &base, indices, MAX_RANK, &rank))
-        return FALSE;
-      v = vars->len > 0 ? &g_array_index (vars, Variable, vars->len - 1) : NULL;
-      if (v == NULL || strcmp (v->name, base) != 0)
-        {
-          Variable fresh = { .name = base, .offset = k, .rank = rank };
-          fresh.dims = g_new0 (guint, MAX (rank, 1));
-          g_array_append_val (vars, fresh);
-          v = &g_array_index (vars, Variable, vars->len - 1);
-        }
-      else
-        g_free (base);
-      if (v->rank != rank)
-        return FALSE;
-      v->idx = g_renew (guint, v->idx, (v->count + 1) * MAX (rank, 1));
-      for (guint r = 0; r < rank; r++)
-        {
-          v->idx[v->count * rank + r] = indices[r];
-          v->dims[r] = MAX (v->dims[r], indices[r]);
-        }
-      v->count++;
-    }
-  return TRUE;
-}
-
-static void
-append_number (GString *out, double x)
-{
-  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (isnan (x))
-    g_string_append (out, "\"NaN\"");
-  else if (isinf (x))
-    g_string_append (out, x > 0 ? "\"inf\"" : "\"-inf\"");
-  else
-    g_string_append (out, g_ascii_formatd (buffer, sizeof buffer, "%.17g", x));
-}
-
-/* Nested arrays of `flat` (row-major over dims[from..rank)). */
-static void
-append_nested (GString *out, const double *flat, const guint *dims, guint rank, guint from)
-{
-  gsize stride = 1;
-
-  if (from == rank)
-    {
-      append_number (out, flat[0]);
-      return;
-    }
-  for (guint r = from + 1; r < rank; r++)
-    stride *= dims[r];
-  g_string_append_c (out, '[');
-  for (guint i = 0; i < dims[from]; i++)
-    {
-      if (i > 0)
-        g_string_append_c (out, ',');
-      append_nested (out, flat + i * stride, dims, rank, from + 1);
-    }
-  g_string_append_c (out, ']');
-}
-
-static void
-append_variable (GString *out, const Variable *v, const double *values)
-{
-  gsize size = 1;
-  g_autofree double *flat = NULL;
-
-  for (guint r = 0; r < v->rank; r++)
-    size *= v->dims[r];
-  flat = g_new0 (double, MAX (size, 1));
-  for (gsize k = 0; k < v->count; k++)
-    {
-      gsize at = 0;
-      for (guint r = 0; r < v->rank; r++)
-        at = at * v->dims[r] + (v->idx[k * v->rank + r] - 1);
-      flat[at] = values[v->offset + k];
-    }
-  append_nested (out, flat, v->dims, v->rank, 0);
-}
-
 /* ---- the search ---- */
 
 typedef struct {
   TildeModel          *model;
   const TildeInits    *inits;
-  GArray              *vars;       /* Variable; NULL unless the inits are partial */
+  TildeParamJson      *vars;       /* NULL unless the inits are partial */
   double               radius;
   gsl_rng             *rng;
   gsize                n;
   double              *constrained;
+  gboolean             jacobian;
+  gboolean             report_timing;
   TildeInitMessageFunc message;
   gpointer             user_data;
 } Search;
@@ -251,13 +115,13 @@ merged_inits (const Search *s, const double *theta, TildeModelError **error)
       g_string_append_printf (out, "%s\"%s\":%s", first ? "" : ",", quoted, (char *) value);
       first = FALSE;
     }
-  for (guint i = 0; i < s->vars->len; i++)
+  for (guint i = 0; i < _tilde_param_json_n_vars (s->vars); i++)
     {
-      const Variable *v = &g_array_index (s->vars, Variable, i);
-      if (g_hash_table_contains (s->inits->members, v->name))
+      if (g_hash_table_contains (s->inits->members, _tilde_param_json_var_name (s->vars, i)))
         continue;
-      g_string_append_printf (out, "%s\"%s\":", first ? "" : ",", v->name);
-      append_variable (out, v, s->constrained);
+      if (!first)
+        g_string_append_c (out, ',');
+      _tilde_param_json_append (s->vars, i, s->constrained, out);
       first = FALSE;
     }
   g_string_append_c (out, '}');
@@ -303,85 +167,87 @@ recoverable (const TildeModelError *error)
 
 typedef enum { TRY_OK, TRY_REJECTED, TRY_FATAL } TryResult;
 
+/* A model error at a starting point: a domain error rejects the point, any
+ * other ends the search, as in Stan. */
+static TryResult
+model_error (const Search *s, const TildeModelError *error, char **problem)
+{
+  if (!recoverable (error))
+    {
+      say (s, "Unrecoverable error evaluating the log probability at the initial value.");
+      say (s, error->message);
+      *problem = g_strdup (error->message);
+      return TRY_FATAL;
+    }
+  say (s, "Rejecting initial value:");
+  say (s, "  Error evaluating the log probability at the initial value.");
+  say (s, error->message);
+  return TRY_REJECTED;
+}
+
+static TryResult
+not_finite (const Search *s, const char *what)
+{
+  say (s, "Rejecting initial value:");
+  say (s, what);
+  say (s, "  Stan can't start sampling from this initial value.");
+  return TRY_REJECTED;
+}
+
+static void
+say_timing (const Search *s, double seconds)
+{
+  char line[160];
+
+  say (s, "");
+  g_snprintf (line, sizeof line, "Gradient evaluation took %g seconds", seconds);
+  say (s, line);
+  g_snprintf (line, sizeof line, "1000 transitions using 10 leapfrog steps per transition "
+              "would take %g seconds.", 1e4 * seconds);
+  say (s, line);
+  say (s, "Adjust your expectations accordingly!");
+  say (s, "");
+  say (s, "");
+}
+
+/* Like Stan, the density with every constant is judged first, then the
+ * density up to a constant and its gradient. */
 static TryResult
 try_point (const Search *s, double *theta, double *lp, double *gradient, char **problem)
 {
   g_autoptr(TildeModelError) error = NULL;
-  double start, seconds;
-  gboolean gradient_ok = TRUE;
+  double start, seconds, full;
 
   for (gsize i = 0; i < s->n; i++)
     theta[i] = s->radius > 0 ? s->radius * (2.0 * gsl_rng_uniform (s->rng) - 1.0) : 0.0;
   if (s->inits != NULL && !unconstrain_inits (s, theta, &error))
-    {
-      if (!recoverable (error))
-        {
-          say (s, "Unrecoverable error evaluating the log probability at the initial value.");
-          say (s, error->message);
-          *problem = g_strdup (error->message);
-          return TRY_FATAL;
-        }
-      say (s, "Rejecting initial value:");
-      say (s, "  Error evaluating the log probability at the initial value.");
-      say (s, error->message);
-      return TRY_REJECTED;
-    }
+    return model_error (s, error, problem);
+
+  full = tilde_model_log_density (s->model, theta, FALSE, s->jacobian, NULL, &error);
+  if (error != NULL)
+    return model_error (s, error, problem);
+  if (!isfinite (full))
+    return not_finite (s, "  Log probability evaluates to log(0), i.e. negative infinity.");
 
   start = now_seconds ();
-  *lp = tilde_model_log_density (s->model, theta, TRUE, TRUE, gradient, &error);
+  *lp = tilde_model_log_density (s->model, theta, TRUE, s->jacobian, gradient, &error);
   seconds = now_seconds () - start;
   if (error != NULL)
-    {
-      if (!recoverable (error))
-        {
-          say (s, "Unrecoverable error evaluating the log probability at the initial value.");
-          say (s, error->message);
-          *problem = g_strdup (error->message);
-          return TRY_FATAL;
-        }
-      say (s, "Rejecting initial value:");
-      say (s, "  Error evaluating the log probability at the initial value.");
-      say (s, error->message);
-      return TRY_REJECTED;
-    }
+    return model_error (s, error, problem);
   if (!isfinite (*lp))
-    {
-      say (s, "Rejecting initial value:");
-      say (s, "  Log probability evaluates to log(0), i.e. negative infinity.");
-      say (s, "  Stan can't start sampling from this initial value.");
-      return TRY_REJECTED;
-    }
+    return not_finite (s, "  Log probability evaluates to log(0), i.e. negative infinity.");
   for (gsize i = 0; i < s->n; i++)
-    gradient_ok = gradient_ok && isfinite (gradient[i]);
-  if (!gradient_ok)
-    {
-      say (s, "Rejecting initial value:");
-      say (s, "  Gradient evaluated at the initial value is not finite.");
-      say (s, "  Stan can't start sampling from this initial value.");
-      return TRY_REJECTED;
-    }
-  {
-    char line[160];
-    say (s, "");
-    g_snprintf (line, sizeof line, "Gradient evaluation took %g seconds", seconds);
-    say (s, line);
-    g_snprintf (line, sizeof line, "1000 transitions using 10 leapfrog steps per transition "
-                "would take %g seconds.", 1e4 * seconds);
-    say (s, line);
-    say (s, "Adjust your expectations accordingly!");
-    say (s, "");
-    say (s, "");
-  }
+    if (!isfinite (gradient[i]))
+      return not_finite (s, "  Gradient evaluated at the initial value is not finite.");
+  if (s->report_timing)
+    say_timing (s, seconds);
   return TRY_OK;
 }
 
-static void
-clear_vars (GArray *vars)
+void
+tilde_init_options_init (TildeInitOptions *options)
 {
-  for (guint i = 0; vars && i < vars->len; i++)
-    variable_clear (&g_array_index (vars, Variable, i));
-  if (vars)
-    g_array_free (vars, TRUE);
+  *options = (TildeInitOptions) { .jacobian = TRUE, .report_timing = TRUE };
 }
 
 gboolean
@@ -389,9 +255,23 @@ tilde_init_find (TildeModel *model, const TildeInits *inits, double radius, gsl_
                  double *theta, double *lp, double *gradient,
                  TildeInitMessageFunc message, gpointer user_data, char **problem)
 {
+  TildeInitOptions options;
+
+  tilde_init_options_init (&options);
+  return tilde_init_find_with (model, inits, radius, rng, &options, theta, lp, gradient, message,
+                               user_data, problem);
+}
+
+gboolean
+tilde_init_find_with (TildeModel *model, const TildeInits *inits, double radius, gsl_rng *rng,
+                      const TildeInitOptions *options, double *theta, double *lp,
+                      double *gradient, TildeInitMessageFunc message, gpointer user_data,
+                      char **problem)
+{
   Search s = {
     .model = model, .inits = inits, .radius = radius, .rng = rng,
     .n = tilde_model_num_params_unconstrained (model),
+    .jacobian = options->jacobian, .report_timing = options->report_timing,
     .message = message, .user_data = user_data,
   };
   gboolean all_given = TRUE, any_given = FALSE;
@@ -400,26 +280,19 @@ tilde_init_find (TildeModel *model, const TildeInits *inits, double radius, gsl_
 
   if (inits != NULL)
     {
-      s.vars = g_array_new (FALSE, TRUE, sizeof (Variable));
-      if (!parameter_variables (model, s.vars))
-        {
-          clear_vars (s.vars);
-          s.vars = NULL;   /* tuples: everything must come from the file */
-        }
-      for (guint i = 0; s.vars && i < s.vars->len; i++)
+      /* NULL for tuples: everything must come from the file */
+      s.vars = _tilde_param_json_new (model);
+      for (guint i = 0; s.vars && i < _tilde_param_json_n_vars (s.vars); i++)
         {
           gboolean given = g_hash_table_contains (inits->members,
-                                                  g_array_index (s.vars, Variable, i).name);
+                                                  _tilde_param_json_var_name (s.vars, i));
           all_given = all_given && given;
           any_given = any_given || given;
         }
       if (s.vars && !any_given)
         s.inits = NULL;
       if (s.vars && all_given)
-        {
-          clear_vars (s.vars);
-          s.vars = NULL;
-        }
+        g_clear_pointer (&s.vars, _tilde_param_json_free);
       if (s.vars)
         s.constrained = g_new0 (double, MAX (tilde_model_num_outputs (model, FALSE, FALSE), 1));
     }
@@ -429,7 +302,7 @@ tilde_init_find (TildeModel *model, const TildeInits *inits, double radius, gsl_
   for (guint t = 0; t < tries && result == TRY_REJECTED; t++)
     result = try_point (&s, theta, lp, gradient, problem);
 
-  clear_vars (s.vars);
+  _tilde_param_json_free (s.vars);
   g_free (s.constrained);
   if (result == TRY_OK)
     return TRUE;

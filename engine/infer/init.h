@@ -46,6 +46,31 @@ gboolean    tilde_init_find (TildeModel           *model,
                              gpointer              user_data,
                              char                **problem);
 
+/* How the starting point is judged. Sampling's (the defaults): the
+ * density with the Jacobian, and CmdStan's lines on the time a gradient
+ * took. Optimisation's: without the Jacobian (the objective as CmdStan's
+ * optimize method starts it) and without the timing lines. */
+typedef struct {
+  gboolean jacobian;
+  gboolean report_timing;
+} TildeInitOptions;
+
+void        tilde_init_options_init (TildeInitOptions *options);
+
+/* tilde_init_find with `options`; *lp is then the density up to a
+ * constant with the Jacobian only when options->jacobian. */
+gboolean    tilde_init_find_with (TildeModel             *model,
+                                  const TildeInits       *inits,
+                                  double                  radius,
+                                  gsl_rng                *rng,
+                                  const TildeInitOptions *options,
+                                  double                 *theta,
+                                  double                 *lp,
+                                  double                 *gradient,
+                                  TildeInitMessageFunc    message,
+                                  gpointer                user_data,
+                                  char                  **problem);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TildeInits, tilde_inits_free)
 
 G_END_DECLS

@@ -86,7 +86,7 @@ typedef struct {
 void     tilde_optimize_result_clear (TildeOptimizeResult *result);
 
 /* Optimises from `theta0` (unconstrained, already checked: see
- * optimize-init.h). Returns TRUE when the run terminated normally. */
+ * tilde_init_find_with in init.h, without the Jacobian). Returns TRUE when the run terminated normally. */
 gboolean tilde_optimize_run (TildeModel                   *model,
                              const double                 *theta0,
                              const TildeOptimizeOptions   *options,

@@ -51,16 +51,15 @@ real_line (Header *h, guint depth, const char *key, double value, double default
   line (h, depth, key, text, value == default_value);
 }
 
-static void
-version_lines (Header *h)
+void
+_tilde_csv_write_version_config (TildeCsvWriter *writer)
 {
   g_auto(GStrv) parts = g_strsplit (tilde_engine_stan_version (), ".", 3);
   const char *keys[] = { "stan_version_major", "stan_version_minor", "stan_version_patch" };
-
   guint n = g_strv_length (parts);
 
   for (guint i = 0; i < 3; i++)
-    line (h, 0, keys[i], i < n ? parts[i] : "0", FALSE);
+    tilde_csv_writer_config (writer, 0, keys[i], i < n ? parts[i] : "0", FALSE);
 }
 
 static void
@@ -109,7 +108,7 @@ _tilde_sample_write_config (TildeCsvWriter *writer, const TildeSampleOptions *o,
   Header h = { writer };
   g_autofree char *compiler = NULL;
 
-  version_lines (&h);
+  _tilde_csv_write_version_config (writer);
   line (&h, 0, "model", o->model_name ? o->model_name : "model", FALSE);
   line (&h, 0, "start_datetime", info->start_datetime, FALSE);
   sample_lines (&h, o, info);

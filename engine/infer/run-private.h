@@ -20,4 +20,8 @@ void _tilde_sample_write_config (TildeCsvWriter              *writer,
                                  const TildeSampleOptions    *options,
                                  const TildeSampleHeaderInfo *info);
 
+/* The first lines of every CmdStan header: stan_version_major, _minor
+ * and _patch. */
+void _tilde_csv_write_version_config (TildeCsvWriter *writer);
+
 G_END_DECLS

@@ -14,7 +14,7 @@
 
 #include "runtime-test-util.h"
 #include "infer/laplace.h"
-#include "infer/optimize-init.h"
+#include "infer/init.h"
 #include "infer/optimize.h"
 
 static const TildeOptimizeAlgorithm algorithms[] = {
@@ -93,15 +93,35 @@ optimise (TildeModel *model, TildeOptimizeAlgorithm algorithm, gboolean jacobian
     tilde_optimize_result_clear (&result);
 }
 
+/* Optimisation's starting point: no Jacobian, no timing lines. */
+static gboolean
+initial_point (TildeModel *model, const char *init_path, double radius, gsl_rng *rng,
+               TildeInitMessageFunc message, gpointer user_data, double *theta, char **problem)
+{
+  g_autoptr (TildeInits) inits = NULL;
+  g_autofree double *gradient = g_new0 (double, MAX (tilde_model_num_params_unconstrained (model), 1));
+  TildeInitOptions options = { .jacobian = FALSE, .report_timing = FALSE };
+  double lp;
+
+  if (init_path != NULL)
+    {
+      g_autoptr (GError) error = NULL;
+      inits = tilde_inits_new_from_file (init_path, &error);
+      g_assert_no_error (error);
+    }
+  return tilde_init_find_with (model, inits, radius, rng, &options, theta, &lp, gradient, message,
+                               user_data, problem);
+}
+
 static void
 random_start (TildeModel *model, guint32 seed, double *theta)
 {
   gsl_rng *rng = gsl_rng_alloc (gsl_rng_mt19937);
-  g_autoptr (GError) error = NULL;
+  g_autofree char *problem = NULL;
 
   gsl_rng_set (rng, seed);
-  g_assert_true (tilde_optimize_initial_point (model, NULL, 2.0, rng, NULL, NULL, theta, &error));
-  g_assert_no_error (error);
+  g_assert_true (initial_point (model, NULL, 2.0, rng, NULL, NULL, theta, &problem));
+  g_assert_null (problem);
   gsl_rng_free (rng);
 }
 
@@ -503,12 +523,12 @@ test_partial_inits (void)
     "model { a ~ exponential(1); b ~ normal(0, 1); to_vector(m) ~ normal(0, 1); }\n", NULL);
   g_autofree char *path = write_temp ("init.json", "{\"a\": 0.3, \"m\": [[1, 2], [3, 4]]}");
   gsl_rng *rng = gsl_rng_alloc (gsl_rng_mt19937);
-  g_autoptr (GError) error = NULL;
+  g_autofree char *problem = NULL;
   double theta[7];
 
   gsl_rng_set (rng, 5);
-  g_assert_true (tilde_optimize_initial_point (model, path, 0.5, rng, NULL, NULL, theta, &error));
-  g_assert_no_error (error);
+  g_assert_true (initial_point (model, path, 0.5, rng, NULL, NULL, theta, &problem));
+  g_assert_null (problem);
   g_assert_cmpfloat_with_epsilon (theta[0], log (0.3), 1e-14);
   for (int i = 1; i < 3; i++)
     g_assert_cmpfloat (fabs (theta[i]), <, 0.5);
@@ -528,14 +548,13 @@ test_initialization_fails (void)
   g_autoptr (TildeModel) model = rt_test_model (
     "parameters { real x; } model { if (x < 10) target += negative_infinity(); }", NULL);
   gsl_rng *rng = gsl_rng_alloc (gsl_rng_mt19937);
-  g_autoptr (GError) error = NULL;
+  g_autofree char *problem = NULL;
   double theta[1];
   Sink s;
 
   sink_init (&s, 1);
-  g_assert_false (tilde_optimize_initial_point (model, NULL, 2.0, rng, collect_line, &s, theta, &error));
-  g_assert_nonnull (error);
-  g_assert_cmpstr (error->message, ==, "Initialization failed.");
+  g_assert_false (initial_point (model, NULL, 2.0, rng, collect_line, &s, theta, &problem));
+  g_assert_cmpstr (problem, ==, "Initialization failed.");
   g_assert_cmpuint (count_lines_with_prefix (&s, "Rejecting initial value:"), ==, 100);
   g_assert_cmpuint (count_lines_with_prefix (&s, "  Log probability evaluates to log(0), i.e. negative infinity."), ==, 100);
   g_assert_cmpstr (g_ptr_array_index (s.lines, s.lines->len - 2), ==,
@@ -544,23 +563,25 @@ test_initialization_fails (void)
   gsl_rng_free (rng);
 }
 
-/* A full init file gets one try; an error in the model is reported. */
+/* A full init file gets one try; an error in the model is reported, then
+ * CmdStan's closing lines with the one attempt. */
 static void
 test_init_file_rejected (void)
 {
   g_autoptr (TildeModel) model = rt_test_model (
     "parameters { real<lower=0> s; } model { s ~ normal(0, 1); reject(\"never\"); }", NULL);
   g_autofree char *path = write_temp ("init.json", "{\"s\": 1.5}");
-  g_autoptr (GError) error = NULL;
+  g_autofree char *problem = NULL;
   gsl_rng *rng = gsl_rng_alloc (gsl_rng_mt19937);
   double theta[1];
   Sink s;
 
   sink_init (&s, 1);
-  g_assert_false (tilde_optimize_initial_point (model, path, 2.0, rng, collect_line, &s, theta, &error));
+  g_assert_false (initial_point (model, path, 2.0, rng, collect_line, &s, theta, &problem));
+  g_assert_cmpstr (problem, ==, "Initialization failed.");
   g_assert_cmpuint (count_lines_with_prefix (&s, "Rejecting initial value:"), ==, 1);
   g_assert_cmpuint (count_lines_with_prefix (&s, "  Error evaluating the log probability at the initial value."), ==, 1);
-  g_assert_cmpuint (count_lines_with_prefix (&s, "Initialization between"), ==, 0);
+  g_assert_cmpuint (count_lines_with_prefix (&s, "Initialization between (-2, 2) failed after 1 attempts."), ==, 1);
   sink_clear (&s);
   gsl_rng_free (rng);
 }
