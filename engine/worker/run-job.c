@@ -10,7 +10,7 @@
 
 #include "tilde-frontend.h"
 #include "infer/laplace.h"
-#include "infer/optimize-init.h"
+#include "infer/init.h"
 #include "io/json-data.h"
 #include "io/stan-csv-read.h"
 #include "io/stan-csv-write.h"
@@ -720,13 +720,34 @@ run_laplace (TildeRunJob *job, TildeModel *model, Sink *sink, const double *mode
   return ok;
 }
 
+/* Where the optimiser starts: as sampling's initialisation finds a point,
+ * judged as CmdStan's optimize method judges it (no Jacobian). */
+static gboolean
+initial_point (TildeRunJob *job, TildeModel *model, Sink *sink, gsl_rng *rng, double *theta,
+               GError **error)
+{
+  g_autofree double *gradient = g_new0 (double, MAX (tilde_model_num_params_unconstrained (model), 1));
+  g_autofree char *problem = NULL;
+  TildeInitOptions options;
+  double lp;
+
+  tilde_init_options_init (&options);
+  options.jacobian = FALSE;
+  options.report_timing = FALSE;
+  if (tilde_init_find_with (model, NULL, job->settings.sample.init_radius, rng, &options, theta,
+                            &lp, gradient, print_message, sink, &problem))
+    return TRUE;
+  g_set_error (error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_INIT, "%s",
+               problem ? problem : "Initialization failed.");
+  return FALSE;
+}
+
 static gboolean
 run_optimizer (TildeRunJob *job, TildeModel *model, Sink *sink, GError **error)
 {
   g_autofree char *path = g_build_filename (job->directory, "optimize.csv", NULL);
   gsize n = tilde_model_num_params_unconstrained (model);
   g_autofree double *theta0 = g_new0 (double, MAX (n, 1));
-  g_autoptr(GError) local = NULL;
   TildeOptimizeResult result = { 0 };
   TildeOptimizeCallbacks callbacks;
   Rows rows = { sink, model, NULL, NULL, NULL, 0, 0, 0 };
@@ -740,10 +761,8 @@ run_optimizer (TildeRunJob *job, TildeModel *model, Sink *sink, GError **error)
     }
   rows.rng = gsl_rng_alloc (gsl_rng_mt19937);
   gsl_rng_set (rows.rng, (unsigned long) job->settings.sample.seed);
-  if (!tilde_optimize_initial_point (model, NULL, job->settings.sample.init_radius, rows.rng,
-                                     print_message, sink, theta0, &local))
+  if (!initial_point (job, model, sink, rows.rng, theta0, error))
     {
-      g_set_error (error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_INIT, "%s", local->message);
       gsl_rng_free (rows.rng);
       return FALSE;
     }
