@@ -2,6 +2,7 @@
 /* For the application and the tests. */
 #pragma once
 
+#include "tilde-run-panel.h"
 #include "tilde-window.h"
 
 G_BEGIN_DECLS
@@ -12,5 +13,7 @@ const char *_tilde_window_get_autosave_id (TildeWindow *self);
 guint       _tilde_window_get_autosaves   (TildeWindow *self);
 /* The Open button's menu of recent models. */
 GMenuModel *_tilde_window_get_recent_menu (TildeWindow *self);
+/* The run panel (its controller runs the model). */
+TildeRunPanel *_tilde_window_get_run_panel (TildeWindow *self);
 
 G_END_DECLS

@@ -10,6 +10,9 @@
 #include "tilde-editor.h"
 #include "tilde-ir-view-private.h"
 #include "tilde-problems-list.h"
+#include "tilde-run-panel.h"
+#include "tilde-run-plots.h"
+#include "tilde-run-summary.h"
 #include "tilde-window-private.h"
 
 #define MAX_RECENT 10
@@ -28,6 +31,9 @@ struct _TildeWindow
   TildeEditor       *editor;
   TildeProblemsList *problems_list;
   TildeIrView       *ir_view;
+  GtkStack          *side_stack;
+  TildeRunPanel     *run_panel;
+  TildeRunController *run_controller;
 
   GtkSourceBuffer *buffer;
   GtkSourceFile   *source_file;
@@ -919,6 +925,40 @@ tilde_window_set_property (GObject *object, guint prop_id, const GValue *value, 
     }
 }
 
+/* ---- runs ---- */
+
+static void
+run_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  TildeWindow *self = TILDE_WINDOW (widget);
+
+  if (!tilde_run_panel_run (self->run_panel))
+    return;
+  set_show_ir (self, TRUE);
+  gtk_stack_set_visible_child_name (self->side_stack, "run");
+}
+
+static void
+stop_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  tilde_run_controller_stop (TILDE_WINDOW (widget)->run_controller);
+}
+
+static void
+run_state_changed (TildeWindow *self)
+{
+  gboolean running = tilde_run_controller_get_running (self->run_controller);
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.run", !running);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", running);
+}
+
+TildeRunPanel *
+_tilde_window_get_run_panel (TildeWindow *self)
+{
+  return self->run_panel;
+}
+
 static void
 tilde_window_class_init (TildeWindowClass *klass)
 {
@@ -957,6 +997,10 @@ tilde_window_class_init (TildeWindowClass *klass)
   g_type_ensure (TILDE_TYPE_EDITOR);
   g_type_ensure (TILDE_TYPE_PROBLEMS_LIST);
   g_type_ensure (TILDE_TYPE_IR_VIEW);
+  g_type_ensure (TILDE_TYPE_RUN_CONTROLLER);
+  g_type_ensure (TILDE_TYPE_RUN_PANEL);
+  g_type_ensure (TILDE_TYPE_RUN_PLOTS);
+  g_type_ensure (TILDE_TYPE_RUN_SUMMARY);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/tilde/Workbench/ui/tilde-window.ui");
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, toast_overlay);
@@ -967,6 +1011,9 @@ tilde_window_class_init (TildeWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, level_dropdown);
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, workbench_paned);
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, editor_paned);
+  gtk_widget_class_bind_template_child (widget_class, TildeWindow, side_stack);
+  gtk_widget_class_bind_template_child (widget_class, TildeWindow, run_panel);
+  gtk_widget_class_bind_template_child (widget_class, TildeWindow, run_controller);
 
   gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
@@ -979,6 +1026,10 @@ tilde_window_class_init (TildeWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.next-pass", NULL, step_pass_action);
   gtk_widget_class_install_action (widget_class, "win.previous-pass", NULL, step_pass_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
+  gtk_widget_class_install_action (widget_class, "win.run", NULL, run_action);
+  gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.run", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.stop", NULL);
 }
 
 static void
@@ -1019,8 +1070,15 @@ tilde_window_init (TildeWindow *self)
                            G_CALLBACK (update_recent_menu), self, G_CONNECT_SWAPPED);
   update_recent_menu (self);
 
+  g_signal_connect_object (self->run_controller, "notify::running",
+                           G_CALLBACK (run_state_changed), self, G_CONNECT_SWAPPED);
+  run_state_changed (self);
+
   /* The layout, sizes and options the last window had. */
   settings = app_settings ();
   if (settings != NULL)
-    bind_settings (self, settings);
+    {
+      bind_settings (self, settings);
+      tilde_run_panel_set_settings (self->run_panel, settings);
+    }
 }

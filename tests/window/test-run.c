@@ -1,0 +1,660 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Runs from the run panel, with the plots and the summary of the same
+ * controller beside it, on the eight schools example: the progress bars
+ * and the trace plot move while the chains run, Stop ends a run at once
+ * and keeps its draws (the store holds what the files hold), the summary
+ * table shows what `tilde summary --json` computes from the same files,
+ * plots export to PNG, SVG and PDF, a run saved to a folder opens again
+ * with the same numbers, an optimisation shows its estimates and Laplace
+ * draws, and a bad model or bad data end in the problems list. Run under
+ * an X server (Xvfb).
+ */
+#define G_LOG_DOMAIN "tilde-test"
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "tilde-data-panel.h"
+#include "tilde-editor.h"
+#include "tilde-export.h"
+#include "tilde-run-panel.h"
+#include "tilde-run-plots.h"
+#include "tilde-run-summary.h"
+#include "tilde-trace-plot-private.h"
+#include "io/stan-csv-read.h"
+#include "window-test-util.h"
+
+/* Stop must end a run within 100 ms; the sanitized build runs several
+ * times slower, so there it is given a second. */
+#ifdef __SANITIZE_ADDRESS__
+#define STOP_LIMIT_MS 1000
+#else
+#define STOP_LIMIT_MS 100
+#endif
+
+typedef struct {
+  GtkWindow          *window;
+  TildeEditor        *editor;
+  TildeDataPanel     *data;
+  TildeRunController *controller;
+  TildeRunPanel      *panel;
+  TildeRunPlots      *plots;
+  TildeRunSummary    *summary;
+  gboolean            finished;
+  GError             *error;
+  gint64              finished_at;
+  gint64              stopped_at;
+} Fixture;
+
+static char *
+example_text (const char *name)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("TILDE_EXAMPLES_DIR"), name, NULL);
+  char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
+static void
+set_text (GtkSourceBuffer *buffer, const char *text)
+{
+  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (buffer), text, -1);
+}
+
+static void
+on_finished (TildeRunController *controller, const GError *error, Fixture *f)
+{
+  f->finished = TRUE;
+  f->finished_at = g_get_monotonic_time ();
+  g_clear_error (&f->error);
+  f->error = error ? g_error_copy (error) : NULL;
+}
+
+static void
+on_running (TildeRunController *controller, GParamSpec *pspec, Fixture *f)
+{
+  if (!tilde_run_controller_get_running (controller))
+    f->stopped_at = g_get_monotonic_time ();
+}
+
+static void
+fixture_set_up (Fixture *f, gconstpointer data)
+{
+  g_autofree char *model = example_text ("eight_schools.stan");
+  g_autofree char *json = example_text ("eight_schools.data.json");
+  g_autofree char *runs = g_build_filename (window_test_home (), "runs", NULL);
+  GtkWidget *stack = gtk_stack_new ();
+  GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
+  GtkWidget *left = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+
+  f->window = GTK_WINDOW (gtk_window_new ());
+  gtk_window_set_default_size (f->window, 1200, 800);
+  f->editor = TILDE_EDITOR (tilde_editor_new ());
+  f->data = TILDE_DATA_PANEL (tilde_data_panel_new ());
+  gtk_widget_set_vexpand (GTK_WIDGET (f->editor), TRUE);
+  gtk_widget_set_vexpand (GTK_WIDGET (f->data), TRUE);
+  gtk_box_append (GTK_BOX (left), GTK_WIDGET (f->editor));
+  gtk_box_append (GTK_BOX (left), GTK_WIDGET (f->data));
+  set_text (tilde_editor_get_buffer (f->editor), model);
+  set_text (tilde_data_panel_get_buffer (f->data), json);
+
+  f->controller = tilde_run_controller_new ();
+  tilde_run_controller_set_runs_folder (f->controller, runs);
+  g_signal_connect (f->controller, "finished", G_CALLBACK (on_finished), f);
+  g_signal_connect (f->controller, "notify::running", G_CALLBACK (on_running), f);
+  f->panel = TILDE_RUN_PANEL (tilde_run_panel_new ());
+  tilde_run_panel_set_controller (f->panel, f->controller);
+  tilde_run_panel_set_editor (f->panel, f->editor);
+  tilde_run_panel_set_data_panel (f->panel, f->data);
+  f->plots = TILDE_RUN_PLOTS (tilde_run_plots_new ());
+  tilde_run_plots_set_controller (f->plots, f->controller);
+  f->summary = TILDE_RUN_SUMMARY (tilde_run_summary_new ());
+  tilde_run_summary_set_controller (f->summary, f->controller);
+  tilde_run_summary_set_plots (f->summary, f->plots);
+
+  gtk_stack_add_titled (GTK_STACK (stack), GTK_WIDGET (f->panel), "run", "Run");
+  gtk_stack_add_titled (GTK_STACK (stack), GTK_WIDGET (f->plots), "plots", "Plots");
+  gtk_stack_add_titled (GTK_STACK (stack), GTK_WIDGET (f->summary), "summary", "Summary");
+  gtk_paned_set_start_child (GTK_PANED (paned), left);
+  gtk_paned_set_end_child (GTK_PANED (paned), stack);
+  gtk_paned_set_position (GTK_PANED (paned), 360);
+  gtk_window_set_child (f->window, paned);
+  gtk_window_present (f->window);
+}
+
+static void
+fixture_tear_down (Fixture *f, gconstpointer data)
+{
+  g_signal_handlers_disconnect_by_data (f->controller, f);
+  gtk_window_destroy (f->window);
+  g_object_unref (f->controller);
+  g_clear_error (&f->error);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static void
+set_sizes (Fixture *f, guint chains, guint warmup, guint samples)
+{
+  TildeRunSettings s;
+
+  tilde_run_panel_get_run_settings (f->panel, &s);
+  s.method = TILDE_RUN_SAMPLE;
+  s.sample.chains = chains;
+  s.sample.warmup = warmup;
+  s.sample.samples = samples;
+  s.sample.seed = 20261122;
+  s.sample.seed_given = TRUE;
+  s.sample.save_warmup = TRUE;
+  tilde_run_panel_set_run_settings (f->panel, &s);
+}
+
+static gboolean
+is_finished (gpointer data)
+{
+  return ((Fixture *) data)->finished;
+}
+
+static void
+run_and_wait (Fixture *f)
+{
+  f->finished = FALSE;
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.run", NULL));
+  g_assert_true (tilde_run_controller_get_running (f->controller));
+  g_assert_true (window_test_wait_for_ms (is_finished, f, 60000));
+}
+
+/* ---- streaming ---- */
+
+typedef struct {
+  Fixture *f;
+  double   fractions[2];
+  guint    advances;         /* times chain 1's bar moved forward while running */
+  gboolean drawn_while_running;
+  guint    draws_while_running;  /* chain 1's when first drawn */
+} Watch;
+
+static gboolean
+watch_cb (gpointer data)
+{
+  Watch *w = data;
+  Fixture *f = w->f;
+  GtkProgressBar *bar = tilde_run_panel_get_progress_bar (f->panel, 0);
+  TildeDraws *draws = tilde_run_controller_get_draws (f->controller);
+  TildeTracePlot *plot = tilde_run_plots_get_trace_plot (f->plots);
+
+  if (!tilde_run_controller_get_running (f->controller))
+    return G_SOURCE_CONTINUE;
+  if (bar != NULL)
+    {
+      double fraction = gtk_progress_bar_get_fraction (bar);
+
+      if (fraction > w->fractions[0] && fraction < 1)
+        w->advances++;
+      w->fractions[0] = fraction;
+    }
+  if (draws != NULL && tilde_draws_get_n_draws (draws, 0) > 0
+      && _tilde_trace_plot_get_drawn_stamp (plot) != 0)
+    {
+      if (!w->drawn_while_running)
+        w->draws_while_running = tilde_draws_get_n_draws (draws, 0);
+      w->drawn_while_running = TRUE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+test_streams_while_running (Fixture *f, gconstpointer data)
+{
+  GtkWidget *stack = gtk_widget_get_parent (GTK_WIDGET (f->plots));
+  Watch w = { f, { 0, 0 }, 0, FALSE, 0 };
+  TildeDraws *draws;
+  guint id;
+
+  gtk_stack_set_visible_child (GTK_STACK (stack), GTK_WIDGET (f->panel));
+  set_sizes (f, 2, 500, 6000);
+  id = g_timeout_add (20, watch_cb, &w);
+  f->finished = FALSE;
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.run", NULL));
+  /* the plots are on screen half of the time, the bars the other half */
+  while (!f->finished)
+    {
+      window_test_run_for_ms (150);
+      gtk_stack_set_visible_child (GTK_STACK (stack),
+                                   gtk_stack_get_visible_child (GTK_STACK (stack))
+                                   == GTK_WIDGET (f->panel) ? GTK_WIDGET (f->plots)
+                                                            : GTK_WIDGET (f->panel));
+    }
+  g_source_remove (id);
+  g_assert_no_error (f->error);
+  g_test_message ("bar advanced %u times; first drawn with %u draws of chain 1", w.advances,
+                  w.draws_while_running);
+  g_assert_cmpuint (w.advances, >=, 2);
+  g_assert_true (w.drawn_while_running);
+  draws = tilde_run_controller_get_draws (f->controller);
+  g_assert_cmpuint (w.draws_while_running, <, tilde_draws_get_n_draws (draws, 0));
+  g_assert_cmpuint (tilde_draws_get_n_draws (draws, 0), ==, 6500);
+  g_assert_cmpuint (tilde_draws_get_n_warmup (draws, 1), ==, 500);
+  g_assert_cmpfloat (gtk_progress_bar_get_fraction (tilde_run_panel_get_progress_bar (f->panel, 1)),
+                     ==, 1.0);
+}
+
+/* ---- stopping ---- */
+
+static gboolean
+has_draws (gpointer data)
+{
+  Fixture *f = data;
+  TildeDraws *draws = tilde_run_controller_get_draws (f->controller);
+
+  return draws && tilde_draws_get_n_draws (draws, 0) > 400
+         && tilde_draws_get_n_draws (draws, 1) > 400;
+}
+
+static void
+test_stop_keeps_draws (Fixture *f, gconstpointer data)
+{
+  const char *const *paths;
+  TildeDraws *draws;
+  gint64 asked;
+  guint i;
+
+  set_sizes (f, 2, 300, 1000000);
+  f->finished = FALSE;
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.run", NULL));
+  g_assert_true (window_test_wait_for_ms (has_draws, f, 120000));
+  asked = g_get_monotonic_time ();
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.stop", NULL));
+  g_assert_true (window_test_wait_for_ms (is_finished, f, 10000));
+  g_test_message ("Stop to the chains stopped: %.1f ms; to ::finished (summary made): %.1f ms",
+                  (f->stopped_at - asked) / 1000.0, (f->finished_at - asked) / 1000.0);
+  g_assert_cmpint (f->stopped_at - asked, <, STOP_LIMIT_MS * 1000);
+  g_assert_error (f->error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_CANCELLED);
+  g_assert_false (tilde_run_controller_get_running (f->controller));
+
+  /* every draw made is in the store, as in the files */
+  draws = tilde_run_controller_get_draws (f->controller);
+  paths = tilde_run_controller_get_output_paths (f->controller);
+  for (i = 0; paths[i]; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(TildeStanCsv) csv = tilde_stan_csv_read_file (paths[i], &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (csv->n_warmup_draws, ==, 300);
+      g_assert_cmpuint (csv->n_draws, >, 0);
+      g_assert_cmpuint (csv->n_draws, <, 1000000);
+      g_assert_cmpuint (tilde_draws_get_n_draws (draws, i), ==,
+                        csv->n_warmup_draws + csv->n_draws);
+    }
+  g_assert_cmpuint (i, ==, 2);
+  /* and the summary covers them */
+  g_assert_nonnull (tilde_run_controller_get_summary (f->controller));
+  g_assert_cmpuint (tilde_summary_view_get_n_rows (tilde_run_summary_get_view (f->summary)), ==,
+                    1 + 2 + 8 + 8);
+}
+
+/* ---- the summary against `tilde summary` ---- */
+
+static JsonArray *
+cli_summary (const char *const *paths, JsonParser *parser)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("TILDE_CLI"));
+  g_ptr_array_add (argv, (gpointer) "summary");
+  g_ptr_array_add (argv, (gpointer) "--json");
+  for (guint i = 0; paths[i]; i++)
+    g_ptr_array_add (argv, (gpointer) paths[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDERR_TO_DEV_NULL,
+                               NULL, NULL, &out, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  return json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                       "columns");
+}
+
+static double
+json_number (JsonObject *obj, const char *key)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+
+  if (json_node_get_value_type (node) == G_TYPE_STRING)
+    return g_ascii_strtod (json_node_get_string (node), NULL);
+  return json_node_get_double (node);
+}
+
+/* The shown text, to the digits it shows, is the number. */
+static void
+assert_shown (const char *text, TildeSummaryColumn column, double value)
+{
+  double shown = g_ascii_strtod (text, NULL);
+  double tolerance;
+
+  if (isnan (value))
+    {
+      g_assert_true (g_str_has_prefix (text, "NaN"));
+      return;
+    }
+  tolerance = column == TILDE_SUMMARY_COLUMN_RHAT ? 0.0005
+              : column == TILDE_SUMMARY_COLUMN_ESS_BULK || column == TILDE_SUMMARY_COLUMN_ESS_TAIL
+              ? 0.5 : 0.0005 * fabs (value) + 1e-12;
+  g_assert_cmpfloat_with_epsilon (shown, value, tolerance);
+  /* flagged with a word, not only a colour */
+  if (column == TILDE_SUMMARY_COLUMN_RHAT && value > 1.01)
+    g_assert_nonnull (strstr (text, " high"));
+  if ((column == TILDE_SUMMARY_COLUMN_ESS_BULK || column == TILDE_SUMMARY_COLUMN_ESS_TAIL)
+      && value < 400)
+    g_assert_nonnull (strstr (text, " low"));
+}
+
+static void
+test_summary_equals_cli (Fixture *f, gconstpointer data)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  TildeSummaryView *view = tilde_run_summary_get_view (f->summary);
+  const char *const *paths;
+  JsonArray *columns;
+  guint row = 0;
+
+  set_sizes (f, 2, 200, 200);
+  run_and_wait (f);
+  g_assert_no_error (f->error);
+  paths = tilde_run_controller_get_output_paths (f->controller);
+  g_assert_cmpuint (g_strv_length ((char **) paths), ==, 2);
+  columns = cli_summary (paths, parser);
+
+  for (guint i = 0; i < json_array_get_length (columns); i++)
+    {
+      JsonObject *c = json_array_get_object_element (columns, i);
+      JsonObject *q = json_object_get_object_member (c, "quantiles");
+      g_autofree char *name = NULL;
+      double expected[TILDE_SUMMARY_N_COLUMNS];
+
+      if (g_str_equal (json_object_get_string_member (c, "kind"), "sampler"))
+        continue;
+      name = tilde_summary_view_get_cell_text (view, row, TILDE_SUMMARY_COLUMN_NAME);
+      g_assert_cmpstr (name, ==, json_object_get_string_member (c, "name"));
+      expected[TILDE_SUMMARY_COLUMN_MEAN] = json_number (c, "mean");
+      expected[TILDE_SUMMARY_COLUMN_MCSE] = json_number (c, "mcse");
+      expected[TILDE_SUMMARY_COLUMN_SD] = json_number (c, "sd");
+      expected[TILDE_SUMMARY_COLUMN_Q5] = json_number (q, "5%");
+      expected[TILDE_SUMMARY_COLUMN_Q50] = json_number (q, "50%");
+      expected[TILDE_SUMMARY_COLUMN_Q95] = json_number (q, "95%");
+      expected[TILDE_SUMMARY_COLUMN_ESS_BULK] = json_number (c, "ess_bulk");
+      expected[TILDE_SUMMARY_COLUMN_ESS_TAIL] = json_number (c, "ess_tail");
+      expected[TILDE_SUMMARY_COLUMN_RHAT] = json_number (c, "r_hat");
+      for (guint k = TILDE_SUMMARY_COLUMN_MEAN; k < TILDE_SUMMARY_N_COLUMNS; k++)
+        {
+          g_autofree char *text = tilde_summary_view_get_cell_text (view, row, k);
+
+          assert_shown (text, k, expected[k]);
+        }
+      row++;
+    }
+  g_assert_cmpuint (row, ==, tilde_summary_view_get_n_rows (view));
+  g_assert_cmpuint (row, ==, 19);
+}
+
+/* ---- export ---- */
+
+typedef struct {
+  gboolean svg_seen;
+} SvgCheck;
+
+static void
+svg_start (GMarkupParseContext *context, const char *element, const char **names,
+           const char **values, gpointer data, GError **error)
+{
+  SvgCheck *check = data;
+
+  if (g_markup_parse_context_get_element_stack (context)->next == NULL)
+    check->svg_seen = g_str_equal (element, "svg");
+}
+
+static void
+assert_svg (const char *path)
+{
+  static const GMarkupParser parser = { svg_start, NULL, NULL, NULL, NULL };
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GMarkupParseContext) context = NULL;
+  SvgCheck check = { FALSE };
+  const char *start;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (path, &text, &len, NULL));
+  /* past the XML declaration, which GMarkup does not take */
+  start = strstr (text, "<svg");
+  g_assert_nonnull (start);
+  context = g_markup_parse_context_new (&parser, 0, &check, NULL);
+  g_assert_true (g_markup_parse_context_parse (context, start, -1, &error));
+  g_assert_true (g_markup_parse_context_end_parse (context, &error));
+  g_assert_no_error (error);
+  g_assert_true (check.svg_seen);
+}
+
+static void
+test_export (Fixture *f, gconstpointer data)
+{
+  g_autofree char *png = g_build_filename (window_test_home (), "plot.png", NULL);
+  g_autofree char *svg = g_build_filename (window_test_home (), "plot.svg", NULL);
+  g_autofree char *pdf = g_build_filename (window_test_home (), "plot.pdf", NULL);
+  g_autofree char *csv = g_build_filename (window_test_home (), "summary.csv", NULL);
+  g_autofree char *draws_path = g_build_filename (window_test_home (), "exported.csv", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) lines = NULL;
+  GtkWidget *stack = gtk_widget_get_parent (GTK_WIDGET (f->plots));
+  TildePlotFormat format;
+
+  set_sizes (f, 2, 200, 200);
+  run_and_wait (f);
+  g_assert_no_error (f->error);
+  gtk_stack_set_visible_child (GTK_STACK (stack), GTK_WIDGET (f->plots));
+  window_test_let_it_draw (GTK_WIDGET (f->plots));
+
+  g_assert_true (tilde_export_plot_format_for_path (png, &format));
+  g_assert_cmpint (format, ==, TILDE_PLOT_FORMAT_PNG);
+  g_assert_true (tilde_run_plots_export (f->plots, png, format, &error));
+  g_assert_no_error (error);
+  texture = gdk_texture_new_from_filename (png, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (gdk_texture_get_width (texture), ==,
+                   gtk_widget_get_width (GTK_WIDGET (tilde_run_plots_get_trace_plot (f->plots))));
+
+  g_assert_true (tilde_export_plot_format_for_path (svg, &format));
+  g_assert_true (tilde_run_plots_export (f->plots, svg, format, &error));
+  assert_svg (svg);
+
+  g_assert_true (tilde_export_plot_format_for_path (pdf, &format));
+  g_assert_true (tilde_run_plots_export (f->plots, pdf, format, &error));
+  g_assert_true (g_file_get_contents (pdf, &contents, NULL, NULL));
+  g_assert_true (g_str_has_prefix (contents, "%PDF"));
+  g_clear_pointer (&contents, g_free);
+
+  /* the summary as CSV: a header and a line per row */
+  g_assert_true (tilde_summary_view_write_csv (tilde_run_summary_get_view (f->summary), csv,
+                                               &error));
+  g_assert_true (g_file_get_contents (csv, &contents, NULL, NULL));
+  lines = g_strsplit (contents, "\n", -1);
+  g_assert_cmpstr (lines[0], ==, "name,Mean,MCSE,StdDev,5%,50%,95%,ESS_bulk,ESS_tail,R_hat");
+  g_assert_true (g_str_has_prefix (lines[1], "lp__,"));
+  g_assert_cmpuint (g_strv_length (lines), ==, 1 + 19 + 1);
+
+  /* the draws as Stan CSV, one file a chain, as CmdStan names them */
+  g_assert_true (tilde_export_draws (tilde_run_controller_get_output_paths (f->controller),
+                                     draws_path, &error));
+  for (guint c = 1; c <= 2; c++)
+    {
+      g_autofree char *name = g_strdup_printf ("exported_%u.csv", c);
+      g_autofree char *path = g_build_filename (window_test_home (), name, NULL);
+      g_autoptr(TildeStanCsv) read = tilde_stan_csv_read_file (path, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (read->n_draws, ==, 200);
+      g_assert_cmpuint (read->n_warmup_draws, ==, 200);
+    }
+}
+
+/* ---- saving and opening ---- */
+
+static void
+test_save_and_open (Fixture *f, gconstpointer data)
+{
+  g_autofree char *folder = g_build_filename (window_test_home (), "saved-run", NULL);
+  g_autofree char *mean = NULL;
+  g_autofree char *reopened = NULL;
+  g_autoptr(GError) error = NULL;
+  TildeSummaryView *view = tilde_run_summary_get_view (f->summary);
+  TildeRunSettings s;
+
+  set_sizes (f, 2, 200, 200);
+  run_and_wait (f);
+  mean = tilde_summary_view_get_cell_text (view, 1, TILDE_SUMMARY_COLUMN_MEAN);
+  g_assert_true (tilde_run_controller_save (f->controller, folder, &error));
+  g_assert_no_error (error);
+
+  /* another panel's run in between */
+  set_sizes (f, 1, 100, 100);
+  run_and_wait (f);
+  g_assert_cmpuint (tilde_draws_get_n_chains (tilde_run_controller_get_draws (f->controller)), ==,
+                    1);
+
+  f->finished = FALSE;
+  g_assert_true (tilde_run_controller_open (f->controller, folder));
+  g_assert_true (window_test_wait_for_ms (is_finished, f, 120000));
+  g_assert_no_error (f->error);
+  reopened = tilde_summary_view_get_cell_text (view, 1, TILDE_SUMMARY_COLUMN_MEAN);
+  g_assert_cmpstr (reopened, ==, mean);
+  g_assert_cmpuint (tilde_draws_get_n_chains (tilde_run_controller_get_draws (f->controller)), ==,
+                    2);
+  g_assert_cmpuint (tilde_draws_get_n_draws (tilde_run_controller_get_draws (f->controller), 1),
+                    ==, 400);
+  s = *tilde_run_controller_get_settings (f->controller);
+  g_assert_cmpuint (s.sample.chains, ==, 2);
+  g_assert_cmpuint (s.sample.seed, ==, 20261122);
+  g_assert_nonnull (strstr (tilde_run_controller_get_model_text (f->controller), "theta_tilde"));
+  g_assert_nonnull (strstr (tilde_run_controller_get_data_text (f->controller), "\"J\""));
+}
+
+/* ---- optimisation ---- */
+
+static void
+test_optimize_with_laplace (Fixture *f, gconstpointer data)
+{
+  TildeSummaryView *view = tilde_run_summary_get_view (f->summary);
+  TildeRunSettings s;
+  const char *const *names;
+  const double *values;
+  g_autofree char *first = NULL;
+  gsize n;
+
+  tilde_run_panel_get_run_settings (f->panel, &s);
+  s.method = TILDE_RUN_OPTIMIZE;
+  s.optimize.jacobian = TRUE;
+  s.laplace_draws = 300;
+  s.sample.seed = 3;
+  s.sample.seed_given = TRUE;
+  tilde_run_panel_set_run_settings (f->panel, &s);
+  run_and_wait (f);
+  g_assert_no_error (f->error);
+  values = tilde_run_controller_get_estimates (f->controller, &names, &n);
+  g_assert_nonnull (values);
+  g_assert_cmpuint (n, ==, 1 + 1 + 1 + 8 + 8);
+  g_assert_cmpstr (names[0], ==, "lp__");
+  g_assert_cmpuint (tilde_summary_view_get_n_rows (view), ==, n);
+  first = tilde_summary_view_get_cell_text (view, 1, TILDE_SUMMARY_COLUMN_NAME);
+  g_assert_cmpstr (first, ==, "mu");
+  /* the Laplace draws are in the plots */
+  g_assert_cmpuint (tilde_draws_get_n_draws (tilde_run_controller_get_draws (f->controller), 0),
+                    ==, 300);
+  g_assert_cmpint (tilde_draws_find_column (tilde_run_controller_get_draws (f->controller),
+                                            "log_p__"), ==, 0);
+}
+
+/* ---- problems ---- */
+
+static void
+test_bad_model_and_data (Fixture *f, gconstpointer data)
+{
+  g_autofree char *model = example_text ("eight_schools.stan");
+  GListModel *problems = tilde_run_controller_get_problems (f->controller);
+  g_autoptr(TildeProblem) problem = NULL;
+  g_autoptr(TildeProblem) data_problem = NULL;
+
+  set_sizes (f, 1, 100, 100);
+  set_text (tilde_editor_get_buffer (f->editor), "parameters { real mu }\nmodel { mu ~ normal(0, 1); }\n");
+  run_and_wait (f);
+  g_assert_error (f->error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_MODEL);
+  g_assert_cmpuint (g_list_model_get_n_items (problems), >=, 1);
+  problem = g_list_model_get_item (problems, 0);
+  g_assert_cmpint (tilde_problem_get_diagnostic (problem)->begin_line, ==, 1);
+  g_assert_cmpint (tilde_problem_get_severity (problem), ==, TILDE_SEVERITY_ERROR);
+
+  set_text (tilde_editor_get_buffer (f->editor), model);
+  set_text (tilde_data_panel_get_buffer (f->data), "{\"J\": 8, \"y\": [1, 2]}");
+  run_and_wait (f);
+  g_assert_error (f->error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_DATA);
+  g_assert_cmpuint (g_list_model_get_n_items (problems), >=, 1);
+  data_problem = g_list_model_get_item (problems, 0);
+  g_assert_cmpint (tilde_problem_get_diagnostic (data_problem)->kind, ==, TILDE_DIAG_DATA);
+  g_test_message ("%s", tilde_problem_get_message (data_problem));
+
+  set_text (tilde_data_panel_get_buffer (f->data), "{\"J\": ");
+  run_and_wait (f);
+  g_assert_error (f->error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_DATA);
+
+  /* no starting point: one problem, without a place, in CmdStan's words */
+  set_text (tilde_data_panel_get_buffer (f->data), "{}");
+  set_text (tilde_editor_get_buffer (f->editor),
+            "parameters { real x; }\nmodel { reject(\"no start\"); }\n");
+  run_and_wait (f);
+  g_assert_error (f->error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_INIT);
+  g_assert_cmpuint (g_list_model_get_n_items (problems), ==, 1);
+  {
+    g_autoptr(TildeProblem) init = g_list_model_get_item (problems, 0);
+
+    g_assert_cmpint (tilde_problem_get_diagnostic (init)->begin_line, ==, 0);
+    g_assert_nonnull (strstr (tilde_problem_get_message (init), "Initialization failed"));
+  }
+  /* the reasons, line by line, are in the run's messages */
+  g_assert_nonnull (strstr (tilde_run_controller_get_log (f->controller), "no start"));
+}
+
+int
+main (int argc, char *argv[])
+{
+  int status;
+
+  window_test_isolate_home ();
+  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
+  g_setenv ("GSK_RENDERER", "cairo", FALSE);
+  g_setenv ("GTK_A11Y", "none", TRUE);
+  gtk_test_init (&argc, &argv, NULL);
+  g_type_ensure (TILDE_TYPE_EDITOR);
+
+#define ADD(path, func) \
+  g_test_add ("/run/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+  ADD ("streams-while-running", test_streams_while_running);
+  ADD ("stop-keeps-draws", test_stop_keeps_draws);
+  ADD ("summary-equals-tilde-summary", test_summary_equals_cli);
+  ADD ("export", test_export);
+  ADD ("save-and-open", test_save_and_open);
+  ADD ("optimize-with-laplace", test_optimize_with_laplace);
+  ADD ("bad-model-and-data", test_bad_model_and_data);
+#undef ADD
+  status = g_test_run ();
+  window_test_remove_home ();
+  return status;
+}

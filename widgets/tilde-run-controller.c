@@ -1,0 +1,1077 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde"
+
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#ifdef __linux__
+#include <sys/resource.h>
+#endif
+
+#include "tilde-problem.h"
+#include "tilde-run-controller.h"
+#include "io/stan-csv-read.h"
+
+/* Progress reaches the widgets at most this often. */
+#define PROGRESS_INTERVAL_MS 100
+/* The log keeps this much of a run's messages. */
+#define LOG_LIMIT (256 * 1024)
+
+typedef struct {
+  guint   iteration, total;
+  gboolean warmup, started, done;
+  gint64  phase_start;            /* monotonic µs of the phase's first iteration */
+  guint   phase_first;            /* the iteration it started at */
+} ChainState;
+
+/* What the run's threads share with the main thread. The controller
+ * pointer is only touched on the main thread: it goes NULL when the
+ * controller lets the run go, and the run's last callbacks then do
+ * nothing. */
+typedef struct {
+  gatomicrefcount     ref;
+  TildeRunController *controller;
+  GMainContext       *context;
+  TildeRunJob        *job;
+  char               *folder;      /* for opening a saved run */
+
+  GMutex              lock;        /* guards what follows */
+  char              **names;       /* the columns, once known */
+  guint               n_chains;
+  GArray            **warmup_rows; /* per chain, rows not yet handed over */
+  GArray            **rows;
+  gboolean            flush_pending;
+  ChainState         *chains;
+  GString            *log;
+
+  gint                abandoned;   /* atomic: the controller went away */
+
+  /* set by the run's thread before it hands the end over */
+  gboolean            ok;
+  GError             *error;
+  TildeSummary       *summary;
+  GPtrArray          *opened;      /* TildeStanCsv of an opened run's chains */
+  TildeStanCsv       *mode;        /* an opened optimisation's */
+  GPtrArray          *paths;       /* an opened run's files, NULL-terminated */
+  char               *model_text, *data_text;
+  TildeRunSettings    settings;
+} Run;
+
+struct _TildeRunController
+{
+  GObject       parent_instance;
+
+  Run          *run;
+  GThread      *thread;
+  TildeDraws   *draws;
+  guint         n_chains;
+  TildeSummary *summary;
+  GListStore   *problems;
+  char         *runs_folder;
+  char         *folder;
+  char         *model_name;
+  char         *model_text;
+  char         *data_text;
+  char         *log;
+  GPtrArray    *outputs;
+  char        **estimate_names;
+  double       *estimates;
+  gsize         n_estimates;
+  TildeRunSettings settings;
+  guint         progress_source;
+  gboolean      running;
+  gboolean      finishing;     /* stopped, the summary not yet made */
+};
+
+G_DEFINE_FINAL_TYPE (TildeRunController, tilde_run_controller, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_RUNNING,
+  PROP_DRAWS,
+  PROP_RUNS_FOLDER,
+  N_PROPS
+};
+
+enum {
+  SIGNAL_PROGRESS,
+  SIGNAL_FINISHED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+/* ---- the shared state ---- */
+
+static Run *
+run_new (TildeRunController *controller)
+{
+  Run *run = g_new0 (Run, 1);
+
+  g_atomic_ref_count_init (&run->ref);
+  run->controller = controller;
+  run->context = g_main_context_ref_thread_default ();
+  g_mutex_init (&run->lock);
+  run->log = g_string_new (NULL);
+  return run;
+}
+
+static Run *
+run_ref (Run *run)
+{
+  g_atomic_ref_count_inc (&run->ref);
+  return run;
+}
+
+static void
+free_rows (GArray **rows, guint n)
+{
+  for (guint i = 0; rows && i < n; i++)
+    g_array_unref (rows[i]);
+  g_free (rows);
+}
+
+static void
+run_unref (gpointer data)
+{
+  Run *run = data;
+
+  if (!g_atomic_ref_count_dec (&run->ref))
+    return;
+  g_main_context_unref (run->context);
+  tilde_run_job_free (run->job);
+  g_free (run->folder);
+  g_mutex_clear (&run->lock);
+  g_strfreev (run->names);
+  free_rows (run->warmup_rows, run->n_chains);
+  free_rows (run->rows, run->n_chains);
+  g_free (run->chains);
+  g_string_free (run->log, TRUE);
+  g_clear_error (&run->error);
+  g_clear_pointer (&run->summary, tilde_summary_free);
+  g_clear_pointer (&run->opened, g_ptr_array_unref);
+  g_clear_pointer (&run->mode, tilde_stan_csv_free);
+  g_clear_pointer (&run->paths, g_ptr_array_unref);
+  g_free (run->model_text);
+  g_free (run->data_text);
+  g_free (run);
+}
+
+/* ---- draws, handed over in batches ---- */
+
+static void
+set_draws (TildeRunController *self, TildeDraws *draws)
+{
+  if (!g_set_object (&self->draws, draws))
+    return;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DRAWS]);
+}
+
+/* Main thread: everything that arrived since the last turn. */
+static void
+flush_rows (Run *run)
+{
+  TildeRunController *self = run->controller;
+  guint n_chains, n_columns;
+  GArray **warmup, **rows;
+
+  if (self == NULL)
+    return;
+  g_mutex_lock (&run->lock);
+  run->flush_pending = FALSE;
+  if (self->draws == NULL || run->rows == NULL)
+    {
+      g_mutex_unlock (&run->lock);
+      return;
+    }
+  n_chains = run->n_chains;
+  warmup = run->warmup_rows;
+  rows = run->rows;
+  run->warmup_rows = g_new0 (GArray *, n_chains);
+  run->rows = g_new0 (GArray *, n_chains);
+  for (guint c = 0; c < n_chains; c++)
+    {
+      run->warmup_rows[c] = g_array_new (FALSE, FALSE, sizeof (double));
+      run->rows[c] = g_array_new (FALSE, FALSE, sizeof (double));
+    }
+  g_mutex_unlock (&run->lock);
+
+  n_columns = tilde_draws_get_n_columns (self->draws);
+  for (guint c = 0; c < n_chains && c < tilde_draws_get_n_chains (self->draws); c++)
+    {
+      if (warmup[c]->len >= n_columns)
+        tilde_draws_append (self->draws, c, (double *) (void *) warmup[c]->data,
+                            warmup[c]->len, TRUE);
+      if (rows[c]->len >= n_columns)
+        tilde_draws_append (self->draws, c, (double *) (void *) rows[c]->data, rows[c]->len,
+                            FALSE);
+    }
+  free_rows (warmup, n_chains);
+  free_rows (rows, n_chains);
+}
+
+static gboolean
+flush_cb (gpointer data)
+{
+  flush_rows (data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+schedule_flush (Run *run)
+{
+  g_main_context_invoke_full (run->context, G_PRIORITY_DEFAULT_IDLE, flush_cb, run_ref (run),
+                              run_unref);
+}
+
+/* Main thread: the columns are known, so the store can be made. */
+static gboolean
+columns_cb (gpointer data)
+{
+  Run *run = data;
+  TildeRunController *self = run->controller;
+  g_autoptr(TildeDraws) draws = NULL;
+
+  if (self == NULL)
+    return G_SOURCE_REMOVE;
+  g_mutex_lock (&run->lock);
+  draws = tilde_draws_new ((const char *const *) run->names, run->n_chains);
+  g_mutex_unlock (&run->lock);
+  self->n_chains = tilde_draws_get_n_chains (draws);
+  set_draws (self, draws);
+  flush_rows (run);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+alloc_chains (Run *run, guint n_chains)
+{
+  run->n_chains = n_chains;
+  run->warmup_rows = g_new0 (GArray *, n_chains);
+  run->rows = g_new0 (GArray *, n_chains);
+  run->chains = g_new0 (ChainState, n_chains);
+  for (guint c = 0; c < n_chains; c++)
+    {
+      run->warmup_rows[c] = g_array_new (FALSE, FALSE, sizeof (double));
+      run->rows[c] = g_array_new (FALSE, FALSE, sizeof (double));
+    }
+}
+
+/* The run's thread: columns come before any draw is handed over, but a
+ * chain may already have drawn, so the buffers exist from here on. */
+static void
+on_columns (const char *const *names, gsize n, guint n_chains, gpointer data)
+{
+  Run *run = data;
+
+  g_mutex_lock (&run->lock);
+  g_strfreev (run->names);
+  run->names = g_new0 (char *, n + 1);
+  for (gsize i = 0; i < n; i++)
+    run->names[i] = g_strdup (names[i]);
+  if (run->rows == NULL)
+    alloc_chains (run, n_chains);
+  g_mutex_unlock (&run->lock);
+  g_main_context_invoke_full (run->context, G_PRIORITY_DEFAULT_IDLE, columns_cb, run_ref (run),
+                              run_unref);
+}
+
+/* Chains' threads. */
+static void
+on_draw (guint chain, const double *row, gsize n, gboolean warmup, gpointer data)
+{
+  Run *run = data;
+  gboolean schedule;
+
+  g_mutex_lock (&run->lock);
+  if (run->rows == NULL)
+    alloc_chains (run, MAX (run->settings.sample.chains, 1));
+  if (chain >= 1 && chain <= run->n_chains)
+    g_array_append_vals (warmup ? run->warmup_rows[chain - 1] : run->rows[chain - 1], row, n);
+  schedule = !run->flush_pending;
+  run->flush_pending = TRUE;
+  g_mutex_unlock (&run->lock);
+  if (schedule)
+    schedule_flush (run);
+}
+
+static void
+on_progress (guint chain, guint iteration, guint total, gboolean warmup, gpointer data)
+{
+  Run *run = data;
+  ChainState *c;
+
+  g_mutex_lock (&run->lock);
+  if (run->rows == NULL)
+    alloc_chains (run, MAX (run->settings.sample.chains, 1));
+  if (chain >= 1 && chain <= run->n_chains)
+    {
+      c = &run->chains[chain - 1];
+      if (!c->started || c->warmup != warmup)
+        {
+          c->phase_start = g_get_monotonic_time ();
+          c->phase_first = iteration;
+        }
+      c->started = TRUE;
+      c->iteration = iteration;
+      c->total = total;
+      c->warmup = warmup;
+      c->done = iteration >= total;
+    }
+  g_mutex_unlock (&run->lock);
+}
+
+static void
+on_message (guint chain, const char *text, gpointer data)
+{
+  Run *run = data;
+
+  g_mutex_lock (&run->lock);
+  if (run->log->len < LOG_LIMIT)
+    {
+      if (chain > 0)
+        g_string_append_printf (run->log, "Chain %u: ", chain);
+      g_string_append (run->log, text);
+      if (text[0] == '\0' || text[strlen (text) - 1] != '\n')
+        g_string_append_c (run->log, '\n');
+    }
+  g_mutex_unlock (&run->lock);
+}
+
+static const TildeRunCallbacks callbacks = { on_columns, on_progress, on_draw, on_message };
+
+/* ---- the end of a run ---- */
+
+static void
+add_problem (TildeRunController *self, const TildeDiagnostic *d)
+{
+  g_autoptr(TildeProblem) problem = tilde_problem_new (d, NULL, NULL);
+
+  g_list_store_append (self->problems, problem);
+}
+
+static void
+keep_problems (TildeRunController *self, Run *run)
+{
+  GPtrArray *diagnostics = run->job ? tilde_run_job_get_diagnostics (run->job) : NULL;
+
+  for (guint i = 0; diagnostics && i < diagnostics->len; i++)
+    add_problem (self, g_ptr_array_index (diagnostics, i));
+  if ((diagnostics == NULL || diagnostics->len == 0) && run->error != NULL
+      && !g_error_matches (run->error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_CANCELLED))
+    {
+      g_autoptr(TildeDiagnostic) d =
+        tilde_diagnostic_new (TILDE_SEVERITY_ERROR, TILDE_DIAG_RUNTIME, NULL, 0, 0, 0, 0,
+                              run->error->message);
+      add_problem (self, d);
+    }
+}
+
+static void
+keep_outputs (TildeRunController *self, const char *const *paths)
+{
+  g_ptr_array_set_size (self->outputs, 0);
+  for (const char *const *p = paths; p && *p; p++)
+    g_ptr_array_add (self->outputs, g_strdup (*p));
+  g_ptr_array_add (self->outputs, NULL);
+}
+
+static void
+keep_estimates (TildeRunController *self, const char *const *names, const double *values,
+                gsize n)
+{
+  g_clear_pointer (&self->estimate_names, g_strfreev);
+  g_clear_pointer (&self->estimates, g_free);
+  self->n_estimates = 0;
+  if (values == NULL)
+    return;
+  self->estimate_names = g_strdupv ((char **) names);
+  self->estimates = g_memdup2 (values, n * sizeof (double));
+  self->n_estimates = n;
+}
+
+static void
+stop_progress (TildeRunController *self)
+{
+  g_clear_handle_id (&self->progress_source, g_source_remove);
+}
+
+/* The draws of an opened run, from its files. */
+static void
+fill_opened_draws (TildeRunController *self, Run *run)
+{
+  TildeStanCsv *first;
+  g_autoptr(TildeDraws) draws = NULL;
+
+  if (run->opened == NULL || run->opened->len == 0)
+    return;
+  first = g_ptr_array_index (run->opened, 0);
+  draws = tilde_draws_new ((const char *const *) first->column_names, run->opened->len);
+  for (guint c = 0; c < run->opened->len; c++)
+    {
+      TildeStanCsv *csv = g_ptr_array_index (run->opened, c);
+
+      if (csv->n_columns != first->n_columns)
+        continue;
+      if (csv->n_warmup_draws > 0)
+        tilde_draws_append (draws, c, csv->warmup_draws,
+                            (gsize) csv->n_warmup_draws * csv->n_columns, TRUE);
+      if (csv->n_draws > 0)
+        tilde_draws_append (draws, c, csv->draws, (gsize) csv->n_draws * csv->n_columns, FALSE);
+    }
+  self->n_chains = run->opened->len;
+  set_draws (self, draws);
+}
+
+static void
+take_opened (TildeRunController *self, Run *run)
+{
+  g_free (self->model_text);
+  self->model_text = g_steal_pointer (&run->model_text);
+  g_free (self->data_text);
+  self->data_text = g_steal_pointer (&run->data_text);
+  self->settings = run->settings;
+  g_free (self->folder);
+  self->folder = g_strdup (run->folder);
+  g_free (self->model_name);
+  self->model_name = g_path_get_basename (run->folder);
+  fill_opened_draws (self, run);
+  if (run->mode != NULL && run->mode->n_draws > 0)
+    keep_estimates (self, (const char *const *) run->mode->column_names,
+                    run->mode->draws + (gsize) (run->mode->n_draws - 1) * run->mode->n_columns,
+                    run->mode->n_columns);
+  if (run->paths != NULL)
+    keep_outputs (self, (const char *const *) run->paths->pdata);
+}
+
+/* Main thread: the chains have stopped; their last draws go to the store
+ * and the run stops counting as running, before the summary is made. */
+static gboolean
+stopped_cb (gpointer data)
+{
+  Run *run = data;
+  TildeRunController *self = run->controller;
+
+  if (self == NULL)
+    return G_SOURCE_REMOVE;
+  flush_rows (run);
+  stop_progress (self);
+  self->running = FALSE;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
+  g_signal_emit (self, signals[SIGNAL_PROGRESS], 0);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+finished_cb (gpointer data)
+{
+  Run *run = data;
+  TildeRunController *self = run->controller;
+  const char *const *names = NULL;
+  const double *estimates;
+  gsize n = 0;
+
+  if (self == NULL)
+    return G_SOURCE_REMOVE;
+  flush_rows (run);
+  g_thread_join (self->thread);
+  self->thread = NULL;
+  stop_progress (self);
+  if (run->folder != NULL)
+    take_opened (self, run);
+  else
+    {
+      keep_outputs (self, tilde_run_job_get_output_paths (run->job));
+      estimates = tilde_run_job_get_estimates (run->job, &names, &n);
+      keep_estimates (self, names, estimates, n);
+    }
+  g_clear_pointer (&self->summary, tilde_summary_free);
+  self->summary = g_steal_pointer (&run->summary);
+  keep_problems (self, run);
+  g_mutex_lock (&run->lock);
+  g_free (self->log);
+  self->log = g_strdup (run->log->str);
+  g_mutex_unlock (&run->lock);
+
+  self->finishing = FALSE;
+  if (self->running)
+    {
+      self->running = FALSE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
+    }
+  g_signal_emit (self, signals[SIGNAL_PROGRESS], 0);
+  g_signal_emit (self, signals[SIGNAL_FINISHED], 0, run->ok ? NULL : run->error);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+summarize (Run *run)
+{
+  const TildeRunSettings *s = tilde_run_job_get_settings (run->job);
+  const char *const *paths = tilde_run_job_get_output_paths (run->job);
+  g_autoptr(GError) error = NULL;
+
+  if (s->method != TILDE_RUN_SAMPLE || paths[0] == NULL)
+    return;
+  run->summary = tilde_run_summarize_files (paths, &error);
+  if (run->summary == NULL)
+    g_debug ("No summary: %s", error->message);
+}
+
+/* The chains are background work: on Linux a thread's nice value is its
+ * own and the threads it starts inherit it, so lowering this thread's
+ * lowers the chains', and the main loop gets the processor first however
+ * many chains there are. */
+static void
+lower_priority (void)
+{
+#ifdef __linux__
+  int value;
+
+  errno = 0;
+  value = getpriority (PRIO_PROCESS, 0);
+  if (errno == 0 && value < 10)
+    setpriority (PRIO_PROCESS, 0, 10);
+#endif
+}
+
+static gpointer
+run_thread (gpointer data)
+{
+  Run *run = data;
+
+  lower_priority ();
+  run->ok = tilde_run_job_run (run->job, &callbacks, run, &run->error);
+  g_main_context_invoke_full (run->context, G_PRIORITY_DEFAULT, stopped_cb, run_ref (run),
+                              run_unref);
+  if (!g_atomic_int_get (&run->abandoned))
+    summarize (run);
+  g_main_context_invoke_full (run->context, G_PRIORITY_DEFAULT_IDLE, finished_cb, run, run_unref);
+  return NULL;
+}
+
+/* ---- progress ---- */
+
+static gboolean
+progress_cb (gpointer data)
+{
+  TildeRunController *self = data;
+
+  g_signal_emit (self, signals[SIGNAL_PROGRESS], 0);
+  return G_SOURCE_CONTINUE;
+}
+
+gboolean
+tilde_run_controller_get_progress (TildeRunController *self,
+                                   guint               chain,
+                                   TildeChainProgress *progress)
+{
+  Run *run = self->run;
+  ChainState c;
+  double seconds;
+
+  g_return_val_if_fail (TILDE_IS_RUN_CONTROLLER (self), FALSE);
+  *progress = (TildeChainProgress) { TILDE_CHAIN_PHASE_PENDING, 0, 0, 0, -1 };
+  if (run == NULL)
+    return FALSE;
+  g_mutex_lock (&run->lock);
+  if (run->chains == NULL || chain >= run->n_chains)
+    {
+      g_mutex_unlock (&run->lock);
+      return FALSE;
+    }
+  c = run->chains[chain];
+  g_mutex_unlock (&run->lock);
+  if (!c.started)
+    return TRUE;
+  progress->iteration = c.iteration;
+  progress->total = c.total;
+  progress->phase = c.done ? TILDE_CHAIN_PHASE_DONE
+                    : c.warmup ? TILDE_CHAIN_PHASE_WARMUP : TILDE_CHAIN_PHASE_SAMPLING;
+  seconds = (g_get_monotonic_time () - c.phase_start) / 1e6;
+  if (seconds > 0.05 && c.iteration > c.phase_first)
+    {
+      progress->per_second = (c.iteration - c.phase_first) / seconds;
+      progress->seconds_left = (c.total - c.iteration) / progress->per_second;
+    }
+  if (c.done)
+    progress->seconds_left = 0;
+  return TRUE;
+}
+
+/* ---- starting and stopping ---- */
+
+static char *
+new_run_folder (TildeRunController *self)
+{
+  g_autofree char *base = self->runs_folder
+                          ? g_strdup (self->runs_folder)
+                          : g_build_filename (g_get_user_cache_dir (), "tilde", "runs", NULL);
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *stamp = g_date_time_format (now, "%Y%m%d-%H%M%S");
+
+  for (guint i = 0;; i++)
+    {
+      g_autofree char *name = i ? g_strdup_printf ("%s-%s-%u", self->model_name, stamp, i)
+                                : g_strdup_printf ("%s-%s", self->model_name, stamp);
+      char *path = g_build_filename (base, name, NULL);
+
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        return path;
+      g_free (path);
+    }
+}
+
+static void
+begin (TildeRunController *self, Run *run)
+{
+  g_list_store_remove_all (self->problems);
+  g_clear_pointer (&self->summary, tilde_summary_free);
+  keep_outputs (self, NULL);
+  keep_estimates (self, NULL, NULL, 0);
+  g_clear_pointer (&self->log, g_free);
+  self->n_chains = 0;
+  set_draws (self, NULL);
+  if (self->run)
+    {
+      self->run->controller = NULL;
+      run_unref (self->run);
+    }
+  self->run = run_ref (run);
+  self->running = TRUE;
+  self->finishing = TRUE;
+  self->progress_source = g_timeout_add (PROGRESS_INTERVAL_MS, progress_cb, self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
+}
+
+gboolean
+tilde_run_controller_start (TildeRunController     *self,
+                            const char             *model_name,
+                            const char             *model_text,
+                            const char             *data_text,
+                            const TildeRunSettings *settings)
+{
+  Run *run;
+
+  g_return_val_if_fail (TILDE_IS_RUN_CONTROLLER (self), FALSE);
+  if (self->running || self->finishing)
+    return FALSE;
+  g_free (self->model_name);
+  self->model_name = g_strdup (model_name && *model_name ? model_name : "model");
+  g_free (self->model_text);
+  self->model_text = g_strdup (model_text);
+  g_free (self->data_text);
+  self->data_text = g_strdup (data_text);
+  self->settings = *settings;
+  g_free (self->folder);
+  self->folder = new_run_folder (self);
+
+  run = run_new (self);
+  run->settings = *settings;
+  run->job = tilde_run_job_new (self->model_name, model_text, data_text, self->folder, settings);
+  begin (self, run);
+  self->thread = g_thread_new ("tilde-run", run_thread, run);
+  return TRUE;
+}
+
+void
+tilde_run_controller_stop (TildeRunController *self)
+{
+  g_return_if_fail (TILDE_IS_RUN_CONTROLLER (self));
+  if (self->running && self->run && self->run->job)
+    tilde_run_job_cancel (self->run->job);
+}
+
+/* ---- saving and opening ---- */
+
+static gboolean
+write_text (const char *folder, const char *name, const char *text, GError **error)
+{
+  g_autofree char *path = g_build_filename (folder, name, NULL);
+
+  return g_file_set_contents (path, text ? text : "", -1, error);
+}
+
+gboolean
+tilde_run_controller_save (TildeRunController *self, const char *folder, GError **error)
+{
+  g_autofree char *options = NULL;
+
+  g_return_val_if_fail (TILDE_IS_RUN_CONTROLLER (self), FALSE);
+  if (self->running || self->model_text == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                           _("There is no finished run to save."));
+      return FALSE;
+    }
+  if (g_mkdir_with_parents (folder, 0755) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
+                   _("The folder %s could not be made: %s"), folder, g_strerror (errno));
+      return FALSE;
+    }
+  options = tilde_run_settings_to_json (&self->settings);
+  if (!write_text (folder, "model.stan", self->model_text, error)
+      || !write_text (folder, "data.json", self->data_text, error)
+      || !write_text (folder, "options.json", options, error))
+    return FALSE;
+  for (guint i = 0; i + 1 < self->outputs->len; i++)
+    {
+      const char *path = g_ptr_array_index (self->outputs, i);
+      g_autofree char *base = g_path_get_basename (path);
+      g_autofree char *to = g_build_filename (folder, base, NULL);
+      g_autoptr(GFile) src = g_file_new_for_path (path);
+      g_autoptr(GFile) dst = g_file_new_for_path (to);
+
+      if (g_strcmp0 (path, to) != 0
+          && !g_file_copy (src, dst, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static int
+compare_chain_files (gconstpointer a, gconstpointer b)
+{
+  const char *x = *(const char *const *) a, *y = *(const char *const *) b;
+  gsize lx = strlen (x), ly = strlen (y);
+
+  /* output_2.csv before output_10.csv */
+  return lx != ly ? (lx < ly ? -1 : 1) : strcmp (x, y);
+}
+
+/* The CSV files of a saved run, in chain order. */
+static GPtrArray *
+list_csv_files (const char *folder, TildeRunMethod method, GError **error)
+{
+  g_autoptr(GDir) dir = g_dir_open (folder, 0, error);
+  GPtrArray *paths;
+  const char *name;
+
+  if (dir == NULL)
+    return NULL;
+  paths = g_ptr_array_new_with_free_func (g_free);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      gboolean wanted = method == TILDE_RUN_OPTIMIZE
+                        ? g_str_equal (name, "optimize.csv") || g_str_equal (name, "laplace.csv")
+                        : g_str_has_prefix (name, "output") && g_str_has_suffix (name, ".csv");
+      if (wanted)
+        g_ptr_array_add (paths, g_build_filename (folder, name, NULL));
+    }
+  g_ptr_array_sort (paths, compare_chain_files);
+  /* "laplace.csv" and "optimize.csv" are as long: the mode comes first */
+  if (method == TILDE_RUN_OPTIMIZE && paths->len == 2
+      && g_str_has_suffix (g_ptr_array_index (paths, 0), "laplace.csv"))
+    {
+      gpointer t = paths->pdata[0];
+
+      paths->pdata[0] = paths->pdata[1];
+      paths->pdata[1] = t;
+    }
+  return paths;
+}
+
+static gboolean
+read_saved_run (Run *run, GError **error)
+{
+  g_autofree char *options = NULL;
+  g_autofree char *model_path = g_build_filename (run->folder, "model.stan", NULL);
+  g_autofree char *data_path = g_build_filename (run->folder, "data.json", NULL);
+  g_autofree char *options_path = g_build_filename (run->folder, "options.json", NULL);
+  g_autoptr(GPtrArray) paths = NULL;
+
+  tilde_run_settings_init (&run->settings);
+  if (!g_file_get_contents (options_path, &options, NULL, error)
+      || !tilde_run_settings_from_json (options, &run->settings, error)
+      || !g_file_get_contents (model_path, &run->model_text, NULL, error))
+    return FALSE;
+  if (!g_file_get_contents (data_path, &run->data_text, NULL, NULL))
+    run->data_text = g_strdup ("");
+  paths = list_csv_files (run->folder, run->settings.method, error);
+  if (paths == NULL)
+    return FALSE;
+  run->opened = g_ptr_array_new_with_free_func ((GDestroyNotify) tilde_stan_csv_free);
+  for (guint i = 0; i < paths->len; i++)
+    {
+      TildeStanCsv *csv = tilde_stan_csv_read_file (g_ptr_array_index (paths, i), error);
+
+      if (csv == NULL)
+        return FALSE;
+      /* an optimisation's table shows the mode, its plots the Laplace draws */
+      if (run->settings.method == TILDE_RUN_OPTIMIZE && i == 0)
+        run->mode = csv;
+      else
+        g_ptr_array_add (run->opened, csv);
+    }
+  g_ptr_array_add (paths, NULL);
+  if (run->settings.method == TILDE_RUN_SAMPLE && paths->len > 1)
+    run->summary = tilde_run_summarize_files ((const char *const *) paths->pdata, NULL);
+  run->paths = g_steal_pointer (&paths);
+  return TRUE;
+}
+
+static gpointer
+open_thread (gpointer data)
+{
+  Run *run = data;
+
+  run->ok = read_saved_run (run, &run->error);
+  g_main_context_invoke_full (run->context, G_PRIORITY_DEFAULT_IDLE, finished_cb, run, run_unref);
+  return NULL;
+}
+
+gboolean
+tilde_run_controller_open (TildeRunController *self, const char *folder)
+{
+  Run *run;
+
+  g_return_val_if_fail (TILDE_IS_RUN_CONTROLLER (self), FALSE);
+  if (self->running || self->finishing)
+    return FALSE;
+  run = run_new (self);
+  run->folder = g_strdup (folder);
+  begin (self, run);
+  self->thread = g_thread_new ("tilde-open-run", open_thread, run);
+  return TRUE;
+}
+
+/* ---- the object ---- */
+
+TildeRunController *
+tilde_run_controller_new (void)
+{
+  return g_object_new (TILDE_TYPE_RUN_CONTROLLER, NULL);
+}
+
+gboolean
+tilde_run_controller_get_running (TildeRunController *self)
+{
+  g_return_val_if_fail (TILDE_IS_RUN_CONTROLLER (self), FALSE);
+  return self->running;
+}
+
+const char *
+tilde_run_controller_get_runs_folder (TildeRunController *self)
+{
+  g_return_val_if_fail (TILDE_IS_RUN_CONTROLLER (self), NULL);
+  return self->runs_folder;
+}
+
+void
+tilde_run_controller_set_runs_folder (TildeRunController *self, const char *folder)
+{
+  g_return_if_fail (TILDE_IS_RUN_CONTROLLER (self));
+  if (g_strcmp0 (self->runs_folder, folder) == 0)
+    return;
+  g_free (self->runs_folder);
+  self->runs_folder = folder && *folder ? g_strdup (folder) : NULL;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNS_FOLDER]);
+}
+
+TildeDraws *
+tilde_run_controller_get_draws (TildeRunController *self)
+{
+  g_return_val_if_fail (TILDE_IS_RUN_CONTROLLER (self), NULL);
+  return self->draws;
+}
+
+guint
+tilde_run_controller_get_n_chains (TildeRunController *self)
+{
+  Run *run = self->run;
+  guint n;
+
+  g_return_val_if_fail (TILDE_IS_RUN_CONTROLLER (self), 0);
+  if (run == NULL)
+    return 0;
+  g_mutex_lock (&run->lock);
+  n = run->chains ? run->n_chains : self->n_chains;
+  g_mutex_unlock (&run->lock);
+  return n;
+}
+
+const TildeRunSettings *
+tilde_run_controller_get_settings (TildeRunController *self)
+{
+  return &self->settings;
+}
+
+const char *
+tilde_run_controller_get_model_name (TildeRunController *self)
+{
+  return self->model_name;
+}
+
+const char *
+tilde_run_controller_get_model_text (TildeRunController *self)
+{
+  return self->model_text;
+}
+
+const char *
+tilde_run_controller_get_data_text (TildeRunController *self)
+{
+  return self->data_text;
+}
+
+const char *
+tilde_run_controller_get_folder (TildeRunController *self)
+{
+  return self->folder;
+}
+
+const char *const *
+tilde_run_controller_get_output_paths (TildeRunController *self)
+{
+  return (const char *const *) self->outputs->pdata;
+}
+
+const TildeSummary *
+tilde_run_controller_get_summary (TildeRunController *self)
+{
+  return self->summary;
+}
+
+const double *
+tilde_run_controller_get_estimates (TildeRunController *self, const char *const **names, gsize *n)
+{
+  if (names)
+    *names = (const char *const *) self->estimate_names;
+  if (n)
+    *n = self->n_estimates;
+  return self->estimates;
+}
+
+GListModel *
+tilde_run_controller_get_problems (TildeRunController *self)
+{
+  return G_LIST_MODEL (self->problems);
+}
+
+const char *
+tilde_run_controller_get_log (TildeRunController *self)
+{
+  return self->log ? self->log : "";
+}
+
+static void
+tilde_run_controller_dispose (GObject *object)
+{
+  TildeRunController *self = TILDE_RUN_CONTROLLER (object);
+
+  stop_progress (self);
+  if (self->run != NULL)
+    {
+      g_atomic_int_set (&self->run->abandoned, TRUE);
+      if (self->run->job)
+        tilde_run_job_cancel (self->run->job);
+      /* the thread ends by itself once its chains have stopped */
+      if (self->thread)
+        g_thread_join (self->thread);
+      self->thread = NULL;
+      self->run->controller = NULL;
+      g_clear_pointer (&self->run, run_unref);
+    }
+  g_clear_object (&self->draws);
+  g_clear_pointer (&self->summary, tilde_summary_free);
+  G_OBJECT_CLASS (tilde_run_controller_parent_class)->dispose (object);
+}
+
+static void
+tilde_run_controller_finalize (GObject *object)
+{
+  TildeRunController *self = TILDE_RUN_CONTROLLER (object);
+
+  g_clear_object (&self->problems);
+  g_free (self->runs_folder);
+  g_free (self->folder);
+  g_free (self->model_name);
+  g_free (self->model_text);
+  g_free (self->data_text);
+  g_free (self->log);
+  g_ptr_array_unref (self->outputs);
+  g_strfreev (self->estimate_names);
+  g_free (self->estimates);
+  G_OBJECT_CLASS (tilde_run_controller_parent_class)->finalize (object);
+}
+
+static void
+tilde_run_controller_get_property (GObject *object, guint prop_id, GValue *value,
+                                   GParamSpec *pspec)
+{
+  TildeRunController *self = TILDE_RUN_CONTROLLER (object);
+
+  switch (prop_id)
+    {
+    case PROP_RUNNING:
+      g_value_set_boolean (value, self->running);
+      break;
+    case PROP_DRAWS:
+      g_value_set_object (value, self->draws);
+      break;
+    case PROP_RUNS_FOLDER:
+      g_value_set_string (value, self->runs_folder);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+tilde_run_controller_set_property (GObject *object, guint prop_id, const GValue *value,
+                                   GParamSpec *pspec)
+{
+  TildeRunController *self = TILDE_RUN_CONTROLLER (object);
+
+  switch (prop_id)
+    {
+    case PROP_RUNS_FOLDER:
+      tilde_run_controller_set_runs_folder (self, g_value_get_string (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+tilde_run_controller_class_init (TildeRunControllerClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = tilde_run_controller_dispose;
+  object_class->finalize = tilde_run_controller_finalize;
+  object_class->get_property = tilde_run_controller_get_property;
+  object_class->set_property = tilde_run_controller_set_property;
+
+  properties[PROP_RUNNING] =
+    g_param_spec_boolean ("running", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_DRAWS] =
+    g_param_spec_object ("draws", NULL, NULL, TILDE_TYPE_DRAWS,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_RUNS_FOLDER] =
+    g_param_spec_string ("runs-folder", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  signals[SIGNAL_PROGRESS] =
+    g_signal_new ("progress", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
+  signals[SIGNAL_FINISHED] =
+    g_signal_new ("finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_ERROR);
+}
+
+static void
+tilde_run_controller_init (TildeRunController *self)
+{
+  self->problems = g_list_store_new (TILDE_TYPE_PROBLEM);
+  self->outputs = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (self->outputs, NULL);
+  tilde_run_settings_init (&self->settings);
+}

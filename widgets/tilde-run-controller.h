@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "tilde-draws.h"
+#include "infer/summary.h"
+#include "worker/run-job.h"
+
+G_BEGIN_DECLS
+
+#define TILDE_TYPE_RUN_CONTROLLER (tilde_run_controller_get_type ())
+
+G_DECLARE_FINAL_TYPE (TildeRunController, tilde_run_controller, TILDE, RUN_CONTROLLER, GObject)
+
+typedef enum {
+  TILDE_CHAIN_PHASE_PENDING,
+  TILDE_CHAIN_PHASE_WARMUP,
+  TILDE_CHAIN_PHASE_SAMPLING,
+  TILDE_CHAIN_PHASE_DONE,
+} TildeChainPhase;
+
+typedef struct {
+  TildeChainPhase phase;
+  guint           iteration;      /* over warm-up and sampling, from 1 */
+  guint           total;
+  double          per_second;     /* iterations a second in this phase so far; 0 unknown */
+  double          seconds_left;   /* -1 unknown */
+} TildeChainProgress;
+
+/* One run of a model at a time, off the main thread (engine/worker/run-job.h
+ * on a thread of its own): draws stream into a new :draws store in batches
+ * handed to the main context at G_PRIORITY_DEFAULT_IDLE, one batch pending
+ * at a time, so that however fast the chains go the main loop only ever
+ * appends what arrived since its last turn. ::progress is emitted at most
+ * ten times a second while the run goes on. When the run ends (finished,
+ * failed or stopped) the draws made so far stay and :running goes FALSE at
+ * once; then the summary of the files is computed off the main thread, and
+ * ::finished is emitted with the error (NULL when the run ended normally).
+ *
+ * A run's files go to a new folder under the cache folder
+ * ($XDG_CACHE_HOME/tilde/runs) unless :runs-folder names another. */
+TildeRunController *tilde_run_controller_new (void);
+
+/* FALSE (and nothing starts) while a run goes on or its ::finished is
+ * still to come. `data_text` may be NULL. */
+gboolean      tilde_run_controller_start    (TildeRunController     *self,
+                                             const char             *model_name,
+                                             const char             *model_text,
+                                             const char             *data_text,
+                                             const TildeRunSettings *settings);
+/* Asks the run to stop; ::finished follows. */
+void          tilde_run_controller_stop     (TildeRunController *self);
+gboolean      tilde_run_controller_get_running (TildeRunController *self);
+
+const char   *tilde_run_controller_get_runs_folder (TildeRunController *self);
+void          tilde_run_controller_set_runs_folder (TildeRunController *self,
+                                                    const char         *folder);
+
+/* The draws of the current (or last) run; NULL before the first draw. */
+TildeDraws   *tilde_run_controller_get_draws     (TildeRunController *self);
+guint         tilde_run_controller_get_n_chains  (TildeRunController *self);
+gboolean      tilde_run_controller_get_progress  (TildeRunController *self,
+                                                  guint               chain,
+                                                  TildeChainProgress *progress);
+/* The last run's settings, texts, folder and files. */
+const TildeRunSettings *tilde_run_controller_get_settings (TildeRunController *self);
+const char   *tilde_run_controller_get_model_name (TildeRunController *self);
+const char   *tilde_run_controller_get_model_text (TildeRunController *self);
+const char   *tilde_run_controller_get_data_text  (TildeRunController *self);
+const char   *tilde_run_controller_get_folder     (TildeRunController *self);
+/* NULL-terminated; empty while a run goes on. */
+const char *const *tilde_run_controller_get_output_paths (TildeRunController *self);
+/* After a sampling run with draws after warm-up; NULL otherwise. */
+const TildeSummary *tilde_run_controller_get_summary (TildeRunController *self);
+/* After an optimisation: lp__ and the outputs at the mode. */
+const double *tilde_run_controller_get_estimates (TildeRunController  *self,
+                                                  const char *const  **names,
+                                                  gsize               *n);
+/* TildeProblem items: why the last run could not start (the model's or
+ * the data's errors, or one message without a place). */
+GListModel   *tilde_run_controller_get_problems  (TildeRunController *self);
+/* The messages of the last run (the sampler's, print()), one a line. */
+const char   *tilde_run_controller_get_log       (TildeRunController *self);
+
+/* Writes the last run into `folder` (made if missing): model.stan,
+ * data.json, options.json and the Stan CSV files. */
+gboolean      tilde_run_controller_save         (TildeRunController *self,
+                                                 const char         *folder,
+                                                 GError            **error);
+/* Reads a folder written by _save, off the main thread, as if the run had
+ * just ended there: ::finished follows (with the error, if any). FALSE
+ * while a run goes on. */
+gboolean      tilde_run_controller_open         (TildeRunController *self,
+                                                 const char         *folder);
+
+G_END_DECLS
