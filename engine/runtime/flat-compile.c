@@ -40,6 +40,7 @@ typedef struct {
   int               n_globals, n_slots;
   gint32            theta_pos;
   guint             n_terms;
+  gint32            max_n;
 } FlC;
 
 /* ---- registers ---- */
@@ -49,6 +50,7 @@ temp (FlC *c, gint32 n, gboolean vec)
 {
   FlReg r = { .off = c->n_vars, .n = n, .vec = vec, .ad = TRUE };
   c->n_vars += MAX (n, 1);
+  c->max_n = MAX (c->max_n, n);
   return r;
 }
 
@@ -56,6 +58,7 @@ static FlReg
 const_values (FlC *c, const double *x, gint32 n, gboolean vec)
 {
   FlReg r = { .off = -1 - (gint32) c->consts->len, .n = n, .vec = vec, .ad = FALSE };
+  c->max_n = MAX (c->max_n, n);
   g_array_append_vals (c->consts, x, (guint) n);
   if (n == 0)
     {
@@ -612,6 +615,7 @@ rt_flat_compile (const St *log_prob, const TildeValue *globals, int n_globals, i
       f->n_vals = c.n_vars + (gint32) c.consts->len;
       f->consts = (double *) g_array_free (c.consts, FALSE);
       f->max_terms = c.n_terms;
+      f->max_n = MAX (c.max_n, (gint32) n_params);
       place_constants (f);
     }
   else

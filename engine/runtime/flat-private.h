@@ -99,6 +99,7 @@ struct RtFlat {
   gint32  n_vals;      /* and the constants after them */
   double *consts;      /* n_vals - n_vars */
   guint   max_terms;
+  gint32  max_n;       /* the longest operand */
 };
 
 /* flat.c: the values of an arithmetic instruction (FL_ADD .. FL_INV_LOGIT). */

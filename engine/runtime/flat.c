@@ -32,7 +32,7 @@ give_way (void)
 double *
 rt_flat_scratch_new (const RtFlat *f)
 {
-  double *buf = g_new0 (double, 2 * (gsize) f->n_vals + f->max_terms + 1);
+  double *buf = g_new0 (double, 2 * (gsize) f->n_vals + f->max_terms + 3 + (gsize) f->max_n);
   memcpy (buf + f->n_vars, f->consts, sizeof (double) * (gsize) (f->n_vals - f->n_vars));
   return buf;
 }
@@ -53,19 +53,36 @@ rt_flat_free (RtFlat *f)
   g_free (f);
 }
 
-/* Element i of an operand, a scalar broadcast. */
-#define AT(v, r, i) ((v)[(r).off + ((r).vec ? (i) : 0)])
+/* An operand as its loops read it: values x and partials g, both with
+ * stride k (0: a scalar, broadcast). The partials go to the adjoints of a
+ * container, to a scalar's own sum in `acc` (added to its adjoint at the
+ * end, as the library's partials are), or, for data, to the scratch's
+ * junk, where nothing reads them: the loops then need no tests. */
+typedef struct {
+  const double *x;
+  double       *g;
+  gint32        k;
+} Op;
 
-/* Adds d to the adjoint of element i of an ad operand; a scalar's
- * contributions are summed in *s first, as the library's partials are. */
-static inline void
-grad (double *g, const FlReg *r, gint32 i, double d, double *s)
+static inline Op
+op_of (const FlReg *r, const double *v, double *g, double *acc, double *junk)
 {
-  if (r->vec)
-    g[r->off + i] += d;
-  else
-    *s += d;
+  Op o = { v + r->off, junk, r->vec ? 1 : 0 };
+  if (r->ad)
+    o.g = r->vec ? g + r->off : acc;
+  *acc = 0;
+  return o;
 }
+
+static inline void
+op_finish (const FlReg *r, double *g, const double *acc)
+{
+  if (r->ad && !r->vec)
+    g[r->off] += *acc;
+}
+
+#define X(o, i) ((o).x[(i) * (o).k])
+#define G(o, i) ((o).g[(i) * (o).k])
 
 /* ---- densities ---- */
 
@@ -111,82 +128,98 @@ normal_scalars (const FlIns *ins, const double *v, double *g, gboolean drop, Sum
   return TRUE;
 }
 
+/* The loop of k_normal over vectorised arguments, for constant strides
+ * (each combination its own copy): adds the quadratic terms (and, for a
+ * vector scale, the scale's partials) and the partials of y and mu.
+ * FALSE when a value is not finite. */
+static inline __attribute__ ((always_inline)) gboolean
+normal_loop (Op y, Op mu, Op sigma, gint32 N, double *logp, double *sigma_grad, const int ky,
+             const int km, const int ks)
+{
+  if (!ks)
+    {
+      double inv_s = 1 / sigma.x[0], sq = 0;
+      for (gint32 i = 0; i < N; i++)
+        {
+          double z = (y.x[i * ky] - mu.x[i * km]) * inv_s;
+          sq += z * z;
+          double dy = -z * inv_s;
+          y.g[i * ky] += dy;
+          mu.g[i * km] += -dy;
+        }
+      *logp -= 0.5 * sq;
+      *sigma_grad = -N * inv_s + sq * inv_s;
+      return isfinite (sq);
+    }
+  double lp = *logp;
+  for (gint32 i = 0; i < N; i++)
+    {
+      double inv_s = 1 / sigma.x[i];
+      double z = (y.x[i * ky] - mu.x[i * km]) * inv_s;
+      lp -= 0.5 * z * z;
+      double dy = -z * inv_s;
+      y.g[i * ky] += dy;
+      mu.g[i * km] += -dy;
+      sigma.g[i] += -inv_s + z * z * inv_s;
+    }
+  *logp = lp;
+  return isfinite (lp);
+}
+
 /* dist.c's k_normal for vectorised arguments */
 static gboolean
-normal (const FlIns *ins, const double *v, double *g, gboolean drop, Sum *sum)
+normal (const FlIns *ins, const double *v, double *g, double *acc, double *junk, gboolean drop,
+        Sum *sum)
 {
   const FlReg *a = ins->a;
   if (!a[0].vec && !a[1].vec && !a[2].vec)
     return normal_scalars (ins, v, g, drop, sum);
   gint32 N = ins->n;
+  Op y = op_of (&a[0], v, g, &acc[0], junk), mu = op_of (&a[1], v, g, &acc[1], junk);
+  Op sigma = op_of (&a[2], v, g, &acc[2], junk);
   if (a[2].ad)
     for (gint32 i = 0; i < (a[2].vec ? N : 1); i++)
-      if (!(v[a[2].off + i] > 0))
+      if (!(sigma.x[i] > 0))
         return FALSE;
   gboolean any = a[0].ad || a[1].ad || a[2].ad;
   if (drop && !any)
     {
       for (gint32 i = 0; i < N; i++)
-        if (isnan (AT (v, a[0], i)) || !isfinite (AT (v, a[1], i)))
+        if (isnan (X (y, i)) || !isfinite (X (mu, i)))
           return FALSE;
       return TRUE;
     }
-  gboolean k_const = !drop, k_sigma = !drop || a[2].ad, k_quad = !drop || any;
-  double logp = 0, sy = 0, smu = 0;
+  /* k_quad holds from here: a NaN y or a mu that is not finite makes the
+   * quadratic terms so, and the general path raises the error */
+  gboolean k_const = !drop, k_sigma = !drop || a[2].ad;
+  double logp = 0, sigma_grad = 0;
   if (k_const)
     logp -= N * TILDE_LOG_SQRT_TWO_PI;
   if (k_sigma)
     {
       if (a[2].vec)
         for (gint32 i = 0; i < N; i++)
-          logp -= log (v[a[2].off + i]);
+          logp -= log (sigma.x[i]);
       else
-        logp -= N * log (v[a[2].off]);
+        logp -= N * log (sigma.x[0]);
     }
-  if (!a[2].vec)
+  gboolean ok;
+  switch (a[0].vec | a[1].vec << 1 | a[2].vec << 2)
     {
-      double inv_s = 1 / v[a[2].off], sq = 0;
-      for (gint32 i = 0; i < N; i++)
-        {
-          double z = (AT (v, a[0], i) - AT (v, a[1], i)) * inv_s;
-          sq += z * z;
-          double dy = -z * inv_s;
-          if (a[0].ad)
-            grad (g, &a[0], i, dy, &sy);
-          if (a[1].ad)
-            grad (g, &a[1], i, -dy, &smu);
-        }
-      if (!isfinite (sq))
-        return FALSE;
-      if (k_quad)
-        logp -= 0.5 * sq;
-      if (a[2].ad)
-        g[a[2].off] += -N * inv_s + sq * inv_s;
+    case 1: ok = normal_loop (y, mu, sigma, N, &logp, &sigma_grad, 1, 0, 0); break;
+    case 2: ok = normal_loop (y, mu, sigma, N, &logp, &sigma_grad, 0, 1, 0); break;
+    case 3: ok = normal_loop (y, mu, sigma, N, &logp, &sigma_grad, 1, 1, 0); break;
+    case 4: ok = normal_loop (y, mu, sigma, N, &logp, &sigma_grad, 0, 0, 1); break;
+    case 5: ok = normal_loop (y, mu, sigma, N, &logp, &sigma_grad, 1, 0, 1); break;
+    case 6: ok = normal_loop (y, mu, sigma, N, &logp, &sigma_grad, 0, 1, 1); break;
+    default: ok = normal_loop (y, mu, sigma, N, &logp, &sigma_grad, 1, 1, 1); break;
     }
-  else
-    {
-      for (gint32 i = 0; i < N; i++)
-        {
-          double s = v[a[2].off + i], inv_s = 1 / s;
-          double y = AT (v, a[0], i), mu = AT (v, a[1], i);
-          if (isnan (y) || !isfinite (mu))
-            return FALSE;
-          double z = (y - mu) * inv_s;
-          if (k_quad)
-            logp -= 0.5 * z * z;
-          double dy = -z * inv_s;
-          if (a[0].ad)
-            grad (g, &a[0], i, dy, &sy);
-          if (a[1].ad)
-            grad (g, &a[1], i, -dy, &smu);
-          if (a[2].ad)
-            g[a[2].off + i] += -inv_s + z * z * inv_s;
-        }
-    }
-  if (a[0].ad && !a[0].vec)
-    g[a[0].off] += sy;
-  if (a[1].ad && !a[1].vec)
-    g[a[1].off] += smu;
+  if (!ok)
+    return FALSE;
+  if (a[2].ad && !a[2].vec)
+    g[a[2].off] += sigma_grad;
+  op_finish (&a[0], g, &acc[0]);
+  op_finish (&a[1], g, &acc[1]);
   add_term (sum, any, logp);
   return TRUE;
 }
@@ -218,25 +251,28 @@ std_normal (const FlIns *ins, const double *v, double *g, gboolean drop, Sum *su
 
 /* dist.c's k_cauchy */
 static gboolean
-cauchy (const FlIns *ins, const double *v, double *g, gboolean drop, Sum *sum)
+cauchy (const FlIns *ins, const double *v, double *g, double *acc, double *junk, gboolean drop,
+        Sum *sum)
 {
   const FlReg *a = ins->a;
   gint32 N = ins->n;
+  Op y = op_of (&a[0], v, g, &acc[0], junk), mu = op_of (&a[1], v, g, &acc[1], junk);
+  Op sigma = op_of (&a[2], v, g, &acc[2], junk);
   for (gint32 i = 0; i < N; i++)
     {
-      double y = AT (v, a[0], i), mu = AT (v, a[1], i), s = AT (v, a[2], i);
-      if (isnan (y) || !isfinite (mu) || !(s > 0) || isinf (s))
+      double s = X (sigma, i);
+      if (isnan (X (y, i)) || !isfinite (X (mu, i)) || !(s > 0) || isinf (s))
         return FALSE;
     }
   gboolean any = a[0].ad || a[1].ad || a[2].ad;
   if (drop && !any)
     return TRUE;
   gboolean k_const = !drop, k_sigma = !drop || a[2].ad, k_all = !drop || any;
-  double logp = 0, sy = 0, smu = 0, ss = 0;
+  double logp = 0;
   for (gint32 i = 0; i < N; i++)
     {
-      double y = AT (v, a[0], i), mu = AT (v, a[1], i), s = AT (v, a[2], i);
-      double d = y - mu, d2 = d * d, s2 = s * s;
+      double s = X (sigma, i);
+      double d = X (y, i) - X (mu, i), d2 = d * d, s2 = s * s;
       if (k_const)
         logp -= TILDE_LOG_PI;
       if (k_sigma)
@@ -244,19 +280,13 @@ cauchy (const FlIns *ins, const double *v, double *g, gboolean drop, Sum *sum)
       if (k_all)
         logp -= log1p (d2 / s2);
       double dy = -2 * d / (s2 + d2);
-      if (a[0].ad)
-        grad (g, &a[0], i, dy, &sy);
-      if (a[1].ad)
-        grad (g, &a[1], i, -dy, &smu);
-      if (a[2].ad)
-        grad (g, &a[2], i, (d2 - s2) / (s * (s2 + d2)), &ss);
+      G (y, i) += dy;
+      G (mu, i) += -dy;
+      G (sigma, i) += (d2 - s2) / (s * (s2 + d2));
     }
-  if (a[0].ad && !a[0].vec)
-    g[a[0].off] += sy;
-  if (a[1].ad && !a[1].vec)
-    g[a[1].off] += smu;
-  if (a[2].ad && !a[2].vec)
-    g[a[2].off] += ss;
+  op_finish (&a[0], g, &acc[0]);
+  op_finish (&a[1], g, &acc[1]);
+  op_finish (&a[2], g, &acc[2]);
   add_term (sum, any, logp);
   return TRUE;
 }
@@ -331,132 +361,151 @@ constrain (const FlIns *ins, double *v, double *g, gboolean jacobian, Sum *sum)
 
 /* ---- arithmetic ---- */
 
-void
-rt_flat_arith (const FlIns *ins, double *v)
+/* The loops for constant strides (0: a scalar operand, broadcast), each
+ * combination its own copy. */
+static inline __attribute__ ((always_inline)) void
+arith_loop (FlOp op, double *r, const double *x, const double *y, const double *z, gint32 n,
+            const int kx, const int ky, const int kz)
 {
-  const FlReg *a = &ins->a[0], *b = &ins->a[1], *c = &ins->a[2];
-  double *r = v + ins->dst.off;
-  gint32 n = ins->n;
-  switch (ins->op)
+  switch (op)
     {
     case FL_ADD:
       for (gint32 i = 0; i < n; i++)
-        r[i] = AT (v, *a, i) + AT (v, *b, i);
+        r[i] = x[i * kx] + y[i * ky];
       break;
     case FL_SUB:
       for (gint32 i = 0; i < n; i++)
-        r[i] = AT (v, *a, i) - AT (v, *b, i);
+        r[i] = x[i * kx] - y[i * ky];
       break;
     case FL_MUL:
       for (gint32 i = 0; i < n; i++)
-        r[i] = AT (v, *a, i) * AT (v, *b, i);
+        r[i] = x[i * kx] * y[i * ky];
       break;
     case FL_DIV:
       for (gint32 i = 0; i < n; i++)
-        r[i] = AT (v, *a, i) / AT (v, *b, i);
+        r[i] = x[i * kx] / y[i * ky];
       break;
     case FL_FMA:
       for (gint32 i = 0; i < n; i++)
-        r[i] = fma (AT (v, *a, i), AT (v, *b, i), AT (v, *c, i));
+        r[i] = fma (x[i * kx], y[i * ky], z[i * kz]);
       break;
     case FL_NEG:
       for (gint32 i = 0; i < n; i++)
-        r[i] = -AT (v, *a, i);
+        r[i] = -x[i * kx];
       break;
     case FL_EXP:
       for (gint32 i = 0; i < n; i++)
-        r[i] = exp (AT (v, *a, i));
+        r[i] = exp (x[i * kx]);
       break;
     case FL_LOG:
       for (gint32 i = 0; i < n; i++)
-        r[i] = log (AT (v, *a, i));
+        r[i] = log (x[i * kx]);
       break;
     case FL_SQRT:
       for (gint32 i = 0; i < n; i++)
-        r[i] = sqrt (AT (v, *a, i));
+        r[i] = sqrt (x[i * kx]);
       break;
     case FL_SQUARE:
       for (gint32 i = 0; i < n; i++)
-        r[i] = AT (v, *a, i) * AT (v, *a, i);
+        r[i] = x[i * kx] * x[i * kx];
       break;
     case FL_INV:
       for (gint32 i = 0; i < n; i++)
-        r[i] = 1 / AT (v, *a, i);
+        r[i] = 1 / x[i * kx];
       break;
     case FL_EXPM1:
       for (gint32 i = 0; i < n; i++)
-        r[i] = expm1 (AT (v, *a, i));
+        r[i] = expm1 (x[i * kx]);
       break;
     case FL_INV_LOGIT:
       for (gint32 i = 0; i < n; i++)
-        r[i] = tilde_inv_logit (AT (v, *a, i));
+        r[i] = tilde_inv_logit (x[i * kx]);
       break;
     default:
       g_assert_not_reached ();
     }
 }
 
-/* The adjoints of an instruction's operands from its result's. */
-static void
-backward (const FlIns *ins, const double *v, double *g)
+/* An operand's stride bit, the unused operands of unary and binary
+ * operations taken as vectors (their loops never read them). */
+static inline int
+stride_code (const FlIns *ins)
 {
-  const FlReg *a = &ins->a[0], *b = &ins->a[1], *c = &ins->a[2];
-  const double *r = v + ins->dst.off, *gr = g + ins->dst.off;
-  double sa = 0, sb = 0, sc = 0;
+  static const int used[] = { [FL_ADD] = 3, [FL_SUB] = 3, [FL_MUL] = 3, [FL_DIV] = 3,
+                              [FL_FMA] = 7, [FL_NEG] = 1, [FL_EXP] = 1, [FL_LOG] = 1,
+                              [FL_SQRT] = 1, [FL_SQUARE] = 1, [FL_INV] = 1, [FL_EXPM1] = 1,
+                              [FL_INV_LOGIT] = 1 };
+  return (ins->a[0].vec | ins->a[1].vec << 1 | ins->a[2].vec << 2) | (7 & ~used[ins->op]);
+}
+
+void
+rt_flat_arith (const FlIns *ins, double *v)
+{
+  double *r = v + ins->dst.off;
+  const double *x = v + ins->a[0].off, *y = v + ins->a[1].off, *z = v + ins->a[2].off;
+  FlOp op = ins->op;
   gint32 n = ins->n;
-  switch (ins->op)
+  switch (stride_code (ins))
     {
-    case FL_LOWER:
-    case FL_UPPER:
-    case FL_LUB:
-      for (gint32 i = 0; i < n; i++)
-        g[a->off + i] += gr[i] * v[ins->aux.off + i];
-      return;
+    case 0: arith_loop (op, r, x, y, z, n, 0, 0, 0); break;
+    case 1: arith_loop (op, r, x, y, z, n, 1, 0, 0); break;
+    case 2: arith_loop (op, r, x, y, z, n, 0, 1, 0); break;
+    case 3: arith_loop (op, r, x, y, z, n, 1, 1, 0); break;
+    case 4: arith_loop (op, r, x, y, z, n, 0, 0, 1); break;
+    case 5: arith_loop (op, r, x, y, z, n, 1, 0, 1); break;
+    case 6: arith_loop (op, r, x, y, z, n, 0, 1, 1); break;
+    default: arith_loop (op, r, x, y, z, n, 1, 1, 1); break;
+    }
+}
+
+static inline __attribute__ ((always_inline)) void
+backward_loop (FlOp op, Op a, Op b, Op c, const double *r, const double *gr, gint32 n,
+               const int ka, const int kb, const int kc)
+{
+  switch (op)
+    {
     case FL_ADD:
+      for (gint32 i = 0; i < n; i++)
+        {
+          a.g[i * ka] += gr[i];
+          b.g[i * kb] += gr[i];
+        }
+      break;
     case FL_SUB:
       for (gint32 i = 0; i < n; i++)
         {
-          if (a->ad)
-            grad (g, a, i, gr[i], &sa);
-          if (b->ad)
-            grad (g, b, i, ins->op == FL_ADD ? gr[i] : -gr[i], &sb);
+          a.g[i * ka] += gr[i];
+          b.g[i * kb] += -gr[i];
         }
       break;
     case FL_MUL:
       for (gint32 i = 0; i < n; i++)
         {
-          if (a->ad)
-            grad (g, a, i, gr[i] * AT (v, *b, i), &sa);
-          if (b->ad)
-            grad (g, b, i, gr[i] * AT (v, *a, i), &sb);
+          a.g[i * ka] += gr[i] * b.x[i * kb];
+          b.g[i * kb] += gr[i] * a.x[i * ka];
         }
       break;
     case FL_DIV:
       for (gint32 i = 0; i < n; i++)
         {
-          double y = AT (v, *b, i);
-          if (a->ad)
-            grad (g, a, i, gr[i] / y, &sa);
-          if (b->ad)
-            grad (g, b, i, -gr[i] * r[i] / y, &sb);
+          double y = b.x[i * kb];
+          a.g[i * ka] += gr[i] / y;
+          b.g[i * kb] += -gr[i] * r[i] / y;
         }
       break;
     case FL_FMA:
       for (gint32 i = 0; i < n; i++)
         {
-          if (a->ad)
-            grad (g, a, i, gr[i] * AT (v, *b, i), &sa);
-          if (b->ad)
-            grad (g, b, i, gr[i] * AT (v, *a, i), &sb);
-          if (c->ad)
-            grad (g, c, i, gr[i], &sc);
+          a.g[i * ka] += gr[i] * b.x[i * kb];
+          b.g[i * kb] += gr[i] * a.x[i * ka];
+          c.g[i * kc] += gr[i];
         }
       break;
     default:
       for (gint32 i = 0; i < n; i++)
         {
-          double x = AT (v, *a, i), d;
-          switch (ins->op)
+          double x = a.x[i * ka], d;
+          switch (op)
             {
             case FL_NEG: d = -1; break;
             case FL_EXP: d = r[i]; break;
@@ -467,16 +516,44 @@ backward (const FlIns *ins, const double *v, double *g)
             case FL_EXPM1: d = r[i] + 1; break;
             default: d = r[i] * (1 - r[i]); break;   /* FL_INV_LOGIT */
             }
-          grad (g, a, i, gr[i] * d, &sa);
+          a.g[i * ka] += gr[i] * d;
         }
       break;
     }
-  if (a->ad && !a->vec)
-    g[a->off] += sa;
-  if (b->ad && !b->vec)
-    g[b->off] += sb;
-  if (c->ad && !c->vec)
-    g[c->off] += sc;
+}
+
+/* The adjoints of an instruction's operands from its result's. */
+static void
+backward (const FlIns *ins, const double *v, double *g, double *acc, double *junk)
+{
+  const FlReg *ra = &ins->a[0], *rb = &ins->a[1], *rc = &ins->a[2];
+  const double *r = v + ins->dst.off, *gr = g + ins->dst.off;
+  gint32 n = ins->n;
+  FlOp op = ins->op;
+  if (op <= FL_LUB)
+    {
+      const double *d = v + ins->aux.off;
+      double *gu = g + ra->off;
+      for (gint32 i = 0; i < n; i++)
+        gu[i] += gr[i] * d[i];
+      return;
+    }
+  Op a = op_of (ra, v, g, &acc[0], junk), b = op_of (rb, v, g, &acc[1], junk);
+  Op c = op_of (rc, v, g, &acc[2], junk);
+  switch (stride_code (ins))
+    {
+    case 0: backward_loop (op, a, b, c, r, gr, n, 0, 0, 0); break;
+    case 1: backward_loop (op, a, b, c, r, gr, n, 1, 0, 0); break;
+    case 2: backward_loop (op, a, b, c, r, gr, n, 0, 1, 0); break;
+    case 3: backward_loop (op, a, b, c, r, gr, n, 1, 1, 0); break;
+    case 4: backward_loop (op, a, b, c, r, gr, n, 0, 0, 1); break;
+    case 5: backward_loop (op, a, b, c, r, gr, n, 1, 0, 1); break;
+    case 6: backward_loop (op, a, b, c, r, gr, n, 0, 1, 1); break;
+    default: backward_loop (op, a, b, c, r, gr, n, 1, 1, 1); break;
+    }
+  op_finish (ra, g, &acc[0]);
+  op_finish (rb, g, &acc[1]);
+  op_finish (rc, g, &acc[2]);
 }
 
 gboolean
@@ -485,6 +562,7 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
 {
   double *v = scratch, *g = scratch + f->n_vals;
   Sum sum = { .terms = g + f->n_vals };
+  double *acc = sum.terms + f->max_terms, *junk = acc + 3;
   memcpy (v, theta, sizeof (double) * (gsize) f->n_params);
   memset (g, 0, sizeof (double) * (gsize) f->n_vars);
   for (guint k = 0; k < f->n_ins; k++)
@@ -501,13 +579,13 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
           constrain (ins, v, g, ins->jacobian && jacobian, &sum);
           break;
         case FL_NORMAL:
-          ok = normal (ins, v, g, drop, &sum);
+          ok = normal (ins, v, g, acc, junk, drop, &sum);
           break;
         case FL_STD_NORMAL:
           ok = std_normal (ins, v, g, drop, &sum);
           break;
         case FL_CAUCHY:
-          ok = cauchy (ins, v, g, drop, &sum);
+          ok = cauchy (ins, v, g, acc, junk, drop, &sum);
           break;
         case FL_SUM:
           sum_term (ins, v, g, &sum);
@@ -528,7 +606,7 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
     {
       for (guint k = f->n_ins; k-- > 0;)
         if (f->ins[k].op < FL_NORMAL && f->ins[k].dst.ad)
-          backward (&f->ins[k], v, g);
+          backward (&f->ins[k], v, g, acc, junk);
       for (gint32 i = 0; i < f->n_params; i++)
         if (!isfinite (g[i]))
           return give_way ();
