@@ -311,27 +311,49 @@ fused_scalar (FlC *c, const Ex *e, FlReg *r)
   return TRUE;
 }
 
+/* What a variable holds: data as constants, read once; a local's
+ * current value. */
+static gboolean
+slot_reg (FlC *c, int slot, FlReg *r)
+{
+  if (slot < 0)
+    return FALSE;
+  if (slot < c->n_globals)
+    {
+      if (!c->global_done[slot])
+        {
+          if (!const_reg (c, &c->global_values[slot], &c->globals[slot]))
+            return FALSE;
+          c->global_done[slot] = TRUE;
+        }
+      *r = c->globals[slot];
+      return TRUE;
+    }
+  if (slot >= c->n_slots || !c->bound[slot])
+    return FALSE;
+  *r = c->slots[slot];
+  return TRUE;
+}
+
 static gboolean
 expr (FlC *c, const Ex *e, FlReg *r)
 {
   if (e->fn == rt_ex_const || (e->fn == rt_ex_cached && e->ready))
     return const_reg (c, &e->k, r);
   if (e->fn == rt_ex_var)
+    return slot_reg (c, e->slot, r);
+  if (e->fn == rt_ex_index1)
     {
-      if (e->slot < c->n_globals)
-        {
-          if (!c->global_done[e->slot])
-            {
-              if (!const_reg (c, &c->global_values[e->slot], &c->globals[e->slot]))
-                return FALSE;
-              c->global_done[e->slot] = TRUE;
-            }
-          *r = c->globals[e->slot];
-          return TRUE;
-        }
-      if (e->slot >= c->n_slots || !c->bound[e->slot])
+      /* x[i] with i a number: one element of x */
+      FlReg base;
+      gint32 i;
+      if (!slot_reg (c, e->slot, &base) || !base.vec || !const_int (c, e->kids[0], &i) || i < 1
+          || i > base.n)
         return FALSE;
-      *r = c->slots[e->slot];
+      *r = base;
+      r->n = 1;
+      r->vec = FALSE;
+      r->off = base.off >= 0 ? base.off + i - 1 : base.off - (i - 1);
       return TRUE;
     }
   if (e->fn == rt_ex_promote)
