@@ -41,6 +41,7 @@ typedef struct {
   gint32            theta_pos;
   guint             n_terms;
   gint32            max_n;
+  gboolean          twice;    /* compiling what the general path runs as a fused form */
 } FlC;
 
 /* ---- registers ---- */
@@ -192,7 +193,8 @@ fold (FlC *c, FlOp op, const FlReg *args, int n, gint32 size, gboolean vec, FlRe
   guint k = c->consts->len;
   g_autofree double *v = g_new (double, k + (guint) MAX (size, 1));
   memcpy (v, c->consts->data, sizeof (double) * k);
-  FlIns ins = { .op = op, .n = size, .dst = { .off = (gint32) k, .n = size, .vec = vec } };
+  FlIns ins = { .op = op, .n = size, .dst = { .off = (gint32) k, .n = size, .vec = vec },
+                .twice = c->twice };
   for (int i = 0; i < n; i++)
     {
       ins.a[i] = args[i];
@@ -227,6 +229,7 @@ elementwise (FlC *c, FlOp op, const FlReg *args, int n, FlReg *r)
   FlIns *ins = emit (c, op);
   ins->n = size;
   ins->dst = dst;
+  ins->twice = c->twice;
   for (int i = 0; i < n; i++)
     ins->a[i] = args[i];
   *r = dst;
@@ -359,7 +362,13 @@ expr (FlC *c, const Ex *e, FlReg *r)
   if (e->fn == rt_ex_promote)
     return is_real_type (e->type) && expr (c, e->kids[0], r);
   if (e->fn == rt_ex_fused)
-    return expr (c, e->kids[0], r);
+    {
+      gboolean was = c->twice, ok;
+      c->twice = TRUE;
+      ok = expr (c, e->kids[0], r);
+      c->twice = was;
+      return ok;
+    }
   if (e->fn == rt_ex_sx)
     return fused_scalar (c, e, r);
   if (e->fn == rt_ex_real_arith)
@@ -554,7 +563,11 @@ density (FlC *c, const St *s, const Ex *e)
 static gboolean
 target (FlC *c, const St *s)
 {
-  if (density (c, s, s->e))
+  /* the arguments of a density with fused arguments */
+  c->twice = s->fn == rt_st_target_fused;
+  gboolean ok = density (c, s, s->e);
+  c->twice = FALSE;
+  if (ok)
     return TRUE;
   FlReg r;
   if (!expr (c, s->e, &r))
@@ -599,12 +612,61 @@ place_constants (RtFlat *f)
 {
   for (guint k = 0; k < f->n_ins; k++)
     {
-      FlReg *regs[5] = { &f->ins[k].dst, &f->ins[k].aux, &f->ins[k].a[0], &f->ins[k].a[1],
-                         &f->ins[k].a[2] };
-      for (int i = 0; i < 5; i++)
+      FlIns *ins = &f->ins[k];
+      FlReg *regs[8] = { &ins->dst, &ins->aux, &ins->a[0], &ins->a[1], &ins->a[2], &ins->b[0],
+                         &ins->b[1], &ins->b[2] };
+      for (int i = 0; i < 8; i++)
         if (regs[i]->off < 0)
           regs[i]->off = f->n_vars + (-1 - regs[i]->off);
     }
+}
+
+/* How many operands of the instructions read a value starting at off. */
+static guint
+readers (const GArray *code, gint32 off)
+{
+  guint n = 0;
+  for (guint k = 0; k < code->len; k++)
+    {
+      const FlIns *ins = &g_array_index (code, FlIns, k);
+      for (int i = 0; i < 3; i++)
+        n += ins->op != FL_NOP && ins->a[i].ad && ins->a[i].off == off;
+    }
+  return n;
+}
+
+/* `theta = fma (tau, eta, mu); y ~ normal (theta, sigma)` with theta read
+ * nowhere else: the density computes the location as it goes and hands
+ * its partials straight to the operands of fma, so that the location is
+ * neither stored nor swept back over. */
+static void
+fold_locations (GArray *code)
+{
+  for (guint k = 0; k < code->len; k++)
+    {
+      FlIns *d = &g_array_index (code, FlIns, k);
+      if (d->op != FL_NORMAL || !d->a[0].vec || !d->a[1].vec || !d->a[1].ad
+          || d->a[1].off < 0)
+        continue;
+      for (guint j = 0; j < k; j++)
+        {
+          FlIns *f = &g_array_index (code, FlIns, j);
+          if (f->op != FL_FMA || f->dst.off != d->a[1].off || f->n != d->n
+              || readers (code, f->dst.off) != 1)
+            continue;
+          memcpy (d->b, f->a, sizeof d->b);
+          d->op = FL_NORMAL_FMA;
+          d->twice = f->twice;
+          f->op = FL_NOP;
+          f->dst.ad = FALSE;
+          break;
+        }
+    }
+  guint n = 0;
+  for (guint k = 0; k < code->len; k++)
+    if (g_array_index (code, FlIns, k).op != FL_NOP)
+      g_array_index (code, FlIns, n++) = g_array_index (code, FlIns, k);
+  g_array_set_size (code, n);
 }
 
 RtFlat *
@@ -626,6 +688,8 @@ rt_flat_compile (const St *log_prob, const TildeValue *globals, int n_globals, i
     .n_slots = n_slots,
   };
   gboolean ok = stmt (&c, log_prob) && c.theta_pos == (gint32) n_params && c.ins->len > 0;
+  if (ok)
+    fold_locations (c.ins);
   RtFlat *f = NULL;
   if (ok)
     {

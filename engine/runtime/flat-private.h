@@ -71,6 +71,9 @@ typedef enum {
   FL_STD_NORMAL,
   FL_CAUCHY,
   FL_SUM,
+  FL_NORMAL_FMA,   /* normal (y | fma (b0, b1, b2), sigma): the location not stored */
+  FL_NOP,          /* an instruction folded into a later one */
+  FL_FMA_TWICE,    /* flat.c's loops: FL_FMA with `twice` */
 } FlOp;
 
 typedef struct {
@@ -86,7 +89,10 @@ typedef struct {
   FlReg    dst;        /* the result (not for terms) */
   FlReg    aux;        /* transforms: the derivative of each element */
   FlReg    a[3];
+  FlReg    b[3];       /* FL_NORMAL_FMA: the location's operands */
   gboolean drop;       /* a _lupdf call: constants dropped under propto */
+  gboolean twice;      /* FL_FMA, FL_NORMAL_FMA: x * y + z rounded twice, as the general
+                        * path's fused forms compute it (else fma ()) */
   gboolean jacobian;   /* transforms: add the log Jacobian; terms: `jacobian +=` */
   double   k0, k1;     /* transforms: the bounds */
 } FlIns;

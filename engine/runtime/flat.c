@@ -65,7 +65,7 @@ typedef struct {
 } Op;
 
 static inline Op
-op_of (const FlReg *r, const double *v, double *g, double *acc, double *junk)
+op_of (const FlReg *restrict r, const double *v, double *g, double *acc, double *junk)
 {
   Op o = { v + r->off, junk, r->vec ? 1 : 0 };
   if (r->ad)
@@ -75,7 +75,7 @@ op_of (const FlReg *r, const double *v, double *g, double *acc, double *junk)
 }
 
 static inline void
-op_finish (const FlReg *r, double *g, const double *acc)
+op_finish (const FlReg *restrict r, double *g, const double *acc)
 {
   if (r->ad && !r->vec)
     g[r->off] += *acc;
@@ -83,6 +83,12 @@ op_finish (const FlReg *r, double *g, const double *acc)
 
 #define X(o, i) ((o).x[(i) * (o).k])
 #define G(o, i) ((o).g[(i) * (o).k])
+
+/* In the loops specialised on constant strides: a scalar operand's value
+ * is read once before the loop (x0) and its partials summed in a local
+ * (s), which the compiler keeps in registers. */
+#define LOAD(o, k, i, x0) ((k) ? (o).x[i] : (x0))
+#define ADDG(o, k, i, s, d) do { if (k) (o).g[i] += (d); else (s) += (d); } while (0)
 
 /* ---- densities ---- */
 
@@ -103,7 +109,7 @@ add_term (Sum *sum, gboolean ad, double x)
 
 /* dist.c's normal_scalars */
 static gboolean
-normal_scalars (const FlIns *ins, const double *v, double *g, gboolean drop, Sum *sum)
+normal_scalars (const FlIns *restrict ins, const double *v, double *g, gboolean drop, Sum *sum)
 {
   const FlReg *a = ins->a;
   double y = v[a[0].off], mu = v[a[1].off], s = v[a[2].off];
@@ -136,39 +142,49 @@ static inline __attribute__ ((always_inline)) gboolean
 normal_loop (Op y, Op mu, Op sigma, gint32 N, double *logp, double *sigma_grad, const int ky,
              const int km, const int ks)
 {
+  const double y0 = y.x[0], m0 = mu.x[0];
+  double sy = 0, sm = 0;
   if (!ks)
     {
       double inv_s = 1 / sigma.x[0], sq = 0;
       for (gint32 i = 0; i < N; i++)
         {
-          double z = (y.x[i * ky] - mu.x[i * km]) * inv_s;
+          double z = (LOAD (y, ky, i, y0) - LOAD (mu, km, i, m0)) * inv_s;
           sq += z * z;
           double dy = -z * inv_s;
-          y.g[i * ky] += dy;
-          mu.g[i * km] += -dy;
+          ADDG (y, ky, i, sy, dy);
+          ADDG (mu, km, i, sm, -dy);
         }
       *logp -= 0.5 * sq;
       *sigma_grad = -N * inv_s + sq * inv_s;
+      if (!ky)
+        *y.g += sy;
+      if (!km)
+        *mu.g += sm;
       return isfinite (sq);
     }
   double lp = *logp;
   for (gint32 i = 0; i < N; i++)
     {
       double inv_s = 1 / sigma.x[i];
-      double z = (y.x[i * ky] - mu.x[i * km]) * inv_s;
+      double z = (LOAD (y, ky, i, y0) - LOAD (mu, km, i, m0)) * inv_s;
       lp -= 0.5 * z * z;
       double dy = -z * inv_s;
-      y.g[i * ky] += dy;
-      mu.g[i * km] += -dy;
+      ADDG (y, ky, i, sy, dy);
+      ADDG (mu, km, i, sm, -dy);
       sigma.g[i] += -inv_s + z * z * inv_s;
     }
+  if (!ky)
+    *y.g += sy;
+  if (!km)
+    *mu.g += sm;
   *logp = lp;
   return isfinite (lp);
 }
 
 /* dist.c's k_normal for vectorised arguments */
 static gboolean
-normal (const FlIns *ins, const double *v, double *g, double *acc, double *junk, gboolean drop,
+normal (const FlIns *restrict ins, const double *v, double *g, double *acc, double *junk, gboolean drop,
         Sum *sum)
 {
   const FlReg *a = ins->a;
@@ -224,9 +240,113 @@ normal (const FlIns *ins, const double *v, double *g, double *acc, double *junk,
   return TRUE;
 }
 
+/* normal with a location fma (b0, b1, b2) computed in the loop: the same
+ * values as the location stored and then read, its partials passed on to
+ * b as the backward pass of fma would. The strides of y (a container)
+ * and of b are constants, each combination its own copy. */
+static inline __attribute__ ((always_inline)) gboolean
+normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, double *sigma_grad,
+                 gboolean twice, const int ks, const int k0, const int k1, const int k2)
+{
+  const double c0 = b0.x[0], c1 = b1.x[0], c2 = b2.x[0];
+  double lp = *logp, sq = 0, inv_s = ks ? 0 : 1 / sigma.x[0], s0 = 0, s1 = 0, s2 = 0;
+  for (gint32 i = 0; i < N; i++)
+    {
+      double x0 = LOAD (b0, k0, i, c0), x1 = LOAD (b1, k1, i, c1);
+      double x2 = LOAD (b2, k2, i, c2);
+      double mu = twice ? x0 * x1 + x2 : fma (x0, x1, x2);
+      if (ks)
+        inv_s = 1 / sigma.x[i];
+      double z = (y.x[i] - mu) * inv_s;
+      if (ks)
+        lp -= 0.5 * z * z;
+      else
+        sq += z * z;
+      double dy = -z * inv_s;
+      y.g[i] += dy;
+      ADDG (b0, k0, i, s0, -dy * x1);
+      ADDG (b1, k1, i, s1, -dy * x0);
+      ADDG (b2, k2, i, s2, -dy);
+      if (ks)
+        sigma.g[i] += -inv_s + z * z * inv_s;
+    }
+  if (!k0)
+    *b0.g += s0;
+  if (!k1)
+    *b1.g += s1;
+  if (!k2)
+    *b2.g += s2;
+  if (!ks)
+    {
+      lp -= 0.5 * sq;
+      *sigma_grad = -N * inv_s + sq * inv_s;
+    }
+  *logp = lp;
+  return isfinite (lp);
+}
+
+static gboolean
+normal_fma (const FlIns *restrict ins, const double *v, double *g, double *acc, double *junk,
+            gboolean drop, Sum *sum)
+{
+  const FlReg *a = ins->a, *b = ins->b;
+  gint32 N = ins->n;
+  double bacc[3];
+  Op y = op_of (&a[0], v, g, &acc[0], junk), sigma = op_of (&a[2], v, g, &acc[2], junk);
+  Op b0 = op_of (&b[0], v, g, &bacc[0], junk), b1 = op_of (&b[1], v, g, &bacc[1], junk);
+  Op b2 = op_of (&b[2], v, g, &bacc[2], junk);
+  if (a[2].ad)
+    for (gint32 i = 0; i < (a[2].vec ? N : 1); i++)
+      if (!(sigma.x[i] > 0))
+        return FALSE;
+  gboolean k_const = !drop, k_sigma = !drop || a[2].ad;
+  double logp = 0, sigma_grad = 0;
+  if (k_const)
+    logp -= N * TILDE_LOG_SQRT_TWO_PI;
+  if (k_sigma)
+    {
+      if (a[2].vec)
+        for (gint32 i = 0; i < N; i++)
+          logp -= log (sigma.x[i]);
+      else
+        logp -= N * log (sigma.x[0]);
+    }
+  gboolean ok;
+#define NF(ks, k0, k1, k2) \
+  normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, ins->twice, ks, k0, k1, k2)
+  switch (b[0].vec | b[1].vec << 1 | b[2].vec << 2 | a[2].vec << 3)
+    {
+    case 0: ok = NF (0, 0, 0, 0); break;
+    case 1: ok = NF (0, 1, 0, 0); break;
+    case 2: ok = NF (0, 0, 1, 0); break;
+    case 3: ok = NF (0, 1, 1, 0); break;
+    case 4: ok = NF (0, 0, 0, 1); break;
+    case 5: ok = NF (0, 1, 0, 1); break;
+    case 6: ok = NF (0, 0, 1, 1); break;
+    case 7: ok = NF (0, 1, 1, 1); break;
+    case 8: ok = NF (1, 0, 0, 0); break;
+    case 9: ok = NF (1, 1, 0, 0); break;
+    case 10: ok = NF (1, 0, 1, 0); break;
+    case 11: ok = NF (1, 1, 1, 0); break;
+    case 12: ok = NF (1, 0, 0, 1); break;
+    case 13: ok = NF (1, 1, 0, 1); break;
+    case 14: ok = NF (1, 0, 1, 1); break;
+    default: ok = NF (1, 1, 1, 1); break;
+    }
+#undef NF
+  if (!ok)
+    return FALSE;
+  if (a[2].ad && !a[2].vec)
+    g[a[2].off] += sigma_grad;
+  for (int k = 0; k < 3; k++)
+    op_finish (&b[k], g, &bacc[k]);
+  add_term (sum, TRUE, logp);
+  return TRUE;
+}
+
 /* dist.c's k_std_normal */
 static gboolean
-std_normal (const FlIns *ins, const double *v, double *g, gboolean drop, Sum *sum)
+std_normal (const FlIns *restrict ins, const double *v, double *g, gboolean drop, Sum *sum)
 {
   const FlReg *a = ins->a;
   gint32 N = ins->n;
@@ -251,7 +371,7 @@ std_normal (const FlIns *ins, const double *v, double *g, gboolean drop, Sum *su
 
 /* dist.c's k_cauchy */
 static gboolean
-cauchy (const FlIns *ins, const double *v, double *g, double *acc, double *junk, gboolean drop,
+cauchy (const FlIns *restrict ins, const double *v, double *g, double *acc, double *junk, gboolean drop,
         Sum *sum)
 {
   const FlReg *a = ins->a;
@@ -293,7 +413,7 @@ cauchy (const FlIns *ins, const double *v, double *g, double *acc, double *junk,
 
 /* target += a: its elements summed */
 static void
-sum_term (const FlIns *ins, const double *v, double *g, Sum *sum)
+sum_term (const FlIns *restrict ins, const double *v, double *g, Sum *sum)
 {
   const FlReg *a = &ins->a[0];
   double s = 0;
@@ -308,7 +428,7 @@ sum_term (const FlIns *ins, const double *v, double *g, Sum *sum)
 /* ---- transforms (transform.c's elementwise ones) ---- */
 
 static void
-constrain (const FlIns *ins, double *v, double *g, gboolean jacobian, Sum *sum)
+constrain (const FlIns *restrict ins, double *v, double *g, gboolean jacobian, Sum *sum)
 {
   const double *u = v + ins->a[0].off;
   double *x = v + ins->dst.off, *d = v + ins->aux.off, lj = 0;
@@ -364,66 +484,78 @@ constrain (const FlIns *ins, double *v, double *g, gboolean jacobian, Sum *sum)
 /* The loops for constant strides (0: a scalar operand, broadcast), each
  * combination its own copy. */
 static inline __attribute__ ((always_inline)) void
-arith_loop (FlOp op, double *r, const double *x, const double *y, const double *z, gint32 n,
+arith_loop (FlOp op, double *r, const double *px, const double *py, const double *pz, gint32 n,
             const int kx, const int ky, const int kz)
 {
+  /* the scalars read once: r may be anywhere in the same memory */
+  const double x0 = px[0], y0 = py[0], z0 = pz[0];
+#define x(i) ((kx) ? px[i] : x0)
+#define y(i) ((ky) ? py[i] : y0)
+#define z(i) ((kz) ? pz[i] : z0)
   switch (op)
     {
     case FL_ADD:
       for (gint32 i = 0; i < n; i++)
-        r[i] = x[i * kx] + y[i * ky];
+        r[i] = x (i) + y (i);
       break;
     case FL_SUB:
       for (gint32 i = 0; i < n; i++)
-        r[i] = x[i * kx] - y[i * ky];
+        r[i] = x (i) - y (i);
       break;
     case FL_MUL:
       for (gint32 i = 0; i < n; i++)
-        r[i] = x[i * kx] * y[i * ky];
+        r[i] = x (i) * y (i);
       break;
     case FL_DIV:
       for (gint32 i = 0; i < n; i++)
-        r[i] = x[i * kx] / y[i * ky];
+        r[i] = x (i) / y (i);
       break;
     case FL_FMA:
       for (gint32 i = 0; i < n; i++)
-        r[i] = fma (x[i * kx], y[i * ky], z[i * kz]);
+        r[i] = fma (x (i), y (i), z (i));
+      break;
+    case FL_FMA_TWICE:
+      for (gint32 i = 0; i < n; i++)
+        r[i] = x (i) * y (i) + z (i);
       break;
     case FL_NEG:
       for (gint32 i = 0; i < n; i++)
-        r[i] = -x[i * kx];
+        r[i] = -x (i);
       break;
     case FL_EXP:
       for (gint32 i = 0; i < n; i++)
-        r[i] = exp (x[i * kx]);
+        r[i] = exp (x (i));
       break;
     case FL_LOG:
       for (gint32 i = 0; i < n; i++)
-        r[i] = log (x[i * kx]);
+        r[i] = log (x (i));
       break;
     case FL_SQRT:
       for (gint32 i = 0; i < n; i++)
-        r[i] = sqrt (x[i * kx]);
+        r[i] = sqrt (x (i));
       break;
     case FL_SQUARE:
       for (gint32 i = 0; i < n; i++)
-        r[i] = x[i * kx] * x[i * kx];
+        r[i] = x (i) * x (i);
       break;
     case FL_INV:
       for (gint32 i = 0; i < n; i++)
-        r[i] = 1 / x[i * kx];
+        r[i] = 1 / x (i);
       break;
     case FL_EXPM1:
       for (gint32 i = 0; i < n; i++)
-        r[i] = expm1 (x[i * kx]);
+        r[i] = expm1 (x (i));
       break;
     case FL_INV_LOGIT:
       for (gint32 i = 0; i < n; i++)
-        r[i] = tilde_inv_logit (x[i * kx]);
+        r[i] = tilde_inv_logit (x (i));
       break;
     default:
       g_assert_not_reached ();
     }
+#undef x
+#undef y
+#undef z
 }
 
 /* An operand's stride bit, the unused operands of unary and binary
@@ -439,11 +571,11 @@ stride_code (const FlIns *ins)
 }
 
 void
-rt_flat_arith (const FlIns *ins, double *v)
+rt_flat_arith (const FlIns *restrict ins, double *v)
 {
   double *r = v + ins->dst.off;
   const double *x = v + ins->a[0].off, *y = v + ins->a[1].off, *z = v + ins->a[2].off;
-  FlOp op = ins->op;
+  FlOp op = ins->op == FL_FMA && ins->twice ? FL_FMA_TWICE : ins->op;
   gint32 n = ins->n;
   switch (stride_code (ins))
     {
@@ -462,49 +594,51 @@ static inline __attribute__ ((always_inline)) void
 backward_loop (FlOp op, Op a, Op b, Op c, const double *r, const double *gr, gint32 n,
                const int ka, const int kb, const int kc)
 {
+  const double a0 = a.x[0], b0 = b.x[0];
+  double sa = 0, sb = 0, sc = 0;
   switch (op)
     {
     case FL_ADD:
       for (gint32 i = 0; i < n; i++)
         {
-          a.g[i * ka] += gr[i];
-          b.g[i * kb] += gr[i];
+          ADDG (a, ka, i, sa, gr[i]);
+          ADDG (b, kb, i, sb, gr[i]);
         }
       break;
     case FL_SUB:
       for (gint32 i = 0; i < n; i++)
         {
-          a.g[i * ka] += gr[i];
-          b.g[i * kb] += -gr[i];
+          ADDG (a, ka, i, sa, gr[i]);
+          ADDG (b, kb, i, sb, -gr[i]);
         }
       break;
     case FL_MUL:
       for (gint32 i = 0; i < n; i++)
         {
-          a.g[i * ka] += gr[i] * b.x[i * kb];
-          b.g[i * kb] += gr[i] * a.x[i * ka];
+          ADDG (a, ka, i, sa, gr[i] * LOAD (b, kb, i, b0));
+          ADDG (b, kb, i, sb, gr[i] * LOAD (a, ka, i, a0));
         }
       break;
     case FL_DIV:
       for (gint32 i = 0; i < n; i++)
         {
-          double y = b.x[i * kb];
-          a.g[i * ka] += gr[i] / y;
-          b.g[i * kb] += -gr[i] * r[i] / y;
+          double y = LOAD (b, kb, i, b0);
+          ADDG (a, ka, i, sa, gr[i] / y);
+          ADDG (b, kb, i, sb, -gr[i] * r[i] / y);
         }
       break;
     case FL_FMA:
       for (gint32 i = 0; i < n; i++)
         {
-          a.g[i * ka] += gr[i] * b.x[i * kb];
-          b.g[i * kb] += gr[i] * a.x[i * ka];
-          c.g[i * kc] += gr[i];
+          ADDG (a, ka, i, sa, gr[i] * LOAD (b, kb, i, b0));
+          ADDG (b, kb, i, sb, gr[i] * LOAD (a, ka, i, a0));
+          ADDG (c, kc, i, sc, gr[i]);
         }
       break;
     default:
       for (gint32 i = 0; i < n; i++)
         {
-          double x = a.x[i * ka], d;
+          double x = LOAD (a, ka, i, a0), d;
           switch (op)
             {
             case FL_NEG: d = -1; break;
@@ -516,15 +650,21 @@ backward_loop (FlOp op, Op a, Op b, Op c, const double *r, const double *gr, gin
             case FL_EXPM1: d = r[i] + 1; break;
             default: d = r[i] * (1 - r[i]); break;   /* FL_INV_LOGIT */
             }
-          a.g[i * ka] += gr[i] * d;
+          ADDG (a, ka, i, sa, gr[i] * d);
         }
       break;
     }
+  if (!ka)
+    *a.g += sa;
+  if (!kb)
+    *b.g += sb;
+  if (!kc)
+    *c.g += sc;
 }
 
 /* The adjoints of an instruction's operands from its result's. */
 static void
-backward (const FlIns *ins, const double *v, double *g, double *acc, double *junk)
+backward (const FlIns *restrict ins, const double *v, double *g, double *acc, double *junk)
 {
   const FlReg *ra = &ins->a[0], *rb = &ins->a[1], *rc = &ins->a[2];
   const double *r = v + ins->dst.off, *gr = g + ins->dst.off;
@@ -565,9 +705,11 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
   double *acc = sum.terms + f->max_terms, *junk = acc + 3;
   memcpy (v, theta, sizeof (double) * (gsize) f->n_params);
   memset (g, 0, sizeof (double) * (gsize) f->n_vars);
-  for (guint k = 0; k < f->n_ins; k++)
+  const FlIns *const code = f->ins;
+  const guint n_ins = f->n_ins;
+  for (guint k = 0; k < n_ins; k++)
     {
-      const FlIns *ins = &f->ins[k];
+      const FlIns *restrict ins = &code[k];
       gboolean drop = ins->drop && propto, ok = TRUE;
       if (ins->jacobian && !jacobian && ins->op >= FL_NORMAL)
         continue;
@@ -590,6 +732,11 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
         case FL_SUM:
           sum_term (ins, v, g, &sum);
           break;
+        case FL_NORMAL_FMA:
+          ok = normal_fma (ins, v, g, acc, junk, drop, &sum);
+          break;
+        case FL_NOP:
+          break;
         default:
           rt_flat_arith (ins, v);
           break;
@@ -604,9 +751,9 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
     return give_way ();
   if (gradient)
     {
-      for (guint k = f->n_ins; k-- > 0;)
-        if (f->ins[k].op < FL_NORMAL && f->ins[k].dst.ad)
-          backward (&f->ins[k], v, g, acc, junk);
+      for (guint k = n_ins; k-- > 0;)
+        if (code[k].op < FL_NORMAL && code[k].dst.ad)
+          backward (&code[k], v, g, acc, junk);
       for (gint32 i = 0; i < f->n_params; i++)
         if (!isfinite (g[i]))
           return give_way ();
