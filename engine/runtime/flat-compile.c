@@ -638,7 +638,9 @@ readers (const GArray *code, gint32 off)
 /* `theta = fma (tau, eta, mu); y ~ normal (theta, sigma)` with theta read
  * nowhere else: the density computes the location as it goes and hands
  * its partials straight to the operands of fma, so that the location is
- * neither stored nor swept back over. */
+ * neither stored nor swept back over. Only the fma that the general path
+ * rounds twice (its fused forms): a call of fma () in the loop would cost
+ * more than it saves. */
 static void
 fold_locations (GArray *code)
 {
@@ -651,7 +653,7 @@ fold_locations (GArray *code)
       for (guint j = 0; j < k; j++)
         {
           FlIns *f = &g_array_index (code, FlIns, j);
-          if (f->op != FL_FMA || f->dst.off != d->a[1].off || f->n != d->n
+          if (f->op != FL_FMA || !f->twice || f->dst.off != d->a[1].off || f->n != d->n
               || readers (code, f->dst.off) != 1)
             continue;
           memcpy (d->b, f->a, sizeof d->b);

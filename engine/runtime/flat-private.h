@@ -71,7 +71,7 @@ typedef enum {
   FL_STD_NORMAL,
   FL_CAUCHY,
   FL_SUM,
-  FL_NORMAL_FMA,   /* normal (y | fma (b0, b1, b2), sigma): the location not stored */
+  FL_NORMAL_FMA,   /* normal (y | b0 * b1 + b2, sigma): the location not stored */
   FL_NOP,          /* an instruction folded into a later one */
   FL_FMA_TWICE,    /* flat.c's loops: FL_FMA with `twice` */
 } FlOp;

@@ -240,13 +240,14 @@ normal (const FlIns *restrict ins, const double *v, double *g, double *acc, doub
   return TRUE;
 }
 
-/* normal with a location fma (b0, b1, b2) computed in the loop: the same
- * values as the location stored and then read, its partials passed on to
+/* normal with a location b0 * b1 + b2 (an fma of the general path's fused
+ * forms, rounded twice) computed in the loop: the same values as the
+ * location stored and then read, its partials passed on to
  * b as the backward pass of fma would. The strides of y (a container)
  * and of b are constants, each combination its own copy. */
 static inline __attribute__ ((always_inline)) gboolean
 normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, double *sigma_grad,
-                 gboolean twice, const int ks, const int k0, const int k1, const int k2)
+                 const int ks, const int k0, const int k1, const int k2)
 {
   const double c0 = b0.x[0], c1 = b1.x[0], c2 = b2.x[0];
   double lp = *logp, sq = 0, inv_s = ks ? 0 : 1 / sigma.x[0], s0 = 0, s1 = 0, s2 = 0;
@@ -254,7 +255,7 @@ normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, do
     {
       double x0 = LOAD (b0, k0, i, c0), x1 = LOAD (b1, k1, i, c1);
       double x2 = LOAD (b2, k2, i, c2);
-      double mu = twice ? x0 * x1 + x2 : fma (x0, x1, x2);
+      double mu = x0 * x1 + x2;
       if (ks)
         inv_s = 1 / sigma.x[i];
       double z = (y.x[i] - mu) * inv_s;
@@ -313,7 +314,7 @@ normal_fma (const FlIns *restrict ins, const double *v, double *g, double *acc, 
     }
   gboolean ok;
 #define NF(ks, k0, k1, k2) \
-  normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, ins->twice, ks, k0, k1, k2)
+  normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, ks, k0, k1, k2)
   switch (b[0].vec | b[1].vec << 1 | b[2].vec << 2 | a[2].vec << 3)
     {
     case 0: ok = NF (0, 0, 0, 0); break;
