@@ -247,7 +247,7 @@ normal (const FlIns *restrict ins, const double *v, double *g, double *acc, doub
  * and of b are constants, each combination its own copy. */
 static inline __attribute__ ((always_inline)) gboolean
 normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, double *sigma_grad,
-                 const int ks, const int k0, const int k1, const int k2)
+                 const int gy, const int ks, const int k0, const int k1, const int k2)
 {
   const double c0 = b0.x[0], c1 = b1.x[0], c2 = b2.x[0];
   double lp = *logp, sq = 0, inv_s = ks ? 0 : 1 / sigma.x[0], s0 = 0, s1 = 0, s2 = 0;
@@ -264,11 +264,12 @@ normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, do
       else
         sq += z * z;
       double dy = -z * inv_s;
-      y.g[i] += dy;
+      if (gy)
+        y.g[i] += dy;
       ADDG (b0, k0, i, s0, -dy * x1);
       ADDG (b1, k1, i, s1, -dy * x0);
       ADDG (b2, k2, i, s2, -dy);
-      if (ks)
+      if (ks && gy)
         sigma.g[i] += -inv_s + z * z * inv_s;
     }
   if (!k0)
@@ -313,8 +314,11 @@ normal_fma (const FlIns *restrict ins, const double *v, double *g, double *acc, 
         logp -= N * log (sigma.x[0]);
     }
   gboolean ok;
+  /* data y and sigma, the common case, take no partials */
+  gboolean gy = a[0].ad || a[2].ad;
 #define NF(ks, k0, k1, k2) \
-  normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, ks, k0, k1, k2)
+  (gy ? normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 1, ks, k0, k1, k2) \
+   : normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 0, ks, k0, k1, k2))
   switch (b[0].vec | b[1].vec << 1 | b[2].vec << 2 | a[2].vec << 3)
     {
     case 0: ok = NF (0, 0, 0, 0); break;
