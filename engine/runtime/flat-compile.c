@@ -606,19 +606,34 @@ stmt (FlC *c, const St *s)
   return FALSE;
 }
 
-/* Constants get the offsets after the variables. */
+/* Constants get the offsets after the variables; partials go to the
+ * adjoints (after the values) or, for data, to the junk (after the
+ * terms). */
 static void
 place_constants (RtFlat *f)
 {
+  gint32 junk = 2 * f->n_vals + (gint32) f->max_terms;
   for (guint k = 0; k < f->n_ins; k++)
     {
       FlIns *ins = &f->ins[k];
       FlReg *regs[8] = { &ins->dst, &ins->aux, &ins->a[0], &ins->a[1], &ins->a[2], &ins->b[0],
                          &ins->b[1], &ins->b[2] };
       for (int i = 0; i < 8; i++)
-        if (regs[i]->off < 0)
-          regs[i]->off = f->n_vars + (-1 - regs[i]->off);
+        {
+          if (regs[i]->off < 0)
+            regs[i]->off = f->n_vars + (-1 - regs[i]->off);
+          regs[i]->goff = regs[i]->ad ? f->n_vals + regs[i]->off : junk;
+        }
     }
+}
+
+static void
+list_backward (RtFlat *f)
+{
+  f->back = g_new (guint, MAX (f->n_ins, 1));
+  for (guint k = 0; k < f->n_ins; k++)
+    if (f->ins[k].op < FL_NORMAL && f->ins[k].dst.ad)
+      f->back[f->n_back++] = k;
 }
 
 /* How many operands of the instructions read a value starting at off. */
@@ -705,6 +720,7 @@ rt_flat_compile (const St *log_prob, const TildeValue *globals, int n_globals, i
       f->max_terms = c.n_terms;
       f->max_n = MAX (c.max_n, (gint32) n_params);
       place_constants (f);
+      list_backward (f);
     }
   else
     {

@@ -6,7 +6,8 @@
  * arithmetic, `target +=` of normal, std_normal and cauchy densities or of
  * expressions), the whole part becomes one flat array of instructions over
  * numbered doubles: theta, then the temporaries, then the constants (data
- * and literals copied in once). An evaluation runs the array forward,
+ * and literals copied in once); after them in the scratch, the adjoints,
+ * the terms, and junk where partials of data go. An evaluation runs the array forward,
  * adding each density's partials to the adjoints of its arguments as it
  * goes (every term's adjoint is 1), then backward over the arithmetic and
  * the transforms; no tape, no arena, no values.
@@ -78,6 +79,7 @@ typedef enum {
 
 typedef struct {
   gint32   off;    /* first value */
+  gint32   goff;   /* where its partials go: its adjoints, or junk for data */
   gint32   n;      /* values */
   gboolean vec;    /* a container (broadcast when not) */
   gboolean ad;     /* depends on the parameters */
@@ -106,6 +108,8 @@ struct RtFlat {
   double *consts;      /* n_vals - n_vars */
   guint   max_terms;
   gint32  max_n;       /* the longest operand */
+  guint  *back;        /* the instructions with a backward pass, in order */
+  guint   n_back;
 };
 
 /* flat.c: the values of an arithmetic instruction (FL_ADD .. FL_INV_LOGIT). */

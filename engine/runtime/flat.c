@@ -32,7 +32,7 @@ give_way (void)
 double *
 rt_flat_scratch_new (const RtFlat *f)
 {
-  double *buf = g_new0 (double, 2 * (gsize) f->n_vals + f->max_terms + 3 + (gsize) f->max_n);
+  double *buf = g_new0 (double, 2 * (gsize) f->n_vals + f->max_terms + (gsize) f->max_n + 1);
   memcpy (buf + f->n_vars, f->consts, sizeof (double) * (gsize) (f->n_vals - f->n_vars));
   return buf;
 }
@@ -49,15 +49,17 @@ rt_flat_free (RtFlat *f)
   if (!f)
     return;
   g_free (f->ins);
+  g_free (f->back);
   g_free (f->consts);
   g_free (f);
 }
 
 /* An operand as its loops read it: values x and partials g, both with
- * stride k (0: a scalar, broadcast). The partials go to the adjoints of a
- * container, to a scalar's own sum in `acc` (added to its adjoint at the
- * end, as the library's partials are), or, for data, to the scratch's
- * junk, where nothing reads them: the loops then need no tests. */
+ * stride k (0: a scalar, broadcast). The partials go to the adjoints, or,
+ * for data, to the scratch's junk, where nothing reads them: the loops
+ * then need no tests. A scalar's partials are summed first and added to
+ * its adjoint once, as the library's partials are. Both places are fixed
+ * when the form is built (FlReg.goff), relative to the scratch. */
 typedef struct {
   const double *x;
   double       *g;
@@ -65,20 +67,10 @@ typedef struct {
 } Op;
 
 static inline Op
-op_of (const FlReg *restrict r, const double *v, double *g, double *acc, double *junk)
+op_of (const FlReg *restrict r, double *scratch)
 {
-  Op o = { v + r->off, junk, r->vec ? 1 : 0 };
-  if (r->ad)
-    o.g = r->vec ? g + r->off : acc;
-  *acc = 0;
+  Op o = { scratch + r->off, scratch + r->goff, r->vec ? 1 : 0 };
   return o;
-}
-
-static inline void
-op_finish (const FlReg *restrict r, double *g, const double *acc)
-{
-  if (r->ad && !r->vec)
-    g[r->off] += *acc;
 }
 
 #define X(o, i) ((o).x[(i) * (o).k])
@@ -184,15 +176,13 @@ normal_loop (Op y, Op mu, Op sigma, gint32 N, double *logp, double *sigma_grad, 
 
 /* dist.c's k_normal for vectorised arguments */
 static gboolean
-normal (const FlIns *restrict ins, const double *v, double *g, double *acc, double *junk, gboolean drop,
-        Sum *sum)
+normal (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum)
 {
   const FlReg *a = ins->a;
   if (!a[0].vec && !a[1].vec && !a[2].vec)
     return normal_scalars (ins, v, g, drop, sum);
   gint32 N = ins->n;
-  Op y = op_of (&a[0], v, g, &acc[0], junk), mu = op_of (&a[1], v, g, &acc[1], junk);
-  Op sigma = op_of (&a[2], v, g, &acc[2], junk);
+  Op y = op_of (&a[0], v), mu = op_of (&a[1], v), sigma = op_of (&a[2], v);
   if (a[2].ad)
     for (gint32 i = 0; i < (a[2].vec ? N : 1); i++)
       if (!(sigma.x[i] > 0))
@@ -234,8 +224,6 @@ normal (const FlIns *restrict ins, const double *v, double *g, double *acc, doub
     return FALSE;
   if (a[2].ad && !a[2].vec)
     g[a[2].off] += sigma_grad;
-  op_finish (&a[0], g, &acc[0]);
-  op_finish (&a[1], g, &acc[1]);
   add_term (sum, any, logp);
   return TRUE;
 }
@@ -288,15 +276,12 @@ normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, do
 }
 
 static gboolean
-normal_fma (const FlIns *restrict ins, const double *v, double *g, double *acc, double *junk,
-            gboolean drop, Sum *sum)
+normal_fma (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum)
 {
   const FlReg *a = ins->a, *b = ins->b;
   gint32 N = ins->n;
-  double bacc[3];
-  Op y = op_of (&a[0], v, g, &acc[0], junk), sigma = op_of (&a[2], v, g, &acc[2], junk);
-  Op b0 = op_of (&b[0], v, g, &bacc[0], junk), b1 = op_of (&b[1], v, g, &bacc[1], junk);
-  Op b2 = op_of (&b[2], v, g, &bacc[2], junk);
+  Op y = op_of (&a[0], v), sigma = op_of (&a[2], v);
+  Op b0 = op_of (&b[0], v), b1 = op_of (&b[1], v), b2 = op_of (&b[2], v);
   if (a[2].ad)
     for (gint32 i = 0; i < (a[2].vec ? N : 1); i++)
       if (!(sigma.x[i] > 0))
@@ -343,8 +328,6 @@ normal_fma (const FlIns *restrict ins, const double *v, double *g, double *acc, 
     return FALSE;
   if (a[2].ad && !a[2].vec)
     g[a[2].off] += sigma_grad;
-  for (int k = 0; k < 3; k++)
-    op_finish (&b[k], g, &bacc[k]);
   add_term (sum, TRUE, logp);
   return TRUE;
 }
@@ -376,13 +359,11 @@ std_normal (const FlIns *restrict ins, const double *v, double *g, gboolean drop
 
 /* dist.c's k_cauchy */
 static gboolean
-cauchy (const FlIns *restrict ins, const double *v, double *g, double *acc, double *junk, gboolean drop,
-        Sum *sum)
+cauchy (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum)
 {
   const FlReg *a = ins->a;
   gint32 N = ins->n;
-  Op y = op_of (&a[0], v, g, &acc[0], junk), mu = op_of (&a[1], v, g, &acc[1], junk);
-  Op sigma = op_of (&a[2], v, g, &acc[2], junk);
+  Op y = op_of (&a[0], v), mu = op_of (&a[1], v), sigma = op_of (&a[2], v);
   for (gint32 i = 0; i < N; i++)
     {
       double s = X (sigma, i);
@@ -393,7 +374,7 @@ cauchy (const FlIns *restrict ins, const double *v, double *g, double *acc, doub
   if (drop && !any)
     return TRUE;
   gboolean k_const = !drop, k_sigma = !drop || a[2].ad, k_all = !drop || any;
-  double logp = 0;
+  double logp = 0, sy = 0, sm = 0, ss = 0;
   for (gint32 i = 0; i < N; i++)
     {
       double s = X (sigma, i);
@@ -405,13 +386,16 @@ cauchy (const FlIns *restrict ins, const double *v, double *g, double *acc, doub
       if (k_all)
         logp -= log1p (d2 / s2);
       double dy = -2 * d / (s2 + d2);
-      G (y, i) += dy;
-      G (mu, i) += -dy;
-      G (sigma, i) += (d2 - s2) / (s * (s2 + d2));
+      ADDG (y, y.k, i, sy, dy);
+      ADDG (mu, mu.k, i, sm, -dy);
+      ADDG (sigma, sigma.k, i, ss, (d2 - s2) / (s * (s2 + d2)));
     }
-  op_finish (&a[0], g, &acc[0]);
-  op_finish (&a[1], g, &acc[1]);
-  op_finish (&a[2], g, &acc[2]);
+  if (!y.k)
+    *y.g += sy;
+  if (!mu.k)
+    *mu.g += sm;
+  if (!sigma.k)
+    *sigma.g += ss;
   add_term (sum, any, logp);
   return TRUE;
 }
@@ -669,7 +653,7 @@ backward_loop (FlOp op, Op a, Op b, Op c, const double *r, const double *gr, gin
 
 /* The adjoints of an instruction's operands from its result's. */
 static void
-backward (const FlIns *restrict ins, const double *v, double *g, double *acc, double *junk)
+backward (const FlIns *restrict ins, double *v, double *g)
 {
   const FlReg *ra = &ins->a[0], *rb = &ins->a[1], *rc = &ins->a[2];
   const double *r = v + ins->dst.off, *gr = g + ins->dst.off;
@@ -683,8 +667,7 @@ backward (const FlIns *restrict ins, const double *v, double *g, double *acc, do
         gu[i] += gr[i] * d[i];
       return;
     }
-  Op a = op_of (ra, v, g, &acc[0], junk), b = op_of (rb, v, g, &acc[1], junk);
-  Op c = op_of (rc, v, g, &acc[2], junk);
+  Op a = op_of (ra, v), b = op_of (rb, v), c = op_of (rc, v);
   switch (stride_code (ins))
     {
     case 0: backward_loop (op, a, b, c, r, gr, n, 0, 0, 0); break;
@@ -696,9 +679,6 @@ backward (const FlIns *restrict ins, const double *v, double *g, double *acc, do
     case 6: backward_loop (op, a, b, c, r, gr, n, 0, 1, 1); break;
     default: backward_loop (op, a, b, c, r, gr, n, 1, 1, 1); break;
     }
-  op_finish (ra, g, &acc[0]);
-  op_finish (rb, g, &acc[1]);
-  op_finish (rc, g, &acc[2]);
 }
 
 gboolean
@@ -707,7 +687,6 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
 {
   double *v = scratch, *g = scratch + f->n_vals;
   Sum sum = { .terms = g + f->n_vals };
-  double *acc = sum.terms + f->max_terms, *junk = acc + 3;
   memcpy (v, theta, sizeof (double) * (gsize) f->n_params);
   memset (g, 0, sizeof (double) * (gsize) f->n_vars);
   const FlIns *const code = f->ins;
@@ -715,8 +694,8 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
   for (guint k = 0; k < n_ins; k++)
     {
       const FlIns *restrict ins = &code[k];
-      gboolean drop = ins->drop && propto, ok = TRUE;
-      if (ins->jacobian && !jacobian && ins->op >= FL_NORMAL)
+      gboolean ok = TRUE;
+      if (G_UNLIKELY (!jacobian) && ins->jacobian && ins->op >= FL_NORMAL)
         continue;
       switch (ins->op)
         {
@@ -726,19 +705,19 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
           constrain (ins, v, g, ins->jacobian && jacobian, &sum);
           break;
         case FL_NORMAL:
-          ok = normal (ins, v, g, acc, junk, drop, &sum);
+          ok = normal (ins, v, g, ins->drop && propto, &sum);
           break;
         case FL_STD_NORMAL:
-          ok = std_normal (ins, v, g, drop, &sum);
+          ok = std_normal (ins, v, g, ins->drop && propto, &sum);
           break;
         case FL_CAUCHY:
-          ok = cauchy (ins, v, g, acc, junk, drop, &sum);
+          ok = cauchy (ins, v, g, ins->drop && propto, &sum);
           break;
         case FL_SUM:
           sum_term (ins, v, g, &sum);
           break;
         case FL_NORMAL_FMA:
-          ok = normal_fma (ins, v, g, acc, junk, drop, &sum);
+          ok = normal_fma (ins, v, g, ins->drop && propto, &sum);
           break;
         case FL_NOP:
           break;
@@ -756,13 +735,17 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
     return give_way ();
   if (gradient)
     {
-      for (guint k = n_ins; k-- > 0;)
-        if (code[k].op < FL_NORMAL && code[k].dst.ad)
-          backward (&code[k], v, g, acc, junk);
+      for (guint k = f->n_back; k-- > 0;)
+        backward (&code[f->back[k]], v, g);
+      /* x - x is NaN exactly when x is not finite */
+      double bad = 0;
       for (gint32 i = 0; i < f->n_params; i++)
-        if (!isfinite (g[i]))
-          return give_way ();
-      memcpy (gradient, g, sizeof (double) * (gsize) f->n_params);
+        {
+          gradient[i] = g[i];
+          bad += g[i] - g[i];
+        }
+      if (bad != 0 || isnan (bad))
+        return give_way ();
     }
   *lp = total;
   return TRUE;
