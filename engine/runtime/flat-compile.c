@@ -580,6 +580,47 @@ target (FlC *c, const St *s)
   return TRUE;
 }
 
+/* The bounds of a transformed parameter, checked where it is computed:
+ * scalar or same-sized bounds of a real or a one-dimensional container.
+ * The other constraints of the elementwise kinds check nothing. */
+static gboolean
+check_bounds (FlC *c, const St *s)
+{
+  MirTransformKind kind = s->tkind;
+  if (kind == MIR_TRANS_IDENTITY || kind == MIR_TRANS_OFFSET || kind == MIR_TRANS_MULTIPLIER
+      || kind == MIR_TRANS_OFFSET_MULTIPLIER)
+    return TRUE;
+  if (kind != MIR_TRANS_LOWER && kind != MIR_TRANS_UPPER && kind != MIR_TRANS_LOWER_UPPER)
+    return FALSE;
+  FlReg x, lo, hi;
+  if (!s->e || !s->e2 || !expr (c, s->e, &x) || !expr (c, s->e2, &lo))
+    return FALSE;
+  hi = lo;
+  if (kind == MIR_TRANS_LOWER_UPPER
+      && (!s->then_s || !s->then_s->e || !expr (c, s->then_s->e, &hi)))
+    return FALSE;
+  if ((lo.vec && (!x.vec || lo.n != x.n)) || (hi.vec && (!x.vec || hi.n != x.n)))
+    return FALSE;
+  FlIns *ins = emit (c, FL_CHECK);
+  ins->n = x.n;
+  ins->check = kind;
+  ins->a[0] = x;
+  ins->a[1] = lo;
+  ins->a[2] = hi;
+  return TRUE;
+}
+
+/* Sizes of declarations, checked once: a size the general path refuses
+ * leaves the model to it. */
+static gboolean
+valid_size (FlC *c, const St *s)
+{
+  gint32 n;
+  if (!s->e || !const_int (c, s->e, &n))
+    return FALSE;
+  return !((s->tkind == MIR_TRANS_SIMPLEX || s->tkind == MIR_TRANS_UNIT_VECTOR) && n < 1);
+}
+
 static gboolean
 stmt (FlC *c, const St *s)
 {
@@ -603,6 +644,10 @@ stmt (FlC *c, const St *s)
     return assign (c, s);
   if (s->fn == rt_st_target || s->fn == rt_st_target_fused)
     return target (c, s);
+  if (s->fn == rt_st_check)
+    return check_bounds (c, s);
+  if (s->fn == rt_st_validate)
+    return valid_size (c, s);
   return FALSE;
 }
 

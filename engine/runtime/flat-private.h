@@ -73,6 +73,8 @@ typedef enum {
   FL_CAUCHY,
   FL_SUM,
   FL_NORMAL_FMA,   /* normal (y | b0 * b1 + b2, sigma): the location not stored */
+  FL_CHECK,        /* a[0] within the bounds a[1] (lower or upper) and a[2] (upper):
+                    * else the general path raises the error */
   FL_NOP,          /* an instruction folded into a later one */
   FL_FMA_TWICE,    /* flat.c's loops: FL_FMA with `twice` */
 } FlOp;
@@ -97,6 +99,7 @@ typedef struct {
                         * path's fused forms compute it (else fma ()) */
   gboolean jacobian;   /* transforms: add the log Jacobian; terms: `jacobian +=` */
   double   k0, k1;     /* transforms: the bounds */
+  MirTransformKind check;  /* FL_CHECK: lower, upper or both */
 } FlIns;
 
 struct RtFlat {

@@ -400,6 +400,32 @@ cauchy (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum
   return TRUE;
 }
 
+/* rt_check_constraint's bounds of a transformed parameter */
+static gboolean
+check (const FlIns *restrict ins, const double *v)
+{
+  const FlReg *a = ins->a;
+  const double *x = v + a[0].off, *lo = v + a[1].off, *hi = v + a[2].off;
+  gint32 kl = a[1].vec, kh = a[2].vec;
+  for (gint32 i = 0; i < ins->n; i++)
+    switch (ins->check)
+      {
+      case MIR_TRANS_LOWER:
+        if (!(x[i] >= lo[i * kl]))
+          return FALSE;
+        break;
+      case MIR_TRANS_UPPER:
+        if (!(x[i] <= lo[i * kl]))
+          return FALSE;
+        break;
+      default:
+        if (!(x[i] >= lo[i * kl]) || !(x[i] <= hi[i * kh]))
+          return FALSE;
+        break;
+      }
+  return TRUE;
+}
+
 /* target += a: its elements summed */
 static void
 sum_term (const FlIns *restrict ins, const double *v, double *g, Sum *sum)
@@ -718,6 +744,9 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
           break;
         case FL_NORMAL_FMA:
           ok = normal_fma (ins, v, g, ins->drop && propto, &sum);
+          break;
+        case FL_CHECK:
+          ok = check (ins, v);
           break;
         case FL_NOP:
           break;

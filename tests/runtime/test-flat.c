@@ -218,6 +218,21 @@ static const Case cases[] = {
     "  mu ~ normal (0, sigma * sigma);\n"
     "}\n",
     "{\"N\": 3, \"y\": [0.1, 0.4, -0.3]}", TRUE, TRUE },
+  /* bounds of transformed parameters, checked; some points break them */
+  { "checked-transformed-parameters",
+    "data { int N; vector[N] y; }\n"
+    "parameters { real a; real<lower=0> b; vector[N] v; }\n"
+    "transformed parameters {\n"
+    "  real<lower=0> s = exp (a);\n"
+    "  vector<lower=-1, upper=1>[N] w = 0.5 * v;\n"
+    "  real<upper=1> t = a + b;\n"
+    "}\n"
+    "model {\n"
+    "  y ~ normal (w, s);\n"
+    "  v ~ normal (0, b);\n"
+    "  t ~ normal (0, 2);\n"
+    "}\n",
+    "{\"N\": 3, \"y\": [0.1, 0.4, -0.3]}", TRUE, TRUE },
   { "a-loop-is-not-covered",
     "data { int N; vector[N] y; }\n"
     "parameters { real mu; }\n"
@@ -274,6 +289,27 @@ test_error_message (void)
   g_assert_cmpuint (rt_flat_fallbacks (), ==, fallbacks + 1);
 }
 
+/* A transformed parameter out of its bounds: the general path's message
+ * (Stan's wording). */
+static void
+test_check_message (void)
+{
+  const Case *c = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    if (strcmp (cases[i].name, "checked-transformed-parameters") == 0)
+      c = &cases[i];
+  g_autoptr (TildeModel) f = prepare (c, MIR_OPT_O1, TRUE);
+  g_assert_true (rt_model_has_flat (f));
+  double theta[5] = { 0.1, 0, 0.4, 3, -0.2 };
+  g_autoptr (TildeModelError) e = NULL;
+  guint fallbacks = rt_flat_fallbacks ();
+  tilde_model_log_density (f, theta, TRUE, TRUE, NULL, &e);
+  g_assert_nonnull (e);
+  g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_DOMAIN);
+  g_assert_cmpstr (e->message, ==, "w[2] is 1.5, but must be less than or equal to 1");
+  g_assert_cmpuint (rt_flat_fallbacks (), ==, fallbacks + 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -285,5 +321,6 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/runtime/flat/bad-data-scale", test_bad_data_scale);
   g_test_add_func ("/runtime/flat/error-message", test_error_message);
+  g_test_add_func ("/runtime/flat/check-message", test_check_message);
   return g_test_run ();
 }
