@@ -357,11 +357,41 @@ std_normal (const FlIns *restrict ins, const double *v, double *g, gboolean drop
   return TRUE;
 }
 
+/* k_cauchy of three scalars (a prior on a scale, mostly) */
+static gboolean
+cauchy_scalars (const FlIns *restrict ins, const double *v, double *g, gboolean drop, Sum *sum)
+{
+  const FlReg *a = ins->a;
+  double y = v[a[0].off], mu = v[a[1].off], s = v[a[2].off];
+  if (isnan (y) || !isfinite (mu) || !(s > 0) || isinf (s))
+    return FALSE;
+  gboolean any = a[0].ad || a[1].ad || a[2].ad;
+  if (drop && !any)
+    return TRUE;
+  double d = y - mu, d2 = d * d, s2 = s * s, logp = 0;
+  if (!drop)
+    logp -= TILDE_LOG_PI;
+  if (!drop || a[2].ad)
+    logp -= log (s);
+  logp -= log1p (d2 / s2);
+  double dy = -2 * d / (s2 + d2);
+  if (a[0].ad)
+    g[a[0].off] += dy;
+  if (a[1].ad)
+    g[a[1].off] += -dy;
+  if (a[2].ad)
+    g[a[2].off] += (d2 - s2) / (s * (s2 + d2));
+  add_term (sum, any, logp);
+  return TRUE;
+}
+
 /* dist.c's k_cauchy */
 static gboolean
 cauchy (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum)
 {
   const FlReg *a = ins->a;
+  if (!a[0].vec && !a[1].vec && !a[2].vec)
+    return cauchy_scalars (ins, v, g, drop, sum);
   gint32 N = ins->n;
   Op y = op_of (&a[0], v), mu = op_of (&a[1], v), sigma = op_of (&a[2], v);
   for (gint32 i = 0; i < N; i++)
