@@ -695,34 +695,61 @@ readers (const GArray *code, gint32 off)
   return n;
 }
 
-/* `theta = fma (tau, eta, mu); y ~ normal (theta, sigma)` with theta read
- * nowhere else: the density computes the location as it goes and hands
- * its partials straight to the operands of fma, so that the location is
- * neither stored nor swept back over. Only the fma that the general path
- * rounds twice (its fused forms): a call of fma () in the loop would cost
- * more than it saves. */
+/* The instruction before `before` that computes r with op, if any. */
+static FlIns *
+producer (GArray *code, guint before, const FlReg *r, FlOp op)
+{
+  for (guint j = 0; r->ad && j < before; j++)
+    {
+      FlIns *f = &g_array_index (code, FlIns, j);
+      if (f->op == op && f->dst.ad && f->dst.off == r->off)
+        return f;
+    }
+  return NULL;
+}
+
+/* `theta = fma (tau, eta, mu); y ~ normal (theta, sigma)` (or `mu + tau *
+ * eta`) with theta read nowhere else: the density computes the location
+ * as it goes and hands its partials straight to the operands, so that the
+ * location is neither stored nor swept back over. Only an fma that the
+ * general path rounds twice (its fused forms), as the sum of a product is:
+ * a call of fma () in the loop would cost more than it saves. */
 static void
 fold_locations (GArray *code)
 {
   for (guint k = 0; k < code->len; k++)
     {
-      FlIns *d = &g_array_index (code, FlIns, k);
-      if (d->op != FL_NORMAL || !d->a[0].vec || !d->a[1].vec || !d->a[1].ad
-          || d->a[1].off < 0)
+      FlIns *d = &g_array_index (code, FlIns, k), *f, *m = NULL;
+      if (d->op != FL_NORMAL || !d->a[0].vec || !d->a[1].vec)
         continue;
-      for (guint j = 0; j < k; j++)
+      if ((f = producer (code, k, &d->a[1], FL_FMA)) && f->twice && f->n == d->n
+          && readers (code, f->dst.off) == 1)
+        memcpy (d->b, f->a, sizeof d->b);
+      else if ((f = producer (code, k, &d->a[1], FL_ADD)) && f->n == d->n
+               && readers (code, f->dst.off) == 1)
         {
-          FlIns *f = &g_array_index (code, FlIns, j);
-          if (f->op != FL_FMA || !f->twice || f->dst.off != d->a[1].off || f->n != d->n
-              || readers (code, f->dst.off) != 1)
+          for (int i = 0; i < 2 && !m; i++)
+            {
+              m = producer (code, k, &f->a[i], FL_MUL);
+              if (m && readers (code, m->dst.off) != 1)
+                m = NULL;
+              if (m)
+                {
+                  d->b[0] = m->a[0];
+                  d->b[1] = m->a[1];
+                  d->b[2] = f->a[1 - i];
+                }
+            }
+          if (!m)
             continue;
-          memcpy (d->b, f->a, sizeof d->b);
-          d->op = FL_NORMAL_FMA;
-          d->twice = f->twice;
-          f->op = FL_NOP;
-          f->dst.ad = FALSE;
-          break;
+          m->op = FL_NOP;
+          m->dst.ad = FALSE;
         }
+      else
+        continue;
+      d->op = FL_NORMAL_FMA;
+      f->op = FL_NOP;
+      f->dst.ad = FALSE;
     }
   guint n = 0;
   for (guint k = 0; k < code->len; k++)

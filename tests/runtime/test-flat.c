@@ -205,6 +205,8 @@ static const Case cases[] = {
     "  y ~ normal (fma (b, w, v), b);\n"
     "  x ~ normal (fma (v, w, x), 2);\n"
     "  w ~ normal (fma (a, b, x), s);\n"
+    "  w ~ normal (x .* v + a, b);\n"
+    "  y ~ normal (a + b * x, 1.5);\n"
     "  v ~ std_normal ();\n"
     "}\n",
     "{\"N\": 3, \"y\": [0.5, -1, 2], \"x\": [1.5, 0.2, -0.7], \"s\": [1, 2, 0.5]}", TRUE,
