@@ -672,6 +672,21 @@ place_constants (RtFlat *f)
     }
 }
 
+/* Whether every term depends on the parameters (then none is ever a
+ * constant, whatever propto drops). */
+static gboolean
+all_terms_ad (const RtFlat *f)
+{
+  for (guint k = 0; k < f->n_ins; k++)
+    {
+      const FlIns *ins = &f->ins[k];
+      if ((ins->op == FL_NORMAL || ins->op == FL_STD_NORMAL || ins->op == FL_CAUCHY
+           || ins->op == FL_SUM) && !ins->a[0].ad && !ins->a[1].ad && !ins->a[2].ad)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static void
 list_backward (RtFlat *f)
 {
@@ -793,6 +808,7 @@ rt_flat_compile (const St *log_prob, const TildeValue *globals, int n_globals, i
       f->max_n = MAX (c.max_n, (gint32) n_params);
       place_constants (f);
       list_backward (f);
+      f->all_ad = all_terms_ad (f);
     }
   else
     {

@@ -83,7 +83,7 @@ typedef struct {
   gint32   off;    /* first value */
   gint32   goff;   /* where its partials go: its adjoints, or junk for data */
   gint32   n;      /* values */
-  gboolean vec;    /* a container (broadcast when not) */
+  gboolean vec;    /* a container (broadcast when not); 1 or 0, a stride */
   gboolean ad;     /* depends on the parameters */
 } FlReg;
 
@@ -111,6 +111,7 @@ struct RtFlat {
   double *consts;      /* n_vals - n_vars */
   guint   max_terms;
   gint32  max_n;       /* the longest operand */
+  gboolean all_ad;     /* every term depends on the parameters */
   guint  *back;        /* the instructions with a backward pass, in order */
   guint   n_back;
 };

@@ -69,7 +69,7 @@ typedef struct {
 static inline Op
 op_of (const FlReg *restrict r, double *scratch)
 {
-  Op o = { scratch + r->off, scratch + r->goff, r->vec ? 1 : 0 };
+  Op o = { scratch + r->off, scratch + r->goff, r->vec };
   return o;
 }
 
@@ -85,18 +85,22 @@ op_of (const FlReg *restrict r, double *scratch)
 /* ---- densities ---- */
 
 typedef struct {
-  double cst;       /* the terms that are constants */
-  double *terms;    /* the others, in order */
-  guint  n_terms;
+  double   cst;       /* the terms that are constants */
+  double  *terms;     /* the others, in order */
+  guint    n_terms;
+  gboolean running;   /* no term is a constant: the others summed as they come */
+  double   run;
 } Sum;
 
 static inline void
 add_term (Sum *sum, gboolean ad, double x)
 {
-  if (ad)
-    sum->terms[sum->n_terms++] = x;
-  else
+  if (!ad)
     sum->cst += x;
+  else if (sum->running)
+    sum->run += x;
+  else
+    sum->terms[sum->n_terms++] = x;
 }
 
 /* dist.c's normal_scalars */
@@ -742,7 +746,7 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
              gboolean jacobian, double *gradient, double *lp)
 {
   double *v = scratch, *g = scratch + f->n_vals;
-  Sum sum = { .terms = g + f->n_vals };
+  Sum sum = { .terms = g + f->n_vals, .running = f->all_ad };
   memcpy (v, theta, sizeof (double) * (gsize) f->n_params);
   memset (g, 0, sizeof (double) * (gsize) f->n_vars);
   const FlIns *const code = f->ins;
@@ -787,9 +791,13 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
       if (!ok)
         return give_way ();
     }
+  /* the general path's sum: the constants first, then the others in order
+   * (with no constants, 0 + t1 + t2 ... is the running sum) */
   double total = sum.cst;
   for (guint i = 0; i < sum.n_terms; i++)
     total += sum.terms[i];
+  if (sum.running)
+    total = sum.run;
   if (!isfinite (total))
     return give_way ();
   if (gradient)
