@@ -483,6 +483,19 @@ constrain (const FlIns *restrict ins, double *v, double *g, gboolean jacobian, S
   double *x = v + ins->dst.off, *d = v + ins->aux.off, lj = 0;
   double *gu = g + ins->a[0].off;
   gint32 n = ins->n;
+  if (n == 1 && ins->op == FL_LOWER)
+    {
+      /* real<lower=a>, the commonest parameter */
+      double e = exp (u[0]);
+      d[0] = e;
+      x[0] = e + ins->k0;
+      if (jacobian)
+        {
+          gu[0] += 1;
+          add_term (sum, TRUE, u[0]);
+        }
+      return;
+    }
   switch (ins->op)
     {
     case FL_LOWER:
@@ -803,7 +816,13 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
   if (gradient)
     {
       for (guint k = f->n_back; k-- > 0;)
-        backward (&code[f->back[k]], v, g);
+        {
+          const FlIns *ins = &code[f->back[k]];
+          if (ins->op <= FL_LUB && ins->n == 1)
+            g[ins->a[0].off] += g[ins->dst.off] * v[ins->aux.off];
+          else
+            backward (ins, v, g);
+        }
       /* x - x is NaN exactly when x is not finite */
       double bad = 0;
       for (gint32 i = 0; i < f->n_params; i++)
