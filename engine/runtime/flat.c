@@ -74,7 +74,6 @@ op_of (const FlReg *restrict r, double *scratch)
 }
 
 #define X(o, i) ((o).x[(i) * (o).k])
-#define G(o, i) ((o).g[(i) * (o).k])
 
 /* In the loops specialised on constant strides: a scalar operand's value
  * is read once before the loop (x0) and its partials summed in a local
