@@ -44,6 +44,12 @@ rt_compiler_set_fused (gboolean on)
   fused_forms = on;
 }
 
+gboolean
+rt_compiler_fused (void)
+{
+  return fused_forms;
+}
+
 Compiler *
 rt_compiler_new (void)
 {

@@ -254,6 +254,7 @@ Sz       *rt_compile_sized   (Compiler *c, const MirSizedType *t, char **error);
  * (the default); off, every statement runs as written (for tests that
  * compare the two). */
 void      rt_compiler_set_fused (gboolean on);
+gboolean  rt_compiler_fused     (void);
 /* The memory of the compiled trees, for whoever keeps them. */
 TildeArena *rt_compiler_steal_arena (Compiler *c);
 int       rt_compiler_n_slots   (const Compiler *c);

@@ -336,11 +336,18 @@ static void fx_eval_at (FxRun *r, const Fx *f, FxVal *out, gboolean top);
           for (gint32 i = 0; i < n; i++)                   \
             o[i] = x[i] OP y0;                             \
         }                                                  \
-      else                                                 \
+      else if (vb)                                         \
         {                                                  \
           double x0 = x[0];                                \
           for (gint32 i = 0; i < n; i++)                   \
             o[i] = x0 OP y[i];                             \
+        }                                                  \
+      else                                                 \
+        {                                                  \
+          /* fma (a, b, v) of scalars a and b */           \
+          double v0 = x[0] OP y[0];                        \
+          for (gint32 i = 0; i < n; i++)                   \
+            o[i] = v0;                                     \
         }                                                  \
     }                                                      \
   while (0)

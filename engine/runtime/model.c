@@ -5,6 +5,7 @@
 #include "runtime/exec-private.h"
 #include "runtime/gpu-call.h"
 #include "runtime/gpu-call-private.h"
+#include "runtime/flat-private.h"
 #include "mir/mir-transform.h"
 
 #include <cblas.h>
@@ -29,6 +30,7 @@ typedef struct {
   guint       cap_terms;
   double     *out;
   gsize       cap_out;
+  double     *flat;        /* the flat form's scratch, made on first use */
 } Workspace;
 
 struct TildeModel {
@@ -36,6 +38,7 @@ struct TildeModel {
   TildeArena  *code;
   TildeArena  *persist;
   St          *parts[MIR_N_PARTS];
+  RtFlat      *flat;         /* log_prob as straight-line code, when it covers it */
   int          n_slots, n_globals;
   TildeValue  *globals;
   OutVar      *outs;
@@ -80,6 +83,7 @@ workspace_free (gpointer p)
   g_free (w->slots);
   g_free (w->terms);
   g_free (w->out);
+  g_free (w->flat);
   g_free (w);
 }
 
@@ -537,6 +541,9 @@ tilde_model_new_full (const MirProgram *program, const TildeJsonData *data,
   compute_cached (m, c, w);
   compute_param_shapes (m, c, w);
   gboolean ok = describe_outputs (m, c, w, diagnostics);
+  if (ok && rt_compiler_fused ())
+    m->flat = rt_flat_compile (m->parts[MIR_PART_LOG_PROB], m->globals, m->n_globals, m->n_slots,
+                               m->n_params);
   m->code = rt_compiler_steal_arena (c);
   rt_compiler_free (c);
   workspace_give (m, w);
@@ -562,6 +569,7 @@ tilde_model_free (TildeModel *m)
   g_mutex_clear (&m->lock);
   g_mutex_clear (&m->print_lock);
   mir_program_free (m->prog);
+  rt_flat_free (m->flat);
   tilde_arena_free (m->code);
   tilde_arena_free (m->persist);
   g_free (m->outs);
@@ -663,6 +671,12 @@ rt_model_count_fused (const TildeModel *m)
   return count_fused (m->parts[MIR_PART_LOG_PROB]);
 }
 
+gboolean
+rt_model_has_flat (const TildeModel *m)
+{
+  return m->flat != NULL;
+}
+
 /* ---- evaluation ---- */
 
 void
@@ -683,6 +697,17 @@ tilde_model_log_density (TildeModel *m, const double *theta, gboolean propto, gb
                          double *gradient, TildeModelError **error)
 {
   Workspace *w = workspace_take (m);
+  if (m->flat && m->context == TILDE_MODEL_CONTEXT_JOINT)
+    {
+      double lp;
+      if (G_UNLIKELY (!w->flat))
+        w->flat = rt_flat_scratch_new (m->flat);
+      if (rt_flat_run (m->flat, w->flat, theta, propto, jacobian, gradient, &lp))
+        {
+          workspace_give (m, w);
+          return lp;
+        }
+    }
   jmp_buf jmp;
   Ev ev;
   ev_init (&ev, m, w, &jmp);

@@ -193,6 +193,14 @@ static const Case cases[] = {
     "  target += gamma_lupdf(b + x | 2, b * 0.5 + 1);\n"
     "}\n",
     "{\"N\": 3, \"x\": [0.5, 1, 2], \"r\": [-1, 0.25, 1.5]}", 3 },
+  /* fma of two scalars and a vector: the product is one value for all */
+  { "scalar-product-plus-vector",
+    "data { int N; vector[N] x; vector[N] s; }\n"
+    "parameters { real a; real<lower=0> b; vector[N] w; }\n"
+    "model {\n"
+    "  w ~ normal (fma (a, b, x), s);\n"
+    "}\n",
+    "{\"N\": 3, \"x\": [1.5, 0.2, -0.7], \"s\": [1, 2, 0.5]}", 1 },
   { "empty-loop",
     "data { int N; vector[N] y; }\n"
     "parameters { real mu; }\n"

@@ -336,7 +336,7 @@ transform_call (RtCtx *cx, const Transform *t, FnForm form, const TildeValue *ar
 static void
 k_transform (RtCtx *cx, int nargs, const TildeValue *args, TildeValue *out)
 {
-  FnForm form;
+  FnForm form = FN_CONSTRAIN;
   const Transform *t = transform_of (cx->fn_name, &form);
   TildeValue lj;
   transform_call (cx, t, form, args, out, &lj);

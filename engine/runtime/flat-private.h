@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The straight-line form of a small log density. When every statement of
+ * log_prob is one the form covers (parameter reads with identity or
+ * scalar-bound transforms, declarations, whole assignments of elementwise
+ * arithmetic, `target +=` of normal, std_normal and cauchy densities or of
+ * expressions), the whole part becomes one flat array of instructions over
+ * numbered doubles: theta, then the temporaries, then the constants (data
+ * and literals copied in once); after them in the scratch, the adjoints,
+ * the terms, and junk where partials of data go. An evaluation runs the array forward,
+ * adding each density's partials to the adjoints of its arguments as it
+ * goes (every term's adjoint is 1), then backward over the arithmetic and
+ * the transforms; no tape, no arena, no values.
+ *
+ * The form only computes: anything out of the ordinary (a domain error, a
+ * value that is not finite) makes the run give up, and the model then
+ * evaluates the general way, which raises the error with its own message.
+ */
+#pragma once
+
+#include "runtime/exec-private.h"
+
+G_BEGIN_DECLS
+
+typedef struct RtFlat RtFlat;
+
+/* The flat form of a compiled log_prob, or NULL where it does not cover a
+ * statement. `globals` are the data block's values (the first n_globals
+ * slots), read once; the parameter reads' shapes must have been computed
+ * (Ex.shape); `n_params` is the length of theta. */
+RtFlat  *rt_flat_compile (const St *log_prob, const TildeValue *globals, int n_globals,
+                          int n_slots, gsize n_params);
+void     rt_flat_free    (RtFlat *f);
+/* Scratch memory for one evaluating thread, the constants filled in. */
+double  *rt_flat_scratch_new (const RtFlat *f);
+/* The log density at theta into *lp, and its gradient when `gradient` is
+ * not NULL; FALSE when the general path must evaluate instead. */
+gboolean rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean propto,
+                      gboolean jacobian, double *gradient, double *lp);
+/* The number of instructions (for tests and the benchmark's notes). */
+guint    rt_flat_size    (const RtFlat *f);
+/* How often, in this process, a run gave way to the general path. */
+guint    rt_flat_fallbacks (void);
+/* Whether models prepared from now on get the flat form where it covers
+ * log_prob (the default; the fused forms must be on too). Off, they
+ * evaluate the general way (for tests that compare the two). */
+void     rt_flat_set_enabled (gboolean on);
+gboolean rt_flat_enabled     (void);
+
+/* model.c: whether log_prob of m runs in the flat form. */
+gboolean rt_model_has_flat (const TildeModel *m);
+
+/* What the two files of the form share. */
+typedef enum {
+  FL_LOWER,        /* parameters: a constrained; bounds k0 (k1) */
+  FL_UPPER,
+  FL_LUB,
+  FL_ADD,          /* elementwise, scalars broadcast */
+  FL_SUB,
+  FL_MUL,
+  FL_DIV,
+  FL_FMA,
+  FL_NEG,
+  FL_EXP,
+  FL_LOG,
+  FL_SQRT,
+  FL_SQUARE,
+  FL_INV,
+  FL_EXPM1,
+  FL_INV_LOGIT,
+  FL_NORMAL,       /* terms of the target */
+  FL_STD_NORMAL,
+  FL_CAUCHY,
+  FL_SUM,
+  FL_NORMAL_FMA,   /* normal (y | b0 * b1 + b2, sigma): the location not stored */
+  FL_CHECK,        /* a[0] within the bounds a[1] (lower or upper) and a[2] (upper):
+                    * else the general path raises the error */
+  FL_NOP,          /* an instruction folded into a later one */
+  FL_FMA_TWICE,    /* flat.c's loops: FL_FMA with `twice` */
+} FlOp;
+
+typedef struct {
+  gint32   off;    /* first value */
+  gint32   goff;   /* where its partials go: its adjoints, or junk for data */
+  gint32   n;      /* values */
+  gboolean vec;    /* a container (broadcast when not); 1 or 0, a stride */
+  gboolean ad;     /* depends on the parameters */
+} FlReg;
+
+typedef struct {
+  FlOp     op;
+  gint32   n;          /* elements computed (a density: its common size) */
+  FlReg    dst;        /* the result (not for terms) */
+  FlReg    aux;        /* transforms: the derivative of each element */
+  FlReg    a[3];
+  FlReg    b[3];       /* FL_NORMAL_FMA: the location's operands */
+  gboolean drop;       /* a _lupdf call: constants dropped under propto */
+  gboolean twice;      /* FL_FMA, FL_NORMAL_FMA: x * y + z rounded twice, as the general
+                        * path's fused forms compute it (else fma ()) */
+  gboolean jacobian;   /* transforms: add the log Jacobian; terms: `jacobian +=` */
+  double   k0, k1;     /* transforms: the bounds */
+  MirTransformKind check;  /* FL_CHECK: lower, upper or both */
+} FlIns;
+
+struct RtFlat {
+  FlIns  *ins;
+  guint   n_ins;
+  gint32  n_params;
+  gint32  n_vars;      /* theta and the temporaries: the adjoints zeroed */
+  gint32  n_vals;      /* and the constants after them */
+  double *consts;      /* n_vals - n_vars */
+  guint   max_terms;
+  gint32  max_n;       /* the longest operand */
+  gboolean all_ad;     /* every term depends on the parameters */
+  guint  *back;        /* the instructions with a backward pass, in order */
+  guint   n_back;
+};
+
+/* flat.c: the values of an arithmetic instruction (FL_ADD .. FL_INV_LOGIT). */
+void rt_flat_arith (const FlIns *ins, double *v);
+
+G_END_DECLS

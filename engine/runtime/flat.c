@@ -1,0 +1,837 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Running the straight-line form (flat-private.h). The densities compute
+ * their values with the library's own formulas in the library's order
+ * (dist/dist.c), so that the log density is the general path's; the
+ * terms are summed as the general path sums them: the constant ones in
+ * order, then the others in order after them.
+ */
+#define G_LOG_DOMAIN "tilde-engine"
+
+#include "runtime/flat-private.h"
+#include "runtime/math/special.h"
+
+#include <math.h>
+#include <string.h>
+
+static guint fallbacks;
+
+guint
+rt_flat_fallbacks (void)
+{
+  return g_atomic_int_get (&fallbacks);
+}
+
+static gboolean
+give_way (void)
+{
+  g_atomic_int_inc (&fallbacks);
+  return FALSE;
+}
+
+double *
+rt_flat_scratch_new (const RtFlat *f)
+{
+  double *buf = g_new0 (double, 2 * (gsize) f->n_vals + f->max_terms + (gsize) f->max_n + 1);
+  memcpy (buf + f->n_vars, f->consts, sizeof (double) * (gsize) (f->n_vals - f->n_vars));
+  return buf;
+}
+
+guint
+rt_flat_size (const RtFlat *f)
+{
+  return f->n_ins;
+}
+
+void
+rt_flat_free (RtFlat *f)
+{
+  if (!f)
+    return;
+  g_free (f->ins);
+  g_free (f->back);
+  g_free (f->consts);
+  g_free (f);
+}
+
+/* An operand as its loops read it: values x and partials g, both with
+ * stride k (0: a scalar, broadcast). The partials go to the adjoints, or,
+ * for data, to the scratch's junk, where nothing reads them: the loops
+ * then need no tests. A scalar's partials are summed first and added to
+ * its adjoint once, as the library's partials are. Both places are fixed
+ * when the form is built (FlReg.goff), relative to the scratch. */
+typedef struct {
+  const double *x;
+  double       *g;
+  gint32        k;
+} Op;
+
+static inline Op
+op_of (const FlReg *restrict r, double *scratch)
+{
+  Op o = { scratch + r->off, scratch + r->goff, r->vec };
+  return o;
+}
+
+#define X(o, i) ((o).x[(i) * (o).k])
+
+/* In the loops specialised on constant strides: a scalar operand's value
+ * is read once before the loop (x0) and its partials summed in a local
+ * (s), which the compiler keeps in registers. */
+#define LOAD(o, k, i, x0) ((k) ? (o).x[i] : (x0))
+#define ADDG(o, k, i, s, d) do { if (k) (o).g[i] += (d); else (s) += (d); } while (0)
+
+/* ---- densities ---- */
+
+typedef struct {
+  double   cst;       /* the terms that are constants */
+  double  *terms;     /* the others, in order */
+  guint    n_terms;
+  gboolean running;   /* no term is a constant: the others summed as they come */
+  double   run;
+} Sum;
+
+static inline void
+add_term (Sum *sum, gboolean ad, double x)
+{
+  if (!ad)
+    sum->cst += x;
+  else if (sum->running)
+    sum->run += x;
+  else
+    sum->terms[sum->n_terms++] = x;
+}
+
+/* dist.c's normal_scalars */
+static gboolean
+normal_scalars (const FlIns *restrict ins, const double *v, double *g, gboolean drop, Sum *sum)
+{
+  const FlReg *a = ins->a;
+  double y = v[a[0].off], mu = v[a[1].off], s = v[a[2].off];
+  if (isnan (y) || !isfinite (mu) || !(s > 0))
+    return FALSE;
+  gboolean any = a[0].ad || a[1].ad || a[2].ad;
+  if (drop && !any)
+    return TRUE;
+  double inv_s = 1 / s, z = (y - mu) * inv_s;
+  double logp = -0.5 * z * z;
+  if (!drop)
+    logp -= TILDE_LOG_SQRT_TWO_PI;
+  if (!drop || a[2].ad)
+    logp -= log (s);
+  if (a[0].ad)
+    g[a[0].off] += -z * inv_s;
+  if (a[1].ad)
+    g[a[1].off] += z * inv_s;
+  if (a[2].ad)
+    g[a[2].off] += -inv_s + z * z * inv_s;
+  add_term (sum, any, logp);
+  return TRUE;
+}
+
+/* The loop of k_normal over vectorised arguments, for constant strides
+ * (each combination its own copy): adds the quadratic terms (and, for a
+ * vector scale, the scale's partials) and the partials of y and mu.
+ * FALSE when a value is not finite. */
+static inline __attribute__ ((always_inline)) gboolean
+normal_loop (Op y, Op mu, Op sigma, gint32 N, double *logp, double *sigma_grad, const int ky,
+             const int km, const int ks)
+{
+  const double y0 = y.x[0], m0 = mu.x[0];
+  double sy = 0, sm = 0;
+  if (!ks)
+    {
+      double inv_s = 1 / sigma.x[0], sq = 0;
+      for (gint32 i = 0; i < N; i++)
+        {
+          double z = (LOAD (y, ky, i, y0) - LOAD (mu, km, i, m0)) * inv_s;
+          sq += z * z;
+          double dy = -z * inv_s;
+          ADDG (y, ky, i, sy, dy);
+          ADDG (mu, km, i, sm, -dy);
+        }
+      *logp -= 0.5 * sq;
+      *sigma_grad = -N * inv_s + sq * inv_s;
+      if (!ky)
+        *y.g += sy;
+      if (!km)
+        *mu.g += sm;
+      return isfinite (sq);
+    }
+  double lp = *logp;
+  for (gint32 i = 0; i < N; i++)
+    {
+      double inv_s = 1 / sigma.x[i];
+      double z = (LOAD (y, ky, i, y0) - LOAD (mu, km, i, m0)) * inv_s;
+      lp -= 0.5 * z * z;
+      double dy = -z * inv_s;
+      ADDG (y, ky, i, sy, dy);
+      ADDG (mu, km, i, sm, -dy);
+      sigma.g[i] += -inv_s + z * z * inv_s;
+    }
+  if (!ky)
+    *y.g += sy;
+  if (!km)
+    *mu.g += sm;
+  *logp = lp;
+  return isfinite (lp);
+}
+
+/* dist.c's k_normal for vectorised arguments */
+static gboolean
+normal (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum)
+{
+  const FlReg *a = ins->a;
+  if (!a[0].vec && !a[1].vec && !a[2].vec)
+    return normal_scalars (ins, v, g, drop, sum);
+  gint32 N = ins->n;
+  Op y = op_of (&a[0], v), mu = op_of (&a[1], v), sigma = op_of (&a[2], v);
+  if (a[2].ad)
+    for (gint32 i = 0; i < (a[2].vec ? N : 1); i++)
+      if (!(sigma.x[i] > 0))
+        return FALSE;
+  gboolean any = a[0].ad || a[1].ad || a[2].ad;
+  if (drop && !any)
+    {
+      for (gint32 i = 0; i < N; i++)
+        if (isnan (X (y, i)) || !isfinite (X (mu, i)))
+          return FALSE;
+      return TRUE;
+    }
+  /* k_quad holds from here: a NaN y or a mu that is not finite makes the
+   * quadratic terms so, and the general path raises the error */
+  gboolean k_const = !drop, k_sigma = !drop || a[2].ad;
+  double logp = 0, sigma_grad = 0;
+  if (k_const)
+    logp -= N * TILDE_LOG_SQRT_TWO_PI;
+  if (k_sigma)
+    {
+      if (a[2].vec)
+        for (gint32 i = 0; i < N; i++)
+          logp -= log (sigma.x[i]);
+      else
+        logp -= N * log (sigma.x[0]);
+    }
+  gboolean ok;
+  switch (a[0].vec | a[1].vec << 1 | a[2].vec << 2)
+    {
+    case 1: ok = normal_loop (y, mu, sigma, N, &logp, &sigma_grad, 1, 0, 0); break;
+    case 2: ok = normal_loop (y, mu, sigma, N, &logp, &sigma_grad, 0, 1, 0); break;
+    case 3: ok = normal_loop (y, mu, sigma, N, &logp, &sigma_grad, 1, 1, 0); break;
+    case 4: ok = normal_loop (y, mu, sigma, N, &logp, &sigma_grad, 0, 0, 1); break;
+    case 5: ok = normal_loop (y, mu, sigma, N, &logp, &sigma_grad, 1, 0, 1); break;
+    case 6: ok = normal_loop (y, mu, sigma, N, &logp, &sigma_grad, 0, 1, 1); break;
+    default: ok = normal_loop (y, mu, sigma, N, &logp, &sigma_grad, 1, 1, 1); break;
+    }
+  if (!ok)
+    return FALSE;
+  if (a[2].ad && !a[2].vec)
+    g[a[2].off] += sigma_grad;
+  add_term (sum, any, logp);
+  return TRUE;
+}
+
+/* normal with a location b0 * b1 + b2 (an fma of the general path's fused
+ * forms, rounded twice) computed in the loop: the same values as the
+ * location stored and then read, its partials passed on to
+ * b as the backward pass of fma would. The strides of y (a container)
+ * and of b are constants, each combination its own copy. */
+static inline __attribute__ ((always_inline)) gboolean
+normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, double *sigma_grad,
+                 const int gy, const int ks, const int k0, const int k1, const int k2)
+{
+  const double c0 = b0.x[0], c1 = b1.x[0], c2 = b2.x[0];
+  double lp = *logp, sq = 0, inv_s = ks ? 0 : 1 / sigma.x[0], s0 = 0, s1 = 0, s2 = 0;
+  for (gint32 i = 0; i < N; i++)
+    {
+      double x0 = LOAD (b0, k0, i, c0), x1 = LOAD (b1, k1, i, c1);
+      double x2 = LOAD (b2, k2, i, c2);
+      double mu = x0 * x1 + x2;
+      if (ks)
+        inv_s = 1 / sigma.x[i];
+      double z = (y.x[i] - mu) * inv_s;
+      if (ks)
+        lp -= 0.5 * z * z;
+      else
+        sq += z * z;
+      double dy = -z * inv_s;
+      if (gy)
+        y.g[i] += dy;
+      ADDG (b0, k0, i, s0, -dy * x1);
+      ADDG (b1, k1, i, s1, -dy * x0);
+      ADDG (b2, k2, i, s2, -dy);
+      if (ks && gy)
+        sigma.g[i] += -inv_s + z * z * inv_s;
+    }
+  if (!k0)
+    *b0.g += s0;
+  if (!k1)
+    *b1.g += s1;
+  if (!k2)
+    *b2.g += s2;
+  if (!ks)
+    {
+      lp -= 0.5 * sq;
+      *sigma_grad = -N * inv_s + sq * inv_s;
+    }
+  *logp = lp;
+  return isfinite (lp);
+}
+
+static gboolean
+normal_fma (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum)
+{
+  const FlReg *a = ins->a, *b = ins->b;
+  gint32 N = ins->n;
+  Op y = op_of (&a[0], v), sigma = op_of (&a[2], v);
+  Op b0 = op_of (&b[0], v), b1 = op_of (&b[1], v), b2 = op_of (&b[2], v);
+  if (a[2].ad)
+    for (gint32 i = 0; i < (a[2].vec ? N : 1); i++)
+      if (!(sigma.x[i] > 0))
+        return FALSE;
+  gboolean k_const = !drop, k_sigma = !drop || a[2].ad;
+  double logp = 0, sigma_grad = 0;
+  if (k_const)
+    logp -= N * TILDE_LOG_SQRT_TWO_PI;
+  if (k_sigma)
+    {
+      if (a[2].vec)
+        for (gint32 i = 0; i < N; i++)
+          logp -= log (sigma.x[i]);
+      else
+        logp -= N * log (sigma.x[0]);
+    }
+  gboolean ok;
+  /* data y and sigma, the common case, take no partials */
+  gboolean gy = a[0].ad || a[2].ad;
+#define NF(ks, k0, k1, k2) \
+  (gy ? normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 1, ks, k0, k1, k2) \
+   : normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 0, ks, k0, k1, k2))
+  switch (b[0].vec | b[1].vec << 1 | b[2].vec << 2 | a[2].vec << 3)
+    {
+    case 0: ok = NF (0, 0, 0, 0); break;
+    case 1: ok = NF (0, 1, 0, 0); break;
+    case 2: ok = NF (0, 0, 1, 0); break;
+    case 3: ok = NF (0, 1, 1, 0); break;
+    case 4: ok = NF (0, 0, 0, 1); break;
+    case 5: ok = NF (0, 1, 0, 1); break;
+    case 6: ok = NF (0, 0, 1, 1); break;
+    case 7: ok = NF (0, 1, 1, 1); break;
+    case 8: ok = NF (1, 0, 0, 0); break;
+    case 9: ok = NF (1, 1, 0, 0); break;
+    case 10: ok = NF (1, 0, 1, 0); break;
+    case 11: ok = NF (1, 1, 1, 0); break;
+    case 12: ok = NF (1, 0, 0, 1); break;
+    case 13: ok = NF (1, 1, 0, 1); break;
+    case 14: ok = NF (1, 0, 1, 1); break;
+    default: ok = NF (1, 1, 1, 1); break;
+    }
+#undef NF
+  if (!ok)
+    return FALSE;
+  if (a[2].ad && !a[2].vec)
+    g[a[2].off] += sigma_grad;
+  add_term (sum, TRUE, logp);
+  return TRUE;
+}
+
+/* dist.c's k_std_normal */
+static gboolean
+std_normal (const FlIns *restrict ins, const double *v, double *g, gboolean drop, Sum *sum)
+{
+  const FlReg *a = ins->a;
+  gint32 N = ins->n;
+  const double *y = v + a[0].off;
+  double logp = 0, sq = 0;
+  for (gint32 i = 0; i < N; i++)
+    if (isnan (y[i]))
+      return FALSE;
+  if (drop && !a[0].ad)
+    return TRUE;
+  for (gint32 i = 0; i < N; i++)
+    sq += y[i] * y[i];
+  if (a[0].ad)
+    for (gint32 i = 0; i < N; i++)
+      g[a[0].off + i] += -y[i];
+  logp -= 0.5 * sq;
+  if (!drop)
+    logp -= N * TILDE_LOG_SQRT_TWO_PI;
+  add_term (sum, a[0].ad, logp);
+  return TRUE;
+}
+
+/* k_cauchy of three scalars (a prior on a scale, mostly) */
+static gboolean
+cauchy_scalars (const FlIns *restrict ins, const double *v, double *g, gboolean drop, Sum *sum)
+{
+  const FlReg *a = ins->a;
+  double y = v[a[0].off], mu = v[a[1].off], s = v[a[2].off];
+  if (isnan (y) || !isfinite (mu) || !(s > 0) || isinf (s))
+    return FALSE;
+  gboolean any = a[0].ad || a[1].ad || a[2].ad;
+  if (drop && !any)
+    return TRUE;
+  double d = y - mu, d2 = d * d, s2 = s * s, logp = 0;
+  if (!drop)
+    logp -= TILDE_LOG_PI;
+  if (!drop || a[2].ad)
+    logp -= log (s);
+  logp -= log1p (d2 / s2);
+  double dy = -2 * d / (s2 + d2);
+  if (a[0].ad)
+    g[a[0].off] += dy;
+  if (a[1].ad)
+    g[a[1].off] += -dy;
+  if (a[2].ad)
+    g[a[2].off] += (d2 - s2) / (s * (s2 + d2));
+  add_term (sum, any, logp);
+  return TRUE;
+}
+
+/* dist.c's k_cauchy */
+static gboolean
+cauchy (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum)
+{
+  const FlReg *a = ins->a;
+  if (!a[0].vec && !a[1].vec && !a[2].vec)
+    return cauchy_scalars (ins, v, g, drop, sum);
+  gint32 N = ins->n;
+  Op y = op_of (&a[0], v), mu = op_of (&a[1], v), sigma = op_of (&a[2], v);
+  for (gint32 i = 0; i < N; i++)
+    {
+      double s = X (sigma, i);
+      if (isnan (X (y, i)) || !isfinite (X (mu, i)) || !(s > 0) || isinf (s))
+        return FALSE;
+    }
+  gboolean any = a[0].ad || a[1].ad || a[2].ad;
+  if (drop && !any)
+    return TRUE;
+  gboolean k_const = !drop, k_sigma = !drop || a[2].ad, k_all = !drop || any;
+  double logp = 0, sy = 0, sm = 0, ss = 0;
+  for (gint32 i = 0; i < N; i++)
+    {
+      double s = X (sigma, i);
+      double d = X (y, i) - X (mu, i), d2 = d * d, s2 = s * s;
+      if (k_const)
+        logp -= TILDE_LOG_PI;
+      if (k_sigma)
+        logp -= log (s);
+      if (k_all)
+        logp -= log1p (d2 / s2);
+      double dy = -2 * d / (s2 + d2);
+      ADDG (y, y.k, i, sy, dy);
+      ADDG (mu, mu.k, i, sm, -dy);
+      ADDG (sigma, sigma.k, i, ss, (d2 - s2) / (s * (s2 + d2)));
+    }
+  if (!y.k)
+    *y.g += sy;
+  if (!mu.k)
+    *mu.g += sm;
+  if (!sigma.k)
+    *sigma.g += ss;
+  add_term (sum, any, logp);
+  return TRUE;
+}
+
+/* rt_check_constraint's bounds of a transformed parameter */
+static gboolean
+check (const FlIns *restrict ins, const double *v)
+{
+  const FlReg *a = ins->a;
+  const double *x = v + a[0].off, *lo = v + a[1].off, *hi = v + a[2].off;
+  gint32 kl = a[1].vec, kh = a[2].vec;
+  for (gint32 i = 0; i < ins->n; i++)
+    switch (ins->check)
+      {
+      case MIR_TRANS_LOWER:
+        if (!(x[i] >= lo[i * kl]))
+          return FALSE;
+        break;
+      case MIR_TRANS_UPPER:
+        if (!(x[i] <= lo[i * kl]))
+          return FALSE;
+        break;
+      default:
+        if (!(x[i] >= lo[i * kl]) || !(x[i] <= hi[i * kh]))
+          return FALSE;
+        break;
+      }
+  return TRUE;
+}
+
+/* target += a: its elements summed */
+static void
+sum_term (const FlIns *restrict ins, const double *v, double *g, Sum *sum)
+{
+  const FlReg *a = &ins->a[0];
+  double s = 0;
+  for (gint32 i = 0; i < a->n; i++)
+    s += v[a->off + i];
+  if (a->ad)
+    for (gint32 i = 0; i < a->n; i++)
+      g[a->off + i] += 1;
+  add_term (sum, a->ad, a->vec ? s : v[a->off]);
+}
+
+/* ---- transforms (transform.c's elementwise ones) ---- */
+
+static void
+constrain (const FlIns *restrict ins, double *v, double *g, gboolean jacobian, Sum *sum)
+{
+  const double *u = v + ins->a[0].off;
+  double *x = v + ins->dst.off, *d = v + ins->aux.off, lj = 0;
+  double *gu = g + ins->a[0].off;
+  gint32 n = ins->n;
+  if (n == 1 && ins->op == FL_LOWER)
+    {
+      /* real<lower=a>, the commonest parameter */
+      double e = exp (u[0]);
+      d[0] = e;
+      x[0] = e + ins->k0;
+      if (jacobian)
+        {
+          gu[0] += 1;
+          add_term (sum, TRUE, u[0]);
+        }
+      return;
+    }
+  switch (ins->op)
+    {
+    case FL_LOWER:
+      for (gint32 i = 0; i < n; i++)
+        {
+          double e = exp (u[i]);
+          d[i] = e;
+          x[i] = e + ins->k0;
+          lj += u[i];
+        }
+      if (jacobian)
+        for (gint32 i = 0; i < n; i++)
+          gu[i] += 1;
+      break;
+    case FL_UPPER:
+      for (gint32 i = 0; i < n; i++)
+        {
+          double e = exp (u[i]);
+          d[i] = -e;
+          x[i] = ins->k0 - e;
+          lj += u[i];
+        }
+      if (jacobian)
+        for (gint32 i = 0; i < n; i++)
+          gu[i] += 1;
+      break;
+    default: /* FL_LUB */
+      {
+        double lb = ins->k0, w = ins->k1 - ins->k0, lw = log (w);
+        for (gint32 i = 0; i < n; i++)
+          {
+            double s = tilde_inv_logit (u[i]), au = fabs (u[i]);
+            d[i] = w * s * (1 - s);
+            x[i] = w * s + lb;
+            lj += lw - au - 2 * log1p (exp (-au));
+            if (jacobian)
+              gu[i] += 1 - 2 * s;
+          }
+      }
+      break;
+    }
+  if (jacobian)
+    add_term (sum, TRUE, lj);
+}
+
+/* ---- arithmetic ---- */
+
+/* The loops for constant strides (0: a scalar operand, broadcast), each
+ * combination its own copy. */
+static inline __attribute__ ((always_inline)) void
+arith_loop (FlOp op, double *r, const double *px, const double *py, const double *pz, gint32 n,
+            const int kx, const int ky, const int kz)
+{
+  /* the scalars read once: r may be anywhere in the same memory */
+  const double x0 = px[0], y0 = py[0], z0 = pz[0];
+#define x(i) ((kx) ? px[i] : x0)
+#define y(i) ((ky) ? py[i] : y0)
+#define z(i) ((kz) ? pz[i] : z0)
+  switch (op)
+    {
+    case FL_ADD:
+      for (gint32 i = 0; i < n; i++)
+        r[i] = x (i) + y (i);
+      break;
+    case FL_SUB:
+      for (gint32 i = 0; i < n; i++)
+        r[i] = x (i) - y (i);
+      break;
+    case FL_MUL:
+      for (gint32 i = 0; i < n; i++)
+        r[i] = x (i) * y (i);
+      break;
+    case FL_DIV:
+      for (gint32 i = 0; i < n; i++)
+        r[i] = x (i) / y (i);
+      break;
+    case FL_FMA:
+      for (gint32 i = 0; i < n; i++)
+        r[i] = fma (x (i), y (i), z (i));
+      break;
+    case FL_FMA_TWICE:
+      for (gint32 i = 0; i < n; i++)
+        r[i] = x (i) * y (i) + z (i);
+      break;
+    case FL_NEG:
+      for (gint32 i = 0; i < n; i++)
+        r[i] = -x (i);
+      break;
+    case FL_EXP:
+      for (gint32 i = 0; i < n; i++)
+        r[i] = exp (x (i));
+      break;
+    case FL_LOG:
+      for (gint32 i = 0; i < n; i++)
+        r[i] = log (x (i));
+      break;
+    case FL_SQRT:
+      for (gint32 i = 0; i < n; i++)
+        r[i] = sqrt (x (i));
+      break;
+    case FL_SQUARE:
+      for (gint32 i = 0; i < n; i++)
+        r[i] = x (i) * x (i);
+      break;
+    case FL_INV:
+      for (gint32 i = 0; i < n; i++)
+        r[i] = 1 / x (i);
+      break;
+    case FL_EXPM1:
+      for (gint32 i = 0; i < n; i++)
+        r[i] = expm1 (x (i));
+      break;
+    case FL_INV_LOGIT:
+      for (gint32 i = 0; i < n; i++)
+        r[i] = tilde_inv_logit (x (i));
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+#undef x
+#undef y
+#undef z
+}
+
+/* An operand's stride bit, the unused operands of unary and binary
+ * operations taken as vectors (their loops never read them). */
+static inline int
+stride_code (const FlIns *ins)
+{
+  static const int used[] = { [FL_ADD] = 3, [FL_SUB] = 3, [FL_MUL] = 3, [FL_DIV] = 3,
+                              [FL_FMA] = 7, [FL_NEG] = 1, [FL_EXP] = 1, [FL_LOG] = 1,
+                              [FL_SQRT] = 1, [FL_SQUARE] = 1, [FL_INV] = 1, [FL_EXPM1] = 1,
+                              [FL_INV_LOGIT] = 1 };
+  return (ins->a[0].vec | ins->a[1].vec << 1 | ins->a[2].vec << 2) | (7 & ~used[ins->op]);
+}
+
+void
+rt_flat_arith (const FlIns *restrict ins, double *v)
+{
+  double *r = v + ins->dst.off;
+  const double *x = v + ins->a[0].off, *y = v + ins->a[1].off, *z = v + ins->a[2].off;
+  FlOp op = ins->op == FL_FMA && ins->twice ? FL_FMA_TWICE : ins->op;
+  gint32 n = ins->n;
+  switch (stride_code (ins))
+    {
+    case 0: arith_loop (op, r, x, y, z, n, 0, 0, 0); break;
+    case 1: arith_loop (op, r, x, y, z, n, 1, 0, 0); break;
+    case 2: arith_loop (op, r, x, y, z, n, 0, 1, 0); break;
+    case 3: arith_loop (op, r, x, y, z, n, 1, 1, 0); break;
+    case 4: arith_loop (op, r, x, y, z, n, 0, 0, 1); break;
+    case 5: arith_loop (op, r, x, y, z, n, 1, 0, 1); break;
+    case 6: arith_loop (op, r, x, y, z, n, 0, 1, 1); break;
+    default: arith_loop (op, r, x, y, z, n, 1, 1, 1); break;
+    }
+}
+
+static inline __attribute__ ((always_inline)) void
+backward_loop (FlOp op, Op a, Op b, Op c, const double *r, const double *gr, gint32 n,
+               const int ka, const int kb, const int kc)
+{
+  const double a0 = a.x[0], b0 = b.x[0];
+  double sa = 0, sb = 0, sc = 0;
+  switch (op)
+    {
+    case FL_ADD:
+      for (gint32 i = 0; i < n; i++)
+        {
+          ADDG (a, ka, i, sa, gr[i]);
+          ADDG (b, kb, i, sb, gr[i]);
+        }
+      break;
+    case FL_SUB:
+      for (gint32 i = 0; i < n; i++)
+        {
+          ADDG (a, ka, i, sa, gr[i]);
+          ADDG (b, kb, i, sb, -gr[i]);
+        }
+      break;
+    case FL_MUL:
+      for (gint32 i = 0; i < n; i++)
+        {
+          ADDG (a, ka, i, sa, gr[i] * LOAD (b, kb, i, b0));
+          ADDG (b, kb, i, sb, gr[i] * LOAD (a, ka, i, a0));
+        }
+      break;
+    case FL_DIV:
+      for (gint32 i = 0; i < n; i++)
+        {
+          double y = LOAD (b, kb, i, b0);
+          ADDG (a, ka, i, sa, gr[i] / y);
+          ADDG (b, kb, i, sb, -gr[i] * r[i] / y);
+        }
+      break;
+    case FL_FMA:
+      for (gint32 i = 0; i < n; i++)
+        {
+          ADDG (a, ka, i, sa, gr[i] * LOAD (b, kb, i, b0));
+          ADDG (b, kb, i, sb, gr[i] * LOAD (a, ka, i, a0));
+          ADDG (c, kc, i, sc, gr[i]);
+        }
+      break;
+    default:
+      for (gint32 i = 0; i < n; i++)
+        {
+          double x = LOAD (a, ka, i, a0), d;
+          switch (op)
+            {
+            case FL_NEG: d = -1; break;
+            case FL_EXP: d = r[i]; break;
+            case FL_LOG: d = 1 / x; break;
+            case FL_SQRT: d = 0.5 / r[i]; break;
+            case FL_SQUARE: d = 2 * x; break;
+            case FL_INV: d = -r[i] * r[i]; break;
+            case FL_EXPM1: d = r[i] + 1; break;
+            default: d = r[i] * (1 - r[i]); break;   /* FL_INV_LOGIT */
+            }
+          ADDG (a, ka, i, sa, gr[i] * d);
+        }
+      break;
+    }
+  if (!ka)
+    *a.g += sa;
+  if (!kb)
+    *b.g += sb;
+  if (!kc)
+    *c.g += sc;
+}
+
+/* The adjoints of an instruction's operands from its result's. */
+static void
+backward (const FlIns *restrict ins, double *v, double *g)
+{
+  const FlReg *ra = &ins->a[0], *rb = &ins->a[1], *rc = &ins->a[2];
+  const double *r = v + ins->dst.off, *gr = g + ins->dst.off;
+  gint32 n = ins->n;
+  FlOp op = ins->op;
+  if (op <= FL_LUB)
+    {
+      const double *d = v + ins->aux.off;
+      double *gu = g + ra->off;
+      for (gint32 i = 0; i < n; i++)
+        gu[i] += gr[i] * d[i];
+      return;
+    }
+  Op a = op_of (ra, v), b = op_of (rb, v), c = op_of (rc, v);
+  switch (stride_code (ins))
+    {
+    case 0: backward_loop (op, a, b, c, r, gr, n, 0, 0, 0); break;
+    case 1: backward_loop (op, a, b, c, r, gr, n, 1, 0, 0); break;
+    case 2: backward_loop (op, a, b, c, r, gr, n, 0, 1, 0); break;
+    case 3: backward_loop (op, a, b, c, r, gr, n, 1, 1, 0); break;
+    case 4: backward_loop (op, a, b, c, r, gr, n, 0, 0, 1); break;
+    case 5: backward_loop (op, a, b, c, r, gr, n, 1, 0, 1); break;
+    case 6: backward_loop (op, a, b, c, r, gr, n, 0, 1, 1); break;
+    default: backward_loop (op, a, b, c, r, gr, n, 1, 1, 1); break;
+    }
+}
+
+gboolean
+rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean propto,
+             gboolean jacobian, double *gradient, double *lp)
+{
+  double *v = scratch, *g = scratch + f->n_vals;
+  Sum sum = { .terms = g + f->n_vals, .running = f->all_ad };
+  memcpy (v, theta, sizeof (double) * (gsize) f->n_params);
+  memset (g, 0, sizeof (double) * (gsize) f->n_vars);
+  const FlIns *const code = f->ins;
+  const guint n_ins = f->n_ins;
+  for (guint k = 0; k < n_ins; k++)
+    {
+      const FlIns *restrict ins = &code[k];
+      gboolean ok = TRUE;
+      if (G_UNLIKELY (!jacobian) && ins->jacobian && ins->op >= FL_NORMAL)
+        continue;
+      switch (ins->op)
+        {
+        case FL_LOWER:
+        case FL_UPPER:
+        case FL_LUB:
+          constrain (ins, v, g, ins->jacobian && jacobian, &sum);
+          break;
+        case FL_NORMAL:
+          ok = normal (ins, v, g, ins->drop && propto, &sum);
+          break;
+        case FL_STD_NORMAL:
+          ok = std_normal (ins, v, g, ins->drop && propto, &sum);
+          break;
+        case FL_CAUCHY:
+          ok = cauchy (ins, v, g, ins->drop && propto, &sum);
+          break;
+        case FL_SUM:
+          sum_term (ins, v, g, &sum);
+          break;
+        case FL_NORMAL_FMA:
+          ok = normal_fma (ins, v, g, ins->drop && propto, &sum);
+          break;
+        case FL_CHECK:
+          ok = check (ins, v);
+          break;
+        case FL_NOP:
+          break;
+        default:
+          rt_flat_arith (ins, v);
+          break;
+        }
+      if (!ok)
+        return give_way ();
+    }
+  /* the general path's sum: the constants first, then the others in order
+   * (with no constants, 0 + t1 + t2 ... is the running sum) */
+  double total = sum.cst;
+  for (guint i = 0; i < sum.n_terms; i++)
+    total += sum.terms[i];
+  if (sum.running)
+    total = sum.run;
+  if (!isfinite (total))
+    return give_way ();
+  if (gradient)
+    {
+      for (guint k = f->n_back; k-- > 0;)
+        {
+          const FlIns *ins = &code[f->back[k]];
+          if (ins->op <= FL_LUB && ins->n == 1)
+            g[ins->a[0].off] += g[ins->dst.off] * v[ins->aux.off];
+          else
+            backward (ins, v, g);
+        }
+      /* x - x is NaN exactly when x is not finite */
+      double bad = 0;
+      for (gint32 i = 0; i < f->n_params; i++)
+        {
+          gradient[i] = g[i];
+          bad += g[i] - g[i];
+        }
+      if (bad != 0 || isnan (bad))
+        return give_way ();
+    }
+  *lp = total;
+  return TRUE;
+}
