@@ -9,8 +9,8 @@
  * its wall-clock time and the main thread's own CPU time, which other
  * processes on a busy machine do not inflate. Run once with live checking
  * (checks every 250 ms pause, as configured by default, and between bursts
- * of typing) and once with checking held off, for reference. Needs an X
- * server: xvfb-run.
+ * of typing), once with checking held off, for reference, and once more
+ * live with the compiler's output hidden. Needs an X server: xvfb-run.
  *
  *   bench-typing MODEL.stan [CHARACTERS] [INTERVAL_MS]
  */
@@ -53,6 +53,7 @@ static TildeApplication *app;
 typedef struct {
   GPollFunc poll;
   gboolean  recording;
+  gboolean  list_stalls;  /* $TILDE_BENCH_LIST_STALLS */
   gint64    since_wall;
   gint64    since_cpu;
   GArray   *wall;         /* gint64 µs an iteration kept the thread */
@@ -82,6 +83,10 @@ timed_poll (GPollFD *fds, guint nfds, gint timeout)
 
       g_array_append_val (iterations.wall, w);
       g_array_append_val (iterations.cpu, c);
+      /* For a profiler's timeline (perf record -k mono): when they were. */
+      if (iterations.list_stalls && c > 16000)
+        printf ("stall: from %" G_GINT64_FORMAT " us (CLOCK_MONOTONIC), %.1f ms, CPU %.1f ms\n",
+                iterations.since_wall, w / 1000.0, c / 1000.0);
     }
   result = iterations.poll (fds, nfds, timeout);
   iterations.since_wall = g_get_monotonic_time ();
@@ -301,6 +306,7 @@ main (int argc, char *argv[])
   iterations.wall = g_array_new (FALSE, FALSE, sizeof (gint64));
   iterations.cpu = g_array_new (FALSE, FALSE, sizeof (gint64));
   iterations.poll = g_main_context_get_poll_func (NULL);
+  iterations.list_stalls = g_getenv ("TILDE_BENCH_LIST_STALLS") != NULL;
   g_main_context_set_poll_func (NULL, timed_poll);
 
   app = tilde_application_new (G_APPLICATION_NON_UNIQUE);
@@ -318,6 +324,9 @@ main (int argc, char *argv[])
 
   type_into (window, "live checking", TRUE, n_chars, interval_ms);
   type_into (window, "checking held off", FALSE, n_chars, interval_ms);
+  /* The compiler's output hidden: no compiles, nothing to follow the cursor. */
+  g_object_set (window, "show-ir", FALSE, NULL);
+  type_into (window, "live, no compiler view", TRUE, n_chars, interval_ms);
 
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (tilde_window_get_buffer (window)), FALSE);
   gtk_window_destroy (GTK_WINDOW (window));
