@@ -463,9 +463,10 @@ modified_changed (TildeWindow *self)
 /* ---- the data beside the model ---- */
 
 typedef struct {
-  TildeWindow *window;
-  GFile       *model;
-  guint        tried;
+  TildeWindow  *window;
+  GFile        *model;
+  GCancellable *cancellable;   /* the model's: another model ends the search */
+  guint         tried;
 } DataSearch;
 
 static void
@@ -473,6 +474,7 @@ data_search_free (DataSearch *search)
 {
   g_object_unref (search->window);
   g_object_unref (search->model);
+  g_object_unref (search->cancellable);
   g_free (search);
 }
 
@@ -513,7 +515,7 @@ data_candidate_found (GObject *source, GAsyncResult *result, gpointer user_data)
   TildeWindow *self = search->window;
   g_autoptr(GFileInfo) info = g_file_query_info_finish (G_FILE (source), result, NULL);
 
-  if (g_cancellable_is_cancelled (self->cancellable))
+  if (g_cancellable_is_cancelled (search->cancellable))
     {
       data_search_free (search);
       return;
@@ -525,7 +527,7 @@ data_candidate_found (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   /* Data opened or typed in the meantime stay. */
   if (!tilde_data_panel_get_modified (self->data_panel) && data_is_empty (self))
-    tilde_data_panel_load_async (self->data_panel, G_FILE (source), self->cancellable,
+    tilde_data_panel_load_async (self->data_panel, G_FILE (source), search->cancellable,
                                  data_loaded, g_object_ref (self));
   data_search_free (search);
 }
@@ -541,7 +543,7 @@ look_for_next_data (DataSearch *search)
       return;
     }
   g_file_query_info_async (candidate, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NONE,
-                           G_PRIORITY_DEFAULT, search->window->cancellable,
+                           G_PRIORITY_DEFAULT, search->cancellable,
                            data_candidate_found, search);
 }
 
@@ -553,6 +555,7 @@ load_data_beside (TildeWindow *self, GFile *model)
 
   search->window = g_object_ref (self);
   search->model = g_object_ref (model);
+  search->cancellable = g_object_ref (self->cancellable);
   look_for_next_data (search);
 }
 
