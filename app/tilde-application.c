@@ -10,7 +10,7 @@
 #include "tilde-application-private.h"
 #include "tilde-autosave.h"
 #include "tilde-engine.h"
-#include "tilde-window.h"
+#include "tilde-window-private.h"
 
 struct _TildeApplication
 {
@@ -90,7 +90,7 @@ restore_response (AdwMessageDialog *dialog, const char *response, gpointer user_
 
           if (window == NULL)
             window = tilde_window_new (self);
-          tilde_window_restore_text (window, orphan->file, orphan->text);
+          _tilde_window_restore (window, orphan);
           gtk_window_present (GTK_WINDOW (window));
         }
       tilde_autosave_remove (orphan->id);

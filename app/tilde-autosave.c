@@ -20,12 +20,15 @@ typedef enum {
 } OpKind;
 
 typedef struct {
-  OpKind  kind;
-  char   *id;
-  char   *uri;
-  char   *title;
-  char   *text;
-  GTask  *task;
+  OpKind    kind;
+  char     *id;
+  char     *uri;
+  char     *title;
+  char     *text;
+  gboolean  modified;
+  char     *data_uri;
+  char     *data_text;
+  GTask    *task;
 } Op;
 
 /* One thread, so operations happen in the order they were asked for. */
@@ -40,6 +43,8 @@ tilde_autosave_free (TildeAutosave *autosave)
   g_clear_object (&autosave->file);
   g_free (autosave->title);
   g_free (autosave->text);
+  g_clear_object (&autosave->data_file);
+  g_free (autosave->data_text);
   g_free (autosave);
 }
 
@@ -82,6 +87,7 @@ write_copy (const Op *op, GError **error)
   g_autofree char *dir = tilde_autosave_directory ();
   g_autofree char *text_path = copy_path (op->id, ".stan");
   g_autofree char *info_path = copy_path (op->id, ".info");
+  g_autofree char *data_path = copy_path (op->id, ".json");
   g_autoptr(GKeyFile) info = g_key_file_new ();
   g_autofree char *boot = boot_id ();
   g_autofree char *data = NULL;
@@ -97,8 +103,20 @@ write_copy (const Op *op, GError **error)
     }
   if (!g_file_set_contents_full (text_path, op->text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0600, error))
     return FALSE;
+  if (op->data_text != NULL)
+    {
+      if (!g_file_set_contents_full (data_path, op->data_text, -1, G_FILE_SET_CONTENTS_CONSISTENT,
+                                     0600, error))
+        return FALSE;
+    }
+  else
+    /* Saved since the last copy: the file has them now. */
+    g_unlink (data_path);
   if (op->uri != NULL)
     g_key_file_set_string (info, GROUP, "file", op->uri);
+  g_key_file_set_boolean (info, GROUP, "modified", op->modified);
+  if (op->data_uri != NULL)
+    g_key_file_set_string (info, GROUP, "data-file", op->data_uri);
   g_key_file_set_string (info, GROUP, "title", op->title ? op->title : "");
   g_key_file_set_int64 (info, GROUP, "pid", (gint64) getpid ());
   g_key_file_set_string (info, GROUP, "boot", boot);
@@ -113,10 +131,12 @@ remove_copy (const char *id)
 {
   g_autofree char *text_path = copy_path (id, ".stan");
   g_autofree char *info_path = copy_path (id, ".info");
+  g_autofree char *data_path = copy_path (id, ".json");
 
   /* The description first: a text without one is never offered. */
   g_unlink (info_path);
   g_unlink (text_path);
+  g_unlink (data_path);
 }
 
 /* Whether the process that wrote a copy is still running. */
@@ -140,8 +160,11 @@ read_orphan (const char *dir, const char *info_name, const char *boot)
   g_autoptr(GKeyFile) info = g_key_file_new ();
   g_autofree char *id = g_strndup (info_name, strlen (info_name) - strlen (".info"));
   g_autofree char *text_path = copy_path (id, ".stan");
+  g_autofree char *data_path = copy_path (id, ".json");
   g_autofree char *uri = NULL;
+  g_autofree char *data_uri = NULL;
   g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
   TildeAutosave *autosave;
 
   if (!g_key_file_load_from_file (info, info_path, G_KEY_FILE_NONE, NULL)
@@ -153,6 +176,15 @@ read_orphan (const char *dir, const char *info_name, const char *boot)
   uri = g_key_file_get_string (info, GROUP, "file", NULL);
   if (uri != NULL && uri[0] != '\0')
     autosave->file = g_file_new_for_uri (uri);
+  /* A copy without the key is one of a changed model. */
+  autosave->modified = g_key_file_get_boolean (info, GROUP, "modified", &error);
+  if (error != NULL)
+    autosave->modified = TRUE;
+  data_uri = g_key_file_get_string (info, GROUP, "data-file", NULL);
+  if (data_uri != NULL && data_uri[0] != '\0')
+    autosave->data_file = g_file_new_for_uri (data_uri);
+  if (!g_file_get_contents (data_path, &autosave->data_text, NULL, NULL))
+    autosave->data_text = NULL;
   autosave->title = g_key_file_get_string (info, GROUP, "title", NULL);
   autosave->saved = g_key_file_get_int64 (info, GROUP, "saved", NULL);
   autosave->text = g_steal_pointer (&text);
@@ -197,6 +229,8 @@ op_free (Op *op)
   g_free (op->uri);
   g_free (op->title);
   g_free (op->text);
+  g_free (op->data_uri);
+  g_free (op->data_text);
   g_clear_object (&op->task);
   g_free (op);
 }
@@ -236,20 +270,23 @@ push (Op *op)
 }
 
 void
-tilde_autosave_write_async (const char *id, GFile *file, const char *title, const char *text,
-                            GAsyncReadyCallback callback, gpointer user_data)
+tilde_autosave_write_async (const TildeAutosave *copy, GAsyncReadyCallback callback,
+                            gpointer user_data)
 {
   Op *op;
 
-  g_return_if_fail (id != NULL);
-  g_return_if_fail (text != NULL);
+  g_return_if_fail (copy != NULL && copy->id != NULL);
+  g_return_if_fail (copy->text != NULL);
 
   op = g_new0 (Op, 1);
   op->kind = OP_WRITE;
-  op->id = g_strdup (id);
-  op->uri = file ? g_file_get_uri (file) : NULL;
-  op->title = g_strdup (title);
-  op->text = g_strdup (text);
+  op->id = g_strdup (copy->id);
+  op->uri = copy->file ? g_file_get_uri (copy->file) : NULL;
+  op->title = g_strdup (copy->title);
+  op->text = g_strdup (copy->text);
+  op->modified = copy->modified;
+  op->data_uri = copy->data_file ? g_file_get_uri (copy->data_file) : NULL;
+  op->data_text = g_strdup (copy->data_text);
   op->task = g_task_new (NULL, NULL, callback, user_data);
   g_task_set_source_tag (op->task, tilde_autosave_write_async);
   push (op);

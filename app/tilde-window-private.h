@@ -3,17 +3,30 @@
 #pragma once
 
 #include "tilde-run-panel.h"
+#include "tilde-autosave.h"
+#include "tilde-data-panel.h"
 #include "tilde-window.h"
 
 G_BEGIN_DECLS
 
 /* The id of the window's autosaved copy (NULL before the first). */
-const char *_tilde_window_get_autosave_id (TildeWindow *self);
-/* How many copies of the buffer have been written. */
-guint       _tilde_window_get_autosaves   (TildeWindow *self);
+const char     *_tilde_window_get_autosave_id     (TildeWindow *self);
+/* How many copies of the model and its data have been written. */
+guint           _tilde_window_get_autosaves       (TildeWindow *self);
 /* The Open button's menu of recent models. */
 GMenuModel *_tilde_window_get_recent_menu (TildeWindow *self);
 /* The run panel (its controller runs the model). */
 TildeRunPanel *_tilde_window_get_run_panel (TildeWindow *self);
+GMenuModel     *_tilde_window_get_recent_menu     (TildeWindow *self);
+TildeDataPanel *_tilde_window_get_data_panel      (TildeWindow *self);
+/* Between the model and the compiler's output (and the runs). */
+GtkPaned       *_tilde_window_get_workbench_paned (TildeWindow *self);
+/* Between the model and its data. */
+GtkPaned       *_tilde_window_get_model_paned     (TildeWindow *self);
+/* Puts back what an autosaved copy kept: the model, as
+ * tilde_window_restore_text() does, and its data (unsaved text, or else
+ * the data file, or else the data next to the model). */
+void            _tilde_window_restore             (TildeWindow         *self,
+                                                   const TildeAutosave *copy);
 
 G_END_DECLS

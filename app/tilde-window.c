@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tilde-autosave.h"
+#include "tilde-data-panel.h"
 #include "tilde-editor.h"
 #include "tilde-ir-view-private.h"
 #include "tilde-problems-list.h"
@@ -28,8 +29,10 @@ struct _TildeWindow
   GtkDropDown       *level_dropdown;
   GtkPaned          *workbench_paned;
   GtkPaned          *editor_paned;
+  GtkPaned          *model_paned;
   TildeEditor       *editor;
   TildeProblemsList *problems_list;
+  TildeDataPanel    *data_panel;
   TildeIrView       *ir_view;
   GtkStack          *side_stack;
   TildeRunPanel     *run_panel;
@@ -133,6 +136,24 @@ _tilde_window_get_recent_menu (TildeWindow *self)
   return G_MENU_MODEL (self->recent_menu);
 }
 
+TildeDataPanel *
+_tilde_window_get_data_panel (TildeWindow *self)
+{
+  return self->data_panel;
+}
+
+GtkPaned *
+_tilde_window_get_workbench_paned (TildeWindow *self)
+{
+  return self->workbench_paned;
+}
+
+GtkPaned *
+_tilde_window_get_model_paned (TildeWindow *self)
+{
+  return self->model_paned;
+}
+
 static GSettings *
 app_settings (void)
 {
@@ -155,6 +176,15 @@ tilde_window_is_saving (TildeWindow *self)
   return self->saving;
 }
 
+static gboolean
+data_is_empty (TildeWindow *self)
+{
+  GtkTextBuffer *data = GTK_TEXT_BUFFER (tilde_data_panel_get_buffer (self->data_panel));
+
+  return tilde_data_panel_get_file (self->data_panel) == NULL
+         && gtk_text_buffer_get_char_count (data) == 0;
+}
+
 gboolean
 tilde_window_is_pristine (TildeWindow *self)
 {
@@ -163,7 +193,38 @@ tilde_window_is_pristine (TildeWindow *self)
   return tilde_window_get_file (self) == NULL
          && !self->loading
          && !gtk_text_buffer_get_modified (buffer)
-         && gtk_text_buffer_get_char_count (buffer) == 0;
+         && gtk_text_buffer_get_char_count (buffer) == 0
+         && !tilde_data_panel_get_loading (self->data_panel)
+         && !tilde_data_panel_get_modified (self->data_panel)
+         && data_is_empty (self);
+}
+
+static gboolean
+model_unsaved (TildeWindow *self)
+{
+  return gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (self->buffer));
+}
+
+/* Data typed and then deleted, never saved, lose nothing. */
+static gboolean
+data_unsaved (TildeWindow *self)
+{
+  return tilde_data_panel_get_modified (self->data_panel) && !data_is_empty (self);
+}
+
+static gboolean
+has_unsaved_changes (TildeWindow *self)
+{
+  return model_unsaved (self) || data_unsaved (self);
+}
+
+/* Work for the file that is open; cancelled when another comes. */
+static void
+renew_cancellable (TildeWindow *self)
+{
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
 }
 
 static void
@@ -299,17 +360,30 @@ open_recent_action (GtkWidget *widget, const char *name, GVariant *param)
 
 /* ---- autosave: a copy of unsaved changes in the cache folder ---- */
 
+/* The text as it would be saved. */
 static char *
-buffer_text (TildeWindow *self)
+buffer_text (GtkSourceBuffer *source)
 {
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (source);
   GtkTextIter start, end;
   g_autofree char *text = NULL;
 
-  gtk_text_buffer_get_bounds (GTK_TEXT_BUFFER (self->buffer), &start, &end);
-  text = gtk_text_buffer_get_text (GTK_TEXT_BUFFER (self->buffer), &start, &end, TRUE);
-  if (gtk_source_buffer_get_implicit_trailing_newline (self->buffer))
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  text = gtk_text_buffer_get_text (buffer, &start, &end, TRUE);
+  if (gtk_source_buffer_get_implicit_trailing_newline (source))
     return g_strconcat (text, "\n", NULL);
   return g_steal_pointer (&text);
+}
+
+/* A restored text, less the newline that saving adds back. */
+static char *
+text_to_restore (GtkSourceBuffer *source, const char *text)
+{
+  char *body = g_strdup (text);
+
+  if (gtk_source_buffer_get_implicit_trailing_newline (source) && g_str_has_suffix (body, "\n"))
+    body[strlen (body) - 1] = '\0';
+  return body;
 }
 
 static void
@@ -330,17 +404,28 @@ static gboolean
 autosave_now (gpointer user_data)
 {
   TildeWindow *self = user_data;
+  g_autofree char *title = NULL;
   g_autofree char *text = NULL;
+  g_autofree char *data_text = NULL;
+  TildeAutosave copy = { 0 };
 
   self->autosave_source = 0;
-  if (self->loading || !gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (self->buffer)))
+  if (self->loading || !has_unsaved_changes (self))
     return G_SOURCE_REMOVE;
   if (self->autosave_id == NULL)
     self->autosave_id = tilde_autosave_new_id ();
-  text = buffer_text (self);
-  tilde_autosave_write_async (self->autosave_id, tilde_window_get_file (self),
-                              adw_window_title_get_title (self->window_title), text,
-                              autosave_written, g_object_ref (self));
+  title = g_strdup (adw_window_title_get_title (self->window_title));
+  text = buffer_text (self->buffer);
+  if (data_unsaved (self))
+    data_text = buffer_text (tilde_data_panel_get_buffer (self->data_panel));
+  copy.id = self->autosave_id;
+  copy.file = tilde_window_get_file (self);
+  copy.title = title;
+  copy.text = text;
+  copy.modified = model_unsaved (self);
+  copy.data_file = tilde_data_panel_get_file (self->data_panel);
+  copy.data_text = data_text;
+  tilde_autosave_write_async (&copy, autosave_written, g_object_ref (self));
   self->autosaved = TRUE;
   return G_SOURCE_REMOVE;
 }
@@ -353,8 +438,7 @@ schedule_autosave (TildeWindow *self)
   GSettings *settings = app_settings ();
   guint delay_ms = settings ? (guint) g_settings_get_int (settings, "autosave-delay-ms") : 5000;
 
-  if (self->autosave_source != 0 || self->loading
-      || !gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (self->buffer)))
+  if (self->autosave_source != 0 || self->loading || !has_unsaved_changes (self))
     return;
   self->autosave_source = g_timeout_add_full (G_PRIORITY_LOW, delay_ms, autosave_now, self, NULL);
   g_source_set_static_name (g_main_context_find_source_by_id (NULL, self->autosave_source),
@@ -371,13 +455,117 @@ discard_autosave (TildeWindow *self)
   self->autosaved = FALSE;
 }
 
+/* The model's or the data's: the copy follows what is still unsaved. */
 static void
 modified_changed (TildeWindow *self)
 {
   update_title (self);
-  if (!gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (self->buffer)))
+  if (!has_unsaved_changes (self))
     discard_autosave (self);
+  else
+    schedule_autosave (self);
 }
+
+/* ---- the data beside the model ---- */
+
+typedef struct {
+  TildeWindow  *window;
+  GFile        *model;
+  GCancellable *cancellable;   /* the model's: another model ends the search */
+  guint         tried;
+} DataSearch;
+
+static void
+data_search_free (DataSearch *search)
+{
+  g_object_unref (search->window);
+  g_object_unref (search->model);
+  g_object_unref (search->cancellable);
+  g_free (search);
+}
+
+/* "foo.data.json", then "foo.json", beside "foo.stan"; NULL past the last. */
+static GFile *
+data_candidate (GFile *model, guint i)
+{
+  static const char *const suffixes[] = { ".data.json", ".json" };
+  g_autofree char *base = g_file_get_basename (model);
+  g_autoptr(GFile) folder = g_file_get_parent (model);
+  g_autofree char *name = NULL;
+
+  if (i >= G_N_ELEMENTS (suffixes) || folder == NULL || base == NULL
+      || !g_str_has_suffix (base, ".stan"))
+    return NULL;
+  base[strlen (base) - strlen (".stan")] = '\0';
+  name = g_strconcat (base, suffixes[i], NULL);
+  return g_file_get_child (folder, name);
+}
+
+static void
+data_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(TildeWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!tilde_data_panel_load_finish (TILDE_DATA_PANEL (source), result, &error)
+      && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    show_error_toast (self, _("Could not open the data"), error);
+}
+
+static void look_for_next_data (DataSearch *search);
+
+static void
+data_candidate_found (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  DataSearch *search = user_data;
+  TildeWindow *self = search->window;
+  g_autoptr(GFileInfo) info = g_file_query_info_finish (G_FILE (source), result, NULL);
+
+  if (g_cancellable_is_cancelled (search->cancellable))
+    {
+      data_search_free (search);
+      return;
+    }
+  if (info == NULL || g_file_info_get_file_type (info) != G_FILE_TYPE_REGULAR)
+    {
+      look_for_next_data (search);
+      return;
+    }
+  /* Data opened or typed in the meantime stay. */
+  if (!tilde_data_panel_get_modified (self->data_panel) && data_is_empty (self))
+    tilde_data_panel_load_async (self->data_panel, G_FILE (source), search->cancellable,
+                                 data_loaded, g_object_ref (self));
+  data_search_free (search);
+}
+
+static void
+look_for_next_data (DataSearch *search)
+{
+  g_autoptr(GFile) candidate = data_candidate (search->model, search->tried++);
+
+  if (candidate == NULL)
+    {
+      data_search_free (search);
+      return;
+    }
+  g_file_query_info_async (candidate, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NONE,
+                           G_PRIORITY_DEFAULT, search->cancellable,
+                           data_candidate_found, search);
+}
+
+/* Loads the model's data, when they lie next to it under its name. */
+static void
+load_data_beside (TildeWindow *self, GFile *model)
+{
+  DataSearch *search = g_new0 (DataSearch, 1);
+
+  search->window = g_object_ref (self);
+  search->model = g_object_ref (model);
+  search->cancellable = g_object_ref (self->cancellable);
+  look_for_next_data (search);
+}
+
+/* ---- the model's file ---- */
 
 void
 tilde_window_restore_text (TildeWindow *self, GFile *file, const char *text)
@@ -391,10 +579,8 @@ tilde_window_restore_text (TildeWindow *self, GFile *file, const char *text)
   g_return_if_fail (text != NULL);
 
   buffer = GTK_TEXT_BUFFER (self->buffer);
-  body = g_strdup (text);
-  if (gtk_source_buffer_get_implicit_trailing_newline (self->buffer) && g_str_has_suffix (body, "\n"))
-    body[strlen (body) - 1] = '\0';
-  g_cancellable_cancel (self->cancellable);
+  body = text_to_restore (self->buffer, text);
+  renew_cancellable (self);
   gtk_source_file_set_location (self->source_file, file);
   tilde_editor_set_file (self->editor, file);
   gtk_text_buffer_begin_irreversible_action (buffer);
@@ -407,6 +593,31 @@ tilde_window_restore_text (TildeWindow *self, GFile *file, const char *text)
   schedule_autosave (self);
   update_title (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
+}
+
+void
+_tilde_window_restore (TildeWindow *self, const TildeAutosave *copy)
+{
+  TildeDataPanel *panel;
+
+  g_return_if_fail (TILDE_IS_WINDOW (self));
+  g_return_if_fail (copy != NULL && copy->text != NULL);
+
+  tilde_window_restore_text (self, copy->file, copy->text);
+  /* Kept for the sake of its data: the model is as its file has it. */
+  if (!copy->modified && copy->file != NULL)
+    gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (self->buffer), FALSE);
+  panel = self->data_panel;
+  if (copy->data_text != NULL)
+    {
+      g_autofree char *data = text_to_restore (tilde_data_panel_get_buffer (panel), copy->data_text);
+      tilde_data_panel_restore_text (panel, copy->data_file, data);
+    }
+  else if (copy->data_file != NULL)
+    tilde_data_panel_load_async (panel, copy->data_file, self->cancellable, data_loaded,
+                                 g_object_ref (self));
+  else if (copy->file != NULL)
+    load_data_beside (self, copy->file);
 }
 
 static void
@@ -432,9 +643,12 @@ load_finished (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   else
     {
+      GFile *file = gtk_source_file_loader_get_location (GTK_SOURCE_FILE_LOADER (source));
+
       gtk_text_buffer_get_start_iter (GTK_TEXT_BUFFER (self->buffer), &start);
       gtk_text_buffer_place_cursor (GTK_TEXT_BUFFER (self->buffer), &start);
-      remember_recent (gtk_source_file_loader_get_location (GTK_SOURCE_FILE_LOADER (source)));
+      remember_recent (file);
+      load_data_beside (self, file);
     }
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (self->buffer), FALSE);
   set_loading (self, FALSE);
@@ -452,10 +666,7 @@ tilde_window_load_file (TildeWindow *self, GFile *file)
   g_return_if_fail (TILDE_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
 
-  g_cancellable_cancel (self->cancellable);
-  g_set_object (&self->cancellable, g_cancellable_new ());
-  g_object_unref (self->cancellable);
-
+  renew_cancellable (self);
   gtk_source_file_set_location (self->source_file, file);
   tilde_editor_set_file (self->editor, file);
   loader = gtk_source_file_loader_new (self->buffer, self->source_file);
@@ -464,6 +675,8 @@ tilde_window_load_file (TildeWindow *self, GFile *file)
   gtk_source_file_loader_load_async (loader, G_PRIORITY_DEFAULT, self->cancellable,
                                      NULL, NULL, NULL, load_finished, g_object_ref (self));
 }
+
+static void save_then_close (TildeWindow *self);
 
 static void
 save_finished (GObject *source, GAsyncResult *result, gpointer user_data)
@@ -489,10 +702,7 @@ save_finished (GObject *source, GAsyncResult *result, gpointer user_data)
   update_title (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
   if (self->close_after_save)
-    {
-      self->close_confirmed = TRUE;
-      gtk_window_close (GTK_WINDOW (self));
-    }
+    save_then_close (self);
 }
 
 void
@@ -623,6 +833,46 @@ format_action (GtkWidget *widget, const char *name, GVariant *param)
   tilde_editor_format_async (self->editor, NULL, format_finished, g_object_ref (self));
 }
 
+/* ---- the data ---- */
+
+/* win.open-data, win.save-data and win.save-data-as are the data panel's
+ * own actions, offered in the window's menu. */
+static void
+data_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  TildeWindow *self = TILDE_WINDOW (widget);
+  const char *panel_action = g_str_equal (name, "win.open-data") ? "data.open"
+                             : g_str_equal (name, "win.save-data") ? "data.save"
+                             : "data.save-as";
+
+  gtk_widget_activate_action (GTK_WIDGET (self->data_panel), panel_action, NULL);
+}
+
+static void
+template_inserted (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(TildeWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!tilde_data_panel_insert_template_finish (TILDE_DATA_PANEL (source), result, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        show_error_toast (self, _("Could not make a template of the data"), error);
+      return;
+    }
+  gtk_widget_grab_focus (GTK_WIDGET (tilde_data_panel_get_view (self->data_panel)));
+}
+
+/* Fills empty data with every variable of the model's data block. */
+static void
+data_template_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  TildeWindow *self = TILDE_WINDOW (widget);
+
+  tilde_data_panel_insert_template_async (self->data_panel, self->cancellable, template_inserted,
+                                          g_object_ref (self));
+}
+
 static void
 new_action (GtkWidget *widget, const char *name, GVariant *param)
 {
@@ -637,6 +887,41 @@ close_in_idle (gpointer user_data)
 }
 
 static void
+data_saved_for_close (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(TildeWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!tilde_data_panel_save_or_ask_finish (TILDE_DATA_PANEL (source), result, &error))
+    {
+      self->close_after_save = FALSE;
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        show_error_toast (self, _("Could not save the data"), error);
+      return;
+    }
+  if (self->close_after_save)
+    save_then_close (self);
+}
+
+/* Saves what is unsaved, the model first, asking where for what has no
+ * file yet, and closes once all is saved; a cancel or a failure stops it. */
+static void
+save_then_close (TildeWindow *self)
+{
+  self->close_after_save = TRUE;
+  if (model_unsaved (self))
+    save_action (GTK_WIDGET (self), "win.save", NULL);
+  else if (data_unsaved (self))
+    tilde_data_panel_save_or_ask_async (self->data_panel, data_saved_for_close, g_object_ref (self));
+  else
+    {
+      self->close_after_save = FALSE;
+      self->close_confirmed = TRUE;
+      gtk_window_close (GTK_WINDOW (self));
+    }
+}
+
+static void
 unsaved_response (AdwMessageDialog *dialog, const char *response, gpointer user_data)
 {
   TildeWindow *self = user_data;
@@ -648,10 +933,58 @@ unsaved_response (AdwMessageDialog *dialog, const char *response, gpointer user_
       g_idle_add_full (G_PRIORITY_DEFAULT, close_in_idle, g_object_ref (self), g_object_unref);
     }
   else if (g_str_equal (response, "save"))
-    {
-      self->close_after_save = TRUE;
-      save_action (GTK_WIDGET (self), "win.save", NULL);
-    }
+    save_then_close (self);
+}
+
+static char *
+model_name (TildeWindow *self)
+{
+  GFile *file = tilde_window_get_file (self);
+
+  return file ? g_file_get_basename (file) : g_strdup (_("Untitled model"));
+}
+
+static char *
+data_name (TildeWindow *self)
+{
+  GFile *file = tilde_data_panel_get_file (self->data_panel);
+
+  return file ? g_file_get_basename (file) : g_strdup (_("Untitled data"));
+}
+
+static void
+ask_before_close (TildeWindow *self)
+{
+  g_autofree char *model = model_name (self);
+  g_autofree char *data = data_name (self);
+  AdwMessageDialog *dialog;
+
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("Save Changes?"), NULL));
+  if (model_unsaved (self) && data_unsaved (self))
+    /* Translators: the first %s is a model's file name, the second its data's */
+    adw_message_dialog_format_body (dialog,
+                                    _("“%s” and its data “%s” have unsaved changes. Changes "
+                                      "which are not saved will be permanently lost."),
+                                    model, data);
+  else if (model_unsaved (self))
+    adw_message_dialog_format_body (dialog,
+                                    _("“%s” has unsaved changes. Changes which are not saved "
+                                      "will be permanently lost."), model);
+  else
+    adw_message_dialog_format_body (dialog,
+                                    _("The data “%s” have unsaved changes. Changes which are "
+                                      "not saved will be permanently lost."), data);
+  adw_message_dialog_add_responses (dialog,
+                                    "cancel", _("_Cancel"),
+                                    "discard", _("_Discard"),
+                                    "save", _("_Save"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (dialog, "discard", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_response_appearance (dialog, "save", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (dialog, "save");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  g_signal_connect (dialog, "response", G_CALLBACK (unsaved_response), self);
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 static gboolean
@@ -660,29 +993,10 @@ tilde_window_close_request (GtkWindow *window)
   TildeWindow *self = TILDE_WINDOW (window);
   TildeApplication *app = TILDE_APPLICATION (gtk_window_get_application (window));
   GSettings *settings = app ? tilde_application_get_settings (app) : NULL;
-  AdwMessageDialog *dialog;
-  g_autofree char *name = NULL;
 
-  if (!self->close_confirmed && gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (self->buffer)))
+  if (!self->close_confirmed && has_unsaved_changes (self))
     {
-      GFile *file = tilde_window_get_file (self);
-
-      name = file ? g_file_get_basename (file) : g_strdup (_("Untitled model"));
-      dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (window, _("Save Changes?"), NULL));
-      adw_message_dialog_format_body (dialog,
-                                      _("“%s” has unsaved changes. Changes which are not saved "
-                                        "will be permanently lost."), name);
-      adw_message_dialog_add_responses (dialog,
-                                        "cancel", _("_Cancel"),
-                                        "discard", _("_Discard"),
-                                        "save", _("_Save"),
-                                        NULL);
-      adw_message_dialog_set_response_appearance (dialog, "discard", ADW_RESPONSE_DESTRUCTIVE);
-      adw_message_dialog_set_response_appearance (dialog, "save", ADW_RESPONSE_SUGGESTED);
-      adw_message_dialog_set_default_response (dialog, "save");
-      adw_message_dialog_set_close_response (dialog, "cancel");
-      g_signal_connect (dialog, "response", G_CALLBACK (unsaved_response), self);
-      gtk_window_present (GTK_WINDOW (dialog));
+      ask_before_close (self);
       return TRUE;
     }
 
@@ -836,6 +1150,8 @@ bind_settings (TildeWindow *self, GSettings *settings)
   g_settings_bind (settings, "pedantic", self, "pedantic", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "check-delay-ms", self->editor, "check-delay-ms",
                    G_SETTINGS_BIND_GET);
+  g_settings_bind (settings, "check-delay-ms", self->data_panel, "check-delay-ms",
+                   G_SETTINGS_BIND_GET);
   g_settings_bind (settings, "show-ir", self, "show-ir", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "optimization-level", self, "optimization-level", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "ir-hide-unchanged", self->ir_view, "hide-unchanged", G_SETTINGS_BIND_DEFAULT);
@@ -845,6 +1161,7 @@ bind_settings (TildeWindow *self, GSettings *settings)
                                 G_SETTINGS_BIND_DEFAULT, stage_from_setting, stage_to_setting, NULL, NULL);
   remember_position (self, settings, self->workbench_paned, "workbench-position");
   remember_position (self, settings, self->editor_paned, "problems-position");
+  remember_position (self, settings, self->model_paned, "data-position");
   remember_position (self, settings, _tilde_ir_view_get_paned (self->ir_view), "ir-passes-width");
   gtk_window_set_default_size (GTK_WINDOW (self),
                                g_settings_get_int (settings, "window-width"),
@@ -996,6 +1313,7 @@ tilde_window_class_init (TildeWindowClass *klass)
 
   g_type_ensure (TILDE_TYPE_EDITOR);
   g_type_ensure (TILDE_TYPE_PROBLEMS_LIST);
+  g_type_ensure (TILDE_TYPE_DATA_PANEL);
   g_type_ensure (TILDE_TYPE_IR_VIEW);
   g_type_ensure (TILDE_TYPE_RUN_CONTROLLER);
   g_type_ensure (TILDE_TYPE_RUN_PANEL);
@@ -1006,6 +1324,7 @@ tilde_window_class_init (TildeWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, editor);
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, problems_list);
+  gtk_widget_class_bind_template_child (widget_class, TildeWindow, data_panel);
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, ir_view);
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, open_button);
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, level_dropdown);
@@ -1014,12 +1333,17 @@ tilde_window_class_init (TildeWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, side_stack);
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, run_panel);
   gtk_widget_class_bind_template_child (widget_class, TildeWindow, run_controller);
+  gtk_widget_class_bind_template_child (widget_class, TildeWindow, model_paned);
 
   gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
   gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
   gtk_widget_class_install_action (widget_class, "win.format", NULL, format_action);
+  gtk_widget_class_install_action (widget_class, "win.open-data", NULL, data_action);
+  gtk_widget_class_install_action (widget_class, "win.save-data", NULL, data_action);
+  gtk_widget_class_install_action (widget_class, "win.save-data-as", NULL, data_action);
+  gtk_widget_class_install_action (widget_class, "win.data-template", NULL, data_template_action);
   gtk_widget_class_install_property_action (widget_class, "win.pedantic", "pedantic");
   gtk_widget_class_install_property_action (widget_class, "win.show-ir", "show-ir");
   gtk_widget_class_install_property_action (widget_class, "win.optimization-level", "optimization-level");
@@ -1056,6 +1380,10 @@ tilde_window_init (TildeWindow *self)
                            G_CALLBACK (modified_changed), self, G_CONNECT_SWAPPED);
   /* After the buffer's own handler, which marks it modified. */
   g_signal_connect_object (self->buffer, "changed",
+                           G_CALLBACK (schedule_autosave), self, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
+  g_signal_connect_object (self->data_panel, "notify::modified",
+                           G_CALLBACK (modified_changed), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (tilde_data_panel_get_buffer (self->data_panel), "changed",
                            G_CALLBACK (schedule_autosave), self, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
                            G_CALLBACK (update_style_scheme), self, G_CONNECT_SWAPPED);

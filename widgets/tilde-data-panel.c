@@ -496,6 +496,33 @@ tilde_data_panel_load_finish (TildeDataPanel *self, GAsyncResult *result, GError
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
+void
+tilde_data_panel_restore_text (TildeDataPanel *self, GFile *file, const char *text)
+{
+  GtkTextBuffer *buffer;
+  g_autofree char *body = NULL;
+  GtkTextIter start;
+
+  g_return_if_fail (TILDE_IS_DATA_PANEL (self));
+  g_return_if_fail (file == NULL || G_IS_FILE (file));
+  g_return_if_fail (text != NULL);
+
+  buffer = GTK_TEXT_BUFFER (self->buffer);
+  body = g_strdup (text);
+  if (gtk_source_buffer_get_implicit_trailing_newline (self->buffer) && g_str_has_suffix (body, "\n"))
+    body[strlen (body) - 1] = '\0';
+  gtk_info_bar_set_revealed (self->info_bar, FALSE);
+  gtk_source_file_set_location (self->source_file, file);
+  gtk_text_buffer_begin_irreversible_action (buffer);
+  gtk_text_buffer_set_text (buffer, body, -1);
+  gtk_text_buffer_end_irreversible_action (buffer);
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  gtk_text_buffer_place_cursor (buffer, &start);
+  gtk_text_buffer_set_modified (buffer, TRUE);
+  update_file_label (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
+}
+
 static void
 save_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -771,32 +798,41 @@ static void
 save_reported (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   TildeDataPanel *self = TILDE_DATA_PANEL (source);
-  g_autoptr(GFile) file = user_data;
   g_autoptr(GError) error = NULL;
 
-  if (!tilde_data_panel_save_finish (self, result, &error))
-    {
-      g_autofree char *name = g_file_get_basename (file);
-      g_autofree char *what = g_strdup_printf (_("Could not save “%s”"), name);
-      show_error (self, what, error);
-    }
+  if (!tilde_data_panel_save_or_ask_finish (self, result, &error)
+      && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    show_error (self, _("Could not save the data"), error);
 }
 
 static void
-save_to (TildeDataPanel *self, GFile *file)
+saved_for_task (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  tilde_data_panel_save_async (self, file, NULL, save_reported, g_object_ref (file));
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+
+  if (tilde_data_panel_save_finish (TILDE_DATA_PANEL (source), result, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
 }
 
 static void
 save_as_response (GtkNativeDialog *dialog, int response, gpointer user_data)
 {
-  g_autoptr(TildeDataPanel) self = user_data;
+  GTask *task = user_data;
+  TildeDataPanel *self = g_task_get_source_object (task);
 
   if (response == GTK_RESPONSE_ACCEPT)
     {
       g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      save_to (self, file);
+      tilde_data_panel_save_async (self, file, NULL, saved_for_task, task);
+    }
+  else
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s",
+                               _("The data were not saved"));
+      g_object_unref (task);
     }
   g_object_unref (dialog);
 }
@@ -818,10 +854,10 @@ suggest_name (TildeDataPanel *self, GtkFileChooser *chooser)
   gtk_file_chooser_set_current_name (chooser, name);
 }
 
+/* Takes `task`, which is answered once the data are saved, or not. */
 static void
-save_as_action (GtkWidget *widget, const char *name, GVariant *param)
+ask_where_to_save (TildeDataPanel *self, GTask *task)
 {
-  TildeDataPanel *self = TILDE_DATA_PANEL (widget);
   GFile *file = tilde_data_panel_get_file (self);
   GtkFileChooserNative *dialog;
 
@@ -833,20 +869,47 @@ save_as_action (GtkWidget *widget, const char *name, GVariant *param)
     gtk_file_chooser_set_file (GTK_FILE_CHOOSER (dialog), file, NULL);
   else
     suggest_name (self, GTK_FILE_CHOOSER (dialog));
-  g_signal_connect (dialog, "response", G_CALLBACK (save_as_response), g_object_ref (self));
+  g_signal_connect (dialog, "response", G_CALLBACK (save_as_response), task);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+void
+tilde_data_panel_save_or_ask_async (TildeDataPanel *self, GAsyncReadyCallback callback,
+                                    gpointer user_data)
+{
+  GTask *task;
+
+  g_return_if_fail (TILDE_IS_DATA_PANEL (self));
+
+  task = g_task_new (self, NULL, callback, user_data);
+  g_task_set_source_tag (task, tilde_data_panel_save_or_ask_async);
+  if (tilde_data_panel_get_file (self) != NULL)
+    tilde_data_panel_save_async (self, NULL, NULL, saved_for_task, task);
+  else
+    ask_where_to_save (self, task);
+}
+
+gboolean
+tilde_data_panel_save_or_ask_finish (TildeDataPanel *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+static void
+save_as_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  TildeDataPanel *self = TILDE_DATA_PANEL (widget);
+  GTask *task = g_task_new (self, NULL, save_reported, NULL);
+
+  g_task_set_source_tag (task, tilde_data_panel_save_or_ask_async);
+  ask_where_to_save (self, task);
 }
 
 static void
 save_action (GtkWidget *widget, const char *name, GVariant *param)
 {
-  TildeDataPanel *self = TILDE_DATA_PANEL (widget);
-  GFile *file = tilde_data_panel_get_file (self);
-
-  if (file == NULL)
-    save_as_action (widget, "data.save-as", NULL);
-  else
-    save_to (self, file);
+  tilde_data_panel_save_or_ask_async (TILDE_DATA_PANEL (widget), save_reported, NULL);
 }
 
 static void

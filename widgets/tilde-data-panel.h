@@ -87,6 +87,21 @@ void              tilde_data_panel_save_async      (TildeDataPanel     *self,
 gboolean          tilde_data_panel_save_finish     (TildeDataPanel     *self,
                                                     GAsyncResult       *result,
                                                     GError            **error);
+/* Save as the panel's Save does: to its file, or, for data never saved,
+ * where the person chooses in a file chooser (G_IO_ERROR_CANCELLED when
+ * they cancel it). */
+void              tilde_data_panel_save_or_ask_async  (TildeDataPanel     *self,
+                                                       GAsyncReadyCallback callback,
+                                                       gpointer            user_data);
+gboolean          tilde_data_panel_save_or_ask_finish (TildeDataPanel     *self,
+                                                       GAsyncResult       *result,
+                                                       GError            **error);
+/* Puts back data that were not saved, as an autosaved copy has them:
+ * `file` (may be NULL) becomes the panel's file, unread, and the text is
+ * `text`, modified. */
+void              tilde_data_panel_restore_text    (TildeDataPanel     *self,
+                                                    GFile              *file,
+                                                    const char         *text);
 /* Fills the empty text with a template of the model's data block
  * (io/data-template.h), made off the main thread, as one undoable step. */
 void              tilde_data_panel_insert_template_async  (TildeDataPanel     *self,

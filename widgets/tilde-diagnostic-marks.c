@@ -161,41 +161,149 @@ widen_empty_range (GtkTextIter *begin, GtkTextIter *end)
     gtk_text_iter_backward_char (begin);
 }
 
-static TildeProblem *
-place_problem (TildeDiagnosticMarks *self, const TildeDiagnostic *d, const char *main_name)
+/* Where a diagnostic goes: a range of the buffer, in characters, or none. */
+typedef struct {
+  const TildeDiagnostic *diagnostic;
+  gboolean               placed;
+  int                    begin;
+  int                    end;
+} Placement;
+
+static void
+place (TildeDiagnosticMarks *self, const TildeDiagnostic *d, const char *main_name,
+       Placement *placement)
 {
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->buffer);
-  gboolean is_error = d->severity == TILDE_SEVERITY_ERROR;
   int line, column, end_line, end_column;
-  GtkTextIter begin, end, line_start;
-  GtkSourceMark *mark;
+  GtkTextIter begin, end;
 
-  if (!diagnostic_place (d, main_name, &line, &column, &end_line, &end_column))
-    return tilde_problem_new (d, NULL, NULL);
+  placement->diagnostic = d;
+  placement->placed = diagnostic_place (d, main_name, &line, &column, &end_line, &end_column);
+  if (!placement->placed)
+    return;
   tilde_text_iter_at_position (buffer, &begin, line, column);
   tilde_text_iter_at_position (buffer, &end, end_line, end_column);
   if (gtk_text_iter_compare (&end, &begin) < 0)
     end = begin;
   widen_empty_range (&begin, &end);
-  gtk_text_buffer_apply_tag (buffer, is_error ? self->error_tag : self->warning_tag, &begin, &end);
+  placement->begin = gtk_text_iter_get_offset (&begin);
+  placement->end = gtk_text_iter_get_offset (&end);
+}
 
+static gboolean
+same_frames (const GArray *a, const GArray *b)
+{
+  guint n = a ? a->len : 0;
+
+  if (n != (b ? b->len : 0))
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      const TildeIncludeFrame *x = &g_array_index (a, TildeIncludeFrame, i);
+      const TildeIncludeFrame *y = &g_array_index (b, TildeIncludeFrame, i);
+
+      if (x->line != y->line || x->column != y->column || g_strcmp0 (x->file, y->file) != 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Whether `problem` shows `placement` already: the same diagnostic (so
+ * the same row), and its marks where the new one goes. */
+static gboolean
+problem_shows (TildeProblem *problem, const Placement *placement)
+{
+  const TildeDiagnostic *old = tilde_problem_get_diagnostic (problem);
+  const TildeDiagnostic *d = placement->diagnostic;
+  GtkTextIter begin, end;
+
+  if (old->severity != d->severity || old->kind != d->kind
+      || old->begin_line != d->begin_line || old->begin_column != d->begin_column
+      || old->end_line != d->end_line || old->end_column != d->end_column
+      || g_strcmp0 (old->file, d->file) != 0 || g_strcmp0 (old->message, d->message) != 0
+      || !same_frames (old->include_frames, d->include_frames))
+    return FALSE;
+  if (!tilde_problem_get_bounds (problem, &begin, &end))
+    return !placement->placed;
+  return placement->placed && gtk_text_iter_get_offset (&begin) == placement->begin
+         && gtk_text_iter_get_offset (&end) == placement->end;
+}
+
+static gboolean
+item_shows (GListModel *problems, guint position, const Placement *placement)
+{
+  g_autoptr(TildeProblem) problem = g_list_model_get_item (problems, position);
+
+  return problem_shows (problem, placement);
+}
+
+static TildeProblem *
+new_problem (TildeDiagnosticMarks *self, const Placement *placement)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->buffer);
+  GtkTextIter begin, end;
+
+  if (!placement->placed)
+    return tilde_problem_new (placement->diagnostic, NULL, NULL);
+  gtk_text_buffer_get_iter_at_offset (buffer, &begin, placement->begin);
+  gtk_text_buffer_get_iter_at_offset (buffer, &end, placement->end);
+  return tilde_problem_new (placement->diagnostic,
+                            gtk_text_buffer_create_mark (buffer, NULL, &begin, TRUE),
+                            gtk_text_buffer_create_mark (buffer, NULL, &end, FALSE));
+}
+
+/* The squiggle and the gutter mark of a problem with a place. */
+static void
+mark_problem (TildeDiagnosticMarks *self, TildeProblem *problem)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->buffer);
+  gboolean is_error = tilde_problem_get_severity (problem) == TILDE_SEVERITY_ERROR;
+  GtkTextIter begin, end, line_start;
+  GtkSourceMark *mark;
+
+  if (!tilde_problem_get_bounds (problem, &begin, &end))
+    return;
+  gtk_text_buffer_apply_tag (buffer, is_error ? self->error_tag : self->warning_tag, &begin, &end);
   line_start = begin;
   gtk_text_iter_set_line_offset (&line_start, 0);
   mark = gtk_source_buffer_create_source_mark (self->buffer, NULL,
                                                is_error ? MARK_ERROR : MARK_WARNING,
                                                &line_start);
-  g_object_set_data_full (G_OBJECT (mark), "tilde-message", g_strdup (d->message), g_free);
-  return tilde_problem_new (d,
-                            gtk_text_buffer_create_mark (buffer, NULL, &begin, TRUE),
-                            gtk_text_buffer_create_mark (buffer, NULL, &end, FALSE));
+  g_object_set_data_full (G_OBJECT (mark), "tilde-message",
+                          g_strdup (tilde_problem_get_message (problem)), g_free);
 }
 
+/* Squiggles above the highlighting, whose tags come and go. */
 static void
-raise_tag (GtkTextBuffer *buffer, GtkTextTag *tag)
+raise_tags (TildeDiagnosticMarks *self)
 {
-  GtkTextTagTable *table = gtk_text_buffer_get_tag_table (buffer);
+  int top = gtk_text_tag_table_get_size (gtk_text_buffer_get_tag_table (GTK_TEXT_BUFFER (self->buffer))) - 1;
 
-  gtk_text_tag_set_priority (tag, gtk_text_tag_table_get_size (table) - 1);
+  if (gtk_text_tag_get_priority (self->error_tag) == top
+      && gtk_text_tag_get_priority (self->warning_tag) == top - 1)
+    return;
+  gtk_text_tag_set_priority (self->warning_tag, top);
+  gtk_text_tag_set_priority (self->error_tag, top);
+}
+
+/* Only where the tag is: removing it from the whole buffer would have the
+ * view measure every line again. */
+static void
+remove_tag_where_applied (GtkTextBuffer *buffer, GtkTextTag *tag)
+{
+  GtkTextIter begin, end;
+
+  gtk_text_buffer_get_start_iter (buffer, &begin);
+  while (gtk_text_iter_starts_tag (&begin, tag) || gtk_text_iter_forward_to_tag_toggle (&begin, tag))
+    {
+      int offset;
+
+      end = begin;
+      gtk_text_iter_forward_to_tag_toggle (&end, tag);
+      offset = gtk_text_iter_get_offset (&end);
+      gtk_text_buffer_remove_tag (buffer, tag, &begin, &end);
+      gtk_text_buffer_get_iter_at_offset (buffer, &begin, offset);
+    }
 }
 
 static void
@@ -204,33 +312,54 @@ remove_marks (TildeDiagnosticMarks *self)
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->buffer);
   GtkTextIter start, end;
 
+  remove_tag_where_applied (buffer, self->error_tag);
+  remove_tag_where_applied (buffer, self->warning_tag);
   gtk_text_buffer_get_bounds (buffer, &start, &end);
-  gtk_text_buffer_remove_tag (buffer, self->error_tag, &start, &end);
-  gtk_text_buffer_remove_tag (buffer, self->warning_tag, &start, &end);
   gtk_source_buffer_remove_source_marks (self->buffer, &start, &end, MARK_ERROR);
   gtk_source_buffer_remove_source_marks (self->buffer, &start, &end, MARK_WARNING);
 }
 
+/* The rows that show what they showed stay: a check that finds what the
+ * last one found (the usual case while typing) changes no row, and one
+ * that finds one problem more or less adds or removes one row, so the
+ * list is not built again for every check. */
 void
 tilde_diagnostic_marks_show (TildeDiagnosticMarks *self, GPtrArray *diagnostics,
                              const char *main_name)
 {
-  GtkTextBuffer *buffer;
-  g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func (g_object_unref);
+  GListModel *shown;
+  g_autofree Placement *placements = NULL;
+  g_autoptr(GPtrArray) added = NULL;
+  guint n_old, n_new, same_start = 0, same_end = 0;
 
   g_return_if_fail (TILDE_IS_DIAGNOSTIC_MARKS (self));
   g_return_if_fail (diagnostics != NULL);
 
-  buffer = GTK_TEXT_BUFFER (self->buffer);
-  remove_marks (self);
-  /* Squiggles above the highlighting, whose tags come and go. */
-  raise_tag (buffer, self->warning_tag);
-  raise_tag (buffer, self->error_tag);
+  shown = G_LIST_MODEL (self->problems);
+  n_old = g_list_model_get_n_items (shown);
+  n_new = diagnostics->len;
+  placements = g_new0 (Placement, MAX (n_new, 1));
+  for (guint i = 0; i < n_new; i++)
+    place (self, diagnostics->pdata[i], main_name, &placements[i]);
+  while (same_start < MIN (n_old, n_new) && item_shows (shown, same_start, &placements[same_start]))
+    same_start++;
+  while (same_start + same_end < MIN (n_old, n_new)
+         && item_shows (shown, n_old - 1 - same_end, &placements[n_new - 1 - same_end]))
+    same_end++;
 
-  for (guint i = 0; i < diagnostics->len; i++)
-    g_ptr_array_add (problems, place_problem (self, diagnostics->pdata[i], main_name));
-  g_list_store_splice (self->problems, 0, g_list_model_get_n_items (G_LIST_MODEL (self->problems)),
-                       problems->pdata, problems->len);
+  remove_marks (self);
+  raise_tags (self);
+  added = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = same_start; i < n_new - same_end; i++)
+    g_ptr_array_add (added, new_problem (self, &placements[i]));
+  if (same_start + same_end < n_old || added->len > 0)
+    g_list_store_splice (self->problems, same_start, n_old - same_start - same_end,
+                         added->pdata, added->len);
+  for (guint i = 0; i < n_new; i++)
+    {
+      g_autoptr(TildeProblem) problem = g_list_model_get_item (shown, i);
+      mark_problem (self, problem);
+    }
 }
 
 void

@@ -4,10 +4,13 @@
  * model. Opens the model in the real window, types statements into its
  * model block one character at a time on a timer (through the buffer, as
  * the key handler does), and records the gaps between frame clock ticks of
- * the editor and the time each keystroke's handlers take. Run once with
- * live checking (checks every 250 ms pause, as configured by default, and
- * between bursts of typing) and once with checking held off, for
- * reference. Needs an X server: xvfb-run.
+ * the editor, the time each keystroke's handlers take, and how long each
+ * iteration of the main loop keeps the main thread from polling again:
+ * its wall-clock time and the main thread's own CPU time, which other
+ * processes on a busy machine do not inflate. Run once with live checking
+ * (checks every 250 ms pause, as configured by default, and between bursts
+ * of typing), once with checking held off, for reference, and once more
+ * live with the compiler's output hidden. Needs an X server: xvfb-run.
  *
  *   bench-typing MODEL.stan [CHARACTERS] [INTERVAL_MS]
  */
@@ -15,6 +18,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include <glib/gstdio.h>
 
@@ -43,6 +47,52 @@ typedef struct {
 } Run;
 
 static TildeApplication *app;
+
+/* ---- the main loop's iterations: from one poll to the next ---- */
+
+typedef struct {
+  GPollFunc poll;
+  gboolean  recording;
+  gboolean  list_stalls;  /* $TILDE_BENCH_LIST_STALLS */
+  gint64    since_wall;
+  gint64    since_cpu;
+  GArray   *wall;         /* gint64 µs an iteration kept the thread */
+  GArray   *cpu;          /* gint64 µs of the thread's CPU time in it */
+} Iterations;
+
+static Iterations iterations;
+
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
+static gint
+timed_poll (GPollFD *fds, guint nfds, gint timeout)
+{
+  gint64 wall = g_get_monotonic_time (), cpu = thread_cpu_us ();
+  gint result;
+
+  if (iterations.recording && iterations.since_wall != 0)
+    {
+      gint64 w = wall - iterations.since_wall, c = cpu - iterations.since_cpu;
+
+      g_array_append_val (iterations.wall, w);
+      g_array_append_val (iterations.cpu, c);
+      /* For a profiler's timeline (perf record -k mono): when they were. */
+      if (iterations.list_stalls && c > 16000)
+        printf ("stall: from %" G_GINT64_FORMAT " us (CLOCK_MONOTONIC), %.1f ms, CPU %.1f ms\n",
+                iterations.since_wall, w / 1000.0, c / 1000.0);
+    }
+  result = iterations.poll (fds, nfds, timeout);
+  iterations.since_wall = g_get_monotonic_time ();
+  iterations.since_cpu = thread_cpu_us ();
+  return result;
+}
 
 static gboolean
 tick_cb (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
@@ -106,6 +156,25 @@ compare_gaps (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
+static gint64
+percentile (GArray *values, double p)
+{
+  if (values->len == 0)
+    return 0;
+  g_array_sort (values, compare_gaps);
+  return g_array_index (values, gint64, MIN ((guint) (values->len * p), values->len - 1));
+}
+
+static guint
+count_over (GArray *values, gint64 limit)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < values->len; i++)
+    n += g_array_index (values, gint64, i) > limit;
+  return n;
+}
+
 static gboolean
 window_ready (gpointer data)
 {
@@ -167,8 +236,12 @@ type_into (TildeWindow *window, const char *label, gboolean live, guint n_chars,
   handler = g_signal_connect (editor, "checked", G_CALLBACK (checked_cb), &run);
   gtk_widget_add_tick_callback (GTK_WIDGET (view), tick_cb, &run, NULL);
   g_timeout_add (interval_ms, type_cb, &run);
+  g_array_set_size (iterations.wall, 0);
+  g_array_set_size (iterations.cpu, 0);
+  iterations.recording = TRUE;
   iterate_until (run_done, &run);
   settle (800);   /* the last check lands */
+  iterations.recording = FALSE;
   g_signal_handler_disconnect (editor, handler);
 
   g_array_sort (run.gaps, compare_gaps);
@@ -179,6 +252,12 @@ type_into (TildeWindow *window, const char *label, gboolean live, guint n_chars,
           label, run.typed, ticks, run.max_gap / 1000.0, p99 / 1000.0,
           run.sum_keystroke / MAX (run.typed, 1) / 1000.0, run.max_keystroke / 1000.0,
           run.checks_shown);
+  printf ("%-22s %6u main-loop iterations  longest %7.1f ms (CPU %6.1f ms)  99th %5.1f ms "
+          "(CPU %5.1f ms)  99.9th CPU %5.1f ms  over 16 ms: %u (CPU %u)\n",
+          "", iterations.wall->len, percentile (iterations.wall, 1.0) / 1000.0,
+          percentile (iterations.cpu, 1.0) / 1000.0, percentile (iterations.wall, 0.99) / 1000.0,
+          percentile (iterations.cpu, 0.99) / 1000.0, percentile (iterations.cpu, 0.999) / 1000.0,
+          count_over (iterations.wall, 16000), count_over (iterations.cpu, 16000));
   g_array_unref (run.gaps);
 }
 
@@ -224,6 +303,11 @@ main (int argc, char *argv[])
   g_setenv ("GTK_A11Y", "none", TRUE);
   g_setenv ("ADW_DISABLE_PORTAL", "1", TRUE);
   gtk_init ();
+  iterations.wall = g_array_new (FALSE, FALSE, sizeof (gint64));
+  iterations.cpu = g_array_new (FALSE, FALSE, sizeof (gint64));
+  iterations.poll = g_main_context_get_poll_func (NULL);
+  iterations.list_stalls = g_getenv ("TILDE_BENCH_LIST_STALLS") != NULL;
+  g_main_context_set_poll_func (NULL, timed_poll);
 
   app = tilde_application_new (G_APPLICATION_NON_UNIQUE);
   if (!g_application_register (G_APPLICATION (app), NULL, &error))
@@ -240,6 +324,9 @@ main (int argc, char *argv[])
 
   type_into (window, "live checking", TRUE, n_chars, interval_ms);
   type_into (window, "checking held off", FALSE, n_chars, interval_ms);
+  /* The compiler's output hidden: no compiles, nothing to follow the cursor. */
+  g_object_set (window, "show-ir", FALSE, NULL);
+  type_into (window, "live, no compiler view", TRUE, n_chars, interval_ms);
 
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (tilde_window_get_buffer (window)), FALSE);
   gtk_window_destroy (GTK_WINDOW (window));
@@ -247,6 +334,9 @@ main (int argc, char *argv[])
     ;
   g_clear_object (&app);
   tilde_autosave_flush ();
+  g_main_context_set_poll_func (NULL, iterations.poll);
+  g_array_unref (iterations.wall);
+  g_array_unref (iterations.cpu);
   remove_tree (home);
   return 0;
 }

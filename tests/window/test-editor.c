@@ -272,6 +272,18 @@ range_rectangle (GtkSourceView *view, const GtkTextIter *begin, const GtkTextIte
   return rect;
 }
 
+/* Scrolls the editor so that `iter` is drawn, well inside the view. */
+static void
+show_iter (GtkSourceView *view, const GtkTextIter *iter)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
+  GtkTextMark *mark = gtk_text_buffer_create_mark (buffer, NULL, iter, TRUE);
+
+  gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (view), mark, 0.2, FALSE, 0, 0);
+  let_it_draw ();
+  gtk_text_buffer_delete_mark (buffer, mark);
+}
+
 /* Pixels inside RECT whose colour is clearly red or orange: the error
  * squiggle of any reasonable scheme, and no colour the Adwaita scheme
  * gives an identifier or a number. */
@@ -339,6 +351,7 @@ test_error_squiggle_mark_and_row (void)
   g_assert_cmpuint (n_marks_on_line (editor, 21, "tilde-error"), ==, 1);
   g_assert_cmpuint (n_marks_on_line (editor, 20, "tilde-error"), ==, 0);
 
+  show_iter (view, &begin);
   let_it_draw ();
   save_screenshot (GTK_WIDGET (window), "editor-error.png");
   rect = range_rectangle (view, &begin, &end);

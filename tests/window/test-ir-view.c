@@ -690,12 +690,11 @@ test_screenshot (void)
 {
   TildeWindow *window = open_example ("eight_schools.stan");
   TildeIrView *ir = tilde_window_get_ir_view (window);
-  GtkPaned *workbench = GTK_PANED (gtk_widget_get_parent (GTK_WIDGET (tilde_window_get_editor (window))));
+  GtkPaned *workbench = _tilde_window_get_workbench_paned (window);
   int partial = -1;
 
   /* As wide as the X server allows, the editor a little narrower. */
   gtk_window_set_default_size (GTK_WINDOW (window), 1280, 860);
-  workbench = GTK_PANED (gtk_widget_get_parent (GTK_WIDGET (workbench)));
   g_assert_true (wait_for (window_is_wide, window));
   gtk_paned_set_position (workbench, 470);
   window_test_pointer_away (GTK_WIDGET (window));

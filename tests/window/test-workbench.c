@@ -81,9 +81,7 @@ settings (void)
 static GtkPaned *
 workbench_paned (TildeWindow *window)
 {
-  GtkWidget *editor_paned = gtk_widget_get_parent (GTK_WIDGET (tilde_window_get_editor (window)));
-
-  return GTK_PANED (gtk_widget_get_parent (editor_paned));
+  return _tilde_window_get_workbench_paned (window);
 }
 
 static gboolean
