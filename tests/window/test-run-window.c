@@ -265,8 +265,7 @@ test_screenshots (void)
   g_settings_set_int (settings, "workbench-position", 560);
   window = open_eight_schools ();
   controller = controller_of (window);
-  workbench = GTK_PANED (gtk_widget_get_parent (gtk_widget_get_parent (
-                           GTK_WIDGET (tilde_window_get_editor (window)))));
+  workbench = _tilde_window_get_workbench_paned (window);
   summary = TILDE_RUN_SUMMARY (gtk_stack_get_child_by_name (side_stack (window), "summary"));
   plots = TILDE_RUN_PLOTS (gtk_stack_get_child_by_name (side_stack (window), "plots"));
   banner = tilde_run_summary_get_banner (summary);
@@ -274,6 +273,7 @@ test_screenshots (void)
   gtk_window_set_default_size (GTK_WINDOW (window), 1400, 880);
   g_assert_true (wait_for (window_is_wide, window));
   gtk_paned_set_position (workbench, 330);
+  gtk_paned_set_position (_tilde_window_get_model_paned (window), 640);
   gtk_text_buffer_set_text (GTK_TEXT_BUFFER (tilde_window_get_buffer (window)), centered, -1);
   set_sizes (window, 4, 1000, 1000);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));

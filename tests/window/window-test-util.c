@@ -59,6 +59,34 @@ tolerant_writer (GLogLevelFlags level, const GLogField *fields, gsize n_fields, 
   return g_log_writer_default (level, fields, n_fields, user_data);
 }
 
+/* The examples, copied to ~/Models of the test's home: tests never write
+ * into the source tree, and the window's subtitle (and so the README's
+ * screenshots) reads "~/Models" wherever the tree was checked out. */
+static void
+copy_examples (void)
+{
+  const char *source = g_getenv ("TILDE_EXAMPLES_DIR");
+  g_autofree char *models = g_build_filename (home, "Models", NULL);
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  if (source == NULL || (dir = g_dir_open (source, 0, NULL)) == NULL)
+    return;
+  g_assert_cmpint (g_mkdir_with_parents (models, 0700), ==, 0);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *from = g_build_filename (source, name, NULL);
+      g_autofree char *to = g_build_filename (models, name, NULL);
+      g_autofree char *contents = NULL;
+      gsize length;
+
+      if (g_file_test (from, G_FILE_TEST_IS_REGULAR)
+          && g_file_get_contents (from, &contents, &length, NULL))
+        g_assert_true (g_file_set_contents (to, contents, length, NULL));
+    }
+  g_setenv ("TILDE_EXAMPLES_DIR", models, TRUE);
+}
+
 void
 window_test_isolate_home (void)
 {
@@ -74,6 +102,8 @@ window_test_isolate_home (void)
   g_setenv ("XDG_CACHE_HOME", cache, TRUE);
   g_setenv ("XDG_DATA_HOME", data, TRUE);
   g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+  g_setenv ("HOME", home, TRUE);
+  copy_examples ();
   g_log_set_writer_func (tolerant_writer, NULL, NULL);
 }
 

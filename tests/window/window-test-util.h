@@ -7,8 +7,9 @@
 
 G_BEGIN_DECLS
 
-/* Points the cache, data and configuration folders (autosaved copies,
- * recent files) at a new temporary folder, and lets through (logged, not
+/* Points the home, cache, data and configuration folders (autosaved
+ * copies, recent files) at a new temporary folder, copies the examples to
+ * its ~/Models (TILDE_EXAMPLES_DIR then names the copy), and lets through (logged, not
  * fatal) GTK's warning that it drew a widget a frame late; call before
  * gtk_test_init(). */
 void        window_test_isolate_home (void);
