@@ -93,6 +93,7 @@ struct _TildeIrView
   guint               results;
   int                 step;
   int                 last_source_row;
+  int                 highlighted_line;  /* the editor line marked; -1 after new text */
   int                 last_top_row;
   guint               level;
   guint               left_stage;
@@ -557,6 +558,7 @@ show_rows (TildeIrView *self, const TildeMirText *left, const TildeMirText *righ
 
   gtk_stack_set_visible_child_name (self->content_stack, "diff");
   self->last_source_row = -1;
+  self->highlighted_line = -1;
   scroll_to_row (self, top, TRUE);
   self->last_top_row = top;
   update_source_highlight (self);
@@ -741,19 +743,41 @@ highlight_side (TildeIrView *self, TildeIrSide side, int line)
   return first;
 }
 
+/* Takes the source mark off the rows that have it: the whole of each
+ * buffer after new text (lines moved under the mark), else only the rows
+ * marked, so that a keystroke does not walk thousands of MIR lines. */
+static void
+clear_source_highlight (TildeIrView *self)
+{
+  for (guint s = 0; s < 2; s++)
+    {
+      Side *side = &self->sides[s];
+      GtkTextBuffer *buffer = side_buffer (side);
+      GtkTextIter begin, end;
+
+      if (self->highlighted_line < 0)
+        {
+          gtk_text_buffer_get_bounds (buffer, &begin, &end);
+          gtk_text_buffer_remove_tag (buffer, side->tags[TAG_SOURCE], &begin, &end);
+          continue;
+        }
+      for (guint i = 0; i < side->highlighted->len; i++)
+        {
+          int row = (int) g_array_index (side->highlighted, guint, i);
+
+          gtk_text_buffer_get_iter_at_line (buffer, &begin, row);
+          end = begin;
+          gtk_text_iter_forward_line (&end);
+          gtk_text_buffer_remove_tag (buffer, side->tags[TAG_SOURCE], &begin, &end);
+        }
+    }
+}
+
 static void
 update_source_highlight (TildeIrView *self)
 {
   int line = 0, first_right, first_left, first;
 
-  for (guint s = 0; s < 2; s++)
-    {
-      GtkTextBuffer *buffer = side_buffer (&self->sides[s]);
-      GtkTextIter begin, end;
-
-      gtk_text_buffer_get_bounds (buffer, &begin, &end);
-      gtk_text_buffer_remove_tag (buffer, self->sides[s].tags[TAG_SOURCE], &begin, &end);
-    }
   if (self->editor_buffer != NULL)
     {
       GtkTextIter cursor;
@@ -762,8 +786,13 @@ update_source_highlight (TildeIrView *self)
                                         gtk_text_buffer_get_insert (self->editor_buffer));
       line = gtk_text_iter_get_line (&cursor) + 1;
     }
+  /* Typing moves the cursor along its line: the same rows stay marked. */
+  if (line == self->highlighted_line)
+    return;
+  clear_source_highlight (self);
   first_left = highlight_side (self, TILDE_IR_SIDE_LEFT, line);
   first_right = highlight_side (self, TILDE_IR_SIDE_RIGHT, line);
+  self->highlighted_line = line;
   first = first_right >= 0 ? first_right : first_left;
   /* Follow the cursor, but not the click that put it there. */
   if (first >= 0 && first != self->last_source_row && !self->from_click)
@@ -1653,6 +1682,7 @@ tilde_ir_view_init (TildeIrView *self)
 
   self->step = -1;
   self->last_source_row = -1;
+  self->highlighted_line = -1;
   self->left_stage = TILDE_MIR_STAGE_TRANSFORMED;
   self->right_stage = TILDE_MIR_STAGE_OPTIMIZED;
 
