@@ -19,6 +19,8 @@ struct TildeGpuGlm {
   guint             wg, groups, stride;   /* stride: the sums without cut points */
   cl_mem            x, y, beta, partial, sums, cuts;
   gint32            n_cuts;     /* the ordinal's cut points the buffers hold */
+  gint32            n_cats;     /* the categorical's categories the buffers hold */
+  guint64           local_mem;  /* the device's local memory in bytes */
   cl_program        program;
   cl_kernel         pass, final;
   gboolean          shares_x;   /* x is another GLM's (retained) */
@@ -27,7 +29,7 @@ struct TildeGpuGlm {
 
 static const char *const family_names[] = {
   "normal_id_glm", "bernoulli_logit_glm", "poisson_log_glm", "neg_binomial_2_log_glm",
-  "ordered_logistic_glm",
+  "ordered_logistic_glm", "categorical_logit_glm",
 };
 
 /* Per observation: from yi, eta and the family's scalar `aux`, the term l
@@ -73,7 +75,7 @@ static const char *const family_terms[] = {
 
 /* Extra per-row sums (summed like l) and whether the cut points' partials
  * are gathered. */
-static const int family_extras[] = { 0, 0, 0, 3, 0 };
+static const int family_extras[] = { 0, 0, 0, 3, 0, 0 };
 
 /* Device versions of runtime/math/special.c's functions, branch for
  * branch, and a digamma for positive arguments (recurrence up to 10, then
@@ -194,6 +196,100 @@ ordinal (TildeGpuGlmFamily family)
   return family == TILDE_GPU_GLM_ORDERED_LOGISTIC;
 }
 
+static gboolean
+categorical (TildeGpuGlmFamily family)
+{
+  return family == TILDE_GPU_GLM_CATEGORICAL_LOGIT;
+}
+
+/* categorical_logit_glm: item i takes row i's C logits (alpha, in `cuts`,
+ * plus x[i,] beta with beta K x C column-major), their log_sum_exp as the
+ * CPU takes it (the largest, then the sum of exponentials), the term
+ * eta[y] - lse and the C derivatives [c = y] - softmax[c], which wait in
+ * local memory (WG x C, `g_tile`) while the group adds them into its slice:
+ * l, 0, the flag, then d alpha (C) and d beta (K x C, column-major). Item j
+ * owns slots j, j + WG, ... of the slice. */
+static const char categorical_pass[] =
+  "__kernel __attribute__ ((reqd_work_group_size (WG, 1, 1)))\n"
+  "void glm_pass (__global const double *x, __global const double *y,\n"
+  "               __global const double *beta, const double alpha, const int n,\n"
+  "               __global double *partial, const int stride, const double aux,\n"
+  "               __global const double *cuts, const int n_cuts,\n"
+  "               __local double *g_tile)\n"
+  "{\n"
+  "  __local double red[WG];\n"
+  "  const int lid = get_local_id (0), grp = get_group_id (0);\n"
+  "  const int n_groups = get_num_groups (0), C = n_cuts, slots = C * (K + 1);\n"
+  "  __global double *out = partial + (size_t) grp * stride;\n"
+  "  for (int j = lid; j < slots; j += WG)\n"
+  "    out[3 + j] = 0;\n"
+  "  double l_sum = 0, bad = 0;\n"
+  "  for (int base = grp * WG; base < n; base += n_groups * WG)\n"
+  "    {\n"
+  "      const int i = base + lid;\n"
+  "      int ok = 0;\n"
+  "      if (i < n)\n"
+  "        {\n"
+  "          double m = -INFINITY;\n"
+  "          for (int c = 0; c < C; c++)\n"
+  "            {\n"
+  "              double e = 0;\n"
+  "              for (int k = 0; k < K; k++)\n"
+  "                e += x[(size_t) k * n + i] * beta[k + c * K];\n"
+  "              e += cuts[c];\n"
+  "              g_tile[c * WG + lid] = e;\n"
+  "              m = fmax (m, e);\n"
+  "            }\n"
+  "          double s = 0;\n"
+  "          for (int c = 0; c < C; c++)\n"
+  "            s += exp (g_tile[c * WG + lid] - m);\n"
+  "          const double lse = m + log (s), yi = y[i];\n"
+  "          const int yc = (int) yi;\n"
+  "          ok = isfinite (lse) && yc >= 1 && yc <= C && yc == yi;\n"
+  "          if (ok)\n"
+  "            {\n"
+  "              l_sum += g_tile[(yc - 1) * WG + lid] - lse;\n"
+  "              for (int c = 0; c < C; c++)\n"
+  "                g_tile[c * WG + lid] = (c == yc - 1) - exp (g_tile[c * WG + lid] - lse);\n"
+  "            }\n"
+  "          else\n"
+  "            bad += 1;\n"
+  "        }\n"
+  "      if (!ok)\n"
+  "        for (int c = 0; c < C; c++)\n"
+  "          g_tile[c * WG + lid] = 0;\n"
+  "      barrier (CLK_LOCAL_MEM_FENCE);\n"
+  "      const int rows = min (WG, n - base);\n"
+  "      for (int j = lid; j < slots; j += WG)\n"
+  "        {\n"
+  "          double t = 0;\n"
+  "          if (j < C)\n"
+  "            for (int r = 0; r < rows; r++)\n"
+  "              t += g_tile[j * WG + r];\n"
+  "          else\n"
+  "            {\n"
+  "              const int k = (j - C) % (K > 0 ? K : 1), c = (j - C) / (K > 0 ? K : 1);\n"
+  "              __global const double *col = x + (size_t) k * n + base;\n"
+  "              for (int r = 0; r < rows; r++)\n"
+  "                t += g_tile[c * WG + r] * col[r];\n"
+  "            }\n"
+  "          out[3 + j] += t;\n"
+  "        }\n"
+  "      barrier (CLK_LOCAL_MEM_FENCE);\n"
+  "    }\n"
+  "  l_sum = group_sum (red, l_sum);\n"
+  "  bad = group_sum (red, bad);\n"
+  "  if (lid == 0)\n"
+  "    {\n"
+  "      out[0] = l_sum;\n"
+  "      out[1] = 0;\n"
+  "      out[2] = bad;\n"
+  "    }\n"
+  "}\n"
+  "\n";
+
+static void append_pass (GString *s, TildeGpuGlmFamily family);
+
 char *
 tilde_gpu_glm_source (TildeGpuGlmFamily family, gint32 K, guint wg)
 {
@@ -226,7 +322,34 @@ tilde_gpu_glm_source (TildeGpuGlmFamily family, gint32 K, guint wg)
     "  barrier (CLK_LOCAL_MEM_FENCE);\n"
     "  return total;\n"
     "}\n"
-    "\n"
+    "\n");
+  if (categorical (family))
+    g_string_append (s, categorical_pass);
+  else
+    append_pass (s, family);
+  g_string_append (s,
+    "/* The second stage: group c adds up column c of the groups' slices. */\n"
+    "__kernel __attribute__ ((reqd_work_group_size (WG, 1, 1)))\n"
+    "void glm_final (__global const double *partial, const int n_groups, const int stride,\n"
+    "                __global double *sums)\n"
+    "{\n"
+    "  __local double red[WG];\n"
+    "  const int lid = get_local_id (0), c = get_group_id (0);\n"
+    "  double t = 0;\n"
+    "  for (int g = lid; g < n_groups; g += WG)\n"
+    "    t += partial[(size_t) g * stride + c];\n"
+    "  t = group_sum (red, t);\n"
+    "  if (lid == 0)\n"
+    "    sums[c] = t;\n"
+    "}\n");
+  return g_string_free (s, FALSE);
+}
+
+/* glm_pass of the families with one linear predictor */
+static void
+append_pass (GString *s, TildeGpuGlmFamily family)
+{
+  g_string_append (s,
     "/* x is column-major (N x K): work-items of a group read consecutive\n"
     " * rows of each column, which coalesces on a GPU. A group's slice of\n"
     " * `partial` is l, d, the flag, x^T d, the NX extra sums, then the\n"
@@ -345,22 +468,7 @@ tilde_gpu_glm_source (TildeGpuGlmFamily family, gint32 K, guint wg)
     "        out[3 + k] = acc[j];\n"
     "    }\n"
     "}\n"
-    "\n"
-    "/* The second stage: group c adds up column c of the groups' slices. */\n"
-    "__kernel __attribute__ ((reqd_work_group_size (WG, 1, 1)))\n"
-    "void glm_final (__global const double *partial, const int n_groups, const int stride,\n"
-    "                __global double *sums)\n"
-    "{\n"
-    "  __local double red[WG];\n"
-    "  const int lid = get_local_id (0), c = get_group_id (0);\n"
-    "  double t = 0;\n"
-    "  for (int g = lid; g < n_groups; g += WG)\n"
-    "    t += partial[(size_t) g * stride + c];\n"
-    "  t = group_sum (red, t);\n"
-    "  if (lid == 0)\n"
-    "    sums[c] = t;\n"
-    "}\n");
-  return g_string_free (s, FALSE);
+    "\n");
 }
 
 /* The work-group size: 64, or the device's largest power of two below it. */
@@ -427,10 +535,10 @@ warm_up (TildeGpuGlm *g, GError **error)
   if (g->N == 0)
     return TRUE;
   double *beta = g_new0 (double, MAX (g->K, 1));
-  double *sums = g_new0 (double, g->stride + 1);
+  gint32 n_cuts = ordinal (g->family) || categorical (g->family) ? 1 : 0;
+  double *sums = g_new0 (double, tilde_gpu_glm_n_sums (g, n_cuts));
   const double cut = 0;
-  gboolean ok = tilde_gpu_glm_sums_full (g, 0, beta, 1, &cut, ordinal (g->family) ? 1 : 0, sums,
-                                         error);
+  gboolean ok = tilde_gpu_glm_sums_full (g, 0, beta, 1, &cut, n_cuts, sums, error);
   g_free (beta);
   g_free (sums);
   return ok;
@@ -450,7 +558,10 @@ glm_make (TildeGpuContext *ctx, TildeGpuGlmFamily family, const double *x_host,
   g_mutex_init (&g->lock);
   g->wg = pick_wg (tilde_gpu_context_device (ctx));
   g->groups = CLAMP (((guint) N + g->wg - 1) / g->wg, 1, MAX_GROUPS);
-  g->stride = (guint) K + 3 + (guint) family_extras[family];
+  /* the categorical's partials are all per category, added per evaluation */
+  g->stride = 3 + (categorical (family) ? 0 : (guint) K + (guint) family_extras[family]);
+  clGetDeviceInfo (tilde_gpu_context_device (ctx)->device_id, CL_DEVICE_LOCAL_MEM_SIZE,
+                   sizeof g->local_mem, &g->local_mem, NULL);
   gsize nk = (gsize) N * (gsize) K;
   if (shared)
     {
@@ -526,37 +637,45 @@ tilde_gpu_glm_device_bytes (const TildeGpuGlm *g)
   return ((g->shares_x ? 0 : (guint64) g->N * (guint64) g->K) + (guint64) g->N) * sizeof (double);
 }
 
-/* Buffers for `n_cuts` cut points (the ordinal's number of categories is
- * the cut points' size, known only when they are evaluated). */
+/* Buffers for the partials and values known only per evaluation: the
+ * ordinal's cut points (their size is its number of categories, minus
+ * one), the categorical's C categories (alpha, and beta K x C). `n_vals`
+ * values go in `cuts`, `n_dyn` partials follow the fixed ones. */
 static cl_int
-fit_cuts (TildeGpuGlm *g, gint32 n_cuts)
+fit_buffers (TildeGpuGlm *g, gint32 n_vals, gint32 n_dyn)
 {
-  if (n_cuts <= g->n_cuts)
+  if (n_vals <= g->n_cuts)
     return CL_SUCCESS;
   cl_context c = tilde_gpu_context_cl_context (g->ctx);
-  gsize stride = g->stride + (gsize) n_cuts;
+  gsize stride = g->stride + (gsize) n_dyn, n_beta = (gsize) MAX (g->K, 1) * (gsize) n_vals;
+  cl_mem m[4] = { NULL };
   cl_int rc = CL_SUCCESS;
-  cl_mem partial = clCreateBuffer (c, CL_MEM_READ_WRITE, g->groups * stride * sizeof (double),
-                                   NULL, &rc);
-  if (rc != CL_SUCCESS)
-    return rc;
-  cl_mem sums = clCreateBuffer (c, CL_MEM_WRITE_ONLY, stride * sizeof (double), NULL, &rc);
-  cl_mem cuts = rc == CL_SUCCESS
-    ? clCreateBuffer (c, CL_MEM_READ_ONLY, (gsize) n_cuts * sizeof (double), NULL, &rc) : NULL;
+  m[0] = clCreateBuffer (c, CL_MEM_READ_WRITE, g->groups * stride * sizeof (double), NULL, &rc);
+  if (rc == CL_SUCCESS)
+    m[1] = clCreateBuffer (c, CL_MEM_WRITE_ONLY, stride * sizeof (double), NULL, &rc);
+  if (rc == CL_SUCCESS)
+    m[2] = clCreateBuffer (c, CL_MEM_READ_ONLY, (gsize) n_vals * sizeof (double), NULL, &rc);
+  if (rc == CL_SUCCESS && categorical (g->family))
+    m[3] = clCreateBuffer (c, CL_MEM_READ_ONLY, n_beta * sizeof (double), NULL, &rc);
   if (rc != CL_SUCCESS)
     {
-      clReleaseMemObject (partial);
-      if (sums)
-        clReleaseMemObject (sums);
+      for (guint i = 0; i < G_N_ELEMENTS (m); i++)
+        if (m[i])
+          clReleaseMemObject (m[i]);
       return rc;
     }
   clReleaseMemObject (g->partial);
   clReleaseMemObject (g->sums);
   clReleaseMemObject (g->cuts);
-  g->partial = partial;
-  g->sums = sums;
-  g->cuts = cuts;
-  g->n_cuts = n_cuts;
+  g->partial = m[0];
+  g->sums = m[1];
+  g->cuts = m[2];
+  if (m[3])
+    {
+      clReleaseMemObject (g->beta);
+      g->beta = m[3];
+    }
+  g->n_cuts = n_vals;
   return CL_SUCCESS;
 }
 
@@ -564,13 +683,16 @@ static cl_int
 enqueue (TildeGpuGlm *g, cl_command_queue q, double alpha, const double *beta, double aux,
          const double *cuts, gint32 n_cuts, double *sums)
 {
-  cl_int rc = fit_cuts (g, n_cuts);
+  gboolean cat = categorical (g->family);
+  gint32 n_dyn = cat ? n_cuts * (g->K + 1) : n_cuts;
+  gsize n_beta = (gsize) g->K * (gsize) (cat ? n_cuts : 1);
+  cl_int rc = fit_buffers (g, n_cuts, n_dyn);
   cl_int n = g->N, n_groups = (cl_int) g->groups, nc = n_cuts;
-  cl_int stride = (cl_int) g->stride + n_cuts;
+  cl_int stride = (cl_int) g->stride + n_dyn;
   if (rc != CL_SUCCESS)
     return rc;
-  if (g->K)
-    rc = clEnqueueWriteBuffer (q, g->beta, CL_FALSE, 0, (gsize) g->K * sizeof (double), beta,
+  if (n_beta)
+    rc = clEnqueueWriteBuffer (q, g->beta, CL_FALSE, 0, n_beta * sizeof (double), beta,
                                0, NULL, NULL);
   if (n_cuts)
     rc |= clEnqueueWriteBuffer (q, g->cuts, CL_FALSE, 0, (gsize) n_cuts * sizeof (double), cuts,
@@ -585,6 +707,8 @@ enqueue (TildeGpuGlm *g, cl_command_queue q, double alpha, const double *beta, d
   rc |= clSetKernelArg (g->pass, 7, sizeof (double), &aux);
   rc |= clSetKernelArg (g->pass, 8, sizeof (cl_mem), &g->cuts);
   rc |= clSetKernelArg (g->pass, 9, sizeof (cl_int), &nc);
+  if (cat)
+    rc |= clSetKernelArg (g->pass, 10, (gsize) g->wg * (gsize) n_cuts * sizeof (double), NULL);
   rc |= clSetKernelArg (g->final, 0, sizeof (cl_mem), &g->partial);
   rc |= clSetKernelArg (g->final, 1, sizeof (cl_int), &n_groups);
   rc |= clSetKernelArg (g->final, 2, sizeof (cl_int), &stride);
@@ -606,7 +730,15 @@ enqueue (TildeGpuGlm *g, cl_command_queue q, double alpha, const double *beta, d
 gint32
 tilde_gpu_glm_n_sums (const TildeGpuGlm *g, gint32 n_cuts)
 {
-  return (gint32) g->stride + n_cuts;
+  return (gint32) g->stride + (categorical (g->family) ? n_cuts * (g->K + 1) : n_cuts);
+}
+
+gint32
+tilde_gpu_glm_max_categories (const TildeGpuGlm *g)
+{
+  /* g_tile, next to the group's reduction buffer */
+  guint64 bytes = (guint64) g->wg * sizeof (double);
+  return g->local_mem > bytes ? (gint32) MIN ((g->local_mem - bytes) / bytes, G_MAXINT16) : 0;
 }
 
 gboolean
@@ -620,10 +752,10 @@ gboolean
 tilde_gpu_glm_sums_full (TildeGpuGlm *g, double alpha, const double *beta, double aux,
                          const double *cuts, gint32 n_cuts, double *sums, GError **error)
 {
-  g_return_val_if_fail (n_cuts == 0 || ordinal (g->family), FALSE);
+  g_return_val_if_fail (n_cuts == 0 || ordinal (g->family) || categorical (g->family), FALSE);
   if (g->N == 0)
     {
-      memset (sums, 0, ((gsize) g->stride + (gsize) n_cuts) * sizeof (double));
+      memset (sums, 0, (gsize) tilde_gpu_glm_n_sums (g, n_cuts) * sizeof (double));
       return TRUE;
     }
   /* the kernels' arguments and buffers are the GLM's; the queue the context's */

@@ -29,6 +29,12 @@
  *                        per evaluation; alpha is 0), and its derivative;
  *                        after x^T d come the n_cuts partials of c. An
  *                        outcome outside 1..n_cuts + 1 counts as not finite.
+ *   categorical_logit_glm  with C categories (passed as n_cuts, alpha's C
+ *                        values as the cut points, beta K x C column-major):
+ *                        eta[y] - log_sum_exp (eta) with eta = alpha +
+ *                        x[i,] beta; the sums are l, 0, the flag, then
+ *                        d alpha (C) and d beta (K x C, column-major). An
+ *                        outcome outside 1..C counts as not finite.
  *
  * The kernel reduces in two stages: each work-group sums its rows into
  * one slice of a partials buffer (x^T d from the group's derivatives kept
@@ -48,6 +54,7 @@ typedef enum {
   TILDE_GPU_GLM_POISSON_LOG,
   TILDE_GPU_GLM_NEG_BINOMIAL_2_LOG,
   TILDE_GPU_GLM_ORDERED_LOGISTIC,
+  TILDE_GPU_GLM_CATEGORICAL_LOGIT,
   TILDE_GPU_GLM_N_FAMILIES
 } TildeGpuGlmFamily;
 
@@ -88,6 +95,9 @@ gboolean     tilde_gpu_glm_sums_full (TildeGpuGlm *glm, double alpha, const doub
                                       double aux, const double *cuts, gint32 n_cuts,
                                       double *sums, GError **error);
 gint32       tilde_gpu_glm_n_sums (const TildeGpuGlm *glm, gint32 n_cuts);
+/* The most categories the categorical's kernel takes (its derivatives
+ * wait in local memory). */
+gint32       tilde_gpu_glm_max_categories (const TildeGpuGlm *glm);
 
 /* The log density and its partials from the sums, as the CPU densities
  * compute them: `keep_const` keeps the terms that depend on neither the

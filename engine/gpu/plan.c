@@ -103,6 +103,15 @@ match_call (const MirExpr *e, TildeGpuSite *s)
     { "neg_binomial_2_log_glm", "neg_binomial_2_log", TRUE, TRUE, 5,
       TILDE_GPU_GLM_NEG_BINOMIAL_2_LOG },
   };
+  if (is_density (e, "categorical_logit_glm", TRUE, 4))
+    {
+      s->family = TILDE_GPU_GLM_CATEGORICAL_LOGIT;
+      s->y = arg (e, 0);
+      s->x = arg (e, 1);
+      s->alpha = arg (e, 2);
+      s->beta = arg (e, 3);
+      return TRUE;
+    }
   if (is_density (e, "ordered_logistic_glm", TRUE, 4))
     {
       s->family = TILDE_GPU_GLM_ORDERED_LOGISTIC;
@@ -144,9 +153,13 @@ tilde_gpu_site_match (const MirExpr *e, TildeGpuSite *s)
   if (!match_call (e, s))
     return FALSE;
   s->call = e;
+  /* the categorical's alpha is a vector of C, its beta a K x C matrix */
+  gboolean cat = s->family == TILDE_GPU_GLM_CATEGORICAL_LOGIT;
   return outcome_fits (s->family, s->y) && is_data_var (s->x)
-    && type_is (s->x, TILDE_TYPE_MATRIX) && type_is (s->beta, TILDE_TYPE_VECTOR)
-    && (!s->alpha || scalar (s->alpha)) && (!s->sigma || scalar (s->sigma))
+    && type_is (s->x, TILDE_TYPE_MATRIX)
+    && type_is (s->beta, cat ? TILDE_TYPE_MATRIX : TILDE_TYPE_VECTOR)
+    && (!s->alpha || (cat ? type_is (s->alpha, TILDE_TYPE_VECTOR) : scalar (s->alpha)))
+    && (!s->sigma || scalar (s->sigma))
     && (!s->cuts || type_is (s->cuts, TILDE_TYPE_VECTOR));
 }
 

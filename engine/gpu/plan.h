@@ -6,7 +6,8 @@
  *
  * A statement runs on the device when it is one of the GLMs the kernels
  * cover — normal_id_glm, bernoulli_logit_glm, poisson_log_glm,
- * neg_binomial_2_log_glm, ordered_logistic_glm, or the density of a linear
+ * neg_binomial_2_log_glm, ordered_logistic_glm, categorical_logit_glm (with
+ * a vector alpha and a matrix beta), or the density of a linear
  * predictor that is one (`y ~ normal(X * beta + alpha, sigma)`,
  * `bernoulli_logit`, `poisson_log`, `neg_binomial_2_log`) — with a real
  * alpha, sigma and phi, a vector beta and vector cut points, and a design

@@ -100,11 +100,12 @@ outcome_values (const TildeGpuSite *site, const TildeValue *y, double *out, doub
       double v = y->kind == TILDE_VALUE_VECTOR ? y->u.d[i] : y->u.iv[i];
       gboolean counts = site->family == TILDE_GPU_GLM_POISSON_LOG
         || site->family == TILDE_GPU_GLM_NEG_BINOMIAL_2_LOG;
-      /* the ordinal's upper bound is the cut points' size, checked by the
-       * kernel at each evaluation */
+      /* the ordinal's and the categorical's upper bound is known at each
+       * evaluation, where the kernel checks it */
       if ((site->family == TILDE_GPU_GLM_BERNOULLI_LOGIT && v != 0 && v != 1)
           || (counts && !(v >= 0))
-          || (site->family == TILDE_GPU_GLM_ORDERED_LOGISTIC && !(v >= 1)))
+          || ((site->family == TILDE_GPU_GLM_ORDERED_LOGISTIC
+               || site->family == TILDE_GPU_GLM_CATEGORICAL_LOGIT) && !(v >= 1)))
         return FALSE;
       if (counts)
         *lgamma_sum += lgamma (v + 1);
@@ -279,10 +280,49 @@ finish_neg_binomial (RtGpuSite *g, const double *sums, gint32 N, gint32 K, doubl
                                      !drop || eta_ad, TRUE, constant, v, d_beta);
 }
 
+/* categorical_logit_glm: alpha a vector of C, beta K x C; sizes that do
+ * not agree are the CPU path's error. */
+static gboolean
+run_categorical (Ev *ev, RtGpuSite *g, TildeValue *out)
+{
+  TildeValue a, b;
+  rt_eval (ev, g->alpha, &a);
+  rt_eval (ev, g->beta, &b);
+  gint32 N = tilde_gpu_glm_rows (g->glm), K = tilde_gpu_glm_cols (g->glm);
+  if (N == 0 || !(a.ad || b.ad) || a.kind != TILDE_VALUE_VECTOR || b.kind != TILDE_VALUE_MATRIX
+      || b.rows != K || b.cols != tilde_value_flat_size (&a) || b.cols < 1
+      || b.cols > tilde_gpu_glm_max_categories (g->glm))
+    return FALSE;
+  gint32 C = b.cols;
+  double *sums = rt_alloc_d (&ev->cx, (gsize) tilde_gpu_glm_n_sums (g->glm, C));
+  g_autoptr (GError) error = NULL;
+  if (!tilde_gpu_glm_sums_full (g->glm, 0, rt_values (&ev->cx, &b), 0, rt_values (&ev->cx, &a),
+                                C, sums, &error))
+    {
+      if (g_atomic_int_compare_and_exchange (&g->failed, 0, 1))
+        g_warning ("%s at line %d: %s; running it on the CPU from now on",
+                   g->site.call->u.call.fun.name, g->site.stmt->span.begin_line, error->message);
+      return FALSE;
+    }
+  if (sums[2] != 0 || !isfinite (sums[0]))
+    return FALSE;
+  AdOperand ops[2];
+  guint n = 0;
+  if (a.ad)
+    ops[n++] = rt_operand (&a, sums + 3);
+  if (b.ad)
+    ops[n++] = rt_operand (&b, sums + 3 + C);
+  *out = rt_reduce (&ev->cx, sums[0], n, ops);
+  g_atomic_int_inc (&g->runs);
+  return TRUE;
+}
+
 /* The kernel's value, or FALSE for the CPU path to take over. */
 static gboolean
 run_kernel (Ev *ev, RtGpuSite *g, TildeValue *out)
 {
+  if (g->site.family == TILDE_GPU_GLM_CATEGORICAL_LOGIT)
+    return run_categorical (ev, g, out);
   TildeValue a = tilde_value_real (0), b, sg = tilde_value_real (1), c = tilde_value_real (0);
   if (g->alpha)
     rt_eval (ev, g->alpha, &a);

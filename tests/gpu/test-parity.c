@@ -42,6 +42,10 @@ static const Family families[] = {
   { "ordered_logistic_glm", "o ~ ordered_logistic_glm(X, beta, cuts);" },
   { "ordered-cuts-data", "o ~ ordered_logistic_glm(X, beta, dc);" },
   { "ordered-lpmf", "target += ordered_logistic_glm_lpmf(o | X, beta, cuts);" },
+  /* 17 */
+  { "categorical_logit_glm", "o ~ categorical_logit_glm(X, calpha, cbeta);" },
+  { "categorical-alpha-data", "o ~ categorical_logit_glm(X, dca, cbeta);" },
+  { "categorical-lpmf", "target += categorical_logit_glm_lpmf(o | X, calpha, cbeta);" },
 };
 
 static char *
@@ -58,12 +62,15 @@ model_source (const Family *f)
                           "  int<lower=2> C;\n"
                           "  array[N] int o;\n"
                           "  vector[C - 1] dc;\n"
+                          "  vector[C] dca;\n"
                           "}\n"
                           "parameters {\n"
                           "  real alpha;\n"
                           "  vector[K] beta;\n"
                           "  real<lower=0> sigma;\n"
                           "  ordered[C - 1] cuts;\n"
+                          "  vector[C] calpha;\n"
+                          "  matrix[K, C] cbeta;\n"
                           "}\n"
                           "model {\n"
                           "  %s\n"
@@ -130,7 +137,7 @@ data_json (GRand *r, gint32 N, gint32 K, double s, const char *poison)
                                              : bad ? 0 : g_rand_int_range (r, 1, 5));
         }
     }
-  g_string_append_printf (j, "], \"C\": 4, \"dc\": [%s]}",
+  g_string_append_printf (j, "], \"C\": 4, \"dca\": [0.3, -0.2, 0.1, 0.5], \"dc\": [%s]}",
                           poison && !strcmp (poison, "dc") ? "-1, 0.7, 0.2" : "-1, 0.2, 1.5");
   g_free (eta);
   return g_string_free (j, FALSE);
@@ -306,6 +313,9 @@ test_domain_errors (void)
     { 14, "o", 1, 0, TRUE },       /* a category of 0: not put on the device */
     { 14, "o5", 1, 1, TRUE },      /* a category above the cut points' size + 1 */
     { 15, "dc", 1, 1, TRUE },      /* cut points out of order */
+    { 17, "X", 1, 1, TRUE },       /* the categorical's logits are not finite */
+    { 17, "o", 1, 0, TRUE },       /* a category of 0: not put on the device */
+    { 18, "o5", 1, 1, TRUE },      /* a category above C */
   };
   g_autoptr (GRand) r = g_rand_new_with_seed (7);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
