@@ -280,6 +280,16 @@ finish_neg_binomial (RtGpuSite *g, const double *sums, gint32 N, gint32 K, doubl
                                      !drop || eta_ad, TRUE, constant, v, d_beta);
 }
 
+/* Reported once; the statement stays on the CPU from then on. */
+static gboolean
+device_failed (RtGpuSite *g, const GError *error)
+{
+  if (g_atomic_int_compare_and_exchange (&g->failed, 0, 1))
+    g_warning ("%s at line %d: %s; running it on the CPU from now on",
+               g->site.call->u.call.fun.name, g->site.stmt->span.begin_line, error->message);
+  return FALSE;
+}
+
 /* categorical_logit_glm: alpha a vector of C, beta K x C; sizes that do
  * not agree are the CPU path's error. */
 static gboolean
@@ -298,12 +308,7 @@ run_categorical (Ev *ev, RtGpuSite *g, TildeValue *out)
   g_autoptr (GError) error = NULL;
   if (!tilde_gpu_glm_sums_full (g->glm, 0, rt_values (&ev->cx, &b), 0, rt_values (&ev->cx, &a),
                                 C, sums, &error))
-    {
-      if (g_atomic_int_compare_and_exchange (&g->failed, 0, 1))
-        g_warning ("%s at line %d: %s; running it on the CPU from now on",
-                   g->site.call->u.call.fun.name, g->site.stmt->span.begin_line, error->message);
-      return FALSE;
-    }
+    return device_failed (g, error);
   if (sums[2] != 0 || !isfinite (sums[0]))
     return FALSE;
   AdOperand ops[2];
@@ -354,12 +359,7 @@ run_kernel (Ev *ev, RtGpuSite *g, TildeValue *out)
   double *sums = rt_alloc_d (&ev->cx, (gsize) tilde_gpu_glm_n_sums (g->glm, n_cuts));
   g_autoptr (GError) error = NULL;
   if (!tilde_gpu_glm_sums_full (g->glm, alpha, beta, sigma, cuts, n_cuts, sums, &error))
-    {
-      if (g_atomic_int_compare_and_exchange (&g->failed, 0, 1))
-        g_warning ("%s at line %d: %s; running it on the CPU from now on",
-                   g->site.call->u.call.fun.name, g->site.stmt->span.begin_line, error->message);
-      return FALSE;
-    }
+    return device_failed (g, error);
   if (sums[2] != 0)
     return FALSE;
   gboolean drop = g->drop && ev->cx.propto;
