@@ -49,12 +49,13 @@ static const char *const family_terms[] = {
   "          l = yi * eta - e;\n"
   "          d = yi - e;\n",
   "          /* aux is phi; ex[0] the lchoose term, ex[1] n eta, ex[2] the\n"
-  "           * row's part of d/dphi (digamma (phi) is the host's) */\n"
+  "           * row's d/dphi (as the CPU: a digamma difference per row, which\n"
+  "           * is 0 for y = 0, rather than one large difference of sums) */\n"
   "          const double lphi = log (aux), t = eta - lphi;\n"
   "          const double L = log1p_exp (t), w = inv_logit (t);\n"
   "          ex[0] = lchoose_nb (yi, aux);\n"
   "          ex[1] = yi * eta;\n"
-  "          ex[2] = digamma_pos (yi + aux) - L + w - yi * (1 - w) / aux;\n"
+  "          ex[2] = digamma_pos (yi + aux) - digamma_aux - L + w - yi * (1 - w) / aux;\n"
   "          l = -aux * L - yi * (lphi + L);\n"
   "          d = yi - (yi + aux) * w;\n",
   "          /* y in 1..n_cuts + 1; outside it the host's CPU path raises */\n"
@@ -382,6 +383,9 @@ append_pass (GString *s, TildeGpuGlmFamily family)
     "    acc[j] = 0;\n"
     "  double l_sum = 0, d_sum = 0, bad = 0;\n"
     "  double ex_sum[NX > 0 ? NX : 1];\n"
+    "#if NX\n"
+    "  const double digamma_aux = digamma_pos (aux);\n"
+    "#endif\n"
     "  for (int j = 0; j < NX; j++)\n"
     "    ex_sum[j] = 0;\n"
     "  for (int base = grp * WG; base < n; base += n_groups * WG)\n"
@@ -811,15 +815,15 @@ tilde_gpu_glm_finish (TildeGpuGlmFamily family, const double *sums, gint32 N, gi
 }
 
 void
-tilde_gpu_glm_finish_neg_binomial (const double *sums, gint32 N, gint32 K, double digamma_phi,
-                                   gboolean keep_phi, gboolean keep_eta, gboolean keep_both,
+tilde_gpu_glm_finish_neg_binomial (const double *sums, gint32 K, gboolean keep_phi,
+                                   gboolean keep_eta, gboolean keep_both,
                                    double constant, TildeGpuGlmValue *v, double *d_beta)
 {
   const double *ex = sums + 3 + K;
   v->logp = (keep_phi ? ex[0] : 0) + (keep_eta ? ex[1] : 0) + (keep_both ? sums[0] : 0)
     + constant;
   v->d_alpha = sums[1];
-  v->d_sigma = ex[2] - N * digamma_phi;
+  v->d_sigma = ex[2];
   for (gint32 k = 0; k < K; k++)
     d_beta[k] = sums[3 + k];
 }

@@ -20,10 +20,9 @@
  *   neg_binomial_2_log_glm  with the scalar phi (`aux`) and
  *                        L = log (1 + exp (eta) / phi): -phi L - y (log phi + L)
  *                        and its derivative; three more sums follow x^T d:
- *                        sum lchoose (y + phi - 1, y), sum y eta, and
- *                        sum digamma (y + phi) - L + w - y (1 - w) / phi
- *                        with w = exp (eta) / (exp (eta) + phi), the part of
- *                        d/dphi that is not -N digamma (phi)
+ *                        sum lchoose (y + phi - 1, y), sum y eta, and d/dphi,
+ *                        sum digamma (y + phi) - digamma (phi) - L + w -
+ *                        y (1 - w) / phi with w = exp (eta) / (exp (eta) + phi)
  *   ordered_logistic_glm log (F (eta - c[y-1]) - F (eta - c[y])) with the
  *                        logistic F, cut points c (n_cuts of them, passed
  *                        per evaluation; alpha is 0), and its derivative;
@@ -119,8 +118,8 @@ void         tilde_gpu_glm_finish (TildeGpuGlmFamily family, const double *sums,
  * its sums: the keep_ flags say which of the density's terms count (the
  * lchoose term, y eta, the rest, as the CPU density keeps them under
  * propto), `constant` what the GLM adds to them. */
-void         tilde_gpu_glm_finish_neg_binomial (const double *sums, gint32 N, gint32 K,
-                                                double digamma_phi, gboolean keep_phi,
+void         tilde_gpu_glm_finish_neg_binomial (const double *sums, gint32 K,
+                                                gboolean keep_phi,
                                                 gboolean keep_eta, gboolean keep_both,
                                                 double constant, TildeGpuGlmValue *value,
                                                 double *d_beta);

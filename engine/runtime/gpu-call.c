@@ -4,7 +4,6 @@
 #include "runtime/gpu-call.h"
 #include "runtime/gpu-call-private.h"
 #include "gpu/plan.h"
-#include "runtime/math/special.h"
 
 #include <math.h>
 #include <string.h>
@@ -276,8 +275,8 @@ finish_neg_binomial (RtGpuSite *g, const double *sums, gint32 N, gint32 K, doubl
   double constant = 0;
   if (drop && g->glm_constants)
     constant = phi_ad ? g->lgamma_sum : -N * phi * log (phi);
-  tilde_gpu_glm_finish_neg_binomial (sums, N, K, tilde_digamma (phi), !drop || phi_ad,
-                                     !drop || eta_ad, TRUE, constant, v, d_beta);
+  tilde_gpu_glm_finish_neg_binomial (sums, K, !drop || phi_ad, !drop || eta_ad, TRUE, constant,
+                                     v, d_beta);
 }
 
 /* Reported once; the statement stays on the CPU from then on. */
