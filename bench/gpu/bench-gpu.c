@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * Gradient evaluations per second of three GLMs, on the CPU path and with
+ * Gradient evaluations per second of the GLMs, on the CPU path and with
  * the design matrix on the OpenCL device, side by side.
  *
- *   bench-gpu [--big] [--device opencl:P:D]
+ *   bench-gpu [--big] [--device opencl:P:D] [--family NAME]...
  *
  * N = 10^4 and 10^5 (and 10^6 with --big), K = 10 and 100. The data are made
  * in transformed data (deterministic, no data file to read); the same
@@ -30,6 +30,9 @@ static const struct {
   { "normal_id_glm", "y ~ normal_id_glm(X, alpha, beta, sigma);" },
   { "bernoulli_logit_glm", "b ~ bernoulli_logit_glm(X, alpha, beta);" },
   { "poisson_log_glm", "c ~ poisson_log_glm(X, alpha, beta);" },
+  { "neg_binomial_2_log_glm", "c ~ neg_binomial_2_log_glm(X, alpha, beta, sigma);" },
+  { "ordered_logistic_glm", "o ~ ordered_logistic_glm(X, beta, cuts);" },
+  { "categorical_logit_glm", "o ~ categorical_logit_glm(X, calpha, cbeta);" },
 };
 
 static char *
@@ -45,6 +48,7 @@ source_for (const char *statement)
     "  vector[N] y;\n"
     "  array[N] int b;\n"
     "  array[N] int c;\n"
+    "  array[N] int o;\n"
     "  for (k in 1:K)\n"
     "    for (n in 1:N)\n"
     "      X[n, k] = sin(n * 0.7 + k * 1.3);\n"
@@ -54,6 +58,7 @@ source_for (const char *statement)
     "      y[n] = eta[n] + sin(n * 2.1);\n"
     "      b[n] = sin(n * 1.7) < eta[n];\n"
     "      c[n] = n %% 3 + (eta[n] > 0);\n"
+    "      o[n] = 1 + n %% 4;\n"
     "    }\n"
     "  }\n"
     "}\n"
@@ -61,6 +66,9 @@ source_for (const char *statement)
     "  real alpha;\n"
     "  vector[K] beta;\n"
     "  real<lower=0> sigma;\n"
+    "  ordered[3] cuts;\n"
+    "  vector[4] calpha;\n"
+    "  matrix[K, 4] cbeta;\n"
     "}\n"
     "model {\n"
     "  %s\n"
@@ -110,11 +118,14 @@ main (int argc, char **argv)
 {
   gboolean big = FALSE;
   const char *device_text = "opencl";
+  g_autoptr (GPtrArray) only = g_ptr_array_new ();
   for (int i = 1; i < argc; i++)
     if (!strcmp (argv[i], "--big"))
       big = TRUE;
     else if (!strcmp (argv[i], "--device") && i + 1 < argc)
       device_text = argv[++i];
+    else if (!strcmp (argv[i], "--family") && i + 1 < argc)
+      g_ptr_array_add (only, argv[++i]);
   g_autoptr (GError) error = NULL;
   TildeDeviceChoice choice;
   if (!tilde_device_choice_parse (device_text, &choice, &error) || !choice.opencl)
@@ -140,6 +151,9 @@ main (int argc, char **argv)
     for (guint a = 0; a < G_N_ELEMENTS (rows) - !big; a++)
       for (guint b = 0; b < G_N_ELEMENTS (cols); b++)
         {
+          if (only->len && !g_ptr_array_find_with_equal_func (only, families[f].name,
+                                                              g_str_equal, NULL))
+            continue;
           gint32 N = rows[a], K = cols[b];
           g_autofree char *source = source_for (families[f].statement);
           g_autoptr (TildeModel) m = prepare (source, N, K);

@@ -17,6 +17,23 @@
  *   normal_id_glm        (y - eta)^2 and y - eta (sigma is applied after)
  *   bernoulli_logit_glm  log inv_logit ((2y - 1) eta) and its derivative
  *   poisson_log_glm      y eta - exp (eta) and y - exp (eta)
+ *   neg_binomial_2_log_glm  with the scalar phi (`aux`) and
+ *                        L = log (1 + exp (eta) / phi): -phi L - y (log phi + L)
+ *                        and its derivative; three more sums follow x^T d:
+ *                        sum lchoose (y + phi - 1, y), sum y eta, and d/dphi,
+ *                        sum digamma (y + phi) - digamma (phi) - L + w -
+ *                        y (1 - w) / phi with w = exp (eta) / (exp (eta) + phi)
+ *   ordered_logistic_glm log (F (eta - c[y-1]) - F (eta - c[y])) with the
+ *                        logistic F, cut points c (n_cuts of them, passed
+ *                        per evaluation; alpha is 0), and its derivative;
+ *                        after x^T d come the n_cuts partials of c. An
+ *                        outcome outside 1..n_cuts + 1 counts as not finite.
+ *   categorical_logit_glm  with C categories (passed as n_cuts, alpha's C
+ *                        values as the cut points, beta K x C column-major):
+ *                        eta[y] - log_sum_exp (eta) with eta = alpha +
+ *                        x[i,] beta; the sums are l, 0, the flag, then
+ *                        d alpha (C) and d beta (K x C, column-major). An
+ *                        outcome outside 1..C counts as not finite.
  *
  * The kernel reduces in two stages: each work-group sums its rows into
  * one slice of a partials buffer (x^T d from the group's derivatives kept
@@ -34,6 +51,9 @@ typedef enum {
   TILDE_GPU_GLM_NORMAL_ID,
   TILDE_GPU_GLM_BERNOULLI_LOGIT,
   TILDE_GPU_GLM_POISSON_LOG,
+  TILDE_GPU_GLM_NEG_BINOMIAL_2_LOG,
+  TILDE_GPU_GLM_ORDERED_LOGISTIC,
+  TILDE_GPU_GLM_CATEGORICAL_LOGIT,
   TILDE_GPU_GLM_N_FAMILIES
 } TildeGpuGlmFamily;
 
@@ -68,6 +88,15 @@ guint64      tilde_gpu_glm_device_bytes (const TildeGpuGlm *glm);
  * when the device fails. Safe to call from several threads. */
 gboolean     tilde_gpu_glm_sums (TildeGpuGlm *glm, double alpha, const double *beta,
                                  double *sums, GError **error);
+/* The same with the family's scalar (phi) and cut points (the ordinal's;
+ * NULL and 0 for the others), into tilde_gpu_glm_n_sums (n_cuts) sums. */
+gboolean     tilde_gpu_glm_sums_full (TildeGpuGlm *glm, double alpha, const double *beta,
+                                      double aux, const double *cuts, gint32 n_cuts,
+                                      double *sums, GError **error);
+gint32       tilde_gpu_glm_n_sums (const TildeGpuGlm *glm, gint32 n_cuts);
+/* The most categories the categorical's kernel takes (its derivatives
+ * wait in local memory). */
+gint32       tilde_gpu_glm_max_categories (const TildeGpuGlm *glm);
 
 /* The log density and its partials from the sums, as the CPU densities
  * compute them: `keep_const` keeps the terms that depend on neither the
@@ -84,5 +113,15 @@ void         tilde_gpu_glm_finish (TildeGpuGlmFamily family, const double *sums,
                                    gint32 K, double sigma, gboolean keep_const,
                                    gboolean keep_sigma, double lgamma_sum,
                                    TildeGpuGlmValue *value, double *d_beta);
+
+/* neg_binomial_2_log_glm's value and partials (d_sigma is d/dphi) from
+ * its sums: the keep_ flags say which of the density's terms count (the
+ * lchoose term, y eta, the rest, as the CPU density keeps them under
+ * propto), `constant` what the GLM adds to them. */
+void         tilde_gpu_glm_finish_neg_binomial (const double *sums, gint32 K,
+                                                gboolean keep_phi,
+                                                gboolean keep_eta, gboolean keep_both,
+                                                double constant, TildeGpuGlmValue *value,
+                                                double *d_beta);
 
 G_END_DECLS

@@ -90,19 +90,40 @@ linear_predictor (const MirExpr *e, TildeGpuSite *s)
 static gboolean
 match_call (const MirExpr *e, TildeGpuSite *s)
 {
+  /* `scale`: the last argument is sigma or phi */
   static const struct {
     const char       *glm, *plain;
-    gboolean          mass;
+    gboolean          mass, scale;
     guint             n_glm;
     TildeGpuGlmFamily family;
   } forms[] = {
-    { "normal_id_glm", "normal", FALSE, 5, TILDE_GPU_GLM_NORMAL_ID },
-    { "bernoulli_logit_glm", "bernoulli_logit", TRUE, 4, TILDE_GPU_GLM_BERNOULLI_LOGIT },
-    { "poisson_log_glm", "poisson_log", TRUE, 4, TILDE_GPU_GLM_POISSON_LOG },
+    { "normal_id_glm", "normal", FALSE, TRUE, 5, TILDE_GPU_GLM_NORMAL_ID },
+    { "bernoulli_logit_glm", "bernoulli_logit", TRUE, FALSE, 4, TILDE_GPU_GLM_BERNOULLI_LOGIT },
+    { "poisson_log_glm", "poisson_log", TRUE, FALSE, 4, TILDE_GPU_GLM_POISSON_LOG },
+    { "neg_binomial_2_log_glm", "neg_binomial_2_log", TRUE, TRUE, 5,
+      TILDE_GPU_GLM_NEG_BINOMIAL_2_LOG },
   };
+  if (is_density (e, "categorical_logit_glm", TRUE, 4))
+    {
+      s->family = TILDE_GPU_GLM_CATEGORICAL_LOGIT;
+      s->y = arg (e, 0);
+      s->x = arg (e, 1);
+      s->alpha = arg (e, 2);
+      s->beta = arg (e, 3);
+      return TRUE;
+    }
+  if (is_density (e, "ordered_logistic_glm", TRUE, 4))
+    {
+      s->family = TILDE_GPU_GLM_ORDERED_LOGISTIC;
+      s->y = arg (e, 0);
+      s->x = arg (e, 1);
+      s->beta = arg (e, 2);
+      s->cuts = arg (e, 3);
+      return TRUE;
+    }
   for (guint i = 0; i < G_N_ELEMENTS (forms); i++)
     {
-      gboolean normal = forms[i].family == TILDE_GPU_GLM_NORMAL_ID;
+      gboolean scale = forms[i].scale;
       s->family = forms[i].family;
       if (is_density (e, forms[i].glm, forms[i].mass, forms[i].n_glm))
         {
@@ -110,14 +131,14 @@ match_call (const MirExpr *e, TildeGpuSite *s)
           s->x = arg (e, 1);
           s->alpha = arg (e, 2);
           s->beta = arg (e, 3);
-          s->sigma = normal ? arg (e, 4) : NULL;
+          s->sigma = scale ? arg (e, 4) : NULL;
           return TRUE;
         }
-      if (is_density (e, forms[i].plain, forms[i].mass, normal ? 3 : 2)
+      if (is_density (e, forms[i].plain, forms[i].mass, scale ? 3 : 2)
           && linear_predictor (arg (e, 1), s))
         {
           s->y = arg (e, 0);
-          s->sigma = normal ? arg (e, 2) : NULL;
+          s->sigma = scale ? arg (e, 2) : NULL;
           s->written_as_predictor = TRUE;
           return TRUE;
         }
@@ -132,9 +153,14 @@ tilde_gpu_site_match (const MirExpr *e, TildeGpuSite *s)
   if (!match_call (e, s))
     return FALSE;
   s->call = e;
+  /* the categorical's alpha is a vector of C, its beta a K x C matrix */
+  gboolean cat = s->family == TILDE_GPU_GLM_CATEGORICAL_LOGIT;
   return outcome_fits (s->family, s->y) && is_data_var (s->x)
-    && type_is (s->x, TILDE_TYPE_MATRIX) && type_is (s->beta, TILDE_TYPE_VECTOR)
-    && (!s->alpha || scalar (s->alpha)) && (!s->sigma || scalar (s->sigma));
+    && type_is (s->x, TILDE_TYPE_MATRIX)
+    && type_is (s->beta, cat ? TILDE_TYPE_MATRIX : TILDE_TYPE_VECTOR)
+    && (!s->alpha || (cat ? type_is (s->alpha, TILDE_TYPE_VECTOR) : scalar (s->alpha)))
+    && (!s->sigma || scalar (s->sigma))
+    && (!s->cuts || type_is (s->cuts, TILDE_TYPE_VECTOR));
 }
 
 /* ---- the plan ---- */

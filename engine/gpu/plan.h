@@ -5,14 +5,16 @@
  * transformed MIR alone (no device, no data).
  *
  * A statement runs on the device when it is one of the GLMs the kernels
- * cover — normal_id_glm, bernoulli_logit_glm, poisson_log_glm, or the
- * density of a linear predictor that is one (`y ~ normal(X * beta + alpha,
- * sigma)`, `bernoulli_logit`, `poisson_log`) — with a real alpha and sigma,
- * a vector beta, and a design matrix X and outcome y that are data
- * variables, X living on the device. X lives there when it is annotated
- * `@gpu`, or, with --use-opencl, whenever such a statement uses it (the
- * size threshold is applied once the data are known). The outcome goes
- * with its design matrix.
+ * cover — normal_id_glm, bernoulli_logit_glm, poisson_log_glm,
+ * neg_binomial_2_log_glm, ordered_logistic_glm, categorical_logit_glm (with
+ * a vector alpha and a matrix beta), or the density of a linear
+ * predictor that is one (`y ~ normal(X * beta + alpha, sigma)`,
+ * `bernoulli_logit`, `poisson_log`, `neg_binomial_2_log`) — with a real
+ * alpha, sigma and phi, a vector beta and vector cut points, and a design
+ * matrix X and outcome y that are data variables, X living on the device.
+ * X lives there when it is annotated `@gpu`, or, with --use-opencl,
+ * whenever such a statement uses it (the size threshold is applied once
+ * the data are known). The outcome goes with its design matrix.
  */
 #pragma once
 
@@ -31,7 +33,8 @@ typedef struct {
   const MirExpr    *y, *x;     /* data variables */
   const MirExpr    *alpha;     /* NULL: no intercept */
   const MirExpr    *beta;
-  const MirExpr    *sigma;     /* NORMAL_ID only */
+  const MirExpr    *sigma;     /* NORMAL_ID's sigma, NEG_BINOMIAL_2_LOG's phi */
+  const MirExpr    *cuts;      /* ORDERED_LOGISTIC's cut points */
   gboolean          written_as_predictor;  /* normal (X * beta + alpha, sigma) and the like */
 } TildeGpuSite;
 

@@ -14,9 +14,11 @@ typedef struct {
   TildeGpuGlm *glm;
   const double *x_data;      /* the design matrix's host storage, which identifies it */
   StFn         cpu_fn;       /* the statement as compiled for the CPU */
-  const Ex    *alpha, *beta, *sigma;   /* alpha and sigma may be NULL */
+  const Ex    *alpha, *beta, *sigma;   /* alpha and sigma (or phi) may be NULL */
+  const Ex    *cuts;         /* the ordinal's cut points */
   gboolean     drop;         /* an _lupdf/_lupmf call */
-  double       lgamma_sum;   /* poisson: sum lgamma (y + 1) */
+  gboolean     glm_constants;  /* Stan's neg_binomial_2_log_glm (see runtime/dist) */
+  double       lgamma_sum;   /* poisson, negative binomial: sum lgamma (y + 1) */
   gint         failed;       /* the device failed once: the CPU from then on */
   gint         runs;         /* evaluations the kernel made */
 } RtGpuSite;
@@ -95,10 +97,16 @@ outcome_values (const TildeGpuSite *site, const TildeValue *y, double *out, doub
   for (gint32 i = 0; i < y->rows; i++)
     {
       double v = y->kind == TILDE_VALUE_VECTOR ? y->u.d[i] : y->u.iv[i];
+      gboolean counts = site->family == TILDE_GPU_GLM_POISSON_LOG
+        || site->family == TILDE_GPU_GLM_NEG_BINOMIAL_2_LOG;
+      /* the ordinal's and the categorical's upper bound is known at each
+       * evaluation, where the kernel checks it */
       if ((site->family == TILDE_GPU_GLM_BERNOULLI_LOGIT && v != 0 && v != 1)
-          || (site->family == TILDE_GPU_GLM_POISSON_LOG && !(v >= 0)))
+          || (counts && !(v >= 0))
+          || ((site->family == TILDE_GPU_GLM_ORDERED_LOGISTIC
+               || site->family == TILDE_GPU_GLM_CATEGORICAL_LOGIT) && !(v >= 1)))
         return FALSE;
-      if (site->family == TILDE_GPU_GLM_POISSON_LOG)
+      if (counts)
         *lgamma_sum += lgamma (v + 1);
       out[i] = v;
     }
@@ -128,8 +136,9 @@ attach_site (const TildeGpuSite *site, St *s, const TildeValue *globals, TildeGp
   const TildeValue *y = global_value (find_ex (s->e, site->y), globals);
   const Ex *beta = find_ex (s->e, site->beta);
   const Ex *alpha = find_ex (s->e, site->alpha), *sigma = find_ex (s->e, site->sigma);
+  const Ex *cuts = find_ex (s->e, site->cuts);
   if (!x || !y || x->kind != TILDE_VALUE_MATRIX || !beta || (site->alpha && !alpha)
-      || (site->sigma && !sigma))
+      || (site->sigma && !sigma) || (site->cuts && !cuts))
     return NULL;
   /* sizes that do not agree are the CPU path's error to raise */
   if (y->rows != x->rows || (y->kind != TILDE_VALUE_VECTOR && y->kind != TILDE_VALUE_ARRAY))
@@ -162,7 +171,10 @@ attach_site (const TildeGpuSite *site, St *s, const TildeValue *globals, TildeGp
   g->alpha = alpha;
   g->beta = beta;
   g->sigma = sigma;
+  g->cuts = cuts;
   g->drop = is_unnormalised (&site->call->u.call.fun);
+  g->glm_constants = site->family == TILDE_GPU_GLM_NEG_BINOMIAL_2_LOG
+    && !site->written_as_predictor && !site->call->u.call.fun.rewritten;
   g->lgamma_sum = lgamma_sum;
   s->gpu = g;
   s->fn = rt_st_target_gpu;
@@ -240,47 +252,129 @@ scalar_value (const TildeValue *v)
   return v->kind == TILDE_VALUE_REAL || v->kind == TILDE_VALUE_INT;
 }
 
+/* Cut points the CPU density accepts: at least one, increasing, finite
+ * (otherwise it raises its error). */
+static gboolean
+cuts_fit (const double *c, gint32 n)
+{
+  if (n < 1 || !isfinite (c[0]) || !isfinite (c[n - 1]))
+    return FALSE;
+  for (gint32 i = 1; i < n; i++)
+    if (!(c[i] > c[i - 1]))
+      return FALSE;
+  return TRUE;
+}
+
+/* neg_binomial_2_log_glm's value from its sums, keeping what the CPU
+ * density keeps under propto, plus what Stan's GLM adds (runtime/dist). */
+static void
+finish_neg_binomial (RtGpuSite *g, const double *sums, gint32 N, gint32 K, double phi,
+                     gboolean drop, gboolean eta_ad, gboolean phi_ad, TildeGpuGlmValue *v,
+                     double *d_beta)
+{
+  double constant = 0;
+  if (drop && g->glm_constants)
+    constant = phi_ad ? g->lgamma_sum : -N * phi * log (phi);
+  tilde_gpu_glm_finish_neg_binomial (sums, K, !drop || phi_ad, !drop || eta_ad, TRUE, constant,
+                                     v, d_beta);
+}
+
+/* Reported once; the statement stays on the CPU from then on. */
+static gboolean
+device_failed (RtGpuSite *g, const GError *error)
+{
+  if (g_atomic_int_compare_and_exchange (&g->failed, 0, 1))
+    g_warning ("%s at line %d: %s; running it on the CPU from now on",
+               g->site.call->u.call.fun.name, g->site.stmt->span.begin_line, error->message);
+  return FALSE;
+}
+
+/* categorical_logit_glm: alpha a vector of C, beta K x C; sizes that do
+ * not agree are the CPU path's error. */
+static gboolean
+run_categorical (Ev *ev, RtGpuSite *g, TildeValue *out)
+{
+  TildeValue a, b;
+  rt_eval (ev, g->alpha, &a);
+  rt_eval (ev, g->beta, &b);
+  gint32 N = tilde_gpu_glm_rows (g->glm), K = tilde_gpu_glm_cols (g->glm);
+  if (N == 0 || !(a.ad || b.ad) || a.kind != TILDE_VALUE_VECTOR || b.kind != TILDE_VALUE_MATRIX
+      || b.rows != K || b.cols != tilde_value_flat_size (&a) || b.cols < 1
+      || b.cols > tilde_gpu_glm_max_categories (g->glm))
+    return FALSE;
+  gint32 C = b.cols;
+  double *sums = rt_alloc_d (&ev->cx, (gsize) tilde_gpu_glm_n_sums (g->glm, C));
+  g_autoptr (GError) error = NULL;
+  if (!tilde_gpu_glm_sums_full (g->glm, 0, rt_values (&ev->cx, &b), 0, rt_values (&ev->cx, &a),
+                                C, sums, &error))
+    return device_failed (g, error);
+  if (sums[2] != 0 || !isfinite (sums[0]))
+    return FALSE;
+  AdOperand ops[2];
+  guint n = 0;
+  if (a.ad)
+    ops[n++] = rt_operand (&a, sums + 3);
+  if (b.ad)
+    ops[n++] = rt_operand (&b, sums + 3 + C);
+  *out = rt_reduce (&ev->cx, sums[0], n, ops);
+  g_atomic_int_inc (&g->runs);
+  return TRUE;
+}
+
 /* The kernel's value, or FALSE for the CPU path to take over. */
 static gboolean
 run_kernel (Ev *ev, RtGpuSite *g, TildeValue *out)
 {
-  TildeValue a = tilde_value_real (0), b, sg = tilde_value_real (1);
+  if (g->site.family == TILDE_GPU_GLM_CATEGORICAL_LOGIT)
+    return run_categorical (ev, g, out);
+  TildeValue a = tilde_value_real (0), b, sg = tilde_value_real (1), c = tilde_value_real (0);
   if (g->alpha)
     rt_eval (ev, g->alpha, &a);
   rt_eval (ev, g->beta, &b);
   if (g->sigma)
     rt_eval (ev, g->sigma, &sg);
+  if (g->cuts)
+    rt_eval (ev, g->cuts, &c);
   gint32 N = tilde_gpu_glm_rows (g->glm), K = tilde_gpu_glm_cols (g->glm);
-  gboolean any_ad = a.ad || b.ad || sg.ad;
+  gboolean any_ad = a.ad || b.ad || sg.ad || c.ad;
   if (N == 0 || !any_ad || !scalar_value (&a) || !scalar_value (&sg)
       || b.kind != TILDE_VALUE_VECTOR || tilde_value_flat_size (&b) != K)
     return FALSE;
   double alpha = rt_scalar (&ev->cx, &a), sigma = rt_scalar (&ev->cx, &sg);
   if (g->sigma && !(sigma > 0 && isfinite (sigma)))
     return FALSE;
-  const double *beta = rt_values (&ev->cx, &b);
-  double *sums = rt_alloc_d (&ev->cx, (gsize) K + 3);
-  g_autoptr (GError) error = NULL;
-  if (!tilde_gpu_glm_sums (g->glm, alpha, beta, sums, &error))
+  const double *cuts = NULL;
+  gint32 n_cuts = 0;
+  if (g->cuts)
     {
-      if (g_atomic_int_compare_and_exchange (&g->failed, 0, 1))
-        g_warning ("%s at line %d: %s; running it on the CPU from now on",
-                   g->site.call->u.call.fun.name, g->site.stmt->span.begin_line, error->message);
-      return FALSE;
+      if (c.kind != TILDE_VALUE_VECTOR)
+        return FALSE;
+      n_cuts = tilde_value_flat_size (&c);
+      cuts = rt_values (&ev->cx, &c);
+      if (!cuts_fit (cuts, n_cuts))
+        return FALSE;
     }
+  const double *beta = rt_values (&ev->cx, &b);
+  double *sums = rt_alloc_d (&ev->cx, (gsize) tilde_gpu_glm_n_sums (g->glm, n_cuts));
+  g_autoptr (GError) error = NULL;
+  if (!tilde_gpu_glm_sums_full (g->glm, alpha, beta, sigma, cuts, n_cuts, sums, &error))
+    return device_failed (g, error);
   if (sums[2] != 0)
     return FALSE;
   gboolean drop = g->drop && ev->cx.propto;
   double *d_beta = rt_alloc_d (&ev->cx, (gsize) K);
   double *d_scalars = rt_alloc_d (&ev->cx, 2);
   TildeGpuGlmValue v;
-  tilde_gpu_glm_finish (g->site.family, sums, N, K, sigma, !drop, !drop || sg.ad, g->lgamma_sum,
-                        &v, d_beta);
+  if (g->site.family == TILDE_GPU_GLM_NEG_BINOMIAL_2_LOG)
+    finish_neg_binomial (g, sums, N, K, sigma, drop, a.ad || b.ad, sg.ad, &v, d_beta);
+  else
+    tilde_gpu_glm_finish (g->site.family, sums, N, K, sigma, !drop, !drop || sg.ad,
+                          g->lgamma_sum, &v, d_beta);
   if (!isfinite (v.logp))
     return FALSE;
   d_scalars[0] = v.d_alpha;
   d_scalars[1] = v.d_sigma;
-  AdOperand ops[3];
+  AdOperand ops[4];
   guint n = 0;
   if (a.ad)
     ops[n++] = rt_operand (&a, &d_scalars[0]);
@@ -288,6 +382,8 @@ run_kernel (Ev *ev, RtGpuSite *g, TildeValue *out)
     ops[n++] = rt_operand (&b, d_beta);
   if (sg.ad)
     ops[n++] = rt_operand (&sg, &d_scalars[1]);
+  if (c.ad)
+    ops[n++] = rt_operand (&c, sums + tilde_gpu_glm_n_sums (g->glm, 0));
   *out = rt_reduce (&ev->cx, v.logp, n, ops);
   g_atomic_int_inc (&g->runs);
   return TRUE;

@@ -11,6 +11,7 @@
 #include "gpu/glm.h"
 #include "gpu/plan.h"
 #include "mir/mir-transform.h"
+#include "runtime/math/special.h"
 
 static void
 test_list (void)
@@ -188,6 +189,72 @@ test_shared_matrix (void)
   g_assert_cmpfloat (a[2], ==, 0);
 }
 
+/* The negative binomial's device lchoose and digamma, one row at a time:
+ * a row with x = 0 has eta = alpha, and its extra sums are
+ * lchoose (n + phi - 1, n), n eta and digamma (n + phi) - digamma (phi)
+ * - L + w - n (1 - w) / phi. lchoose against values computed to 40 digits
+ * (lgamma (n + phi) - lgamma (phi) - lgamma (n + 1)), digamma against
+ * GSL's psi; small and large phi and n, the digamma's root (1.4616...)
+ * and both sides of its recurrence's 10. */
+static void
+test_neg_binomial_special (void)
+{
+  g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
+  if (!ctx)
+    return;
+  static const double counts[] = { 0, 1, 3, 9, 17, 250, 40000 };
+  static const double phis[] = { 1e-3, 0.05, 0.5, 1.4616321449683623, 3, 9.99, 10, 57.5, 1e4, 1e7 };
+  static const double lchoose[][10] = {
+    { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 },
+    { -6.907755278982137052, -2.995732273553990993, -0.6931471805599453094, 0.3795537188395179689,
+      1.098612288668109691, 2.301584592660462151, 2.302585092994045684,
+      4.051784947803304756, 9.210340371976182736, 16.11809565095831979 },
+    { -8.004868192275512162, -4.020861785462297181, -1.163150809805680863, 0.7303590491633568079,
+      2.302585092994045684, 5.390883860887360021, 5.393627546352361537,
+      10.41502854536464464, 25.83956162170349278, 46.56252778364687936 },
+    { -9.10226276248840886, -5.058925100993275924, -1.684859002208901216, 1.171996457608478179,
+      4.007333185232470919, 10.78512629200049498, 10.79179024787011435,
+      24.26156290344443281, 70.09483484813595584, 132.2610369785423885 },
+    { -9.737588685818587204, -5.661841220611983067, -1.996323497114239485, 1.448867231213623047,
+      5.141663556502659843, 14.94454294280774364, 14.95480083078364349,
+      37.54198910436583721, 123.0843053996174615, 240.5025662161470675 },
+    { -12.42312034165756641, -8.214362130008727451, -3.33359540152249157, 2.671717882335471315,
+      10.36173484608326188, 37.03600790866037211, 37.06908302346215799,
+      143.6436997109188274, 1171.626793744953391, 2895.481793422841684 },
+    { -17.49321699623438289, -13.03568279124522707, -5.870685434472736683, 5.013241945958429486,
+      20.50019728406974827, 82.48555357366298157, 82.56901002873123596,
+      424.3783227004608065, 25013.09919330342422, 260932.1110066521314 },
+  };
+  static const double alphas[] = { -3, 0.5, 4 };
+  const double x = 0, beta = 0;
+  g_autoptr (GError) error = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (counts); i++)
+    {
+      g_autoptr (TildeGpuGlm) glm = tilde_gpu_glm_new (ctx, TILDE_GPU_GLM_NEG_BINOMIAL_2_LOG, &x,
+                                                       &counts[i], 1, 1, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (tilde_gpu_glm_n_sums (glm, 0), ==, 1 + 3 + 3);
+      double n = counts[i];
+      for (guint j = 0; j < G_N_ELEMENTS (phis); j++)
+        for (guint k = 0; k < G_N_ELEMENTS (alphas); k++)
+          {
+            double phi = phis[j], eta = alphas[k], sums[7];
+            g_assert_true (tilde_gpu_glm_sums_full (glm, eta, &beta, phi, NULL, 0, sums, &error));
+            g_assert_no_error (error);
+            double L = tilde_log1p_exp (eta - log (phi)), w = tilde_inv_logit (eta - log (phi));
+            double lc = lchoose[i][j], dg = tilde_digamma (n + phi) - tilde_digamma (phi);
+            double rest = -L + w - n * (1 - w) / phi;
+            g_assert_cmpfloat (fabs (sums[4] - lc), <=, 1e-14 * MAX (1, fabs (lc)));
+            g_assert_cmpfloat (sums[5], ==, n * eta);
+            g_assert_cmpfloat (fabs (sums[6] - (dg + rest)), <=,
+                               1e-13 * MAX (1, fabs (tilde_digamma (n + phi))
+                                               + fabs (tilde_digamma (phi)) + fabs (L)
+                                               + fabs (n * (1 - w) / phi)));
+            g_assert_cmpfloat (sums[2], ==, 0);
+          }
+    }
+}
+
 static const char *glm_model =
   "data {\n"
   "  int N;\n"
@@ -266,6 +333,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/kernel/cache", test_cache);
   g_test_add_func ("/gpu/kernel/out-of-memory", test_out_of_memory);
   g_test_add_func ("/gpu/kernel/shared-matrix", test_shared_matrix);
+  g_test_add_func ("/gpu/kernel/neg-binomial-special", test_neg_binomial_special);
   g_test_add_func ("/gpu/plan/residency", test_residency);
   return g_test_run ();
 }

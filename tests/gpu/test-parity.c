@@ -32,6 +32,20 @@ static const Family families[] = {
   { "poisson_log_glm", "c ~ poisson_log_glm(X, alpha, beta);" },
   { "poisson-lpmf", "target += poisson_log_glm_lpmf(c | X, alpha, beta);" },
   { "poisson-no-intercept", "c ~ poisson_log(X * beta);" },
+  /* 9 */
+  { "neg_binomial_2_log_glm", "c ~ neg_binomial_2_log_glm(X, alpha, beta, sigma);" },
+  { "neg-binomial-phi-data", "c ~ neg_binomial_2_log_glm(X, alpha, beta, s);" },
+  { "neg-binomial-predictor", "c ~ neg_binomial_2_log(X * beta + alpha, sigma);" },
+  { "neg-binomial-lpmf", "target += neg_binomial_2_log_glm_lpmf(c | X, alpha, beta, sigma);" },
+  { "neg-binomial-lupmf", "target += neg_binomial_2_log_glm_lupmf(c | X, alpha, beta, s);" },
+  /* 14 */
+  { "ordered_logistic_glm", "o ~ ordered_logistic_glm(X, beta, cuts);" },
+  { "ordered-cuts-data", "o ~ ordered_logistic_glm(X, beta, dc);" },
+  { "ordered-lpmf", "target += ordered_logistic_glm_lpmf(o | X, beta, cuts);" },
+  /* 17 */
+  { "categorical_logit_glm", "o ~ categorical_logit_glm(X, calpha, cbeta);" },
+  { "categorical-alpha-data", "o ~ categorical_logit_glm(X, dca, cbeta);" },
+  { "categorical-lpmf", "target += categorical_logit_glm_lpmf(o | X, calpha, cbeta);" },
 };
 
 static char *
@@ -45,11 +59,18 @@ model_source (const Family *f)
                           "  array[N] int b;\n"
                           "  array[N] int c;\n"
                           "  real s;\n"
+                          "  int<lower=2> C;\n"
+                          "  array[N] int o;\n"
+                          "  vector[C - 1] dc;\n"
+                          "  vector[C] dca;\n"
                           "}\n"
                           "parameters {\n"
                           "  real alpha;\n"
                           "  vector[K] beta;\n"
                           "  real<lower=0> sigma;\n"
+                          "  ordered[C - 1] cuts;\n"
+                          "  vector[C] calpha;\n"
+                          "  matrix[K, C] cbeta;\n"
                           "}\n"
                           "model {\n"
                           "  %s\n"
@@ -68,9 +89,10 @@ append_real (GString *s, double x)
     g_string_append (s, g_ascii_dtostr (buf, sizeof buf, x));
 }
 
-/* Random data: x standard normal, y about a linear predictor; `poison`
- * (may be NULL) names a value to put at row N / 2: "X" (Inf), "y" (NaN),
- * "b" (2). */
+/* Random data: x standard normal, y about a linear predictor, C = 4
+ * ordered categories; `poison` (may be NULL) names a value to put at row
+ * N / 2: "X" (Inf), "y" (NaN), "b" (2), "c" (-1), "o" (0 or "o5": 5), or
+ * "dc" (cut points out of order). */
 static char *
 data_json (GRand *r, gint32 N, gint32 K, double s, const char *poison)
 {
@@ -94,8 +116,8 @@ data_json (GRand *r, gint32 N, gint32 K, double s, const char *poison)
         }
       g_string_append (j, "]");
     }
-  static const char *const vars[] = { "y", "b", "c" };
-  for (guint v = 0; v < 3; v++)
+  static const char *const vars[] = { "y", "b", "c", "o" };
+  for (guint v = 0; v < 4; v++)
     {
       g_string_append_printf (j, "], \"%s\": [", vars[v]);
       for (gint32 n = 0; n < N; n++)
@@ -107,12 +129,16 @@ data_json (GRand *r, gint32 N, gint32 K, double s, const char *poison)
             append_real (j, bad ? NAN : eta[n] + g_rand_double_range (r, -1, 1));
           else if (v == 1)
             g_string_append_printf (j, "%d", bad ? 2 : g_rand_double (r) < 1 / (1 + exp (-eta[n])));
-          else
-            g_string_append_printf (j, "%d", g_rand_int_range (r, 0, isfinite (eta[n])
+          else if (v == 2)
+            g_string_append_printf (j, "%d", bad ? -1 : g_rand_int_range (r, 0, isfinite (eta[n])
                                                                ? 1 + (int) (3 * exp (eta[n])) : 2));
+          else
+            g_string_append_printf (j, "%d", poison && !strcmp (poison, "o5") && n == N / 2 ? 5
+                                             : bad ? 0 : g_rand_int_range (r, 1, 5));
         }
     }
-  g_string_append (j, "]}");
+  g_string_append_printf (j, "], \"C\": 4, \"dca\": [0.3, -0.2, 0.1, 0.5], \"dc\": [%s]}",
+                          poison && !strcmp (poison, "dc") ? "-1, 0.7, 0.2" : "-1, 0.2, 1.5");
   g_free (eta);
   return g_string_free (j, FALSE);
 }
@@ -278,6 +304,18 @@ test_domain_errors (void)
      * value is the CPU's -inf or its limit */
     { 4, "X", 1, 1, FALSE },
     { 6, "X", 1, 1, FALSE },
+    { 9, "X", 1, 1, TRUE },        /* the negative binomial's log location is not finite */
+    { 10, NULL, -1, 1, TRUE },     /* phi negative, NaN, infinite */
+    { 10, NULL, NAN, 1, TRUE },
+    { 13, NULL, INFINITY, 1, TRUE },
+    { 9, "c", 1, 0, TRUE },        /* a negative count: not put on the device */
+    { 14, "X", 1, 1, TRUE },       /* the ordinal's location is not finite */
+    { 14, "o", 1, 0, TRUE },       /* a category of 0: not put on the device */
+    { 14, "o5", 1, 1, TRUE },      /* a category above the cut points' size + 1 */
+    { 15, "dc", 1, 1, TRUE },      /* cut points out of order */
+    { 17, "X", 1, 1, TRUE },       /* the categorical's logits are not finite */
+    { 17, "o", 1, 0, TRUE },       /* a category of 0: not put on the device */
+    { 18, "o5", 1, 1, TRUE },      /* a category above C */
   };
   g_autoptr (GRand) r = g_rand_new_with_seed (7);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
