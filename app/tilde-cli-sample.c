@@ -347,16 +347,17 @@ print_warnings (TildeSampleRun *run, const TildeSampleOptions *o, const Reporter
   if (tilde_sample_run_is_fixed_param (run))
     return;
   if (transitions && divergences > 0)
-    g_printerr (_("Warning: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " (%.1f%%) transitions "
-                  "ended with a divergence.\n"), divergences, draws,
+    g_printerr (_("Warning: %llu of %llu (%.1f%%) transitions ended with a divergence.\n"),
+                (unsigned long long) divergences, (unsigned long long) draws,
                 draws ? 100.0 * divergences / draws : 0.0);
   if (transitions && depth_hits > 0)
-    g_printerr (_("Warning: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " (%.1f%%) transitions "
-                  "hit the maximum treedepth limit of %u.\n"), depth_hits, draws,
+    g_printerr (_("Warning: %llu of %llu (%.1f%%) transitions hit the maximum treedepth limit "
+                  "of %u.\n"),
+                (unsigned long long) depth_hits, (unsigned long long) draws,
                 draws ? 100.0 * depth_hits / draws : 0.0, o->max_depth);
   if (rejections > 0)
-    g_printerr (_("%" G_GUINT64_FORMAT " proposals were rejected because the model raised an "
-                  "error (warm-up included).\n"), rejections);
+    g_printerr (_("%llu proposals were rejected because the model raised an error "
+                  "(warm-up included).\n"), (unsigned long long) rejections);
 }
 
 /* The table `tilde summary` prints for the files just written, with its
