@@ -33,6 +33,7 @@ struct _TildeTracePlot
   /* The picture of the last frame, kept while nothing it shows changed
    * (the read-out is drawn over it): what it was drawn from. */
   cairo_surface_t  *picture;
+  GdkTexture       *texture;
   guint             generation;
   guint             picture_generation;
   guint64           picture_stamp;
@@ -382,11 +383,8 @@ snapshot_hover (TildeTracePlot *self, GtkSnapshot *snapshot, const TildePlotStyl
   gtk_snapshot_restore (snapshot);
 }
 
-/* The plot drawn into an image at the device's scale. Handed to GTK as
- * a cairo node that paints the image, GTK's renderers only copy pixels,
- * where a node holding the drawing itself would replay every operation
- * (and GTK 4.8's cairo renderer converts a texture node pixel by pixel);
- * a frame where only the read-out moved reuses the image. */
+/* The plot drawn into an image at the device's scale, handed to GTK as
+ * a texture (below); a frame where only the read-out moved reuses it. */
 static cairo_surface_t *
 draw_picture (TildeTracePlot *self, int width, int height, int scale, const TildePlotStyle *style)
 {
@@ -408,6 +406,27 @@ draw_picture (TildeTracePlot *self, int width, int height, int scale, const Tild
   return surface;
 }
 
+/* The picture as a texture that shares its pixels: GTK's GL renderer
+ * uploads a texture once and keeps it while the texture lives, where a
+ * cairo node is drawn into a fresh image, copied and uploaded again
+ * every frame. The surface is never drawn on again once wrapped. */
+static GdkTexture *
+texture_of (cairo_surface_t *picture)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  int stride = cairo_image_surface_get_stride (picture);
+  int height = cairo_image_surface_get_height (picture);
+
+  cairo_surface_flush (picture);
+  bytes = g_bytes_new_with_free_func (cairo_image_surface_get_data (picture),
+                                      (gsize) stride * height,
+                                      (GDestroyNotify) cairo_surface_destroy,
+                                      cairo_surface_reference (picture));
+  /* Cairo's ARGB32, premultiplied in native order: GDK_MEMORY_DEFAULT. */
+  return gdk_memory_texture_new (cairo_image_surface_get_width (picture), height,
+                                 GDK_MEMORY_DEFAULT, bytes, stride);
+}
+
 static void
 tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
@@ -416,7 +435,6 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   int scale = gtk_widget_get_scale_factor (widget);
   guint64 stamp = self->draws ? tilde_draws_get_stamp (self->draws) : 0;
   TildePlotStyle style;
-  cairo_t *cr;
 
   if (width <= 0 || height <= 0)
     return;
@@ -427,6 +445,7 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       || self->picture_height != height || self->picture_scale != scale)
     {
       g_clear_pointer (&self->picture, cairo_surface_destroy);
+      g_clear_object (&self->texture);
       self->picture = draw_picture (self, width, height, scale, &style);
       self->picture_generation = self->generation;
       self->picture_stamp = stamp;
@@ -437,10 +456,10 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
     }
   if (self->picture != NULL)
     {
-      cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
-      cairo_set_source_surface (cr, self->picture, 0, 0);
-      cairo_paint (cr);
-      cairo_destroy (cr);
+      if (self->texture == NULL)
+        self->texture = texture_of (self->picture);
+      gtk_snapshot_append_texture (snapshot, self->texture,
+                                   &GRAPHENE_RECT_INIT (0, 0, width, height));
     }
   /* The read-out follows the data under a still pointer. */
   update_hover (self);
@@ -755,6 +774,7 @@ tilde_trace_plot_finalize (GObject *object)
   TildeTracePlot *self = TILDE_TRACE_PLOT (object);
 
   _tilde_plot_painter_free (self->painter);
+  g_clear_object (&self->texture);
   g_clear_pointer (&self->picture, cairo_surface_destroy);
   g_array_unref (self->layout.rows);
   _tilde_plot_hit_clear (&self->hit);
