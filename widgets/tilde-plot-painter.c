@@ -27,7 +27,9 @@ typedef struct
 
 typedef struct
 {
-  GArray  *values;   /* the chain's column, copied as draws arrive */
+  /* The chain's column, copied as draws arrive, with the extremes of
+   * its blocks that make a trace cost its width. */
+  TildeEnvelope *trace;
   Range    trace_range;
   Range    statistics_range;
 
@@ -73,6 +75,7 @@ struct _TildePlotPainter
   GPtrArray    *rows;
   guint         n_chains;
   GArray       *scratch;   /* TildeColumn */
+  GArray       *copied;    /* double: draws on their way to the envelopes */
   /* Full bandwidth computations left to this frame. */
   int           bandwidth_budget;
 
@@ -85,7 +88,7 @@ struct _TildePlotPainter
 static void
 series_clear (Series *series)
 {
-  g_clear_pointer (&series->values, g_array_unref);
+  g_clear_pointer (&series->trace, tilde_envelope_free);
   g_clear_pointer (&series->acf, g_free);
 }
 
@@ -109,6 +112,7 @@ _tilde_plot_painter_new (void)
 
   painter->rows = g_ptr_array_new_with_free_func (row_free);
   painter->scratch = g_array_new (FALSE, FALSE, sizeof (TildeColumn));
+  painter->copied = g_array_new (FALSE, FALSE, sizeof (double));
   _tilde_plot_labels_init (&painter->labels);
   return painter;
 }
@@ -118,6 +122,7 @@ _tilde_plot_painter_free (TildePlotPainter *painter)
 {
   g_ptr_array_unref (painter->rows);
   g_array_unref (painter->scratch);
+  g_array_unref (painter->copied);
   _tilde_plot_labels_clear (&painter->labels);
   g_strfreev (painter->names);
   g_clear_object (&painter->draws);
@@ -145,7 +150,7 @@ rebuild_rows (TildePlotPainter *painter)
       row->n_chains = painter->n_chains;
       row->series = g_new0 (Series, painter->n_chains);
       for (guint c = 0; c < painter->n_chains; c++)
-        row->series[c].values = g_array_new (FALSE, FALSE, sizeof (double));
+        row->series[c].trace = tilde_envelope_new ();
       g_ptr_array_add (painter->rows, row);
     }
 }
@@ -181,16 +186,31 @@ _tilde_plot_painter_sync (TildePlotPainter *painter)
 
       for (guint c = 0; c < row->n_chains; c++)
         {
-          GArray *values = row->series[c].values;
-          guint have = values->len, now = tilde_draws_get_n_draws (painter->draws, c);
+          gsize have;
+          guint now = tilde_draws_get_n_draws (painter->draws, c);
 
+          tilde_envelope_get_values (row->series[c].trace, &have);
           if (now <= have)
             continue;
-          g_array_set_size (values, now);
-          tilde_draws_copy_column (painter->draws, c, row->column, have, now - have,
-                                   &g_array_index (values, double, have));
+          g_array_set_size (painter->copied, now - have);
+          tilde_draws_copy_column (painter->draws, c, row->column, (guint) have, now - (guint) have,
+                                   (double *) (void *) painter->copied->data);
+          tilde_envelope_append (row->series[c].trace, (const double *) (void *) painter->copied->data,
+                                 now - have);
         }
     }
+}
+
+/* A chain's copy of the column, and its length. */
+static const double *
+series_values (const Series *series, guint *n)
+{
+  gsize length;
+  const double *x = tilde_envelope_get_values (series->trace, &length);
+
+  if (n != NULL)
+    *n = (guint) length;
+  return x;
 }
 
 /* The draws statistics are taken from: after warmup, or the warmup
@@ -245,9 +265,8 @@ iteration_window (TildePlotPainter *painter, const TildePlotOptions *options, do
 /* ---- statistics, kept until their draws change ---- */
 
 static gboolean
-range_of (Range *range, GArray *values, guint from, guint to, double *min, double *max)
+range_of (Range *range, const double *x, guint from, guint to, double *min, double *max)
 {
-  const double *x = (const double *) (void *) values->data;
   double lo, hi;
 
   if (!range->valid || range->from != from || to < range->to)
@@ -283,7 +302,7 @@ ensure_density (TildePlotPainter *painter, Series *series, guint chain)
   series->kde_from = from;
   series->kde_to = to;
   series->kde_peak = 0;
-  x = &g_array_index (series->values, double, from);
+  x = series_values (series, NULL) + from;
   /* While draws stream in, the spread barely moves between frames: the
    * bandwidth is computed in full (two selections) once the draws have
    * grown by 2 %, and in between only follows n^(-1/5). Chains grow
@@ -300,7 +319,7 @@ ensure_density (TildePlotPainter *painter, Series *series, guint chain)
       series->bandwidth_n = to - from;
     }
   h = series->bandwidth * pow ((double) (to - from) / series->bandwidth_n, -0.2);
-  if (!(h > 0) || !range_of (&series->statistics_range, series->values, from, to, &lo, &hi))
+  if (!(h > 0) || !range_of (&series->statistics_range, series_values (series, NULL), from, to, &lo, &hi))
     return;
 
   /* Bins add up, so new draws only add to them, as long as the grid holds
@@ -318,7 +337,7 @@ ensure_density (TildePlotPainter *painter, Series *series, guint chain)
       series->grid_finite = 0;
       memset (series->bins, 0, sizeof series->bins);
     }
-  series->grid_finite += tilde_kde_bin (&g_array_index (series->values, double, series->grid_to),
+  series->grid_finite += tilde_kde_bin (series_values (series, NULL) + series->grid_to,
                                         to - series->grid_to, series->grid_lo, series->grid_hi,
                                         KDE_POINTS, series->bins);
   series->grid_to = to;
@@ -346,7 +365,7 @@ ensure_autocorrelation (TildePlotPainter *painter, Series *series, guint chain, 
       series->acf_to = to;
       series->acf_lags = lags;
       series->acf = g_renew (double, series->acf, lags + 1);
-      series->acf_valid = tilde_autocorrelation (&g_array_index (series->values, double, from),
+      series->acf_valid = tilde_autocorrelation (series_values (series, NULL) + from,
                                                  to - from, lags, series->acf);
       /* A constant chain has none; remember that too. */
       if (!series->acf_valid)
@@ -387,7 +406,7 @@ ensure_ranks (TildePlotPainter *painter, Row *row)
       guint from, to;
 
       statistics_draws (painter, c, &from, &to);
-      memcpy (pooled + offset, &g_array_index (row->series[c].values, double, from),
+      memcpy (pooled + offset, series_values (&row->series[c], NULL) + from,
               (to - from) * sizeof (double));
       offset += to - from;
     }
@@ -496,22 +515,22 @@ trace_axes (TildePlotPainter *painter, Row *row, const TildePlotOptions *options
 
   for (guint c = 0; c < row->n_chains; c++)
     {
-      GArray *values = row->series[c].values;
+      guint n;
+      const double *values = series_values (&row->series[c], &n);
       guint shown = first_shown (painter, options, c);
       double from = MAX (MAX (floor (start), 0), shown);
-      double to = MIN (ceil (end) + 1, values->len);
-      double a, b;
+      double to = MIN (ceil (end) + 1, n);
+      double a = 0, b = 0;
       gboolean found;
 
       if (!(to > from))
         continue;
-      /* Every draw shown, as while a run streams: extremes kept up to date
-       * instead of searched for. */
-      if (from == shown && to == values->len)
-        found = range_of (&row->series[c].trace_range, values, shown, values->len, &a, &b);
+      /* Every draw shown, as while a run streams: extremes kept up to date;
+       * a zoomed window's from the envelope's blocks. */
+      if (from == shown && to == n)
+        found = range_of (&row->series[c].trace_range, values, shown, n, &a, &b);
       else
-        found = tilde_plot_finite_range (&g_array_index (values, double, (guint) from),
-                                         (gsize) (to - from), &a, &b);
+        found = tilde_envelope_extremes (row->series[c].trace, (gsize) from, (gsize) to, &a, &b) > 0;
       if (found)
         {
           lo = MIN (lo, a);
@@ -529,18 +548,21 @@ trace_axes (TildePlotPainter *painter, Row *row, const TildePlotOptions *options
 }
 
 /* One chain's line: when draws outnumber pixels, one bar per pixel
- * column from the column's smallest to its largest draw, stretched to
+ * column from the column's smallest to its largest draw (the envelope's
+ * decimation: the cost of the width, not of the draws), stretched to
  * reach the previous column's last draw so that the line stays joined
  * (into `raster` when there is one, else as rectangles); the draws
  * themselves, stroked, when zoomed in. A stroke of the bars' zigzag
  * would make a polygon crossing every scanline thousands of times. */
 static void
 trace_line (TildePlotPainter *painter, cairo_t *cr, TildePlotRaster *raster,
-            const TildePlotRowLayout *r, const double *y, guint from, guint n, guint32 pixel)
+            const TildePlotRowLayout *r, const TildeEnvelope *trace, guint from, guint32 pixel)
 {
   double span = r->x_hi - r->x_lo, scale = raster ? raster->scale : 1;
   guint n_columns = (guint) MAX (ceil (r->main.size.width * scale), 1);
   gboolean started = FALSE;
+  gsize n;
+  const double *y = tilde_envelope_get_values (trace, &n);
 
   if (span > n_columns / (2.0 * scale))
     {
@@ -549,13 +571,8 @@ trace_line (TildePlotPainter *painter, cairo_t *cr, TildePlotRaster *raster,
 
       g_array_set_size (painter->scratch, n_columns);
       columns = (TildeColumn *) (void *) painter->scratch->data;
-      /* Draws before `from` (hidden warmup) stay out; the columns are
-       * the same as for the whole series. */
-      if (from < n)
-        tilde_decimate_min_max (y + from, n - from, r->x_lo - from, r->x_hi - from, n_columns,
-                                columns);
-      else
-        memset (columns, 0, n_columns * sizeof *columns);
+      /* Draws before `from` (hidden warmup) stay out. */
+      tilde_envelope_decimate (trace, from, r->x_lo, r->x_hi, n_columns, columns);
       for (guint c = 0; c < n_columns; c++)
         {
           double lo, hi, top, bottom;
@@ -644,13 +661,11 @@ draw_chain_lines (TildePlotPainter *painter, Row *row, cairo_t *cr, const TildeP
                && _tilde_plot_raster_begin (&raster, cr, &r->main, style->scale);
   for (guint c = 0; c < row->n_chains; c++)
     {
-      GArray *values = row->series[c].values;
       const GdkRGBA *colour = _tilde_plot_chain_colour (style, c);
 
       _tilde_plot_set_source (cr, colour, 1);
-      trace_line (painter, cr, has_raster ? &raster : NULL, r,
-                  (const double *) (void *) values->data, first_shown (painter, options, c),
-                  values->len, _tilde_plot_pixel_of (colour, 1));
+      trace_line (painter, cr, has_raster ? &raster : NULL, r, row->series[c].trace,
+                  first_shown (painter, options, c), _tilde_plot_pixel_of (colour, 1));
     }
   if (has_raster)
     _tilde_plot_raster_end (&raster, cr, &r->main);
@@ -935,8 +950,8 @@ draw_pairs (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text,
                && _tilde_plot_raster_begin (&raster, cr, &r->main, style->scale);
   for (guint c = 0; c < painter->n_chains; c++)
     {
-      const double *x = (const double *) (void *) x_row->series[c].values->data;
-      const double *y = (const double *) (void *) y_row->series[c].values->data;
+      const double *x = series_values (&x_row->series[c], NULL);
+      const double *y = series_values (&y_row->series[c], NULL);
       guint32 pixel = _tilde_plot_pixel_of (_tilde_plot_chain_colour (style, c), 0.55);
       double x0 = floor (r->main.origin.x), y0 = floor (r->main.origin.y);
       guint from, to;
@@ -977,8 +992,8 @@ draw_pairs (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text,
   /* Divergent draws on top, ringed so they stand out of a dense cloud. */
   for (guint c = 0; c < painter->n_chains; c++)
     {
-      const double *x = (const double *) (void *) x_row->series[c].values->data;
-      const double *y = (const double *) (void *) y_row->series[c].values->data;
+      const double *x = series_values (&x_row->series[c], NULL);
+      const double *y = series_values (&y_row->series[c], NULL);
       guint n, from, to;
       const guint *divergent = tilde_draws_get_divergent (painter->draws, c, &n);
 
@@ -1037,7 +1052,7 @@ pairs_axes (TildePlotPainter *painter, guint row_index, double length, TildePlot
 
       statistics_draws (painter, c, &from, &to);
       if (to > from
-          && tilde_plot_finite_range (&g_array_index (row->series[c].values, double, from),
+          && tilde_plot_finite_range (series_values (&row->series[c], NULL) + from,
                                       to - from, &a, &b))
         {
           lo = MIN (lo, a);
@@ -1313,12 +1328,13 @@ hit_trace (TildePlotPainter *painter, Row *row, const TildePlotRowLayout *r,
 
   for (guint c = 0; c < row->n_chains; c++)
     {
-      GArray *values = row->series[c].values;
+      guint n;
+      const double *values = series_values (&row->series[c], &n);
       double v, distance;
 
-      if (draw < first_shown (painter, options, c) || draw < 0 || draw >= values->len)
+      if (draw < first_shown (painter, options, c) || draw < 0 || draw >= n)
         continue;
-      v = g_array_index (values, double, draw);
+      v = values[draw];
       if (!isfinite (v))
         continue;
       distance = fabs (_tilde_plot_map_y (r, v) - y);
@@ -1333,7 +1349,7 @@ hit_trace (TildePlotPainter *painter, Row *row, const TildePlotRowLayout *r,
   if (best == G_MAXDOUBLE)
     return;
   hit->found = TRUE;
-  value = format_value (g_array_index (row->series[hit->chain].values, double, draw));
+  value = format_value (series_values (&row->series[hit->chain], NULL)[draw]);
   name = g_markup_escape_text (row->label, -1);
   if (tilde_draws_is_warmup (painter->draws, hit->chain, (guint) draw))
     /* Translators: a read-out: the value, then "Chain 2, warmup iteration 130" */
@@ -1445,8 +1461,8 @@ hit_pairs (TildePlotPainter *painter, const TildePlotRowLayout *r, double x, dou
 
   for (guint c = 0; c < painter->n_chains; c++)
     {
-      const double *xs = (const double *) (void *) x_row->series[c].values->data;
-      const double *ys = (const double *) (void *) y_row->series[c].values->data;
+      const double *xs = series_values (&x_row->series[c], NULL);
+      const double *ys = series_values (&y_row->series[c], NULL);
       guint from, to;
 
       statistics_draws (painter, c, &from, &to);
@@ -1466,13 +1482,13 @@ hit_pairs (TildePlotPainter *painter, const TildePlotRowLayout *r, double x, dou
   if (!hit->found)
     return;
   hit->x = _tilde_plot_map_x (r,
-                              g_array_index (x_row->series[hit->chain].values, double, best_draw));
+                              series_values (&x_row->series[hit->chain], NULL)[best_draw]);
   hit->y = _tilde_plot_map_y (r,
-                              g_array_index (y_row->series[hit->chain].values, double, best_draw));
+                              series_values (&y_row->series[hit->chain], NULL)[best_draw]);
   x_name = g_markup_escape_text (x_row->label, -1);
   y_name = g_markup_escape_text (y_row->label, -1);
-  x_value = format_value (g_array_index (x_row->series[hit->chain].values, double, best_draw));
-  y_value = format_value (g_array_index (y_row->series[hit->chain].values, double, best_draw));
+  x_value = format_value (series_values (&x_row->series[hit->chain], NULL)[best_draw]);
+  y_value = format_value (series_values (&y_row->series[hit->chain], NULL)[best_draw]);
   if (is_divergent (painter, hit->chain, best_draw))
     where = g_strdup_printf (_("Chain %d, iteration %u, divergent"), hit->chain + 1, best_draw);
   else
