@@ -15,6 +15,8 @@
 #define ROW_GAP 20.0
 #define DIVERGENT_STRIP 9.0
 #define SIDE_GAP 10.0
+/* Densities refitted a frame while draws stream in, in turn. */
+#define DENSITY_REFITS 4
 
 /* The finite extremes of values [from, to), extended as draws arrive. */
 typedef struct
@@ -49,6 +51,7 @@ typedef struct
   guint    bandwidth_from, bandwidth_n;
   double   kde_lo, kde_hi, kde_peak;
   double   density[KDE_POINTS];
+  guint64  kde_serial;   /* the painter's count of fits when this one was made */
 
   gboolean acf_valid;
   guint    acf_from, acf_to, acf_lags;
@@ -57,10 +60,24 @@ typedef struct
   guint    ranks[RANK_BINS];
 } Series;
 
+/* A row's densities as last stroked, kept while no density, the side
+ * panel, the value axis or the colours changed: stroking a few hundred
+ * points of a curve costs cairo far more than copying the pixels. */
+typedef struct
+{
+  cairo_surface_t *surface;
+  guint64          serial;     /* the newest of the row's fits drawn in it */
+  double           x, y;       /* where it goes: whole units */
+  graphene_rect_t  side;
+  double           y_lo, y_hi, scale;
+  GdkRGBA          chains[TILDE_PLOT_N_COLOURS];
+} DensityPicture;
+
 typedef struct
 {
   guint    column;
   char    *label;
+  DensityPicture densities;
   guint    n_chains;
   Series  *series;   /* one per chain */
   gboolean ranks_valid;
@@ -78,6 +95,14 @@ struct _TildePlotPainter
   GArray       *copied;    /* double: draws on their way to the envelopes */
   /* Full bandwidth computations left to this frame. */
   int           bandwidth_budget;
+  /* While live, a density already drawn is refitted only in its turn
+   * (refresh_densities), from the series after `density_cursor`;
+   * `unsettled` says a frame showed one older than its draws. */
+  gboolean      live;
+  gboolean      refitting;
+  gboolean      unsettled;
+  guint         density_cursor;
+  guint64       fits;
 
   TildePlotLabels labels;
 };
@@ -102,6 +127,7 @@ row_free (gpointer data)
     series_clear (&row->series[c]);
   g_free (row->series);
   g_free (row->label);
+  g_clear_pointer (&row->densities.surface, cairo_surface_destroy);
   g_free (row);
 }
 
@@ -169,6 +195,12 @@ _tilde_plot_painter_set_columns (TildePlotPainter *painter, const char *const *n
   g_strfreev (painter->names);
   painter->names = g_strdupv ((char **) names);
   rebuild_rows (painter);
+}
+
+gboolean
+_tilde_plot_painter_is_settled (TildePlotPainter *painter)
+{
+  return !painter->unsettled;
 }
 
 guint
@@ -298,7 +330,13 @@ ensure_density (TildePlotPainter *painter, Series *series, guint chain)
   statistics_draws (painter, chain, &from, &to);
   if (series->kde_valid && series->kde_from == from && series->kde_to == to)
     return;
+  if (series->kde_valid && painter->live && !painter->refitting)
+    {
+      painter->unsettled = TRUE;
+      return;
+    }
   series->kde_valid = TRUE;
+  series->kde_serial = ++painter->fits;
   series->kde_from = from;
   series->kde_to = to;
   series->kde_peak = 0;
@@ -347,6 +385,36 @@ ensure_density (TildePlotPainter *painter, Series *series, guint chain)
                     KDE_POINTS, series->density);
   for (guint i = 0; i < KDE_POINTS; i++)
     series->kde_peak = MAX (series->kde_peak, series->density[i]);
+}
+
+/* Refits, a frame, the next DENSITY_REFITS densities whose draws grew,
+ * going round the rows and chains: chains grow together, and refitting
+ * them all in one frame would make that frame late. A density never fitted
+ * is fitted when drawn. */
+static void
+refresh_densities (TildePlotPainter *painter)
+{
+  guint total = painter->rows->len * painter->n_chains, budget = DENSITY_REFITS;
+
+  if (!painter->live || total == 0)
+    return;
+  painter->refitting = TRUE;
+  for (guint k = 0; k < total && budget > 0; k++)
+    {
+      guint index = (painter->density_cursor + k) % total;
+      guint chain = index % painter->n_chains;
+      Row *row = g_ptr_array_index (painter->rows, index / painter->n_chains);
+      Series *series = &row->series[chain];
+      guint from, to;
+
+      statistics_draws (painter, chain, &from, &to);
+      if (!series->kde_valid || (series->kde_from == from && series->kde_to == to))
+        continue;
+      ensure_density (painter, series, chain);
+      budget--;
+      painter->density_cursor = (index + 1) % total;
+    }
+  painter->refitting = FALSE;
 }
 
 static gboolean
@@ -734,18 +802,9 @@ density_path (cairo_t *cr, const Series *series, const TildePlotRowLayout *r, do
 }
 
 static void
-draw_densities (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *text,
-                const TildePlotRowLayout *r, const TildePlotStyle *style, double label_y)
+stroke_densities (cairo_t *cr, Row *row, const TildePlotRowLayout *r, const TildePlotStyle *style,
+                  double peak)
 {
-  double peak = 0;
-
-  for (guint c = 0; c < row->n_chains; c++)
-    {
-      ensure_density (painter, &row->series[c], c);
-      peak = MAX (peak, row->series[c].kde_peak);
-    }
-  if (!(peak > 0))
-    return;
   cairo_save (cr);
   _tilde_plot_clip_to (cr, &r->side);
   cairo_set_line_width (cr, 1.5);
@@ -761,6 +820,74 @@ draw_densities (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText 
       cairo_stroke (cr);
     }
   cairo_restore (cr);
+}
+
+static gboolean
+density_picture_is_current (const DensityPicture *picture, guint64 serial,
+                            const TildePlotRowLayout *r, const TildePlotStyle *style)
+{
+  return picture->surface != NULL && picture->serial == serial
+         && graphene_rect_equal (&picture->side, &r->side) && picture->y_lo == r->y_lo
+         && picture->y_hi == r->y_hi && picture->scale == style->scale
+         && memcmp (picture->chains, style->chains, sizeof picture->chains) == 0;
+}
+
+/* The row's densities into its picture, at the target's scale. */
+static void
+draw_density_picture (DensityPicture *picture, guint64 serial, Row *row,
+                      const TildePlotRowLayout *r, const TildePlotStyle *style, double peak)
+{
+  double scale = MAX (style->scale, 1);
+  int width, height;
+  cairo_t *cr;
+
+  g_clear_pointer (&picture->surface, cairo_surface_destroy);
+  picture->x = floor (r->side.origin.x);
+  picture->y = floor (r->side.origin.y);
+  width = (int) ceil ((r->side.origin.x + r->side.size.width - picture->x) * scale);
+  height = (int) ceil ((r->side.origin.y + r->side.size.height - picture->y) * scale);
+  picture->surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, MAX (width, 1),
+                                                 MAX (height, 1));
+  cairo_surface_set_device_scale (picture->surface, scale, scale);
+  cr = cairo_create (picture->surface);
+  cairo_translate (cr, -picture->x, -picture->y);
+  stroke_densities (cr, row, r, style, peak);
+  cairo_destroy (cr);
+  picture->serial = serial;
+  picture->side = r->side;
+  picture->y_lo = r->y_lo;
+  picture->y_hi = r->y_hi;
+  picture->scale = style->scale;
+  memcpy (picture->chains, style->chains, sizeof picture->chains);
+}
+
+static void
+draw_densities (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *text,
+                const TildePlotRowLayout *r, const TildePlotStyle *style, double label_y)
+{
+  double peak = 0;
+  guint64 serial = 0;
+
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      ensure_density (painter, &row->series[c], c);
+      peak = MAX (peak, row->series[c].kde_peak);
+      serial = MAX (serial, row->series[c].kde_serial);
+    }
+  if (!(peak > 0))
+    return;
+  /* Vector files get the curves themselves. */
+  if (_tilde_plot_wants_vectors (cr))
+    stroke_densities (cr, row, r, style, peak);
+  else
+    {
+      DensityPicture *picture = &row->densities;
+
+      if (!density_picture_is_current (picture, serial, r, style))
+        draw_density_picture (picture, serial, row, r, style, peak);
+      cairo_set_source_surface (cr, picture->surface, picture->x, picture->y);
+      cairo_paint (cr);
+    }
   _tilde_plot_show_text (cr, text, text->small, _("Density"),
                          r->side.origin.x + r->side.size.width / 2, label_y, 0.5, 0,
                          &style->foreground, 0.5);
@@ -1157,6 +1284,8 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
     }
   _tilde_plot_text_init (&text, &painter->labels, layout_text, style);
   painter->bandwidth_budget = 2;
+  painter->live = options->live;
+  painter->unsettled = FALSE;
   if (painter->draws != NULL)
     _tilde_plot_painter_sync (painter);
 
@@ -1192,6 +1321,8 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
   row_height = (height - header - MARGIN + ROW_GAP) / n_rows;
   iteration_window (painter, options, &start, &end);
   axes = g_new0 (TildePlotAxes, n_rows);
+  if (trace)
+    refresh_densities (painter);
 
   left = 0;
   for (guint i = 0; i < n_rows; i++)

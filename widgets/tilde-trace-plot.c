@@ -35,6 +35,7 @@ struct _TildeTracePlot
   cairo_surface_t  *picture;
   GdkTexture       *texture;
   guint             generation;
+  guint             catch_up_id;   /* a tick that redraws what a frame left behind */
   guint             picture_generation;
   guint64           picture_stamp;
   int               picture_width, picture_height, picture_scale;
@@ -406,6 +407,16 @@ draw_picture (TildeTracePlot *self, int width, int height, int scale, const Tild
   return surface;
 }
 
+static gboolean
+catch_up_cb (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  TildeTracePlot *self = TILDE_TRACE_PLOT (widget);
+
+  self->catch_up_id = 0;
+  invalidate (self, FALSE);
+  return G_SOURCE_REMOVE;
+}
+
 /* The picture as a texture that shares its pixels: GTK's GL renderer
  * uploads a texture once and keeps it while the texture lives, where a
  * cairo node is drawn into a fresh image, copied and uploaded again
@@ -453,6 +464,10 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       self->picture_height = height;
       self->picture_scale = scale;
       self->drawn_stamp = stamp;
+      /* Densities left behind while the draws streamed catch up in the
+       * next frames, when no more draws come. */
+      if (!_tilde_plot_painter_is_settled (self->painter) && self->catch_up_id == 0)
+        self->catch_up_id = gtk_widget_add_tick_callback (widget, catch_up_cb, NULL, NULL);
     }
   if (self->picture != NULL)
     {
@@ -511,6 +526,7 @@ tilde_trace_plot_export (TildeTracePlot *self, const char *path, TildePlotFormat
   cairo_status_t status;
   g_autofree char *name = NULL;
   PangoContext *context;
+  TildePlotOptions options;
 
   g_return_val_if_fail (TILDE_IS_TRACE_PLOT (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
@@ -542,7 +558,10 @@ tilde_trace_plot_export (TildeTracePlot *self, const char *path, TildePlotFormat
 
   cr = cairo_create (surface);
   text = pango_cairo_create_layout (cr);
-  _tilde_plot_painter_draw (self->painter, cr, text, width, height, &style, &self->options, NULL);
+  /* Every statistic up to date, whatever the screen showed last. */
+  options = self->options;
+  options.live = FALSE;
+  _tilde_plot_painter_draw (self->painter, cr, text, width, height, &style, &options, NULL);
   status = cairo_status (cr);
   cairo_destroy (cr);
   if (status == CAIRO_STATUS_SUCCESS && format == TILDE_PLOT_FORMAT_PNG)
@@ -765,6 +784,9 @@ tilde_trace_plot_dispose (GObject *object)
 
   g_clear_signal_handler (&self->changed_id, self->draws);
   g_clear_object (&self->draws);
+  if (self->catch_up_id != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->catch_up_id);
+  self->catch_up_id = 0;
   G_OBJECT_CLASS (tilde_trace_plot_parent_class)->dispose (object);
 }
 
@@ -901,6 +923,7 @@ tilde_trace_plot_init (TildeTracePlot *self)
   self->options.view = TILDE_PLOT_VIEW_TRACE;
   self->options.show_warmup = TRUE;
   self->options.max_lag = DEFAULT_MAX_LAG;
+  self->options.live = TRUE;
 
   gtk_widget_set_focusable (widget, TRUE);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL,
