@@ -625,37 +625,46 @@ tilde_envelope_get_values (const TildeEnvelope *envelope, gsize *n)
   return (const double *) (void *) envelope->values->data;
 }
 
+/* Whether level k - 1's block of 2^k values at `from` (aligned) exists
+ * and ends by `to`. */
+static gboolean
+has_block (const TildeEnvelope *envelope, guint k, gsize from, gsize to)
+{
+  return k - 1 < envelope->levels->len && from + ((gsize) 1 << k) <= to
+         && (from >> k) < ((GArray *) envelope->levels->pdata[k - 1])->len;
+}
+
 /* The extremes of [from, to) from the largest aligned, complete blocks
- * that fit: O(log n) blocks, each found in O(log n). */
+ * that fit: block sizes climb while `from` stays aligned, then come down
+ * as the end nears, O(log n) steps in all. A short range costs less read
+ * value by value. */
 static Block
 envelope_block (const TildeEnvelope *envelope, gsize from, gsize to)
 {
   const double *values = (const double *) (void *) envelope->values->data;
   Block total = { 0, 0, 0 };
+  guint k = 0;
 
   to = MIN (to, envelope->values->len);
+  if (from >= to)
+    return total;
+  if (to - from <= 64)
+    {
+      for (; from < to; from++)
+        block_add (&total, values[from]);
+      return total;
+    }
   while (from < to)
     {
-      guint k = 0;
-
-      /* Level k - 1 holds blocks of 2^k values. */
-      while (k < envelope->levels->len)
-        {
-          gsize size = (gsize) 2 << k;
-          GArray *level = envelope->levels->pdata[k];
-
-          if ((from & (size - 1)) != 0 || from + size > to || (from >> (k + 1)) >= level->len)
-            break;
-          k++;
-        }
+      while ((from & (((gsize) 2 << k) - 1)) == 0 && has_block (envelope, k + 1, from, to))
+        k++;
+      while (k > 0 && !has_block (envelope, k, from, to))
+        k--;
       if (k == 0)
-        {
-          block_add (&total, values[from]);
-          from++;
-          continue;
-        }
-      block_merge (&total,
-                   &g_array_index ((GArray *) envelope->levels->pdata[k - 1], Block, from >> k));
+        block_add (&total, values[from]);
+      else
+        block_merge (&total,
+                     &g_array_index ((GArray *) envelope->levels->pdata[k - 1], Block, from >> k));
       from += (gsize) 1 << k;
     }
   return total;
@@ -693,8 +702,28 @@ tilde_envelope_decimate (const TildeEnvelope *envelope, gsize from, double start
     {
       TildeColumn *column = &columns[c];
       gsize stop = column_stop (c, i, to, start, span, n_columns);
-      Block block = envelope_block (envelope, i, stop);
+      Block block;
 
+      /* A few draws a column, as at most zooms: one pass over them. */
+      if (stop - i <= 64)
+        {
+          for (; i < stop; i++)
+            {
+              double v = y[i];
+
+              if (!isfinite (v))
+                continue;
+              if (column->n++ == 0)
+                column->first = column->min = column->max = v;
+              else if (v < column->min)
+                column->min = v;
+              else if (v > column->max)
+                column->max = v;
+              column->last = v;
+            }
+          continue;
+        }
+      block = envelope_block (envelope, i, stop);
       if (block.n > 0)
         {
           gsize first = i, last = stop - 1;

@@ -395,13 +395,14 @@ static void
 refresh_densities (TildePlotPainter *painter)
 {
   guint total = painter->rows->len * painter->n_chains, budget = DENSITY_REFITS;
+  guint first = painter->density_cursor;
 
   if (!painter->live || total == 0)
     return;
   painter->refitting = TRUE;
   for (guint k = 0; k < total && budget > 0; k++)
     {
-      guint index = (painter->density_cursor + k) % total;
+      guint index = (first + k) % total;
       guint chain = index % painter->n_chains;
       Row *row = g_ptr_array_index (painter->rows, index / painter->n_chains);
       Series *series = &row->series[chain];
