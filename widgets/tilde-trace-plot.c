@@ -417,10 +417,22 @@ catch_up_cb (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* The picture as a texture that shares its pixels: GTK's GL renderer
- * uploads a texture once and keeps it while the texture lives, where a
- * cairo node is drawn into a fresh image, copied and uploaded again
- * every frame. The surface is never drawn on again once wrapped. */
+/* GTK 4.8's cairo renderer converts a texture to an image pixel by pixel
+ * every frame, where it paints a cairo node's image as it is: for it, the
+ * picture goes in a cairo node. */
+static gboolean
+renders_with_cairo (GtkWidget *widget)
+{
+  GtkNative *native = gtk_widget_get_native (widget);
+  GskRenderer *renderer = native ? gtk_native_get_renderer (native) : NULL;
+
+  return renderer == NULL || GSK_IS_CAIRO_RENDERER (renderer);
+}
+
+/* The picture as a texture that shares its pixels, for GTK's GL renderer:
+ * it uploads a texture once and keeps it while the texture lives, where a
+ * cairo node is drawn into a fresh image, copied and uploaded again every
+ * frame. The surface is never drawn on again once wrapped. */
 static GdkTexture *
 texture_of (cairo_surface_t *picture)
 {
@@ -469,12 +481,20 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       if (!_tilde_plot_painter_is_settled (self->painter) && self->catch_up_id == 0)
         self->catch_up_id = gtk_widget_add_tick_callback (widget, catch_up_cb, NULL, NULL);
     }
-  if (self->picture != NULL)
+  if (self->picture != NULL && !renders_with_cairo (widget))
     {
       if (self->texture == NULL)
         self->texture = texture_of (self->picture);
       gtk_snapshot_append_texture (snapshot, self->texture,
                                    &GRAPHENE_RECT_INIT (0, 0, width, height));
+    }
+  else if (self->picture != NULL)
+    {
+      cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+
+      cairo_set_source_surface (cr, self->picture, 0, 0);
+      cairo_paint (cr);
+      cairo_destroy (cr);
     }
   /* The read-out follows the data under a still pointer. */
   update_hover (self);
