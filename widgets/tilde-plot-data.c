@@ -469,6 +469,26 @@ column_of (double i, double start, double span, guint n_columns)
   return floor ((i - start) * n_columns / span);
 }
 
+/* The first iteration of column c + 1, at or after i and at most `to`: a
+ * guess from the boundary, settled with the exact mapping, so that the
+ * columns' loops only compare. */
+static gsize
+column_stop (guint c, gsize i, gsize to, double start, double span, guint n_columns)
+{
+  double guess;
+  gsize stop;
+
+  if (c + 1 == n_columns)
+    return to;
+  guess = ceil (start + (c + 1) * span / n_columns);
+  stop = guess <= (double) i ? i : guess >= (double) to ? to : (gsize) guess;
+  while (stop > i && column_of ((double) (stop - 1), start, span, n_columns) >= c + 1)
+    stop--;
+  while (stop < to && column_of ((double) stop, start, span, n_columns) < c + 1)
+    stop++;
+  return stop;
+}
+
 void
 tilde_decimate_min_max (const double *y, gsize n, double start, double end, guint n_columns,
                         TildeColumn *columns)
@@ -485,23 +505,8 @@ tilde_decimate_min_max (const double *y, gsize n, double start, double end, guin
   for (guint c = 0; c < n_columns && i < to; c++)
     {
       TildeColumn *column = &columns[c];
-      gsize stop;
+      gsize stop = column_stop (c, i, to, start, span, n_columns);
 
-      /* The first iteration of the next column: a guess from the
-       * boundary, settled with the exact mapping, so that the inner loop
-       * only compares. */
-      if (c + 1 == n_columns)
-        stop = to;
-      else
-        {
-          double guess = ceil (start + (c + 1) * span / n_columns);
-
-          stop = guess <= (double) i ? i : guess >= (double) to ? to : (gsize) guess;
-          while (stop > i && column_of ((double) (stop - 1), start, span, n_columns) >= c + 1)
-            stop--;
-          while (stop < to && column_of ((double) stop, start, span, n_columns) < c + 1)
-            stop++;
-        }
       for (; i < stop; i++)
         {
           double v = y[i];
@@ -516,5 +521,224 @@ tilde_decimate_min_max (const double *y, gsize n, double start, double end, guin
             column->max = v;
           column->last = v;
         }
+    }
+}
+
+/* ---- envelope ---- */
+
+typedef struct
+{
+  double min;
+  double max;
+  guint  n;
+} Block;
+
+struct _TildeEnvelope
+{
+  GArray    *values;   /* double */
+  /* levels->pdata[k] holds the complete blocks of 2^(k+1) values:
+   * block j covers values [j 2^(k+1), (j+1) 2^(k+1)). */
+  GPtrArray *levels;
+};
+
+TildeEnvelope *
+tilde_envelope_new (void)
+{
+  TildeEnvelope *envelope = g_new0 (TildeEnvelope, 1);
+
+  envelope->values = g_array_new (FALSE, FALSE, sizeof (double));
+  envelope->levels = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  return envelope;
+}
+
+void
+tilde_envelope_free (TildeEnvelope *envelope)
+{
+  if (envelope == NULL)
+    return;
+  g_array_unref (envelope->values);
+  g_ptr_array_unref (envelope->levels);
+  g_free (envelope);
+}
+
+static void
+block_add (Block *block, double v)
+{
+  if (!isfinite (v))
+    return;
+  block->min = block->n == 0 ? v : MIN (block->min, v);
+  block->max = block->n == 0 ? v : MAX (block->max, v);
+  block->n++;
+}
+
+static void
+block_merge (Block *block, const Block *other)
+{
+  if (other->n == 0)
+    return;
+  block->min = block->n == 0 ? other->min : MIN (block->min, other->min);
+  block->max = block->n == 0 ? other->max : MAX (block->max, other->max);
+  block->n += other->n;
+}
+
+static GArray *
+envelope_level (TildeEnvelope *envelope, guint k)
+{
+  while (envelope->levels->len <= k)
+    g_ptr_array_add (envelope->levels, g_array_new (FALSE, FALSE, sizeof (Block)));
+  return envelope->levels->pdata[k];
+}
+
+void
+tilde_envelope_append (TildeEnvelope *envelope, const double *y, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      gsize length;
+      Block block = { 0, 0, 0 };
+
+      g_array_append_val (envelope->values, y[i]);
+      length = envelope->values->len;
+      if (length % 2 != 0)
+        continue;
+      /* A pair completes a block of two, which may complete a block of
+       * four, and so on up. */
+      block_add (&block, g_array_index (envelope->values, double, length - 2));
+      block_add (&block, y[i]);
+      for (guint k = 0;; k++)
+        {
+          GArray *level = envelope_level (envelope, k);
+
+          g_array_append_val (level, block);
+          if (level->len % 2 != 0)
+            break;
+          block = g_array_index (level, Block, level->len - 2);
+          block_merge (&block, &g_array_index (level, Block, level->len - 1));
+        }
+    }
+}
+
+const double *
+tilde_envelope_get_values (const TildeEnvelope *envelope, gsize *n)
+{
+  *n = envelope->values->len;
+  return (const double *) (void *) envelope->values->data;
+}
+
+/* Whether level k - 1's block of 2^k values at `from` (aligned) exists
+ * and ends by `to`. */
+static gboolean
+has_block (const TildeEnvelope *envelope, guint k, gsize from, gsize to)
+{
+  return k - 1 < envelope->levels->len && from + ((gsize) 1 << k) <= to
+         && (from >> k) < ((GArray *) envelope->levels->pdata[k - 1])->len;
+}
+
+/* The extremes of [from, to) from the largest aligned, complete blocks
+ * that fit: block sizes climb while `from` stays aligned, then come down
+ * as the end nears, O(log n) steps in all. A short range costs less read
+ * value by value. */
+static Block
+envelope_block (const TildeEnvelope *envelope, gsize from, gsize to)
+{
+  const double *values = (const double *) (void *) envelope->values->data;
+  Block total = { 0, 0, 0 };
+  guint k = 0;
+
+  to = MIN (to, envelope->values->len);
+  if (from >= to)
+    return total;
+  if (to - from <= 64)
+    {
+      for (; from < to; from++)
+        block_add (&total, values[from]);
+      return total;
+    }
+  while (from < to)
+    {
+      while ((from & (((gsize) 2 << k) - 1)) == 0 && has_block (envelope, k + 1, from, to))
+        k++;
+      while (k > 0 && !has_block (envelope, k, from, to))
+        k--;
+      if (k == 0)
+        block_add (&total, values[from]);
+      else
+        block_merge (&total,
+                     &g_array_index ((GArray *) envelope->levels->pdata[k - 1], Block, from >> k));
+      from += (gsize) 1 << k;
+    }
+  return total;
+}
+
+guint
+tilde_envelope_extremes (const TildeEnvelope *envelope, gsize from, gsize to, double *min,
+                         double *max)
+{
+  Block block = envelope_block (envelope, from, to);
+
+  if (block.n > 0)
+    {
+      *min = block.min;
+      *max = block.max;
+    }
+  return block.n;
+}
+
+void
+tilde_envelope_decimate (const TildeEnvelope *envelope, gsize from, double start, double end,
+                         guint n_columns, TildeColumn *columns)
+{
+  const double *y = (const double *) (void *) envelope->values->data;
+  gsize n = envelope->values->len, to, i;
+  double span = end - start;
+
+  memset (columns, 0, n_columns * sizeof *columns);
+  if (n_columns == 0 || !(span > 0))
+    return;
+  i = start > 0 ? (gsize) ceil (start) : 0;
+  i = MAX (i, from);
+  to = end < (double) n ? (gsize) ceil (end) : n;
+  for (guint c = 0; c < n_columns && i < to; c++)
+    {
+      TildeColumn *column = &columns[c];
+      gsize stop = column_stop (c, i, to, start, span, n_columns);
+      Block block;
+
+      /* A few draws a column, as at most zooms: one pass over them. */
+      if (stop - i <= 64)
+        {
+          for (; i < stop; i++)
+            {
+              double v = y[i];
+
+              if (!isfinite (v))
+                continue;
+              if (column->n++ == 0)
+                column->first = column->min = column->max = v;
+              else if (v < column->min)
+                column->min = v;
+              else if (v > column->max)
+                column->max = v;
+              column->last = v;
+            }
+          continue;
+        }
+      block = envelope_block (envelope, i, stop);
+      if (block.n > 0)
+        {
+          gsize first = i, last = stop - 1;
+
+          /* Non-finite values are rare: the ends are found by a short walk. */
+          while (!isfinite (y[first]))
+            first++;
+          while (!isfinite (y[last]))
+            last--;
+          column->first = y[first];
+          column->last = y[last];
+          column->min = block.min;
+          column->max = block.max;
+          column->n = block.n;
+        }
+      i = stop;
     }
 }

@@ -2,8 +2,10 @@
 /*
  * The numbers behind the plots, as plain functions over arrays of doubles:
  * kernel density estimates, ranks, autocorrelations, axis ticks and the
- * decimation of long series to pixel columns. No GTK, no allocation that
- * outlives a call; non-finite values are skipped where a function says so.
+ * decimation of long series to pixel columns; and one plain struct, the
+ * envelope, that keeps a growing series ready for decimation. No GTK, no
+ * allocation that outlives a call but the envelope's; non-finite values
+ * are skipped where a function says so.
  */
 #pragma once
 
@@ -131,5 +133,41 @@ void     tilde_decimate_min_max        (const double *y,
                                         double        end,
                                         guint         n_columns,
                                         TildeColumn  *columns);
+
+/* A series as it grows, with the finite extremes of its aligned blocks
+ * of 2, 4, 8, ... values kept as values arrive (amortised O(1) an
+ * append, about one more double a value), so that the extremes of any
+ * range of iterations take O(log^2 n) and a decimation to pixel columns
+ * O(n_columns log^2 n), whatever the length: a plot of a long series
+ * costs its width, not its draws. Appending in batches or all at once
+ * gives the same envelope. */
+typedef struct _TildeEnvelope TildeEnvelope;
+
+TildeEnvelope *tilde_envelope_new              (void);
+void           tilde_envelope_free             (TildeEnvelope *envelope);
+void           tilde_envelope_append           (TildeEnvelope *envelope,
+                                                const double  *y,
+                                                gsize          n);
+/* The values appended so far, in order; valid until the next append. */
+const double  *tilde_envelope_get_values       (const TildeEnvelope *envelope,
+                                                gsize               *n);
+/* The smallest and largest finite values of [from, to), and how many of
+ * them are finite (0 leaves min and max untouched). */
+guint          tilde_envelope_extremes         (const TildeEnvelope *envelope,
+                                                gsize                from,
+                                                gsize                to,
+                                                double              *min,
+                                                double              *max);
+/* As tilde_decimate_min_max() over the values from iteration `from` on
+ * (the ones before it are left out, as if they were not finite): the
+ * same columns, for the cost of the width. */
+void           tilde_envelope_decimate         (const TildeEnvelope *envelope,
+                                                gsize                from,
+                                                double               start,
+                                                double               end,
+                                                guint                n_columns,
+                                                TildeColumn         *columns);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TildeEnvelope, tilde_envelope_free)
 
 G_END_DECLS

@@ -39,6 +39,11 @@ typedef struct
   gboolean      zoomed;
   double        start;
   double        end;
+  /* On screen while draws may stream in: statistics that are slow to
+   * compute (the densities) follow the draws a few a frame, and
+   * _tilde_plot_painter_is_settled() says when a frame left some behind.
+   * Off (exports), every statistic is brought up to date. */
+  gboolean      live;
 } TildePlotOptions;
 
 /* Where one row went, for hit tests: the panels, and the values at
@@ -77,6 +82,9 @@ void              _tilde_plot_painter_set_draws   (TildePlotPainter *painter,
 void              _tilde_plot_painter_set_columns (TildePlotPainter  *painter,
                                                    const char *const *names);
 guint             _tilde_plot_painter_get_n_rows  (TildePlotPainter *painter);
+/* Whether the last live frame showed every statistic up to date; when
+ * not, another frame catches up. */
+gboolean          _tilde_plot_painter_is_settled  (TildePlotPainter *painter);
 /* Brings the copies up to the draws in the store. */
 void              _tilde_plot_painter_sync        (TildePlotPainter *painter);
 /* The trace view's iterations when not zoomed: [start, end). */

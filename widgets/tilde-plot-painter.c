@@ -15,6 +15,8 @@
 #define ROW_GAP 20.0
 #define DIVERGENT_STRIP 9.0
 #define SIDE_GAP 10.0
+/* Densities refitted a frame while draws stream in, in turn. */
+#define DENSITY_REFITS 4
 
 /* The finite extremes of values [from, to), extended as draws arrive. */
 typedef struct
@@ -27,7 +29,9 @@ typedef struct
 
 typedef struct
 {
-  GArray  *values;   /* the chain's column, copied as draws arrive */
+  /* The chain's column, copied as draws arrive, with the extremes of
+   * its blocks that make a trace cost its width. */
+  TildeEnvelope *trace;
   Range    trace_range;
   Range    statistics_range;
 
@@ -47,6 +51,7 @@ typedef struct
   guint    bandwidth_from, bandwidth_n;
   double   kde_lo, kde_hi, kde_peak;
   double   density[KDE_POINTS];
+  guint64  kde_serial;   /* the painter's count of fits when this one was made */
 
   gboolean acf_valid;
   guint    acf_from, acf_to, acf_lags;
@@ -55,10 +60,24 @@ typedef struct
   guint    ranks[RANK_BINS];
 } Series;
 
+/* A row's densities as last stroked, kept while no density, the side
+ * panel, the value axis or the colours changed: stroking a few hundred
+ * points of a curve costs cairo far more than copying the pixels. */
+typedef struct
+{
+  cairo_surface_t *surface;
+  guint64          serial;     /* the newest of the row's fits drawn in it */
+  double           x, y;       /* where it goes: whole units */
+  graphene_rect_t  side;
+  double           y_lo, y_hi, scale;
+  GdkRGBA          chains[TILDE_PLOT_N_COLOURS];
+} DensityPicture;
+
 typedef struct
 {
   guint    column;
   char    *label;
+  DensityPicture densities;
   guint    n_chains;
   Series  *series;   /* one per chain */
   gboolean ranks_valid;
@@ -73,8 +92,17 @@ struct _TildePlotPainter
   GPtrArray    *rows;
   guint         n_chains;
   GArray       *scratch;   /* TildeColumn */
+  GArray       *copied;    /* double: draws on their way to the envelopes */
   /* Full bandwidth computations left to this frame. */
   int           bandwidth_budget;
+  /* While live, a density already drawn is refitted only in its turn
+   * (refresh_densities), from the series after `density_cursor`;
+   * `unsettled` says a frame showed one older than its draws. */
+  gboolean      live;
+  gboolean      refitting;
+  gboolean      unsettled;
+  guint         density_cursor;
+  guint64       fits;
 
   TildePlotLabels labels;
 };
@@ -85,7 +113,7 @@ struct _TildePlotPainter
 static void
 series_clear (Series *series)
 {
-  g_clear_pointer (&series->values, g_array_unref);
+  g_clear_pointer (&series->trace, tilde_envelope_free);
   g_clear_pointer (&series->acf, g_free);
 }
 
@@ -99,6 +127,7 @@ row_free (gpointer data)
     series_clear (&row->series[c]);
   g_free (row->series);
   g_free (row->label);
+  g_clear_pointer (&row->densities.surface, cairo_surface_destroy);
   g_free (row);
 }
 
@@ -109,6 +138,7 @@ _tilde_plot_painter_new (void)
 
   painter->rows = g_ptr_array_new_with_free_func (row_free);
   painter->scratch = g_array_new (FALSE, FALSE, sizeof (TildeColumn));
+  painter->copied = g_array_new (FALSE, FALSE, sizeof (double));
   _tilde_plot_labels_init (&painter->labels);
   return painter;
 }
@@ -118,6 +148,7 @@ _tilde_plot_painter_free (TildePlotPainter *painter)
 {
   g_ptr_array_unref (painter->rows);
   g_array_unref (painter->scratch);
+  g_array_unref (painter->copied);
   _tilde_plot_labels_clear (&painter->labels);
   g_strfreev (painter->names);
   g_clear_object (&painter->draws);
@@ -145,7 +176,7 @@ rebuild_rows (TildePlotPainter *painter)
       row->n_chains = painter->n_chains;
       row->series = g_new0 (Series, painter->n_chains);
       for (guint c = 0; c < painter->n_chains; c++)
-        row->series[c].values = g_array_new (FALSE, FALSE, sizeof (double));
+        row->series[c].trace = tilde_envelope_new ();
       g_ptr_array_add (painter->rows, row);
     }
 }
@@ -166,6 +197,12 @@ _tilde_plot_painter_set_columns (TildePlotPainter *painter, const char *const *n
   rebuild_rows (painter);
 }
 
+gboolean
+_tilde_plot_painter_is_settled (TildePlotPainter *painter)
+{
+  return !painter->unsettled;
+}
+
 guint
 _tilde_plot_painter_get_n_rows (TildePlotPainter *painter)
 {
@@ -181,16 +218,31 @@ _tilde_plot_painter_sync (TildePlotPainter *painter)
 
       for (guint c = 0; c < row->n_chains; c++)
         {
-          GArray *values = row->series[c].values;
-          guint have = values->len, now = tilde_draws_get_n_draws (painter->draws, c);
+          gsize have;
+          guint now = tilde_draws_get_n_draws (painter->draws, c);
 
+          tilde_envelope_get_values (row->series[c].trace, &have);
           if (now <= have)
             continue;
-          g_array_set_size (values, now);
-          tilde_draws_copy_column (painter->draws, c, row->column, have, now - have,
-                                   &g_array_index (values, double, have));
+          g_array_set_size (painter->copied, now - have);
+          tilde_draws_copy_column (painter->draws, c, row->column, (guint) have, now - (guint) have,
+                                   (double *) (void *) painter->copied->data);
+          tilde_envelope_append (row->series[c].trace, (const double *) (void *) painter->copied->data,
+                                 now - have);
         }
     }
+}
+
+/* A chain's copy of the column, and its length. */
+static const double *
+series_values (const Series *series, guint *n)
+{
+  gsize length;
+  const double *x = tilde_envelope_get_values (series->trace, &length);
+
+  if (n != NULL)
+    *n = (guint) length;
+  return x;
 }
 
 /* The draws statistics are taken from: after warmup, or the warmup
@@ -245,9 +297,8 @@ iteration_window (TildePlotPainter *painter, const TildePlotOptions *options, do
 /* ---- statistics, kept until their draws change ---- */
 
 static gboolean
-range_of (Range *range, GArray *values, guint from, guint to, double *min, double *max)
+range_of (Range *range, const double *x, guint from, guint to, double *min, double *max)
 {
-  const double *x = (const double *) (void *) values->data;
   double lo, hi;
 
   if (!range->valid || range->from != from || to < range->to)
@@ -279,11 +330,17 @@ ensure_density (TildePlotPainter *painter, Series *series, guint chain)
   statistics_draws (painter, chain, &from, &to);
   if (series->kde_valid && series->kde_from == from && series->kde_to == to)
     return;
+  if (series->kde_valid && painter->live && !painter->refitting)
+    {
+      painter->unsettled = TRUE;
+      return;
+    }
   series->kde_valid = TRUE;
+  series->kde_serial = ++painter->fits;
   series->kde_from = from;
   series->kde_to = to;
   series->kde_peak = 0;
-  x = &g_array_index (series->values, double, from);
+  x = series_values (series, NULL) + from;
   /* While draws stream in, the spread barely moves between frames: the
    * bandwidth is computed in full (two selections) once the draws have
    * grown by 2 %, and in between only follows n^(-1/5). Chains grow
@@ -300,7 +357,7 @@ ensure_density (TildePlotPainter *painter, Series *series, guint chain)
       series->bandwidth_n = to - from;
     }
   h = series->bandwidth * pow ((double) (to - from) / series->bandwidth_n, -0.2);
-  if (!(h > 0) || !range_of (&series->statistics_range, series->values, from, to, &lo, &hi))
+  if (!(h > 0) || !range_of (&series->statistics_range, series_values (series, NULL), from, to, &lo, &hi))
     return;
 
   /* Bins add up, so new draws only add to them, as long as the grid holds
@@ -318,7 +375,7 @@ ensure_density (TildePlotPainter *painter, Series *series, guint chain)
       series->grid_finite = 0;
       memset (series->bins, 0, sizeof series->bins);
     }
-  series->grid_finite += tilde_kde_bin (&g_array_index (series->values, double, series->grid_to),
+  series->grid_finite += tilde_kde_bin (series_values (series, NULL) + series->grid_to,
                                         to - series->grid_to, series->grid_lo, series->grid_hi,
                                         KDE_POINTS, series->bins);
   series->grid_to = to;
@@ -328,6 +385,37 @@ ensure_density (TildePlotPainter *painter, Series *series, guint chain)
                     KDE_POINTS, series->density);
   for (guint i = 0; i < KDE_POINTS; i++)
     series->kde_peak = MAX (series->kde_peak, series->density[i]);
+}
+
+/* Refits, a frame, the next DENSITY_REFITS densities whose draws grew,
+ * going round the rows and chains: chains grow together, and refitting
+ * them all in one frame would make that frame late. A density never fitted
+ * is fitted when drawn. */
+static void
+refresh_densities (TildePlotPainter *painter)
+{
+  guint total = painter->rows->len * painter->n_chains, budget = DENSITY_REFITS;
+  guint first = painter->density_cursor;
+
+  if (!painter->live || total == 0)
+    return;
+  painter->refitting = TRUE;
+  for (guint k = 0; k < total && budget > 0; k++)
+    {
+      guint index = (first + k) % total;
+      guint chain = index % painter->n_chains;
+      Row *row = g_ptr_array_index (painter->rows, index / painter->n_chains);
+      Series *series = &row->series[chain];
+      guint from, to;
+
+      statistics_draws (painter, chain, &from, &to);
+      if (!series->kde_valid || (series->kde_from == from && series->kde_to == to))
+        continue;
+      ensure_density (painter, series, chain);
+      budget--;
+      painter->density_cursor = (index + 1) % total;
+    }
+  painter->refitting = FALSE;
 }
 
 static gboolean
@@ -346,7 +434,7 @@ ensure_autocorrelation (TildePlotPainter *painter, Series *series, guint chain, 
       series->acf_to = to;
       series->acf_lags = lags;
       series->acf = g_renew (double, series->acf, lags + 1);
-      series->acf_valid = tilde_autocorrelation (&g_array_index (series->values, double, from),
+      series->acf_valid = tilde_autocorrelation (series_values (series, NULL) + from,
                                                  to - from, lags, series->acf);
       /* A constant chain has none; remember that too. */
       if (!series->acf_valid)
@@ -387,7 +475,7 @@ ensure_ranks (TildePlotPainter *painter, Row *row)
       guint from, to;
 
       statistics_draws (painter, c, &from, &to);
-      memcpy (pooled + offset, &g_array_index (row->series[c].values, double, from),
+      memcpy (pooled + offset, series_values (&row->series[c], NULL) + from,
               (to - from) * sizeof (double));
       offset += to - from;
     }
@@ -496,22 +584,22 @@ trace_axes (TildePlotPainter *painter, Row *row, const TildePlotOptions *options
 
   for (guint c = 0; c < row->n_chains; c++)
     {
-      GArray *values = row->series[c].values;
+      guint n;
+      const double *values = series_values (&row->series[c], &n);
       guint shown = first_shown (painter, options, c);
       double from = MAX (MAX (floor (start), 0), shown);
-      double to = MIN (ceil (end) + 1, values->len);
-      double a, b;
+      double to = MIN (ceil (end) + 1, n);
+      double a = 0, b = 0;
       gboolean found;
 
       if (!(to > from))
         continue;
-      /* Every draw shown, as while a run streams: extremes kept up to date
-       * instead of searched for. */
-      if (from == shown && to == values->len)
-        found = range_of (&row->series[c].trace_range, values, shown, values->len, &a, &b);
+      /* Every draw shown, as while a run streams: extremes kept up to date;
+       * a zoomed window's from the envelope's blocks. */
+      if (from == shown && to == n)
+        found = range_of (&row->series[c].trace_range, values, shown, n, &a, &b);
       else
-        found = tilde_plot_finite_range (&g_array_index (values, double, (guint) from),
-                                         (gsize) (to - from), &a, &b);
+        found = tilde_envelope_extremes (row->series[c].trace, (gsize) from, (gsize) to, &a, &b) > 0;
       if (found)
         {
           lo = MIN (lo, a);
@@ -529,18 +617,21 @@ trace_axes (TildePlotPainter *painter, Row *row, const TildePlotOptions *options
 }
 
 /* One chain's line: when draws outnumber pixels, one bar per pixel
- * column from the column's smallest to its largest draw, stretched to
+ * column from the column's smallest to its largest draw (the envelope's
+ * decimation: the cost of the width, not of the draws), stretched to
  * reach the previous column's last draw so that the line stays joined
  * (into `raster` when there is one, else as rectangles); the draws
  * themselves, stroked, when zoomed in. A stroke of the bars' zigzag
  * would make a polygon crossing every scanline thousands of times. */
 static void
 trace_line (TildePlotPainter *painter, cairo_t *cr, TildePlotRaster *raster,
-            const TildePlotRowLayout *r, const double *y, guint from, guint n, guint32 pixel)
+            const TildePlotRowLayout *r, const TildeEnvelope *trace, guint from, guint32 pixel)
 {
   double span = r->x_hi - r->x_lo, scale = raster ? raster->scale : 1;
   guint n_columns = (guint) MAX (ceil (r->main.size.width * scale), 1);
   gboolean started = FALSE;
+  gsize n;
+  const double *y = tilde_envelope_get_values (trace, &n);
 
   if (span > n_columns / (2.0 * scale))
     {
@@ -549,13 +640,8 @@ trace_line (TildePlotPainter *painter, cairo_t *cr, TildePlotRaster *raster,
 
       g_array_set_size (painter->scratch, n_columns);
       columns = (TildeColumn *) (void *) painter->scratch->data;
-      /* Draws before `from` (hidden warmup) stay out; the columns are
-       * the same as for the whole series. */
-      if (from < n)
-        tilde_decimate_min_max (y + from, n - from, r->x_lo - from, r->x_hi - from, n_columns,
-                                columns);
-      else
-        memset (columns, 0, n_columns * sizeof *columns);
+      /* Draws before `from` (hidden warmup) stay out. */
+      tilde_envelope_decimate (trace, from, r->x_lo, r->x_hi, n_columns, columns);
       for (guint c = 0; c < n_columns; c++)
         {
           double lo, hi, top, bottom;
@@ -644,13 +730,11 @@ draw_chain_lines (TildePlotPainter *painter, Row *row, cairo_t *cr, const TildeP
                && _tilde_plot_raster_begin (&raster, cr, &r->main, style->scale);
   for (guint c = 0; c < row->n_chains; c++)
     {
-      GArray *values = row->series[c].values;
       const GdkRGBA *colour = _tilde_plot_chain_colour (style, c);
 
       _tilde_plot_set_source (cr, colour, 1);
-      trace_line (painter, cr, has_raster ? &raster : NULL, r,
-                  (const double *) (void *) values->data, first_shown (painter, options, c),
-                  values->len, _tilde_plot_pixel_of (colour, 1));
+      trace_line (painter, cr, has_raster ? &raster : NULL, r, row->series[c].trace,
+                  first_shown (painter, options, c), _tilde_plot_pixel_of (colour, 1));
     }
   if (has_raster)
     _tilde_plot_raster_end (&raster, cr, &r->main);
@@ -719,18 +803,9 @@ density_path (cairo_t *cr, const Series *series, const TildePlotRowLayout *r, do
 }
 
 static void
-draw_densities (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *text,
-                const TildePlotRowLayout *r, const TildePlotStyle *style, double label_y)
+stroke_densities (cairo_t *cr, Row *row, const TildePlotRowLayout *r, const TildePlotStyle *style,
+                  double peak)
 {
-  double peak = 0;
-
-  for (guint c = 0; c < row->n_chains; c++)
-    {
-      ensure_density (painter, &row->series[c], c);
-      peak = MAX (peak, row->series[c].kde_peak);
-    }
-  if (!(peak > 0))
-    return;
   cairo_save (cr);
   _tilde_plot_clip_to (cr, &r->side);
   cairo_set_line_width (cr, 1.5);
@@ -746,6 +821,74 @@ draw_densities (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText 
       cairo_stroke (cr);
     }
   cairo_restore (cr);
+}
+
+static gboolean
+density_picture_is_current (const DensityPicture *picture, guint64 serial,
+                            const TildePlotRowLayout *r, const TildePlotStyle *style)
+{
+  return picture->surface != NULL && picture->serial == serial
+         && graphene_rect_equal (&picture->side, &r->side) && picture->y_lo == r->y_lo
+         && picture->y_hi == r->y_hi && picture->scale == style->scale
+         && memcmp (picture->chains, style->chains, sizeof picture->chains) == 0;
+}
+
+/* The row's densities into its picture, at the target's scale. */
+static void
+draw_density_picture (DensityPicture *picture, guint64 serial, Row *row,
+                      const TildePlotRowLayout *r, const TildePlotStyle *style, double peak)
+{
+  double scale = MAX (style->scale, 1);
+  int width, height;
+  cairo_t *cr;
+
+  g_clear_pointer (&picture->surface, cairo_surface_destroy);
+  picture->x = floor (r->side.origin.x);
+  picture->y = floor (r->side.origin.y);
+  width = (int) ceil ((r->side.origin.x + r->side.size.width - picture->x) * scale);
+  height = (int) ceil ((r->side.origin.y + r->side.size.height - picture->y) * scale);
+  picture->surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, MAX (width, 1),
+                                                 MAX (height, 1));
+  cairo_surface_set_device_scale (picture->surface, scale, scale);
+  cr = cairo_create (picture->surface);
+  cairo_translate (cr, -picture->x, -picture->y);
+  stroke_densities (cr, row, r, style, peak);
+  cairo_destroy (cr);
+  picture->serial = serial;
+  picture->side = r->side;
+  picture->y_lo = r->y_lo;
+  picture->y_hi = r->y_hi;
+  picture->scale = style->scale;
+  memcpy (picture->chains, style->chains, sizeof picture->chains);
+}
+
+static void
+draw_densities (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *text,
+                const TildePlotRowLayout *r, const TildePlotStyle *style, double label_y)
+{
+  double peak = 0;
+  guint64 serial = 0;
+
+  for (guint c = 0; c < row->n_chains; c++)
+    {
+      ensure_density (painter, &row->series[c], c);
+      peak = MAX (peak, row->series[c].kde_peak);
+      serial = MAX (serial, row->series[c].kde_serial);
+    }
+  if (!(peak > 0))
+    return;
+  /* Vector files get the curves themselves. */
+  if (_tilde_plot_wants_vectors (cr))
+    stroke_densities (cr, row, r, style, peak);
+  else
+    {
+      DensityPicture *picture = &row->densities;
+
+      if (!density_picture_is_current (picture, serial, r, style))
+        draw_density_picture (picture, serial, row, r, style, peak);
+      cairo_set_source_surface (cr, picture->surface, picture->x, picture->y);
+      cairo_paint (cr);
+    }
   _tilde_plot_show_text (cr, text, text->small, _("Density"),
                          r->side.origin.x + r->side.size.width / 2, label_y, 0.5, 0,
                          &style->foreground, 0.5);
@@ -935,8 +1078,8 @@ draw_pairs (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text,
                && _tilde_plot_raster_begin (&raster, cr, &r->main, style->scale);
   for (guint c = 0; c < painter->n_chains; c++)
     {
-      const double *x = (const double *) (void *) x_row->series[c].values->data;
-      const double *y = (const double *) (void *) y_row->series[c].values->data;
+      const double *x = series_values (&x_row->series[c], NULL);
+      const double *y = series_values (&y_row->series[c], NULL);
       guint32 pixel = _tilde_plot_pixel_of (_tilde_plot_chain_colour (style, c), 0.55);
       double x0 = floor (r->main.origin.x), y0 = floor (r->main.origin.y);
       guint from, to;
@@ -977,8 +1120,8 @@ draw_pairs (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text,
   /* Divergent draws on top, ringed so they stand out of a dense cloud. */
   for (guint c = 0; c < painter->n_chains; c++)
     {
-      const double *x = (const double *) (void *) x_row->series[c].values->data;
-      const double *y = (const double *) (void *) y_row->series[c].values->data;
+      const double *x = series_values (&x_row->series[c], NULL);
+      const double *y = series_values (&y_row->series[c], NULL);
       guint n, from, to;
       const guint *divergent = tilde_draws_get_divergent (painter->draws, c, &n);
 
@@ -1037,7 +1180,7 @@ pairs_axes (TildePlotPainter *painter, guint row_index, double length, TildePlot
 
       statistics_draws (painter, c, &from, &to);
       if (to > from
-          && tilde_plot_finite_range (&g_array_index (row->series[c].values, double, from),
+          && tilde_plot_finite_range (series_values (&row->series[c], NULL) + from,
                                       to - from, &a, &b))
         {
           lo = MIN (lo, a);
@@ -1142,6 +1285,8 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
     }
   _tilde_plot_text_init (&text, &painter->labels, layout_text, style);
   painter->bandwidth_budget = 2;
+  painter->live = options->live;
+  painter->unsettled = FALSE;
   if (painter->draws != NULL)
     _tilde_plot_painter_sync (painter);
 
@@ -1177,6 +1322,8 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
   row_height = (height - header - MARGIN + ROW_GAP) / n_rows;
   iteration_window (painter, options, &start, &end);
   axes = g_new0 (TildePlotAxes, n_rows);
+  if (trace)
+    refresh_densities (painter);
 
   left = 0;
   for (guint i = 0; i < n_rows; i++)
@@ -1313,12 +1460,13 @@ hit_trace (TildePlotPainter *painter, Row *row, const TildePlotRowLayout *r,
 
   for (guint c = 0; c < row->n_chains; c++)
     {
-      GArray *values = row->series[c].values;
+      guint n;
+      const double *values = series_values (&row->series[c], &n);
       double v, distance;
 
-      if (draw < first_shown (painter, options, c) || draw < 0 || draw >= values->len)
+      if (draw < first_shown (painter, options, c) || draw < 0 || draw >= n)
         continue;
-      v = g_array_index (values, double, draw);
+      v = values[draw];
       if (!isfinite (v))
         continue;
       distance = fabs (_tilde_plot_map_y (r, v) - y);
@@ -1333,7 +1481,7 @@ hit_trace (TildePlotPainter *painter, Row *row, const TildePlotRowLayout *r,
   if (best == G_MAXDOUBLE)
     return;
   hit->found = TRUE;
-  value = format_value (g_array_index (row->series[hit->chain].values, double, draw));
+  value = format_value (series_values (&row->series[hit->chain], NULL)[draw]);
   name = g_markup_escape_text (row->label, -1);
   if (tilde_draws_is_warmup (painter->draws, hit->chain, (guint) draw))
     /* Translators: a read-out: the value, then "Chain 2, warmup iteration 130" */
@@ -1445,8 +1593,8 @@ hit_pairs (TildePlotPainter *painter, const TildePlotRowLayout *r, double x, dou
 
   for (guint c = 0; c < painter->n_chains; c++)
     {
-      const double *xs = (const double *) (void *) x_row->series[c].values->data;
-      const double *ys = (const double *) (void *) y_row->series[c].values->data;
+      const double *xs = series_values (&x_row->series[c], NULL);
+      const double *ys = series_values (&y_row->series[c], NULL);
       guint from, to;
 
       statistics_draws (painter, c, &from, &to);
@@ -1466,13 +1614,13 @@ hit_pairs (TildePlotPainter *painter, const TildePlotRowLayout *r, double x, dou
   if (!hit->found)
     return;
   hit->x = _tilde_plot_map_x (r,
-                              g_array_index (x_row->series[hit->chain].values, double, best_draw));
+                              series_values (&x_row->series[hit->chain], NULL)[best_draw]);
   hit->y = _tilde_plot_map_y (r,
-                              g_array_index (y_row->series[hit->chain].values, double, best_draw));
+                              series_values (&y_row->series[hit->chain], NULL)[best_draw]);
   x_name = g_markup_escape_text (x_row->label, -1);
   y_name = g_markup_escape_text (y_row->label, -1);
-  x_value = format_value (g_array_index (x_row->series[hit->chain].values, double, best_draw));
-  y_value = format_value (g_array_index (y_row->series[hit->chain].values, double, best_draw));
+  x_value = format_value (series_values (&x_row->series[hit->chain], NULL)[best_draw]);
+  y_value = format_value (series_values (&y_row->series[hit->chain], NULL)[best_draw]);
   if (is_divergent (painter, hit->chain, best_draw))
     where = g_strdup_printf (_("Chain %d, iteration %u, divergent"), hit->chain + 1, best_draw);
   else

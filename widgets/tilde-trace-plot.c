@@ -33,7 +33,9 @@ struct _TildeTracePlot
   /* The picture of the last frame, kept while nothing it shows changed
    * (the read-out is drawn over it): what it was drawn from. */
   cairo_surface_t  *picture;
+  GdkTexture       *texture;
   guint             generation;
+  guint             catch_up_id;   /* a tick that redraws what a frame left behind */
   guint             picture_generation;
   guint64           picture_stamp;
   int               picture_width, picture_height, picture_scale;
@@ -382,11 +384,8 @@ snapshot_hover (TildeTracePlot *self, GtkSnapshot *snapshot, const TildePlotStyl
   gtk_snapshot_restore (snapshot);
 }
 
-/* The plot drawn into an image at the device's scale. Handed to GTK as
- * a cairo node that paints the image, GTK's renderers only copy pixels,
- * where a node holding the drawing itself would replay every operation
- * (and GTK 4.8's cairo renderer converts a texture node pixel by pixel);
- * a frame where only the read-out moved reuses the image. */
+/* The plot drawn into an image at the device's scale, handed to GTK as
+ * a texture (below); a frame where only the read-out moved reuses it. */
 static cairo_surface_t *
 draw_picture (TildeTracePlot *self, int width, int height, int scale, const TildePlotStyle *style)
 {
@@ -408,6 +407,49 @@ draw_picture (TildeTracePlot *self, int width, int height, int scale, const Tild
   return surface;
 }
 
+static gboolean
+catch_up_cb (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  TildeTracePlot *self = TILDE_TRACE_PLOT (widget);
+
+  self->catch_up_id = 0;
+  invalidate (self, FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+/* GTK 4.8's cairo renderer converts a texture to an image pixel by pixel
+ * every frame, where it paints a cairo node's image as it is: for it, the
+ * picture goes in a cairo node. */
+static gboolean
+renders_with_cairo (GtkWidget *widget)
+{
+  GtkNative *native = gtk_widget_get_native (widget);
+  GskRenderer *renderer = native ? gtk_native_get_renderer (native) : NULL;
+
+  return renderer == NULL || GSK_IS_CAIRO_RENDERER (renderer);
+}
+
+/* The picture as a texture that shares its pixels, for GTK's GL renderer:
+ * it uploads a texture once and keeps it while the texture lives, where a
+ * cairo node is drawn into a fresh image, copied and uploaded again every
+ * frame. The surface is never drawn on again once wrapped. */
+static GdkTexture *
+texture_of (cairo_surface_t *picture)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  int stride = cairo_image_surface_get_stride (picture);
+  int height = cairo_image_surface_get_height (picture);
+
+  cairo_surface_flush (picture);
+  bytes = g_bytes_new_with_free_func (cairo_image_surface_get_data (picture),
+                                      (gsize) stride * height,
+                                      (GDestroyNotify) cairo_surface_destroy,
+                                      cairo_surface_reference (picture));
+  /* Cairo's ARGB32, premultiplied in native order: GDK_MEMORY_DEFAULT. */
+  return gdk_memory_texture_new (cairo_image_surface_get_width (picture), height,
+                                 GDK_MEMORY_DEFAULT, bytes, stride);
+}
+
 static void
 tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
@@ -416,7 +458,6 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   int scale = gtk_widget_get_scale_factor (widget);
   guint64 stamp = self->draws ? tilde_draws_get_stamp (self->draws) : 0;
   TildePlotStyle style;
-  cairo_t *cr;
 
   if (width <= 0 || height <= 0)
     return;
@@ -427,6 +468,7 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       || self->picture_height != height || self->picture_scale != scale)
     {
       g_clear_pointer (&self->picture, cairo_surface_destroy);
+      g_clear_object (&self->texture);
       self->picture = draw_picture (self, width, height, scale, &style);
       self->picture_generation = self->generation;
       self->picture_stamp = stamp;
@@ -434,10 +476,22 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       self->picture_height = height;
       self->picture_scale = scale;
       self->drawn_stamp = stamp;
+      /* Densities left behind while the draws streamed catch up in the
+       * next frames, when no more draws come. */
+      if (!_tilde_plot_painter_is_settled (self->painter) && self->catch_up_id == 0)
+        self->catch_up_id = gtk_widget_add_tick_callback (widget, catch_up_cb, NULL, NULL);
     }
-  if (self->picture != NULL)
+  if (self->picture != NULL && !renders_with_cairo (widget))
     {
-      cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+      if (self->texture == NULL)
+        self->texture = texture_of (self->picture);
+      gtk_snapshot_append_texture (snapshot, self->texture,
+                                   &GRAPHENE_RECT_INIT (0, 0, width, height));
+    }
+  else if (self->picture != NULL)
+    {
+      cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+
       cairo_set_source_surface (cr, self->picture, 0, 0);
       cairo_paint (cr);
       cairo_destroy (cr);
@@ -492,6 +546,7 @@ tilde_trace_plot_export (TildeTracePlot *self, const char *path, TildePlotFormat
   cairo_status_t status;
   g_autofree char *name = NULL;
   PangoContext *context;
+  TildePlotOptions options;
 
   g_return_val_if_fail (TILDE_IS_TRACE_PLOT (self), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
@@ -523,7 +578,10 @@ tilde_trace_plot_export (TildeTracePlot *self, const char *path, TildePlotFormat
 
   cr = cairo_create (surface);
   text = pango_cairo_create_layout (cr);
-  _tilde_plot_painter_draw (self->painter, cr, text, width, height, &style, &self->options, NULL);
+  /* Every statistic up to date, whatever the screen showed last. */
+  options = self->options;
+  options.live = FALSE;
+  _tilde_plot_painter_draw (self->painter, cr, text, width, height, &style, &options, NULL);
   status = cairo_status (cr);
   cairo_destroy (cr);
   if (status == CAIRO_STATUS_SUCCESS && format == TILDE_PLOT_FORMAT_PNG)
@@ -746,6 +804,9 @@ tilde_trace_plot_dispose (GObject *object)
 
   g_clear_signal_handler (&self->changed_id, self->draws);
   g_clear_object (&self->draws);
+  if (self->catch_up_id != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->catch_up_id);
+  self->catch_up_id = 0;
   G_OBJECT_CLASS (tilde_trace_plot_parent_class)->dispose (object);
 }
 
@@ -755,6 +816,7 @@ tilde_trace_plot_finalize (GObject *object)
   TildeTracePlot *self = TILDE_TRACE_PLOT (object);
 
   _tilde_plot_painter_free (self->painter);
+  g_clear_object (&self->texture);
   g_clear_pointer (&self->picture, cairo_surface_destroy);
   g_array_unref (self->layout.rows);
   _tilde_plot_hit_clear (&self->hit);
@@ -881,6 +943,7 @@ tilde_trace_plot_init (TildeTracePlot *self)
   self->options.view = TILDE_PLOT_VIEW_TRACE;
   self->options.show_warmup = TRUE;
   self->options.max_lag = DEFAULT_MAX_LAG;
+  self->options.live = TRUE;
 
   gtk_widget_set_focusable (widget, TRUE);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL,

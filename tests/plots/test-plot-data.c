@@ -371,6 +371,168 @@ test_decimation_keeps_extremes (void)
   g_assert_cmpuint (columns[4321 * 300 / N].n, ==, 34);
 }
 
+/* Every finite draw of iterations [from, n) inside [start, end) lands in
+ * column floor((i - start) n_columns / (end - start)), whose extremes
+ * bracket it, and the columns' counts, extremes and ends are those of a
+ * direct pass over the draws. */
+static void
+check_envelope_columns (const TildeEnvelope *envelope, gsize from, double start, double end,
+                        guint n_columns)
+{
+  gsize n;
+  const double *y = tilde_envelope_get_values (envelope, &n);
+  g_autofree TildeColumn *columns = g_new (TildeColumn, n_columns);
+  g_autofree TildeColumn *expected = g_new0 (TildeColumn, n_columns);
+
+  tilde_envelope_decimate (envelope, from, start, end, n_columns, columns);
+  for (gsize i = from; i < n; i++)
+    {
+      double position = floor ((i - start) * n_columns / (end - start));
+      TildeColumn *c;
+
+      if (i < start || i >= end || !isfinite (y[i]))
+        continue;
+      g_assert_cmpfloat (position, >=, 0);
+      g_assert_cmpfloat (position, <, n_columns);
+      g_assert_cmpfloat (columns[(guint) position].min, <=, y[i]);
+      g_assert_cmpfloat (columns[(guint) position].max, >=, y[i]);
+      c = &expected[(guint) position];
+      if (c->n++ == 0)
+        c->first = c->min = c->max = y[i];
+      c->min = MIN (c->min, y[i]);
+      c->max = MAX (c->max, y[i]);
+      c->last = y[i];
+    }
+  for (guint c = 0; c < n_columns; c++)
+    {
+      g_assert_cmpuint (columns[c].n, ==, expected[c].n);
+      if (expected[c].n == 0)
+        continue;
+      g_assert_cmpfloat (columns[c].min, ==, expected[c].min);
+      g_assert_cmpfloat (columns[c].max, ==, expected[c].max);
+      g_assert_cmpfloat (columns[c].first, ==, expected[c].first);
+      g_assert_cmpfloat (columns[c].last, ==, expected[c].last);
+    }
+}
+
+/* A random walk with spikes and the odd NaN or infinity. */
+static double *
+walk (GRand *rand, gsize n)
+{
+  double *y = g_new (double, n), level = 0;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      level = 0.9 * level + normal_draw (rand);
+      y[i] = level;
+      if (g_rand_int_range (rand, 0, 500) == 0)
+        y[i] = 40 * normal_draw (rand);
+      if (g_rand_int_range (rand, 0, 300) == 0)
+        y[i] = g_rand_boolean (rand) ? NAN : INFINITY;
+    }
+  return y;
+}
+
+static void
+test_envelope_contains_every_draw (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (11);
+
+  for (guint round = 0; round < 60; round++)
+    {
+      gsize n = (gsize) g_rand_int_range (rand, 1, 30000);
+      g_autofree double *y = walk (rand, n);
+      g_autoptr(TildeEnvelope) envelope = tilde_envelope_new ();
+      double start = g_rand_double_range (rand, -50, n * 0.7);
+      double end = round % 3 == 0 ? MAX (n, start + 2) : g_rand_double_range (rand, start + 1, n + 60);
+      gsize from = round % 2 == 0 ? 0 : (gsize) g_rand_int_range (rand, 0, n);
+      guint n_columns = (guint) g_rand_int_range (rand, 1, 1200);
+
+      /* Whole numbers too, as when the plot is not zoomed. */
+      if (round % 4 == 1)
+        {
+          start = floor (start);
+          end = ceil (end);
+        }
+      tilde_envelope_append (envelope, y, n);
+      check_envelope_columns (envelope, from, start, end, n_columns);
+    }
+}
+
+/* The same columns as the pass over an array that the plot made before. */
+static void
+test_envelope_matches_array_decimation (void)
+{
+  enum { N = 11000, COLUMNS = 817 };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (12);
+  g_autofree double *y = walk (rand, N);
+  g_autoptr(TildeEnvelope) envelope = tilde_envelope_new ();
+  TildeColumn a[COLUMNS], b[COLUMNS];
+
+  tilde_envelope_append (envelope, y, N);
+  tilde_envelope_decimate (envelope, 0, 0, N, COLUMNS, a);
+  tilde_decimate_min_max (y, N, 0, N, COLUMNS, b);
+  g_assert_cmpmem (a, sizeof a, b, sizeof b);
+}
+
+static void
+test_envelope_in_batches (void)
+{
+  enum { N = 20000 };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (13);
+  g_autofree double *y = walk (rand, N);
+  g_autoptr(TildeEnvelope) whole = tilde_envelope_new ();
+  g_autoptr(TildeEnvelope) parts = tilde_envelope_new ();
+  gsize done = 0;
+
+  tilde_envelope_append (whole, y, N);
+  while (done < N)
+    {
+      gsize batch = MIN ((gsize) g_rand_int_range (rand, 0, 700), N - done);
+
+      tilde_envelope_append (parts, y + done, batch);
+      done += batch;
+      /* Part way, the envelope of the draws so far. */
+      if (g_rand_int_range (rand, 0, 10) == 0)
+        check_envelope_columns (parts, 0, 0, MAX (done, 2), 300);
+    }
+  for (guint round = 0; round < 200; round++)
+    {
+      gsize from = (gsize) g_rand_int_range (rand, 0, N), to = (gsize) g_rand_int_range (rand, 0, N + 1);
+      double min_a = 0, max_a = 0, min_b = 0, max_b = 0, min_c = INFINITY, max_c = -INFINITY;
+      guint n_a = tilde_envelope_extremes (whole, from, to, &min_a, &max_a);
+      guint n_b = tilde_envelope_extremes (parts, from, to, &min_b, &max_b);
+      guint n_c = 0;
+
+      for (gsize i = from; i < to; i++)
+        if (isfinite (y[i]))
+          {
+            n_c++;
+            min_c = MIN (min_c, y[i]);
+            max_c = MAX (max_c, y[i]);
+          }
+      g_assert_cmpuint (n_a, ==, n_c);
+      g_assert_cmpuint (n_b, ==, n_c);
+      if (n_c == 0)
+        continue;
+      g_assert_cmpfloat (min_a, ==, min_c);
+      g_assert_cmpfloat (max_a, ==, max_c);
+      g_assert_cmpfloat (min_b, ==, min_c);
+      g_assert_cmpfloat (max_b, ==, max_c);
+    }
+  for (guint round = 0; round < 20; round++)
+    {
+      double start = g_rand_double_range (rand, 0, N / 2.0), end = g_rand_double_range (rand, start + 1, N);
+      guint n_columns = (guint) g_rand_int_range (rand, 1, 1500);
+      g_autofree TildeColumn *a = g_new (TildeColumn, n_columns);
+      g_autofree TildeColumn *b = g_new (TildeColumn, n_columns);
+
+      tilde_envelope_decimate (whole, 100, start, end, n_columns, a);
+      tilde_envelope_decimate (parts, 100, start, end, n_columns, b);
+      g_assert_cmpmem (a, n_columns * sizeof *a, b, n_columns * sizeof *b);
+    }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -386,5 +548,9 @@ main (int argc, char *argv[])
   g_test_add_func ("/plots/data/autocorrelation-direct", test_autocorrelation_direct);
   g_test_add_func ("/plots/data/ticks-by-hand", test_ticks_by_hand);
   g_test_add_func ("/plots/data/decimation-keeps-extremes", test_decimation_keeps_extremes);
+  g_test_add_func ("/plots/data/envelope-contains-every-draw", test_envelope_contains_every_draw);
+  g_test_add_func ("/plots/data/envelope-matches-array-decimation",
+                   test_envelope_matches_array_decimation);
+  g_test_add_func ("/plots/data/envelope-in-batches", test_envelope_in_batches);
   return g_test_run ();
 }

@@ -39,6 +39,7 @@ typedef struct
   TildeDraws         *draws;
   GRand              *rand;
   double              state[N_CHAINS][N_COLUMNS];
+  double              shift;   /* added to every parameter's draws */
 } Fixture;
 
 /* ---- the main loop ---- */
@@ -116,7 +117,7 @@ append_draws (Fixture *f, guint chain, guint n, gboolean warmup, const guint *di
           double pull = warmup ? 4 * exp (-(double) draw / 60) : 0;
 
           f->state[chain][c] = 0.6 * f->state[chain][c] + 0.8 * normal_draw (f->rand);
-          row[c] = level + pull + f->state[chain][c];
+          row[c] = level + pull + f->state[chain][c] + f->shift;
         }
       row[COLUMN_MU + 1] = exp (row[COLUMN_MU + 1] / 3);   /* tau > 0 */
       row[0] = -0.5 * row[COLUMN_MU] * row[COLUMN_MU] - 3;
@@ -356,6 +357,90 @@ test_live_update (Fixture *f, gconstpointer data)
   }
   g_test_message ("then x = %d", after);
   g_assert_cmpfloat (after, >, main.origin.x + main.size.width - 8);
+}
+
+static gboolean
+time_passed (gpointer data)
+{
+  return g_get_monotonic_time () >= *(gint64 *) data;
+}
+
+static void
+run_for_ms (int ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+
+  wait_for (time_passed, &end);
+}
+
+/* While draws stream in, densities are refitted a few a frame; when the
+ * stream stops, the plot keeps drawing frames until each is current. A
+ * last batch that doubles every chain's draws and moves them, so that a
+ * density left behind would sit elsewhere: the side panels must then be
+ * what a plot drawing the same draws afresh shows. */
+static void
+test_densities_catch_up (Fixture *f, gconstpointer data)
+{
+  const char *const parameters[] = { "mu", "theta.1", "theta.2", NULL };
+  /* The plot sits in a viewport in the scrolled window. */
+  GtkWidget *scrolled = gtk_widget_get_parent (gtk_widget_get_parent (GTK_WIDGET (f->plot)));
+  g_autoptr(GPtrArray) panels = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(Pixels) streamed = NULL;
+  g_autoptr(Pixels) fresh = NULL;
+  TildeTracePlot *first;
+  guint differ = 0, coloured = 0;
+
+  tilde_trace_plot_set_parameters (f->plot, parameters);
+  fill (f, 0, 300);
+  g_assert_true (wait_for (plot_is_current, f));
+  for (guint batch = 0; batch < 10; batch++)
+    {
+      for (guint c = 0; c < N_CHAINS; c++)
+        append_draws (f, c, 30, FALSE, NULL, 0);
+      g_assert_true (wait_for (plot_is_current, f));
+    }
+  f->shift = 4;
+  for (guint c = 0; c < N_CHAINS; c++)
+    append_draws (f, c, 600, FALSE, NULL, 0);
+  g_assert_true (wait_for (plot_is_current, f));
+  run_for_ms (400);
+  streamed = render (GTK_WIDGET (f->plot), "plots-densities-streamed.png");
+  for (guint row = 0; row < 3; row++)
+    {
+      graphene_rect_t *side = g_new (graphene_rect_t, 1);
+
+      g_assert_true (_tilde_trace_plot_get_row_panels (f->plot, row, NULL, side));
+      g_ptr_array_add (panels, side);
+    }
+
+  /* The same draws in a plot that never saw them arrive. */
+  first = g_object_ref (f->plot);
+  f->plot = TILDE_TRACE_PLOT (tilde_trace_plot_new ());
+  tilde_trace_plot_set_draws (f->plot, f->draws);
+  tilde_trace_plot_set_parameters (f->plot, parameters);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), GTK_WIDGET (f->plot));
+  g_assert_true (wait_for (plot_is_current, f));
+  fresh = render (GTK_WIDGET (f->plot), "plots-densities-fresh.png");
+  g_assert_cmpint (fresh->width, ==, streamed->width);
+  g_assert_cmpint (fresh->height, ==, streamed->height);
+  for (guint row = 0; row < panels->len; row++)
+    {
+      graphene_rect_t *side = panels->pdata[row];
+
+      for (int y = (int) side->origin.y; y < side->origin.y + side->size.height; y++)
+        for (int x = (int) side->origin.x; x < side->origin.x + side->size.width; x++)
+          {
+            const guchar *a = streamed->data + (gsize) y * streamed->stride + (gsize) x * 4;
+            const guchar *b = fresh->data + (gsize) y * fresh->stride + (gsize) x * 4;
+
+            differ += memcmp (a, b, 4) != 0;
+            coloured += a[0] != a[1] || a[1] != a[2];
+          }
+    }
+  g_test_message ("%u of the side panels' pixels differ; %u coloured", differ, coloured);
+  g_assert_cmpuint (coloured, >, 300);
+  g_assert_cmpuint (differ, <=, 20);
+  g_object_unref (first);
 }
 
 static void
@@ -754,6 +839,7 @@ main (int argc, char *argv[])
   g_test_add ("/plots/window/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
   ADD ("chain-colours", test_chain_colours);
   ADD ("live-update", test_live_update);
+  ADD ("densities-catch-up", test_densities_catch_up);
   ADD ("select-another-parameter", test_select_another_parameter);
   ADD ("search", test_search);
   ADD ("divergent-ticks", test_divergent_ticks);
