@@ -215,6 +215,15 @@ test_streams_while_running (Fixture *f, gconstpointer data)
   TildeDraws *draws;
   guint id;
 
+  g_autofree char *model = example_text ("eight_schools.stan");
+  g_autofree char *slow = NULL;
+
+  /* Eight schools samples 6,500 draws in a blink; draws of many random
+   * numbers each make the run last long enough for the bars (updated ten
+   * times a second) to be seen moving, whatever the machine. */
+  slow = g_strconcat (model, "generated quantities {\n  real s = 0;\n"
+                      "  for (i in 1:3000)\n    s += normal_rng(0, 1);\n}\n", NULL);
+  set_text (tilde_editor_get_buffer (f->editor), slow);
   gtk_stack_set_visible_child (GTK_STACK (stack), GTK_WIDGET (f->panel));
   set_sizes (f, 2, 500, 6000);
   id = g_timeout_add (20, watch_cb, &w);
