@@ -192,7 +192,8 @@ fold (FlC *c, FlOp op, const FlReg *args, int n, gint32 size, gboolean vec, FlRe
 {
   guint k = c->consts->len;
   g_autofree double *v = g_new (double, k + (guint) MAX (size, 1));
-  memcpy (v, c->consts->data, sizeof (double) * k);
+  if (k > 0)
+    memcpy (v, c->consts->data, sizeof (double) * k);
   FlIns ins = { .op = op, .n = size, .dst = { .off = (gint32) k, .n = size, .vec = vec },
                 .twice = c->twice };
   for (int i = 0; i < n; i++)

@@ -33,7 +33,9 @@ double *
 rt_flat_scratch_new (const RtFlat *f)
 {
   double *buf = g_new0 (double, 2 * (gsize) f->n_vals + f->max_terms + (gsize) f->max_n + 1);
-  memcpy (buf + f->n_vars, f->consts, sizeof (double) * (gsize) (f->n_vals - f->n_vars));
+  /* A model without constants has none to copy (and consts is NULL). */
+  if (f->n_vals > f->n_vars)
+    memcpy (buf + f->n_vars, f->consts, sizeof (double) * (gsize) (f->n_vals - f->n_vars));
   return buf;
 }
 
@@ -759,7 +761,8 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
 {
   double *v = scratch, *g = scratch + f->n_vals;
   Sum sum = { .terms = g + f->n_vals, .running = f->all_ad };
-  memcpy (v, theta, sizeof (double) * (gsize) f->n_params);
+  if (f->n_params > 0)
+    memcpy (v, theta, sizeof (double) * (gsize) f->n_params);
   memset (g, 0, sizeof (double) * (gsize) f->n_vars);
   const FlIns *const code = f->ins;
   const guint n_ins = f->n_ins;
