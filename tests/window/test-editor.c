@@ -78,18 +78,6 @@ check_shown (gpointer data)
   return !tilde_editor_get_checking (editor) && _tilde_editor_get_shown_generation (editor) > 0;
 }
 
-static void
-close_all_windows (void)
-{
-  GList *windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (app)));
-
-  for (GList *l = windows; l; l = l->next)
-    gtk_window_destroy (GTK_WINDOW (l->data));
-  g_list_free (windows);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-}
-
 static TildeWindow *
 open_path (const char *path)
 {
@@ -374,7 +362,7 @@ test_error_squiggle_mark_and_row (void)
                   with_error, without_error);
   g_assert_cmpuint (with_error, >=, 4);
   g_assert_cmpuint (without_error, ==, 0);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 static void
@@ -473,7 +461,7 @@ test_stale_check_never_shown (void)
   g_assert_cmpuint ((after.discarded - before.discarded) + (after.dropped - before.dropped)
                     + (after.skipped - before.skipped), >=, 2);
   tilde_editor_set_pedantic (editor, FALSE);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 static GtkWidget *
@@ -574,7 +562,7 @@ test_activating_problem_moves_cursor (void)
   gtk_text_iter_backward_char (&cursor);
   g_assert_false (gtk_text_iter_has_tag (&cursor, tag_named (editor, "tilde-error")));
   g_assert_true (gtk_widget_has_focus (GTK_WIDGET (tilde_editor_get_view (editor))));
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
   remove_model (path);
 }
 
@@ -651,7 +639,7 @@ test_completion (void)
   save_screenshot (shown_popover (GTK_WIDGET (view)), "editor-completion-norma.png");
   gtk_source_completion_hide (gtk_source_view_get_completion (view));
   gtk_text_buffer_set_modified (buffer, FALSE);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 static const char messy[] =
@@ -727,7 +715,7 @@ test_format_keeps_cursor_and_undoes (void)
   gtk_text_buffer_redo (buffer);
   g_assert_true (text_is (&formatted));
   gtk_text_buffer_set_modified (buffer, FALSE);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
   remove_model (path);
 }
 
@@ -768,7 +756,7 @@ test_format_refuses_broken_model (void)
   after = text_of (editor);
   g_assert_cmpstr (after, ==, before);
   g_object_unref (w.result);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
   remove_model (path);
 }
 
@@ -827,7 +815,7 @@ test_pedantic_toggle (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pedantic", NULL));
   g_assert_true (wait_for (pedantic_gone, editor));
   g_assert_cmpuint (n_marks_on_line (editor, 4, "tilde-warning"), ==, 0);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
   remove_model (path);
 }
 
@@ -864,7 +852,7 @@ test_include_next_to_file (void)
   problem = problem_at (editor, 0);
   g_assert_cmpstr (tilde_problem_get_location (problem), ==, "helpers.stanfunctions:2");
   g_assert_cmpuint (n_marks_on_line (editor, 1, "tilde-error"), ==, 1);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
   remove_model (path);
 }
 
@@ -899,7 +887,7 @@ test_search_and_replace (void)
   g_assert_nonnull (strstr (text, "vector[J] z;"));
   g_assert_nonnull (strstr (text, "mu + tau * z;"));
   gtk_text_buffer_set_modified (buffer, FALSE);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 static gboolean
@@ -927,7 +915,7 @@ test_closing_stops_engine_thread (void)
   /* The editor is gone at once, its thread joined without waiting for the check. */
   g_assert_cmpint (g_get_monotonic_time () - start, <, 3 * G_USEC_PER_SEC);
   run_for_ms (200);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 static void
@@ -975,7 +963,7 @@ test_squiggles_follow_scheme (void)
   g_assert_true (background_set);
 
   set_scheme (editor, "Adwaita");
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 static void

@@ -60,18 +60,6 @@ ir_settled (gpointer data)
   return !tilde_ir_view_get_compiling (ir) && _tilde_ir_view_get_results (ir) > 0;
 }
 
-static void
-close_all_windows (void)
-{
-  GList *windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (app)));
-
-  for (GList *l = windows; l; l = l->next)
-    gtk_window_destroy (GTK_WINDOW (l->data));
-  g_list_free (windows);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-}
-
 static char *
 example_path (const char *name)
 {
@@ -305,7 +293,7 @@ test_mir_at_o0 (void)
     gtk_text_iter_forward_char (&quote);
     g_assert_true (gtk_source_buffer_iter_has_context_class (buffer, &quote, "string"));
   }
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 static void
@@ -395,7 +383,7 @@ test_mir_at_o1_and_passes (void)
     g_assert_cmpuint (tilde_ir_pass_get_edits (pass_at (ir, i)), >, 0);
   g_object_set (ir, "hide-unchanged", FALSE, NULL);
   g_assert_cmpuint (n_passes (ir), ==, n);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 /* Puts the cursor of one side on `row`, as a click there does. */
@@ -454,7 +442,7 @@ test_click_selects_source (void)
   selected = editor_selection (window, &line);
   g_assert_cmpint (line, ==, 8);
   g_assert_nonnull (strstr (selected, "int<lower=0> J;"));
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 static void
@@ -531,7 +519,7 @@ test_cursor_highlights_mir (void)
   g_clear_pointer (&rows, g_array_unref);
   rows = _tilde_ir_view_get_highlighted_rows (ir, TILDE_IR_SIDE_RIGHT);
   g_assert_cmpuint (rows->len, ==, 0);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 /* Replaces the first `old` with `new` as typing would. */
@@ -576,7 +564,7 @@ test_edit_recompiles_after_delay (void)
   g_assert_false (text_has_line (tilde_ir_view_get_text (ir, TILDE_IR_SIDE_RIGHT),
                                  "target += cauchy_lupdf(tau, promote(0, real, data), promote(5, real, data));"));
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (tilde_window_get_buffer (window)), FALSE);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 static void
@@ -614,7 +602,7 @@ test_errors_show_banner (void)
   g_assert_true (text_has_line (tilde_ir_view_get_text (ir, TILDE_IR_SIDE_RIGHT),
                                 "target += normal_lupdf(mu, promote(1, real, data), promote(5, real, data));"));
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (tilde_window_get_buffer (window)), FALSE);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 static gboolean
@@ -659,7 +647,7 @@ test_copy (void)
   gdk_clipboard_read_text_async (clipboard, NULL, clipboard_read, &copied);
   g_assert_true (wait_for (is_set, &copied));
   g_assert_true (text_has_line (copied, "theta = (mu + (tau * theta_tilde));"));
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 /* A model that never compiled: no output, and the reason. */
@@ -678,7 +666,7 @@ test_errors_from_the_start (void)
   g_assert_true (tilde_ir_view_get_has_errors (ir));
   g_assert_null (tilde_ir_view_get_text (ir, TILDE_IR_SIDE_RIGHT));
   g_assert_false (gtk_info_bar_get_revealed (_tilde_ir_view_get_banner (ir)));
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
   g_unlink (path);
   g_rmdir (dir);
 }
@@ -717,7 +705,7 @@ test_screenshot (void)
   tilde_ir_view_select_step (ir, -1);
   let_it_draw (GTK_WIDGET (window));
   save_screenshot (GTK_WIDGET (window), "ir-view-stages.png");
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 int

@@ -59,18 +59,6 @@ window_ready (gpointer data)
          && tilde_window_get_file (*window) != NULL;
 }
 
-static void
-close_all_windows (void)
-{
-  GList *windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (app)));
-
-  for (GList *l = windows; l; l = l->next)
-    gtk_window_destroy (GTK_WINDOW (l->data));
-  g_list_free (windows);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-}
-
 static char *
 example_path (const char *name)
 {
@@ -210,7 +198,7 @@ test_run_from_the_header_bar (void)
   g_assert_cmpuint (tilde_draws_get_n_draws (tilde_run_controller_get_draws (controller), 1), ==,
                     400);
   g_signal_handler_disconnect (controller, id);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 static void
@@ -232,7 +220,7 @@ test_stop_from_the_header_bar (void)
   g_assert_cmpuint (tilde_draws_get_n_draws (draws, 0), <, 1000300);
   g_assert_true (enabled (window, "run"));
   g_signal_handler_disconnect (controller, id);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 static gboolean
@@ -313,7 +301,7 @@ test_screenshots (void)
       window_test_screenshot (GTK_WIDGET (window), "run-divergences-pairs.png");
     }
   g_signal_handler_disconnect (controller, id);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 int

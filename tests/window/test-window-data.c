@@ -40,18 +40,6 @@ window_ready (gpointer data)
          && tilde_window_get_file (*window) != NULL;
 }
 
-static void
-close_all_windows (void)
-{
-  GList *windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (app)));
-
-  for (GList *l = windows; l; l = l->next)
-    gtk_window_destroy (GTK_WINDOW (l->data));
-  g_list_free (windows);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-}
-
 static char *
 example_path (const char *name)
 {
@@ -268,7 +256,7 @@ test_data_beside_model_loaded (void)
   /* A window holding data is not taken for an empty one. */
   g_assert_false (tilde_window_is_pristine (window));
   g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (data_panel (window))));
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 /* "model.json" when there is no "model.data.json"; nothing when neither. */
@@ -284,14 +272,14 @@ test_plain_json_beside_model_loaded (void)
 
   g_assert_true (wait_for (data_loaded, window));
   g_assert_true (g_file_equal (tilde_data_panel_get_file (data_panel (window)), json));
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 
   window = open_path (lonely);
   /* Long enough for both names to have been looked for. */
   window_test_run_for_ms (300);
   g_assert_null (tilde_data_panel_get_file (data_panel (window)));
   g_assert_cmpint (gtk_text_buffer_get_char_count (data_buffer (window)), ==, 0);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
   remove_folder (folder);
 }
 
@@ -350,7 +338,7 @@ test_bad_value_underlined (void)
   }
   gtk_text_buffer_set_modified (source, FALSE);
   gtk_text_buffer_set_modified (data, FALSE);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 /* ---- a template for a new model ---- */
@@ -387,7 +375,7 @@ test_template_for_new_model (void)
   g_assert_null (tilde_data_panel_get_file (data_panel (window)));
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (tilde_window_get_buffer (window)), FALSE);
   gtk_text_buffer_set_modified (data_buffer (window), FALSE);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 /* ---- unsaved data on close ---- */
@@ -432,7 +420,7 @@ test_close_with_unsaved_data_asks (void)
   g_clear_pointer (&saved, g_free);
   g_assert_true (g_file_get_contents (model, &saved, NULL, NULL));
   g_assert_true (g_str_has_prefix (saved, "// edited\n"));
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
   remove_folder (folder);
 }
 
@@ -457,7 +445,7 @@ test_discard_unsaved_data (void)
   g_assert_true (wait_for (window_gone, &window));
   g_assert_true (g_file_get_contents (data_path, &after, NULL, NULL));
   g_assert_cmpstr (after, ==, before);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
   remove_folder (folder);
 }
 
@@ -514,7 +502,7 @@ test_autosave_keeps_data (void)
   tilde_autosave_flush ();
   g_assert_false (g_file_test (data_copy_path, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (info_path, G_FILE_TEST_EXISTS));
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
   g_settings_reset (tilde_application_get_settings (app), "autosave-delay-ms");
 }
 
@@ -600,7 +588,7 @@ test_restore_brings_data_back (void)
   g_assert_false (g_file_test (json_path, G_FILE_TEST_EXISTS));
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (tilde_window_get_buffer (window)), FALSE);
   gtk_text_buffer_set_modified (data_buffer (window), FALSE);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
   remove_folder (folder);
 }
 
@@ -621,11 +609,11 @@ test_data_divider_remembered (void)
 
   gtk_paned_set_position (_tilde_window_get_model_paned (window), 360);
   g_assert_cmpint (g_settings_get_int (settings, "data-position"), ==, 360);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 
   window = open_path (model);
   g_assert_true (wait_for (data_position_is, window));
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
   g_settings_reset (settings, "data-position");
 }
 

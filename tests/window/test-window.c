@@ -63,18 +63,6 @@ window_gone (gpointer data)
   return *window == NULL;
 }
 
-static void
-close_all_windows (void)
-{
-  GList *windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (app)));
-
-  for (GList *l = windows; l; l = l->next)
-    gtk_window_destroy (GTK_WINDOW (l->data));
-  g_list_free (windows);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-}
-
 static char *
 example_path (const char *name)
 {
@@ -130,7 +118,7 @@ test_open_example (void)
   g_assert_cmpstr (gtk_source_language_get_id (language), ==, "stan");
   g_assert_true (g_str_has_prefix (gtk_window_get_title (GTK_WINDOW (window)), "eight_schools.stan"));
   g_assert_false (gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (tilde_window_get_buffer (window))));
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 /* The rendering of WIDGET as it is on screen, right after a frame. */
@@ -252,7 +240,7 @@ test_highlighting_drawn (void)
   g_assert_cmpint (rgb_distance (keyword, identifier), >, 60);
   g_assert_cmpint (rgb_distance (type, identifier), >, 60);
   g_assert_cmpint (rgb_distance (comment, identifier), >, 60);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 static AdwMessageDialog *
@@ -311,7 +299,7 @@ test_unsaved_changes_protected (void)
     g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
     g_assert_null (strstr (contents, "// edited"));
   }
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 static void
@@ -335,7 +323,7 @@ test_save_as (void)
   text = buffer_text (window);
   g_assert_cmpstr (contents, ==, text);
   g_assert_nonnull (strstr (contents, "// saved copy"));
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
   g_unlink (path);
   g_rmdir (dir);
 }
@@ -358,7 +346,7 @@ test_open_missing_file (void)
   g_assert_true (TILDE_IS_WINDOW (window));
   g_assert_false (tilde_window_is_loading (TILDE_WINDOW (window)));
   g_assert_null (tilde_window_get_file (TILDE_WINDOW (window)));
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 int

@@ -39,18 +39,6 @@ window_ready (gpointer data)
          && tilde_window_get_file (*window) != NULL;
 }
 
-static void
-close_all_windows (void)
-{
-  GList *windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (app)));
-
-  for (GList *l = windows; l; l = l->next)
-    gtk_window_destroy (GTK_WINDOW (l->data));
-  g_list_free (windows);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-}
-
 static char *
 example_path (const char *name)
 {
@@ -158,7 +146,7 @@ test_layout_and_options_restored (void)
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-ir", NULL);
   g_assert_true (gtk_widget_get_visible (gtk_paned_get_end_child (workbench_paned (window))));
   g_assert_true (wait_for (position_is, window));
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 
   for (const char *const *key = (const char *const[]) { "show-ir", "optimization-level", "workbench-position",
                                                        "ir-left-stage", "ir-right-stage",
@@ -231,7 +219,7 @@ test_autosave_writes_a_copy (void)
   tilde_autosave_flush ();
   g_assert_false (g_file_test (text_path, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (info_path, G_FILE_TEST_EXISTS));
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
   g_settings_reset (settings (), "autosave-delay-ms");
 }
 
@@ -359,7 +347,7 @@ test_restore_after_crash (void)
   g_assert_false (g_file_test (orphan_text, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (live_text, G_FILE_TEST_EXISTS));
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (tilde_window_get_buffer (restored)), FALSE);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 
   /* Discarded, the copy goes and nothing opens. */
   leave_copy ("orphan-copy", dead_pid (), NULL, "• Untitled model", model);
@@ -372,7 +360,7 @@ test_restore_after_crash (void)
   tilde_autosave_flush ();
   g_assert_false (g_file_test (orphan_text, G_FILE_TEST_EXISTS));
   g_assert_cmpuint (g_list_length (gtk_application_get_windows (GTK_APPLICATION (app))), ==, 1);
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 
   g_unlink (live_text);
   {
@@ -426,7 +414,7 @@ test_recent_models (void)
 
   g_assert_true (gtk_recent_manager_has_item (gtk_recent_manager_get_default (), uri));
   g_assert_true (wait_for (menu_lists, &query));
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 
   /* A new, empty window lists it too, and opening it from there loads it
    * into that window. */
@@ -441,7 +429,7 @@ test_recent_models (void)
     g_autofree char *loaded = g_file_get_uri (tilde_window_get_file (window));
     g_assert_cmpstr (loaded, ==, uri);
   }
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 /* ---- the shortcuts window and the about dialog ---- */
@@ -496,7 +484,7 @@ test_shortcuts_window_lists_every_shortcut (void)
           g_error ("the shortcuts window lists %s, which has no shortcut", (const char *) action);
       }
   }
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 static AdwAboutWindow *
@@ -532,7 +520,7 @@ test_about_dialog (void)
   g_assert_cmpint (adw_about_window_get_license_type (about), ==, GTK_LICENSE_GPL_3_0);
   g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (about)) == GTK_WINDOW (window));
   gtk_window_destroy (GTK_WINDOW (about));
-  close_all_windows ();
+  window_test_close_all (GTK_APPLICATION (app));
 }
 
 int

@@ -303,3 +303,15 @@ window_test_pointer_away (GtkWidget *widget)
     }
 #endif
 }
+
+void
+window_test_close_all (GtkApplication *app)
+{
+  GList *windows = g_list_copy (gtk_application_get_windows (app));
+
+  for (GList *l = windows; l; l = l->next)
+    gtk_window_destroy (GTK_WINDOW (l->data));
+  g_list_free (windows);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}

@@ -36,4 +36,7 @@ void        window_test_screenshot   (GtkWidget  *widget,
 /* Moves the X pointer off the window, so that nothing is drawn hovered. */
 void        window_test_pointer_away (GtkWidget  *widget);
 
+/* Destroys every window of APP and lets what that queued run. */
+void        window_test_close_all    (GtkApplication *app);
+
 G_END_DECLS
