@@ -274,6 +274,39 @@ static const Case cases[] = {
     "  w[2] = -100;\n"
     "}\n",
     "{\"N\": 3, \"x\": [0.5, 1, 2], \"y\": [1, 0, -1]}", 2 },
+  /* loops of scalar terms: one program an iteration */
+  { "mixture-loop",
+    "data { int<lower=0> N; vector[N] y; }\n"
+    "parameters { ordered[2] mu; array[2] real<lower=0> sigma; real<lower=0, upper=1> theta; }\n"
+    "model {\n"
+    "  mu ~ normal(0, 2);\n"
+    "  sigma ~ normal(0, 2);\n"
+    "  theta ~ beta(5, 5);\n"
+    "  for (n in 1:N)\n"
+    "    target += log_mix(theta, normal_lpdf(y[n] | mu[1], sigma[1]),\n"
+    "                      normal_lpdf(y[n] | mu[2], sigma[2]));\n"
+    "}\n",
+    "{\"N\": 6, \"y\": [-1.5, 0.2, 2.5, 3.1, -0.7, 8]}", 1 },
+  { "scalar-terms-of-slices",
+    "data { int N; vector[N] y; array[N] int k; }\n"
+    "parameters { vector[N] eta; real a; real<lower=0> s; }\n"
+    "model {\n"
+    "  for (n in 2:N) {\n"
+    "    target += log_sum_exp(normal_lpdf(y[n] | eta[n], s), log1m(inv_logit(a * k[n])));\n"
+    "    target += 0.5 * n * a - square(eta[n] - y[n - 1]) / (1 + exp(a))\n"
+    "              + log1p(square(eta[n - 1])) - sqrt(s + k[n]) + expm1(-s) * pow(s, 1.5)\n"
+    "              + fma(a, y[n], -eta[n]) * inv(2 + s);\n"
+    "  }\n"
+    "}\n",
+    "{\"N\": 5, \"y\": [0.3, -1.2, 0.8, 2.2, -0.4], \"k\": [1, 0, 3, 2, 1]}", 1 },
+  { "scalar-terms-of-data-only",
+    "data { int N; vector[N] y; }\n"
+    "parameters { real mu; }\n"
+    "model {\n"
+    "  mu ~ normal(0, 1);\n"
+    "  for (n in 1:N) target += log_sum_exp(y[n], -y[n]);\n"
+    "}\n",
+    "{\"N\": 3, \"y\": [0.3, -1.2, 0.8]}", 1 },
 };
 
 /* Errors from the fused forms are the general path's: the element, the
@@ -351,6 +384,21 @@ static const Case error_cases[] = {
     "  for (n in 1:N) y[n] ~ normal(mu * y[n], 1);\n"
     "}\n",
     "{\"N\": 3, \"y\": [1, \"NaN\", -1]}", 1, 1 },
+  { "mixing-proportion-out-of-range",
+    "data { int N; vector[N] y; }\n"
+    "parameters { real mu; real t; }\n"
+    "model {\n"
+    "  for (n in 1:N)\n"
+    "    target += log_mix(t, normal_lpdf(y[n] | mu, 1), normal_lpdf(y[n] | -mu, 1));\n"
+    "}\n",
+    "{\"N\": 3, \"y\": [1, 0, -1]}", 1, 1 },
+  { "scale-of-an-element-in-a-scalar-loop",
+    "data { int N; vector[N] x; vector[N] y; }\n"
+    "parameters { real mu; }\n"
+    "model {\n"
+    "  for (n in 1:N) target += log_sum_exp(normal_lpdf(y[n] | mu, x[n] + mu), 0);\n"
+    "}\n",
+    "{\"N\": 3, \"x\": [1, 2, -3], \"y\": [1, 0, -1]}", 1, 1 },
 };
 
 static void
@@ -465,7 +513,8 @@ static void
 test_no_allocation (void)
 {
   const char *names[] = { "ar1", "gathers", "rows-times-vector", "elementwise-expressions",
-                          "gp-cholesky", "scalar-expressions" };
+                          "gp-cholesky", "scalar-expressions", "mixture-loop",
+                          "scalar-terms-of-slices" };
   TildeModel *m[G_N_ELEMENTS (names)];
   double theta[64], g[64];
   for (guint i = 0; i < G_N_ELEMENTS (theta); i++)
