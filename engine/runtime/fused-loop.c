@@ -19,6 +19,10 @@
  * one-dimensional containers: data are read in place, and a slice of
  * autodiff variables gets one partial per iteration.
  *
+ * The iterations run in blocks: each instruction over a block of
+ * iterations at a time, forward, then backward, so that the dispatch on
+ * the instruction is paid once a block, not once an iteration.
+ *
  * The values and partials are the library's formulas. A check that fails,
  * a slice out of range or anything else not covered gives up: the tape is
  * rewound and the loop runs as written, so that errors and their messages
@@ -120,17 +124,14 @@ leaf_value (Ev *ev, const Lx *ins, gint32 *id)
   return v.u.r;
 }
 
-/* One instruction forward: its value, and in d its partials with respect
- * to its operands. */
+/* One instruction on one element: its value, and in d its partials with
+ * respect to its operands a, b, c, e; *bad when a check fails. Inlined
+ * into one loop per operation. */
 G_ALWAYS_INLINE static inline double
-lx_forward (Ev *ev, const Lx *ins, const double *val, double *d)
+lx_op (LxOp op, double a, double b, double c, double e, double *d, gboolean *bad)
 {
-  double a = val[ins->args[0]], b = 0, c = 0, v;
-  if (ins->n_args > 1)
-    b = val[ins->args[1]];
-  if (ins->n_args > 2)
-    c = val[ins->args[2]];
-  switch (ins->op)
+  double v;
+  switch (op)
     {
     case LX_ADD: d[0] = 1; d[1] = 1; return a + b;
     case LX_SUB: d[0] = 1; d[1] = -1; return a - b;
@@ -149,13 +150,11 @@ lx_forward (Ev *ev, const Lx *ins, const double *val, double *d)
     case LX_LOG: d[0] = 1 / a; return log (a);
     case LX_EXPM1: v = expm1 (a); d[0] = v + 1; return v;
     case LX_LOG1P:
-      if (!(a >= -1))
-        give_up (ev);
+      *bad |= !(a >= -1);
       d[0] = 1 / (1 + a);
       return log1p (a);
     case LX_LOG1M:
-      if (!(a <= 1))
-        give_up (ev);
+      *bad |= !(a <= 1);
       d[0] = -1 / (1 - a);
       return log1p (-a);
     case LX_INV: d[0] = -1 / (a * a); return 1 / a;
@@ -166,31 +165,28 @@ lx_forward (Ev *ev, const Lx *ins, const double *val, double *d)
       d[1] = exp (b - v);
       return v;
     case LX_CHECK_POSITIVE:
-      if (!(a > 0))
-        give_up (ev);
+      *bad |= !(a > 0);
       d[0] = 1;
       return a;
     case LX_CHECK_UNIT:
-      if (!(a >= 0 && a <= 1))
-        give_up (ev);
+      *bad |= !(a >= 0 && a <= 1);
       d[0] = 1;
       return a;
     case LX_NORMAL:
       {
         /* y, mu, 1 / sigma, log sigma */
-        double r = c, l = val[ins->args[3]], diff = a - b, z = diff * r;
-        if (isnan (a) || !isfinite (b))
-          give_up (ev);
-        d[0] = -z * r;
-        d[1] = z * r;
+        double diff = a - b, z = diff * c;
+        *bad |= isnan (a) || !isfinite (b);
+        d[0] = -z * c;
+        d[1] = z * c;
         d[2] = -z * diff;
         d[3] = -1;
-        return -0.5 * z * z - TILDE_LOG_SQRT_TWO_PI - l;
+        return -0.5 * z * z - TILDE_LOG_SQRT_TWO_PI - e;
       }
     case LX_LOG_MIX:
       {
         /* a, b, log theta, log1m theta */
-        double x = c + a, y = val[ins->args[3]] + b;
+        double x = c + a, y = e + b;
         if (G_UNLIKELY (!isfinite (x) || !isfinite (y)))
           {
             v = tilde_log_sum_exp2 (x, y);
@@ -199,15 +195,100 @@ lx_forward (Ev *ev, const Lx *ins, const double *val, double *d)
             return v;
           }
         /* log_sum_exp's own value; the weights from its one exponential */
-        double e = exp (-fabs (x - y)), w = 1 / (1 + e);
+        double w_other = exp (-fabs (x - y)), w = 1 / (1 + w_other);
         gboolean x_max = x > y;
-        v = (x_max ? x : y) + log1p (e);
-        d[0] = d[2] = x_max ? w : e * w;
-        d[1] = d[3] = x_max ? e * w : w;
+        v = (x_max ? x : y) + log1p (w_other);
+        d[0] = d[2] = x_max ? w : w_other * w;
+        d[1] = d[3] = x_max ? w_other * w : w;
         return v;
       }
     default:
       g_assert_not_reached ();
+    }
+}
+
+#define LX_BLOCK 128
+
+/* Where an operand's values are: an instruction that varies has one per
+ * iteration of the block, one that does not its one value (step 0). */
+typedef struct {
+  double  *v[LX_MAX_PROGRAM];
+  double  *d[LX_MAX_PROGRAM][LX_MAX_OPERANDS];
+  double  *adj[LX_MAX_PROGRAM];
+  gboolean vec[LX_MAX_PROGRAM];
+} LxBlock;
+
+/* ins over the m iterations of the block: values and partials. */
+static void
+lx_block_forward (Ev *ev, const Lx *ins, LxBlock *bl, int k, int m)
+{
+  static const double zero = 0;
+  const double *x[LX_MAX_OPERANDS];
+  int step[LX_MAX_OPERANDS];
+  double scratch[LX_BLOCK];
+  double *d[LX_MAX_OPERANDS];
+  for (int j = 0; j < LX_MAX_OPERANDS; j++)
+    {
+      gboolean has = j < ins->n_args;
+      x[j] = has ? bl->v[ins->args[j]] : &zero;
+      step[j] = has && bl->vec[ins->args[j]];
+      d[j] = has ? bl->d[k][j] : scratch;
+    }
+  double *out = bl->v[k];
+  gboolean bad = FALSE;
+  switch (ins->op)
+    {
+#define LX_CASE(OP)                                                              \
+    case OP:                                                                     \
+      for (int i = 0; i < m; i++)                                                \
+        {                                                                        \
+          double dl[LX_MAX_OPERANDS] = { 0 };                                    \
+          out[i] = lx_op (OP, x[0][i * step[0]], x[1][i * step[1]],              \
+                          x[2][i * step[2]], x[3][i * step[3]], dl, &bad);       \
+          d[0][i] = dl[0];                                                       \
+          d[1][i] = dl[1];                                                       \
+          d[2][i] = dl[2];                                                       \
+          d[3][i] = dl[3];                                                       \
+        }                                                                        \
+      break;
+    LX_CASE (LX_ADD) LX_CASE (LX_SUB) LX_CASE (LX_MUL) LX_CASE (LX_DIV)
+    LX_CASE (LX_FMA) LX_CASE (LX_POW) LX_CASE (LX_NEG) LX_CASE (LX_SQUARE)
+    LX_CASE (LX_SQRT) LX_CASE (LX_EXP) LX_CASE (LX_LOG) LX_CASE (LX_EXPM1)
+    LX_CASE (LX_LOG1P) LX_CASE (LX_LOG1M) LX_CASE (LX_INV) LX_CASE (LX_INV_LOGIT)
+    LX_CASE (LX_LOG_SUM_EXP) LX_CASE (LX_CHECK_POSITIVE) LX_CASE (LX_CHECK_UNIT)
+    LX_CASE (LX_NORMAL) LX_CASE (LX_LOG_MIX)
+#undef LX_CASE
+    default:
+      g_assert_not_reached ();
+    }
+  if (bad)
+    give_up (ev);
+}
+
+/* Backward over ins for the m iterations of the block: into the adjoints
+ * of the operands that vary, and summed into those of the ones that do
+ * not. */
+static void
+lx_block_backward (const Lx *ins, LxBlock *bl, int k, int m, double *adj)
+{
+  const double *g = bl->adj[k];
+  for (int j = 0; j < ins->n_args; j++)
+    {
+      int a = ins->args[j];
+      const double *d = bl->d[k][j];
+      if (bl->vec[a])
+        {
+          double *ga = bl->adj[a];
+          for (int i = 0; i < m; i++)
+            ga[i] += g[i] * d[i];
+        }
+      else
+        {
+          double sum = 0;
+          for (int i = 0; i < m; i++)
+            sum += g[i] * d[i];
+          adj[a] += sum;
+        }
     }
 }
 
@@ -225,12 +306,12 @@ rt_st_for_scalars (Ev *ev, const St *s)
     return FLOW_NEXT;
   if (hi - lo + 1 > G_MAXINT32 || lo < G_MININT32 || hi > G_MAXINT32)
     return rt_exec (ev, s->else_s);
-  RtFusedMark m;
+  RtFusedMark mark;
   jmp_buf jmp;
-  rt_fused_mark (ev, &m);
+  rt_fused_mark (ev, &mark);
   if (setjmp (jmp))
     {
-      rt_fused_rewind (ev, &m);
+      rt_fused_rewind (ev, &mark);
       return rt_exec (ev, s->else_s);
     }
   CX->jmp = &jmp;
@@ -241,8 +322,9 @@ rt_st_for_scalars (Ev *ev, const St *s)
   double val[LX_MAX_PROGRAM], adj[LX_MAX_PROGRAM], d[LX_MAX_PROGRAM][LX_MAX_OPERANDS];
   gint32 id[LX_MAX_PROGRAM];
   LxSlice slices[LX_MAX_PROGRAM];
-  gboolean any_ad = FALSE;
+  LxBlock bl;
   int vary[LX_MAX_PROGRAM], n_vary = 0;
+  gboolean any_ad = FALSE;
 
   /* once: the leaves, the slices' storage and what does not vary */
   for (int k = 0; k < n_prog; k++)
@@ -250,6 +332,17 @@ rt_st_for_scalars (Ev *ev, const St *s)
       const Lx *ins = &prog[k];
       id[k] = -1;
       adj[k] = 0;
+      bl.vec[k] = ins->varies;
+      bl.v[k] = &val[k];
+      if (ins->varies)
+        {
+          vary[n_vary++] = k;
+          bl.v[k] = rt_alloc_d (CX, LX_BLOCK);
+          bl.adj[k] = rt_alloc_d (CX, LX_BLOCK);
+          for (int j = 0; j < ins->n_args; j++)
+            bl.d[k][j] = rt_alloc_d (CX, LX_BLOCK);
+        }
+      gboolean bad = FALSE;
       switch (ins->op)
         {
         case LX_LEAF:
@@ -263,47 +356,57 @@ rt_st_for_scalars (Ev *ev, const St *s)
         case LX_LOOP_VAR:
           break;
         default:
-          if (!ins->varies)
-            val[k] = lx_forward (ev, ins, val, d[k]);
+          if (ins->varies)
+            break;
+          double e[LX_MAX_OPERANDS] = { 0 };
+          for (int j = 0; j < ins->n_args; j++)
+            e[j] = val[ins->args[j]];
+          val[k] = lx_op (ins->op, e[0], e[1], e[2], e[3], d[k], &bad);
         }
-      if (ins->varies)
-        vary[n_vary++] = k;
+      if (bad)
+        give_up (ev);
     }
 
-  /* every iteration: forward over what varies, then backward over it,
-   * the adjoints of what does not vary summed over the iterations */
+  /* block by block: forward over what varies, then backward over it, the
+   * adjoints of what does not vary summed over the iterations */
   double total = 0;
-  for (gint32 i = 0; i < n; i++)
+  for (gint32 i0 = 0; i0 < n; i0 += LX_BLOCK)
     {
+      int m = (int) MIN (LX_BLOCK, n - i0);
       for (int j = 0; j < n_vary; j++)
         {
           int k = vary[j];
           const Lx *ins = &prog[k];
+          double *v = bl.v[k];
           if (ins->op == LX_SLICE)
-            val[k] = slice_value (&slices[k], i);
+            for (int i = 0; i < m; i++)
+              v[i] = slice_value (&slices[k], i0 + i);
           else if (ins->op == LX_LOOP_VAR)
-            val[k] = (double) (lo + i);
+            for (int i = 0; i < m; i++)
+              v[i] = (double) (lo + i0 + i);
           else
-            val[k] = lx_forward (ev, ins, val, d[k]);
+            lx_block_forward (ev, ins, &bl, k, m);
         }
-      total += val[last];
+      const double *v = bl.v[last];
+      for (int i = 0; i < m; i++)
+        total += v[i];
       if (!any_ad)
         continue;
-      adj[last] = 1;
+      for (int j = 0; j < n_vary; j++)
+        memset (bl.adj[vary[j]], 0, sizeof (double) * (gsize) m);
+      for (int i = 0; i < m; i++)
+        bl.adj[last][i] = 1;
       for (int j = n_vary; j-- > 0;)
         {
           int k = vary[j];
           const Lx *ins = &prog[k];
-          double g = adj[k];
-          adj[k] = 0;
           if (ins->op == LX_SLICE)
             {
               if (slices[k].p)
-                slices[k].p[i] = g;
-              continue;
+                memcpy (slices[k].p + i0, bl.adj[k], sizeof (double) * (gsize) m);
             }
-          for (int a = 0; a < ins->n_args; a++)
-            adj[ins->args[a]] += g * d[k][a];
+          else if (ins->op != LX_LOOP_VAR)
+            lx_block_backward (ins, &bl, k, m, adj);
         }
     }
 
@@ -341,7 +444,7 @@ rt_st_for_scalars (Ev *ev, const St *s)
         }
       out = rt_reduce (CX, total, n_ops, ops);
     }
-  CX->jmp = m.outer;
+  CX->jmp = mark.outer;
   rt_add_term (ev, &out);
   return FLOW_NEXT;
 }

@@ -508,6 +508,31 @@ find_case (const char *name)
   g_error ("no case %s", name);
 }
 
+/* A loop of scalar terms runs its iterations in blocks: many blocks, the
+ * last one short, agree with the loop as written. */
+static void
+test_scalar_loop_blocks (void)
+{
+  GString *json = g_string_new ("{\"N\": 300, \"y\": [");
+  for (int n = 0; n < 300; n++)
+    g_string_append_printf (json, "%s%.3f", n ? ", " : "", 3 * sin (0.37 * n) + (n % 3));
+  g_string_append (json, "]}");
+  Case c = {
+    "scalar-loop-blocks",
+    "data { int<lower=0> N; vector[N] y; }\n"
+    "parameters { ordered[2] mu; array[2] real<lower=0> sigma; real<lower=0, upper=1> theta;\n"
+    "             vector[N] u; }\n"
+    "model {\n"
+    "  u ~ normal(0, 1);\n"
+    "  for (n in 2:N)\n"
+    "    target += log_mix(theta, normal_lpdf(y[n] | mu[1] + u[n - 1], sigma[1]),\n"
+    "                      normal_lpdf(y[n] | mu[2], sigma[2] + square(u[n])));\n"
+    "}\n",
+    json->str, 1, 0 };
+  test_case (&c);
+  g_string_free (json, TRUE);
+}
+
 /* In steady state the fused forms allocate nothing. */
 static void
 test_no_allocation (void)
@@ -605,6 +630,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/fused/error-messages", test_error_messages);
   g_test_add_func ("/runtime/fused/not-vectorised", test_not_vectorised);
   g_test_add_func ("/runtime/fused/no-allocation", test_no_allocation);
+  g_test_add_func ("/runtime/fused/scalar-loop-blocks", test_scalar_loop_blocks);
   g_test_add_func ("/runtime/fused/scalar-factors", test_scalar_factors);
   g_test_add_func ("/runtime/fused/gp-symmetric", test_gp_symmetric);
   return g_test_run ();
