@@ -1378,7 +1378,7 @@ static int lx_emit (LxBuild *b, const MirExpr *m);
  * on sigma and theta alone in instructions of their own: outside the loop
  * when those do not vary. */
 static int
-lx_emit_density (LxBuild *b, const MirExpr *m, gboolean mix)
+lx_emit_density (LxBuild *b, const MirExpr *m, gboolean mix, gboolean drop)
 {
   int k[3];
   for (guint i = 0; i < 3; i++)
@@ -1390,7 +1390,9 @@ lx_emit_density (LxBuild *b, const MirExpr *m, gboolean mix)
       return lx_push (b, LX_LOG_MIX, 4, (int[]) { k[1], k[2], lt, l1t });
     }
   int r = lx_push (b, LX_INV, 1, &checked), l = lx_push (b, LX_LOG, 1, &checked);
-  return lx_push (b, LX_NORMAL, 4, (int[]) { k[0], k[1], r, l });
+  int normal = lx_push (b, LX_NORMAL, 4, (int[]) { k[0], k[1], r, l });
+  b->prog[normal].drop = drop;
+  return normal;
 }
 
 /* Appends m's instructions in post-order; the position of its own. */
@@ -1441,8 +1443,9 @@ lx_emit (LxBuild *b, const MirExpr *m)
     if (!is_real_scalar_type (arg (m, i)->type))
       goto fail;
   const char *name = m->u.call.fun.name;
-  if (n == 3 && (strcmp (name, "normal_lpdf") == 0 || strcmp (name, "log_mix") == 0))
-    return lx_emit_density (b, m, name[0] == 'l');
+  if (n == 3 && (strcmp (name, "normal_lpdf") == 0 || strcmp (name, "normal_lupdf") == 0
+                 || strcmp (name, "log_mix") == 0))
+    return lx_emit_density (b, m, name[0] == 'l', strcmp (name, "normal_lupdf") == 0);
   LxOp op;
   if (!lx_function (m, &op))
     goto fail;

@@ -178,6 +178,11 @@ typedef enum {
   LX_CHECK_UNIT,       /* its operand, once it is in [0, 1] */
   LX_NORMAL,           /* normal_lpdf (y | mu, sigma) from y, mu, 1 / sigma, log sigma */
   LX_LOG_MIX,          /* log_mix (theta, a, b) from a, b, log theta, log1m theta */
+  /* normal_lupdf under propto, chosen per evaluation: without the constant;
+   * also without log sigma (sigma data); nothing (all of it data) */
+  LX_NORMAL_NO_CONST,
+  LX_NORMAL_KERNEL,
+  LX_NORMAL_NONE,
 } LxOp;
 
 typedef struct {
@@ -185,6 +190,7 @@ typedef struct {
   guint8   n_args;
   guint8   args[LX_MAX_OPERANDS];  /* the instructions whose values it reads */
   gboolean varies;                 /* depends on n: computed in every iteration */
+  gboolean drop;                   /* NORMAL of normal_lupdf: drops constants under propto */
   Ex      *e, *off;                /* LEAF: e; SLICE: e and its offset (NULL: 0) */
   int      sign;
 } Lx;

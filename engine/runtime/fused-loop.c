@@ -183,6 +183,23 @@ lx_op (LxOp op, double a, double b, double c, double e, double *d, gboolean *bad
         d[3] = -1;
         return -0.5 * z * z - TILDE_LOG_SQRT_TWO_PI - e;
       }
+    case LX_NORMAL_NO_CONST:
+    case LX_NORMAL_KERNEL:
+    case LX_NORMAL_NONE:
+      {
+        double diff = a - b, z = diff * c;
+        *bad |= isnan (a) || !isfinite (b);
+        if (op == LX_NORMAL_NONE)
+          {
+            d[0] = d[1] = d[2] = d[3] = 0;
+            return 0;
+          }
+        d[0] = -z * c;
+        d[1] = z * c;
+        d[2] = -z * diff;
+        d[3] = op == LX_NORMAL_NO_CONST ? -1 : 0;
+        return op == LX_NORMAL_NO_CONST ? -0.5 * z * z - e : -0.5 * z * z;
+      }
     case LX_LOG_MIX:
       {
         /* a, b, log theta, log1m theta */
@@ -220,7 +237,7 @@ typedef struct {
 
 /* ins over the m iterations of the block: values and partials. */
 static void
-lx_block_forward (Ev *ev, const Lx *ins, LxBlock *bl, int k, int m)
+lx_block_forward (Ev *ev, const Lx *ins, LxOp op, LxBlock *bl, int k, int m)
 {
   static const double zero = 0;
   const double *x[LX_MAX_OPERANDS];
@@ -236,7 +253,7 @@ lx_block_forward (Ev *ev, const Lx *ins, LxBlock *bl, int k, int m)
     }
   double *out = bl->v[k];
   gboolean bad = FALSE;
-  switch (ins->op)
+  switch (op)
     {
 #define LX_CASE(OP)                                                              \
     case OP:                                                                     \
@@ -256,7 +273,8 @@ lx_block_forward (Ev *ev, const Lx *ins, LxBlock *bl, int k, int m)
     LX_CASE (LX_SQRT) LX_CASE (LX_EXP) LX_CASE (LX_LOG) LX_CASE (LX_EXPM1)
     LX_CASE (LX_LOG1P) LX_CASE (LX_LOG1M) LX_CASE (LX_INV) LX_CASE (LX_INV_LOGIT)
     LX_CASE (LX_LOG_SUM_EXP) LX_CASE (LX_CHECK_POSITIVE) LX_CASE (LX_CHECK_UNIT)
-    LX_CASE (LX_NORMAL) LX_CASE (LX_LOG_MIX)
+    LX_CASE (LX_NORMAL) LX_CASE (LX_LOG_MIX) LX_CASE (LX_NORMAL_NO_CONST)
+    LX_CASE (LX_NORMAL_KERNEL) LX_CASE (LX_NORMAL_NONE)
 #undef LX_CASE
     default:
       g_assert_not_reached ();
@@ -325,6 +343,8 @@ rt_st_for_scalars (Ev *ev, const St *s)
   LxBlock bl;
   int vary[LX_MAX_PROGRAM], n_vary = 0;
   gboolean any_ad = FALSE;
+  gboolean ad[LX_MAX_PROGRAM];   /* depends on autodiff variables */
+  LxOp op[LX_MAX_PROGRAM];       /* what runs: a normal_lupdf's form chosen here */
 
   /* once: the leaves, the slices' storage and what does not vary */
   for (int k = 0; k < n_prog; k++)
@@ -343,15 +363,22 @@ rt_st_for_scalars (Ev *ev, const St *s)
             bl.d[k][j] = rt_alloc_d (CX, LX_BLOCK);
         }
       gboolean bad = FALSE;
+      op[k] = ins->op;
+      ad[k] = FALSE;
+      for (int j = 0; j < ins->n_args; j++)
+        ad[k] |= ad[ins->args[j]];
+      if (ins->drop && CX->propto)
+        op[k] = !ad[k] ? LX_NORMAL_NONE : ad[ins->args[3]] ? LX_NORMAL_NO_CONST
+          : LX_NORMAL_KERNEL;
       switch (ins->op)
         {
         case LX_LEAF:
           val[k] = leaf_value (ev, ins, &id[k]);
-          any_ad |= id[k] >= 0;
+          ad[k] = id[k] >= 0;
           break;
         case LX_SLICE:
           open_slice (ev, ins, (int) lo, n, &slices[k]);
-          any_ad |= slices[k].p != NULL;
+          ad[k] = slices[k].p != NULL;
           break;
         case LX_LOOP_VAR:
           break;
@@ -361,8 +388,9 @@ rt_st_for_scalars (Ev *ev, const St *s)
           double e[LX_MAX_OPERANDS] = { 0 };
           for (int j = 0; j < ins->n_args; j++)
             e[j] = val[ins->args[j]];
-          val[k] = lx_op (ins->op, e[0], e[1], e[2], e[3], d[k], &bad);
+          val[k] = lx_op (op[k], e[0], e[1], e[2], e[3], d[k], &bad);
         }
+      any_ad |= ad[k];
       if (bad)
         give_up (ev);
     }
@@ -385,7 +413,7 @@ rt_st_for_scalars (Ev *ev, const St *s)
             for (int i = 0; i < m; i++)
               v[i] = (double) (lo + i0 + i);
           else
-            lx_block_forward (ev, ins, &bl, k, m);
+            lx_block_forward (ev, ins, op[k], &bl, k, m);
         }
       const double *v = bl.v[last];
       for (int i = 0; i < m; i++)

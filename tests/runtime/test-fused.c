@@ -299,6 +299,17 @@ static const Case cases[] = {
     "  }\n"
     "}\n",
     "{\"N\": 5, \"y\": [0.3, -1.2, 0.8, 2.2, -0.4], \"k\": [1, 0, 3, 2, 1]}", 1 },
+  /* ~ normal: what propto drops depends on what is data */
+  { "normal-of-scalar-programs",
+    "data { int N; vector[N] x; vector[N] y; real<lower=0> s; }\n"
+    "parameters { real alpha; real beta; real<lower=0, upper=1> lambda; real<lower=0> sigma; }\n"
+    "model {\n"
+    "  for (n in 1:N) y[n] ~ normal(alpha - beta * pow(lambda, x[n]), sigma);\n"
+    "  for (n in 1:N) y[n] ~ normal(alpha * exp(-x[n]), s);\n"
+    "  for (n in 1:N) y[n] ~ normal(exp(x[n]), s + x[n]);\n"
+    "  for (n in 1:N) target += normal_lupdf(y[n] | log1p(square(x[n] * beta)), sigma * s);\n"
+    "}\n",
+    "{\"N\": 4, \"x\": [1, 2.5, 4, 7], \"y\": [1.8, 2.2, 2.4, 2.5], \"s\": 0.7}", 4 },
   { "scalar-terms-of-data-only",
     "data { int N; vector[N] y; }\n"
     "parameters { real mu; }\n"
