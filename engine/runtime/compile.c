@@ -1319,6 +1319,183 @@ compile_vector_loop (Compiler *c, const MirStmt *m, St *general)
   return s;
 }
 
+/* ---- loops of scalar terms (fused-loop.c) ---- */
+
+typedef struct {
+  Compiler   *c;
+  const char *var;     /* the loop variable */
+  Lx         *prog;
+  int         n;
+  gboolean    ok;
+} LxBuild;
+
+static int
+lx_push (LxBuild *b, LxOp op, int n_args, const int *args)
+{
+  if (b->n >= LX_MAX_PROGRAM)
+    {
+      b->ok = FALSE;
+      return 0;
+    }
+  Lx *ins = &b->prog[b->n];
+  *ins = (Lx) { .op = op, .n_args = (guint8) n_args, .sign = 1 };
+  for (int i = 0; i < n_args; i++)
+    {
+      ins->args[i] = (guint8) args[i];
+      ins->varies |= b->prog[args[i]].varies;
+    }
+  return b->n++;
+}
+
+/* Functions of real scalars with no checks of their own: the operation. */
+static gboolean
+lx_function (const MirExpr *m, LxOp *op)
+{
+  static const struct { const char *name; guint n; LxOp op; } ops[] = {
+    { "Plus__", 2, LX_ADD }, { "add", 2, LX_ADD }, { "Minus__", 2, LX_SUB },
+    { "subtract", 2, LX_SUB }, { "Times__", 2, LX_MUL }, { "multiply", 2, LX_MUL },
+    { "EltTimes__", 2, LX_MUL }, { "Divide__", 2, LX_DIV }, { "divide", 2, LX_DIV },
+    { "EltDivide__", 2, LX_DIV }, { "fma", 3, LX_FMA }, { "Pow__", 2, LX_POW },
+    { "pow", 2, LX_POW }, { "PMinus__", 1, LX_NEG }, { "minus", 1, LX_NEG },
+    { "square", 1, LX_SQUARE }, { "sqrt", 1, LX_SQRT }, { "exp", 1, LX_EXP },
+    { "log", 1, LX_LOG }, { "expm1", 1, LX_EXPM1 }, { "log1p", 1, LX_LOG1P },
+    { "log1m", 1, LX_LOG1M }, { "inv", 1, LX_INV }, { "inv_logit", 1, LX_INV_LOGIT },
+    { "log_sum_exp", 2, LX_LOG_SUM_EXP },
+  };
+  guint n = m->u.call.args->len;
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    if (ops[i].n == n && strcmp (ops[i].name, m->u.call.fun.name) == 0)
+      {
+        *op = ops[i].op;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static int lx_emit (LxBuild *b, const MirExpr *m);
+
+/* normal_lpdf (y | mu, sigma) and log_mix (theta, a, b), with what depends
+ * on sigma and theta alone in instructions of their own: outside the loop
+ * when those do not vary. */
+static int
+lx_emit_density (LxBuild *b, const MirExpr *m, gboolean mix, gboolean drop)
+{
+  int k[3];
+  for (guint i = 0; i < 3; i++)
+    k[i] = lx_emit (b, arg (m, i));
+  int checked = lx_push (b, mix ? LX_CHECK_UNIT : LX_CHECK_POSITIVE, 1, &k[mix ? 0 : 2]);
+  if (mix)
+    {
+      int lt = lx_push (b, LX_LOG, 1, &checked), l1t = lx_push (b, LX_LOG1M, 1, &checked);
+      return lx_push (b, LX_LOG_MIX, 4, (int[]) { k[1], k[2], lt, l1t });
+    }
+  int r = lx_push (b, LX_INV, 1, &checked), l = lx_push (b, LX_LOG, 1, &checked);
+  int normal = lx_push (b, LX_NORMAL, 4, (int[]) { k[0], k[1], r, l });
+  b->prog[normal].drop = drop;
+  return normal;
+}
+
+/* Appends m's instructions in post-order; the position of its own. */
+static int
+lx_emit (LxBuild *b, const MirExpr *m)
+{
+  if (!b->ok)
+    return 0;
+  if (!is_real_scalar_type (m->type))
+    goto fail;
+  if (!mentions (m, b->var))
+    {
+      if (!pure_expr (m))
+        goto fail;
+      int k = lx_push (b, LX_LEAF, 0, NULL);
+      b->prog[k].e = compile_expr (b->c, m);
+      return k;
+    }
+  if (m->kind == MIR_EXPR_VAR)
+    {
+      int k = lx_push (b, LX_LOOP_VAR, 0, NULL);
+      b->prog[k].varies = TRUE;
+      return k;
+    }
+  if (m->kind == MIR_EXPR_PROMOTION)
+    return lx_emit (b, m->u.promotion.expr);
+  if (m->kind == MIR_EXPR_INDEXED)
+    {
+      const MirExpr *base = m->u.indexed.base, *off;
+      GPtrArray *idx = m->u.indexed.indices;
+      const MirIndex *ix = idx->len == 1 ? g_ptr_array_index (idx, 0) : NULL;
+      int sign;
+      if (!ix || ix->kind != MIR_INDEX_SINGLE || mentions (base, b->var) || !pure_expr (base)
+          || !is_flat_1d_type (base->type) || !loop_offset (ix->e, b->var, &off, &sign))
+        goto fail;
+      int k = lx_push (b, LX_SLICE, 0, NULL);
+      b->prog[k].varies = TRUE;
+      b->prog[k].e = compile_expr (b->c, base);
+      b->prog[k].off = off ? compile_expr (b->c, off) : NULL;
+      b->prog[k].sign = sign;
+      return k;
+    }
+  if (m->kind != MIR_EXPR_CALL || m->u.call.fun.kind != MIR_FUN_STANLIB
+      || tilde_type_kind (m->type) != TILDE_TYPE_REAL)
+    goto fail;
+  guint n = m->u.call.args->len;
+  for (guint i = 0; i < n; i++)
+    if (!is_real_scalar_type (arg (m, i)->type))
+      goto fail;
+  const char *name = m->u.call.fun.name;
+  if (n == 3 && (strcmp (name, "normal_lpdf") == 0 || strcmp (name, "normal_lupdf") == 0
+                 || strcmp (name, "log_mix") == 0))
+    return lx_emit_density (b, m, name[0] == 'l', strcmp (name, "normal_lupdf") == 0);
+  LxOp op;
+  if (!lx_function (m, &op))
+    goto fail;
+  int k[3];
+  for (guint i = 0; i < n; i++)
+    k[i] = lx_emit (b, arg (m, i));
+  return lx_push (b, op, (int) n, k);
+fail:
+  b->ok = FALSE;
+  return 0;
+}
+
+/* The loop `general` (compiled from m) run as one program per iteration
+ * over the sum of its terms, or NULL when its body is not of that form. */
+static St *
+compile_scalar_loop (Compiler *c, const MirStmt *m, St *general)
+{
+  g_autoptr (GPtrArray) terms = g_ptr_array_new ();
+  if (!collect_terms (m->u.for_stmt.body, terms) || terms->len == 0)
+    return NULL;
+  LxBuild b = { .c = c, .var = m->u.for_stmt.var, .ok = TRUE,
+                .prog = tilde_arena_newv (c->arena, Lx, LX_MAX_PROGRAM) };
+  St *s = st_new (c, rt_st_for_scalars, m);
+  int sum = -1;
+  for (guint i = 0; i < terms->len && b.ok; i++)
+    {
+      const MirStmt *t = g_ptr_array_index (terms, i);
+      St role = { 0 };
+      set_term_role (&role, t);
+      if (i == 0)
+        {
+          s->role = role.role;
+          s->role_args = role.role_args;
+        }
+      s->mixed_roles |= role.role != s->role || role.role_args != s->role_args;
+      int k = lx_emit (&b, t->u.increment.expr);
+      sum = sum < 0 ? k : lx_push (&b, LX_ADD, 2, (int[]) { sum, k });
+    }
+  /* the last instruction, the iteration's sum, is what the backward pass
+   * starts from in every iteration */
+  if (!b.ok || sum != b.n - 1 || !b.prog[sum].varies)
+    return NULL;
+  s->lx = b.prog;
+  s->n_lx = b.n;
+  s->e = general->e;
+  s->e2 = general->e2;
+  s->else_s = general;
+  return s;
+}
+
 static St *compile_stmt (Compiler *c, const MirStmt *m, gboolean top);
 
 static gboolean is_read_data (const MirExpr *e);
@@ -1811,6 +1988,8 @@ compile_stmt (Compiler *c, const MirStmt *m, gboolean top)
         s->then_s = compile_stmt (c, m->u.for_stmt.body, FALSE);
         g_array_set_size (c->scope, mark);
         St *v = c->fused ? compile_vector_loop (c, m, s) : NULL;
+        if (!v && c->fused)
+          v = compile_scalar_loop (c, m, s);
         return v ? v : s;
       }
     case MIR_STMT_PROFILE:

@@ -145,6 +145,56 @@ struct Sx {
   Ex   *e;         /* LEAF */
 };
 
+/* A loop of scalar terms (fused-loop.c): `for (n in lo:hi) target += e;`
+ * with e a real expression of scalars, run as one program per iteration
+ * (forward for the value and local partials, backward to the leaves)
+ * whose instructions that do not depend on n run once before the loop,
+ * and recorded as one node over all the iterations. */
+#define LX_MAX_PROGRAM 64
+#define LX_MAX_OPERANDS 4
+
+typedef enum {
+  LX_LEAF,        /* e, not depending on n: evaluated once */
+  LX_SLICE,       /* e[n + sign * off] of a one-dimensional container e */
+  LX_LOOP_VAR,    /* n */
+  LX_ADD,
+  LX_SUB,
+  LX_MUL,
+  LX_DIV,
+  LX_FMA,
+  LX_POW,
+  LX_NEG,
+  LX_SQUARE,
+  LX_SQRT,
+  LX_EXP,
+  LX_LOG,
+  LX_EXPM1,
+  LX_LOG1P,
+  LX_LOG1M,
+  LX_INV,
+  LX_INV_LOGIT,
+  LX_LOG_SUM_EXP,
+  LX_CHECK_POSITIVE,   /* its operand, once it is > 0 */
+  LX_CHECK_UNIT,       /* its operand, once it is in [0, 1] */
+  LX_NORMAL,           /* normal_lpdf (y | mu, sigma) from y, mu, 1 / sigma, log sigma */
+  LX_LOG_MIX,          /* log_mix (theta, a, b) from a, b, log theta, log1m theta */
+  /* normal_lupdf under propto, chosen per evaluation: without the constant;
+   * also without log sigma (sigma data); nothing (all of it data) */
+  LX_NORMAL_NO_CONST,
+  LX_NORMAL_KERNEL,
+  LX_NORMAL_NONE,
+} LxOp;
+
+typedef struct {
+  LxOp     op;
+  guint8   n_args;
+  guint8   args[LX_MAX_OPERANDS];  /* the instructions whose values it reads */
+  gboolean varies;                 /* depends on n: computed in every iteration */
+  gboolean drop;                   /* NORMAL of normal_lupdf: drops constants under propto */
+  Ex      *e, *off;                /* LEAF: e; SLICE: e and its offset (NULL: 0) */
+  int      sign;
+} Lx;
+
 /* A compiled function of the functions block: its own frame of slots. */
 struct RtFunction {
   const char      *name;
@@ -193,6 +243,10 @@ struct St {
   guint64        role_args;
   gboolean       mixed_roles;
   gpointer       gpu;          /* run by an OpenCL kernel (gpu-call.c): its site */
+  /* a loop of scalar terms: its program, the last instruction the sum of
+   * the terms of an iteration */
+  Lx            *lx;
+  int            n_lx;
 };
 
 /* What one evaluation works with. */
@@ -346,6 +400,19 @@ void rt_ex_fused        (Ev *ev, const Ex *e, TildeValue *out);
 /* A scalar expression computed as one node. */
 void rt_ex_sx           (Ev *ev, const Ex *e, TildeValue *out);
 Flow rt_st_for_vector   (Ev *ev, const St *s);
+/* fused-loop.c: a loop of scalar terms (s->lx), s->else_s as above. */
+Flow rt_st_for_scalars  (Ev *ev, const St *s);
+/* What a fused attempt may have to undo, and undoing it (the caller then
+ * runs the statement as written). */
+typedef struct {
+  jmp_buf *outer;
+  gint32   n_vars;
+  guint    n_nodes;
+  guint    n_terms;
+  double   target_const;
+} RtFusedMark;
+void rt_fused_mark   (Ev *ev, RtFusedMark *m);
+void rt_fused_rewind (Ev *ev, const RtFusedMark *m);
 /* How often, in this process, a fused form gave way to the general one. */
 guint rt_fused_fallbacks (void);
 

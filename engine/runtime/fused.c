@@ -673,17 +673,8 @@ rt_fused_fallbacks (void)
   return (guint) g_atomic_int_get (&fallbacks);
 }
 
-/* What an attempt may have to undo. */
-typedef struct {
-  jmp_buf *outer;
-  gint32   n_vars;
-  guint    n_nodes;
-  guint    n_terms;
-  double   target_const;
-} Mark;
-
-static void
-mark (Ev *ev, Mark *m)
+void
+rt_fused_mark (Ev *ev, RtFusedMark *m)
 {
   m->outer = CX->jmp;
   m->n_vars = CX->tape->n_vars;
@@ -692,8 +683,8 @@ mark (Ev *ev, Mark *m)
   m->target_const = ev->target_const;
 }
 
-static void
-rewind_to (Ev *ev, const Mark *m)
+void
+rt_fused_rewind (Ev *ev, const RtFusedMark *m)
 {
   CX->jmp = m->outer;
   CX->tape->n_vars = m->n_vars;
@@ -709,14 +700,14 @@ rewind_to (Ev *ev, const Mark *m)
 Flow
 rt_st_target_fused (Ev *ev, const St *s)
 {
-  Mark m;
+  RtFusedMark m;
   jmp_buf jmp;
   if (!rt_term_counts (ev, s))
     return FLOW_NEXT;
-  mark (ev, &m);
+  rt_fused_mark (ev, &m);
   if (setjmp (jmp))
     {
-      rewind_to (ev, &m);
+      rt_fused_rewind (ev, &m);
       return rt_st_target (ev, s);
     }
   CX->jmp = &jmp;
@@ -730,12 +721,12 @@ rt_st_target_fused (Ev *ev, const St *s)
 void
 rt_ex_fused (Ev *ev, const Ex *e, TildeValue *out)
 {
-  Mark m;
+  RtFusedMark m;
   jmp_buf jmp;
-  mark (ev, &m);
+  rt_fused_mark (ev, &m);
   if (setjmp (jmp))
     {
-      rewind_to (ev, &m);
+      rt_fused_rewind (ev, &m);
       rt_eval (ev, e->kids[0], out);
       return;
     }
@@ -766,12 +757,12 @@ rt_st_for_vector (Ev *ev, const St *s)
     return FLOW_NEXT;
   if (hi - lo + 1 > G_MAXINT32)
     return rt_exec (ev, s->else_s);
-  Mark m;
+  RtFusedMark m;
   jmp_buf jmp;
-  mark (ev, &m);
+  rt_fused_mark (ev, &m);
   if (setjmp (jmp))
     {
-      rewind_to (ev, &m);
+      rt_fused_rewind (ev, &m);
       return rt_exec (ev, s->else_s);
     }
   CX->jmp = &jmp;

@@ -274,6 +274,50 @@ static const Case cases[] = {
     "  w[2] = -100;\n"
     "}\n",
     "{\"N\": 3, \"x\": [0.5, 1, 2], \"y\": [1, 0, -1]}", 2 },
+  /* loops of scalar terms: one program an iteration */
+  { "mixture-loop",
+    "data { int<lower=0> N; vector[N] y; }\n"
+    "parameters { ordered[2] mu; array[2] real<lower=0> sigma; real<lower=0, upper=1> theta; }\n"
+    "model {\n"
+    "  mu ~ normal(0, 2);\n"
+    "  sigma ~ normal(0, 2);\n"
+    "  theta ~ beta(5, 5);\n"
+    "  for (n in 1:N)\n"
+    "    target += log_mix(theta, normal_lpdf(y[n] | mu[1], sigma[1]),\n"
+    "                      normal_lpdf(y[n] | mu[2], sigma[2]));\n"
+    "}\n",
+    "{\"N\": 6, \"y\": [-1.5, 0.2, 2.5, 3.1, -0.7, 8]}", 1 },
+  { "scalar-terms-of-slices",
+    "data { int N; vector[N] y; array[N] int k; }\n"
+    "parameters { vector[N] eta; real a; real<lower=0> s; }\n"
+    "model {\n"
+    "  for (n in 2:N) {\n"
+    "    target += log_sum_exp(normal_lpdf(y[n] | eta[n], s), log1m(inv_logit(a * k[n])));\n"
+    "    target += 0.5 * n * a - square(eta[n] - y[n - 1]) / (1 + exp(a))\n"
+    "              + log1p(square(eta[n - 1])) - sqrt(s + k[n]) + expm1(-s) * pow(s, 1.5)\n"
+    "              + fma(a, y[n], -eta[n]) * inv(2 + s);\n"
+    "  }\n"
+    "}\n",
+    "{\"N\": 5, \"y\": [0.3, -1.2, 0.8, 2.2, -0.4], \"k\": [1, 0, 3, 2, 1]}", 1 },
+  /* ~ normal: what propto drops depends on what is data */
+  { "normal-of-scalar-programs",
+    "data { int N; vector[N] x; vector[N] y; real<lower=0> s; }\n"
+    "parameters { real alpha; real beta; real<lower=0, upper=1> lambda; real<lower=0> sigma; }\n"
+    "model {\n"
+    "  for (n in 1:N) y[n] ~ normal(alpha - beta * pow(lambda, x[n]), sigma);\n"
+    "  for (n in 1:N) y[n] ~ normal(alpha * exp(-x[n]), s);\n"
+    "  for (n in 1:N) y[n] ~ normal(exp(x[n]), s + x[n]);\n"
+    "  for (n in 1:N) target += normal_lupdf(y[n] | log1p(square(x[n] * beta)), sigma * s);\n"
+    "}\n",
+    "{\"N\": 4, \"x\": [1, 2.5, 4, 7], \"y\": [1.8, 2.2, 2.4, 2.5], \"s\": 0.7}", 4 },
+  { "scalar-terms-of-data-only",
+    "data { int N; vector[N] y; }\n"
+    "parameters { real mu; }\n"
+    "model {\n"
+    "  mu ~ normal(0, 1);\n"
+    "  for (n in 1:N) target += log_sum_exp(y[n], -y[n]);\n"
+    "}\n",
+    "{\"N\": 3, \"y\": [0.3, -1.2, 0.8]}", 1 },
 };
 
 /* Errors from the fused forms are the general path's: the element, the
@@ -351,6 +395,21 @@ static const Case error_cases[] = {
     "  for (n in 1:N) y[n] ~ normal(mu * y[n], 1);\n"
     "}\n",
     "{\"N\": 3, \"y\": [1, \"NaN\", -1]}", 1, 1 },
+  { "mixing-proportion-out-of-range",
+    "data { int N; vector[N] y; }\n"
+    "parameters { real mu; real t; }\n"
+    "model {\n"
+    "  for (n in 1:N)\n"
+    "    target += log_mix(t, normal_lpdf(y[n] | mu, 1), normal_lpdf(y[n] | -mu, 1));\n"
+    "}\n",
+    "{\"N\": 3, \"y\": [1, 0, -1]}", 1, 1 },
+  { "scale-of-an-element-in-a-scalar-loop",
+    "data { int N; vector[N] x; vector[N] y; }\n"
+    "parameters { real mu; }\n"
+    "model {\n"
+    "  for (n in 1:N) target += log_sum_exp(normal_lpdf(y[n] | mu, x[n] + mu), 0);\n"
+    "}\n",
+    "{\"N\": 3, \"x\": [1, 2, -3], \"y\": [1, 0, -1]}", 1, 1 },
 };
 
 static void
@@ -460,12 +519,38 @@ find_case (const char *name)
   g_error ("no case %s", name);
 }
 
+/* A loop of scalar terms runs its iterations in blocks: many blocks, the
+ * last one short, agree with the loop as written. */
+static void
+test_scalar_loop_blocks (void)
+{
+  GString *json = g_string_new ("{\"N\": 300, \"y\": [");
+  for (int n = 0; n < 300; n++)
+    g_string_append_printf (json, "%s%.3f", n ? ", " : "", 3 * sin (0.37 * n) + (n % 3));
+  g_string_append (json, "]}");
+  Case c = {
+    "scalar-loop-blocks",
+    "data { int<lower=0> N; vector[N] y; }\n"
+    "parameters { ordered[2] mu; array[2] real<lower=0> sigma; real<lower=0, upper=1> theta;\n"
+    "             vector[N] u; }\n"
+    "model {\n"
+    "  u ~ normal(0, 1);\n"
+    "  for (n in 2:N)\n"
+    "    target += log_mix(theta, normal_lpdf(y[n] | mu[1] + u[n - 1], sigma[1]),\n"
+    "                      normal_lpdf(y[n] | mu[2], sigma[2] + square(u[n])));\n"
+    "}\n",
+    json->str, 1, 0 };
+  test_case (&c);
+  g_string_free (json, TRUE);
+}
+
 /* In steady state the fused forms allocate nothing. */
 static void
 test_no_allocation (void)
 {
   const char *names[] = { "ar1", "gathers", "rows-times-vector", "elementwise-expressions",
-                          "gp-cholesky", "scalar-expressions" };
+                          "gp-cholesky", "scalar-expressions", "mixture-loop",
+                          "scalar-terms-of-slices" };
   TildeModel *m[G_N_ELEMENTS (names)];
   double theta[64], g[64];
   for (guint i = 0; i < G_N_ELEMENTS (theta); i++)
@@ -556,6 +641,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/fused/error-messages", test_error_messages);
   g_test_add_func ("/runtime/fused/not-vectorised", test_not_vectorised);
   g_test_add_func ("/runtime/fused/no-allocation", test_no_allocation);
+  g_test_add_func ("/runtime/fused/scalar-loop-blocks", test_scalar_loop_blocks);
   g_test_add_func ("/runtime/fused/scalar-factors", test_scalar_factors);
   g_test_add_func ("/runtime/fused/gp-symmetric", test_gp_symmetric);
   return g_test_run ();
