@@ -673,19 +673,55 @@ place_constants (RtFlat *f)
     }
 }
 
-/* Whether every term depends on the parameters (then none is ever a
- * constant, whatever propto drops). */
-static gboolean
-all_terms_ad (const RtFlat *f)
+/* The instructions of one mode: `jacobian +=` terms left out without
+ * Jacobians, the flags resolved, the terms placed in the order the general
+ * path sums them (those that are constants first), each instruction its
+ * code. A term that is not summed goes to the junk, past the terms. */
+static void
+build_program (RtFlat *f, FlProg *p, gboolean propto, gboolean jacobian, const double *v)
 {
+  p->ins = g_new (FlIns, MAX (f->n_ins, 1));
+  p->n_ins = 0;
   for (guint k = 0; k < f->n_ins; k++)
     {
       const FlIns *ins = &f->ins[k];
-      if ((ins->op == FL_NORMAL || ins->op == FL_STD_NORMAL || ins->op == FL_CAUCHY
-           || ins->op == FL_SUM) && !ins->a[0].ad && !ins->a[1].ad && !ins->a[2].ad)
-        return FALSE;
+      if (!jacobian && ins->jacobian && ins->op >= FL_NORMAL)
+        continue;
+      FlIns *x = &p->ins[p->n_ins++];
+      *x = *ins;
+      x->drop = ins->drop && propto;
+      if (ins->op <= FL_LUB)
+        x->jacobian = ins->jacobian && jacobian;
     }
-  return TRUE;
+  guint n_const = 0, n_terms = 0;
+  gboolean ad;
+  for (guint k = 0; k < p->n_ins; k++)
+    if (rt_flat_has_term (&p->ins[k], &ad))
+      {
+        n_terms++;
+        n_const += !ad;
+      }
+  guint next_const = 0, next = n_const;
+  for (guint k = 0; k < p->n_ins; k++)
+    {
+      FlIns *x = &p->ins[k];
+      if (!rt_flat_has_term (x, &ad))
+        x->term = (gint32) f->max_terms;
+      else
+        x->term = (gint32) (ad ? next++ : next_const++);
+      rt_flat_choose (x, v);
+    }
+  p->n_terms = n_terms;
+}
+
+static void
+build_programs (RtFlat *f)
+{
+  g_autofree double *v = g_new0 (double, (gsize) f->n_vals + 1);
+  if (f->n_vals > f->n_vars)
+    memcpy (v + f->n_vars, f->consts, sizeof (double) * (gsize) (f->n_vals - f->n_vars));
+  for (int mode = 0; mode < 4; mode++)
+    build_program (f, &f->prog[mode], mode & 1, mode & 2, v);
 }
 
 static void
@@ -809,7 +845,7 @@ rt_flat_compile (const St *log_prob, const TildeValue *globals, int n_globals, i
       f->max_n = MAX (c.max_n, (gint32) n_params);
       place_constants (f);
       list_backward (f);
-      f->all_ad = all_terms_ad (f);
+      build_programs (f);
     }
   else
     {

@@ -87,8 +87,16 @@ typedef struct {
   gboolean ad;     /* depends on the parameters */
 } FlReg;
 
-typedef struct {
+typedef struct FlIns FlIns;
+
+/* One instruction's code, chosen when the form is built for the operands'
+ * kinds and the mode (flat.c): v the values, g the adjoints, t the terms
+ * (its term goes to t[ins->term]). FALSE: give way to the general path. */
+typedef gboolean (*FlFn) (const FlIns *restrict ins, double *v, double *g, double *t);
+
+struct FlIns {
   FlOp     op;
+  FlFn     fn;
   gint32   n;          /* elements computed (a density: its common size) */
   FlReg    dst;        /* the result (not for terms) */
   FlReg    aux;        /* transforms: the derivative of each element */
@@ -100,7 +108,17 @@ typedef struct {
   gboolean jacobian;   /* transforms: add the log Jacobian; terms: `jacobian +=` */
   double   k0, k1;     /* transforms: the bounds */
   MirTransformKind check;  /* FL_CHECK: lower, upper or both */
-} FlIns;
+  gint32   term;       /* where its term goes: in summing order, or past them (none) */
+  double   c[3];       /* what the chosen code precomputes from data */
+};
+
+/* The instructions of one mode (propto, jacobian): the terms that the mode
+ * leaves out gone, the others' flags resolved, each its code. */
+typedef struct {
+  FlIns  *ins;
+  guint   n_ins;
+  guint   n_terms;     /* the constant ones first, then the others, each in order */
+} FlProg;
 
 struct RtFlat {
   FlIns  *ins;
@@ -111,12 +129,18 @@ struct RtFlat {
   double *consts;      /* n_vals - n_vars */
   guint   max_terms;
   gint32  max_n;       /* the longest operand */
-  gboolean all_ad;     /* every term depends on the parameters */
+  FlProg  prog[4];     /* by propto | jacobian << 1 */
   guint  *back;        /* the instructions with a backward pass, in order */
   guint   n_back;
 };
 
 /* flat.c: the values of an arithmetic instruction (FL_ADD .. FL_INV_LOGIT). */
 void rt_flat_arith (const FlIns *ins, double *v);
+/* flat.c: the code of an instruction whose operands are placed and whose
+ * flags are the mode's: ins->fn, and ins->c from the constants v. */
+void rt_flat_choose (FlIns *ins, const double *v);
+/* flat.c: whether an instruction adds a term in its mode, and whether the
+ * term depends on the parameters. */
+gboolean rt_flat_has_term (const FlIns *ins, gboolean *ad);
 
 G_END_DECLS

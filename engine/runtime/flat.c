@@ -51,6 +51,8 @@ rt_flat_free (RtFlat *f)
   if (!f)
     return;
   g_free (f->ins);
+  for (int mode = 0; mode < 4; mode++)
+    g_free (f->prog[mode].ins);
   g_free (f->back);
   g_free (f->consts);
   g_free (f);
@@ -85,28 +87,9 @@ op_of (const FlReg *restrict r, double *scratch)
 
 /* ---- densities ---- */
 
-typedef struct {
-  double   cst;       /* the terms that are constants */
-  double  *terms;     /* the others, in order */
-  guint    n_terms;
-  gboolean running;   /* no term is a constant: the others summed as they come */
-  double   run;
-} Sum;
-
-static inline void
-add_term (Sum *sum, gboolean ad, double x)
-{
-  if (!ad)
-    sum->cst += x;
-  else if (sum->running)
-    sum->run += x;
-  else
-    sum->terms[sum->n_terms++] = x;
-}
-
 /* dist.c's normal_scalars */
 static gboolean
-normal_scalars (const FlIns *restrict ins, const double *v, double *g, gboolean drop, Sum *sum)
+normal_scalars (const FlIns *restrict ins, const double *v, double *g, gboolean drop, double *term)
 {
   const FlReg *a = ins->a;
   double y = v[a[0].off], mu = v[a[1].off], s = v[a[2].off];
@@ -127,7 +110,7 @@ normal_scalars (const FlIns *restrict ins, const double *v, double *g, gboolean 
     g[a[1].off] += z * inv_s;
   if (a[2].ad)
     g[a[2].off] += -inv_s + z * z * inv_s;
-  add_term (sum, any, logp);
+  *term = logp;
   return TRUE;
 }
 
@@ -181,11 +164,11 @@ normal_loop (Op y, Op mu, Op sigma, gint32 N, double *logp, double *sigma_grad, 
 
 /* dist.c's k_normal for vectorised arguments */
 static gboolean
-normal (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum)
+normal (const FlIns *restrict ins, double *v, double *g, gboolean drop, double *term)
 {
   const FlReg *a = ins->a;
   if (!a[0].vec && !a[1].vec && !a[2].vec)
-    return normal_scalars (ins, v, g, drop, sum);
+    return normal_scalars (ins, v, g, drop, term);
   gint32 N = ins->n;
   Op y = op_of (&a[0], v), mu = op_of (&a[1], v), sigma = op_of (&a[2], v);
   if (a[2].ad)
@@ -229,7 +212,7 @@ normal (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum
     return FALSE;
   if (a[2].ad && !a[2].vec)
     g[a[2].off] += sigma_grad;
-  add_term (sum, any, logp);
+  *term = logp;
   return TRUE;
 }
 
@@ -281,7 +264,7 @@ normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, do
 }
 
 static gboolean
-normal_fma (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum)
+normal_fma (const FlIns *restrict ins, double *v, double *g, gboolean drop, double *term)
 {
   const FlReg *a = ins->a, *b = ins->b;
   gint32 N = ins->n;
@@ -333,13 +316,13 @@ normal_fma (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum 
     return FALSE;
   if (a[2].ad && !a[2].vec)
     g[a[2].off] += sigma_grad;
-  add_term (sum, TRUE, logp);
+  *term = logp;
   return TRUE;
 }
 
 /* dist.c's k_std_normal */
 static gboolean
-std_normal (const FlIns *restrict ins, const double *v, double *g, gboolean drop, Sum *sum)
+std_normal (const FlIns *restrict ins, const double *v, double *g, gboolean drop, double *term)
 {
   const FlReg *a = ins->a;
   gint32 N = ins->n;
@@ -358,13 +341,13 @@ std_normal (const FlIns *restrict ins, const double *v, double *g, gboolean drop
   logp -= 0.5 * sq;
   if (!drop)
     logp -= N * TILDE_LOG_SQRT_TWO_PI;
-  add_term (sum, a[0].ad, logp);
+  *term = logp;
   return TRUE;
 }
 
 /* k_cauchy of three scalars (a prior on a scale, mostly) */
 static gboolean
-cauchy_scalars (const FlIns *restrict ins, const double *v, double *g, gboolean drop, Sum *sum)
+cauchy_scalars (const FlIns *restrict ins, const double *v, double *g, gboolean drop, double *term)
 {
   const FlReg *a = ins->a;
   double y = v[a[0].off], mu = v[a[1].off], s = v[a[2].off];
@@ -386,17 +369,17 @@ cauchy_scalars (const FlIns *restrict ins, const double *v, double *g, gboolean 
     g[a[1].off] += -dy;
   if (a[2].ad)
     g[a[2].off] += (d2 - s2) / (s * (s2 + d2));
-  add_term (sum, any, logp);
+  *term = logp;
   return TRUE;
 }
 
 /* dist.c's k_cauchy */
 static gboolean
-cauchy (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum)
+cauchy (const FlIns *restrict ins, double *v, double *g, gboolean drop, double *term)
 {
   const FlReg *a = ins->a;
   if (!a[0].vec && !a[1].vec && !a[2].vec)
-    return cauchy_scalars (ins, v, g, drop, sum);
+    return cauchy_scalars (ins, v, g, drop, term);
   gint32 N = ins->n;
   Op y = op_of (&a[0], v), mu = op_of (&a[1], v), sigma = op_of (&a[2], v);
   for (gint32 i = 0; i < N; i++)
@@ -431,7 +414,7 @@ cauchy (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum
     *mu.g += sm;
   if (!sigma.k)
     *sigma.g += ss;
-  add_term (sum, any, logp);
+  *term = logp;
   return TRUE;
 }
 
@@ -463,7 +446,7 @@ check (const FlIns *restrict ins, const double *v)
 
 /* target += a: its elements summed */
 static void
-sum_term (const FlIns *restrict ins, const double *v, double *g, Sum *sum)
+sum_term (const FlIns *restrict ins, const double *v, double *g, double *term)
 {
   const FlReg *a = &ins->a[0];
   double s = 0;
@@ -472,13 +455,13 @@ sum_term (const FlIns *restrict ins, const double *v, double *g, Sum *sum)
   if (a->ad)
     for (gint32 i = 0; i < a->n; i++)
       g[a->off + i] += 1;
-  add_term (sum, a->ad, a->vec ? s : v[a->off]);
+  *term = a->vec ? s : v[a->off];
 }
 
 /* ---- transforms (transform.c's elementwise ones) ---- */
 
 static void
-constrain (const FlIns *restrict ins, double *v, double *g, gboolean jacobian, Sum *sum)
+constrain (const FlIns *restrict ins, double *v, double *g, gboolean jacobian, double *term)
 {
   const double *u = v + ins->a[0].off;
   double *x = v + ins->dst.off, *d = v + ins->aux.off, lj = 0;
@@ -493,7 +476,7 @@ constrain (const FlIns *restrict ins, double *v, double *g, gboolean jacobian, S
       if (jacobian)
         {
           gu[0] += 1;
-          add_term (sum, TRUE, u[0]);
+          *term = u[0];
         }
       return;
     }
@@ -539,7 +522,7 @@ constrain (const FlIns *restrict ins, double *v, double *g, gboolean jacobian, S
       break;
     }
   if (jacobian)
-    add_term (sum, TRUE, lj);
+    *term = lj;
 }
 
 /* ---- arithmetic ---- */
@@ -755,68 +738,344 @@ backward (const FlIns *restrict ins, double *v, double *g)
     }
 }
 
+/* ---- the code of each instruction ---- */
+
+/* normal (y | mu, sigma) with y a container of the parameters and mu and
+ * sigma data scalars: c[0] 1 / sigma, c[1] the constant part of the
+ * density as normal () computes it (0 under propto), c[2] mu. With mu 0
+ * and sigma 1 (`unit`), (y - 0) * 1 is y: those steps are left out. */
+static inline __attribute__ ((always_inline)) gboolean
+normal_vector_data (const FlIns *restrict ins, double *v, double *t, const int unit)
+{
+  const double *y = v + ins->a[0].off;
+  double *gy = v + ins->a[0].goff;
+  const double inv_s = ins->c[0], mu = ins->c[2];
+  const gint32 N = ins->n;
+  double sq = 0;
+  for (gint32 i = 0; i < N; i++)
+    {
+      double z = unit ? y[i] : (y[i] - mu) * inv_s;
+      sq += z * z;
+      gy[i] += unit ? -z : -z * inv_s;
+    }
+  t[ins->term] = ins->c[1] - 0.5 * sq;
+  return isfinite (sq);
+}
+
+static gboolean
+fn_normal_vector_data (const FlIns *restrict ins, double *v, double *g, double *t)
+{
+  (void) g;
+  return normal_vector_data (ins, v, t, 0);
+}
+
+static gboolean
+fn_normal_vector_unit (const FlIns *restrict ins, double *v, double *g, double *t)
+{
+  (void) g;
+  return normal_vector_data (ins, v, t, 1);
+}
+
+/* normal (y | mu, sigma) of a scalar parameter y and data mu and sigma, as
+ * normal_scalars: c[0] 1 / sigma, c[1] log (sigma), c[2] mu. */
+static gboolean
+fn_normal_scalar_data (const FlIns *restrict ins, double *v, double *g, double *t)
+{
+  (void) g;
+  double y = v[ins->a[0].off];
+  if (isnan (y))
+    return FALSE;
+  double inv_s = ins->c[0], z = (y - ins->c[2]) * inv_s;
+  double logp = -0.5 * z * z;
+  if (!ins->drop)
+    {
+      logp -= TILDE_LOG_SQRT_TWO_PI;
+      logp -= ins->c[1];
+    }
+  v[ins->a[0].goff] += -z * inv_s;
+  t[ins->term] = logp;
+  return TRUE;
+}
+
+/* cauchy (y | mu, sigma) of a scalar parameter y and data mu and sigma, as
+ * cauchy_scalars: c[0] sigma squared, c[1] the constant part (0 under
+ * propto), c[2] mu. */
+static gboolean
+fn_cauchy_scalar_data (const FlIns *restrict ins, double *v, double *g, double *t)
+{
+  (void) g;
+  double y = v[ins->a[0].off];
+  if (isnan (y))
+    return FALSE;
+  double d = y - ins->c[2], d2 = d * d, s2 = ins->c[0];
+  t[ins->term] = ins->c[1] - log1p (d2 / s2);
+  v[ins->a[0].goff] += -2 * d / (s2 + d2);
+  return TRUE;
+}
+
+/* real<lower=a>, the commonest parameter */
+static gboolean
+fn_lower_scalar (const FlIns *restrict ins, double *v, double *g, double *t)
+{
+  double u = v[ins->a[0].off], e = exp (u);
+  v[ins->aux.off] = e;
+  v[ins->dst.off] = e + ins->k0;
+  if (ins->jacobian)
+    {
+      g[ins->a[0].off] += 1;
+      t[ins->term] = u;
+    }
+  return TRUE;
+}
+
+/* normal (y | b0 * b1 + b2, sigma) with y and sigma data: c[1] the
+ * constant part (0 under propto, else with the logs of the scales), one
+ * copy for each combination of strides. */
+#define NORMAL_FMA_DATA(ks, k0, k1, k2) \
+  static gboolean \
+  fn_normal_fma_##ks##k0##k1##k2 (const FlIns *restrict ins, double *v, double *g, double *t) \
+  { \
+    (void) g; \
+    const FlReg *a = ins->a, *b = ins->b; \
+    Op y = op_of (&a[0], v), sigma = op_of (&a[2], v); \
+    Op b0 = op_of (&b[0], v), b1 = op_of (&b[1], v), b2 = op_of (&b[2], v); \
+    double logp = ins->c[1], sigma_grad; \
+    if (!normal_fma_loop (y, sigma, b0, b1, b2, ins->n, &logp, &sigma_grad, 0, ks, k0, k1, k2)) \
+      return FALSE; \
+    t[ins->term] = logp; \
+    return TRUE; \
+  }
+NORMAL_FMA_DATA (0, 0, 0, 0)
+NORMAL_FMA_DATA (0, 1, 0, 0)
+NORMAL_FMA_DATA (0, 0, 1, 0)
+NORMAL_FMA_DATA (0, 1, 1, 0)
+NORMAL_FMA_DATA (0, 0, 0, 1)
+NORMAL_FMA_DATA (0, 1, 0, 1)
+NORMAL_FMA_DATA (0, 0, 1, 1)
+NORMAL_FMA_DATA (0, 1, 1, 1)
+NORMAL_FMA_DATA (1, 0, 0, 0)
+NORMAL_FMA_DATA (1, 1, 0, 0)
+NORMAL_FMA_DATA (1, 0, 1, 0)
+NORMAL_FMA_DATA (1, 1, 1, 0)
+NORMAL_FMA_DATA (1, 0, 0, 1)
+NORMAL_FMA_DATA (1, 1, 0, 1)
+NORMAL_FMA_DATA (1, 0, 1, 1)
+NORMAL_FMA_DATA (1, 1, 1, 1)
+#undef NORMAL_FMA_DATA
+
+static const FlFn normal_fma_data[16] = {
+  fn_normal_fma_0000, fn_normal_fma_0100, fn_normal_fma_0010, fn_normal_fma_0110,
+  fn_normal_fma_0001, fn_normal_fma_0101, fn_normal_fma_0011, fn_normal_fma_0111,
+  fn_normal_fma_1000, fn_normal_fma_1100, fn_normal_fma_1010, fn_normal_fma_1110,
+  fn_normal_fma_1001, fn_normal_fma_1101, fn_normal_fma_1011, fn_normal_fma_1111,
+};
+
+/* The general forms, testing their operands' kinds as they go. */
+
+static gboolean
+fn_constrain (const FlIns *restrict ins, double *v, double *g, double *t)
+{
+  constrain (ins, v, g, ins->jacobian, t + ins->term);
+  return TRUE;
+}
+
+static gboolean
+fn_normal (const FlIns *restrict ins, double *v, double *g, double *t)
+{
+  return normal (ins, v, g, ins->drop, t + ins->term);
+}
+
+static gboolean
+fn_std_normal (const FlIns *restrict ins, double *v, double *g, double *t)
+{
+  return std_normal (ins, v, g, ins->drop, t + ins->term);
+}
+
+static gboolean
+fn_cauchy (const FlIns *restrict ins, double *v, double *g, double *t)
+{
+  return cauchy (ins, v, g, ins->drop, t + ins->term);
+}
+
+static gboolean
+fn_sum (const FlIns *restrict ins, double *v, double *g, double *t)
+{
+  sum_term (ins, v, g, t + ins->term);
+  return TRUE;
+}
+
+static gboolean
+fn_normal_fma (const FlIns *restrict ins, double *v, double *g, double *t)
+{
+  return normal_fma (ins, v, g, ins->drop, t + ins->term);
+}
+
+static gboolean
+fn_check (const FlIns *restrict ins, double *v, double *g, double *t)
+{
+  (void) g;
+  (void) t;
+  return check (ins, v);
+}
+
+static gboolean
+fn_arith (const FlIns *restrict ins, double *v, double *g, double *t)
+{
+  (void) g;
+  (void) t;
+  rt_flat_arith (ins, v);
+  return TRUE;
+}
+
+/* A scalar operand that is data (its value among the constants). */
+static gboolean
+data_scalar (const FlReg *r, const double *v, double *x)
+{
+  if (r->ad || r->vec)
+    return FALSE;
+  *x = v[r->off];
+  return TRUE;
+}
+
+gboolean
+rt_flat_has_term (const FlIns *ins, gboolean *ad)
+{
+  const FlReg *a = ins->a;
+  switch (ins->op)
+    {
+    case FL_LOWER:
+    case FL_UPPER:
+    case FL_LUB:
+      *ad = TRUE;
+      return ins->jacobian;
+    case FL_NORMAL:
+    case FL_CAUCHY:
+      *ad = a[0].ad || a[1].ad || a[2].ad;
+      return !(ins->drop && !*ad);
+    case FL_STD_NORMAL:
+      *ad = a[0].ad;
+      return !(ins->drop && !*ad);
+    case FL_SUM:
+      *ad = a[0].ad;
+      return TRUE;
+    case FL_NORMAL_FMA:
+      *ad = TRUE;
+      return TRUE;
+    default:
+      *ad = FALSE;
+      return FALSE;
+    }
+}
+
+/* The constant part of k_normal over N values with data scales, in its
+ * order: what normal () and normal_fma () subtract before the loop. */
+static double
+normal_constant (const FlIns *ins, const double *v)
+{
+  const FlReg *s = &ins->a[2];
+  gint32 N = ins->n;
+  double logp = 0;
+  if (ins->drop)
+    return logp;
+  logp -= N * TILDE_LOG_SQRT_TWO_PI;
+  if (s->vec)
+    for (gint32 i = 0; i < N; i++)
+      logp -= log (v[s->off + i]);
+  else
+    logp -= N * log (v[s->off]);
+  return logp;
+}
+
+void
+rt_flat_choose (FlIns *ins, const double *v)
+{
+  const FlReg *a = ins->a, *b = ins->b;
+  double mu, s;
+  switch (ins->op)
+    {
+    case FL_LOWER:
+      ins->fn = ins->n == 1 ? fn_lower_scalar : fn_constrain;
+      return;
+    case FL_UPPER:
+    case FL_LUB:
+      ins->fn = fn_constrain;
+      return;
+    case FL_NORMAL:
+      ins->fn = fn_normal;
+      /* the scale was checked when the form was built */
+      if (!a[0].ad || !data_scalar (&a[1], v, &mu) || !data_scalar (&a[2], v, &s)
+          || !isfinite (mu))
+        return;
+      ins->c[0] = 1 / s;
+      ins->c[2] = mu;
+      if (!a[0].vec)
+        {
+          ins->c[1] = log (s);
+          ins->fn = fn_normal_scalar_data;
+          return;
+        }
+      ins->c[1] = normal_constant (ins, v);
+      ins->fn = mu == 0 && s == 1 ? fn_normal_vector_unit : fn_normal_vector_data;
+      return;
+    case FL_STD_NORMAL:
+      ins->fn = fn_std_normal;
+      return;
+    case FL_CAUCHY:
+      ins->fn = fn_cauchy;
+      if (!a[0].ad || a[0].vec || !data_scalar (&a[1], v, &mu) || !data_scalar (&a[2], v, &s)
+          || !isfinite (mu))
+        return;
+      ins->c[0] = s * s;
+      ins->c[1] = 0;
+      if (!ins->drop)
+        {
+          ins->c[1] -= TILDE_LOG_PI;
+          ins->c[1] -= log (s);
+        }
+      ins->c[2] = mu;
+      ins->fn = fn_cauchy_scalar_data;
+      return;
+    case FL_SUM:
+      ins->fn = fn_sum;
+      return;
+    case FL_NORMAL_FMA:
+      ins->fn = fn_normal_fma;
+      if (a[0].ad || a[2].ad)
+        return;
+      ins->c[1] = normal_constant (ins, v);
+      ins->fn = normal_fma_data[b[0].vec | b[1].vec << 1 | b[2].vec << 2 | a[2].vec << 3];
+      return;
+    case FL_CHECK:
+      ins->fn = fn_check;
+      return;
+    default:
+      ins->fn = fn_arith;
+      return;
+    }
+}
+
 gboolean
 rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean propto,
              gboolean jacobian, double *gradient, double *lp)
 {
-  double *v = scratch, *g = scratch + f->n_vals;
-  Sum sum = { .terms = g + f->n_vals, .running = f->all_ad };
+  const FlProg *p = &f->prog[(propto ? 1 : 0) | (jacobian ? 2 : 0)];
+  double *v = scratch, *g = scratch + f->n_vals, *t = g + f->n_vals;
   if (f->n_params > 0)
     memcpy (v, theta, sizeof (double) * (gsize) f->n_params);
   memset (g, 0, sizeof (double) * (gsize) f->n_vars);
-  const FlIns *const code = f->ins;
-  const guint n_ins = f->n_ins;
-  for (guint k = 0; k < n_ins; k++)
-    {
-      const FlIns *restrict ins = &code[k];
-      gboolean ok = TRUE;
-      if (G_UNLIKELY (!jacobian) && ins->jacobian && ins->op >= FL_NORMAL)
-        continue;
-      switch (ins->op)
-        {
-        case FL_LOWER:
-        case FL_UPPER:
-        case FL_LUB:
-          constrain (ins, v, g, ins->jacobian && jacobian, &sum);
-          break;
-        case FL_NORMAL:
-          ok = normal (ins, v, g, ins->drop && propto, &sum);
-          break;
-        case FL_STD_NORMAL:
-          ok = std_normal (ins, v, g, ins->drop && propto, &sum);
-          break;
-        case FL_CAUCHY:
-          ok = cauchy (ins, v, g, ins->drop && propto, &sum);
-          break;
-        case FL_SUM:
-          sum_term (ins, v, g, &sum);
-          break;
-        case FL_NORMAL_FMA:
-          ok = normal_fma (ins, v, g, ins->drop && propto, &sum);
-          break;
-        case FL_CHECK:
-          ok = check (ins, v);
-          break;
-        case FL_NOP:
-          break;
-        default:
-          rt_flat_arith (ins, v);
-          break;
-        }
-      if (!ok)
-        return give_way ();
-    }
-  /* the general path's sum: the constants first, then the others in order
-   * (with no constants, 0 + t1 + t2 ... is the running sum) */
-  double total = sum.cst;
-  for (guint i = 0; i < sum.n_terms; i++)
-    total += sum.terms[i];
-  if (sum.running)
-    total = sum.run;
+  for (const FlIns *ins = p->ins, *end = p->ins + p->n_ins; ins < end; ins++)
+    if (G_UNLIKELY (!ins->fn (ins, v, g, t)))
+      return give_way ();
+  /* the general path's sum: the constants first, then the others, in
+   * order (the terms were placed so) */
+  double total = 0;
+  for (guint i = 0; i < p->n_terms; i++)
+    total += t[i];
   if (!isfinite (total))
     return give_way ();
   if (gradient)
     {
+      const FlIns *code = f->ins;
       for (guint k = f->n_back; k-- > 0;)
         {
           const FlIns *ins = &code[f->back[k]];
@@ -825,9 +1084,19 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
           else
             backward (ins, v, g);
         }
-      /* x - x is NaN exactly when x is not finite */
-      double bad = 0;
-      for (gint32 i = 0; i < f->n_params; i++)
+      /* x - x is NaN exactly when x is not finite; two at a time */
+      typedef double V2 __attribute__ ((vector_size (16)));
+      V2 bad2 = { 0, 0 };
+      gint32 P = f->n_params, i = 0;
+      for (; i + 2 <= P; i += 2)
+        {
+          V2 x;
+          memcpy (&x, g + i, sizeof x);
+          memcpy (gradient + i, &x, sizeof x);
+          bad2 += x - x;
+        }
+      double bad = bad2[0] + bad2[1];
+      if (i < P)
         {
           gradient[i] = g[i];
           bad += g[i] - g[i];
