@@ -673,64 +673,86 @@ place_constants (RtFlat *f)
     }
 }
 
-/* The instructions of one mode: `jacobian +=` terms left out without
- * Jacobians, the flags resolved, the terms placed in the order the general
- * path sums them (those that are constants first), each instruction its
- * code. A term that is not summed goes to the junk, past the terms. */
-static void
-build_program (RtFlat *f, FlProg *p, gboolean propto, gboolean jacobian, const double *v)
+/* Whether an instruction is a density or a sum of data alone. */
+static gboolean
+constant_term (const FlIns *ins)
 {
-  p->ins = g_new (FlIns, MAX (f->n_ins, 1));
+  return (ins->op == FL_NORMAL || ins->op == FL_STD_NORMAL || ins->op == FL_CAUCHY
+          || ins->op == FL_SUM) && !ins->a[0].ad && !ins->a[1].ad && !ins->a[2].ad;
+}
+
+/* The instructions of one mode: `jacobian +=` terms left out without
+ * Jacobians, the flags resolved, each instruction its code. The terms of
+ * data alone are the same at every evaluation: they are computed now and
+ * summed in order, as the general path sums the constant terms before the
+ * others. FALSE when one of them is an error (the general path raises it
+ * at every evaluation). */
+static gboolean
+build_program (RtFlat *f, FlProg *p, gboolean propto, gboolean jacobian, const double *v,
+               double *scratch)
+{
+  p->ins = g_new0 (FlIns, f->n_ins + 1);
   p->n_ins = 0;
+  p->cst = 0;
   for (guint k = 0; k < f->n_ins; k++)
     {
       const FlIns *ins = &f->ins[k];
       if (!jacobian && ins->jacobian && ins->op >= FL_NORMAL)
         continue;
-      FlIns *x = &p->ins[p->n_ins++];
-      *x = *ins;
-      x->drop = ins->drop && propto;
+      FlIns x = *ins;
+      x.drop = ins->drop && propto;
       if (ins->op <= FL_LUB)
-        x->jacobian = ins->jacobian && jacobian;
+        x.jacobian = ins->jacobian && jacobian;
+      gboolean ad;
+      if (constant_term (&x))
+        {
+          double term;
+          if (!rt_flat_constant_term (f, &x, scratch, &term))
+            return FALSE;
+          if (rt_flat_has_term (&x, &ad))
+            p->cst += term;
+          continue;
+        }
+      rt_flat_choose (&x, v);
+      p->ins[p->n_ins++] = x;
     }
-  guint n_const = 0, n_terms = 0;
-  gboolean ad;
-  for (guint k = 0; k < p->n_ins; k++)
-    if (rt_flat_has_term (&p->ins[k], &ad))
-      {
-        n_terms++;
-        n_const += !ad;
-      }
-  guint next_const = 0, next = n_const;
-  for (guint k = 0; k < p->n_ins; k++)
-    {
-      FlIns *x = &p->ins[k];
-      if (!rt_flat_has_term (x, &ad))
-        x->term = (gint32) f->max_terms;
-      else
-        x->term = (gint32) (ad ? next++ : next_const++);
-      rt_flat_choose (x, v);
-    }
-  p->n_terms = n_terms;
+  p->ins[p->n_ins].fn = rt_flat_end;
+  return TRUE;
 }
 
-static void
+static gboolean
 build_programs (RtFlat *f)
 {
-  g_autofree double *v = g_new0 (double, (gsize) f->n_vals + 1);
-  if (f->n_vals > f->n_vars)
-    memcpy (v + f->n_vars, f->consts, sizeof (double) * (gsize) (f->n_vals - f->n_vars));
+  g_autofree double *v = rt_flat_scratch_new (f);
+  g_autofree double *scratch = rt_flat_scratch_new (f);
   for (int mode = 0; mode < 4; mode++)
-    build_program (f, &f->prog[mode], mode & 1, mode & 2, v);
+    if (!build_program (f, &f->prog[mode], mode & 1, mode & 2, v, scratch))
+      return FALSE;
+  return TRUE;
 }
 
+/* A scalar transform's backward step reads the adjoint of its value, to
+ * which only the instructions after it add, and adds to its part of theta's,
+ * to which nothing else does: those steps can all come last, each a step
+ * of its own. */
 static void
 list_backward (RtFlat *f)
 {
   f->back = g_new (guint, MAX (f->n_ins, 1));
+  f->back1 = g_new (FlBack1, MAX (f->n_ins, 1));
   for (guint k = 0; k < f->n_ins; k++)
-    if (f->ins[k].op < FL_NORMAL && f->ins[k].dst.ad)
-      f->back[f->n_back++] = k;
+    {
+      const FlIns *ins = &f->ins[k];
+      if (ins->op >= FL_NORMAL || !ins->dst.ad)
+        continue;
+      if (ins->op <= FL_LUB && ins->n == 1)
+        {
+          FlBack1 b = { f->n_vals + ins->a[0].off, f->n_vals + ins->dst.off, ins->aux.off };
+          f->back1[f->n_back1++] = b;
+        }
+      else
+        f->back[f->n_back++] = k;
+    }
 }
 
 /* How many operands of the instructions read a value starting at off. */
@@ -845,7 +867,11 @@ rt_flat_compile (const St *log_prob, const TildeValue *globals, int n_globals, i
       f->max_n = MAX (c.max_n, (gint32) n_params);
       place_constants (f);
       list_backward (f);
-      build_programs (f);
+      if (!build_programs (f))
+        {
+          rt_flat_free (f);
+          f = NULL;
+        }
     }
   else
     {

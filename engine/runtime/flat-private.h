@@ -90,9 +90,11 @@ typedef struct {
 typedef struct FlIns FlIns;
 
 /* One instruction's code, chosen when the form is built for the operands'
- * kinds and the mode (flat.c): v the values, g the adjoints, t the terms
- * (its term goes to t[ins->term]). FALSE: give way to the general path. */
-typedef gboolean (*FlFn) (const FlIns *restrict ins, double *v, double *g, double *t);
+ * kinds and the mode (flat.c): v the values (the scratch), g the adjoints,
+ * `total` the sum of the terms before it. It runs the instructions after
+ * it and returns the sum of all the terms, or NaN to give way to the
+ * general path. */
+typedef double (*FlFn) (const FlIns *restrict ins, double *v, double *g, double total);
 
 struct FlIns {
   FlOp     op;
@@ -108,17 +110,24 @@ struct FlIns {
   gboolean jacobian;   /* transforms: add the log Jacobian; terms: `jacobian +=` */
   double   k0, k1;     /* transforms: the bounds */
   MirTransformKind check;  /* FL_CHECK: lower, upper or both */
-  gint32   term;       /* where its term goes: in summing order, or past them (none) */
   double   c[3];       /* what the chosen code precomputes from data */
 };
 
 /* The instructions of one mode (propto, jacobian): the terms that the mode
- * leaves out gone, the others' flags resolved, each its code. */
+ * leaves out gone, and those of data alone, which are constants; the
+ * others' flags resolved, each its code, and after them one whose code
+ * ends the run (rt_flat_end). */
 typedef struct {
   FlIns  *ins;
   guint   n_ins;
-  guint   n_terms;     /* the constant ones first, then the others, each in order */
+  double  cst;         /* the sum of the constant terms, in order, from 0 */
 } FlProg;
+
+/* The backward step of a scalar transform: scratch[u] += scratch[x] *
+ * scratch[d] (the adjoints of theta and of the value, the derivative). */
+typedef struct {
+  gint32 u, x, d;
+} FlBack1;
 
 struct RtFlat {
   FlIns  *ins;
@@ -130,8 +139,10 @@ struct RtFlat {
   guint   max_terms;
   gint32  max_n;       /* the longest operand */
   FlProg  prog[4];     /* by propto | jacobian << 1 */
-  guint  *back;        /* the instructions with a backward pass, in order */
+  guint  *back;        /* the instructions with a backward pass, in order, but for */
   guint   n_back;
+  FlBack1 *back1;      /* the scalar transforms, which come before them all */
+  guint   n_back1;
 };
 
 /* flat.c: the values of an arithmetic instruction (FL_ADD .. FL_INV_LOGIT). */
@@ -142,5 +153,10 @@ void rt_flat_choose (FlIns *ins, const double *v);
 /* flat.c: whether an instruction adds a term in its mode, and whether the
  * term depends on the parameters. */
 gboolean rt_flat_has_term (const FlIns *ins, gboolean *ad);
+/* flat.c: the term of a density or sum of data alone (0 when its mode
+ * drops it) into *x; FALSE where the general path raises an error. */
+gboolean rt_flat_constant_term (const RtFlat *f, const FlIns *ins, double *scratch, double *x);
+/* flat.c: the code of the instruction that ends a run. */
+extern const FlFn rt_flat_end;
 
 G_END_DECLS

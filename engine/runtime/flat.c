@@ -54,6 +54,7 @@ rt_flat_free (RtFlat *f)
   for (int mode = 0; mode < 4; mode++)
     g_free (f->prog[mode].ins);
   g_free (f->back);
+  g_free (f->back1);
   g_free (f->consts);
   g_free (f);
 }
@@ -227,6 +228,7 @@ normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, do
 {
   const double c0 = b0.x[0], c1 = b1.x[0], c2 = b2.x[0];
   double lp = *logp, sq = 0, inv_s = ks ? 0 : 1 / sigma.x[0], s0 = 0, s1 = 0, s2 = 0;
+#pragma GCC unroll 2
   for (gint32 i = 0; i < N; i++)
     {
       double x0 = LOAD (b0, k0, i, c0), x1 = LOAD (b1, k1, i, c1);
@@ -740,51 +742,58 @@ backward (const FlIns *restrict ins, double *v, double *g)
 
 /* ---- the code of each instruction ---- */
 
+/* Each instruction's code ends by handing on to the next one's, the sum of
+ * the terms so far with its own added (a call in tail position, which the
+ * compiler makes a jump: no loop, no return to it); the last instruction
+ * hands the sum back. Giving way is handing back NaN, which the sum
+ * would become anyway. Instructions without a term add nothing: the sum
+ * starts at +0 or a sum of terms, never at -0, so that + 0 leaves it. */
+#define NEXT(total) return ins[1].fn (ins + 1, v, g, (total))
+
 /* normal (y | mu, sigma) with y a container of the parameters and mu and
  * sigma data scalars: c[0] 1 / sigma, c[1] the constant part of the
  * density as normal () computes it (0 under propto), c[2] mu. With mu 0
  * and sigma 1 (`unit`), (y - 0) * 1 is y: those steps are left out. */
-static inline __attribute__ ((always_inline)) gboolean
-normal_vector_data (const FlIns *restrict ins, double *v, double *t, const int unit)
+static inline __attribute__ ((always_inline)) double
+normal_vector_data (const FlIns *restrict ins, double *v, double *g, double total, const int unit)
 {
   const double *y = v + ins->a[0].off;
   double *gy = v + ins->a[0].goff;
   const double inv_s = ins->c[0], mu = ins->c[2];
   const gint32 N = ins->n;
   double sq = 0;
+#pragma GCC unroll 2
   for (gint32 i = 0; i < N; i++)
     {
       double z = unit ? y[i] : (y[i] - mu) * inv_s;
       sq += z * z;
       gy[i] += unit ? -z : -z * inv_s;
     }
-  t[ins->term] = ins->c[1] - 0.5 * sq;
-  return isfinite (sq);
+  if (!isfinite (sq))
+    return NAN;
+  NEXT (total + (ins->c[1] - 0.5 * sq));
 }
 
-static gboolean
-fn_normal_vector_data (const FlIns *restrict ins, double *v, double *g, double *t)
+static double
+fn_normal_vector_data (const FlIns *restrict ins, double *v, double *g, double total)
 {
-  (void) g;
-  return normal_vector_data (ins, v, t, 0);
+  return normal_vector_data (ins, v, g, total, 0);
 }
 
-static gboolean
-fn_normal_vector_unit (const FlIns *restrict ins, double *v, double *g, double *t)
+static double
+fn_normal_vector_unit (const FlIns *restrict ins, double *v, double *g, double total)
 {
-  (void) g;
-  return normal_vector_data (ins, v, t, 1);
+  return normal_vector_data (ins, v, g, total, 1);
 }
 
 /* normal (y | mu, sigma) of a scalar parameter y and data mu and sigma, as
  * normal_scalars: c[0] 1 / sigma, c[1] log (sigma), c[2] mu. */
-static gboolean
-fn_normal_scalar_data (const FlIns *restrict ins, double *v, double *g, double *t)
+static double
+fn_normal_scalar_data (const FlIns *restrict ins, double *v, double *g, double total)
 {
-  (void) g;
   double y = v[ins->a[0].off];
   if (isnan (y))
-    return FALSE;
+    return NAN;
   double inv_s = ins->c[0], z = (y - ins->c[2]) * inv_s;
   double logp = -0.5 * z * z;
   if (!ins->drop)
@@ -793,57 +802,63 @@ fn_normal_scalar_data (const FlIns *restrict ins, double *v, double *g, double *
       logp -= ins->c[1];
     }
   v[ins->a[0].goff] += -z * inv_s;
-  t[ins->term] = logp;
-  return TRUE;
+  NEXT (total + logp);
 }
 
 /* cauchy (y | mu, sigma) of a scalar parameter y and data mu and sigma, as
  * cauchy_scalars: c[0] sigma squared, c[1] the constant part (0 under
  * propto), c[2] mu. */
-static gboolean
-fn_cauchy_scalar_data (const FlIns *restrict ins, double *v, double *g, double *t)
+static double
+fn_cauchy_scalar_data (const FlIns *restrict ins, double *v, double *g, double total)
 {
-  (void) g;
   double y = v[ins->a[0].off];
   if (isnan (y))
-    return FALSE;
+    return NAN;
   double d = y - ins->c[2], d2 = d * d, s2 = ins->c[0];
-  t[ins->term] = ins->c[1] - log1p (d2 / s2);
+  double logp = ins->c[1] - log1p (d2 / s2);
   v[ins->a[0].goff] += -2 * d / (s2 + d2);
-  return TRUE;
+  NEXT (total + logp);
 }
 
-/* real<lower=a>, the commonest parameter */
-static gboolean
-fn_lower_scalar (const FlIns *restrict ins, double *v, double *g, double *t)
+/* real<lower=a>, the commonest parameter, with and without its Jacobian */
+static inline __attribute__ ((always_inline)) double
+lower_scalar (const FlIns *restrict ins, double *v, double *g, double total, const int jacobian)
 {
   double u = v[ins->a[0].off], e = exp (u);
   v[ins->aux.off] = e;
   v[ins->dst.off] = e + ins->k0;
-  if (ins->jacobian)
-    {
-      g[ins->a[0].off] += 1;
-      t[ins->term] = u;
-    }
-  return TRUE;
+  if (!jacobian)
+    NEXT (total);
+  g[ins->a[0].off] += 1;
+  NEXT (total + u);
+}
+
+static double
+fn_lower_scalar (const FlIns *restrict ins, double *v, double *g, double total)
+{
+  return lower_scalar (ins, v, g, total, 0);
+}
+
+static double
+fn_lower_scalar_jacobian (const FlIns *restrict ins, double *v, double *g, double total)
+{
+  return lower_scalar (ins, v, g, total, 1);
 }
 
 /* normal (y | b0 * b1 + b2, sigma) with y and sigma data: c[1] the
  * constant part (0 under propto, else with the logs of the scales), one
  * copy for each combination of strides. */
 #define NORMAL_FMA_DATA(ks, k0, k1, k2) \
-  static gboolean \
-  fn_normal_fma_##ks##k0##k1##k2 (const FlIns *restrict ins, double *v, double *g, double *t) \
+  static double \
+  fn_normal_fma_##ks##k0##k1##k2 (const FlIns *restrict ins, double *v, double *g, double total) \
   { \
-    (void) g; \
     const FlReg *a = ins->a, *b = ins->b; \
     Op y = op_of (&a[0], v), sigma = op_of (&a[2], v); \
     Op b0 = op_of (&b[0], v), b1 = op_of (&b[1], v), b2 = op_of (&b[2], v); \
     double logp = ins->c[1], sigma_grad; \
     if (!normal_fma_loop (y, sigma, b0, b1, b2, ins->n, &logp, &sigma_grad, 0, ks, k0, k1, k2)) \
-      return FALSE; \
-    t[ins->term] = logp; \
-    return TRUE; \
+      return NAN; \
+    NEXT (total + logp); \
   }
 NORMAL_FMA_DATA (0, 0, 0, 0)
 NORMAL_FMA_DATA (0, 1, 0, 0)
@@ -870,61 +885,108 @@ static const FlFn normal_fma_data[16] = {
   fn_normal_fma_1001, fn_normal_fma_1101, fn_normal_fma_1011, fn_normal_fma_1111,
 };
 
-/* The general forms, testing their operands' kinds as they go. */
+/* The general forms, testing their operands' kinds as they go. A term that
+ * the mode drops stays 0. */
 
-static gboolean
-fn_constrain (const FlIns *restrict ins, double *v, double *g, double *t)
+static double
+fn_constrain (const FlIns *restrict ins, double *v, double *g, double total)
 {
-  constrain (ins, v, g, ins->jacobian, t + ins->term);
-  return TRUE;
+  double lj = 0;
+  constrain (ins, v, g, ins->jacobian, &lj);
+  NEXT (total + lj);
 }
 
-static gboolean
-fn_normal (const FlIns *restrict ins, double *v, double *g, double *t)
+static double
+fn_normal (const FlIns *restrict ins, double *v, double *g, double total)
 {
-  return normal (ins, v, g, ins->drop, t + ins->term);
+  double logp = 0;
+  if (!normal (ins, v, g, ins->drop, &logp))
+    return NAN;
+  NEXT (total + logp);
 }
 
-static gboolean
-fn_std_normal (const FlIns *restrict ins, double *v, double *g, double *t)
+static double
+fn_std_normal (const FlIns *restrict ins, double *v, double *g, double total)
 {
-  return std_normal (ins, v, g, ins->drop, t + ins->term);
+  double logp = 0;
+  if (!std_normal (ins, v, g, ins->drop, &logp))
+    return NAN;
+  NEXT (total + logp);
 }
 
-static gboolean
-fn_cauchy (const FlIns *restrict ins, double *v, double *g, double *t)
+static double
+fn_cauchy (const FlIns *restrict ins, double *v, double *g, double total)
 {
-  return cauchy (ins, v, g, ins->drop, t + ins->term);
+  double logp = 0;
+  if (!cauchy (ins, v, g, ins->drop, &logp))
+    return NAN;
+  NEXT (total + logp);
 }
 
-static gboolean
-fn_sum (const FlIns *restrict ins, double *v, double *g, double *t)
+static double
+fn_sum (const FlIns *restrict ins, double *v, double *g, double total)
 {
-  sum_term (ins, v, g, t + ins->term);
-  return TRUE;
+  double x;
+  sum_term (ins, v, g, &x);
+  NEXT (total + x);
 }
 
-static gboolean
-fn_normal_fma (const FlIns *restrict ins, double *v, double *g, double *t)
+static double
+fn_normal_fma (const FlIns *restrict ins, double *v, double *g, double total)
 {
-  return normal_fma (ins, v, g, ins->drop, t + ins->term);
+  double logp = 0;
+  if (!normal_fma (ins, v, g, ins->drop, &logp))
+    return NAN;
+  NEXT (total + logp);
 }
 
-static gboolean
-fn_check (const FlIns *restrict ins, double *v, double *g, double *t)
+static double
+fn_check (const FlIns *restrict ins, double *v, double *g, double total)
 {
-  (void) g;
-  (void) t;
-  return check (ins, v);
+  if (!check (ins, v))
+    return NAN;
+  NEXT (total);
 }
 
-static gboolean
-fn_arith (const FlIns *restrict ins, double *v, double *g, double *t)
+static double
+fn_arith (const FlIns *restrict ins, double *v, double *g, double total)
 {
-  (void) g;
-  (void) t;
   rt_flat_arith (ins, v);
-  return TRUE;
+  NEXT (total);
+}
+
+static double
+fn_end (const FlIns *restrict ins, double *v, double *g, double total)
+{
+  (void) ins;
+  (void) v;
+  (void) g;
+  return total;
+}
+
+#undef NEXT
+
+const FlFn rt_flat_end = fn_end;
+
+gboolean
+rt_flat_constant_term (const RtFlat *f, const FlIns *ins, double *scratch, double *x)
+{
+  double *g = scratch + f->n_vals;
+  *x = 0;
+  switch (ins->op)
+    {
+    case FL_NORMAL:
+      return normal (ins, scratch, g, ins->drop, x);
+    case FL_STD_NORMAL:
+      return std_normal (ins, scratch, g, ins->drop, x);
+    case FL_CAUCHY:
+      return cauchy (ins, scratch, g, ins->drop, x);
+    case FL_SUM:
+      sum_term (ins, scratch, g, x);
+      return TRUE;
+    default:
+      return FALSE;
+    }
 }
 
 /* A scalar operand that is data (its value among the constants). */
@@ -994,7 +1056,8 @@ rt_flat_choose (FlIns *ins, const double *v)
   switch (ins->op)
     {
     case FL_LOWER:
-      ins->fn = ins->n == 1 ? fn_lower_scalar : fn_constrain;
+      ins->fn = ins->n != 1 ? fn_constrain
+        : ins->jacobian ? fn_lower_scalar_jacobian : fn_lower_scalar;
       return;
     case FL_UPPER:
     case FL_LUB:
@@ -1059,31 +1122,23 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
              gboolean jacobian, double *gradient, double *lp)
 {
   const FlProg *p = &f->prog[(propto ? 1 : 0) | (jacobian ? 2 : 0)];
-  double *v = scratch, *g = scratch + f->n_vals, *t = g + f->n_vals;
+  double *v = scratch, *g = scratch + f->n_vals;
   if (f->n_params > 0)
     memcpy (v, theta, sizeof (double) * (gsize) f->n_params);
   memset (g, 0, sizeof (double) * (gsize) f->n_vars);
-  for (const FlIns *ins = p->ins, *end = p->ins + p->n_ins; ins < end; ins++)
-    if (G_UNLIKELY (!ins->fn (ins, v, g, t)))
-      return give_way ();
-  /* the general path's sum: the constants first, then the others, in
-   * order (the terms were placed so) */
-  double total = 0;
-  for (guint i = 0; i < p->n_terms; i++)
-    total += t[i];
+  /* the general path's sum: the constant terms first (summed when the form
+   * was built), then the others in order */
+  double total = p->ins->fn (p->ins, v, g, p->cst);
   if (!isfinite (total))
     return give_way ();
   if (gradient)
     {
       const FlIns *code = f->ins;
       for (guint k = f->n_back; k-- > 0;)
-        {
-          const FlIns *ins = &code[f->back[k]];
-          if (ins->op <= FL_LUB && ins->n == 1)
-            g[ins->a[0].off] += g[ins->dst.off] * v[ins->aux.off];
-          else
-            backward (ins, v, g);
-        }
+        backward (&code[f->back[k]], v, g);
+      /* the scalar transforms last (flat-compile.c's list_backward) */
+      for (const FlBack1 *b = f->back1, *end = f->back1 + f->n_back1; b < end; b++)
+        scratch[b->u] += scratch[b->x] * scratch[b->d];
       /* x - x is NaN exactly when x is not finite; two at a time */
       typedef double V2 __attribute__ ((vector_size (16)));
       V2 bad2 = { 0, 0 };
@@ -1101,7 +1156,7 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
           gradient[i] = g[i];
           bad += g[i] - g[i];
         }
-      if (bad != 0 || isnan (bad))
+      if (!(bad == 0))
         return give_way ();
     }
   *lp = total;
