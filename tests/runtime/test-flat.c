@@ -235,6 +235,25 @@ static const Case cases[] = {
     "  t ~ normal (0, 2);\n"
     "}\n",
     "{\"N\": 3, \"y\": [0.1, 0.4, -0.3]}", TRUE, TRUE },
+  /* the codes chosen for data operands: a vector and a scalar parameter
+   * under normal with data location and scale (0 and 1 among them), cauchy
+   * of a bounded scalar, a location a + b * v with a data scale; terms of
+   * data alone (summed when the form is built, one dropped under propto) */
+  { "data-operands-and-constant-terms",
+    "data { int N; vector[N] y; real c; }\n"
+    "parameters { real a; real<lower=1.5> b; vector[N] v; array[N] real w; }\n"
+    "model {\n"
+    "  v ~ normal (1.5, 2);\n"
+    "  w ~ normal (0, 1);\n"
+    "  target += normal_lpdf (y | c, 3);\n"
+    "  a ~ normal (-1, 0.5);\n"
+    "  b ~ cauchy (2, 3);\n"
+    "  y ~ normal (c, 2);\n"
+    "  target += c;\n"
+    "  y ~ normal (a + b * v, 1.5);\n"
+    "  target += std_normal_lpdf (y);\n"
+    "}\n",
+    "{\"N\": 3, \"y\": [0.5, -1, 2], \"c\": 0.25}", TRUE, FALSE, TRUE },
   { "a-loop-is-not-covered",
     "data { int N; vector[N] y; }\n"
     "parameters { real mu; }\n"
@@ -312,6 +331,65 @@ test_check_message (void)
   g_assert_cmpuint (rt_flat_fallbacks (), ==, fallbacks + 1);
 }
 
+/* A parameter that is NaN: each code for a parameter under a density
+ * gives way, and the general path raises the error in Stan's words. */
+static void
+test_nan_parameter (void)
+{
+  const Case *c = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    if (strcmp (cases[i].name, "data-operands-and-constant-terms") == 0)
+      c = &cases[i];
+  g_autoptr (TildeModel) f = prepare (c, MIR_OPT_O1, TRUE);
+  g_assert_true (rt_model_has_flat (f));
+  /* a, b, v[3], w[3]; the density that sees the NaN first, each time */
+  static const struct { int at; const char *message; } points[] = {
+    { 2, "normal_lpdf: Random variable[1] is nan, but must be not nan!" },
+    { 5, "normal_lpdf: Random variable[1] is nan, but must be not nan!" },
+    { 0, "normal_lpdf: Random variable is nan, but must be not nan!" },
+    { 1, "cauchy_lpdf: Random variable is nan, but must be not nan!" },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (points); k++)
+    for (int mode = 0; mode < 4; mode++)
+      {
+        double theta[8] = { 0.1, 0.2, 0.3, -0.4, 0.5, 0.6, -0.7, 0.8 };
+        theta[points[k].at] = NAN;
+        g_autoptr (TildeModelError) e = NULL;
+        guint fallbacks = rt_flat_fallbacks ();
+        double lp = tilde_model_log_density (f, theta, mode & 1, mode & 2, NULL, &e);
+        g_assert_true (isnan (lp));
+        g_assert_nonnull (e);
+        g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_DOMAIN);
+        g_assert_cmpstr (e->message, ==, points[k].message);
+        g_assert_cmpuint (rt_flat_fallbacks (), ==, fallbacks + 1);
+      }
+}
+
+/* A term of data alone that is an error (a NaN among the data): the
+ * general path raises it at every evaluation, so the form is not built. */
+static void
+test_bad_constant_term (void)
+{
+  static const Case c = {
+    "bad-constant-term",
+    "data { vector[2] y; }\n"
+    "parameters { real mu; }\n"
+    "model { mu ~ normal (0, 1); y ~ normal (0, 2); }\n",
+    "{\"y\": [1, \"NaN\"]}", FALSE, TRUE,
+  };
+  g_autoptr (TildeModel) f = prepare (&c, MIR_OPT_O1, TRUE);
+  g_assert_false (rt_model_has_flat (f));
+  for (int mode = 0; mode < 4; mode++)
+    {
+      double theta = 0.3;
+      g_autoptr (TildeModelError) e = NULL;
+      tilde_model_log_density (f, &theta, mode & 1, mode & 2, NULL, &e);
+      g_assert_nonnull (e);
+      g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_DOMAIN);
+      g_assert_cmpstr (e->message, ==, "normal_lpdf: Random variable[2] is nan, but must be not nan!");
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -324,5 +402,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/flat/bad-data-scale", test_bad_data_scale);
   g_test_add_func ("/runtime/flat/error-message", test_error_message);
   g_test_add_func ("/runtime/flat/check-message", test_check_message);
+  g_test_add_func ("/runtime/flat/nan-parameter", test_nan_parameter);
+  g_test_add_func ("/runtime/flat/bad-constant-term", test_bad_constant_term);
   return g_test_run ();
 }
