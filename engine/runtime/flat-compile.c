@@ -716,6 +716,7 @@ build_program (RtFlat *f, FlProg *p, gboolean propto, gboolean jacobian, const d
       rt_flat_choose (&x, v);
       p->ins[p->n_ins++] = x;
     }
+  p->n_ins = rt_flat_fuse (p->ins, p->n_ins);
   p->ins[p->n_ins].fn = rt_flat_end;
   return TRUE;
 }

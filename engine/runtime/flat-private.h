@@ -111,6 +111,8 @@ struct FlIns {
   double   k0, k1;     /* transforms: the bounds */
   MirTransformKind check;  /* FL_CHECK: lower, upper or both */
   double   c[3];       /* what the chosen code precomputes from data */
+  double   pc[3];      /* FL_NORMAL_FMA: c of the density folded into it (rt_flat_fuse) */
+  gboolean pstd;       /* that density is std_normal */
 };
 
 /* The instructions of one mode (propto, jacobian): the terms that the mode
@@ -156,6 +158,11 @@ gboolean rt_flat_has_term (const FlIns *ins, gboolean *ad);
 /* flat.c: the term of a density or sum of data alone (0 when its mode
  * drops it) into *x; FALSE where the general path raises an error. */
 gboolean rt_flat_constant_term (const RtFlat *f, const FlIns *ins, double *scratch, double *x);
+/* flat.c: a program's instructions (their codes chosen) with a density
+ * of a container folded into a normal after it whose location's one
+ * container it is (`eta ~ std_normal (); y ~ normal (mu + tau * eta,
+ * sigma)`): one loop for both. The new number of instructions. */
+guint    rt_flat_fuse (FlIns *ins, guint n);
 /* flat.c: the code of the instruction that ends a run. */
 extern const FlFn rt_flat_end;
 

@@ -85,6 +85,9 @@ op_of (const FlReg *restrict r, double *scratch)
  * (s), which the compiler keeps in registers. */
 #define LOAD(o, k, i, x0) ((k) ? (o).x[i] : (x0))
 #define ADDG(o, k, i, s, d) do { if (k) (o).g[i] += (d); else (s) += (d); } while (0)
+/* ADDG, where `first` (when p) is added to the same adjoint before d */
+#define ADDG_AFTER(o, k, i, s, d, p, first) \
+  do { if (p) (o).g[i] = ((o).g[i] + (first)) + (d); else ADDG (o, k, i, s, d); } while (0)
 
 /* ---- densities ---- */
 
@@ -221,18 +224,33 @@ normal (const FlIns *restrict ins, double *v, double *g, gboolean drop, double *
  * forms, rounded twice) computed in the loop: the same values as the
  * location stored and then read, its partials passed on to
  * b as the backward pass of fma would. The strides of y (a container)
- * and of b are constants, each combination its own copy. */
+ * and of b are constants, each combination its own copy.
+ *
+ * With pj >= 0, the loop also computes the density just before it,
+ * normal (b[pj] | pm, 1 / pinv) of a container of parameters (pm 0 and
+ * pinv 1 for std_normal): its squares summed into *psq in their order
+ * and its partials added to b[pj]'s adjoints before this density's, as
+ * they would be in two loops, one after the other. */
 static inline __attribute__ ((always_inline)) gboolean
 normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, double *sigma_grad,
-                 const int gy, const int ks, const int k0, const int k1, const int k2)
+                 const int gy, const int ks, const int k0, const int k1, const int k2,
+                 const int pj, const int pu, double pm, double pinv, double *psq)
 {
   const double c0 = b0.x[0], c1 = b1.x[0], c2 = b2.x[0];
-  double lp = *logp, sq = 0, inv_s = ks ? 0 : 1 / sigma.x[0], s0 = 0, s1 = 0, s2 = 0;
+  double lp = *logp, sq = 0, inv_s = ks ? 0 : 1 / sigma.x[0], s0 = 0, s1 = 0, s2 = 0, pq = 0;
 #pragma GCC unroll 2
   for (gint32 i = 0; i < N; i++)
     {
       double x0 = LOAD (b0, k0, i, c0), x1 = LOAD (b1, k1, i, c1);
       double x2 = LOAD (b2, k2, i, c2);
+      double gp = 0;
+      if (pj >= 0)
+        {
+          double xp = pj == 0 ? x0 : pj == 1 ? x1 : x2;
+          double pz = pu ? xp : (xp - pm) * pinv;
+          pq += pz * pz;
+          gp = pu ? -pz : -pz * pinv;
+        }
       double mu = x0 * x1 + x2;
       if (ks)
         inv_s = 1 / sigma.x[i];
@@ -244,9 +262,10 @@ normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, do
       double dy = -z * inv_s;
       if (gy)
         y.g[i] += dy;
-      ADDG (b0, k0, i, s0, -dy * x1);
-      ADDG (b1, k1, i, s1, -dy * x0);
-      ADDG (b2, k2, i, s2, -dy);
+      /* the prior's partial first, then this density's */
+      ADDG_AFTER (b0, k0, i, s0, -dy * x1, pj == 0, gp);
+      ADDG_AFTER (b1, k1, i, s1, -dy * x0, pj == 1, gp);
+      ADDG_AFTER (b2, k2, i, s2, -dy, pj == 2, gp);
       if (ks && gy)
         sigma.g[i] += -inv_s + z * z * inv_s;
     }
@@ -256,6 +275,8 @@ normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, do
     *b1.g += s1;
   if (!k2)
     *b2.g += s2;
+  if (pj >= 0)
+    *psq = pq;
   if (!ks)
     {
       lp -= 0.5 * sq;
@@ -292,8 +313,10 @@ normal_fma (const FlIns *restrict ins, double *v, double *g, gboolean drop, doub
   /* data y and sigma, the common case, take no partials */
   gboolean gy = a[0].ad || a[2].ad;
 #define NF(ks, k0, k1, k2) \
-  (gy ? normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 1, ks, k0, k1, k2) \
-   : normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 0, ks, k0, k1, k2))
+  (gy ? normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 1, ks, k0, k1, k2, -1, 0, \
+                         0, 0, NULL) \
+   : normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 0, ks, k0, k1, k2, -1, 0, 0, \
+                      0, NULL))
   switch (b[0].vec | b[1].vec << 1 | b[2].vec << 2 | a[2].vec << 3)
     {
     case 0: ok = NF (0, 0, 0, 0); break;
@@ -856,7 +879,8 @@ fn_lower_scalar_jacobian (const FlIns *restrict ins, double *v, double *g, doubl
     Op y = op_of (&a[0], v), sigma = op_of (&a[2], v); \
     Op b0 = op_of (&b[0], v), b1 = op_of (&b[1], v), b2 = op_of (&b[2], v); \
     double logp = ins->c[1], sigma_grad; \
-    if (!normal_fma_loop (y, sigma, b0, b1, b2, ins->n, &logp, &sigma_grad, 0, ks, k0, k1, k2)) \
+    if (!normal_fma_loop (y, sigma, b0, b1, b2, ins->n, &logp, &sigma_grad, 0, ks, k0, k1, k2, \
+                          -1, 0, 0, 0, NULL)) \
       return NAN; \
     NEXT (total + logp); \
   }
@@ -883,6 +907,52 @@ static const FlFn normal_fma_data[16] = {
   fn_normal_fma_0001, fn_normal_fma_0101, fn_normal_fma_0011, fn_normal_fma_0111,
   fn_normal_fma_1000, fn_normal_fma_1100, fn_normal_fma_1010, fn_normal_fma_1110,
   fn_normal_fma_1001, fn_normal_fma_1101, fn_normal_fma_1011, fn_normal_fma_1111,
+};
+
+/* The same with the density before it folded in (normal_fma_loop's pj):
+ * the location's one container b[pj], its other operands scalars. pc[0]
+ * is that density's 1 / sigma, pc[2] its mu, pc[1] its constant part
+ * (for std_normal, what is subtracted after the squares). */
+#define NORMAL_FMA_PRIOR(ks, pj, pu) \
+  static double \
+  fn_normal_fma_prior_##ks##pj##pu (const FlIns *restrict ins, double *v, double *g, \
+                                    double total) \
+  { \
+    const FlReg *a = ins->a, *b = ins->b; \
+    Op y = op_of (&a[0], v), sigma = op_of (&a[2], v); \
+    Op b0 = op_of (&b[0], v), b1 = op_of (&b[1], v), b2 = op_of (&b[2], v); \
+    double logp = ins->c[1], sigma_grad, psq; \
+    if (!normal_fma_loop (y, sigma, b0, b1, b2, ins->n, &logp, &sigma_grad, 0, ks, pj == 0, \
+                          pj == 1, pj == 2, pj, pu, ins->pc[2], ins->pc[0], &psq) \
+        || !isfinite (psq)) \
+      return NAN; \
+    double prior = ins->pstd ? (0 - 0.5 * psq) - ins->pc[1] : ins->pc[1] - 0.5 * psq; \
+    NEXT (total + prior + logp); \
+  }
+NORMAL_FMA_PRIOR (0, 0, 0)
+NORMAL_FMA_PRIOR (0, 1, 0)
+NORMAL_FMA_PRIOR (0, 2, 0)
+NORMAL_FMA_PRIOR (1, 0, 0)
+NORMAL_FMA_PRIOR (1, 1, 0)
+NORMAL_FMA_PRIOR (1, 2, 0)
+NORMAL_FMA_PRIOR (0, 0, 1)
+NORMAL_FMA_PRIOR (0, 1, 1)
+NORMAL_FMA_PRIOR (0, 2, 1)
+NORMAL_FMA_PRIOR (1, 0, 1)
+NORMAL_FMA_PRIOR (1, 1, 1)
+NORMAL_FMA_PRIOR (1, 2, 1)
+#undef NORMAL_FMA_PRIOR
+
+/* by the scale's stride, the container's place and whether the prior is
+ * std_normal or normal (0, 1) (its steps left out, as in
+ * normal_vector_data) */
+static const FlFn normal_fma_prior[2][3][2] = {
+  { { fn_normal_fma_prior_000, fn_normal_fma_prior_001 },
+    { fn_normal_fma_prior_010, fn_normal_fma_prior_011 },
+    { fn_normal_fma_prior_020, fn_normal_fma_prior_021 } },
+  { { fn_normal_fma_prior_100, fn_normal_fma_prior_101 },
+    { fn_normal_fma_prior_110, fn_normal_fma_prior_111 },
+    { fn_normal_fma_prior_120, fn_normal_fma_prior_121 } },
 };
 
 /* The general forms, testing their operands' kinds as they go. A term that
@@ -1082,6 +1152,11 @@ rt_flat_choose (FlIns *ins, const double *v)
       return;
     case FL_STD_NORMAL:
       ins->fn = fn_std_normal;
+      /* for rt_flat_fuse: std_normal as normal (0, 1), and what it
+       * subtracts after the squares */
+      ins->c[0] = 1;
+      ins->c[1] = ins->drop ? 0 : ins->n * TILDE_LOG_SQRT_TWO_PI;
+      ins->c[2] = 0;
       return;
     case FL_CAUCHY:
       ins->fn = fn_cauchy;
@@ -1161,4 +1236,52 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
     }
   *lp = total;
   return TRUE;
+}
+
+/* A density over a container of parameters with data location and scale
+ * (std_normal among them), which normal_fma_loop can fold in. */
+static gboolean
+prior_to_fold (const FlIns *a)
+{
+  if (a->fn == fn_normal_vector_unit || a->fn == fn_normal_vector_data)
+    return TRUE;
+  return a->op == FL_STD_NORMAL && a->a[0].vec && a->a[0].ad;
+}
+
+/* d (the instruction after a) takes a in, where d is normal (y | b0 * b1 +
+ * b2, sigma) with data y and sigma and a location whose one container is
+ * a's variate. */
+static gboolean
+fold_prior (const FlIns *a, FlIns *d)
+{
+  if (d->op != FL_NORMAL_FMA || d->a[0].ad || d->a[2].ad || d->n != a->n)
+    return FALSE;
+  int j = -1;
+  for (int k = 0; k < 3; k++)
+    if (d->b[k].vec)
+      {
+        if (j >= 0)
+          return FALSE;
+        j = k;
+      }
+  const FlReg *r = &d->b[j < 0 ? 0 : j];
+  if (j < 0 || !r->ad || r->off != a->a[0].off || r->n != a->n)
+    return FALSE;
+  memcpy (d->pc, a->c, sizeof d->pc);
+  d->pstd = a->op == FL_STD_NORMAL;
+  d->fn = normal_fma_prior[d->a[2].vec != 0][j][a->c[2] == 0 && a->c[0] == 1];
+  return TRUE;
+}
+
+guint
+rt_flat_fuse (FlIns *ins, guint n)
+{
+  guint out = 0;
+  for (guint k = 0; k < n; k++)
+    {
+      if (k + 1 < n && prior_to_fold (&ins[k]) && fold_prior (&ins[k], &ins[k + 1]))
+        continue;
+      ins[out++] = ins[k];
+    }
+  return out;
 }

@@ -254,6 +254,32 @@ static const Case cases[] = {
     "  target += std_normal_lpdf (y);\n"
     "}\n",
     "{\"N\": 3, \"y\": [0.5, -1, 2], \"c\": 0.25}", TRUE, FALSE, TRUE },
+  /* a density of a container folded into the normal after it whose
+   * location it is in: std_normal, normal (0, 1) and normal of data
+   * location and scale; the container each operand of the location; data
+   * scales scalar and vector. The last prior is not next to its normal
+   * (not folded), the one before it is of a location with two containers.
+   * The log density is the general path's to the bit; the gradient of a,
+   * a scalar under several densities, sums its partials in another order
+   * (as in folded-locations), the eight schools' is exact. */
+  { "priors-folded-into-locations",
+    "data { int N; vector[N] y; vector[N] x; vector<lower=0>[N] s; }\n"
+    "parameters { real a; real<lower=0> b; vector[N] e; vector[N] f; vector[N] h; }\n"
+    "model {\n"
+    "  e ~ std_normal ();\n"
+    "  y ~ normal (a + b * e, s);\n"
+    "  f ~ normal (0, 1);\n"
+    "  y ~ normal (f * b + a, 2);\n"
+    "  h ~ normal (0.5, 1.5);\n"
+    "  x ~ normal (fma (a, b, h), s);\n"
+    "  e ~ normal (-1, 3);\n"
+    "  y ~ normal (e .* f + a, s);\n"
+    "  f ~ std_normal ();\n"
+    "  a ~ normal (0, 2);\n"
+    "  x ~ normal (a * b + h, 1);\n"
+    "}\n",
+    "{\"N\": 3, \"y\": [0.5, -1, 2], \"x\": [1.5, 0.2, -0.7], \"s\": [1, 2, 0.5]}", TRUE,
+    FALSE },
   { "a-loop-is-not-covered",
     "data { int N; vector[N] y; }\n"
     "parameters { real mu; }\n"
@@ -365,6 +391,28 @@ test_nan_parameter (void)
       }
 }
 
+/* A NaN in a container whose density is folded into the normal after it
+ * (the eight schools' theta_tilde): the general path's error, in Stan's
+ * words, from that density. */
+static void
+test_nan_in_folded_prior (void)
+{
+  g_autoptr (TildeModel) f = prepare (&cases[0], MIR_OPT_O1, TRUE);
+  g_assert_true (rt_model_has_flat (f));
+  for (int mode = 0; mode < 4; mode++)
+    {
+      double theta[10] = { 0.1, 0.2, 0.3, -0.4, 0.5, NAN, -0.7, 0.8, 0.9, 1 };
+      g_autoptr (TildeModelError) e = NULL;
+      guint fallbacks = rt_flat_fallbacks ();
+      double lp = tilde_model_log_density (f, theta, mode & 1, mode & 2, NULL, &e);
+      g_assert_true (isnan (lp));
+      g_assert_nonnull (e);
+      g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_DOMAIN);
+      g_assert_cmpstr (e->message, ==, "normal_lpdf: Random variable[4] is nan, but must be not nan!");
+      g_assert_cmpuint (rt_flat_fallbacks (), ==, fallbacks + 1);
+    }
+}
+
 /* A term of data alone that is an error (a NaN among the data): the
  * general path raises it at every evaluation, so the form is not built. */
 static void
@@ -404,5 +452,6 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/flat/check-message", test_check_message);
   g_test_add_func ("/runtime/flat/nan-parameter", test_nan_parameter);
   g_test_add_func ("/runtime/flat/bad-constant-term", test_bad_constant_term);
+  g_test_add_func ("/runtime/flat/nan-in-folded-prior", test_nan_in_folded_prior);
   return g_test_run ();
 }
