@@ -851,7 +851,10 @@ rt_flat_compile (const St *log_prob, const TildeValue *globals, int n_globals, i
     .n_globals = globals ? n_globals : 0,
     .n_slots = n_slots,
   };
-  gboolean ok = stmt (&c, log_prob) && c.theta_pos == (gint32) n_params && c.ins->len > 0;
+  /* each instruction's code calls the next one's in tail position: a jump
+   * when optimised, a frame each when not, which this bounds */
+  gboolean ok = stmt (&c, log_prob) && c.theta_pos == (gint32) n_params && c.ins->len > 0
+    && c.ins->len <= 4096;
   if (ok)
     fold_locations (c.ins);
   RtFlat *f = NULL;
