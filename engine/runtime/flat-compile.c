@@ -39,7 +39,6 @@ typedef struct {
   const TildeValue *global_values;
   int               n_globals, n_slots;
   gint32            theta_pos;
-  guint             n_terms;
   gint32            max_n;
   gboolean          twice;    /* compiling what the general path runs as a fused form */
 } FlC;
@@ -455,7 +454,6 @@ param (FlC *c, const Ex *e, FlReg *r)
   ins->jacobian = TRUE;
   ins->aux = temp (c, n, vec);
   ins->dst = temp (c, n, vec);
-  c->n_terms++;
   *r = ins->dst;
   return TRUE;
 }
@@ -555,8 +553,7 @@ density (FlC *c, const St *s, const Ex *e)
           ins->a[k] = args[k];
         ins->drop = e->drop;
         ins->jacobian = s->target_jacobian;
-        c->n_terms++;
-        return TRUE;
+              return TRUE;
       }
   return FALSE;
 }
@@ -577,7 +574,6 @@ target (FlC *c, const St *s)
   ins->a[0] = r;
   ins->n = r.n;
   ins->jacobian = s->target_jacobian;
-  c->n_terms++;
   return TRUE;
 }
 
@@ -658,7 +654,7 @@ stmt (FlC *c, const St *s)
 static void
 place_constants (RtFlat *f)
 {
-  gint32 junk = 2 * f->n_vals + (gint32) f->max_terms;
+  gint32 junk = 2 * f->n_vals;
   for (guint k = 0; k < f->n_ins; k++)
     {
       FlIns *ins = &f->ins[k];
@@ -867,7 +863,6 @@ rt_flat_compile (const St *log_prob, const TildeValue *globals, int n_globals, i
       f->n_vars = c.n_vars;
       f->n_vals = c.n_vars + (gint32) c.consts->len;
       f->consts = (double *) g_array_free (c.consts, FALSE);
-      f->max_terms = c.n_terms;
       f->max_n = MAX (c.max_n, (gint32) n_params);
       place_constants (f);
       list_backward (f);

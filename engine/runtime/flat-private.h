@@ -6,11 +6,13 @@
  * arithmetic, `target +=` of normal, std_normal and cauchy densities or of
  * expressions), the whole part becomes one flat array of instructions over
  * numbered doubles: theta, then the temporaries, then the constants (data
- * and literals copied in once); after them in the scratch, the adjoints,
- * the terms, and junk where partials of data go. An evaluation runs the array forward,
- * adding each density's partials to the adjoints of its arguments as it
- * goes (every term's adjoint is 1), then backward over the arithmetic and
- * the transforms; no tape, no arena, no values.
+ * and literals copied in once); after them in the scratch, the adjoints
+ * and junk where partials of data go. Each mode (propto, Jacobian) has its
+ * copy of the array, each instruction with the code chosen for its
+ * operands, which runs it and then the next (FlFn). An evaluation runs the
+ * array forward, adding each density's partials to the adjoints of its
+ * arguments as it goes (every term's adjoint is 1), then backward over the
+ * arithmetic and the transforms; no tape, no arena, no values.
  *
  * The form only computes: anything out of the ordinary (a domain error, a
  * value that is not finite) makes the run give up, and the model then
@@ -138,12 +140,11 @@ struct RtFlat {
   gint32  n_vars;      /* theta and the temporaries: the adjoints zeroed */
   gint32  n_vals;      /* and the constants after them */
   double *consts;      /* n_vals - n_vars */
-  guint   max_terms;
   gint32  max_n;       /* the longest operand */
   FlProg  prog[4];     /* by propto | jacobian << 1 */
-  guint  *back;        /* the instructions with a backward pass, in order, but for */
+  guint  *back;        /* the instructions with a backward pass, in order, */
   guint   n_back;
-  FlBack1 *back1;      /* the scalar transforms, which come before them all */
+  FlBack1 *back1;      /* but for the scalar transforms', which run after them */
   guint   n_back1;
 };
 

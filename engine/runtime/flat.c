@@ -32,7 +32,7 @@ give_way (void)
 double *
 rt_flat_scratch_new (const RtFlat *f)
 {
-  double *buf = g_new0 (double, 2 * (gsize) f->n_vals + f->max_terms + (gsize) f->max_n + 1);
+  double *buf = g_new0 (double, 2 * (gsize) f->n_vals + (gsize) f->max_n + 1);
   /* A model without constants has none to copy (and consts is NULL). */
   if (f->n_vals > f->n_vars)
     memcpy (buf + f->n_vars, f->consts, sizeof (double) * (gsize) (f->n_vals - f->n_vars));
