@@ -14,7 +14,8 @@
  * min(1, exp(H0 - H)).
  *
  * One TildeNuts belongs to one chain and is used from one thread at a
- * time. Its storage is allocated once: a transition allocates nothing.
+ * time. Its storage grows only when a tree gets deeper than any before
+ * it; otherwise a transition allocates nothing.
  */
 #pragma once
 

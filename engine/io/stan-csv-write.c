@@ -160,14 +160,8 @@ format_fast (char *buffer, gsize size, double value, int digits)
       m /= 10;
       e++;
     }
-  /* two digits a division */
-  for (int i = digits - 1; i >= 0; i -= 2, m /= 100)
-    {
-      int r = (int) (m % 100);
-      d[i] = (char) ('0' + r % 10);
-      if (i > 0)
-        d[i - 1] = (char) ('0' + r / 10);
-    }
+  for (int i = digits - 1; i >= 0; i--, m /= 10)
+    d[i] = (char) ('0' + m % 10);
   for (len = digits; len > 1 && d[len - 1] == '0'; len--)
     ;
 
