@@ -479,6 +479,28 @@ merge_halves (const Subtree *a, const Subtree *b, double *restrict rho, gsize n)
          && final_plus > 0 && final_minus > 0;
 }
 
+/* merge_halves for two single steps a and b: the halves' sums are their
+ * momenta, so each half extended by its neighbour sums p_a + p_b, as
+ * the whole does (addition commutes exactly), and its ends are the
+ * whole's: the six sums are two, each twice. */
+static gboolean
+merge_steps (const Subtree *a, const Subtree *b, double *restrict rho, gsize n)
+{
+  const double *restrict p_a = a->rho, *restrict p_b = b->rho;
+  const double *restrict v_beg = a->beg->v, *restrict v_end = b->end->v;
+  double whole_plus = 0, whole_minus = 0;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      double both = p_a[i] + p_b[i];
+
+      whole_plus += v_end[i] * both;
+      whole_minus += v_beg[i] * both;
+      rho[i] = both;
+    }
+  return whole_plus > 0 && whole_minus > 0;
+}
+
 /* ---- the tree ---- */
 
 /* Builds a subtree of 2^depth leapfrog steps from the edge *edge in
@@ -536,7 +558,8 @@ build_tree (TildeNuts *nuts, Walk *walk, guint depth, State **edge, double *rho_
       tree->propose = init.propose;
     }
 
-  persist = merge_halves (&init, &final, rho_buffer, nuts->n);
+  persist = depth == 1 ? merge_steps (&init, &final, rho_buffer, nuts->n)
+                       : merge_halves (&init, &final, rho_buffer, nuts->n);
   tree->beg = init.beg;
   tree->end = final.end;
   tree->rho = rho_buffer;
