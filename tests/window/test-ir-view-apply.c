@@ -158,6 +158,18 @@ find_row (TildeIrView *ir, TildeIrSide side, const char *needle)
   return gtk_text_iter_get_line (&match);
 }
 
+static int
+find_last_row (TildeIrView *ir, TildeIrSide side, const char *needle)
+{
+  GtkTextBuffer *buffer = side_buffer (ir, side);
+  GtkTextIter end, match;
+
+  gtk_text_buffer_get_end_iter (buffer, &end);
+  if (!gtk_text_iter_backward_search (&end, needle, GTK_TEXT_SEARCH_TEXT_ONLY, &match, NULL, NULL))
+    return -1;
+  return gtk_text_iter_get_line (&match);
+}
+
 /* Clicks the row and returns the editor's selection and its line. */
 static char *
 click_row (TildeWindow *window, TildeIrView *ir, TildeIrSide side, int row, int *line)
@@ -247,6 +259,16 @@ test_newer_result_takes_over (void)
   selected = click_row (window, ir, TILDE_IR_SIDE_RIGHT, row, &line);
   g_assert_cmpstr (selected, ==, "y ~ normal(mu, 2 * sigma);");
   g_assert_cmpint (line, ==, 132);
+  g_clear_pointer (&selected, g_free);
+
+  /* Below the edits, where the rows' places in the compiler's text moved:
+   * sigma's declaration in transform_inits (after mu's lines) comes from
+   * its declaration, line 7. */
+  row = find_last_row (ir, TILDE_IR_SIDE_RIGHT, "  real sigma;\n  sigma = FnReadData__");
+  g_assert_cmpint (row, >=, 0);
+  selected = click_row (window, ir, TILDE_IR_SIDE_RIGHT, row, &line);
+  g_assert_cmpint (line, ==, 7);
+  g_assert_nonnull (strstr (selected, "sigma"));
   g_clear_pointer (&selected, g_free);
 
   /* And the editor's cursor on line 10 marks that row. */
