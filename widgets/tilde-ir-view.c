@@ -6,6 +6,7 @@
 
 #include <glib/gi18n.h>
 #include <string.h>
+#include <time.h>
 
 #include "tilde-diff-gutter.h"
 #include "tilde-editor-private.h"
@@ -44,6 +45,8 @@ typedef struct {
   guint next, end;                /* rows of `rows` still to insert */
   guint insert_at;                /* the buffer line they go before */
   int   top;                      /* the row to scroll to once done */
+  guint rows;                     /* rows the next slice may insert */
+  gint64 slice_end;               /* main-thread CPU time, µs, at the last slice's end */
   guint source;
 } Apply;
 
@@ -335,24 +338,39 @@ apply_line_tag (GtkTextBuffer *buffer, GtkTextTag *tag, int first, int last)
 
 /* ---- putting rows in the buffers, a slice at a time ---- */
 
-/* A compile of a big model puts thousands of MIR lines in each view, and
- * in the iterations of the main loop that follow GtkSourceView analyses
- * what was inserted (in slices of 30 ms, one per buffer, both in the same
- * iteration) and the text view measures it: put in at once, that is a
- * stall of 50 ms or more. So only the rows that differ from what the
- * buffers hold are replaced, and new rows go in a few at a time from an
- * idle callback below the priority of the highlighting and measuring of
- * the last ones, which then keep up in their short first slice. New rows
- * go in after the old ones, which are removed at the end: marks in the
- * old part (the view's mark of its top line, of right gravity) stay where
- * they were, and the view does not jump. A newer result takes over from
- * wherever a half-applied one stopped. At every step buffer_rows says
- * what each buffer line is, for the gutter, the links to the source and
- * the source mark: old lines not yet removed link nowhere. */
+/* A compile of a big model puts thousands of MIR lines in each view.
+ * Put in at once, they stall the window: the insertion itself, the text
+ * views measuring the new lines, and GtkSourceView analysing them, which
+ * it does in a short first idle callback after each change and leaves
+ * what that did not get to for a background one that takes 30 ms of
+ * wall-clock time at a time, per buffer, both buffers' in the same
+ * iteration of the main loop. So only the rows that differ from what the
+ * buffers hold are replaced: first the old rows are removed (a deletion
+ * has GtkSourceView analyse all the text after it again), then the new
+ * rows go in a slice at a time from an idle callback below the priority
+ * of the analysing and measuring of the last slice, small enough for
+ * those to keep up. A newer result takes over from wherever a
+ * half-applied one stopped. At every step buffer_rows says what each
+ * buffer line is, for the gutter, the links to the source and the source
+ * mark: old lines not yet removed ("stale") link nowhere. The view's
+ * scroll position is set again once all rows are in. */
 
 #define APPLY_BUDGET_US 4000    /* main-thread time of one slice */
-#define APPLY_MAX_ROWS  160     /* rows a slice: what the highlighter analyses next */
-#define APPLY_CHUNK     32      /* rows an insertion */
+#define APPLY_CHUNK     16      /* rows an insertion */
+#define APPLY_MIN_ROWS  16
+#define APPLY_MAX_ROWS  512
+/* What the main thread may spend between two slices: analysing and
+ * measuring the rows of the last one, and drawing a frame. */
+#define APPLY_AFTER_US  8000
+
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
 
 static gboolean
 row_is_stale (const TildeDiffRow *row)
@@ -472,7 +490,10 @@ insert_rows (TildeIrView *self, guint n)
         line_end_iter (buffer, &iter, (int) a->insert_at - 1);
       else
         {
-          g_string_append_c (text, '\n');
+          /* Before the first line, or into the empty line of a buffer
+           * whose rows were all removed. */
+          if (self->buffer_rows->len > 0)
+            g_string_append_c (text, '\n');
           gtk_text_buffer_get_start_iter (buffer, &iter);
         }
       gtk_text_buffer_insert (buffer, &iter, text->str, (int) text->len);
@@ -486,10 +507,15 @@ insert_rows (TildeIrView *self, guint n)
 }
 
 /* Removes the last run of stale rows, or its last APPLY_CHUNK * 8 rows;
- * FALSE when there are none. */
+ * FALSE when there are none. Before any new row goes in: GtkSourceView
+ * analyses again all the text after a deletion, in its background slices
+ * of 30 ms, while it analyses inserted text alone in its first short one;
+ * removed first, the old rows leave only the unchanged tail to analyse
+ * again (nothing, for a first display), not the new rows too. */
 static gboolean
 remove_stale_rows (TildeIrView *self)
 {
+  Apply *a = self->apply;
   guint b, e = self->buffer_rows->len;
 
   while (e > 0 && !row_is_stale (&g_array_index (self->buffer_rows, TildeDiffRow, e - 1)))
@@ -521,6 +547,8 @@ remove_stale_rows (TildeIrView *self)
   g_array_remove_range (self->buffer_rows, b, e - b);
   for (guint side = 0; side < 2; side++)
     retag_rows (self, side, (int) b - 1, (int) b);
+  if (e <= a->insert_at)
+    a->insert_at -= e - b;
   return TRUE;
 }
 
@@ -566,7 +594,7 @@ apply_slice (TildeIrView *self)
 {
   Apply *a = self->apply;
   gint64 start = g_get_monotonic_time ();
-  guint limit = self->apply_rows > 0 ? self->apply_rows : APPLY_MAX_ROWS, done = 0;
+  guint limit = self->apply_rows > 0 ? self->apply_rows : a->rows, done = 0;
   gboolean stale = TRUE;
 
   self->updating = TRUE;
@@ -574,14 +602,19 @@ apply_slice (TildeIrView *self)
     {
       guint n = MIN (MIN (APPLY_CHUNK, a->end - a->next), limit - done);
 
-      if (n > 0)
-        insert_rows (self, n);
-      else if (!(stale = remove_stale_rows (self)))
+      if (stale && (stale = remove_stale_rows (self)))
+        done++;
+      else if (n > 0)
+        {
+          insert_rows (self, n);
+          done += n;
+        }
+      else
         break;
-      done += MAX (n, 1);
     }
   self->updating = FALSE;
   update_gutters (self);
+  a->slice_end = thread_cpu_us ();
   if (a->next < a->end || stale)
     return FALSE;
   a->source = 0;
@@ -589,11 +622,30 @@ apply_slice (TildeIrView *self)
   return TRUE;
 }
 
+/* GtkSourceView analyses what a slice inserted in a first idle callback
+ * of its own, of at most 10 ms (of wall-clock time: less on a busy
+ * machine), and leaves what it did not get to for a background one that
+ * takes 30 ms at a time. So the slices follow what the main thread did
+ * since the last one (that analysis, the text views' measuring of the new
+ * lines, a frame): fewer rows when it was more than APPLY_AFTER_US, more
+ * when it was well under. */
+static void
+pace_apply (Apply *a)
+{
+  gint64 after = thread_cpu_us () - a->slice_end;
+
+  if (after > APPLY_AFTER_US)
+    a->rows = MAX (a->rows / 2, APPLY_MIN_ROWS);
+  else if (after < APPLY_AFTER_US / 2)
+    a->rows = MIN (a->rows + a->rows / 2, APPLY_MAX_ROWS);
+}
+
 static gboolean
 apply_idle (gpointer user_data)
 {
   TildeIrView *self = user_data;
 
+  pace_apply (self->apply);
   if (apply_slice (self))
     return G_SOURCE_REMOVE;
   if (!self->apply_hold)
@@ -617,7 +669,7 @@ schedule_apply (TildeIrView *self)
 /* Keeps the lines at either end that already show what `rows` shows (most
  * of them after an edit; stale lines of an apply cut short are passed
  * over), marks those between stale, and applies the first slice now. New
- * rows go before the unchanged tail. */
+ * rows go before the unchanged tail, once the stale ones are gone. */
 static void
 begin_apply (TildeIrView *self, int top)
 {
@@ -661,6 +713,7 @@ begin_apply (TildeIrView *self, int top)
   a->end = bj;
   a->insert_at = insert_at;
   a->top = top;
+  a->rows = APPLY_CHUNK * 4;
   self->applies++;
   if (!apply_slice (self))
     schedule_apply (self);
