@@ -1493,6 +1493,10 @@ compile_done (TildeJobResult *result, gpointer user_data)
     }
   before = shown_stages (self);
   same_level = before != NULL && before->level == stages->level;
+  /* The old texts go with the old result; until the new rows are in (a
+   * diff may be computed first), the sides link nowhere. */
+  for (guint s = 0; s < 2; s++)
+    self->sides[s].text = NULL;
   g_clear_pointer (&self->shown, tilde_job_result_unref);
   self->shown = tilde_job_result_ref (result);
   set_has_errors (self, FALSE);
