@@ -5,7 +5,9 @@
  * as if only the newer one had been shown: the text of each side is the
  * compiler's (as `tilde compile` prints it), one row per buffer line, and
  * the rows link to the lines of the model they came from, also those
- * below the edit, whose line numbers moved. Run under an X server (Xvfb).
+ * below the edit, whose line numbers moved. The same when another stage
+ * replaces every row half-way, and when what was shown is forgotten (a
+ * file loaded) half-way. Run under an X server (Xvfb).
  */
 #define G_LOG_DOMAIN "tilde-test"
 
@@ -17,6 +19,7 @@
 #include "tilde-editor-private.h"
 #include "tilde-ir-view-private.h"
 #include "tilde-line-diff.h"
+#include "worker/mir-stages.h"
 #include "tilde-window-private.h"
 #include "window-test-util.h"
 
@@ -87,9 +90,9 @@ replace (TildeWindow *window, const char *old, const char *new)
   gtk_text_buffer_insert (buffer, &begin, new, -1);
 }
 
-/* What `tilde compile FLAG` prints for the editor's text. */
+/* What `tilde compile FLAG LEVEL` prints for the editor's text. */
 static char *
-cli_output (TildeWindow *window, const char *flag)
+cli_output_at (TildeWindow *window, const char *flag, const char *level)
 {
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (tilde_window_get_buffer (window));
   g_autofree char *path = g_build_filename (window_test_home (), "edited.stan", NULL);
@@ -98,7 +101,7 @@ cli_output (TildeWindow *window, const char *flag)
   GtkTextIter start, end;
   char *out = NULL;
   int status;
-  const char *argv[] = { g_getenv ("TILDE_CLI"), "compile", flag, "--O0", path, NULL };
+  const char *argv[] = { g_getenv ("TILDE_CLI"), "compile", flag, level, path, NULL };
 
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
@@ -108,6 +111,12 @@ cli_output (TildeWindow *window, const char *flag)
   g_assert_no_error (error);
   g_assert_true (g_spawn_check_wait_status (status, NULL));
   return out;
+}
+
+static char *
+cli_output (TildeWindow *window, const char *flag)
+{
+  return cli_output_at (window, flag, "--O0");
 }
 
 static GtkTextBuffer *
@@ -288,6 +297,95 @@ test_newer_result_takes_over (void)
   window_test_close_all (GTK_APPLICATION (app));
 }
 
+/* Both sides show what the compiler prints at `level`, and nothing else. */
+static void
+assert_shows_compiler_output (TildeWindow *window, TildeIrView *ir, const char *level)
+{
+  g_autofree char *transformed = cli_output_at (window, "--debug-transformed-mir-pretty", level);
+  g_autofree char *optimized = cli_output_at (window, "--debug-optimized-mir-pretty", level);
+  g_autofree char *left = shown_text (ir, TILDE_IR_SIDE_LEFT);
+  g_autofree char *right = shown_text (ir, TILDE_IR_SIDE_RIGHT);
+
+  g_assert_cmpstr (left, ==, transformed);
+  g_assert_cmpstr (right, ==, optimized);
+}
+
+static TildeIrView *
+open_many (TildeWindow **window)
+{
+  g_autofree char *path = write_model ();
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  TildeIrView *ir;
+  Awaited awaited;
+
+  g_application_open (G_APPLICATION (app), &file, 1, "");
+  g_assert_true (window_test_wait_for (window_ready, window));
+  ir = tilde_window_get_ir_view (*window);
+  gtk_widget_activate_action (GTK_WIDGET (*window), "win.optimization-level", "s", "0");
+  awaited = (Awaited) { ir, 0, 0 };
+  g_assert_true (window_test_wait_for (result_shown, &awaited));
+  return ir;
+}
+
+static gboolean
+apply_done (gpointer data)
+{
+  return _tilde_ir_view_get_applying (data) == 0;
+}
+
+/* Another stage on the left replaces every row; going back while that is
+ * half in takes over from there. */
+static void
+test_stage_changed_mid_apply (void)
+{
+  TildeWindow *window = NULL;
+  TildeIrView *ir = open_many (&window);
+  Awaited awaited = { ir, _tilde_ir_view_get_results (ir), _tilde_ir_view_get_applying (ir) };
+
+  _tilde_ir_view_set_apply_limits (ir, 8, TRUE);
+  g_object_set (ir, "left-stage", TILDE_MIR_STAGE_AST, NULL);
+  g_assert_true (window_test_wait_for (apply_begun, &awaited));
+  window_test_run_for_ms (50);
+  g_assert_cmpuint (_tilde_ir_view_get_applying (ir), !=, 0);
+  awaited.applying = _tilde_ir_view_get_applying (ir);
+  g_object_set (ir, "left-stage", TILDE_MIR_STAGE_TRANSFORMED, NULL);
+  g_assert_true (window_test_wait_for (apply_begun, &awaited));
+  _tilde_ir_view_set_apply_limits (ir, 0, FALSE);
+  g_assert_true (window_test_wait_for (apply_done, ir));
+  assert_shows_compiler_output (window, ir, "--O0");
+
+  /* And another level, to the end this time. */
+  awaited = (Awaited) { ir, _tilde_ir_view_get_results (ir), 0 };
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.optimization-level", "s", "1");
+  g_assert_true (window_test_wait_for (result_shown, &awaited));
+  assert_shows_compiler_output (window, ir, "--O1");
+  window_test_close_all (GTK_APPLICATION (app));
+}
+
+/* Forgetting what was shown (another file loaded) while a result is half
+ * in: the next result replaces all of it. */
+static void
+test_reset_mid_apply (void)
+{
+  TildeWindow *window = NULL;
+  TildeIrView *ir = open_many (&window);
+  Awaited awaited = { ir, _tilde_ir_view_get_results (ir), _tilde_ir_view_get_applying (ir) };
+
+  _tilde_ir_view_set_apply_limits (ir, 8, TRUE);
+  replace (window, "mu ~ normal(0, 1);", "mu ~ normal(0, 2);");
+  replace (window, "y ~ normal(mu, sigma);", "y ~ student_t(3, mu, sigma);");
+  tilde_ir_view_compile_now (ir);
+  g_assert_true (window_test_wait_for (apply_begun, &awaited));
+  tilde_ir_view_reset (ir);
+  g_assert_cmpuint (_tilde_ir_view_get_applying (ir), ==, 0);
+  _tilde_ir_view_set_apply_limits (ir, 0, FALSE);
+  tilde_ir_view_compile_now (ir);
+  g_assert_true (window_test_wait_for (result_shown, &awaited));
+  assert_shows_compiler_output (window, ir, "--O0");
+  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (tilde_window_get_buffer (window)), FALSE);
+  window_test_close_all (GTK_APPLICATION (app));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -306,6 +404,8 @@ main (int argc, char *argv[])
   g_assert_no_error (error);
 
   g_test_add_func ("/ir-view-apply/newer-result-takes-over", test_newer_result_takes_over);
+  g_test_add_func ("/ir-view-apply/stage-changed-mid-apply", test_stage_changed_mid_apply);
+  g_test_add_func ("/ir-view-apply/reset-mid-apply", test_reset_mid_apply);
   status = g_test_run ();
   g_clear_object (&app);
   tilde_autosave_flush ();
