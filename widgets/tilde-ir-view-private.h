@@ -30,5 +30,13 @@ GtkLabel      *_tilde_ir_view_get_title            (TildeIrView *self,
 GtkWidget     *_tilde_ir_view_get_content          (TildeIrView *self);
 /* The pane between the pass list and the text. */
 GtkPaned      *_tilde_ir_view_get_paned            (TildeIrView *self);
+/* While a result's rows are going into the views, a slice at a time: the
+ * number of such applies begun so far; 0 when none is under way. */
+guint          _tilde_ir_view_get_applying         (TildeIrView *self);
+/* At most `rows` rows a slice (0: as many as fit its time) and, while
+ * `hold`, no slice after the first of an apply. */
+void           _tilde_ir_view_set_apply_limits     (TildeIrView *self,
+                                                    guint        rows,
+                                                    gboolean     hold);
 
 G_END_DECLS

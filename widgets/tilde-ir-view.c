@@ -6,6 +6,7 @@
 
 #include <glib/gi18n.h>
 #include <string.h>
+#include <time.h>
 
 #include "tilde-diff-gutter.h"
 #include "tilde-editor-private.h"
@@ -35,8 +36,19 @@ typedef struct {
   GtkTextTag      *tags[N_TAGS];
   GArray          *highlighted;   /* guint: buffer lines under TAG_SOURCE */
   const TildeMirText *text;       /* what the side shows; owned by `shown` */
-  char            *buffer_text;   /* what the buffer holds */
+  char           **text_lines;    /* `text` split into lines */
+  GPtrArray       *lines;         /* char *: what each buffer line holds */
 } Side;
+
+/* A result being put in the views a slice at a time (see apply_slice()). */
+typedef struct {
+  guint next, end;                /* rows of `rows` still to insert */
+  guint insert_at;                /* the buffer line they go before */
+  int   top;                      /* the row to scroll to once done */
+  guint rows;                     /* rows the next slice may insert */
+  gint64 slice_end;               /* main-thread CPU time, µs, at the last slice's end */
+  guint source;
+} Apply;
 
 #define SCROLL_MARK "tilde-scroll"
 
@@ -80,6 +92,12 @@ struct _TildeIrView
   /* The last result that compiled, whose stages are shown. */
   TildeJobResult     *shown;
   GArray             *rows;           /* TildeDiffRow of what is shown */
+  /* What each buffer line is: rows of `rows` already in, and lines of what
+   * was shown before (no line on either side, "stale") until removed. */
+  GArray             *buffer_rows;
+  Apply              *apply;
+  guint               applies;
+  guint               apply_rows;     /* rows a slice, for the tests; 0: default */
   GCancellable       *diff_cancellable;
   guint               follow_source;
   guint               scroll_source;
@@ -108,6 +126,8 @@ struct _TildeIrView
   guint               rebuilding : 1;
   guint               from_click : 1;
   guint               syncing_scroll : 1;
+  guint               result_pending : 1;   /* a compile's result waits for its apply */
+  guint               apply_hold : 1;
   guint               scroll_leader : 1;    /* TildeIrSide */
 };
 
@@ -137,6 +157,8 @@ static guint signals[N_SIGNALS];
 
 static void refresh (TildeIrView *self, ScrollHint hint);
 static void update_source_highlight (TildeIrView *self);
+static void clear_source_highlight (TildeIrView *self);
+static void scroll_to_row (TildeIrView *self, int row, gboolean align);
 
 GtkWidget *
 tilde_ir_view_new (void)
@@ -314,88 +336,387 @@ apply_line_tag (GtkTextBuffer *buffer, GtkTextTag *tag, int first, int last)
   gtk_text_buffer_apply_tag (buffer, tag, &begin, &end);
 }
 
-/* Puts `text` in place of `old`, which the buffer holds, touching only
- * what differs: after an edit of the model most of the MIR is the same,
- * and a big buffer replaced whole would stall the window. The new part
- * goes in after the old, which is then removed: marks in the old part end
- * where it started (gtk_text_buffer_set_text(), which inserts at the
- * start, would carry the view's mark of its top line, of right gravity, to
- * the end, and the view would scroll there). The text is never empty, so
- * that there is always an old part to insert after. */
-static void
-replace_text (GtkTextBuffer *buffer, const char *old, const char *text)
-{
-  gsize old_len = strlen (old), len = strlen (text), prefix = 0, suffix = 0;
-  GtkTextIter begin, end;
-  int begin_offset, end_offset;
+/* ---- putting rows in the buffers, a slice at a time ---- */
 
-  while (prefix < old_len && prefix < len && old[prefix] == text[prefix])
-    prefix++;
-  while (prefix > 0 && (old[prefix] & 0xc0) == 0x80)
-    prefix--;
-  while (suffix < old_len - prefix && suffix < len - prefix
-         && old[old_len - 1 - suffix] == text[len - 1 - suffix])
-    suffix++;
-  while (suffix > 0 && (old[old_len - suffix] & 0xc0) == 0x80)
-    suffix--;
-  if (prefix == old_len && prefix == len)
-    return;
-  begin_offset = (int) g_utf8_pointer_to_offset (old, old + prefix);
-  end_offset = (int) g_utf8_pointer_to_offset (old, old + old_len - suffix);
-  gtk_text_buffer_get_iter_at_offset (buffer, &end, end_offset);
-  gtk_text_buffer_insert (buffer, &end, text + prefix, (int) (len - suffix - prefix));
-  gtk_text_buffer_get_iter_at_offset (buffer, &begin, begin_offset);
-  gtk_text_buffer_get_iter_at_offset (buffer, &end, end_offset);
-  gtk_text_buffer_delete (buffer, &begin, &end);
+/* A compile of a big model puts thousands of MIR lines in each view.
+ * Put in at once, they stall the window: the insertion itself, the text
+ * views measuring the new lines, and GtkSourceView analysing them, which
+ * it does in a short first idle callback after each change and leaves
+ * what that did not get to for a background one that takes 30 ms of
+ * wall-clock time at a time, per buffer, both buffers' in the same
+ * iteration of the main loop. So only the rows that differ from what the
+ * buffers hold are replaced: first the old rows are removed (a deletion
+ * has GtkSourceView analyse all the text after it again), then the new
+ * rows go in a slice at a time from an idle callback below the priority
+ * of the analysing and measuring of the last slice, small enough for
+ * those to keep up. A newer result takes over from wherever a
+ * half-applied one stopped. At every step buffer_rows says what each
+ * buffer line is, for the gutter, the links to the source and the source
+ * mark: old lines not yet removed ("stale") link nowhere. The view's
+ * scroll position is set again once all rows are in. */
+
+#define APPLY_BUDGET_US 4000    /* main-thread time of one slice */
+#define APPLY_CHUNK     16      /* rows an insertion */
+#define APPLY_MIN_ROWS  16
+#define APPLY_MAX_ROWS  512
+/* What the main thread may spend between two slices: analysing and
+ * measuring the rows of the last one, and drawing a frame. */
+#define APPLY_AFTER_US  8000
+
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
 }
 
-/* Fills one side: its lines where it has them, empty filler rows where
- * the other side has lines it has not, each row tagged with its kind. */
+static gboolean
+row_is_stale (const TildeDiffRow *row)
+{
+  return row->old_line < 0 && row->new_line < 0;
+}
+
+static const char *
+target_line (TildeIrView *self, TildeIrSide side, const TildeDiffRow *row)
+{
+  int line = row_line (row, side);
+
+  return line >= 0 ? self->sides[side].text_lines[line] : "";
+}
+
+/* The buffer line holds what the target row shows, on both sides. */
+static gboolean
+row_matches (TildeIrView *self, guint buffer_row, const TildeDiffRow *target)
+{
+  const TildeDiffRow *row = &g_array_index (self->buffer_rows, TildeDiffRow, buffer_row);
+
+  if (row_is_stale (row) || row->kind != target->kind)
+    return FALSE;
+  for (guint side = 0; side < 2; side++)
+    if (!g_str_equal (g_ptr_array_index (self->sides[side].lines, buffer_row),
+                      target_line (self, side, target)))
+      return FALSE;
+  return TRUE;
+}
+
 static void
-fill_side (TildeIrView *self, TildeIrSide side, const TildeMirText *text, GArray *rows)
+update_gutters (TildeIrView *self)
+{
+  for (guint side = 0; side < 2; side++)
+    {
+      GArray *gutter = g_array_sized_new (FALSE, FALSE, sizeof (TildeDiffGutterRow),
+                                          self->buffer_rows->len);
+
+      for (guint i = 0; i < self->buffer_rows->len; i++)
+        {
+          const TildeDiffRow *row = &g_array_index (self->buffer_rows, TildeDiffRow, i);
+          int line = row_line (row, side);
+          TildeDiffGutterRow g = { line >= 0 ? (guint) line + 1 : 0, row_mark (row->kind, side) };
+
+          g_array_append_val (gutter, g);
+        }
+      tilde_diff_gutter_set_rows (self->sides[side].gutter, gutter);
+    }
+}
+
+/* Gives buffer lines first..last the diff colour of their kind, and no
+ * other: an insertion or deletion next to them moved line ends. */
+static void
+retag_rows (TildeIrView *self, TildeIrSide side, int first, int last)
 {
   Side *s = &self->sides[side];
   GtkTextBuffer *buffer = side_buffer (s);
-  g_auto(GStrv) lines = tilde_line_diff_split (text->text, NULL);
-  GString *out = g_string_sized_new (strlen (text->text) + rows->len);
-  GArray *gutter = g_array_sized_new (FALSE, FALSE, sizeof (TildeDiffGutterRow), rows->len);
-  int run_tag = -1, run_start = 0;
-  GtkTextIter start, end;
+  int run_tag = -1, run_start = first;
+  GtkTextIter begin, end;
 
-  for (guint i = 0; i < rows->len; i++)
-    {
-      const TildeDiffRow *row = &g_array_index (rows, TildeDiffRow, i);
-      int line = row_line (row, side);
-      TildeDiffGutterRow g = { line >= 0 ? (guint) line + 1 : 0, row_mark (row->kind, side) };
-
-      if (i > 0)
-        g_string_append_c (out, '\n');
-      if (line >= 0)
-        g_string_append (out, lines[line]);
-      g_array_append_val (gutter, g);
-    }
-  if (out->len == 0)
-    g_string_append_c (out, ' ');
-  replace_text (buffer, s->buffer_text, out->str);
-  g_free (s->buffer_text);
-  s->buffer_text = g_string_free (out, FALSE);
-  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  first = MAX (first, 0);
+  last = MIN (last, (int) self->buffer_rows->len - 1);
+  if (first > last)
+    return;
+  gtk_text_buffer_get_iter_at_line (buffer, &begin, first);
+  if (!gtk_text_buffer_get_iter_at_line (buffer, &end, last + 1))
+    gtk_text_buffer_get_end_iter (buffer, &end);
   for (guint t = 0; t < TAG_SOURCE; t++)
-    gtk_text_buffer_remove_tag (buffer, s->tags[t], &start, &end);
-
-  for (guint i = 0; i <= rows->len; i++)
+    gtk_text_buffer_remove_tag (buffer, s->tags[t], &begin, &end);
+  for (int i = first; i <= last + 1; i++)
     {
-      int tag = i < rows->len ? row_tag (g_array_index (rows, TildeDiffRow, i).kind, side) : -1;
+      int tag = i <= last ? row_tag (g_array_index (self->buffer_rows, TildeDiffRow, i).kind, side) : -1;
 
       if (tag == run_tag)
         continue;
       if (run_tag >= 0)
-        apply_line_tag (buffer, s->tags[run_tag], run_start, (int) i - 1);
+        apply_line_tag (buffer, s->tags[run_tag], run_start, i - 1);
       run_tag = tag;
-      run_start = (int) i;
+      run_start = i;
     }
-  tilde_diff_gutter_set_rows (s->gutter, gutter);
-  s->text = text;
+}
+
+static void
+line_end_iter (GtkTextBuffer *buffer, GtkTextIter *iter, int line)
+{
+  gtk_text_buffer_get_iter_at_line (buffer, iter, line);
+  if (!gtk_text_iter_ends_line (iter))
+    gtk_text_iter_forward_to_line_end (iter);
+}
+
+/* The next `n` rows of the apply, before buffer line insert_at: at the end
+ * of the line above, so that a mark at the start of the line below stays
+ * with it. */
+static void
+insert_rows (TildeIrView *self, guint n)
+{
+  Apply *a = self->apply;
+  const TildeDiffRow *rows = &g_array_index (self->rows, TildeDiffRow, a->next);
+
+  for (guint side = 0; side < 2; side++)
+    {
+      Side *s = &self->sides[side];
+      GtkTextBuffer *buffer = side_buffer (s);
+      GString *text = g_string_new (NULL);
+      GtkTextIter iter;
+
+      for (guint i = 0; i < n; i++)
+        {
+          const char *line = target_line (self, side, &rows[i]);
+
+          if (a->insert_at > 0 || i > 0)
+            g_string_append_c (text, '\n');
+          g_string_append (text, line);
+          g_ptr_array_insert (s->lines, (int) (a->insert_at + i), g_strdup (line));
+        }
+      if (a->insert_at > 0)
+        line_end_iter (buffer, &iter, (int) a->insert_at - 1);
+      else
+        {
+          /* Before the first line, or into the empty line of a buffer
+           * whose rows were all removed. */
+          if (self->buffer_rows->len > 0)
+            g_string_append_c (text, '\n');
+          gtk_text_buffer_get_start_iter (buffer, &iter);
+        }
+      gtk_text_buffer_insert (buffer, &iter, text->str, (int) text->len);
+      g_string_free (text, TRUE);
+    }
+  g_array_insert_vals (self->buffer_rows, a->insert_at, rows, n);
+  for (guint side = 0; side < 2; side++)
+    retag_rows (self, side, (int) a->insert_at - 1, (int) (a->insert_at + n));
+  a->next += n;
+  a->insert_at += n;
+}
+
+/* Removes the last run of stale rows, or its last APPLY_CHUNK * 8 rows;
+ * FALSE when there are none. Before any new row goes in: GtkSourceView
+ * analyses again all the text after a deletion, in its background slices
+ * of 30 ms, while it analyses inserted text alone in its first short one;
+ * removed first, the old rows leave only the unchanged tail to analyse
+ * again (nothing, for a first display), not the new rows too. */
+static gboolean
+remove_stale_rows (TildeIrView *self)
+{
+  Apply *a = self->apply;
+  guint b, e = self->buffer_rows->len;
+
+  while (e > 0 && !row_is_stale (&g_array_index (self->buffer_rows, TildeDiffRow, e - 1)))
+    e--;
+  if (e == 0)
+    return FALSE;
+  b = e - 1;
+  while (b > 0 && e - b < APPLY_CHUNK * 8 && row_is_stale (&g_array_index (self->buffer_rows, TildeDiffRow, b - 1)))
+    b--;
+  for (guint side = 0; side < 2; side++)
+    {
+      Side *s = &self->sides[side];
+      GtkTextBuffer *buffer = side_buffer (s);
+      GtkTextIter begin, end;
+
+      if (b > 0)
+        {
+          line_end_iter (buffer, &begin, (int) b - 1);
+          line_end_iter (buffer, &end, (int) e - 1);
+        }
+      else
+        {
+          gtk_text_buffer_get_start_iter (buffer, &begin);
+          gtk_text_buffer_get_iter_at_line (buffer, &end, (int) e);
+        }
+      gtk_text_buffer_delete (buffer, &begin, &end);
+      g_ptr_array_remove_range (s->lines, b, e - b);
+    }
+  g_array_remove_range (self->buffer_rows, b, e - b);
+  for (guint side = 0; side < 2; side++)
+    retag_rows (self, side, (int) b - 1, (int) b);
+  if (e <= a->insert_at)
+    a->insert_at -= e - b;
+  return TRUE;
+}
+
+static void
+cancel_apply (TildeIrView *self)
+{
+  if (self->apply == NULL)
+    return;
+  g_clear_handle_id (&self->apply->source, g_source_remove);
+  g_clear_pointer (&self->apply, g_free);
+}
+
+static void
+finish_result (TildeIrView *self)
+{
+  self->results++;
+  if (!self->dirty)
+    set_compiling (self, FALSE);
+  g_signal_emit (self, signals[COMPILED], 0);
+}
+
+static void
+finish_apply (TildeIrView *self)
+{
+  int top = self->apply->top;
+
+  cancel_apply (self);
+  self->last_source_row = -1;
+  self->highlighted_line = -1;
+  scroll_to_row (self, top, TRUE);
+  self->last_top_row = top;
+  update_source_highlight (self);
+  if (self->result_pending)
+    {
+      self->result_pending = FALSE;
+      finish_result (self);
+    }
+}
+
+/* One slice: TRUE when the apply is done (and gone). */
+static gboolean
+apply_slice (TildeIrView *self)
+{
+  Apply *a = self->apply;
+  gint64 start = g_get_monotonic_time ();
+  guint limit = self->apply_rows > 0 ? self->apply_rows : a->rows, done = 0;
+  gboolean stale = TRUE;
+
+  self->updating = TRUE;
+  while (done < limit && g_get_monotonic_time () - start < APPLY_BUDGET_US)
+    {
+      guint n = MIN (MIN (APPLY_CHUNK, a->end - a->next), limit - done);
+
+      if (stale && (stale = remove_stale_rows (self)))
+        done++;
+      else if (n > 0)
+        {
+          insert_rows (self, n);
+          done += n;
+        }
+      else
+        break;
+    }
+  self->updating = FALSE;
+  update_gutters (self);
+  a->slice_end = thread_cpu_us ();
+  if (a->next < a->end || stale)
+    return FALSE;
+  a->source = 0;
+  finish_apply (self);
+  return TRUE;
+}
+
+/* GtkSourceView analyses what a slice inserted in a first idle callback
+ * of its own, of at most 10 ms (of wall-clock time: less on a busy
+ * machine), and leaves what it did not get to for a background one that
+ * takes 30 ms at a time. So the slices follow what the main thread did
+ * since the last one (that analysis, the text views' measuring of the new
+ * lines, a frame): fewer rows when it was more than APPLY_AFTER_US, more
+ * when it was well under. */
+static void
+pace_apply (Apply *a)
+{
+  gint64 after = thread_cpu_us () - a->slice_end;
+
+  if (after > APPLY_AFTER_US)
+    a->rows = MAX (a->rows / 2, APPLY_MIN_ROWS);
+  else if (after < APPLY_AFTER_US / 2)
+    a->rows = MIN (a->rows + a->rows / 2, APPLY_MAX_ROWS);
+}
+
+static gboolean
+apply_idle (gpointer user_data)
+{
+  TildeIrView *self = user_data;
+
+  pace_apply (self->apply);
+  if (apply_slice (self))
+    return G_SOURCE_REMOVE;
+  if (!self->apply_hold)
+    return G_SOURCE_CONTINUE;
+  self->apply->source = 0;
+  return G_SOURCE_REMOVE;
+}
+
+/* Below the priority of the text views' measuring and of GtkSourceView's
+ * first analysis of an edit, above that of its background analysis. */
+static void
+schedule_apply (TildeIrView *self)
+{
+  if (self->apply == NULL || self->apply->source != 0 || self->apply_hold)
+    return;
+  self->apply->source = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, apply_idle, self, NULL);
+  g_source_set_static_name (g_main_context_find_source_by_id (NULL, self->apply->source),
+                            "[tilde] compiler output, a slice");
+}
+
+/* Keeps the lines at either end that already show what `rows` shows (most
+ * of them after an edit; stale lines of an apply cut short are passed
+ * over), marks those between stale, and applies the first slice now. New
+ * rows go before the unchanged tail, once the stale ones are gone. */
+static void
+begin_apply (TildeIrView *self, int top)
+{
+  GArray *rows = self->rows;
+  guint nb = self->buffer_rows->len, nt = rows->len, i = 0, j = 0, bi = nb, bj = nt, insert_at = nb;
+  Apply *a;
+
+  while (i < nb && j < nt)
+    {
+      TildeDiffRow *row = &g_array_index (self->buffer_rows, TildeDiffRow, i);
+
+      if (!row_is_stale (row))
+        {
+          if (!row_matches (self, i, &g_array_index (rows, TildeDiffRow, j)))
+            break;
+          *row = g_array_index (rows, TildeDiffRow, j++);
+        }
+      i++;
+    }
+  while (bi > i && bj > j)
+    {
+      TildeDiffRow *row = &g_array_index (self->buffer_rows, TildeDiffRow, bi - 1);
+
+      if (!row_is_stale (row))
+        {
+          if (!row_matches (self, bi - 1, &g_array_index (rows, TildeDiffRow, bj - 1)))
+            break;
+          *row = g_array_index (rows, TildeDiffRow, --bj);
+          insert_at = bi - 1;
+        }
+      bi--;
+    }
+  for (guint k = i; k < insert_at; k++)
+    {
+      TildeDiffRow *row = &g_array_index (self->buffer_rows, TildeDiffRow, k);
+
+      row->old_line = row->new_line = -1;
+    }
+  a = self->apply = g_new0 (Apply, 1);
+  a->next = j;
+  a->end = bj;
+  a->insert_at = insert_at;
+  a->top = top;
+  a->rows = APPLY_CHUNK * 4;
+  self->applies++;
+  if (!apply_slice (self))
+    schedule_apply (self);
 }
 
 static int
@@ -549,19 +870,29 @@ show_rows (TildeIrView *self, const TildeMirText *left, const TildeMirText *righ
   if (hint == SCROLL_FIRST_CHANGE)
     top = MAX (first_change (rows) - 3, 0);
 
-  self->updating = TRUE;
+  cancel_apply (self);
+  clear_source_highlight (self);
   g_clear_pointer (&self->rows, g_array_unref);
-  self->rows = g_array_ref (rows);
-  fill_side (self, TILDE_IR_SIDE_LEFT, left, rows);
-  fill_side (self, TILDE_IR_SIDE_RIGHT, right, rows);
-  self->updating = FALSE;
+  if (rows->len > 0)
+    self->rows = g_array_ref (rows);
+  else
+    {
+      /* A buffer always has a line. */
+      TildeDiffRow empty = { TILDE_DIFF_SAME, -1, -1 };
 
+      self->rows = g_array_new (FALSE, FALSE, sizeof (TildeDiffRow));
+      g_array_append_val (self->rows, empty);
+    }
+  for (guint side = 0; side < 2; side++)
+    {
+      Side *s = &self->sides[side];
+
+      s->text = side == TILDE_IR_SIDE_LEFT ? left : right;
+      g_strfreev (s->text_lines);
+      s->text_lines = tilde_line_diff_split (s->text->text, NULL);
+    }
   gtk_stack_set_visible_child_name (self->content_stack, "diff");
-  self->last_source_row = -1;
-  self->highlighted_line = -1;
-  scroll_to_row (self, top, TRUE);
-  self->last_top_row = top;
-  update_source_highlight (self);
+  begin_apply (self, top);
 }
 
 static GArray *
@@ -714,12 +1045,11 @@ highlight_side (TildeIrView *self, TildeIrSide side, int line)
   Side *s = &self->sides[side];
   int narrowest = G_MAXINT, first = -1;
 
-  g_array_set_size (s->highlighted, 0);
-  if (s->text == NULL || self->rows == NULL || line <= 0)
+    if (s->text == NULL || self->rows == NULL || self->apply != NULL || line <= 0)
     return -1;
-  for (guint i = 0; i < self->rows->len; i++)
+  for (guint i = 0; i < self->buffer_rows->len; i++)
     {
-      int l = row_line (&g_array_index (self->rows, TildeDiffRow, i), side);
+      int l = row_line (&g_array_index (self->buffer_rows, TildeDiffRow, i), side);
       const TildeMirSource *src = l >= 0 ? &s->text->sources[l] : NULL;
 
       if (src != NULL && source_covers (src, line))
@@ -727,9 +1057,9 @@ highlight_side (TildeIrView *self, TildeIrSide side, int line)
     }
   if (narrowest == G_MAXINT)
     return -1;
-  for (guint i = 0; i < self->rows->len; i++)
+  for (guint i = 0; i < self->buffer_rows->len; i++)
     {
-      int l = row_line (&g_array_index (self->rows, TildeDiffRow, i), side);
+      int l = row_line (&g_array_index (self->buffer_rows, TildeDiffRow, i), side);
       const TildeMirSource *src = l >= 0 ? &s->text->sources[l] : NULL;
 
       if (src != NULL && source_covers (src, line) && src->end_line - src->line == narrowest)
@@ -743,9 +1073,8 @@ highlight_side (TildeIrView *self, TildeIrSide side, int line)
   return first;
 }
 
-/* Takes the source mark off the rows that have it: the whole of each
- * buffer after new text (lines moved under the mark), else only the rows
- * marked, so that a keystroke does not walk thousands of MIR lines. */
+/* Takes the source mark off the rows that have it, so that a keystroke
+ * does not walk thousands of MIR lines. Done before the rows move. */
 static void
 clear_source_highlight (TildeIrView *self)
 {
@@ -755,12 +1084,6 @@ clear_source_highlight (TildeIrView *self)
       GtkTextBuffer *buffer = side_buffer (side);
       GtkTextIter begin, end;
 
-      if (self->highlighted_line < 0)
-        {
-          gtk_text_buffer_get_bounds (buffer, &begin, &end);
-          gtk_text_buffer_remove_tag (buffer, side->tags[TAG_SOURCE], &begin, &end);
-          continue;
-        }
       for (guint i = 0; i < side->highlighted->len; i++)
         {
           int row = (int) g_array_index (side->highlighted, guint, i);
@@ -770,7 +1093,9 @@ clear_source_highlight (TildeIrView *self)
           gtk_text_iter_forward_line (&end);
           gtk_text_buffer_remove_tag (buffer, side->tags[TAG_SOURCE], &begin, &end);
         }
+      g_array_set_size (side->highlighted, 0);
     }
+  self->highlighted_line = -1;
 }
 
 static void
@@ -786,8 +1111,9 @@ update_source_highlight (TildeIrView *self)
                                         gtk_text_buffer_get_insert (self->editor_buffer));
       line = gtk_text_iter_get_line (&cursor) + 1;
     }
-  /* Typing moves the cursor along its line: the same rows stay marked. */
-  if (line == self->highlighted_line)
+  /* Typing moves the cursor along its line: the same rows stay marked.
+   * While new rows go in, the mark waits for them. */
+  if (line == self->highlighted_line || self->apply != NULL)
     return;
   clear_source_highlight (self);
   first_left = highlight_side (self, TILDE_IR_SIDE_LEFT, line);
@@ -810,12 +1136,13 @@ side_cursor_moved (TildeIrView *self, TildeIrSide side)
 
   if (self->updating || self->editor == NULL || self->rows == NULL || s->text == NULL)
     return;
+  /* Stale rows (a new result going in) link nowhere. */
   gtk_text_buffer_get_iter_at_mark (side_buffer (s), &cursor,
                                     gtk_text_buffer_get_insert (side_buffer (s)));
   row = gtk_text_iter_get_line (&cursor);
-  if (row < 0 || (guint) row >= self->rows->len)
+  if (row < 0 || (guint) row >= self->buffer_rows->len)
     return;
-  line = row_line (&g_array_index (self->rows, TildeDiffRow, row), side);
+  line = row_line (&g_array_index (self->buffer_rows, TildeDiffRow, row), side);
   if (line < 0 || (src = &s->text->sources[line])->line == 0)
     return;
   self->from_click = TRUE;
@@ -1155,26 +1482,28 @@ compile_done (TildeJobResult *result, gpointer user_data)
   if (self == NULL || tilde_job_result_get_generation (result) != self->compile_generation
       || self->compiled_stamp != self->stamp)
     return;
-  self->results++;
-  if (!self->dirty)
-    set_compiling (self, FALSE);
   stages = tilde_job_result_get_mir_stages (result);
   if (stages == NULL)
     {
       set_has_errors (self, TRUE);
       if (self->shown == NULL)
         show_empty (self);
-      g_signal_emit (self, signals[COMPILED], 0);
+      finish_result (self);
       return;
     }
   before = shown_stages (self);
   same_level = before != NULL && before->level == stages->level;
+  /* The old texts go with the old result; until the new rows are in (a
+   * diff may be computed first), the sides link nowhere. */
+  for (guint s = 0; s < 2; s++)
+    self->sides[s].text = NULL;
   g_clear_pointer (&self->shown, tilde_job_result_unref);
   self->shown = tilde_job_result_ref (result);
   set_has_errors (self, FALSE);
+  /* In once its rows are: finish_apply(). */
+  self->result_pending = TRUE;
   rebuild_passes (self, stages, same_level);
   refresh (self, same_level ? SCROLL_KEEP : SCROLL_FIRST_CHANGE);
-  g_signal_emit (self, signals[COMPILED], 0);
 }
 
 void
@@ -1235,12 +1564,21 @@ forget_shown (TildeIrView *self)
 {
   g_cancellable_cancel (self->diff_cancellable);
   g_clear_object (&self->diff_cancellable);
+  cancel_apply (self);
+  clear_source_highlight (self);
+  self->result_pending = FALSE;
   g_clear_pointer (&self->rows, g_array_unref);
-  for (guint s = 0; s < 2; s++)
+  /* The text stays in the buffers until the next result replaces it, but
+   * it is no one's now. */
+  for (guint i = 0; i < self->buffer_rows->len; i++)
     {
-      self->sides[s].text = NULL;
-      g_array_set_size (self->sides[s].highlighted, 0);
+      TildeDiffRow *row = &g_array_index (self->buffer_rows, TildeDiffRow, i);
+
+      row->old_line = row->new_line = -1;
     }
+  update_gutters (self);
+  for (guint s = 0; s < 2; s++)
+    self->sides[s].text = NULL;
   g_clear_pointer (&self->shown, tilde_job_result_unref);
   self->rebuilding = TRUE;
   g_list_store_remove_all (self->passes);
@@ -1445,6 +1783,20 @@ _tilde_ir_view_get_paned (TildeIrView *self)
   return self->paned;
 }
 
+guint
+_tilde_ir_view_get_applying (TildeIrView *self)
+{
+  return self->apply != NULL ? self->applies : 0;
+}
+
+void
+_tilde_ir_view_set_apply_limits (TildeIrView *self, guint rows, gboolean hold)
+{
+  self->apply_rows = rows;
+  self->apply_hold = !!hold;
+  schedule_apply (self);
+}
+
 static void
 tilde_ir_view_dispose (GObject *object)
 {
@@ -1456,15 +1808,18 @@ tilde_ir_view_dispose (GObject *object)
   g_clear_handle_id (&self->scroll_source, g_source_remove);
   g_cancellable_cancel (self->diff_cancellable);
   g_clear_object (&self->diff_cancellable);
+  cancel_apply (self);
   disconnect_editor (self);
   g_clear_pointer (&self->shown, tilde_job_result_unref);
   g_clear_pointer (&self->rows, g_array_unref);
+  g_clear_pointer (&self->buffer_rows, g_array_unref);
   for (guint s = 0; s < 2; s++)
     {
       self->sides[s].text = NULL;
       g_clear_pointer (&self->sides[s].highlighted, g_array_unref);
       g_clear_object (&self->sides[s].buffer);
-      g_clear_pointer (&self->sides[s].buffer_text, g_free);
+      g_clear_pointer (&self->sides[s].text_lines, g_strfreev);
+      g_clear_pointer (&self->sides[s].lines, g_ptr_array_unref);
     }
   if (self->pass_list != NULL)
     gtk_list_view_set_model (self->pass_list, NULL);
@@ -1644,11 +1999,12 @@ init_side (TildeIrView *self, TildeIrSide side, GtkSourceView *view, GCallback c
 
   s->view = view;
   /* Not empty before the view sees it: its mark of the top line is then
-   * made before the text, where replace_text() keeps it. */
+   * made before the text, where insert_rows() keeps it. */
   s->buffer = gtk_source_buffer_new (NULL);
   buffer = GTK_TEXT_BUFFER (s->buffer);
-  s->buffer_text = g_strdup (" ");
-  gtk_text_buffer_set_text (buffer, s->buffer_text, -1);
+  gtk_text_buffer_set_text (buffer, " ", -1);
+  s->lines = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (s->lines, g_strdup (" "));
   gtk_source_buffer_set_language (s->buffer, mir);
   gtk_source_buffer_set_highlight_syntax (s->buffer, mir != NULL);
   gtk_source_buffer_set_highlight_matching_brackets (s->buffer, FALSE);
@@ -1685,6 +2041,9 @@ tilde_ir_view_init (TildeIrView *self)
   self->highlighted_line = -1;
   self->left_stage = TILDE_MIR_STAGE_TRANSFORMED;
   self->right_stage = TILDE_MIR_STAGE_OPTIMIZED;
+  /* The one line of the empty buffers, stale from the start. */
+  self->buffer_rows = g_array_new (FALSE, FALSE, sizeof (TildeDiffRow));
+  g_array_append_val (self->buffer_rows, ((TildeDiffRow) { TILDE_DIFF_SAME, -1, -1 }));
 
   init_side (self, TILDE_IR_SIDE_LEFT, self->left_view, G_CALLBACK (left_cursor_moved));
   init_side (self, TILDE_IR_SIDE_RIGHT, self->right_view, G_CALLBACK (right_cursor_moved));
