@@ -354,14 +354,22 @@ add_problem (TildeRunController *self, const TildeDiagnostic *d)
   g_list_store_append (self->problems, problem);
 }
 
+/* The job's diagnostics (the model's or the data's errors, a device's
+ * warnings), and the error that stopped the run when none of them says it. */
 static void
 keep_problems (TildeRunController *self, Run *run)
 {
   GPtrArray *diagnostics = run->job ? tilde_run_job_get_diagnostics (run->job) : NULL;
+  gboolean placed_error = FALSE;
 
   for (guint i = 0; diagnostics && i < diagnostics->len; i++)
-    add_problem (self, g_ptr_array_index (diagnostics, i));
-  if ((diagnostics == NULL || diagnostics->len == 0) && run->error != NULL
+    {
+      const TildeDiagnostic *d = g_ptr_array_index (diagnostics, i);
+
+      placed_error |= tilde_diagnostic_is_error (d);
+      add_problem (self, d);
+    }
+  if (!placed_error && run->error != NULL
       && !g_error_matches (run->error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_CANCELLED))
     {
       g_autoptr(TildeDiagnostic) d =
