@@ -282,6 +282,8 @@ test_lists_devices (Fixture *f, gconstpointer data)
         g_assert_cmpstr (saved, ==, id);
       }
     }
+  window_test_let_it_draw (GTK_WIDGET (f->window));
+  window_test_screenshot (GTK_WIDGET (f->window), "run-device");
   gtk_drop_down_set_selected (drop, 0);
   g_assert_cmpstr (tilde_run_panel_get_device (f->panel), ==, "cpu");
 }
@@ -468,6 +470,60 @@ test_nothing_on_the_device (Fixture *f, gconstpointer data)
                     ==, 200);
 }
 
+/* "Use OpenCL for large data" is --use-opencl: on a device, a design
+ * matrix of 10,000 elements goes there without @gpu; on the CPU the switch
+ * cannot be used. */
+static void
+test_use_opencl_for_large_data (Fixture *f, gconstpointer data)
+{
+  g_autoptr(TildeGpuDevice) device = usable_device ();
+  g_autofree char *id = NULL;
+  g_autofree char *model = NULL;
+  /* a row a line: one long line would be too slow for the data panel's highlighting */
+  GString *json = g_string_new ("{\"N\": 5000, \"X\": [");
+  GtkDropDown *drop;
+  TildeRunSettings s;
+
+  if (device == NULL)
+    {
+      g_string_free (json, TRUE);
+      return;
+    }
+  id = device_id (device);
+  list_devices (f);
+  for (int i = 0; i < 5000; i++)
+    g_string_append_printf (json, "%s[%.3f, %.3f]", i ? ",\n" : "", (i % 13) / 13.0 - 0.5,
+                            (i % 5) / 5.0 - 0.4);
+  g_string_append (json, "], \"c\": [");
+  for (int i = 0; i < 5000; i++)
+    g_string_append_printf (json, "%s%d", i ? (i % 40 ? ", " : ",\n") : "", i % 3);
+  g_string_append (json, "]}");
+  model = g_strdup (glm_model);
+  memcpy (strstr (model, "@gpu"), "    ", 4);
+  set_text (tilde_editor_get_buffer (f->editor), model);
+  set_text (tilde_data_panel_get_buffer (f->data), json->str);
+  g_string_free (json, TRUE);
+
+  g_settings_set_boolean (f->settings, "run-use-opencl", TRUE);
+  tilde_run_panel_get_run_settings (f->panel, &s);
+  g_assert_false (s.use_opencl);
+  drop = device_drop_down (f);
+  for (guint i = 1; i < g_list_model_get_n_items (gtk_drop_down_get_model (drop)); i++)
+    {
+      gtk_drop_down_set_selected (drop, i);
+      if (g_str_equal (tilde_run_panel_get_device (f->panel), id))
+        break;
+    }
+  tilde_run_panel_get_run_settings (f->panel, &s);
+  g_assert_true (s.use_opencl);
+  run_and_wait (f, 1, 30, 30);
+  g_assert_no_error (f->error);
+  g_assert_nonnull (strstr (tilde_run_controller_get_log (f->controller),
+                            "1 statement runs on the OpenCL device"));
+  g_assert_cmpuint (g_list_model_get_n_items (tilde_run_controller_get_problems (f->controller)),
+                    ==, 0);
+}
+
 /* A model error on a device is the model's error, as on the CPU. */
 static void
 test_model_error_on_a_device (Fixture *f, gconstpointer data)
@@ -533,6 +589,7 @@ main (int argc, char *argv[])
   ADD ("glm-on-the-device", NULL, test_glm_on_the_device);
   ADD ("vanished-device-runs-on-cpu", NULL, test_vanished_device);
   ADD ("nothing-on-the-device", NULL, test_nothing_on_the_device);
+  ADD ("use-opencl-for-large-data", NULL, test_use_opencl_for_large_data);
   ADD ("model-error-on-a-device", NULL, test_model_error_on_a_device);
 #undef ADD
   g_test_add_func ("/run-device/settings-keep-the-device", test_settings_json);
