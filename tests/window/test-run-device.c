@@ -7,7 +7,8 @@
  * a saved device that is not there any more leaves the CPU chosen; a run
  * on a device that vanished, or on one where nothing of the model can
  * run, goes on on the CPU as `tilde sample --device` does, with the reason
- * in the problems list. Tests that need a device skip when there is none.
+ * in the problems list, as it does when no OpenCL platform is installed.
+ * Tests that need a device skip when there is none.
  * Run under an X server (Xvfb).
  */
 #define G_LOG_DOMAIN "tilde-test"
@@ -535,6 +536,39 @@ test_use_opencl_for_large_data (Fixture *f, gconstpointer data)
                     ==, 0);
 }
 
+/* Without any OpenCL platform the list holds the CPU alone, says why, and a
+ * run on a device saved before runs on the CPU with the loader's reason.
+ * In a process of its own, whose ICD loader looks in a folder without
+ * platforms. */
+static void
+test_no_platform (Fixture *f, gconstpointer data)
+{
+  GtkDropDown *drop;
+  const char *tooltip;
+
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  g_setenv ("OCL_ICD_VENDORS", window_test_home (), TRUE);
+  list_devices (f);
+  drop = device_drop_down (f);
+  g_assert_cmpuint (g_list_model_get_n_items (gtk_drop_down_get_model (drop)), ==, 1);
+  tooltip = gtk_widget_get_tooltip_text (GTK_WIDGET (drop));
+  g_assert_nonnull (tooltip);
+  g_assert_nonnull (strstr (tooltip, "No OpenCL platform"));
+  tilde_run_panel_add_device (f->panel, "opencl:0:0", "A device of another day");
+  gtk_drop_down_set_selected (drop, 1);
+  run_and_wait (f, 1, 100, 100);
+  g_assert_no_error (f->error);
+  g_assert_cmpuint (count_problems (f, TILDE_SEVERITY_WARNING, "No OpenCL platform is installed"),
+                    ==, 1);
+  g_assert_cmpuint (tilde_draws_get_n_draws (tilde_run_controller_get_draws (f->controller), 0),
+                    ==, 200);
+}
+
 /* A model error on a device is the model's error, as on the CPU. */
 static void
 test_model_error_on_a_device (Fixture *f, gconstpointer data)
@@ -602,6 +636,7 @@ main (int argc, char *argv[])
   ADD ("nothing-on-the-device", NULL, test_nothing_on_the_device);
   ADD ("use-opencl-for-large-data", NULL, test_use_opencl_for_large_data);
   ADD ("model-error-on-a-device", NULL, test_model_error_on_a_device);
+  ADD ("no-opencl-platform", NULL, test_no_platform);
 #undef ADD
   g_test_add_func ("/run-device/settings-keep-the-device", test_settings_json);
   status = g_test_run ();
