@@ -1409,4 +1409,5 @@ tilde_window_init (TildeWindow *self)
       bind_settings (self, settings);
       tilde_run_panel_set_settings (self->run_panel, settings);
     }
+  tilde_run_panel_list_devices (self->run_panel);
 }

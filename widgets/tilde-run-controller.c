@@ -161,6 +161,24 @@ run_unref (gpointer data)
   g_free (run);
 }
 
+/* Hands `func` to the main thread. Not g_main_context_invoke(): the
+ * context is the global default one, which the run's threads also see as
+ * theirs, so whenever the main thread is not iterating it would run
+ * `func` right there, on the run's thread (a widget notified off the main
+ * thread, :running FALSE before the caller looked, a thread joining
+ * itself). `run` is unreferenced after. */
+static void
+to_main_thread (Run *run, int priority, GSourceFunc func, const char *name)
+{
+  GSource *source = g_idle_source_new ();
+
+  g_source_set_priority (source, priority);
+  g_source_set_callback (source, func, run, run_unref);
+  g_source_set_static_name (source, name);
+  g_source_attach (source, run->context);
+  g_source_unref (source);
+}
+
 /* ---- draws, handed over in batches ---- */
 
 static void
@@ -224,8 +242,7 @@ flush_cb (gpointer data)
 static void
 schedule_flush (Run *run)
 {
-  g_main_context_invoke_full (run->context, G_PRIORITY_DEFAULT_IDLE, flush_cb, run_ref (run),
-                              run_unref);
+  to_main_thread (run_ref (run), G_PRIORITY_DEFAULT_IDLE, flush_cb, "[tilde] run draws");
 }
 
 /* Main thread: the columns are known, so the store can be made. */
@@ -276,8 +293,7 @@ on_columns (const char *const *names, gsize n, guint n_chains, gpointer data)
   if (run->rows == NULL)
     alloc_chains (run, n_chains);
   g_mutex_unlock (&run->lock);
-  g_main_context_invoke_full (run->context, G_PRIORITY_DEFAULT_IDLE, columns_cb, run_ref (run),
-                              run_unref);
+  to_main_thread (run_ref (run), G_PRIORITY_DEFAULT_IDLE, columns_cb, "[tilde] run columns");
 }
 
 /* Chains' threads. */
@@ -354,14 +370,22 @@ add_problem (TildeRunController *self, const TildeDiagnostic *d)
   g_list_store_append (self->problems, problem);
 }
 
+/* The job's diagnostics (the model's or the data's errors, a device's
+ * warnings), and the error that stopped the run when none of them says it. */
 static void
 keep_problems (TildeRunController *self, Run *run)
 {
   GPtrArray *diagnostics = run->job ? tilde_run_job_get_diagnostics (run->job) : NULL;
+  gboolean placed_error = FALSE;
 
   for (guint i = 0; diagnostics && i < diagnostics->len; i++)
-    add_problem (self, g_ptr_array_index (diagnostics, i));
-  if ((diagnostics == NULL || diagnostics->len == 0) && run->error != NULL
+    {
+      const TildeDiagnostic *d = g_ptr_array_index (diagnostics, i);
+
+      placed_error |= tilde_diagnostic_is_error (d);
+      add_problem (self, d);
+    }
+  if (!placed_error && run->error != NULL
       && !g_error_matches (run->error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_CANCELLED))
     {
       g_autoptr(TildeDiagnostic) d =
@@ -546,11 +570,10 @@ run_thread (gpointer data)
 
   lower_priority ();
   run->ok = tilde_run_job_run (run->job, &callbacks, run, &run->error);
-  g_main_context_invoke_full (run->context, G_PRIORITY_DEFAULT, stopped_cb, run_ref (run),
-                              run_unref);
+  to_main_thread (run_ref (run), G_PRIORITY_DEFAULT, stopped_cb, "[tilde] run stopped");
   if (!g_atomic_int_get (&run->abandoned))
     summarize (run);
-  g_main_context_invoke_full (run->context, G_PRIORITY_DEFAULT_IDLE, finished_cb, run, run_unref);
+  to_main_thread (run, G_PRIORITY_DEFAULT_IDLE, finished_cb, "[tilde] run finished");
   return NULL;
 }
 
@@ -821,7 +844,7 @@ open_thread (gpointer data)
   Run *run = data;
 
   run->ok = read_saved_run (run, &run->error);
-  g_main_context_invoke_full (run->context, G_PRIORITY_DEFAULT_IDLE, finished_cb, run, run_unref);
+  to_main_thread (run, G_PRIORITY_DEFAULT_IDLE, finished_cb, "[tilde] run opened");
   return NULL;
 }
 

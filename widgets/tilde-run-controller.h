@@ -78,7 +78,8 @@ const double *tilde_run_controller_get_estimates (TildeRunController  *self,
                                                   const char *const  **names,
                                                   gsize               *n);
 /* TildeProblem items: why the last run could not start (the model's or
- * the data's errors, or one message without a place). */
+ * the data's errors, or one message without a place), and the warnings
+ * of a device it could not use (it then ran on the CPU). */
 GListModel   *tilde_run_controller_get_problems  (TildeRunController *self);
 /* The messages of the last run (the sampler's, print()), one a line. */
 const char   *tilde_run_controller_get_log       (TildeRunController *self);

@@ -10,6 +10,8 @@
 #include "tilde-export.h"
 #include "tilde-problems-list.h"
 #include "tilde-run-panel.h"
+#include "tilde-weak-ref.h"
+#include "gpu/device.h"
 
 struct _TildeRunPanel
 {
@@ -37,6 +39,7 @@ struct _TildeRunPanel
   GtkDropDown        *level;
   GtkDropDown        *device;
   GtkStringList      *device_list;
+  GtkSwitch          *use_opencl;
   GtkLabel           *folder_name;
   GtkLabel           *status_label;
   GtkWidget          *progress_box;
@@ -49,6 +52,9 @@ struct _TildeRunPanel
   TildeDataPanel     *data_panel;
   GSettings          *settings;
   GPtrArray          *device_ids;
+  GArray             *device_usable; /* gboolean, one per id */
+  gboolean            listing;       /* the devices are being listed or were */
+  gboolean            devices_listed;
   GPtrArray          *bars;          /* GtkProgressBar, one per chain */
   char               *runs_folder;   /* without :settings; NULL: the cache folder */
   gint64              started;
@@ -62,6 +68,7 @@ enum {
   PROP_EDITOR,
   PROP_DATA_PANEL,
   PROP_SETTINGS,
+  PROP_DEVICES_LISTED,
   N_PROPS
 };
 
@@ -72,6 +79,8 @@ static const char *const metric_choices[] = { "diag", "dense", "unit", NULL };
 static const char *const optimizer_choices[] = { "lbfgs", "bfgs", "newton", NULL };
 static const char *const context_choices[] = { "joint", "prior", "likelihood", NULL };
 static const char *const level_choices[] = { "0", "1", "experimental", NULL };
+
+static void show_device (TildeRunPanel *self, const TildeDeviceChoice *device);
 
 /* ---- the options ---- */
 
@@ -114,6 +123,9 @@ tilde_run_panel_get_run_settings (TildeRunPanel *self, TildeRunSettings *s)
   s->optimize.algorithm = optimizers[optimizer];
   s->optimize.jacobian = gtk_switch_get_active (self->jacobian);
   s->laplace_draws = (guint) MAX (spin_int (self->laplace_draws), 0);
+  if (!tilde_device_choice_parse (tilde_run_panel_get_device (self), &s->device, NULL))
+    s->device = (TildeDeviceChoice) { FALSE, -1, -1 };
+  s->use_opencl = s->device.opencl && gtk_switch_get_active (self->use_opencl);
 }
 
 void
@@ -137,6 +149,9 @@ tilde_run_panel_set_run_settings (TildeRunPanel *self, const TildeRunSettings *s
   gtk_drop_down_set_selected (self->optimizer, s->optimize.algorithm);
   gtk_switch_set_active (self->jacobian, s->optimize.jacobian);
   gtk_spin_button_set_value (self->laplace_draws, s->laplace_draws);
+  show_device (self, &s->device);
+  if (s->device.opencl)
+    gtk_switch_set_active (self->use_opencl, s->use_opencl);
 }
 
 static void
@@ -150,13 +165,30 @@ method_changed (TildeRunPanel *self)
 
 /* ---- devices ---- */
 
-void
-tilde_run_panel_add_device (TildeRunPanel *self, const char *id, const char *label)
+static guint
+device_index (TildeRunPanel *self, const char *id)
 {
-  g_return_if_fail (TILDE_IS_RUN_PANEL (self));
+  for (guint i = 0; i < self->device_ids->len; i++)
+    if (g_str_equal (g_ptr_array_index (self->device_ids, i), id))
+      return i;
+  return G_MAXUINT;
+}
+
+static gboolean
+device_usable (TildeRunPanel *self, guint i)
+{
+  return i < self->device_usable->len && g_array_index (self->device_usable, gboolean, i);
+}
+
+/* A device without double precision is listed, but not chosen for a saved
+ * choice: the run would only warn and fall back to the CPU. */
+static void
+add_item (TildeRunPanel *self, const char *id, const char *label, gboolean usable)
+{
   g_ptr_array_add (self->device_ids, g_strdup (id));
+  g_array_append_val (self->device_usable, usable);
   gtk_string_list_append (self->device_list, label);
-  if (self->settings)
+  if (self->settings && usable)
     {
       g_autofree char *chosen = g_settings_get_string (self->settings, "run-device");
 
@@ -165,12 +197,147 @@ tilde_run_panel_add_device (TildeRunPanel *self, const char *id, const char *lab
     }
 }
 
+void
+tilde_run_panel_add_device (TildeRunPanel *self, const char *id, const char *label)
+{
+  g_return_if_fail (TILDE_IS_RUN_PANEL (self));
+  add_item (self, id, label, TRUE);
+}
+
 const char *
 tilde_run_panel_get_device (TildeRunPanel *self)
 {
   guint i = gtk_drop_down_get_selected (self->device);
 
   return i < self->device_ids->len ? g_ptr_array_index (self->device_ids, i) : "cpu";
+}
+
+/* An opened run's device, when this machine lists it; the CPU otherwise. */
+static void
+show_device (TildeRunPanel *self, const TildeDeviceChoice *device)
+{
+  g_autofree char *id = device->opencl && device->platform >= 0
+                        ? g_strdup_printf ("opencl:%d:%d", device->platform, device->device)
+                        : NULL;
+  guint i = id ? device_index (self, id) : 0;
+
+  if (device->opencl && device->platform < 0)
+    for (i = 1; i < self->device_ids->len && !device_usable (self, i); i++)
+      ;
+  gtk_drop_down_set_selected (self->device,
+                              i < self->device_ids->len && device_usable (self, i) ? i : 0);
+}
+
+static char *
+device_label (const TildeGpuDevice *d)
+{
+  if (d->fp64)
+    /* TRANSLATORS: an OpenCL device in the run panel: its name, its platform */
+    return g_strdup_printf (_("%s · %s · double precision"), d->name, d->platform_name);
+  return g_strdup_printf (_("%s · %s · no double precision, not usable"), d->name,
+                          d->platform_name);
+}
+
+static void
+list_devices_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  GError *error = NULL;
+  GPtrArray *devices = tilde_gpu_devices_list (&error);
+
+  if (devices == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, devices, (GDestroyNotify) g_ptr_array_unref);
+}
+
+static void
+devices_listed (GObject *source, GAsyncResult *result, gpointer data)
+{
+  g_autoptr(TildeRunPanel) self = g_weak_ref_get (data);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) devices = g_task_propagate_pointer (G_TASK (result), &error);
+
+  tilde_weak_ref_free (data);
+  if (self == NULL)
+    return;
+  if (devices == NULL)
+    gtk_widget_set_tooltip_text (GTK_WIDGET (self->device), error->message);
+  for (guint i = 0; devices && i < devices->len; i++)
+    {
+      const TildeGpuDevice *d = g_ptr_array_index (devices, i);
+      g_autofree char *id = g_strdup_printf ("opencl:%u:%u", d->platform_index, d->device_index);
+      g_autofree char *label = device_label (d);
+
+      add_item (self, id, label, d->fp64);
+    }
+  self->devices_listed = TRUE;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DEVICES_LISTED]);
+}
+
+void
+tilde_run_panel_list_devices (TildeRunPanel *self)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (TILDE_IS_RUN_PANEL (self));
+  if (self->listing)
+    return;
+  self->listing = TRUE;
+  task = g_task_new (NULL, NULL, devices_listed, tilde_weak_ref_new (self));
+  g_task_set_name (task, "tilde-list-devices");
+  g_task_run_in_thread (task, list_devices_thread);
+}
+
+gboolean
+tilde_run_panel_get_devices_listed (TildeRunPanel *self)
+{
+  g_return_val_if_fail (TILDE_IS_RUN_PANEL (self), FALSE);
+  return self->devices_listed;
+}
+
+/* "Use OpenCL for large data" only means something on a device. */
+static void
+device_changed (TildeRunPanel *self)
+{
+  gtk_widget_set_sensitive (GTK_WIDGET (self->use_opencl),
+                            gtk_drop_down_get_selected (self->device) > 0);
+}
+
+/* Items ellipsized (device names are long); a device that cannot run a
+ * model is shown dimmed and cannot be picked from the list. */
+static void
+setup_device_item (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_list_item_set_child (item, label);
+}
+
+static void
+bind_device_item (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+{
+  TildeRunPanel *self = data;
+  GtkStringObject *string = gtk_list_item_get_item (item);
+  gboolean usable = device_usable (self, gtk_list_item_get_position (item));
+  GtkWidget *label = gtk_list_item_get_child (item);
+
+  gtk_label_set_text (GTK_LABEL (label), gtk_string_object_get_string (string));
+  gtk_widget_set_tooltip_text (label, gtk_string_object_get_string (string));
+  gtk_widget_set_sensitive (label, usable);
+  gtk_list_item_set_activatable (item, usable);
+  gtk_list_item_set_selectable (item, usable);
+}
+
+static void
+set_device_factory (TildeRunPanel *self)
+{
+  g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
+
+  g_signal_connect (factory, "setup", G_CALLBACK (setup_device_item), self);
+  g_signal_connect (factory, "bind", G_CALLBACK (bind_device_item), self);
+  gtk_drop_down_set_factory (self->device, factory);
 }
 
 /* ---- the runs folder ---- */
@@ -249,19 +416,14 @@ index_to_choice (const GValue *value, const GVariantType *type, gpointer data)
   return i < g_strv_length ((char **) choices) ? g_variant_new_string (choices[i]) : NULL;
 }
 
+/* A saved device not listed (not yet, or not any more) shows the CPU. */
 static gboolean
 device_to_index (GValue *value, GVariant *variant, gpointer data)
 {
   TildeRunPanel *self = data;
-  const char *id = g_variant_get_string (variant, NULL);
+  guint i = device_index (self, g_variant_get_string (variant, NULL));
 
-  for (guint i = 0; i < self->device_ids->len; i++)
-    if (g_str_equal (g_ptr_array_index (self->device_ids, i), id))
-      {
-        g_value_set_uint (value, i);
-        return TRUE;
-      }
-  g_value_set_uint (value, 0);
+  g_value_set_uint (value, device_usable (self, i) ? i : 0);
   return TRUE;
 }
 
@@ -297,6 +459,7 @@ bind_settings (TildeRunPanel *self)
     { "run-laplace-draws", G_STRUCT_OFFSET (TildeRunPanel, laplace_draws), "value" },
     { "run-save-warmup", G_STRUCT_OFFSET (TildeRunPanel, save_warmup), "active" },
     { "run-jacobian", G_STRUCT_OFFSET (TildeRunPanel, jacobian), "active" },
+    { "run-use-opencl", G_STRUCT_OFFSET (TildeRunPanel, use_opencl), "active" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (plain); i++)
@@ -327,6 +490,7 @@ unbind_settings (TildeRunPanel *self)
     g_settings_unbind (widgets[i], "value");
   g_settings_unbind (self->save_warmup, "active");
   g_settings_unbind (self->jacobian, "active");
+  g_settings_unbind (self->use_opencl, "active");
   g_settings_unbind (self->method, "selected");
   g_settings_unbind (self->metric, "selected");
   g_settings_unbind (self->optimizer, "selected");
@@ -660,6 +824,7 @@ tilde_run_panel_finalize (GObject *object)
   TildeRunPanel *self = TILDE_RUN_PANEL (object);
 
   g_ptr_array_unref (self->device_ids);
+  g_array_unref (self->device_usable);
   g_ptr_array_unref (self->bars);
   g_free (self->runs_folder);
   G_OBJECT_CLASS (tilde_run_panel_parent_class)->finalize (object);
@@ -683,6 +848,9 @@ tilde_run_panel_get_property (GObject *object, guint prop_id, GValue *value, GPa
       break;
     case PROP_SETTINGS:
       g_value_set_object (value, self->settings);
+      break;
+    case PROP_DEVICES_LISTED:
+      g_value_set_boolean (value, self->devices_listed);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -737,6 +905,9 @@ tilde_run_panel_class_init (TildeRunPanelClass *klass)
   properties[PROP_SETTINGS] =
     g_param_spec_object ("settings", NULL, NULL, G_TYPE_SETTINGS,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_DEVICES_LISTED] =
+    g_param_spec_boolean ("devices-listed", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_install_action (widget_class, "run-panel.run", NULL, run_action);
@@ -770,6 +941,7 @@ tilde_run_panel_class_init (TildeRunPanelClass *klass)
   BIND (level);
   BIND (device);
   BIND (device_list);
+  BIND (use_opencl);
   BIND (folder_name);
   BIND (status_label);
   BIND (progress_box);
@@ -786,16 +958,19 @@ tilde_run_panel_init (TildeRunPanel *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->device_ids = g_ptr_array_new_with_free_func (g_free);
+  self->device_usable = g_array_new (FALSE, FALSE, sizeof (gboolean));
   self->bars = g_ptr_array_new ();
-  g_ptr_array_add (self->device_ids, g_strdup ("cpu"));
-  gtk_string_list_append (self->device_list, _("CPU"));
+  set_device_factory (self);
+  add_item (self, "cpu", _("CPU"), TRUE);
   tilde_run_settings_init (&defaults);
   defaults.sample.seed_given = FALSE;
   tilde_run_panel_set_run_settings (self, &defaults);
   g_signal_connect_swapped (self->method, "notify::selected", G_CALLBACK (method_changed), self);
+  g_signal_connect_swapped (self->device, "notify::selected", G_CALLBACK (device_changed), self);
   g_signal_connect_swapped (self->problems_list, "problem-activated",
                             G_CALLBACK (problem_activated), self);
   method_changed (self);
+  device_changed (self);
   update_actions (self);
   show_folder (self);
 }

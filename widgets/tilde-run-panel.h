@@ -14,11 +14,13 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (TildeRunPanel, tilde_run_panel, TILDE, RUN_PANEL, GtkWidget)
 
 /* The options of a run (algorithm, chains, warm-up, draws, thin, seed,
- * adapt delta, tree depth, metric, init radius, context, device,
- * optimisation level; the optimiser and Laplace draws; the folder runs go
- * to), remembered in :settings when given, Run and Stop, and the progress of the run of its
- * :controller: one bar per chain with its phase, iteration, draws per
- * second and time left. A run that cannot start lists why below.
+ * adapt delta, tree depth, metric, init radius, context, device and
+ * whether large data go to it, optimisation level; the optimiser and
+ * Laplace draws; the folder runs go to), remembered in :settings when
+ * given, Run and Stop, and the progress of the run of its :controller:
+ * one bar per chain with its phase, iteration, draws per second and time
+ * left. A run that cannot start, or a device it could not use, lists why
+ * below.
  *
  * Run takes the text of :editor's buffer and of :data-panel's (no data
  * without one). Widget actions: run-panel.run, run-panel.stop. */
@@ -44,10 +46,20 @@ void                tilde_run_panel_get_run_settings (TildeRunPanel    *self,
 /* Shows the options of a run (an opened one). */
 void                tilde_run_panel_set_run_settings (TildeRunPanel          *self,
                                                       const TildeRunSettings *settings);
-/* Devices beyond the CPU, listed after it; `id` is what :settings keeps. */
+/* Lists the OpenCL devices the engine finds, on a thread of their own
+ * (the first call only; the window makes it once): each is added after the
+ * CPU as "opencl:PLATFORM:DEVICE" with its name, its platform and whether
+ * it has double precision (one without is shown but cannot be chosen),
+ * then :devices-listed goes TRUE. The device :settings keeps is chosen
+ * again when it is listed; the CPU stays chosen otherwise. */
+void                tilde_run_panel_list_devices     (TildeRunPanel    *self);
+gboolean            tilde_run_panel_get_devices_listed (TildeRunPanel  *self);
+/* Devices beyond the CPU, listed after it; `id` is what :settings keeps
+ * ("opencl:P:D", as `tilde sample --device` takes it). */
 void                tilde_run_panel_add_device       (TildeRunPanel    *self,
                                                       const char       *id,
                                                       const char       *label);
+/* "cpu" or the chosen device's id. */
 const char         *tilde_run_panel_get_device       (TildeRunPanel    *self);
 /* Starts a run of the editor's text with the data panel's; FALSE when
  * one goes on or there is no editor. */

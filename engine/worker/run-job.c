@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "tilde-frontend.h"
+#include "gpu/context.h"
 #include "infer/laplace.h"
 #include "infer/init.h"
 #include "io/json-data.h"
@@ -17,6 +18,7 @@
 #include "mir/mir-lower.h"
 #include "mir/mir-transform.h"
 #include "mir/passes/pipeline.h"
+#include "runtime/gpu-call.h"
 
 G_DEFINE_QUARK (tilde-run-job-error-quark, tilde_run_job_error)
 
@@ -54,6 +56,19 @@ tilde_run_settings_init (TildeRunSettings *settings)
   settings->sample.save_warmup = TRUE;
   tilde_optimize_options_init (&settings->optimize);
   settings->optimize.refresh = 0;
+  settings->device = (TildeDeviceChoice) { FALSE, -1, -1 };
+  settings->use_opencl = FALSE;
+}
+
+/* As `--device` takes it: "cpu", "opencl" or "opencl:P:D". */
+static char *
+device_text (const TildeDeviceChoice *device)
+{
+  if (!device->opencl)
+    return g_strdup ("cpu");
+  if (device->platform < 0)
+    return g_strdup ("opencl");
+  return g_strdup_printf ("opencl:%d:%d", device->platform, device->device);
 }
 
 static const char *const method_names[] = { "sample", "optimize" };
@@ -76,6 +91,7 @@ tilde_run_settings_to_json (const TildeRunSettings *s)
   g_autoptr(JsonGenerator) gen = json_generator_new ();
   g_autoptr(JsonNode) root = NULL;
   const TildeSampleOptions *o = &s->sample;
+  g_autofree char *device = device_text (&s->device);
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "method");
@@ -112,6 +128,10 @@ tilde_run_settings_to_json (const TildeRunSettings *s)
   json_builder_add_int_value (b, s->optimize.iter);
   json_builder_set_member_name (b, "laplace_draws");
   json_builder_add_int_value (b, s->laplace_draws);
+  json_builder_set_member_name (b, "device");
+  json_builder_add_string_value (b, device);
+  json_builder_set_member_name (b, "use_opencl");
+  json_builder_add_boolean_value (b, s->use_opencl);
   json_builder_end_object (b);
 
   root = json_builder_get_root (b);
@@ -239,6 +259,11 @@ tilde_run_settings_from_json (const char *text, TildeRunSettings *s, GError **er
   o->save_warmup = json_object_get_boolean_member_with_default (obj, "save_warmup", o->save_warmup);
   s->optimize.jacobian = json_object_get_boolean_member_with_default (obj, "jacobian",
                                                                       s->optimize.jacobian);
+  s->use_opencl = json_object_get_boolean_member_with_default (obj, "use_opencl", s->use_opencl);
+  if (json_object_has_member (obj, "device")
+      && !tilde_device_choice_parse (json_object_get_string_member_with_default (obj, "device", ""),
+                                     &s->device, error))
+    return FALSE;
   if (!(o->adapt_options.delta > 0 && o->adapt_options.delta < 1) || !(o->init_radius >= 0))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
@@ -457,6 +482,56 @@ compile_model (TildeRunJob *job, Sink *sink, GError **error)
     }
   tilde_model_set_context (model, job->settings.context);
   return model;
+}
+
+/* ---- the device ---- */
+
+static void
+add_device_warning (TildeRunJob *job, const char *message)
+{
+  g_ptr_array_add (job->diagnostics,
+                   tilde_diagnostic_new (TILDE_SEVERITY_WARNING, TILDE_DIAG_RUNTIME, NULL,
+                                         0, 0, 0, 0, message));
+}
+
+/* The model's GLM statements on the device chosen, as the command line
+ * puts them there: whatever cannot be had is a warning, and the CPU path
+ * runs the model (or that statement) all the same. */
+static void
+use_device (TildeRunJob *job, TildeModel *model, Sink *sink)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TildeGpuDevice) device = NULL;
+  g_autoptr(TildeGpuContext) ctx = NULL;
+  g_autoptr(GPtrArray) warnings = NULL;
+  g_autofree char *text = NULL;
+  guint n;
+
+  if (!job->settings.device.opencl)
+    return;
+  device = tilde_gpu_device_select (&job->settings.device, &error);
+  ctx = device ? tilde_gpu_context_new (device, &error) : NULL;
+  if (ctx == NULL)
+    {
+      add_device_warning (job, error->message);
+      return;
+    }
+  warnings = tilde_diagnostic_list_new ();
+  n = tilde_model_use_device (model, ctx, job->settings.use_opencl, warnings);
+  for (guint i = 0; i < warnings->len; i++)
+    g_ptr_array_add (job->diagnostics, tilde_diagnostic_copy (g_ptr_array_index (warnings, i)));
+  if (n == 0)
+    {
+      text = g_strdup_printf ("No statement of the model runs on the OpenCL device '%s' (a GLM "
+                              "over data annotated @gpu, or large data with “use OpenCL for "
+                              "large data”, puts one there); the model runs on the CPU",
+                              device->name);
+      add_device_warning (job, text);
+      return;
+    }
+  text = n == 1 ? g_strdup_printf ("1 statement runs on the OpenCL device '%s'.", device->name)
+                 : g_strdup_printf ("%u statements run on the OpenCL device '%s'.", n, device->name);
+  print_message (text, sink);
 }
 
 /* ---- sampling ---- */
@@ -813,6 +888,9 @@ tilde_run_job_run (TildeRunJob *job, const TildeRunCallbacks *callbacks, gpointe
     }
   model = compile_model (job, &sink, error);
   if (model == NULL || is_cancelled (job, error))
+    return FALSE;
+  use_device (job, model, &sink);
+  if (is_cancelled (job, error))
     return FALSE;
   if (job->settings.method == TILDE_RUN_OPTIMIZE)
     return run_optimizer (job, model, &sink, error);

@@ -15,6 +15,12 @@
  * text, for a problems list; the GError then says in one line what
  * stopped the run.
  *
+ * A run on an OpenCL device prepares the model as `tilde sample --device`
+ * does (runtime/gpu-call.h): a device that cannot be had (not there any
+ * more, no double precision, no context) or a kernel that does not build
+ * leaves the model, or that statement, on the CPU, and the run goes on
+ * with a warning among the diagnostics.
+ *
  * The settings round-trip through JSON, so that a saved run can be
  * reopened with what it was run with.
  */
@@ -22,6 +28,7 @@
 
 #include <gio/gio.h>
 
+#include "gpu/device.h"
 #include "infer/optimize.h"
 #include "infer/run.h"
 #include "infer/summary.h"
@@ -55,9 +62,11 @@ typedef struct {
   TildeSampleOptions   sample;
   TildeOptimizeOptions optimize;
   guint                laplace_draws;   /* after an optimisation; 0: none */
+  TildeDeviceChoice    device;          /* where GLM statements over device data run */
+  gboolean             use_opencl;      /* on a device: large design matrices without @gpu too */
 } TildeRunSettings;
 
-/* CmdStan's defaults (a seed from the clock), warm-up draws kept. */
+/* CmdStan's defaults (a seed from the clock), warm-up draws kept, the CPU. */
 void      tilde_run_settings_init      (TildeRunSettings *settings);
 /* An object: {"method": "sample", "chains": 4, ...}. */
 char     *tilde_run_settings_to_json   (const TildeRunSettings *settings);
@@ -100,7 +109,8 @@ void         tilde_run_job_cancel (TildeRunJob *job);
 
 const TildeRunSettings *tilde_run_job_get_settings (const TildeRunJob *job);
 /* TildeDiagnostic: the model's errors (file: the model's name) or the
- * data's (file "data"); empty when the model ran. */
+ * data's (file "data"), or the warnings of a device the run could not use
+ * (without a place); empty when the model ran as asked. */
 GPtrArray   *tilde_run_job_get_diagnostics  (TildeRunJob *job);
 /* The Stan CSV files written (one per chain; for an optimisation the mode,
  * then the Laplace draws), NULL-terminated. */

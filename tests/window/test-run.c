@@ -592,6 +592,42 @@ test_optimize_with_laplace (Fixture *f, gconstpointer data)
                                             "log_p__"), ==, 0);
 }
 
+/* ---- the main thread ---- */
+
+static void
+note_thread (TildeRunController *controller, GParamSpec *pspec, GThread **thread)
+{
+  *thread = g_thread_self ();
+}
+
+/* A run that ends while the main thread is away from its main loop (a
+ * long frame, a test between two assertions) stays running for the
+ * controller until the loop turns: its end is delivered on the main
+ * thread, never on the run's. */
+static void
+test_ends_on_the_main_thread (Fixture *f, gconstpointer data)
+{
+  GThread *notified = NULL;
+  gulong id;
+
+  set_sizes (f, 1, 20, 20);
+  id = g_signal_connect (f->controller, "notify::running", G_CALLBACK (note_thread), &notified);
+  f->finished = FALSE;
+  g_assert_true (tilde_run_panel_run (f->panel));
+  g_assert_true (notified == g_thread_self ());
+  notified = NULL;
+  /* far longer than the run of 40 iterations takes */
+  g_usleep (2 * G_USEC_PER_SEC);
+  g_assert_null (notified);
+  g_assert_true (tilde_run_controller_get_running (f->controller));
+  g_assert_false (f->finished);
+  g_assert_true (window_test_wait_for_ms (is_finished, f, 60000));
+  g_assert_no_error (f->error);
+  g_assert_true (notified == g_thread_self ());
+  g_assert_false (tilde_run_controller_get_running (f->controller));
+  g_signal_handler_disconnect (f->controller, id);
+}
+
 /* ---- problems ---- */
 
 static void
@@ -662,6 +698,7 @@ main (int argc, char *argv[])
   ADD ("save-and-open", test_save_and_open);
   ADD ("optimize-with-laplace", test_optimize_with_laplace);
   ADD ("bad-model-and-data", test_bad_model_and_data);
+  ADD ("ends-on-the-main-thread", test_ends_on_the_main_thread);
 #undef ADD
   status = g_test_run ();
   window_test_remove_home ();
