@@ -14,7 +14,8 @@
  * min(1, exp(H0 - H)).
  *
  * One TildeNuts belongs to one chain and is used from one thread at a
- * time. Its storage is allocated once: a transition allocates nothing.
+ * time. Its storage grows only when a tree gets deeper than any before
+ * it; otherwise a transition allocates nothing.
  */
 #pragma once
 
@@ -64,7 +65,8 @@ void           tilde_nuts_set_max_delta_h (TildeNuts *nuts, double max_delta_h);
 void           tilde_nuts_set_reject_func (TildeNuts *nuts, TildeNutsRejectFunc func,
                                            gpointer user_data);
 /* With timing on, the seconds spent inside tilde_model_log_density are
- * added up (tilde_nuts_get_density_seconds). */
+ * estimated (tilde_nuts_get_density_seconds): every seventh evaluation
+ * is timed, so that reading the clock costs little beside a cheap model. */
 void           tilde_nuts_set_timing   (TildeNuts *nuts, gboolean timing);
 
 /* One transition from the current point, which becomes the draw. */
@@ -85,7 +87,7 @@ gboolean       tilde_nuts_init_stepsize (TildeNuts *nuts, gsl_rng *rng, char **p
 const char    *tilde_nuts_get_fatal_error (const TildeNuts *nuts);
 
 /* Gradient evaluations so far, and the seconds inside the log density
- * (with timing on). */
+ * (with timing on: the timed evaluations' seconds scaled to all). */
 guint64        tilde_nuts_get_gradient_count  (const TildeNuts *nuts);
 double         tilde_nuts_get_density_seconds (const TildeNuts *nuts);
 

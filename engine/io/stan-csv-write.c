@@ -10,12 +10,19 @@
 
 #include <glib/gstdio.h>
 
+/* Whole numbers below this (tree depths, step counts, divergence flags)
+ * keep their text once formatted. */
+enum { SMALL_INTS = 1024, SMALL_INT_TEXT = 16 };
+
 struct TildeCsvWriter {
   FILE    *stream;
   char    *path;      /* NULL for a stream the caller owns */
   int      sig_figs;
   int      write_errno;
   GString *line;      /* one row, written with a single fwrite */
+  /* the text of k at sig_figs, its length (0 when not yet formatted) */
+  char     small_ints[SMALL_INTS][SMALL_INT_TEXT];
+  guint8   small_int_length[SMALL_INTS];
 };
 
 static TildeCsvWriter *
@@ -90,39 +97,63 @@ append_exponent (char *out, int e)
   return out;
 }
 
+/* frexp's exponent, read from the bits for a normal number. */
+static int
+binary_exponent (double value)
+{
+  guint64 bits;
+  int biased, e;
+
+  memcpy (&bits, &value, sizeof bits);
+  biased = (int) ((bits >> 52) & 0x7ff);
+  if (biased != 0)
+    return biased - 1022;
+  frexp (value, &e);
+  return e;
+}
+
+/* floor (x) for |x| < 2^31, without a call. */
+static int
+floor_to_int (double x)
+{
+  int i = (int) x;
+  return i - (x < (double) i);
+}
+
 /* "%.<digits>g" without printf, which costs more than everything else
  * in writing a draw. The value is scaled to `digits` integer digits in
  * long double arithmetic (relative error below 1e-19); when that error
  * could change how the integer rounds (the value lies within 1e-17 of
  * half a unit), printf decides instead, so the text is always printf's.
- * FALSE when the value is outside the fast path's range. */
-static gboolean
+ * Returns the length written, or -1 when the value is outside the fast
+ * path's range. */
+static int
 format_fast (char *buffer, gsize size, double value, int digits)
 {
   long double a = fabsl ((long double) value), scaled, whole, frac;
   long double limit = powers_of_ten[MIN (digits, 17)];
-  int e, len;
+  int e, e0, len;
   guint64 m;
   char d[24];
   char *out = buffer;
 
   if (value == 0 || digits > 17 || size < 32)
-    return FALSE;
+    return -1;
   /* the binary exponent puts the decimal one within one of its place */
-  frexp (value, &e);
-  e = (int) floor ((e - 1) * 0.30102999566398120);
+  e = e0 = floor_to_int ((binary_exponent (value) - 1) * 0.30102999566398120);
   if (!scale (a, digits - 1 - e, &scaled))
-    return FALSE;
+    return -1;
   if (scaled >= limit)
     e++;
   else if (scaled < limit / 10)
     e--;
-  if (!scale (a, digits - 1 - e, &scaled) || scaled >= limit || scaled < limit / 10)
-    return FALSE;
-  whole = floorl (scaled);
+  if ((e != e0 && !scale (a, digits - 1 - e, &scaled)) || scaled >= limit || scaled < limit / 10)
+    return -1;
+  /* scaled is below 10^17 < 2^63: truncating is flooring */
+  whole = (long double) (guint64) scaled;
   frac = scaled - whole;
   if (fabsl (frac - 0.5L) <= scaled * 1e-17L)
-    return FALSE;
+    return -1;
   m = (guint64) whole + (frac > 0.5L);
   if ((long double) m >= limit)
     {
@@ -145,8 +176,7 @@ format_fast (char *buffer, gsize size, double value, int digits)
           memcpy (out, d + 1, (gsize) len - 1);
           out += len - 1;
         }
-      append_exponent (out, e);
-      return TRUE;
+      return (int) (append_exponent (out, e) - buffer);
     }
   if (e < 0)
     {
@@ -156,7 +186,7 @@ format_fast (char *buffer, gsize size, double value, int digits)
         *out++ = '0';
       memcpy (out, d, (gsize) len);
       out[len] = '\0';
-      return TRUE;
+      return (int) (out + len - buffer);
     }
   for (int i = 0; i <= e; i++)
     *out++ = i < len ? d[i] : '0';
@@ -167,22 +197,34 @@ format_fast (char *buffer, gsize size, double value, int digits)
       out += len - e - 1;
     }
   *out = '\0';
-  return TRUE;
+  return (int) (out - buffer);
+}
+
+/* The length written. Zero is "0" or "-0" at every precision, as printf
+ * writes it. */
+static gsize
+format_double (char *buffer, gsize size, double value, int sig_figs)
+{
+  int digits, len;
+
+  if (isnan (value))
+    return g_strlcpy (buffer, "nan", size);
+  if (isinf (value))
+    return g_strlcpy (buffer, value > 0 ? "inf" : "-inf", size);
+  if (value == 0)
+    return g_strlcpy (buffer, signbit (value) ? "-0" : "0", size);
+  digits = sig_figs < 1 ? 6 : MIN (sig_figs, 18);
+  len = format_fast (buffer, size, value, digits);
+  if (len >= 0)
+    return (gsize) len;
+  format_with_printf (buffer, size, value, digits);
+  return strlen (buffer);
 }
 
 void
 tilde_csv_format_double (char *buffer, gsize size, double value, int sig_figs)
 {
-  if (isnan (value))
-    g_strlcpy (buffer, "nan", size);
-  else if (isinf (value))
-    g_strlcpy (buffer, value > 0 ? "inf" : "-inf", size);
-  else
-    {
-      int digits = sig_figs < 1 ? 6 : MIN (sig_figs, 18);
-      if (!format_fast (buffer, size, value, digits))
-        format_with_printf (buffer, size, value, digits);
-    }
+  format_double (buffer, size, value, sig_figs);
 }
 
 /* Writes the pending line in one call, remembering the first failure. */
@@ -234,6 +276,33 @@ tilde_csv_writer_names (TildeCsvWriter *writer, const char *const *names, gsize 
   writer_emit (writer);
 }
 
+/* One number at `at` (room for G_ASCII_DTOSTR_BUF_SIZE bytes); returns
+ * its length. */
+static gsize
+append_number (TildeCsvWriter *writer, char *at, double value)
+{
+  if (value >= 0 && value < SMALL_INTS && !signbit (value))
+    {
+      int k = (int) value;
+      if ((double) k == value)
+        {
+          gsize len = writer->small_int_length[k];
+          if (len == 0)
+            {
+              char text[G_ASCII_DTOSTR_BUF_SIZE];
+              len = format_double (text, sizeof text, value, writer->sig_figs);
+              g_assert (len > 0 && len < SMALL_INT_TEXT);
+              memcpy (writer->small_ints[k], text, len);
+              writer->small_int_length[k] = (guint8) len;
+            }
+          memcpy (at, writer->small_ints[k], len);
+          at[len] = '\0';
+          return len;
+        }
+    }
+  return format_double (at, G_ASCII_DTOSTR_BUF_SIZE, value, writer->sig_figs);
+}
+
 /* The numbers are formatted straight into the line, which is made long
  * enough for all of them first: a row is written once per draw, and for
  * cheap models appending number by number cost as much as formatting. */
@@ -253,8 +322,7 @@ append_numbers (TildeCsvWriter *writer, const double *values, gsize n, const cha
           memcpy (at, separator, separator_length);
           at += separator_length;
         }
-      tilde_csv_format_double (at, G_ASCII_DTOSTR_BUF_SIZE, values[i], writer->sig_figs);
-      at += strlen (at);
+      at += append_number (writer, at, values[i]);
     }
   g_string_truncate (line, (gsize) (at - line->str));
 }

@@ -39,7 +39,6 @@ typedef struct {
   const TildeValue *global_values;
   int               n_globals, n_slots;
   gint32            theta_pos;
-  guint             n_terms;
   gint32            max_n;
   gboolean          twice;    /* compiling what the general path runs as a fused form */
 } FlC;
@@ -455,7 +454,6 @@ param (FlC *c, const Ex *e, FlReg *r)
   ins->jacobian = TRUE;
   ins->aux = temp (c, n, vec);
   ins->dst = temp (c, n, vec);
-  c->n_terms++;
   *r = ins->dst;
   return TRUE;
 }
@@ -555,8 +553,7 @@ density (FlC *c, const St *s, const Ex *e)
           ins->a[k] = args[k];
         ins->drop = e->drop;
         ins->jacobian = s->target_jacobian;
-        c->n_terms++;
-        return TRUE;
+              return TRUE;
       }
   return FALSE;
 }
@@ -577,7 +574,6 @@ target (FlC *c, const St *s)
   ins->a[0] = r;
   ins->n = r.n;
   ins->jacobian = s->target_jacobian;
-  c->n_terms++;
   return TRUE;
 }
 
@@ -658,7 +654,7 @@ stmt (FlC *c, const St *s)
 static void
 place_constants (RtFlat *f)
 {
-  gint32 junk = 2 * f->n_vals + (gint32) f->max_terms;
+  gint32 junk = 2 * f->n_vals;
   for (guint k = 0; k < f->n_ins; k++)
     {
       FlIns *ins = &f->ins[k];
@@ -673,28 +669,87 @@ place_constants (RtFlat *f)
     }
 }
 
-/* Whether every term depends on the parameters (then none is ever a
- * constant, whatever propto drops). */
+/* Whether an instruction is a density or a sum of data alone. */
 static gboolean
-all_terms_ad (const RtFlat *f)
+constant_term (const FlIns *ins)
 {
+  return (ins->op == FL_NORMAL || ins->op == FL_STD_NORMAL || ins->op == FL_CAUCHY
+          || ins->op == FL_SUM) && !ins->a[0].ad && !ins->a[1].ad && !ins->a[2].ad;
+}
+
+/* The instructions of one mode: `jacobian +=` terms left out without
+ * Jacobians, the flags resolved, each instruction its code. The terms of
+ * data alone are the same at every evaluation: they are computed now and
+ * summed in order, as the general path sums the constant terms before the
+ * others. FALSE when one of them is an error (the general path raises it
+ * at every evaluation). */
+static gboolean
+build_program (RtFlat *f, FlProg *p, gboolean propto, gboolean jacobian, const double *v,
+               double *scratch)
+{
+  p->ins = g_new0 (FlIns, f->n_ins + 1);
+  p->n_ins = 0;
+  p->cst = 0;
   for (guint k = 0; k < f->n_ins; k++)
     {
       const FlIns *ins = &f->ins[k];
-      if ((ins->op == FL_NORMAL || ins->op == FL_STD_NORMAL || ins->op == FL_CAUCHY
-           || ins->op == FL_SUM) && !ins->a[0].ad && !ins->a[1].ad && !ins->a[2].ad)
-        return FALSE;
+      if (!jacobian && ins->jacobian && ins->op >= FL_NORMAL)
+        continue;
+      FlIns x = *ins;
+      x.drop = ins->drop && propto;
+      if (ins->op <= FL_LUB)
+        x.jacobian = ins->jacobian && jacobian;
+      gboolean ad;
+      if (constant_term (&x))
+        {
+          double term;
+          if (!rt_flat_constant_term (f, &x, scratch, &term))
+            return FALSE;
+          if (rt_flat_has_term (&x, &ad))
+            p->cst += term;
+          continue;
+        }
+      rt_flat_choose (&x, v);
+      p->ins[p->n_ins++] = x;
     }
+  p->n_ins = rt_flat_fuse (p->ins, p->n_ins);
+  p->ins[p->n_ins].fn = rt_flat_end;
   return TRUE;
 }
 
+static gboolean
+build_programs (RtFlat *f)
+{
+  g_autofree double *v = rt_flat_scratch_new (f);
+  g_autofree double *scratch = rt_flat_scratch_new (f);
+  for (int mode = 0; mode < 4; mode++)
+    if (!build_program (f, &f->prog[mode], mode & 1, mode & 2, v, scratch))
+      return FALSE;
+  return TRUE;
+}
+
+/* A scalar transform's backward step reads the adjoint of its value, to
+ * which only the instructions after it add, and adds to its part of theta's,
+ * to which nothing else does: those steps can all come last, each a step
+ * of its own. */
 static void
 list_backward (RtFlat *f)
 {
   f->back = g_new (guint, MAX (f->n_ins, 1));
+  f->back1 = g_new (FlBack1, MAX (f->n_ins, 1));
   for (guint k = 0; k < f->n_ins; k++)
-    if (f->ins[k].op < FL_NORMAL && f->ins[k].dst.ad)
-      f->back[f->n_back++] = k;
+    {
+      const FlIns *ins = &f->ins[k];
+      if (ins->op >= FL_NORMAL || !ins->dst.ad)
+        continue;
+      if (ins->op <= FL_LUB && ins->n == 1)
+        {
+          FlBack1 b = { f->n_vals + ins->a[0].off, f->n_vals + ins->dst.off, ins->aux.off };
+          f->back1[f->n_back1++] = b;
+        }
+      else
+        f->back[f->n_back++] = k;
+    }
 }
 
 /* How many operands of the instructions read a value starting at off. */
@@ -792,7 +847,10 @@ rt_flat_compile (const St *log_prob, const TildeValue *globals, int n_globals, i
     .n_globals = globals ? n_globals : 0,
     .n_slots = n_slots,
   };
-  gboolean ok = stmt (&c, log_prob) && c.theta_pos == (gint32) n_params && c.ins->len > 0;
+  /* each instruction's code calls the next one's in tail position: a jump
+   * when optimised, a frame each when not, which this bounds */
+  gboolean ok = stmt (&c, log_prob) && c.theta_pos == (gint32) n_params && c.ins->len > 0
+    && c.ins->len <= 4096;
   if (ok)
     fold_locations (c.ins);
   RtFlat *f = NULL;
@@ -805,11 +863,14 @@ rt_flat_compile (const St *log_prob, const TildeValue *globals, int n_globals, i
       f->n_vars = c.n_vars;
       f->n_vals = c.n_vars + (gint32) c.consts->len;
       f->consts = (double *) g_array_free (c.consts, FALSE);
-      f->max_terms = c.n_terms;
       f->max_n = MAX (c.max_n, (gint32) n_params);
       place_constants (f);
       list_backward (f);
-      f->all_ad = all_terms_ad (f);
+      if (!build_programs (f))
+        {
+          rt_flat_free (f);
+          f = NULL;
+        }
     }
   else
     {

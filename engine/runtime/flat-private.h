@@ -6,11 +6,13 @@
  * arithmetic, `target +=` of normal, std_normal and cauchy densities or of
  * expressions), the whole part becomes one flat array of instructions over
  * numbered doubles: theta, then the temporaries, then the constants (data
- * and literals copied in once); after them in the scratch, the adjoints,
- * the terms, and junk where partials of data go. An evaluation runs the array forward,
- * adding each density's partials to the adjoints of its arguments as it
- * goes (every term's adjoint is 1), then backward over the arithmetic and
- * the transforms; no tape, no arena, no values.
+ * and literals copied in once); after them in the scratch, the adjoints
+ * and junk where partials of data go. Each mode (propto, Jacobian) has its
+ * copy of the array, each instruction with the code chosen for its
+ * operands, which runs it and then the next (FlFn). An evaluation runs the
+ * array forward, adding each density's partials to the adjoints of its
+ * arguments as it goes (every term's adjoint is 1), then backward over the
+ * arithmetic and the transforms; no tape, no arena, no values.
  *
  * The form only computes: anything out of the ordinary (a domain error, a
  * value that is not finite) makes the run give up, and the model then
@@ -87,8 +89,18 @@ typedef struct {
   gboolean ad;     /* depends on the parameters */
 } FlReg;
 
-typedef struct {
+typedef struct FlIns FlIns;
+
+/* One instruction's code, chosen when the form is built for the operands'
+ * kinds and the mode (flat.c): v the values (the scratch), g the adjoints,
+ * `total` the sum of the terms before it. It runs the instructions after
+ * it and returns the sum of all the terms, or NaN to give way to the
+ * general path. */
+typedef double (*FlFn) (const FlIns *restrict ins, double *v, double *g, double total);
+
+struct FlIns {
   FlOp     op;
+  FlFn     fn;
   gint32   n;          /* elements computed (a density: its common size) */
   FlReg    dst;        /* the result (not for terms) */
   FlReg    aux;        /* transforms: the derivative of each element */
@@ -100,7 +112,26 @@ typedef struct {
   gboolean jacobian;   /* transforms: add the log Jacobian; terms: `jacobian +=` */
   double   k0, k1;     /* transforms: the bounds */
   MirTransformKind check;  /* FL_CHECK: lower, upper or both */
-} FlIns;
+  double   c[3];       /* what the chosen code precomputes from data */
+  double   pc[3];      /* FL_NORMAL_FMA: c of the density folded into it (rt_flat_fuse) */
+  gboolean pstd;       /* that density is std_normal */
+};
+
+/* The instructions of one mode (propto, jacobian): the terms that the mode
+ * leaves out gone, and those of data alone, which are constants; the
+ * others' flags resolved, each its code, and after them one whose code
+ * ends the run (rt_flat_end). */
+typedef struct {
+  FlIns  *ins;
+  guint   n_ins;
+  double  cst;         /* the sum of the constant terms, in order, from 0 */
+} FlProg;
+
+/* The backward step of a scalar transform: scratch[u] += scratch[x] *
+ * scratch[d] (the adjoints of theta and of the value, the derivative). */
+typedef struct {
+  gint32 u, x, d;
+} FlBack1;
 
 struct RtFlat {
   FlIns  *ins;
@@ -109,14 +140,31 @@ struct RtFlat {
   gint32  n_vars;      /* theta and the temporaries: the adjoints zeroed */
   gint32  n_vals;      /* and the constants after them */
   double *consts;      /* n_vals - n_vars */
-  guint   max_terms;
   gint32  max_n;       /* the longest operand */
-  gboolean all_ad;     /* every term depends on the parameters */
-  guint  *back;        /* the instructions with a backward pass, in order */
+  FlProg  prog[4];     /* by propto | jacobian << 1 */
+  guint  *back;        /* the instructions with a backward pass, in order, */
   guint   n_back;
+  FlBack1 *back1;      /* but for the scalar transforms', which run after them */
+  guint   n_back1;
 };
 
 /* flat.c: the values of an arithmetic instruction (FL_ADD .. FL_INV_LOGIT). */
 void rt_flat_arith (const FlIns *ins, double *v);
+/* flat.c: the code of an instruction whose operands are placed and whose
+ * flags are the mode's: ins->fn, and ins->c from the constants v. */
+void rt_flat_choose (FlIns *ins, const double *v);
+/* flat.c: whether an instruction adds a term in its mode, and whether the
+ * term depends on the parameters. */
+gboolean rt_flat_has_term (const FlIns *ins, gboolean *ad);
+/* flat.c: the term of a density or sum of data alone (0 when its mode
+ * drops it) into *x; FALSE where the general path raises an error. */
+gboolean rt_flat_constant_term (const RtFlat *f, const FlIns *ins, double *scratch, double *x);
+/* flat.c: a program's instructions (their codes chosen) with a density
+ * of a container folded into a normal after it whose location's one
+ * container it is (`eta ~ std_normal (); y ~ normal (mu + tau * eta,
+ * sigma)`): one loop for both. The new number of instructions. */
+guint    rt_flat_fuse (FlIns *ins, guint n);
+/* flat.c: the code of the instruction that ends a run. */
+extern const FlFn rt_flat_end;
 
 G_END_DECLS

@@ -32,7 +32,7 @@ give_way (void)
 double *
 rt_flat_scratch_new (const RtFlat *f)
 {
-  double *buf = g_new0 (double, 2 * (gsize) f->n_vals + f->max_terms + (gsize) f->max_n + 1);
+  double *buf = g_new0 (double, 2 * (gsize) f->n_vals + (gsize) f->max_n + 1);
   /* A model without constants has none to copy (and consts is NULL). */
   if (f->n_vals > f->n_vars)
     memcpy (buf + f->n_vars, f->consts, sizeof (double) * (gsize) (f->n_vals - f->n_vars));
@@ -51,7 +51,10 @@ rt_flat_free (RtFlat *f)
   if (!f)
     return;
   g_free (f->ins);
+  for (int mode = 0; mode < 4; mode++)
+    g_free (f->prog[mode].ins);
   g_free (f->back);
+  g_free (f->back1);
   g_free (f->consts);
   g_free (f);
 }
@@ -82,31 +85,15 @@ op_of (const FlReg *restrict r, double *scratch)
  * (s), which the compiler keeps in registers. */
 #define LOAD(o, k, i, x0) ((k) ? (o).x[i] : (x0))
 #define ADDG(o, k, i, s, d) do { if (k) (o).g[i] += (d); else (s) += (d); } while (0)
+/* ADDG, where `first` (when p) is added to the same adjoint before d */
+#define ADDG_AFTER(o, k, i, s, d, p, first) \
+  do { if (p) (o).g[i] = ((o).g[i] + (first)) + (d); else ADDG (o, k, i, s, d); } while (0)
 
 /* ---- densities ---- */
 
-typedef struct {
-  double   cst;       /* the terms that are constants */
-  double  *terms;     /* the others, in order */
-  guint    n_terms;
-  gboolean running;   /* no term is a constant: the others summed as they come */
-  double   run;
-} Sum;
-
-static inline void
-add_term (Sum *sum, gboolean ad, double x)
-{
-  if (!ad)
-    sum->cst += x;
-  else if (sum->running)
-    sum->run += x;
-  else
-    sum->terms[sum->n_terms++] = x;
-}
-
 /* dist.c's normal_scalars */
 static gboolean
-normal_scalars (const FlIns *restrict ins, const double *v, double *g, gboolean drop, Sum *sum)
+normal_scalars (const FlIns *restrict ins, const double *v, double *g, gboolean drop, double *term)
 {
   const FlReg *a = ins->a;
   double y = v[a[0].off], mu = v[a[1].off], s = v[a[2].off];
@@ -127,7 +114,7 @@ normal_scalars (const FlIns *restrict ins, const double *v, double *g, gboolean 
     g[a[1].off] += z * inv_s;
   if (a[2].ad)
     g[a[2].off] += -inv_s + z * z * inv_s;
-  add_term (sum, any, logp);
+  *term = logp;
   return TRUE;
 }
 
@@ -181,11 +168,11 @@ normal_loop (Op y, Op mu, Op sigma, gint32 N, double *logp, double *sigma_grad, 
 
 /* dist.c's k_normal for vectorised arguments */
 static gboolean
-normal (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum)
+normal (const FlIns *restrict ins, double *v, double *g, gboolean drop, double *term)
 {
   const FlReg *a = ins->a;
   if (!a[0].vec && !a[1].vec && !a[2].vec)
-    return normal_scalars (ins, v, g, drop, sum);
+    return normal_scalars (ins, v, g, drop, term);
   gint32 N = ins->n;
   Op y = op_of (&a[0], v), mu = op_of (&a[1], v), sigma = op_of (&a[2], v);
   if (a[2].ad)
@@ -229,7 +216,7 @@ normal (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum
     return FALSE;
   if (a[2].ad && !a[2].vec)
     g[a[2].off] += sigma_grad;
-  add_term (sum, any, logp);
+  *term = logp;
   return TRUE;
 }
 
@@ -237,17 +224,33 @@ normal (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum
  * forms, rounded twice) computed in the loop: the same values as the
  * location stored and then read, its partials passed on to
  * b as the backward pass of fma would. The strides of y (a container)
- * and of b are constants, each combination its own copy. */
+ * and of b are constants, each combination its own copy.
+ *
+ * With pj >= 0, the loop also computes the density just before it,
+ * normal (b[pj] | pm, 1 / pinv) of a container of parameters (pm 0 and
+ * pinv 1 for std_normal): its squares summed into *psq in their order
+ * and its partials added to b[pj]'s adjoints before this density's, as
+ * they would be in two loops, one after the other. */
 static inline __attribute__ ((always_inline)) gboolean
 normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, double *sigma_grad,
-                 const int gy, const int ks, const int k0, const int k1, const int k2)
+                 const int gy, const int ks, const int k0, const int k1, const int k2,
+                 const int pj, const int pu, double pm, double pinv, double *psq)
 {
   const double c0 = b0.x[0], c1 = b1.x[0], c2 = b2.x[0];
-  double lp = *logp, sq = 0, inv_s = ks ? 0 : 1 / sigma.x[0], s0 = 0, s1 = 0, s2 = 0;
+  double lp = *logp, sq = 0, inv_s = ks ? 0 : 1 / sigma.x[0], s0 = 0, s1 = 0, s2 = 0, pq = 0;
+#pragma GCC unroll 2
   for (gint32 i = 0; i < N; i++)
     {
       double x0 = LOAD (b0, k0, i, c0), x1 = LOAD (b1, k1, i, c1);
       double x2 = LOAD (b2, k2, i, c2);
+      double gp = 0;
+      if (pj >= 0)
+        {
+          double xp = pj == 0 ? x0 : pj == 1 ? x1 : x2;
+          double pz = pu ? xp : (xp - pm) * pinv;
+          pq += pz * pz;
+          gp = pu ? -pz : -pz * pinv;
+        }
       double mu = x0 * x1 + x2;
       if (ks)
         inv_s = 1 / sigma.x[i];
@@ -259,9 +262,10 @@ normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, do
       double dy = -z * inv_s;
       if (gy)
         y.g[i] += dy;
-      ADDG (b0, k0, i, s0, -dy * x1);
-      ADDG (b1, k1, i, s1, -dy * x0);
-      ADDG (b2, k2, i, s2, -dy);
+      /* the prior's partial first, then this density's */
+      ADDG_AFTER (b0, k0, i, s0, -dy * x1, pj == 0, gp);
+      ADDG_AFTER (b1, k1, i, s1, -dy * x0, pj == 1, gp);
+      ADDG_AFTER (b2, k2, i, s2, -dy, pj == 2, gp);
       if (ks && gy)
         sigma.g[i] += -inv_s + z * z * inv_s;
     }
@@ -271,6 +275,8 @@ normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, do
     *b1.g += s1;
   if (!k2)
     *b2.g += s2;
+  if (pj >= 0)
+    *psq = pq;
   if (!ks)
     {
       lp -= 0.5 * sq;
@@ -281,7 +287,7 @@ normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, do
 }
 
 static gboolean
-normal_fma (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum)
+normal_fma (const FlIns *restrict ins, double *v, double *g, gboolean drop, double *term)
 {
   const FlReg *a = ins->a, *b = ins->b;
   gint32 N = ins->n;
@@ -307,8 +313,10 @@ normal_fma (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum 
   /* data y and sigma, the common case, take no partials */
   gboolean gy = a[0].ad || a[2].ad;
 #define NF(ks, k0, k1, k2) \
-  (gy ? normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 1, ks, k0, k1, k2) \
-   : normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 0, ks, k0, k1, k2))
+  (gy ? normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 1, ks, k0, k1, k2, -1, 0, \
+                         0, 0, NULL) \
+   : normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 0, ks, k0, k1, k2, -1, 0, 0, \
+                      0, NULL))
   switch (b[0].vec | b[1].vec << 1 | b[2].vec << 2 | a[2].vec << 3)
     {
     case 0: ok = NF (0, 0, 0, 0); break;
@@ -333,13 +341,13 @@ normal_fma (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum 
     return FALSE;
   if (a[2].ad && !a[2].vec)
     g[a[2].off] += sigma_grad;
-  add_term (sum, TRUE, logp);
+  *term = logp;
   return TRUE;
 }
 
 /* dist.c's k_std_normal */
 static gboolean
-std_normal (const FlIns *restrict ins, const double *v, double *g, gboolean drop, Sum *sum)
+std_normal (const FlIns *restrict ins, const double *v, double *g, gboolean drop, double *term)
 {
   const FlReg *a = ins->a;
   gint32 N = ins->n;
@@ -358,13 +366,13 @@ std_normal (const FlIns *restrict ins, const double *v, double *g, gboolean drop
   logp -= 0.5 * sq;
   if (!drop)
     logp -= N * TILDE_LOG_SQRT_TWO_PI;
-  add_term (sum, a[0].ad, logp);
+  *term = logp;
   return TRUE;
 }
 
 /* k_cauchy of three scalars (a prior on a scale, mostly) */
 static gboolean
-cauchy_scalars (const FlIns *restrict ins, const double *v, double *g, gboolean drop, Sum *sum)
+cauchy_scalars (const FlIns *restrict ins, const double *v, double *g, gboolean drop, double *term)
 {
   const FlReg *a = ins->a;
   double y = v[a[0].off], mu = v[a[1].off], s = v[a[2].off];
@@ -386,17 +394,17 @@ cauchy_scalars (const FlIns *restrict ins, const double *v, double *g, gboolean 
     g[a[1].off] += -dy;
   if (a[2].ad)
     g[a[2].off] += (d2 - s2) / (s * (s2 + d2));
-  add_term (sum, any, logp);
+  *term = logp;
   return TRUE;
 }
 
 /* dist.c's k_cauchy */
 static gboolean
-cauchy (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum)
+cauchy (const FlIns *restrict ins, double *v, double *g, gboolean drop, double *term)
 {
   const FlReg *a = ins->a;
   if (!a[0].vec && !a[1].vec && !a[2].vec)
-    return cauchy_scalars (ins, v, g, drop, sum);
+    return cauchy_scalars (ins, v, g, drop, term);
   gint32 N = ins->n;
   Op y = op_of (&a[0], v), mu = op_of (&a[1], v), sigma = op_of (&a[2], v);
   for (gint32 i = 0; i < N; i++)
@@ -431,7 +439,7 @@ cauchy (const FlIns *restrict ins, double *v, double *g, gboolean drop, Sum *sum
     *mu.g += sm;
   if (!sigma.k)
     *sigma.g += ss;
-  add_term (sum, any, logp);
+  *term = logp;
   return TRUE;
 }
 
@@ -463,7 +471,7 @@ check (const FlIns *restrict ins, const double *v)
 
 /* target += a: its elements summed */
 static void
-sum_term (const FlIns *restrict ins, const double *v, double *g, Sum *sum)
+sum_term (const FlIns *restrict ins, const double *v, double *g, double *term)
 {
   const FlReg *a = &ins->a[0];
   double s = 0;
@@ -472,13 +480,13 @@ sum_term (const FlIns *restrict ins, const double *v, double *g, Sum *sum)
   if (a->ad)
     for (gint32 i = 0; i < a->n; i++)
       g[a->off + i] += 1;
-  add_term (sum, a->ad, a->vec ? s : v[a->off]);
+  *term = a->vec ? s : v[a->off];
 }
 
 /* ---- transforms (transform.c's elementwise ones) ---- */
 
 static void
-constrain (const FlIns *restrict ins, double *v, double *g, gboolean jacobian, Sum *sum)
+constrain (const FlIns *restrict ins, double *v, double *g, gboolean jacobian, double *term)
 {
   const double *u = v + ins->a[0].off;
   double *x = v + ins->dst.off, *d = v + ins->aux.off, lj = 0;
@@ -493,7 +501,7 @@ constrain (const FlIns *restrict ins, double *v, double *g, gboolean jacobian, S
       if (jacobian)
         {
           gu[0] += 1;
-          add_term (sum, TRUE, u[0]);
+          *term = u[0];
         }
       return;
     }
@@ -539,7 +547,7 @@ constrain (const FlIns *restrict ins, double *v, double *g, gboolean jacobian, S
       break;
     }
   if (jacobian)
-    add_term (sum, TRUE, lj);
+    *term = lj;
 }
 
 /* ---- arithmetic ---- */
@@ -755,86 +763,525 @@ backward (const FlIns *restrict ins, double *v, double *g)
     }
 }
 
+/* ---- the code of each instruction ---- */
+
+/* Each instruction's code ends by handing on to the next one's, the sum of
+ * the terms so far with its own added (a call in tail position, which the
+ * compiler makes a jump: no loop, no return to it); the last instruction
+ * hands the sum back. Giving way is handing back NaN, which the sum
+ * would become anyway. Instructions without a term add nothing: the sum
+ * starts at +0 or a sum of terms, never at -0, so that + 0 leaves it. */
+#define NEXT(total) return ins[1].fn (ins + 1, v, g, (total))
+
+/* normal (y | mu, sigma) with y a container of the parameters and mu and
+ * sigma data scalars: c[0] 1 / sigma, c[1] the constant part of the
+ * density as normal () computes it (0 under propto), c[2] mu. With mu 0
+ * and sigma 1 (`unit`), (y - 0) * 1 is y: those steps are left out. */
+static inline __attribute__ ((always_inline)) double
+normal_vector_data (const FlIns *restrict ins, double *v, double *g, double total, const int unit)
+{
+  const double *y = v + ins->a[0].off;
+  double *gy = v + ins->a[0].goff;
+  const double inv_s = ins->c[0], mu = ins->c[2];
+  const gint32 N = ins->n;
+  double sq = 0;
+#pragma GCC unroll 2
+  for (gint32 i = 0; i < N; i++)
+    {
+      double z = unit ? y[i] : (y[i] - mu) * inv_s;
+      sq += z * z;
+      gy[i] += unit ? -z : -z * inv_s;
+    }
+  if (!isfinite (sq))
+    return NAN;
+  NEXT (total + (ins->c[1] - 0.5 * sq));
+}
+
+static double
+fn_normal_vector_data (const FlIns *restrict ins, double *v, double *g, double total)
+{
+  return normal_vector_data (ins, v, g, total, 0);
+}
+
+static double
+fn_normal_vector_unit (const FlIns *restrict ins, double *v, double *g, double total)
+{
+  return normal_vector_data (ins, v, g, total, 1);
+}
+
+/* normal (y | mu, sigma) of a scalar parameter y and data mu and sigma, as
+ * normal_scalars: c[0] 1 / sigma, c[1] log (sigma), c[2] mu. */
+static double
+fn_normal_scalar_data (const FlIns *restrict ins, double *v, double *g, double total)
+{
+  double y = v[ins->a[0].off];
+  if (isnan (y))
+    return NAN;
+  double inv_s = ins->c[0], z = (y - ins->c[2]) * inv_s;
+  double logp = -0.5 * z * z;
+  if (!ins->drop)
+    {
+      logp -= TILDE_LOG_SQRT_TWO_PI;
+      logp -= ins->c[1];
+    }
+  v[ins->a[0].goff] += -z * inv_s;
+  NEXT (total + logp);
+}
+
+/* cauchy (y | mu, sigma) of a scalar parameter y and data mu and sigma, as
+ * cauchy_scalars: c[0] sigma squared, c[1] the constant part (0 under
+ * propto), c[2] mu. */
+static double
+fn_cauchy_scalar_data (const FlIns *restrict ins, double *v, double *g, double total)
+{
+  double y = v[ins->a[0].off];
+  if (isnan (y))
+    return NAN;
+  double d = y - ins->c[2], d2 = d * d, s2 = ins->c[0];
+  double logp = ins->c[1] - log1p (d2 / s2);
+  v[ins->a[0].goff] += -2 * d / (s2 + d2);
+  NEXT (total + logp);
+}
+
+/* real<lower=a>, the commonest parameter, with and without its Jacobian */
+static inline __attribute__ ((always_inline)) double
+lower_scalar (const FlIns *restrict ins, double *v, double *g, double total, const int jacobian)
+{
+  double u = v[ins->a[0].off], e = exp (u);
+  v[ins->aux.off] = e;
+  v[ins->dst.off] = e + ins->k0;
+  if (!jacobian)
+    NEXT (total);
+  g[ins->a[0].off] += 1;
+  NEXT (total + u);
+}
+
+static double
+fn_lower_scalar (const FlIns *restrict ins, double *v, double *g, double total)
+{
+  return lower_scalar (ins, v, g, total, 0);
+}
+
+static double
+fn_lower_scalar_jacobian (const FlIns *restrict ins, double *v, double *g, double total)
+{
+  return lower_scalar (ins, v, g, total, 1);
+}
+
+/* normal (y | b0 * b1 + b2, sigma) with y and sigma data: c[1] the
+ * constant part (0 under propto, else with the logs of the scales), one
+ * copy for each combination of strides. */
+#define NORMAL_FMA_DATA(ks, k0, k1, k2) \
+  static double \
+  fn_normal_fma_##ks##k0##k1##k2 (const FlIns *restrict ins, double *v, double *g, double total) \
+  { \
+    const FlReg *a = ins->a, *b = ins->b; \
+    Op y = op_of (&a[0], v), sigma = op_of (&a[2], v); \
+    Op b0 = op_of (&b[0], v), b1 = op_of (&b[1], v), b2 = op_of (&b[2], v); \
+    double logp = ins->c[1], sigma_grad; \
+    if (!normal_fma_loop (y, sigma, b0, b1, b2, ins->n, &logp, &sigma_grad, 0, ks, k0, k1, k2, \
+                          -1, 0, 0, 0, NULL)) \
+      return NAN; \
+    NEXT (total + logp); \
+  }
+NORMAL_FMA_DATA (0, 0, 0, 0)
+NORMAL_FMA_DATA (0, 1, 0, 0)
+NORMAL_FMA_DATA (0, 0, 1, 0)
+NORMAL_FMA_DATA (0, 1, 1, 0)
+NORMAL_FMA_DATA (0, 0, 0, 1)
+NORMAL_FMA_DATA (0, 1, 0, 1)
+NORMAL_FMA_DATA (0, 0, 1, 1)
+NORMAL_FMA_DATA (0, 1, 1, 1)
+NORMAL_FMA_DATA (1, 0, 0, 0)
+NORMAL_FMA_DATA (1, 1, 0, 0)
+NORMAL_FMA_DATA (1, 0, 1, 0)
+NORMAL_FMA_DATA (1, 1, 1, 0)
+NORMAL_FMA_DATA (1, 0, 0, 1)
+NORMAL_FMA_DATA (1, 1, 0, 1)
+NORMAL_FMA_DATA (1, 0, 1, 1)
+NORMAL_FMA_DATA (1, 1, 1, 1)
+#undef NORMAL_FMA_DATA
+
+static const FlFn normal_fma_data[16] = {
+  fn_normal_fma_0000, fn_normal_fma_0100, fn_normal_fma_0010, fn_normal_fma_0110,
+  fn_normal_fma_0001, fn_normal_fma_0101, fn_normal_fma_0011, fn_normal_fma_0111,
+  fn_normal_fma_1000, fn_normal_fma_1100, fn_normal_fma_1010, fn_normal_fma_1110,
+  fn_normal_fma_1001, fn_normal_fma_1101, fn_normal_fma_1011, fn_normal_fma_1111,
+};
+
+/* The same with the density before it folded in (normal_fma_loop's pj):
+ * the location's one container b[pj], its other operands scalars. pc[0]
+ * is that density's 1 / sigma, pc[2] its mu, pc[1] its constant part
+ * (for std_normal, what is subtracted after the squares). */
+#define NORMAL_FMA_PRIOR(ks, pj, pu) \
+  static double \
+  fn_normal_fma_prior_##ks##pj##pu (const FlIns *restrict ins, double *v, double *g, \
+                                    double total) \
+  { \
+    const FlReg *a = ins->a, *b = ins->b; \
+    Op y = op_of (&a[0], v), sigma = op_of (&a[2], v); \
+    Op b0 = op_of (&b[0], v), b1 = op_of (&b[1], v), b2 = op_of (&b[2], v); \
+    double logp = ins->c[1], sigma_grad, psq; \
+    if (!normal_fma_loop (y, sigma, b0, b1, b2, ins->n, &logp, &sigma_grad, 0, ks, pj == 0, \
+                          pj == 1, pj == 2, pj, pu, ins->pc[2], ins->pc[0], &psq) \
+        || !isfinite (psq)) \
+      return NAN; \
+    double prior = ins->pstd ? (0 - 0.5 * psq) - ins->pc[1] : ins->pc[1] - 0.5 * psq; \
+    NEXT (total + prior + logp); \
+  }
+NORMAL_FMA_PRIOR (0, 0, 0)
+NORMAL_FMA_PRIOR (0, 1, 0)
+NORMAL_FMA_PRIOR (0, 2, 0)
+NORMAL_FMA_PRIOR (1, 0, 0)
+NORMAL_FMA_PRIOR (1, 1, 0)
+NORMAL_FMA_PRIOR (1, 2, 0)
+NORMAL_FMA_PRIOR (0, 0, 1)
+NORMAL_FMA_PRIOR (0, 1, 1)
+NORMAL_FMA_PRIOR (0, 2, 1)
+NORMAL_FMA_PRIOR (1, 0, 1)
+NORMAL_FMA_PRIOR (1, 1, 1)
+NORMAL_FMA_PRIOR (1, 2, 1)
+#undef NORMAL_FMA_PRIOR
+
+/* by the scale's stride, the container's place and whether the prior is
+ * std_normal or normal (0, 1) (its steps left out, as in
+ * normal_vector_data) */
+static const FlFn normal_fma_prior[2][3][2] = {
+  { { fn_normal_fma_prior_000, fn_normal_fma_prior_001 },
+    { fn_normal_fma_prior_010, fn_normal_fma_prior_011 },
+    { fn_normal_fma_prior_020, fn_normal_fma_prior_021 } },
+  { { fn_normal_fma_prior_100, fn_normal_fma_prior_101 },
+    { fn_normal_fma_prior_110, fn_normal_fma_prior_111 },
+    { fn_normal_fma_prior_120, fn_normal_fma_prior_121 } },
+};
+
+/* The general forms, testing their operands' kinds as they go. A term that
+ * the mode drops stays 0. */
+
+static double
+fn_constrain (const FlIns *restrict ins, double *v, double *g, double total)
+{
+  double lj = 0;
+  constrain (ins, v, g, ins->jacobian, &lj);
+  NEXT (total + lj);
+}
+
+static double
+fn_normal (const FlIns *restrict ins, double *v, double *g, double total)
+{
+  double logp = 0;
+  if (!normal (ins, v, g, ins->drop, &logp))
+    return NAN;
+  NEXT (total + logp);
+}
+
+static double
+fn_std_normal (const FlIns *restrict ins, double *v, double *g, double total)
+{
+  double logp = 0;
+  if (!std_normal (ins, v, g, ins->drop, &logp))
+    return NAN;
+  NEXT (total + logp);
+}
+
+static double
+fn_cauchy (const FlIns *restrict ins, double *v, double *g, double total)
+{
+  double logp = 0;
+  if (!cauchy (ins, v, g, ins->drop, &logp))
+    return NAN;
+  NEXT (total + logp);
+}
+
+static double
+fn_sum (const FlIns *restrict ins, double *v, double *g, double total)
+{
+  double x;
+  sum_term (ins, v, g, &x);
+  NEXT (total + x);
+}
+
+static double
+fn_normal_fma (const FlIns *restrict ins, double *v, double *g, double total)
+{
+  double logp = 0;
+  if (!normal_fma (ins, v, g, ins->drop, &logp))
+    return NAN;
+  NEXT (total + logp);
+}
+
+static double
+fn_check (const FlIns *restrict ins, double *v, double *g, double total)
+{
+  if (!check (ins, v))
+    return NAN;
+  NEXT (total);
+}
+
+static double
+fn_arith (const FlIns *restrict ins, double *v, double *g, double total)
+{
+  rt_flat_arith (ins, v);
+  NEXT (total);
+}
+
+static double
+fn_end (const FlIns *restrict ins, double *v, double *g, double total)
+{
+  (void) ins;
+  (void) v;
+  (void) g;
+  return total;
+}
+
+#undef NEXT
+
+const FlFn rt_flat_end = fn_end;
+
+gboolean
+rt_flat_constant_term (const RtFlat *f, const FlIns *ins, double *scratch, double *x)
+{
+  double *g = scratch + f->n_vals;
+  *x = 0;
+  switch (ins->op)
+    {
+    case FL_NORMAL:
+      return normal (ins, scratch, g, ins->drop, x);
+    case FL_STD_NORMAL:
+      return std_normal (ins, scratch, g, ins->drop, x);
+    case FL_CAUCHY:
+      return cauchy (ins, scratch, g, ins->drop, x);
+    case FL_SUM:
+      sum_term (ins, scratch, g, x);
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* A scalar operand that is data (its value among the constants). */
+static gboolean
+data_scalar (const FlReg *r, const double *v, double *x)
+{
+  if (r->ad || r->vec)
+    return FALSE;
+  *x = v[r->off];
+  return TRUE;
+}
+
+gboolean
+rt_flat_has_term (const FlIns *ins, gboolean *ad)
+{
+  const FlReg *a = ins->a;
+  switch (ins->op)
+    {
+    case FL_LOWER:
+    case FL_UPPER:
+    case FL_LUB:
+      *ad = TRUE;
+      return ins->jacobian;
+    case FL_NORMAL:
+    case FL_CAUCHY:
+      *ad = a[0].ad || a[1].ad || a[2].ad;
+      return !(ins->drop && !*ad);
+    case FL_STD_NORMAL:
+      *ad = a[0].ad;
+      return !(ins->drop && !*ad);
+    case FL_SUM:
+      *ad = a[0].ad;
+      return TRUE;
+    case FL_NORMAL_FMA:
+      *ad = TRUE;
+      return TRUE;
+    default:
+      *ad = FALSE;
+      return FALSE;
+    }
+}
+
+/* The constant part of k_normal over N values with data scales, in its
+ * order: what normal () and normal_fma () subtract before the loop. */
+static double
+normal_constant (const FlIns *ins, const double *v)
+{
+  const FlReg *s = &ins->a[2];
+  gint32 N = ins->n;
+  double logp = 0;
+  if (ins->drop)
+    return logp;
+  logp -= N * TILDE_LOG_SQRT_TWO_PI;
+  if (s->vec)
+    for (gint32 i = 0; i < N; i++)
+      logp -= log (v[s->off + i]);
+  else
+    logp -= N * log (v[s->off]);
+  return logp;
+}
+
+void
+rt_flat_choose (FlIns *ins, const double *v)
+{
+  const FlReg *a = ins->a, *b = ins->b;
+  double mu, s;
+  switch (ins->op)
+    {
+    case FL_LOWER:
+      ins->fn = ins->n != 1 ? fn_constrain
+        : ins->jacobian ? fn_lower_scalar_jacobian : fn_lower_scalar;
+      return;
+    case FL_UPPER:
+    case FL_LUB:
+      ins->fn = fn_constrain;
+      return;
+    case FL_NORMAL:
+      ins->fn = fn_normal;
+      /* the scale was checked when the form was built */
+      if (!a[0].ad || !data_scalar (&a[1], v, &mu) || !data_scalar (&a[2], v, &s)
+          || !isfinite (mu))
+        return;
+      ins->c[0] = 1 / s;
+      ins->c[2] = mu;
+      if (!a[0].vec)
+        {
+          ins->c[1] = log (s);
+          ins->fn = fn_normal_scalar_data;
+          return;
+        }
+      ins->c[1] = normal_constant (ins, v);
+      ins->fn = mu == 0 && s == 1 ? fn_normal_vector_unit : fn_normal_vector_data;
+      return;
+    case FL_STD_NORMAL:
+      ins->fn = fn_std_normal;
+      /* for rt_flat_fuse: std_normal as normal (0, 1), and what it
+       * subtracts after the squares */
+      ins->c[0] = 1;
+      ins->c[1] = ins->drop ? 0 : ins->n * TILDE_LOG_SQRT_TWO_PI;
+      ins->c[2] = 0;
+      return;
+    case FL_CAUCHY:
+      ins->fn = fn_cauchy;
+      if (!a[0].ad || a[0].vec || !data_scalar (&a[1], v, &mu) || !data_scalar (&a[2], v, &s)
+          || !isfinite (mu))
+        return;
+      ins->c[0] = s * s;
+      ins->c[1] = 0;
+      if (!ins->drop)
+        {
+          ins->c[1] -= TILDE_LOG_PI;
+          ins->c[1] -= log (s);
+        }
+      ins->c[2] = mu;
+      ins->fn = fn_cauchy_scalar_data;
+      return;
+    case FL_SUM:
+      ins->fn = fn_sum;
+      return;
+    case FL_NORMAL_FMA:
+      ins->fn = fn_normal_fma;
+      if (a[0].ad || a[2].ad)
+        return;
+      ins->c[1] = normal_constant (ins, v);
+      ins->fn = normal_fma_data[b[0].vec | b[1].vec << 1 | b[2].vec << 2 | a[2].vec << 3];
+      return;
+    case FL_CHECK:
+      ins->fn = fn_check;
+      return;
+    default:
+      ins->fn = fn_arith;
+      return;
+    }
+}
+
 gboolean
 rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean propto,
              gboolean jacobian, double *gradient, double *lp)
 {
+  const FlProg *p = &f->prog[(propto ? 1 : 0) | (jacobian ? 2 : 0)];
   double *v = scratch, *g = scratch + f->n_vals;
-  Sum sum = { .terms = g + f->n_vals, .running = f->all_ad };
   if (f->n_params > 0)
     memcpy (v, theta, sizeof (double) * (gsize) f->n_params);
   memset (g, 0, sizeof (double) * (gsize) f->n_vars);
-  const FlIns *const code = f->ins;
-  const guint n_ins = f->n_ins;
-  for (guint k = 0; k < n_ins; k++)
-    {
-      const FlIns *restrict ins = &code[k];
-      gboolean ok = TRUE;
-      if (G_UNLIKELY (!jacobian) && ins->jacobian && ins->op >= FL_NORMAL)
-        continue;
-      switch (ins->op)
-        {
-        case FL_LOWER:
-        case FL_UPPER:
-        case FL_LUB:
-          constrain (ins, v, g, ins->jacobian && jacobian, &sum);
-          break;
-        case FL_NORMAL:
-          ok = normal (ins, v, g, ins->drop && propto, &sum);
-          break;
-        case FL_STD_NORMAL:
-          ok = std_normal (ins, v, g, ins->drop && propto, &sum);
-          break;
-        case FL_CAUCHY:
-          ok = cauchy (ins, v, g, ins->drop && propto, &sum);
-          break;
-        case FL_SUM:
-          sum_term (ins, v, g, &sum);
-          break;
-        case FL_NORMAL_FMA:
-          ok = normal_fma (ins, v, g, ins->drop && propto, &sum);
-          break;
-        case FL_CHECK:
-          ok = check (ins, v);
-          break;
-        case FL_NOP:
-          break;
-        default:
-          rt_flat_arith (ins, v);
-          break;
-        }
-      if (!ok)
-        return give_way ();
-    }
-  /* the general path's sum: the constants first, then the others in order
-   * (with no constants, 0 + t1 + t2 ... is the running sum) */
-  double total = sum.cst;
-  for (guint i = 0; i < sum.n_terms; i++)
-    total += sum.terms[i];
-  if (sum.running)
-    total = sum.run;
+  /* the general path's sum: the constant terms first (summed when the form
+   * was built), then the others in order */
+  double total = p->ins->fn (p->ins, v, g, p->cst);
   if (!isfinite (total))
     return give_way ();
   if (gradient)
     {
+      const FlIns *code = f->ins;
       for (guint k = f->n_back; k-- > 0;)
+        backward (&code[f->back[k]], v, g);
+      /* the scalar transforms last (flat-compile.c's list_backward) */
+      for (const FlBack1 *b = f->back1, *end = f->back1 + f->n_back1; b < end; b++)
+        scratch[b->u] += scratch[b->x] * scratch[b->d];
+      /* x - x is NaN exactly when x is not finite; two at a time */
+      typedef double V2 __attribute__ ((vector_size (16)));
+      V2 bad2 = { 0, 0 };
+      gint32 P = f->n_params, i = 0;
+      for (; i + 2 <= P; i += 2)
         {
-          const FlIns *ins = &code[f->back[k]];
-          if (ins->op <= FL_LUB && ins->n == 1)
-            g[ins->a[0].off] += g[ins->dst.off] * v[ins->aux.off];
-          else
-            backward (ins, v, g);
+          V2 x;
+          memcpy (&x, g + i, sizeof x);
+          memcpy (gradient + i, &x, sizeof x);
+          bad2 += x - x;
         }
-      /* x - x is NaN exactly when x is not finite */
-      double bad = 0;
-      for (gint32 i = 0; i < f->n_params; i++)
+      double bad = bad2[0] + bad2[1];
+      if (i < P)
         {
           gradient[i] = g[i];
           bad += g[i] - g[i];
         }
-      if (bad != 0 || isnan (bad))
+      if (!(bad == 0))
         return give_way ();
     }
   *lp = total;
   return TRUE;
+}
+
+/* A density over a container of parameters with data location and scale
+ * (std_normal among them), which normal_fma_loop can fold in. */
+static gboolean
+prior_to_fold (const FlIns *a)
+{
+  if (a->fn == fn_normal_vector_unit || a->fn == fn_normal_vector_data)
+    return TRUE;
+  return a->op == FL_STD_NORMAL && a->a[0].vec && a->a[0].ad;
+}
+
+/* d (the instruction after a) takes a in, where d is normal (y | b0 * b1 +
+ * b2, sigma) with data y and sigma and a location whose one container is
+ * a's variate. */
+static gboolean
+fold_prior (const FlIns *a, FlIns *d)
+{
+  if (d->op != FL_NORMAL_FMA || d->a[0].ad || d->a[2].ad || d->n != a->n)
+    return FALSE;
+  int j = -1;
+  for (int k = 0; k < 3; k++)
+    if (d->b[k].vec)
+      {
+        if (j >= 0)
+          return FALSE;
+        j = k;
+      }
+  const FlReg *r = &d->b[j < 0 ? 0 : j];
+  if (j < 0 || !r->ad || r->off != a->a[0].off || r->n != a->n)
+    return FALSE;
+  memcpy (d->pc, a->c, sizeof d->pc);
+  d->pstd = a->op == FL_STD_NORMAL;
+  d->fn = normal_fma_prior[d->a[2].vec != 0][j][a->c[2] == 0 && a->c[0] == 1];
+  return TRUE;
+}
+
+guint
+rt_flat_fuse (FlIns *ins, guint n)
+{
+  guint out = 0;
+  for (guint k = 0; k < n; k++)
+    {
+      if (k + 1 < n && prior_to_fold (&ins[k]) && fold_prior (&ins[k], &ins[k + 1]))
+        continue;
+      ins[out++] = ins[k];
+    }
+  return out;
 }

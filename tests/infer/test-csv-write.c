@@ -92,6 +92,75 @@ test_numbers_match_printf (void)
   g_rand_free (rand);
 }
 
+/* Zeros, subnormals and the extremes, which take their own paths. */
+static void
+test_numbers_edges_match_printf (void)
+{
+  const double values[] = { 0.0, -0.0, 4.9406564584124654e-324, -4.9406564584124654e-324,
+                            2.2250738585072009e-308, 1.2345678901234567e-310,
+                            2.2250738585072014e-308, 1.7976931348623157e308, -1e300, 1e-300 };
+  char expected[64], got[64], format[8];
+
+  for (int digits = 1; digits <= 18; digits++)
+    {
+      g_snprintf (format, sizeof format, "%%.%dg", digits);
+      for (gsize i = 0; i < G_N_ELEMENTS (values); i++)
+        {
+          g_ascii_formatd (expected, sizeof expected, format, values[i]);
+          tilde_csv_format_double (got, sizeof got, values[i], digits);
+          g_assert_cmpstr (got, ==, expected);
+        }
+    }
+}
+
+/* A row of whole numbers (a draw's tree depth, step count and divergence
+ * flag), written twice so that texts kept from the first row are used in
+ * the second, reads as printf writes each number, at several precisions. */
+static void
+test_row_whole_numbers_match_printf (void)
+{
+  const int precisions[] = { -1, 1, 2, 3, 4, 12 };
+  double row[40];
+  gsize n = 0;
+
+  for (double x = 0; x < 12; x++)
+    row[n++] = x;
+  row[n++] = -0.0;
+  row[n++] = 99;
+  row[n++] = 100;
+  row[n++] = 1000;
+  row[n++] = 1023;
+  row[n++] = 1024;
+  row[n++] = 1023.5;
+  row[n++] = -3;
+  row[n++] = 7.000000000000001;
+  for (gsize p = 0; p < G_N_ELEMENTS (precisions); p++)
+    {
+      int digits = precisions[p] < 1 ? 6 : precisions[p];
+      g_autoptr(GString) expected = g_string_new (NULL);
+      g_autofree char *text = NULL;
+      gsize length = 0;
+      FILE *stream = open_memstream (&text, &length);
+      TildeCsvWriter *writer = tilde_csv_writer_new_for_stream (stream, precisions[p]);
+      char format[8], number[64];
+
+      g_snprintf (format, sizeof format, "%%.%dg", digits);
+      for (int copy = 0; copy < 2; copy++)
+        {
+          for (gsize i = 0; i < n; i++)
+            {
+              g_ascii_formatd (number, sizeof number, format, row[i]);
+              g_string_append_printf (expected, "%s%s", i > 0 ? "," : "", number);
+            }
+          g_string_append_c (expected, '\n');
+          tilde_csv_writer_row (writer, row, n);
+        }
+      g_assert_true (tilde_csv_writer_close (writer, NULL));
+      fclose (stream);
+      g_assert_cmpstr (text, ==, expected->str);
+    }
+}
+
 /* The parts of a file, laid out as CmdStan lays them out. */
 static void
 test_file (void)
@@ -237,6 +306,9 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/io/csv-write/numbers", test_numbers);
   g_test_add_func ("/io/csv-write/numbers-match-printf", test_numbers_match_printf);
+  g_test_add_func ("/io/csv-write/numbers-edges-match-printf", test_numbers_edges_match_printf);
+  g_test_add_func ("/io/csv-write/row-whole-numbers-match-printf",
+                   test_row_whole_numbers_match_printf);
   g_test_add_func ("/io/csv-write/file", test_file);
   g_test_add_func ("/io/csv-write/round-trip", test_round_trip);
   g_test_add_func ("/io/csv-write/unwritable", test_unwritable);

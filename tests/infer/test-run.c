@@ -112,6 +112,44 @@ test_same_seed_same_files (void)
     }
 }
 
+/* The same with the dense metric, trees cut at depth 2, warm-up draws
+ * saved and every third draw kept: one thread or three, the same bytes. */
+static void
+test_same_files_dense_thinned (void)
+{
+  g_autoptr(TildeModel) model = infer_test_model (eight_schools, eight_schools_data);
+  g_auto(TempDir) t = { 0 };
+  g_autofree char *one = NULL, *three = NULL;
+
+  temp_dir_init (&t);
+  one = g_build_filename (t.dir, "one.csv", NULL);
+  three = g_build_filename (t.dir, "three.csv", NULL);
+  for (guint threads = 1; threads <= 3; threads += 2)
+    {
+      TildeSampleOptions o;
+      g_autoptr(TildeSampleRun) run = NULL;
+
+      infer_test_options (&o, 3, 150, 150, 77);
+      o.threads = threads;
+      o.output = threads == 1 ? one : three;
+      o.keep_draws = FALSE;
+      o.metric = TILDE_METRIC_DENSE;
+      o.max_depth = 2;
+      o.save_warmup = TRUE;
+      o.thin = 3;
+      run = infer_test_run (model, &o);
+    }
+  for (guint id = 1; id <= 3; id++)
+    {
+      g_autofree char *a = tilde_sample_chain_output_path (one, 3, id);
+      g_autofree char *b = tilde_sample_chain_output_path (three, 3, id);
+      g_autofree char *ta = file_without_times (a), *tb = file_without_times (b);
+
+      g_assert_nonnull (strstr (ta, "Elements of inverse mass matrix"));
+      g_assert_true (strcmp (ta, tb) == 0);
+    }
+}
+
 static void
 test_output_paths (void)
 {
@@ -559,6 +597,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/infer/run/same-seed-same-files", test_same_seed_same_files);
+  g_test_add_func ("/infer/run/same-files-dense-thinned", test_same_files_dense_thinned);
   g_test_add_func ("/infer/run/output-paths", test_output_paths);
   g_test_add_func ("/infer/run/file-layout", test_file_layout);
   g_test_add_func ("/infer/run/save-warmup-thin", test_save_warmup_thin);

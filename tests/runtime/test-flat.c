@@ -235,6 +235,51 @@ static const Case cases[] = {
     "  t ~ normal (0, 2);\n"
     "}\n",
     "{\"N\": 3, \"y\": [0.1, 0.4, -0.3]}", TRUE, TRUE },
+  /* the codes chosen for data operands: a vector and a scalar parameter
+   * under normal with data location and scale (0 and 1 among them), cauchy
+   * of a bounded scalar, a location a + b * v with a data scale; terms of
+   * data alone (summed when the form is built, one dropped under propto) */
+  { "data-operands-and-constant-terms",
+    "data { int N; vector[N] y; real c; }\n"
+    "parameters { real a; real<lower=1.5> b; vector[N] v; array[N] real w; }\n"
+    "model {\n"
+    "  v ~ normal (1.5, 2);\n"
+    "  w ~ normal (0, 1);\n"
+    "  target += normal_lpdf (y | c, 3);\n"
+    "  a ~ normal (-1, 0.5);\n"
+    "  b ~ cauchy (2, 3);\n"
+    "  y ~ normal (c, 2);\n"
+    "  target += c;\n"
+    "  y ~ normal (a + b * v, 1.5);\n"
+    "  target += std_normal_lpdf (y);\n"
+    "}\n",
+    "{\"N\": 3, \"y\": [0.5, -1, 2], \"c\": 0.25}", TRUE, FALSE, TRUE },
+  /* a density of a container folded into the normal after it whose
+   * location it is in: std_normal, normal (0, 1) and normal of data
+   * location and scale; the container each operand of the location; data
+   * scales scalar and vector. The last prior is not next to its normal
+   * (not folded), the one before it is of a location with two containers.
+   * The log density is the general path's to the bit; the gradient of a,
+   * a scalar under several densities, sums its partials in another order
+   * (as in folded-locations), the eight schools' is exact. */
+  { "priors-folded-into-locations",
+    "data { int N; vector[N] y; vector[N] x; vector<lower=0>[N] s; }\n"
+    "parameters { real a; real<lower=0> b; vector[N] e; vector[N] f; vector[N] h; }\n"
+    "model {\n"
+    "  e ~ std_normal ();\n"
+    "  y ~ normal (a + b * e, s);\n"
+    "  f ~ normal (0, 1);\n"
+    "  y ~ normal (f * b + a, 2);\n"
+    "  h ~ normal (0.5, 1.5);\n"
+    "  x ~ normal (fma (a, b, h), s);\n"
+    "  e ~ normal (-1, 3);\n"
+    "  y ~ normal (e .* f + a, s);\n"
+    "  f ~ std_normal ();\n"
+    "  a ~ normal (0, 2);\n"
+    "  x ~ normal (a * b + h, 1);\n"
+    "}\n",
+    "{\"N\": 3, \"y\": [0.5, -1, 2], \"x\": [1.5, 0.2, -0.7], \"s\": [1, 2, 0.5]}", TRUE,
+    FALSE },
   { "a-loop-is-not-covered",
     "data { int N; vector[N] y; }\n"
     "parameters { real mu; }\n"
@@ -312,6 +357,87 @@ test_check_message (void)
   g_assert_cmpuint (rt_flat_fallbacks (), ==, fallbacks + 1);
 }
 
+/* A parameter that is NaN: each code for a parameter under a density
+ * gives way, and the general path raises the error in Stan's words. */
+static void
+test_nan_parameter (void)
+{
+  const Case *c = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    if (strcmp (cases[i].name, "data-operands-and-constant-terms") == 0)
+      c = &cases[i];
+  g_autoptr (TildeModel) f = prepare (c, MIR_OPT_O1, TRUE);
+  g_assert_true (rt_model_has_flat (f));
+  /* a, b, v[3], w[3]; the density that sees the NaN first, each time */
+  static const struct { int at; const char *message; } points[] = {
+    { 2, "normal_lpdf: Random variable[1] is nan, but must be not nan!" },
+    { 5, "normal_lpdf: Random variable[1] is nan, but must be not nan!" },
+    { 0, "normal_lpdf: Random variable is nan, but must be not nan!" },
+    { 1, "cauchy_lpdf: Random variable is nan, but must be not nan!" },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (points); k++)
+    for (int mode = 0; mode < 4; mode++)
+      {
+        double theta[8] = { 0.1, 0.2, 0.3, -0.4, 0.5, 0.6, -0.7, 0.8 };
+        theta[points[k].at] = NAN;
+        g_autoptr (TildeModelError) e = NULL;
+        guint fallbacks = rt_flat_fallbacks ();
+        double lp = tilde_model_log_density (f, theta, mode & 1, mode & 2, NULL, &e);
+        g_assert_true (isnan (lp));
+        g_assert_nonnull (e);
+        g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_DOMAIN);
+        g_assert_cmpstr (e->message, ==, points[k].message);
+        g_assert_cmpuint (rt_flat_fallbacks (), ==, fallbacks + 1);
+      }
+}
+
+/* A NaN in a container whose density is folded into the normal after it
+ * (the eight schools' theta_tilde): the general path's error, in Stan's
+ * words, from that density. */
+static void
+test_nan_in_folded_prior (void)
+{
+  g_autoptr (TildeModel) f = prepare (&cases[0], MIR_OPT_O1, TRUE);
+  g_assert_true (rt_model_has_flat (f));
+  for (int mode = 0; mode < 4; mode++)
+    {
+      double theta[10] = { 0.1, 0.2, 0.3, -0.4, 0.5, NAN, -0.7, 0.8, 0.9, 1 };
+      g_autoptr (TildeModelError) e = NULL;
+      guint fallbacks = rt_flat_fallbacks ();
+      double lp = tilde_model_log_density (f, theta, mode & 1, mode & 2, NULL, &e);
+      g_assert_true (isnan (lp));
+      g_assert_nonnull (e);
+      g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_DOMAIN);
+      g_assert_cmpstr (e->message, ==, "normal_lpdf: Random variable[4] is nan, but must be not nan!");
+      g_assert_cmpuint (rt_flat_fallbacks (), ==, fallbacks + 1);
+    }
+}
+
+/* A term of data alone that is an error (a NaN among the data): the
+ * general path raises it at every evaluation, so the form is not built. */
+static void
+test_bad_constant_term (void)
+{
+  static const Case c = {
+    "bad-constant-term",
+    "data { vector[2] y; }\n"
+    "parameters { real mu; }\n"
+    "model { mu ~ normal (0, 1); y ~ normal (0, 2); }\n",
+    "{\"y\": [1, \"NaN\"]}", FALSE, TRUE,
+  };
+  g_autoptr (TildeModel) f = prepare (&c, MIR_OPT_O1, TRUE);
+  g_assert_false (rt_model_has_flat (f));
+  for (int mode = 0; mode < 4; mode++)
+    {
+      double theta = 0.3;
+      g_autoptr (TildeModelError) e = NULL;
+      tilde_model_log_density (f, &theta, mode & 1, mode & 2, NULL, &e);
+      g_assert_nonnull (e);
+      g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_DOMAIN);
+      g_assert_cmpstr (e->message, ==, "normal_lpdf: Random variable[2] is nan, but must be not nan!");
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -324,5 +450,8 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/flat/bad-data-scale", test_bad_data_scale);
   g_test_add_func ("/runtime/flat/error-message", test_error_message);
   g_test_add_func ("/runtime/flat/check-message", test_check_message);
+  g_test_add_func ("/runtime/flat/nan-parameter", test_nan_parameter);
+  g_test_add_func ("/runtime/flat/bad-constant-term", test_bad_constant_term);
+  g_test_add_func ("/runtime/flat/nan-in-folded-prior", test_nan_in_folded_prior);
   return g_test_run ();
 }
