@@ -243,6 +243,7 @@ struct St {
   guint64        role_args;
   gboolean       mixed_roles;
   gpointer       gpu;          /* run by an OpenCL kernel (gpu-call.c): its site */
+  struct RtNormalStats *normal_stats;  /* by sufficient statistics (normal-stats.c) */
   /* a loop of scalar terms: its program, the last instruction the sum of
    * the terms of an iteration */
   Lx            *lx;
@@ -419,6 +420,8 @@ guint rt_fused_fallbacks (void);
 /* model.c: the statements and expressions of log_prob in a fused or
  * vectorised form. */
 guint rt_model_count_fused (const TildeModel *m);
+/* The statements of log_prob computed by sufficient statistics. */
+guint rt_model_count_normal_stats (const TildeModel *m);
 
 /* exec.c, for fused.c */
 void rt_add_term (Ev *ev, const TildeValue *v);

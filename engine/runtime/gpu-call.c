@@ -3,6 +3,7 @@
 
 #include "runtime/gpu-call.h"
 #include "runtime/gpu-call-private.h"
+#include "runtime/normal-stats.h"
 #include "gpu/plan.h"
 
 #include <math.h>
@@ -130,7 +131,7 @@ static RtGpuSite *
 attach_site (const TildeGpuSite *site, St *s, const TildeValue *globals, TildeGpuContext *ctx,
              gboolean chosen, GPtrArray *sites, GPtrArray *diagnostics)
 {
-  if (s->fn != rt_st_target && s->fn != rt_st_target_fused)
+  if (s->fn != rt_st_target && s->fn != rt_st_target_fused && s->fn != rt_st_target_normal_stats)
     return NULL;
   const TildeValue *x = global_value (find_ex (s->e, site->x), globals);
   const TildeValue *y = global_value (find_ex (s->e, site->y), globals);

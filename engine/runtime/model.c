@@ -6,6 +6,7 @@
 #include "runtime/gpu-call.h"
 #include "runtime/gpu-call-private.h"
 #include "runtime/flat-private.h"
+#include "runtime/normal-stats.h"
 #include "mir/mir-transform.h"
 
 #include <cblas.h>
@@ -39,6 +40,7 @@ struct TildeModel {
   TildeArena  *persist;
   St          *parts[MIR_N_PARTS];
   RtFlat      *flat;         /* log_prob as straight-line code, when it covers it */
+  guint        n_normal_stats;  /* statements by sufficient statistics */
   int          n_slots, n_globals;
   TildeValue  *globals;
   OutVar      *outs;
@@ -542,6 +544,9 @@ tilde_model_new_full (const MirProgram *program, const TildeJsonData *data,
   compute_param_shapes (m, c, w);
   gboolean ok = describe_outputs (m, c, w, diagnostics);
   if (ok && rt_compiler_fused ())
+    m->n_normal_stats = rt_normal_stats_attach (m->parts[MIR_PART_LOG_PROB], m->globals,
+                                                m->n_globals, m->persist);
+  if (ok && rt_compiler_fused ())
     m->flat = rt_flat_compile (m->parts[MIR_PART_LOG_PROB], m->globals, m->n_globals, m->n_slots,
                                m->n_params);
   m->code = rt_compiler_steal_arena (c);
@@ -664,6 +669,12 @@ count_fused (const St *s)
   for (int i = 0; i < s->n_body; i++)
     n += count_fused (s->body[i]);
   return n;
+}
+
+guint
+rt_model_count_normal_stats (const TildeModel *m)
+{
+  return m->n_normal_stats;
 }
 
 guint

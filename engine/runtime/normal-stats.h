@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Normal linear models over data by their sufficient statistics
+ * (normal-stats.c). */
+#pragma once
+
+#include "runtime/exec-private.h"
+
+G_BEGIN_DECLS
+
+typedef struct RtNormalStats RtNormalStats;
+
+/* Switches the statements of log_prob that are `normal_id_glm` (or
+ * `normal (X * beta + alpha, sigma)`) over data y and X of `globals` to
+ * their sufficient statistics, computed now into `arena`; how many. */
+guint rt_normal_stats_attach (St *log_prob, const TildeValue *globals, int n_globals,
+                              TildeArena *arena);
+
+/* A statement switched (St.normal_stats is its statistics). */
+Flow  rt_st_target_normal_stats (Ev *ev, const St *s);
+
+/* The function that evaluates s as compiled, whether switched or not. */
+StFn  rt_normal_stats_cpu_fn (const St *s);
+
+G_END_DECLS
