@@ -17,9 +17,11 @@ G_DECLARE_FINAL_TYPE (TildeDraws, tilde_draws, TILDE, DRAWS, GObject)
  * so that appending never moves a draw already stored.
  *
  * Thread rule: a TildeDraws lives on the main thread. A sampler's thread
- * hands its batches over with g_main_context_invoke_full() at
+ * hands its batches over in an idle source attached to the main context at
  * G_PRIORITY_DEFAULT_IDLE (below GTK's redraw, so that a stream of
- * batches never holds a frame back) and appends them there; readers on
+ * batches never holds a frame back) and appends them there; not with
+ * g_main_context_invoke(), which runs the function on the calling thread
+ * whenever the main thread is not iterating the context. Readers on
  * the main thread may read each chain up to tilde_draws_get_n_draws(),
  * which an append raises only once its draws are stored.
  *

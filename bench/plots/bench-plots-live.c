@@ -2,9 +2,9 @@
 /*
  * The main loop while four chains stream draws into the trace plot: a
  * thread plays the sampler, making 1,000 warmup and 10,000 sampling draws
- * per chain at a steady rate and handing them over in batches with
- * g_main_context_invoke_full() at G_PRIORITY_DEFAULT_IDLE, as the store's
- * thread rule asks; the window
+ * per chain at a steady rate and handing them over in batches in idle
+ * sources at G_PRIORITY_DEFAULT_IDLE, as the store's thread rule asks; the
+ * window
  * shows the parameter list and four parameters' traces. Records the gaps
  * between turns of the main loop (a 1 ms timer), and how long each frame's
  * layout and paint took (the frame clock's before-paint to after-paint).
@@ -150,8 +150,11 @@ produce (gpointer data)
               row[5] = g_rand_int_range (rand, 0, 1000) == 0;
             }
           made[c] += n;
-          g_main_context_invoke_full (NULL, G_PRIORITY_DEFAULT_IDLE,
-                                      append_batch, batch, batch_free);
+          GSource *source = g_idle_source_new ();
+          g_source_set_priority (source, G_PRIORITY_DEFAULT_IDLE);
+          g_source_set_callback (source, append_batch, batch, batch_free);
+          g_source_attach (source, NULL);
+          g_source_unref (source);
         }
       next += BATCH_MS * 1000;
       if (next > g_get_monotonic_time ())

@@ -11,9 +11,11 @@
  * - tilde_sample_run_start, _wait and _free are called from one thread
  *   (the owner); _cancel from any thread, also from a signal handler.
  * - The callbacks run on the chains' worker threads, several at once: a
- *   consumer on a main loop hands what it needs over with
- *   g_main_context_invoke (copying the little it needs: the row passed to
- *   `draw` is valid only during the call).
+ *   consumer on a main loop hands what it needs over in an idle source
+ *   attached to that loop's context (copying the little it needs: the row
+ *   passed to `draw` is valid only during the call); not with
+ *   g_main_context_invoke, which runs the function right there, on the
+ *   chain's thread, whenever no thread is iterating the context.
  * - tilde_sample_run_get_draws may be called from any thread at any time
  *   while the run exists: the rows it returns are complete and never move
  *   or change (the table is allocated for the whole run up front).
