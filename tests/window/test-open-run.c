@@ -458,6 +458,60 @@ test_broken_runs (void)
   window_test_close_all (GTK_APPLICATION (app));
 }
 
+static gboolean
+has_two_windows (gpointer data)
+{
+  return n_windows () == 2;
+}
+
+static gboolean
+summary_filled (gpointer data)
+{
+  return tilde_summary_view_get_n_rows (summary_view_of (data)) > 0;
+}
+
+/* What the summary page's Open Run does with the folder chosen: an empty
+ * window takes the run, texts and all, and no other window opens. */
+static void
+test_open_from_the_summary_page (void)
+{
+  TildeWindow *window = open_eight_schools ();
+  TildeWindow *empty;
+  TildeRunSettings s, shown;
+  g_autofree char *folder = NULL;
+  g_autofree char *editor_text = NULL;
+  g_autofree char *model = NULL;
+  GtkWidget *stack;
+  gboolean handled = FALSE;
+
+  unusual_settings (window, &s);
+  s.sample.chains = 2;
+  run_with (window, &s);
+  folder = saved_run (window, "from-the-summary");
+
+  /* a new, empty window beside it */
+  g_action_group_activate_action (G_ACTION_GROUP (app), "new-window", NULL);
+  g_assert_true (wait_for (has_two_windows, NULL));
+  empty = TILDE_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
+  g_assert_true (empty != window);
+  g_assert_true (tilde_window_is_pristine (empty));
+
+  stack = gtk_widget_get_ancestor (GTK_WIDGET (_tilde_window_get_run_panel (empty)), GTK_TYPE_STACK);
+  g_signal_emit_by_name (gtk_stack_get_child_by_name (GTK_STACK (stack), "summary"), "open-run",
+                         folder, &handled);
+  g_assert_true (handled);
+  g_assert_true (wait_for (summary_filled, empty));
+  g_assert_cmpuint (n_windows (), ==, 2);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (GTK_STACK (stack)), ==, "summary");
+  model = file_text (folder, "model.stan");
+  editor_text = text_of (tilde_window_get_buffer (empty));
+  assert_same_text (editor_text, model);
+  tilde_run_panel_get_run_settings (_tilde_window_get_run_panel (empty), &shown);
+  g_assert_cmpuint (shown.sample.chains, ==, 2);
+  g_assert_cmpuint (shown.sample.seed, ==, 913);
+  window_test_close_all (GTK_APPLICATION (app));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -478,6 +532,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/open-run/into-a-new-window", test_open_into_new_window);
   g_test_add_func ("/open-run/into-the-same-model", test_open_into_same_model);
   g_test_add_func ("/open-run/broken-runs", test_broken_runs);
+  g_test_add_func ("/open-run/from-the-summary-page", test_open_from_the_summary_page);
   status = g_test_run ();
   g_clear_object (&app);
   tilde_autosave_flush ();
