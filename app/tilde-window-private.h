@@ -28,5 +28,22 @@ GtkPaned       *_tilde_window_get_model_paned     (TildeWindow *self);
  * the data file, or else the data next to the model). */
 void            _tilde_window_restore             (TildeWindow         *self,
                                                    const TildeAutosave *copy);
+/* Opens the run saved in `folder` (what Open Run on the summary page
+ * does). The run goes to this window when its editor and data panel hold
+ * the run's model and data (the results are shown, the texts left alone)
+ * or when the window is pristine; otherwise to a new window of the
+ * application, so that no unsaved work is overwritten. There the editor
+ * holds the run's model, untitled and unmodified, the title naming the
+ * run's folder; the data panel its data; the run panel and the level its
+ * options; the summary page its results. _finish returns that window; on
+ * an error (which names the file at fault, also shown in this window)
+ * nothing changed. */
+void            _tilde_window_open_run_async      (TildeWindow         *self,
+                                                   const char          *folder,
+                                                   GAsyncReadyCallback  callback,
+                                                   gpointer             user_data);
+TildeWindow    *_tilde_window_open_run_finish     (TildeWindow         *self,
+                                                   GAsyncResult        *result,
+                                                   GError             **error);
 
 G_END_DECLS

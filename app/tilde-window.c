@@ -44,6 +44,8 @@ struct _TildeWindow
   GMenu           *recent_menu;
   char            *optimization_level;
   char            *autosave_id;
+  char            *run_folder;     /* the saved run the untitled model came from */
+  GCancellable    *run_cancellable;
   guint            autosave_source;
   guint            autosaves;
   guint            loading : 1;
@@ -237,6 +239,17 @@ show_error_toast (TildeWindow *self, const char *what, const GError *error)
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
 
+/* With ~ for the home folder. */
+static char *
+display_folder (const char *dir)
+{
+  const char *home = g_get_home_dir ();
+
+  if (home && g_str_has_prefix (dir, home) && home[1] != '\0')
+    return g_strconcat ("~", dir + strlen (home), NULL);
+  return g_strdup (dir);
+}
+
 static void
 update_title (TildeWindow *self)
 {
@@ -254,13 +267,15 @@ update_title (TildeWindow *self)
       if (parent != NULL)
         {
           g_autofree char *dir = g_file_get_parse_name (parent);
-          const char *home = g_get_home_dir ();
 
-          if (home && g_str_has_prefix (dir, home) && home[1] != '\0')
-            subtitle = g_strconcat ("~", dir + strlen (home), NULL);
-          else
-            subtitle = g_steal_pointer (&dir);
+          subtitle = display_folder (dir);
         }
+    }
+  else if (self->run_folder != NULL)
+    {
+      /* a model reopened from a saved run is named after the run */
+      name = g_path_get_basename (self->run_folder);
+      subtitle = display_folder (self->run_folder);
     }
   else
     name = g_strdup (_("Untitled model"));
@@ -581,6 +596,7 @@ tilde_window_restore_text (TildeWindow *self, GFile *file, const char *text)
   buffer = GTK_TEXT_BUFFER (self->buffer);
   body = text_to_restore (self->buffer, text);
   renew_cancellable (self);
+  g_clear_pointer (&self->run_folder, g_free);
   gtk_source_file_set_location (self->source_file, file);
   tilde_editor_set_file (self->editor, file);
   gtk_text_buffer_begin_irreversible_action (buffer);
@@ -667,6 +683,7 @@ tilde_window_load_file (TildeWindow *self, GFile *file)
   g_return_if_fail (G_IS_FILE (file));
 
   renew_cancellable (self);
+  g_clear_pointer (&self->run_folder, g_free);
   gtk_source_file_set_location (self->source_file, file);
   tilde_editor_set_file (self->editor, file);
   loader = gtk_source_file_loader_new (self->buffer, self->source_file);
@@ -1178,6 +1195,9 @@ tilde_window_dispose (GObject *object)
   g_clear_handle_id (&self->autosave_source, g_source_remove);
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  g_cancellable_cancel (self->run_cancellable);
+  g_clear_object (&self->run_cancellable);
+  g_clear_pointer (&self->run_folder, g_free);
   g_clear_object (&self->source_file);
   g_clear_object (&self->buffer);
   g_clear_object (&self->recent_menu);
@@ -1274,6 +1294,158 @@ TildeRunPanel *
 _tilde_window_get_run_panel (TildeWindow *self)
 {
   return self->run_panel;
+}
+
+/* ---- opening a saved run ---- */
+
+/* Texts as the editor and the files have them: the buffer drops the
+ * newline that saving adds back. */
+static gboolean
+same_text (const char *a, const char *b)
+{
+  g_autofree char *x = g_strchomp (g_strdup (a ? a : ""));
+  g_autofree char *y = g_strchomp (g_strdup (b ? b : ""));
+
+  return g_str_equal (x, y);
+}
+
+static gboolean
+holds_run (TildeWindow *self, const TildeSavedRun *saved)
+{
+  g_autofree char *model = buffer_text (self->buffer);
+  g_autofree char *data = buffer_text (tilde_data_panel_get_buffer (self->data_panel));
+
+  return !self->loading && !tilde_data_panel_get_loading (self->data_panel)
+         && same_text (model, tilde_saved_run_get_model_text (saved))
+         && same_text (data, tilde_saved_run_get_data_text (saved));
+}
+
+/* The run's model, untitled and unmodified (the run's folder keeps it),
+ * and its data, in place of what the window held. */
+static void
+show_run_texts (TildeWindow *self, const TildeSavedRun *saved)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->buffer);
+  GtkSourceBuffer *data = tilde_data_panel_get_buffer (self->data_panel);
+  g_autofree char *model_text = text_to_restore (self->buffer,
+                                                 tilde_saved_run_get_model_text (saved));
+  g_autofree char *data_text = text_to_restore (data, tilde_saved_run_get_data_text (saved));
+  GtkTextIter start;
+
+  renew_cancellable (self);
+  g_free (self->run_folder);
+  self->run_folder = g_strdup (tilde_saved_run_get_folder (saved));
+  gtk_source_file_set_location (self->source_file, NULL);
+  tilde_editor_set_file (self->editor, NULL);
+  gtk_text_buffer_begin_irreversible_action (buffer);
+  gtk_text_buffer_set_text (buffer, model_text, -1);
+  gtk_text_buffer_end_irreversible_action (buffer);
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  gtk_text_buffer_place_cursor (buffer, &start);
+  gtk_text_buffer_set_modified (buffer, FALSE);
+  tilde_data_panel_restore_text (self->data_panel, NULL, data_text);
+  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (data), FALSE);
+  tilde_ir_view_reset (self->ir_view);
+  update_title (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
+}
+
+/* The run's options in the run panel, its optimisation level in the
+ * window's, and its results on the summary page. `saved` is taken. */
+static void
+show_run (TildeWindow *self, TildeSavedRun *saved, gboolean with_texts)
+{
+  static const char *const levels[] = { "0", "1", "experimental" };
+  const TildeRunSettings *settings = tilde_saved_run_get_settings (saved);
+
+  if (with_texts)
+    show_run_texts (self, saved);
+  tilde_run_panel_set_run_settings (self->run_panel, settings);
+  set_optimization_level (self, levels[MIN ((guint) settings->level, G_N_ELEMENTS (levels) - 1)]);
+  tilde_run_controller_show_saved (self->run_controller, saved);
+  set_show_ir (self, TRUE);
+  gtk_stack_set_visible_child_name (self->side_stack, "summary");
+}
+
+/* This window when it already holds the run's model and data (only the
+ * results are new), or holds nothing yet; a new one otherwise, so that
+ * no unsaved work is overwritten. */
+static TildeWindow *
+window_for_run (TildeWindow *self, const TildeSavedRun *saved, gboolean *with_texts)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  gboolean idle = !tilde_run_controller_get_busy (self->run_controller);
+  TildeWindow *window;
+
+  *with_texts = FALSE;
+  if (idle && holds_run (self, saved))
+    return self;
+  *with_texts = TRUE;
+  if (idle && tilde_window_is_pristine (self))
+    return self;
+  window = tilde_window_new (TILDE_IS_APPLICATION (app) ? TILDE_APPLICATION (app) : NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  return window;
+}
+
+static TildeRunSummary *
+run_summary (TildeWindow *self)
+{
+  return TILDE_RUN_SUMMARY (gtk_stack_get_child_by_name (self->side_stack, "summary"));
+}
+
+static void
+saved_run_read (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  TildeWindow *self = g_task_get_source_object (task);
+  g_autoptr(GError) error = NULL;
+  TildeSavedRun *saved = tilde_saved_run_read_finish (result, &error);
+  TildeWindow *window;
+  gboolean with_texts;
+
+  if (saved == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          show_error_toast (self, _("Could not open the run"), error);
+          tilde_run_summary_show_status (run_summary (self), error->message);
+        }
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  window = window_for_run (self, saved, &with_texts);
+  show_run (window, saved, with_texts);
+  g_task_return_pointer (task, g_object_ref (window), g_object_unref);
+}
+
+void
+_tilde_window_open_run_async (TildeWindow         *self,
+                              const char          *folder,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  GTask *task;
+
+  g_return_if_fail (TILDE_IS_WINDOW (self));
+  g_return_if_fail (folder != NULL);
+  task = g_task_new (self, self->run_cancellable, callback, user_data);
+  g_task_set_source_tag (task, _tilde_window_open_run_async);
+  tilde_saved_run_read_async (folder, self->run_cancellable, saved_run_read, task);
+}
+
+TildeWindow *
+_tilde_window_open_run_finish (TildeWindow *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static gboolean
+open_run_requested (TildeWindow *self, const char *folder)
+{
+  _tilde_window_open_run_async (self, folder, NULL, NULL);
+  return TRUE;
 }
 
 static void
@@ -1401,6 +1573,9 @@ tilde_window_init (TildeWindow *self)
   g_signal_connect_object (self->run_controller, "notify::running",
                            G_CALLBACK (run_state_changed), self, G_CONNECT_SWAPPED);
   run_state_changed (self);
+  self->run_cancellable = g_cancellable_new ();
+  g_signal_connect_object (run_summary (self), "open-run",
+                           G_CALLBACK (open_run_requested), self, G_CONNECT_SWAPPED);
 
   /* The layout, sizes and options the last window had. */
   settings = app_settings ();

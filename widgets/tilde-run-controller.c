@@ -27,6 +27,18 @@ typedef struct {
   guint   phase_first;            /* the iteration it started at */
 } ChainState;
 
+struct _TildeSavedRun
+{
+  char             *folder;
+  TildeRunSettings  settings;
+  char             *model_text;
+  char             *data_text;
+  GPtrArray        *opened;      /* TildeStanCsv of the chains */
+  TildeStanCsv     *mode;        /* an optimisation's */
+  GPtrArray        *paths;       /* the files, NULL-terminated */
+  TildeSummary     *summary;
+};
+
 /* What the run's threads share with the main thread. The controller
  * pointer is only touched on the main thread: it goes NULL when the
  * controller lets the run go, and the run's last callbacks then do
@@ -37,6 +49,7 @@ typedef struct {
   GMainContext       *context;
   TildeRunJob        *job;
   char               *folder;      /* for opening a saved run */
+  TildeSavedRun      *saved;       /* what was read there */
 
   GMutex              lock;        /* guards what follows */
   char              **names;       /* the columns, once known */
@@ -53,10 +66,6 @@ typedef struct {
   gboolean            ok;
   GError             *error;
   TildeSummary       *summary;
-  GPtrArray          *opened;      /* TildeStanCsv of an opened run's chains */
-  TildeStanCsv       *mode;        /* an opened optimisation's */
-  GPtrArray          *paths;       /* an opened run's files, NULL-terminated */
-  char               *model_text, *data_text;
   TildeRunSettings    settings;
 } Run;
 
@@ -153,11 +162,7 @@ run_unref (gpointer data)
   g_string_free (run->log, TRUE);
   g_clear_error (&run->error);
   g_clear_pointer (&run->summary, tilde_summary_free);
-  g_clear_pointer (&run->opened, g_ptr_array_unref);
-  g_clear_pointer (&run->mode, tilde_stan_csv_free);
-  g_clear_pointer (&run->paths, g_ptr_array_unref);
-  g_free (run->model_text);
-  g_free (run->data_text);
+  g_clear_pointer (&run->saved, tilde_saved_run_free);
   g_free (run);
 }
 
@@ -426,18 +431,18 @@ stop_progress (TildeRunController *self)
 
 /* The draws of an opened run, from its files. */
 static void
-fill_opened_draws (TildeRunController *self, Run *run)
+fill_opened_draws (TildeRunController *self, TildeSavedRun *saved)
 {
   TildeStanCsv *first;
   g_autoptr(TildeDraws) draws = NULL;
 
-  if (run->opened == NULL || run->opened->len == 0)
+  if (saved->opened == NULL || saved->opened->len == 0)
     return;
-  first = g_ptr_array_index (run->opened, 0);
-  draws = tilde_draws_new ((const char *const *) first->column_names, run->opened->len);
-  for (guint c = 0; c < run->opened->len; c++)
+  first = g_ptr_array_index (saved->opened, 0);
+  draws = tilde_draws_new ((const char *const *) first->column_names, saved->opened->len);
+  for (guint c = 0; c < saved->opened->len; c++)
     {
-      TildeStanCsv *csv = g_ptr_array_index (run->opened, c);
+      TildeStanCsv *csv = g_ptr_array_index (saved->opened, c);
 
       if (csv->n_columns != first->n_columns)
         continue;
@@ -447,29 +452,34 @@ fill_opened_draws (TildeRunController *self, Run *run)
       if (csv->n_draws > 0)
         tilde_draws_append (draws, c, csv->draws, (gsize) csv->n_draws * csv->n_columns, FALSE);
     }
-  self->n_chains = run->opened->len;
+  self->n_chains = saved->opened->len;
   set_draws (self, draws);
 }
 
 static void
 take_opened (TildeRunController *self, Run *run)
 {
+  TildeSavedRun *saved = run->saved;
+  TildeStanCsv *mode = saved->mode;
+
   g_free (self->model_text);
-  self->model_text = g_steal_pointer (&run->model_text);
+  self->model_text = g_steal_pointer (&saved->model_text);
   g_free (self->data_text);
-  self->data_text = g_steal_pointer (&run->data_text);
-  self->settings = run->settings;
+  self->data_text = g_steal_pointer (&saved->data_text);
+  self->settings = saved->settings;
   g_free (self->folder);
-  self->folder = g_strdup (run->folder);
+  self->folder = g_strdup (saved->folder);
   g_free (self->model_name);
-  self->model_name = g_path_get_basename (run->folder);
-  fill_opened_draws (self, run);
-  if (run->mode != NULL && run->mode->n_draws > 0)
-    keep_estimates (self, (const char *const *) run->mode->column_names,
-                    run->mode->draws + (gsize) (run->mode->n_draws - 1) * run->mode->n_columns,
-                    run->mode->n_columns);
-  if (run->paths != NULL)
-    keep_outputs (self, (const char *const *) run->paths->pdata);
+  self->model_name = g_path_get_basename (saved->folder);
+  fill_opened_draws (self, saved);
+  if (mode != NULL && mode->n_draws > 0)
+    keep_estimates (self, (const char *const *) mode->column_names,
+                    mode->draws + (gsize) (mode->n_draws - 1) * mode->n_columns,
+                    mode->n_columns);
+  if (saved->paths != NULL)
+    keep_outputs (self, (const char *const *) saved->paths->pdata);
+  g_clear_pointer (&run->summary, tilde_summary_free);
+  run->summary = g_steal_pointer (&saved->summary);
 }
 
 /* Main thread: the chains have stopped; their last draws go to the store
@@ -490,22 +500,21 @@ stopped_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-static gboolean
-finished_cb (gpointer data)
+/* Main thread: the run (or the reading of a saved one) is over. */
+static void
+end_run (Run *run)
 {
-  Run *run = data;
   TildeRunController *self = run->controller;
   const char *const *names = NULL;
   const double *estimates;
   gsize n = 0;
 
-  if (self == NULL)
-    return G_SOURCE_REMOVE;
   flush_rows (run);
-  g_thread_join (self->thread);
+  if (self->thread != NULL)
+    g_thread_join (self->thread);
   self->thread = NULL;
   stop_progress (self);
-  if (run->folder != NULL)
+  if (run->saved != NULL)
     take_opened (self, run);
   else
     {
@@ -529,6 +538,15 @@ finished_cb (gpointer data)
     }
   g_signal_emit (self, signals[SIGNAL_PROGRESS], 0);
   g_signal_emit (self, signals[SIGNAL_FINISHED], 0, run->ok ? NULL : run->error);
+}
+
+static gboolean
+finished_cb (gpointer data)
+{
+  Run *run = data;
+
+  if (run->controller != NULL)
+    end_run (run);
   return G_SOURCE_REMOVE;
 }
 
@@ -799,43 +817,187 @@ list_csv_files (const char *folder, TildeRunMethod method, GError **error)
   return paths;
 }
 
-static gboolean
-read_saved_run (Run *run, GError **error)
+void
+tilde_saved_run_free (TildeSavedRun *saved)
 {
-  g_autofree char *options = NULL;
-  g_autofree char *model_path = g_build_filename (run->folder, "model.stan", NULL);
-  g_autofree char *data_path = g_build_filename (run->folder, "data.json", NULL);
-  g_autofree char *options_path = g_build_filename (run->folder, "options.json", NULL);
+  if (saved == NULL)
+    return;
+  g_free (saved->folder);
+  g_free (saved->model_text);
+  g_free (saved->data_text);
+  g_clear_pointer (&saved->opened, g_ptr_array_unref);
+  g_clear_pointer (&saved->mode, tilde_stan_csv_free);
+  g_clear_pointer (&saved->paths, g_ptr_array_unref);
+  g_clear_pointer (&saved->summary, tilde_summary_free);
+  g_free (saved);
+}
+
+const char *
+tilde_saved_run_get_folder (const TildeSavedRun *saved)
+{
+  return saved->folder;
+}
+
+const char *
+tilde_saved_run_get_model_text (const TildeSavedRun *saved)
+{
+  return saved->model_text;
+}
+
+const char *
+tilde_saved_run_get_data_text (const TildeSavedRun *saved)
+{
+  return saved->data_text;
+}
+
+const TildeRunSettings *
+tilde_saved_run_get_settings (const TildeSavedRun *saved)
+{
+  return &saved->settings;
+}
+
+/* options.json first: a folder without one is not a run at all. */
+static gboolean
+read_options (TildeSavedRun *saved, GError **error)
+{
+  g_autofree char *path = g_build_filename (saved->folder, "options.json", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) local = NULL;
+
+  tilde_run_settings_init (&saved->settings);
+  if (!g_file_get_contents (path, &text, NULL, &local))
+    {
+      if (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                     _("“%s” is not a saved run: it has no options.json."), saved->folder);
+      else
+        g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  if (!tilde_run_settings_from_json (text, &saved->settings, &local))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", path, local->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+read_texts (TildeSavedRun *saved, GError **error)
+{
+  g_autofree char *model_path = g_build_filename (saved->folder, "model.stan", NULL);
+  g_autofree char *data_path = g_build_filename (saved->folder, "data.json", NULL);
+
+  /* GLib's messages name the file */
+  if (!g_file_get_contents (model_path, &saved->model_text, NULL, error))
+    return FALSE;
+  /* a model without data is saved with an empty data.json */
+  if (!g_file_get_contents (data_path, &saved->data_text, NULL, NULL))
+    saved->data_text = g_strdup ("");
+  return TRUE;
+}
+
+/* Each chain options.json counts wrote a file, named as the sampler
+ * names them: a folder short of one is not the run it says it is. */
+static gboolean
+check_chain_files (TildeSavedRun *saved, GError **error)
+{
+  guint chains = saved->settings.sample.chains;
+  g_autofree char *output = g_build_filename (saved->folder, "output.csv", NULL);
+
+  for (guint id = 1; id <= chains; id++)
+    {
+      g_autofree char *path = tilde_sample_chain_output_path (output, chains, id);
+
+      if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                       _("The run’s draws are missing: there is no %s."), path);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+read_draws (TildeSavedRun *saved, GError **error)
+{
   g_autoptr(GPtrArray) paths = NULL;
 
-  tilde_run_settings_init (&run->settings);
-  if (!g_file_get_contents (options_path, &options, NULL, error)
-      || !tilde_run_settings_from_json (options, &run->settings, error)
-      || !g_file_get_contents (model_path, &run->model_text, NULL, error))
+  if (saved->settings.method == TILDE_RUN_SAMPLE && !check_chain_files (saved, error))
     return FALSE;
-  if (!g_file_get_contents (data_path, &run->data_text, NULL, NULL))
-    run->data_text = g_strdup ("");
-  paths = list_csv_files (run->folder, run->settings.method, error);
+  paths = list_csv_files (saved->folder, saved->settings.method, error);
   if (paths == NULL)
     return FALSE;
-  run->opened = g_ptr_array_new_with_free_func ((GDestroyNotify) tilde_stan_csv_free);
+  if (paths->len == 0)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                   _("“%s” has no optimize.csv: the run’s results are missing."), saved->folder);
+      return FALSE;
+    }
+  saved->opened = g_ptr_array_new_with_free_func ((GDestroyNotify) tilde_stan_csv_free);
   for (guint i = 0; i < paths->len; i++)
     {
+      /* its messages name the file */
       TildeStanCsv *csv = tilde_stan_csv_read_file (g_ptr_array_index (paths, i), error);
 
       if (csv == NULL)
         return FALSE;
       /* an optimisation's table shows the mode, its plots the Laplace draws */
-      if (run->settings.method == TILDE_RUN_OPTIMIZE && i == 0)
-        run->mode = csv;
+      if (saved->settings.method == TILDE_RUN_OPTIMIZE && i == 0)
+        saved->mode = csv;
       else
-        g_ptr_array_add (run->opened, csv);
+        g_ptr_array_add (saved->opened, csv);
     }
   g_ptr_array_add (paths, NULL);
-  if (run->settings.method == TILDE_RUN_SAMPLE && paths->len > 1)
-    run->summary = tilde_run_summarize_files ((const char *const *) paths->pdata, NULL);
-  run->paths = g_steal_pointer (&paths);
+  if (saved->settings.method == TILDE_RUN_SAMPLE)
+    saved->summary = tilde_run_summarize_files ((const char *const *) paths->pdata, NULL);
+  saved->paths = g_steal_pointer (&paths);
   return TRUE;
+}
+
+static TildeSavedRun *
+read_saved_run (const char *folder, GError **error)
+{
+  g_autoptr(TildeSavedRun) saved = g_new0 (TildeSavedRun, 1);
+
+  saved->folder = g_strdup (folder);
+  if (!read_options (saved, error) || !read_texts (saved, error) || !read_draws (saved, error))
+    return NULL;
+  return g_steal_pointer (&saved);
+}
+
+static void
+read_in_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  GError *error = NULL;
+  TildeSavedRun *saved = read_saved_run (data, &error);
+
+  if (saved == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, saved, (GDestroyNotify) tilde_saved_run_free);
+}
+
+void
+tilde_saved_run_read_async (const char          *folder,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, tilde_saved_run_read_async);
+  g_task_set_task_data (task, g_strdup (folder), g_free);
+  g_task_set_return_on_cancel (task, TRUE);
+  g_task_run_in_thread (task, read_in_thread);
+}
+
+TildeSavedRun *
+tilde_saved_run_read_finish (GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 static gpointer
@@ -843,7 +1005,8 @@ open_thread (gpointer data)
 {
   Run *run = data;
 
-  run->ok = read_saved_run (run, &run->error);
+  run->saved = read_saved_run (run->folder, &run->error);
+  run->ok = run->saved != NULL;
   to_main_thread (run, G_PRIORITY_DEFAULT_IDLE, finished_cb, "[tilde] run opened");
   return NULL;
 }
@@ -863,6 +1026,28 @@ tilde_run_controller_open (TildeRunController *self, const char *folder)
   return TRUE;
 }
 
+gboolean
+tilde_run_controller_show_saved (TildeRunController *self, TildeSavedRun *saved)
+{
+  Run *run;
+
+  g_return_val_if_fail (TILDE_IS_RUN_CONTROLLER (self), FALSE);
+  g_return_val_if_fail (saved != NULL, FALSE);
+  if (self->running || self->finishing)
+    {
+      tilde_saved_run_free (saved);
+      return FALSE;
+    }
+  run = run_new (self);
+  run->folder = g_strdup (saved->folder);
+  run->saved = saved;
+  run->ok = TRUE;
+  begin (self, run);
+  end_run (run);
+  run_unref (run);
+  return TRUE;
+}
+
 /* ---- the object ---- */
 
 TildeRunController *
@@ -876,6 +1061,13 @@ tilde_run_controller_get_running (TildeRunController *self)
 {
   g_return_val_if_fail (TILDE_IS_RUN_CONTROLLER (self), FALSE);
   return self->running;
+}
+
+gboolean
+tilde_run_controller_get_busy (TildeRunController *self)
+{
+  g_return_val_if_fail (TILDE_IS_RUN_CONTROLLER (self), FALSE);
+  return self->running || self->finishing;
 }
 
 const char *

@@ -52,6 +52,9 @@ gboolean      tilde_run_controller_start    (TildeRunController     *self,
 /* Asks the run to stop; ::finished follows. */
 void          tilde_run_controller_stop     (TildeRunController *self);
 gboolean      tilde_run_controller_get_running (TildeRunController *self);
+/* While a run goes on or its ::finished is still to come: nothing
+ * else can start or be shown. */
+gboolean      tilde_run_controller_get_busy    (TildeRunController *self);
 
 const char   *tilde_run_controller_get_runs_folder (TildeRunController *self);
 void          tilde_run_controller_set_runs_folder (TildeRunController *self,
@@ -94,5 +97,35 @@ gboolean      tilde_run_controller_save         (TildeRunController *self,
  * while a run goes on. */
 gboolean      tilde_run_controller_open         (TildeRunController *self,
                                                  const char         *folder);
+
+/* A folder written by _save, read whole (options, texts, every chain's
+ * draws and their summary) so that a window can look at it before it
+ * shows it. */
+typedef struct _TildeSavedRun TildeSavedRun;
+
+/* Reads `folder` on a thread of its own. The error names the file at
+ * fault: a folder without options.json is not a run; then options.json
+ * that does not parse, no model.stan, no Stan CSV file of the run's
+ * method, or one that does not read. A missing data.json is no data. */
+void           tilde_saved_run_read_async     (const char          *folder,
+                                               GCancellable        *cancellable,
+                                               GAsyncReadyCallback  callback,
+                                               gpointer             user_data);
+TildeSavedRun *tilde_saved_run_read_finish    (GAsyncResult        *result,
+                                               GError             **error);
+void           tilde_saved_run_free           (TildeSavedRun       *saved);
+const char    *tilde_saved_run_get_folder     (const TildeSavedRun *saved);
+const char    *tilde_saved_run_get_model_text (const TildeSavedRun *saved);
+/* "" for a run without data. */
+const char    *tilde_saved_run_get_data_text  (const TildeSavedRun *saved);
+const TildeRunSettings *tilde_saved_run_get_settings (const TildeSavedRun *saved);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TildeSavedRun, tilde_saved_run_free)
+
+/* Makes `saved` (taken, and freed) the last run at once, as _open does
+ * once its reading is done: :draws, the summary, the files, the texts and
+ * settings, then ::finished. FALSE while a run goes on. */
+gboolean      tilde_run_controller_show_saved   (TildeRunController *self,
+                                                 TildeSavedRun      *saved);
 
 G_END_DECLS

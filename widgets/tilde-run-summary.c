@@ -31,6 +31,13 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
+enum {
+  SIGNAL_OPEN_RUN,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 static void
 update_actions (TildeRunSummary *self)
 {
@@ -144,8 +151,11 @@ open_chosen (GFile *file, gpointer data)
 {
   TildeRunSummary *self = data;
   g_autofree char *path = g_file_get_path (file);
+  gboolean handled = FALSE;
 
-  tilde_run_controller_open (self->controller, path);
+  g_signal_emit (self, signals[SIGNAL_OPEN_RUN], 0, path, &handled);
+  if (!handled && self->controller != NULL)
+    tilde_run_controller_open (self->controller, path);
   g_object_unref (self);
 }
 
@@ -301,6 +311,11 @@ tilde_run_summary_class_init (TildeRunSummaryClass *klass)
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  signals[SIGNAL_OPEN_RUN] =
+    g_signal_new ("open-run", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  g_signal_accumulator_true_handled, NULL, NULL,
+                  G_TYPE_BOOLEAN, 1, G_TYPE_STRING);
+
   gtk_widget_class_install_action (widget_class, "run-summary.export-summary", NULL,
                                    export_summary_action);
   gtk_widget_class_install_action (widget_class, "run-summary.export-draws", NULL,
@@ -358,4 +373,11 @@ GtkWidget *
 tilde_run_summary_new (void)
 {
   return g_object_new (TILDE_TYPE_RUN_SUMMARY, NULL);
+}
+
+void
+tilde_run_summary_show_status (TildeRunSummary *self, const char *text)
+{
+  g_return_if_fail (TILDE_IS_RUN_SUMMARY (self));
+  gtk_label_set_text (self->status, text ? text : "");
 }

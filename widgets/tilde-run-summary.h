@@ -21,7 +21,9 @@ G_DECLARE_FINAL_TYPE (TildeRunSummary, tilde_run_summary, TILDE, RUN_SUMMARY, Gt
  * plots its parameters in :plots and brings :plots forward in its stack.
  *
  * Widget actions: run-summary.export-summary, run-summary.export-draws,
- * run-summary.save-run, run-summary.open-run. */
+ * run-summary.save-run, run-summary.open-run. The folder chosen to open
+ * goes to ::open-run (gboolean handler (self, const char *folder)); when
+ * no handler returns TRUE, :controller opens it. */
 GtkWidget           *tilde_run_summary_new            (void);
 TildeRunController  *tilde_run_summary_get_controller (TildeRunSummary    *self);
 void                 tilde_run_summary_set_controller (TildeRunSummary    *self,
@@ -31,5 +33,8 @@ void                 tilde_run_summary_set_plots      (TildeRunSummary    *self,
                                                        TildeRunPlots      *plots);
 TildeSummaryView    *tilde_run_summary_get_view       (TildeRunSummary    *self);
 TildeWarningsBanner *tilde_run_summary_get_banner     (TildeRunSummary    *self);
+/* Shows `text` where the summary's status goes (why a run did not open). */
+void                 tilde_run_summary_show_status    (TildeRunSummary    *self,
+                                                       const char         *text);
 
 G_END_DECLS
