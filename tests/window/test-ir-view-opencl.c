@@ -145,6 +145,8 @@ test_glm_kernel (void)
   /* the left side is still the transformed MIR, diffed against it */
   g_assert_nonnull (strstr (tilde_ir_view_get_text (ir, TILDE_IR_SIDE_LEFT), "log_prob {"));
   g_assert_cmpuint (_tilde_ir_view_get_rows (ir)->len, >, 0);
+  window_test_let_it_draw (GTK_WIDGET (window));
+  window_test_screenshot (GTK_WIDGET (window), "ir-view-opencl.png");
 
   gtk_widget_activate_action (GTK_WIDGET (ir), "ir.copy", "i", TILDE_IR_SIDE_RIGHT);
   gdk_clipboard_read_text_async (clipboard, NULL, clipboard_read, &copied);
