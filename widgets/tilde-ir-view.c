@@ -116,6 +116,9 @@ struct _TildeIrView
   guint               level;
   guint               left_stage;
   guint               right_stage;
+  gboolean            use_opencl;
+  /* The OpenCL stage of `shown` when it has no kernel: why, then the plan. */
+  TildeMirText        opencl_note;
   GdkRGBA             colours[N_TAGS];
 
   guint               hide_unchanged : 1;
@@ -139,6 +142,7 @@ enum {
   PROP_LEVEL,
   PROP_LEFT_STAGE,
   PROP_RIGHT_STAGE,
+  PROP_USE_OPENCL,
   PROP_HIDE_UNCHANGED,
   PROP_STEP,
   PROP_HAS_ERRORS,
@@ -172,6 +176,55 @@ shown_stages (TildeIrView *self)
   return self->shown ? tilde_job_result_get_mir_stages (self->shown) : NULL;
 }
 
+/* What a side shows for `stage`: the stage's text, or for an OpenCL stage
+ * without a kernel the line that says why before its plan. */
+static const TildeMirText *
+stage_text (TildeIrView *self, const TildeMirStages *stages, guint stage)
+{
+  if (stage == TILDE_MIR_STAGE_OPENCL && stages->opencl_kernels == 0
+      && self->opencl_note.text != NULL)
+    return &self->opencl_note;
+  return &stages->stages[stage];
+}
+
+static void
+clear_opencl_note (TildeIrView *self)
+{
+  g_clear_pointer (&self->opencl_note.text, g_free);
+  g_clear_pointer (&self->opencl_note.sources, g_free);
+  self->opencl_note.n_lines = 0;
+}
+
+static char *
+opencl_why_not (const TildeMirStages *stages)
+{
+  if (stages->opencl_candidate != NULL)
+    return g_strdup_printf (_("No statement runs on an OpenCL device: annotate %s with @gpu (the "
+                              "design matrix of %s at line %d) to run that statement as a kernel"),
+                            stages->opencl_candidate, stages->opencl_candidate_call,
+                            stages->opencl_candidate_line);
+  return g_strdup (_("No statement runs on an OpenCL device: only GLM statements over a design "
+                     "matrix annotated @gpu do, such as y ~ poisson_log_glm(X, alpha, beta) "
+                     "with @gpu matrix[N, K] X"));
+}
+
+/* The note's first line is the reason, the rest the stage's own lines. */
+static void
+make_opencl_note (TildeIrView *self, const TildeMirStages *stages)
+{
+  const TildeMirText *plan = &stages->stages[TILDE_MIR_STAGE_OPENCL];
+  g_autofree char *why = opencl_why_not (stages);
+
+  clear_opencl_note (self);
+  if (stages->opencl_kernels > 0 || plan->text == NULL)
+    return;
+  self->opencl_note.text = g_strconcat ("// ", why, "\n", plan->text, NULL);
+  self->opencl_note.n_lines = plan->n_lines + 1;
+  self->opencl_note.sources = g_new0 (TildeMirSource, plan->n_lines + 1);
+  if (plan->n_lines > 0)
+    memcpy (self->opencl_note.sources + 1, plan->sources, sizeof (TildeMirSource) * plan->n_lines);
+}
+
 static const char *
 stage_title (guint stage)
 {
@@ -185,6 +238,8 @@ stage_title (guint stage)
       return _("Transformed MIR");
     case TILDE_MIR_STAGE_OPTIMIZED:
       return _("Optimized MIR");
+    case TILDE_MIR_STAGE_OPENCL:
+      return _("OpenCL");
     default:
       g_return_val_if_reached ("");
     }
@@ -942,8 +997,8 @@ diff_done (GObject *source, GAsyncResult *result, gpointer user_data)
   /* Cancelled: the view moved on, or is gone. */
   if (rows == NULL || (stages = shown_stages (self)) == NULL)
     return;
-  show_rows (self, &stages->stages[self->left_stage], &stages->stages[self->right_stage],
-             rows, GPOINTER_TO_INT (user_data));
+  show_rows (self, stage_text (self, stages, self->left_stage),
+             stage_text (self, stages, self->right_stage), rows, GPOINTER_TO_INT (user_data));
 }
 
 /* Two whole stages: the precomputed diff of the transformed and optimized
@@ -952,8 +1007,8 @@ diff_done (GObject *source, GAsyncResult *result, gpointer user_data)
 static void
 show_stages (TildeIrView *self, const TildeMirStages *stages, ScrollHint hint)
 {
-  const TildeMirText *left = &stages->stages[self->left_stage];
-  const TildeMirText *right = &stages->stages[self->right_stage];
+  const TildeMirText *left = stage_text (self, stages, self->left_stage);
+  const TildeMirText *right = stage_text (self, stages, self->right_stage);
   g_autoptr(GArray) rows = NULL;
   g_autoptr(GTask) task = NULL;
   DiffTexts *texts;
@@ -1405,6 +1460,8 @@ suggested_name (TildeIrView *self, int side)
 
       if (stage == TILDE_MIR_STAGE_AST)
         return g_strdup_printf ("%s-typed.stan", base);
+      if (stage == TILDE_MIR_STAGE_OPENCL)
+        return g_strdup_printf ("%s-%s.cl", base, mir_opt_level_name ((MirOptLevel) self->level));
       if (stage == TILDE_MIR_STAGE_OPTIMIZED)
         return g_strdup_printf ("%s-%s-%s.mir", base, tilde_mir_stage_name (stage),
                                 mir_opt_level_name ((MirOptLevel) self->level));
@@ -1499,6 +1556,7 @@ compile_done (TildeJobResult *result, gpointer user_data)
     self->sides[s].text = NULL;
   g_clear_pointer (&self->shown, tilde_job_result_unref);
   self->shown = tilde_job_result_ref (result);
+  make_opencl_note (self, stages);
   set_has_errors (self, FALSE);
   /* In once its rows are: finish_apply(). */
   self->result_pending = TRUE;
@@ -1525,9 +1583,11 @@ tilde_ir_view_compile_now (TildeIrView *self)
   input = _tilde_editor_new_job_input (self->editor);
   self->compiled_stamp = self->stamp;
   self->dirty = FALSE;
-  self->compile_generation = tilde_worker_compile_mir (worker, input, (MirOptLevel) self->level,
-                                                       compile_done, tilde_weak_ref_new (self),
-                                                       tilde_weak_ref_free);
+  self->compile_generation = tilde_worker_compile_mir_full (worker, input,
+                                                            (MirOptLevel) self->level,
+                                                            self->use_opencl, compile_done,
+                                                            tilde_weak_ref_new (self),
+                                                            tilde_weak_ref_free);
   set_compiling (self, TRUE);
 }
 
@@ -1580,6 +1640,7 @@ forget_shown (TildeIrView *self)
   for (guint s = 0; s < 2; s++)
     self->sides[s].text = NULL;
   g_clear_pointer (&self->shown, tilde_job_result_unref);
+  clear_opencl_note (self);
   self->rebuilding = TRUE;
   g_list_store_remove_all (self->passes);
   self->rebuilding = FALSE;
@@ -1673,6 +1734,25 @@ tilde_ir_view_set_level (TildeIrView *self, guint level)
   self->dirty = TRUE;
   tilde_ir_view_compile_now (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LEVEL]);
+}
+
+gboolean
+tilde_ir_view_get_use_opencl (TildeIrView *self)
+{
+  g_return_val_if_fail (TILDE_IS_IR_VIEW (self), FALSE);
+  return self->use_opencl;
+}
+
+void
+tilde_ir_view_set_use_opencl (TildeIrView *self, gboolean use_opencl)
+{
+  g_return_if_fail (TILDE_IS_IR_VIEW (self));
+  if (self->use_opencl == !!use_opencl)
+    return;
+  self->use_opencl = !!use_opencl;
+  self->dirty = TRUE;
+  tilde_ir_view_compile_now (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_USE_OPENCL]);
 }
 
 static void
@@ -1811,6 +1891,7 @@ tilde_ir_view_dispose (GObject *object)
   cancel_apply (self);
   disconnect_editor (self);
   g_clear_pointer (&self->shown, tilde_job_result_unref);
+  clear_opencl_note (self);
   g_clear_pointer (&self->rows, g_array_unref);
   g_clear_pointer (&self->buffer_rows, g_array_unref);
   for (guint s = 0; s < 2; s++)
@@ -1851,6 +1932,9 @@ tilde_ir_view_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_RIGHT_STAGE:
       g_value_set_uint (value, self->right_stage);
       break;
+    case PROP_USE_OPENCL:
+      g_value_set_boolean (value, self->use_opencl);
+      break;
     case PROP_HIDE_UNCHANGED:
       g_value_set_boolean (value, self->hide_unchanged);
       break;
@@ -1886,6 +1970,9 @@ tilde_ir_view_set_property (GObject *object, guint prop_id, const GValue *value,
       break;
     case PROP_RIGHT_STAGE:
       set_stage (self, &self->right_stage, g_value_get_uint (value), pspec);
+      break;
+    case PROP_USE_OPENCL:
+      tilde_ir_view_set_use_opencl (self, g_value_get_boolean (value));
       break;
     case PROP_HIDE_UNCHANGED:
       if (self->hide_unchanged != g_value_get_boolean (value))
@@ -1928,6 +2015,9 @@ tilde_ir_view_class_init (TildeIrViewClass *klass)
   properties[PROP_RIGHT_STAGE] =
     g_param_spec_uint ("right-stage", NULL, NULL, 0, TILDE_N_MIR_STAGES - 1, TILDE_MIR_STAGE_OPTIMIZED,
                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_USE_OPENCL] =
+    g_param_spec_boolean ("use-opencl", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_HIDE_UNCHANGED] =
     g_param_spec_boolean ("hide-unchanged", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);

@@ -21,7 +21,11 @@ typedef enum {
  * line diff: two stages of the compiler (:left-stage, :right-stage, by
  * default the transformed and the optimized MIR), or the program before
  * and after one pass of the pipeline at :level (O0, O1, Oexperimental),
- * chosen in the pass list. The model is compiled on the editor's engine
+ * chosen in the pass list. The last stage, OpenCL, is what a device would
+ * run: where the data live (`tilde compile --debug-mem-patterns`) and the
+ * generated source of each kernel (`--debug-opencl`), or one line that says
+ * why no statement runs there; with :use-opencl, large design matrices of
+ * GLM statements count as on the device without @gpu (as --use-opencl). The model is compiled on the editor's engine
  * thread a moment after the last edit, while the view is shown. When the
  * model has errors the last output that compiled stays, dimmed, under a
  * banner.
@@ -36,6 +40,9 @@ void         tilde_ir_view_set_editor     (TildeIrView *self,
 guint        tilde_ir_view_get_level      (TildeIrView *self);
 void         tilde_ir_view_set_level      (TildeIrView *self,
                                            guint        level);
+gboolean     tilde_ir_view_get_use_opencl (TildeIrView *self);
+void         tilde_ir_view_set_use_opencl (TildeIrView *self,
+                                           gboolean     use_opencl);
 /* Which pipeline step is shown (an index into the steps of the shown
  * output), or -1 for the two stages. */
 int          tilde_ir_view_get_step       (TildeIrView *self);

@@ -291,21 +291,40 @@ static const char categorical_pass[] =
 
 static void append_pass (GString *s, TildeGpuGlmFamily family);
 
-char *
-tilde_gpu_glm_source (TildeGpuGlmFamily family, gint32 K, guint wg)
+/* The lines that fix K and the work-group size; with K < 0, K is left to
+ * the data: a comment says where it comes from and KPT is written in K. */
+static void
+append_header (GString *s, TildeGpuGlmFamily family, gint32 K, const char *x_name, guint wg)
 {
-  GString *s = g_string_new (NULL);
+  if (K >= 0)
+    g_string_append_printf (s,
+      "/* %s, K = %d: log density terms and partials in one pass */\n"
+      "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+      "#define K %d\n"
+      "#define WG %u\n"
+      "#define KPT %d  /* columns of x^T d per work-item */\n",
+      family_names[family], K, K, wg, MAX (1, ((int) K + (int) wg - 1) / (int) wg));
+  else
+    g_string_append_printf (s,
+      "/* %s, K = the columns of %s: log density terms and partials in one pass */\n"
+      "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+      "/* #define K, the number of columns of %s, is written here once the data are known */\n"
+      "#define WG %u\n"
+      "#define KPT ((K + WG - 1) / WG > 1 ? (K + WG - 1) / WG : 1)  /* columns of x^T d per "
+      "work-item */\n",
+      family_names[family], x_name, x_name, wg);
   g_string_append_printf (s,
-    "/* %s, K = %d: log density terms and partials in one pass */\n"
-    "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
-    "#define K %d\n"
-    "#define WG %u\n"
-    "#define KPT %d  /* columns of x^T d per work-item */\n"
     "#define NX %d   /* the family's extra sums */\n"
     "#define ORDINAL %d  /* partials of the cut points */\n"
     "\n",
-    family_names[family], K, K, wg, MAX (1, ((int) K + (int) wg - 1) / (int) wg),
     family_extras[family], ordinal (family));
+}
+
+static char *
+glm_source (TildeGpuGlmFamily family, gint32 K, const char *x_name, guint wg)
+{
+  GString *s = g_string_new (NULL);
+  append_header (s, family, K, x_name, wg);
   g_string_append (s, device_functions);
   g_string_append (s,
     "static double group_sum (__local double *red, double v)\n"
@@ -344,6 +363,19 @@ tilde_gpu_glm_source (TildeGpuGlmFamily family, gint32 K, guint wg)
     "    sums[c] = t;\n"
     "}\n");
   return g_string_free (s, FALSE);
+}
+
+char *
+tilde_gpu_glm_source (TildeGpuGlmFamily family, gint32 K, guint wg)
+{
+  g_return_val_if_fail (K >= 0, NULL);
+  return glm_source (family, K, NULL, wg);
+}
+
+char *
+tilde_gpu_glm_source_for_data (TildeGpuGlmFamily family, const char *x_name, guint wg)
+{
+  return glm_source (family, -1, x_name, wg);
 }
 
 /* glm_pass of the families with one linear predictor */
@@ -481,7 +513,7 @@ pick_wg (const TildeGpuDevice *d)
 {
   size_t max = 0;
   clGetDeviceInfo (d->device_id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max, &max, NULL);
-  guint wg = 64;
+  guint wg = TILDE_GPU_GLM_WG;
   while (wg > 1 && max && wg > max)
     wg /= 2;
   return wg;

@@ -63,6 +63,14 @@ const char *tilde_gpu_glm_family_name (TildeGpuGlmFamily family);
 /* The OpenCL C source of the kernels for `family` with K predictors and
  * work-groups of `wg` items (a power of two). */
 char       *tilde_gpu_glm_source (TildeGpuGlmFamily family, gint32 K, guint wg);
+/* The same source before the data fix K (the columns of the design matrix
+ * `x_name`): a comment stands where `#define K` goes and KPT is written in
+ * K. For showing, not for building. */
+char       *tilde_gpu_glm_source_for_data (TildeGpuGlmFamily family, const char *x_name,
+                                           guint wg);
+
+/* Items per work-group, unless the device takes fewer. */
+#define TILDE_GPU_GLM_WG 64
 
 typedef struct TildeGpuGlm TildeGpuGlm;
 

@@ -358,3 +358,35 @@ tilde_gpu_plan_report (const TildeGpuPlan *plan)
     }
   return g_string_free (out, FALSE);
 }
+
+gint32
+tilde_gpu_plan_site_columns (const TildeGpuPlan *plan, const TildeGpuSite *site)
+{
+  const char *x = site->x->u.var.name;
+  for (guint i = 0; i < plan->vars->len; i++)
+    {
+      const TildeGpuResidency *r = &g_array_index (plan->vars, TildeGpuResidency, i);
+      if (strcmp (r->name, x) != 0)
+        continue;
+      const MirExpr *cols = r->type->kind == MIR_SIZED_MATRIX ? r->type->dim2 : NULL;
+      if (!cols || cols->kind != MIR_EXPR_LIT || cols->u.lit.kind != MIR_LIT_INT)
+        return -1;
+      gint64 k = g_ascii_strtoll (cols->u.lit.text, NULL, 10);
+      return k >= 0 && k <= G_MAXINT32 ? (gint32) k : -1;
+    }
+  return -1;
+}
+
+char *
+tilde_gpu_plan_site_kernel (const TildeGpuPlan *plan, const TildeGpuSite *site, guint wg)
+{
+  const char *family = tilde_gpu_glm_family_name (site->family);
+  const char *x = site->x->u.var.name;
+  gint32 K = tilde_gpu_plan_site_columns (plan, site);
+  g_autofree char *source = K >= 0 ? tilde_gpu_glm_source (site->family, K, wg)
+                                   : tilde_gpu_glm_source_for_data (site->family, x, wg);
+  if (K >= 0)
+    return g_strdup_printf ("// OpenCL kernel for %s (K = %d)\n%s\n", family, K, source);
+  return g_strdup_printf ("// OpenCL kernel for %s (K = the columns of %s, from the data)\n%s\n",
+                          family, x, source);
+}

@@ -66,6 +66,17 @@ gboolean      tilde_gpu_program_has_annotations (const MirProgram *program);
 /* One `<type> <name>: device|host  // why` line per data variable. */
 char         *tilde_gpu_plan_report (const TildeGpuPlan *plan);
 
+/* The number of columns of `site`'s design matrix when its declaration
+ * gives it as a literal; -1 when only the data will say. */
+gint32        tilde_gpu_plan_site_columns (const TildeGpuPlan *plan, const TildeGpuSite *site);
+
+/* What --debug-opencl prints for the kernel of `site` (its source preceded
+ * by `// OpenCL kernel for <family> (K = <K>)`), made without a device for
+ * work-groups of `wg` items. When the declaration leaves K to the data, the
+ * source is tilde_gpu_glm_source_for_data()'s and the first line says so. */
+char         *tilde_gpu_plan_site_kernel (const TildeGpuPlan *plan, const TildeGpuSite *site,
+                                          guint wg);
+
 /* With --use-opencl, a design matrix smaller than this many elements stays
  * on the host: copying and launching would cost more than they save. */
 #define TILDE_GPU_AUTO_MIN_ELEMENTS 10000

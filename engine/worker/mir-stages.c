@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "gpu/plan.h"
 #include "mir/mir-lower.h"
 #include "mir/mir-print.h"
 #include "mir/mir-transform.h"
@@ -123,6 +124,78 @@ step_new (const TildeMirText *before, const MirPassSnapshot *shot)
   return step;
 }
 
+/* Appends `chunk` (whole lines), each of its lines coming from `source`. */
+static void
+append_lines (GString *text, GArray *sources, const char *chunk, TildeMirSource source)
+{
+  guint n = count_lines (chunk);
+
+  g_string_append (text, chunk);
+  for (guint i = 0; i < n; i++)
+    g_array_append_val (sources, source);
+}
+
+/* The plan as --debug-mem-patterns prints it, each line made a comment. */
+static void
+append_plan (GString *text, GArray *sources, const TildeGpuPlan *plan)
+{
+  g_autofree char *report = tilde_gpu_plan_report (plan);
+  g_auto(GStrv) lines = g_strsplit (report, "\n", -1);
+  TildeMirSource none = { 0 };
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (lines[i][0] != '\0')
+      {
+        g_autofree char *line = g_strconcat ("// ", lines[i], "\n", NULL);
+
+        append_lines (text, sources, line, none);
+      }
+}
+
+/* What a device would run: the plan on the transformed program (as
+ * --debug-mem-patterns makes it), the kernels of the optimized one (as a
+ * prepared model runs them). */
+static void
+opencl_into (TildeMirStages *stages, const MirProgram *transformed, const MirProgram *optimized)
+{
+  g_autoptr(TildeGpuPlan) plan = tilde_gpu_plan_new (transformed, stages->use_opencl);
+  g_autoptr(TildeGpuPlan) run = tilde_gpu_plan_new (optimized, stages->use_opencl);
+  GString *text = g_string_new (NULL);
+  g_autoptr(GArray) sources = g_array_new (FALSE, TRUE, sizeof (TildeMirSource));
+  TildeMirText *t = &stages->stages[TILDE_MIR_STAGE_OPENCL];
+
+  if (stages->use_opencl || tilde_gpu_program_has_annotations (transformed))
+    append_plan (text, sources, plan);
+  for (guint i = 0; i < run->sites->len; i++)
+    {
+      const TildeGpuSite *site = &g_array_index (run->sites, TildeGpuSite, i);
+      g_autofree char *kernel = tilde_gpu_plan_site_kernel (run, site, TILDE_GPU_GLM_WG);
+
+      if (text->len > 0 && i == 0)
+        append_lines (text, sources, "\n", (TildeMirSource) { 0 });
+      append_lines (text, sources, kernel, source_of (&site->stmt->span));
+    }
+  stages->opencl_kernels = run->sites->len;
+  if (run->sites->len == 0)
+    {
+      g_autoptr(TildeGpuPlan) could = tilde_gpu_plan_new (transformed, TRUE);
+
+      if (could->sites->len > 0)
+        {
+          const TildeGpuSite *site = &g_array_index (could->sites, TildeGpuSite, 0);
+
+          stages->opencl_candidate = g_strdup (site->x->u.var.name);
+          stages->opencl_candidate_call = g_strdup (site->call->u.call.fun.name);
+          stages->opencl_candidate_line = site->stmt->span.begin_line;
+        }
+    }
+  t->text = g_string_free (text, FALSE);
+  t->n_lines = sources->len;
+  t->sources = g_new0 (TildeMirSource, MAX (t->n_lines, 1));
+  if (sources->len > 0)
+    memcpy (t->sources, sources->data, sizeof (TildeMirSource) * sources->len);
+}
+
 /* The passes of `level` from the transformed program, one step each. */
 static void
 run_passes (TildeMirStages *stages, const MirProgram *transformed)
@@ -142,11 +215,19 @@ run_passes (TildeMirStages *stages, const MirProgram *transformed)
   text_copy (&stages->stages[TILDE_MIR_STAGE_OPTIMIZED], before);
   stages->optimized_diff = tilde_line_diff_texts (stages->stages[TILDE_MIR_STAGE_TRANSFORMED].text,
                                                   stages->stages[TILDE_MIR_STAGE_OPTIMIZED].text);
+  opencl_into (stages, transformed, optimized);
   mir_program_free (optimized);
 }
 
 TildeMirStages *
 tilde_mir_stages_new (TildeCheckResult *check, MirOptLevel level, GCancellable *cancellable)
+{
+  return tilde_mir_stages_new_full (check, level, FALSE, cancellable);
+}
+
+TildeMirStages *
+tilde_mir_stages_new_full (TildeCheckResult *check, MirOptLevel level, gboolean use_opencl,
+                           GCancellable *cancellable)
 {
   TildeProgram *program;
   g_autoptr(TildeMirStages) stages = NULL;
@@ -164,6 +245,7 @@ tilde_mir_stages_new (TildeCheckResult *check, MirOptLevel level, GCancellable *
 
   stages = g_new0 (TildeMirStages, 1);
   stages->level = level;
+  stages->use_opencl = use_opencl;
   stages->steps = g_ptr_array_new_with_free_func (step_free);
   text_init (&stages->stages[TILDE_MIR_STAGE_AST],
              tilde_print_program (program, TILDE_PRINT_EXPAND_INCLUDES | TILDE_PRINT_NO_COMMENTS),
@@ -189,6 +271,8 @@ tilde_mir_stages_free (TildeMirStages *stages)
     text_clear (&stages->stages[i]);
   g_clear_pointer (&stages->steps, g_ptr_array_unref);
   g_clear_pointer (&stages->optimized_diff, g_array_unref);
+  g_free (stages->opencl_candidate);
+  g_free (stages->opencl_candidate_call);
   g_free (stages);
 }
 
@@ -207,16 +291,29 @@ gpointer
 tilde_mir_stages_compile (TildeCheckResult *check, gpointer user_data,
                           GCancellable *cancellable, GDestroyNotify *value_free)
 {
+  int how = GPOINTER_TO_INT (user_data);
+
   *value_free = (GDestroyNotify) tilde_mir_stages_free;
-  return tilde_mir_stages_new (check, (MirOptLevel) GPOINTER_TO_INT (user_data), cancellable);
+  return tilde_mir_stages_new_full (check, (MirOptLevel) (how & 0xff),
+                                    (how & TILDE_MIR_STAGES_USE_OPENCL) != 0, cancellable);
 }
 
 guint64
 tilde_worker_compile_mir (TildeWorker *worker, TildeJobInput *input, MirOptLevel level,
                           TildeWorkerCallback callback, gpointer user_data, GDestroyNotify destroy)
 {
+  return tilde_worker_compile_mir_full (worker, input, level, FALSE, callback, user_data, destroy);
+}
+
+guint64
+tilde_worker_compile_mir_full (TildeWorker *worker, TildeJobInput *input, MirOptLevel level,
+                               gboolean use_opencl, TildeWorkerCallback callback,
+                               gpointer user_data, GDestroyNotify destroy)
+{
+  int how = (int) level | (use_opencl ? TILDE_MIR_STAGES_USE_OPENCL : 0);
+
   g_return_val_if_fail (level <= MIR_OPT_EXPERIMENTAL, 0);
-  return tilde_worker_compile (worker, input, tilde_mir_stages_compile, GINT_TO_POINTER (level),
+  return tilde_worker_compile (worker, input, tilde_mir_stages_compile, GINT_TO_POINTER (how),
                                NULL, callback, user_data, destroy);
 }
 
@@ -241,6 +338,8 @@ tilde_mir_stage_name (TildeMirStage stage)
       return "transformed";
     case TILDE_MIR_STAGE_OPTIMIZED:
       return "optimized";
+    case TILDE_MIR_STAGE_OPENCL:
+      return "opencl";
     default:
       return "?";
     }

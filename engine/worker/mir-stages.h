@@ -6,6 +6,12 @@
  * keeping the printed program after each pass and the line diff each pass
  * made.
  *
+ * The last stage is what an OpenCL device would run: the plan (where each
+ * data variable lives and why, as `tilde compile --debug-mem-patterns`
+ * prints it, each line behind `// `), then the source of the kernel of
+ * every statement that would run on a device, as `--debug-opencl` prints
+ * it, generated without a device (gpu/plan.h).
+ *
  * Every text comes with the source of each of its lines: where in the main
  * file the statement (or declaration) the line was printed from is. A line
  * printed from an included file points at the #include line that brought
@@ -29,6 +35,7 @@ typedef enum {
   TILDE_MIR_STAGE_MIR,           /* --debug-mir-pretty */
   TILDE_MIR_STAGE_TRANSFORMED,   /* --debug-transformed-mir-pretty */
   TILDE_MIR_STAGE_OPTIMIZED,     /* --debug-optimized-mir-pretty at the level */
+  TILDE_MIR_STAGE_OPENCL,        /* --debug-mem-patterns' plan, then --debug-opencl's kernels */
   TILDE_N_MIR_STAGES
 } TildeMirStage;
 
@@ -61,6 +68,15 @@ typedef struct {
   TildeMirText  stages[TILDE_N_MIR_STAGES];
   GPtrArray    *steps;         /* TildeMirStep*, one per pass run, in order */
   GArray       *optimized_diff;  /* TildeDiffRow: the transformed MIR against the optimized */
+  gboolean      use_opencl;    /* planned as with --use-opencl */
+  guint         opencl_kernels;  /* statements the OpenCL stage shows a kernel of */
+  /* With no kernel: a design matrix that @gpu would put on the device
+   * (NULL: none), the density of the statement that reads it and its line.
+   * The OpenCL stage then holds the plan when the model annotates data
+   * @gpu or use_opencl is set, and is empty otherwise. */
+  char         *opencl_candidate;
+  char         *opencl_candidate_call;
+  int           opencl_candidate_line;
 } TildeMirStages;
 
 /* Makes the stages of a program that checked without errors, at `level`;
@@ -69,6 +85,13 @@ typedef struct {
 TildeMirStages *tilde_mir_stages_new  (TildeCheckResult *check,
                                        MirOptLevel       level,
                                        GCancellable     *cancellable);
+/* The same, planning the device's data as with --use-opencl when
+ * `use_opencl` (large design matrices of GLM statements go to the device
+ * without @gpu). */
+TildeMirStages *tilde_mir_stages_new_full (TildeCheckResult *check,
+                                           MirOptLevel       level,
+                                           gboolean          use_opencl,
+                                           GCancellable     *cancellable);
 void            tilde_mir_stages_free (TildeMirStages *stages);
 
 /* The text of the program before step `index` (the transformed MIR before
@@ -76,7 +99,9 @@ void            tilde_mir_stages_free (TildeMirStages *stages);
 const TildeMirText *tilde_mir_stages_before_step (const TildeMirStages *stages,
                                                   guint                 index);
 
-/* The compile job's stage: `user_data` is GINT_TO_POINTER (level). */
+/* The compile job's stage: `user_data` is GINT_TO_POINTER (level), plus
+ * TILDE_MIR_STAGES_USE_OPENCL for use_opencl. */
+#define TILDE_MIR_STAGES_USE_OPENCL 0x100
 gpointer tilde_mir_stages_compile (TildeCheckResult *check,
                                    gpointer          user_data,
                                    GCancellable     *cancellable,
@@ -90,6 +115,14 @@ guint64  tilde_worker_compile_mir (TildeWorker        *worker,
                                    TildeWorkerCallback callback,
                                    gpointer            user_data,
                                    GDestroyNotify      destroy);
+
+guint64  tilde_worker_compile_mir_full (TildeWorker        *worker,
+                                        TildeJobInput      *input,
+                                        MirOptLevel         level,
+                                        gboolean            use_opencl,
+                                        TildeWorkerCallback callback,
+                                        gpointer            user_data,
+                                        GDestroyNotify      destroy);
 
 /* The stages a compile job made with tilde_worker_compile_mir(), or NULL
  * when the model had errors. Owned by the result. */
