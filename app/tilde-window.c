@@ -1115,7 +1115,7 @@ show_message (TildeWindow *self, const char *message)
 
 /* ---- settings: the layout and the compiler's options ---- */
 
-static const char *const stage_keys[] = { "ast", "mir", "transformed", "optimized" };
+static const char *const stage_keys[] = { "ast", "mir", "transformed", "optimized", "opencl" };
 
 static gboolean
 stage_from_setting (GValue *value, GVariant *variant, gpointer user_data)
@@ -1172,6 +1172,8 @@ bind_settings (TildeWindow *self, GSettings *settings)
   g_settings_bind (settings, "show-ir", self, "show-ir", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "optimization-level", self, "optimization-level", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "ir-hide-unchanged", self->ir_view, "hide-unchanged", G_SETTINGS_BIND_DEFAULT);
+  /* the OpenCL stage shows what a run would put on the device */
+  g_settings_bind (settings, "run-use-opencl", self->ir_view, "use-opencl", G_SETTINGS_BIND_GET);
   g_settings_bind_with_mapping (settings, "ir-left-stage", self->ir_view, "left-stage",
                                 G_SETTINGS_BIND_DEFAULT, stage_from_setting, stage_to_setting, NULL, NULL);
   g_settings_bind_with_mapping (settings, "ir-right-stage", self->ir_view, "right-stage",
