@@ -423,6 +423,17 @@ guint rt_model_count_fused (const TildeModel *m);
 /* The statements of log_prob computed by sufficient statistics. */
 guint rt_model_count_normal_stats (const TildeModel *m);
 
+/* exec.c: the compiled expression of `mir` inside e (NULL if none), and
+ * the value of a variable of the data or transformed data blocks that e
+ * reads (NULL for anything else), for the forms attached after
+ * preparation (gpu-call.c, normal-stats.c). */
+const Ex         *rt_ex_find      (const Ex *e, const MirExpr *mir);
+const TildeValue *rt_global_value (const Ex *e, const TildeValue *globals, int n_globals);
+
+/* fused.c: not for a fused form; the caller rewinds and runs the statement
+ * as written. */
+G_GNUC_NORETURN void rt_fused_give_up (Ev *ev);
+
 /* exec.c, for fused.c */
 void rt_add_term (Ev *ev, const TildeValue *v);
 /* v[lo:hi] along the first dimension (1-based, inclusive). */

@@ -1765,3 +1765,27 @@ rt_st_reject (Ev *ev, const St *s)
   rt_raise_take (CX, s->tkind ? TILDE_MODEL_ERROR_FATAL : TILDE_MODEL_ERROR_REJECT,
                  message_of (ev, s));
 }
+
+const Ex *
+rt_ex_find (const Ex *e, const MirExpr *mir)
+{
+  if (!e || !mir)
+    return NULL;
+  if (e->mir == mir)
+    return e;
+  for (int i = 0; i < e->n_kids; i++)
+    {
+      const Ex *found = rt_ex_find (e->kids[i], mir);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+const TildeValue *
+rt_global_value (const Ex *e, const TildeValue *globals, int n_globals)
+{
+  if (!e || e->fn != rt_ex_var || e->op || e->slot < 0 || e->slot >= n_globals)
+    return NULL;
+  return &globals[e->slot];
+}

@@ -46,11 +46,7 @@ typedef struct {
   double       *p;     /* and their partials, one per iteration */
 } LxSlice;
 
-G_GNUC_NORETURN static void
-give_up (Ev *ev)
-{
-  rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "not for the fused form");
-}
+#define give_up rt_fused_give_up
 
 static gboolean
 is_flat_1d (const TildeValue *v)

@@ -56,12 +56,13 @@ typedef struct {
   gint32   n;     /* the number of elements: a loop's iterations, else -1 until known */
 } FxRun;
 
-/* Not for the fused form: the caller rewinds and takes the general path. */
-G_GNUC_NORETURN static void
-give_up (Ev *ev)
+void
+rt_fused_give_up (Ev *ev)
 {
   rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "not for the fused form");
 }
+
+#define give_up rt_fused_give_up
 
 static int
 int_of (Ev *ev, const Ex *e)

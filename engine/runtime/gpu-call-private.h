@@ -10,8 +10,8 @@ G_BEGIN_DECLS
 typedef struct RtGpu RtGpu;
 
 /* Switches the GLM statements of `log_prob` (compiled from `prog`) over
- * device data to kernels; the data are read from `globals`. */
-RtGpu *rt_gpu_attach (const MirProgram *prog, St *log_prob, const TildeValue *globals,
+ * device data to kernels; the data are read from `globals` (n_globals). */
+RtGpu *rt_gpu_attach (const MirProgram *prog, St *log_prob, const TildeValue *globals, int n_globals,
                       TildeGpuContext *ctx, gboolean use_opencl, GPtrArray *diagnostics);
 guint  rt_gpu_n_sites (const RtGpu *gpu);
 guint  rt_gpu_runs    (const RtGpu *gpu);

@@ -28,22 +28,6 @@ struct RtGpu {
   GPtrArray *sites;          /* RtGpuSite* */
 };
 
-static const Ex *
-find_ex (const Ex *e, const MirExpr *mir)
-{
-  if (!e || !mir)
-    return NULL;
-  if (e->mir == mir)
-    return e;
-  for (int i = 0; i < e->n_kids; i++)
-    {
-      const Ex *found = find_ex (e->kids[i], mir);
-      if (found)
-        return found;
-    }
-  return NULL;
-}
-
 static St *
 find_st (St *s, const MirStmt *mir)
 {
@@ -66,15 +50,6 @@ static gboolean
 is_unnormalised (const MirFun *f)
 {
   return f->propto || g_str_has_suffix (f->name, "_lupdf") || g_str_has_suffix (f->name, "_lupmf");
-}
-
-/* A data variable of the data or transformed data blocks: its value. */
-static const TildeValue *
-global_value (const Ex *e, const TildeValue *globals)
-{
-  if (!e || e->fn != rt_ex_var || e->op)
-    return NULL;
-  return &globals[e->slot];
 }
 
 static void
@@ -128,16 +103,16 @@ same_matrix (GPtrArray *sites, const TildeValue *x)
 }
 
 static RtGpuSite *
-attach_site (const TildeGpuSite *site, St *s, const TildeValue *globals, TildeGpuContext *ctx,
-             gboolean chosen, GPtrArray *sites, GPtrArray *diagnostics)
+attach_site (const TildeGpuSite *site, St *s, const TildeValue *globals, int n_globals,
+             TildeGpuContext *ctx, gboolean chosen, GPtrArray *sites, GPtrArray *diagnostics)
 {
   if (s->fn != rt_st_target && s->fn != rt_st_target_fused && s->fn != rt_st_target_normal_stats)
     return NULL;
-  const TildeValue *x = global_value (find_ex (s->e, site->x), globals);
-  const TildeValue *y = global_value (find_ex (s->e, site->y), globals);
-  const Ex *beta = find_ex (s->e, site->beta);
-  const Ex *alpha = find_ex (s->e, site->alpha), *sigma = find_ex (s->e, site->sigma);
-  const Ex *cuts = find_ex (s->e, site->cuts);
+  const TildeValue *x = rt_global_value (rt_ex_find (s->e, site->x), globals, n_globals);
+  const TildeValue *y = rt_global_value (rt_ex_find (s->e, site->y), globals, n_globals);
+  const Ex *beta = rt_ex_find (s->e, site->beta);
+  const Ex *alpha = rt_ex_find (s->e, site->alpha), *sigma = rt_ex_find (s->e, site->sigma);
+  const Ex *cuts = rt_ex_find (s->e, site->cuts);
   if (!x || !y || x->kind != TILDE_VALUE_MATRIX || !beta || (site->alpha && !alpha)
       || (site->sigma && !sigma) || (site->cuts && !cuts))
     return NULL;
@@ -195,7 +170,7 @@ chosen_not_annotated (const TildeGpuPlan *plan, const char *x)
 }
 
 RtGpu *
-rt_gpu_attach (const MirProgram *prog, St *log_prob, const TildeValue *globals,
+rt_gpu_attach (const MirProgram *prog, St *log_prob, const TildeValue *globals, int n_globals,
                TildeGpuContext *ctx, gboolean use_opencl, GPtrArray *diagnostics)
 {
   RtGpu *gpu = g_new0 (RtGpu, 1);
@@ -206,8 +181,8 @@ rt_gpu_attach (const MirProgram *prog, St *log_prob, const TildeValue *globals,
       const TildeGpuSite *site = &g_array_index (plan->sites, TildeGpuSite, i);
       St *s = find_st (log_prob, site->stmt);
       RtGpuSite *g = s && !s->gpu
-        ? attach_site (site, s, globals, ctx, chosen_not_annotated (plan, site->x->u.var.name),
-                       gpu->sites, diagnostics)
+        ? attach_site (site, s, globals, n_globals, ctx,
+                       chosen_not_annotated (plan, site->x->u.var.name), gpu->sites, diagnostics)
         : NULL;
       if (g)
         g_ptr_array_add (gpu->sites, g);

@@ -544,11 +544,13 @@ tilde_model_new_full (const MirProgram *program, const TildeJsonData *data,
   compute_param_shapes (m, c, w);
   gboolean ok = describe_outputs (m, c, w, diagnostics);
   if (ok && rt_compiler_fused ())
-    m->n_normal_stats = rt_normal_stats_attach (m->parts[MIR_PART_LOG_PROB], m->globals,
-                                                m->n_globals, m->persist);
-  if (ok && rt_compiler_fused ())
-    m->flat = rt_flat_compile (m->parts[MIR_PART_LOG_PROB], m->globals, m->n_globals, m->n_slots,
-                               m->n_params);
+    {
+      /* before the flat form, which leaves the switched statements alone */
+      m->n_normal_stats = rt_normal_stats_attach (m->parts[MIR_PART_LOG_PROB], m->globals,
+                                                  m->n_globals, m->persist);
+      m->flat = rt_flat_compile (m->parts[MIR_PART_LOG_PROB], m->globals, m->n_globals,
+                                 m->n_slots, m->n_params);
+    }
   m->code = rt_compiler_steal_arena (c);
   rt_compiler_free (c);
   workspace_give (m, w);
@@ -589,8 +591,8 @@ tilde_model_use_device (TildeModel *m, TildeGpuContext *ctx, gboolean use_opencl
                         GPtrArray *diagnostics)
 {
   g_return_val_if_fail (m->gpu == NULL, 0);
-  m->gpu = rt_gpu_attach (m->prog, m->parts[MIR_PART_LOG_PROB], m->globals, ctx, use_opencl,
-                          diagnostics);
+  m->gpu = rt_gpu_attach (m->prog, m->parts[MIR_PART_LOG_PROB], m->globals, m->n_globals, ctx,
+                          use_opencl, diagnostics);
   return rt_gpu_n_sites (m->gpu);
 }
 

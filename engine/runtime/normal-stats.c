@@ -35,7 +35,6 @@
 
 #include <cblas.h>
 #include <math.h>
-#include <string.h>
 
 struct RtNormalStats {
   StFn          cpu_fn;        /* the statement as compiled */
@@ -49,31 +48,6 @@ struct RtNormalStats {
   double        syy, sy;       /* yc' yc, sum (yc) */
   double       *sx;            /* sum of the rows of Xc */
 };
-
-static const Ex *
-find_ex (const Ex *e, const MirExpr *mir)
-{
-  if (!e || !mir)
-    return NULL;
-  if (e->mir == mir)
-    return e;
-  for (int i = 0; i < e->n_kids; i++)
-    {
-      const Ex *found = find_ex (e->kids[i], mir);
-      if (found)
-        return found;
-    }
-  return NULL;
-}
-
-/* A variable of the data or transformed data blocks: its value. */
-static const TildeValue *
-global_value (const Ex *e, const TildeValue *globals, int n_globals)
-{
-  if (!e || e->fn != rt_ex_var || e->op || e->slot < 0 || e->slot >= n_globals)
-    return NULL;
-  return &globals[e->slot];
-}
 
 static gboolean
 all_finite (const double *x, gsize n)
@@ -156,10 +130,10 @@ attach (St *s, const TildeValue *globals, int n_globals, TildeArena *arena, guin
       || !tilde_gpu_site_match (s->mir->u.increment.expr, &site)
       || site.family != TILDE_GPU_GLM_NORMAL_ID || !site.sigma)
     return;
-  const TildeValue *x = global_value (find_ex (s->e, site.x), globals, n_globals);
-  const TildeValue *y = global_value (find_ex (s->e, site.y), globals, n_globals);
-  const Ex *alpha = site.alpha ? find_ex (s->e, site.alpha) : NULL;
-  const Ex *beta = find_ex (s->e, site.beta), *sigma = find_ex (s->e, site.sigma);
+  const TildeValue *x = rt_global_value (rt_ex_find (s->e, site.x), globals, n_globals);
+  const TildeValue *y = rt_global_value (rt_ex_find (s->e, site.y), globals, n_globals);
+  const Ex *alpha = site.alpha ? rt_ex_find (s->e, site.alpha) : NULL;
+  const Ex *beta = rt_ex_find (s->e, site.beta), *sigma = rt_ex_find (s->e, site.sigma);
   if (!x || !y || x->kind != TILDE_VALUE_MATRIX || y->kind != TILDE_VALUE_VECTOR || x->ad
       || y->ad || y->rows != x->rows || !beta || !sigma || (site.alpha && !alpha))
     return;
@@ -285,10 +259,4 @@ rt_st_target_normal_stats (Ev *ev, const St *s)
     return st->cpu_fn (ev, s);
   rt_add_term (ev, &v);
   return FLOW_NEXT;
-}
-
-StFn
-rt_normal_stats_cpu_fn (const St *s)
-{
-  return s->fn == rt_st_target_normal_stats ? s->normal_stats->cpu_fn : s->fn;
 }

@@ -18,7 +18,4 @@ guint rt_normal_stats_attach (St *log_prob, const TildeValue *globals, int n_glo
 /* A statement switched (St.normal_stats is its statistics). */
 Flow  rt_st_target_normal_stats (Ev *ev, const St *s);
 
-/* The function that evaluates s as compiled, whether switched or not. */
-StFn  rt_normal_stats_cpu_fn (const St *s);
-
 G_END_DECLS
