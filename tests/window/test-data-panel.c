@@ -638,6 +638,78 @@ test_follows_editor (void)
   gtk_window_destroy (window);
 }
 
+static GtkWidget *
+find_label (GtkWidget *widget, const char *text)
+{
+  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_label (child, text);
+
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+static GtkWidget *
+find_of_type (GtkWidget *widget, GType type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_of_type (child, type);
+
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+/* In a panel too short for the placeholder, the placeholder stays inside
+ * the data's own area (scrolling if it must) and never draws over the
+ * problems list below it. */
+static void
+test_empty_state_fits (void)
+{
+  g_autoptr(TildeCheckResult) model = eight_schools ();
+  TildeDataPanel *panel = TILDE_DATA_PANEL (tilde_data_panel_new ());
+  GtkWindow *window;
+  GtkWidget *title, *placeholder, *overlay, *problems;
+  graphene_rect_t shown, area, list;
+
+  tilde_data_panel_set_model (panel, model);
+  window = window_with (GTK_WIDGET (panel), 480, 230);
+  let_it_draw ();
+  title = find_label (GTK_WIDGET (panel), "No Data");
+  g_assert_nonnull (title);
+  g_assert_true (gtk_widget_get_mapped (title));
+  /* The overlay's own child is what is drawn over the data. */
+  placeholder = title;
+  while (!GTK_IS_OVERLAY (gtk_widget_get_parent (placeholder)))
+    placeholder = gtk_widget_get_parent (placeholder);
+  overlay = gtk_widget_get_parent (placeholder);
+  problems = find_of_type (GTK_WIDGET (panel), TILDE_TYPE_PROBLEMS_LIST);
+  g_assert_nonnull (problems);
+  g_assert_true (gtk_widget_compute_bounds (placeholder, GTK_WIDGET (panel), &shown));
+  g_assert_true (gtk_widget_compute_bounds (overlay, GTK_WIDGET (panel), &area));
+  g_assert_true (gtk_widget_compute_bounds (problems, GTK_WIDGET (panel), &list));
+  g_test_message ("placeholder %.0f..%.0f, data area %.0f..%.0f, problems from %.0f",
+                  shown.origin.y, shown.origin.y + shown.size.height,
+                  area.origin.y, area.origin.y + area.size.height, list.origin.y);
+  save_screenshot (GTK_WIDGET (window), "data-panel-empty-short.png");
+  g_assert_cmpfloat (shown.origin.y, >=, area.origin.y);
+  g_assert_cmpfloat (shown.origin.y + shown.size.height, <=, area.origin.y + area.size.height);
+  g_assert_cmpfloat (shown.origin.y + shown.size.height, <=, list.origin.y);
+  /* Still all there: the actions stay reachable. */
+  g_assert_true (action_enabled (GTK_WIDGET (panel), "data.insert-template"));
+  gtk_window_destroy (window);
+}
+
 static gboolean
 object_gone (gpointer data)
 {
@@ -681,6 +753,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/data-panel/errors-and-warnings-shown-and-cleared",
                    test_errors_and_warnings_shown_and_cleared);
   g_test_add_func ("/data-panel/template-checks-clean", test_template_checks_clean);
+  g_test_add_func ("/data-panel/empty-state-fits", test_empty_state_fits);
   g_test_add_func ("/data-panel/save-clears-modified", test_save_clears_modified);
   g_test_add_func ("/data-panel/follows-editor", test_follows_editor);
   g_test_add_func ("/data-panel/closing-stops-engine-thread", test_closing_stops_engine_thread);
