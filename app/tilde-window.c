@@ -597,6 +597,7 @@ tilde_window_restore_text (TildeWindow *self, GFile *file, const char *text)
   body = text_to_restore (self->buffer, text);
   renew_cancellable (self);
   g_clear_pointer (&self->run_folder, g_free);
+  tilde_run_panel_set_untitled_name (self->run_panel, NULL);
   gtk_source_file_set_location (self->source_file, file);
   tilde_editor_set_file (self->editor, file);
   gtk_text_buffer_begin_irreversible_action (buffer);
@@ -684,6 +685,7 @@ tilde_window_load_file (TildeWindow *self, GFile *file)
 
   renew_cancellable (self);
   g_clear_pointer (&self->run_folder, g_free);
+  tilde_run_panel_set_untitled_name (self->run_panel, NULL);
   gtk_source_file_set_location (self->source_file, file);
   tilde_editor_set_file (self->editor, file);
   loader = gtk_source_file_loader_new (self->buffer, self->source_file);
@@ -1337,6 +1339,8 @@ show_run_texts (TildeWindow *self, const TildeSavedRun *saved)
   renew_cancellable (self);
   g_free (self->run_folder);
   self->run_folder = g_strdup (tilde_saved_run_get_folder (saved));
+  /* its re-runs are named after the model, as the first run was */
+  tilde_run_panel_set_untitled_name (self->run_panel, tilde_saved_run_get_model_name (saved));
   gtk_source_file_set_location (self->source_file, NULL);
   tilde_editor_set_file (self->editor, NULL);
   gtk_text_buffer_begin_irreversible_action (buffer);

@@ -30,6 +30,7 @@ typedef struct {
 struct _TildeSavedRun
 {
   char             *folder;
+  char             *model_name;  /* from the CSV files, else the folder's name */
   TildeRunSettings  settings;
   char             *model_text;
   char             *data_text;
@@ -470,7 +471,7 @@ take_opened (TildeRunController *self, Run *run)
   g_free (self->folder);
   self->folder = g_strdup (saved->folder);
   g_free (self->model_name);
-  self->model_name = g_path_get_basename (saved->folder);
+  self->model_name = g_strdup (tilde_saved_run_get_model_name (saved));
   fill_opened_draws (self, saved);
   if (mode != NULL && mode->n_draws > 0)
     keep_estimates (self, (const char *const *) mode->column_names,
@@ -823,6 +824,7 @@ tilde_saved_run_free (TildeSavedRun *saved)
   if (saved == NULL)
     return;
   g_free (saved->folder);
+  g_free (saved->model_name);
   g_free (saved->model_text);
   g_free (saved->data_text);
   g_clear_pointer (&saved->opened, g_ptr_array_unref);
@@ -836,6 +838,12 @@ const char *
 tilde_saved_run_get_folder (const TildeSavedRun *saved)
 {
   return saved->folder;
+}
+
+const char *
+tilde_saved_run_get_model_name (const TildeSavedRun *saved)
+{
+  return saved->model_name;
 }
 
 const char *
@@ -956,6 +964,26 @@ read_draws (TildeSavedRun *saved, GError **error)
   return TRUE;
 }
 
+/* The files say "model = eight_schools_model", as CmdStan's do: the
+ * model's name with "_model" after it. */
+static char *
+model_name_of (const TildeSavedRun *saved)
+{
+  TildeStanCsv *csv = saved->mode;
+
+  if (csv == NULL && saved->opened != NULL && saved->opened->len > 0)
+    csv = g_ptr_array_index (saved->opened, 0);
+  if (csv != NULL && csv->model != NULL && *csv->model != '\0')
+    {
+      gsize n = strlen (csv->model);
+
+      if (g_str_has_suffix (csv->model, "_model") && n > strlen ("_model"))
+        n -= strlen ("_model");
+      return g_strndup (csv->model, n);
+    }
+  return g_path_get_basename (saved->folder);
+}
+
 static TildeSavedRun *
 read_saved_run (const char *folder, GError **error)
 {
@@ -964,6 +992,7 @@ read_saved_run (const char *folder, GError **error)
   saved->folder = g_strdup (folder);
   if (!read_options (saved, error) || !read_texts (saved, error) || !read_draws (saved, error))
     return NULL;
+  saved->model_name = model_name_of (saved);
   return g_steal_pointer (&saved);
 }
 

@@ -116,6 +116,10 @@ TildeSavedRun *tilde_saved_run_read_finish    (GAsyncResult        *result,
 void           tilde_saved_run_free           (TildeSavedRun       *saved);
 const char    *tilde_saved_run_get_folder     (const TildeSavedRun *saved);
 const char    *tilde_saved_run_get_model_text (const TildeSavedRun *saved);
+/* The model's name as the run's Stan CSV files give it ("model =
+ * NAME_model", as CmdStan writes it),
+ * or the folder's name when they do not. */
+const char    *tilde_saved_run_get_model_name (const TildeSavedRun *saved);
 /* "" for a run without data. */
 const char    *tilde_saved_run_get_data_text  (const TildeSavedRun *saved);
 const TildeRunSettings *tilde_saved_run_get_settings (const TildeSavedRun *saved);

@@ -57,6 +57,7 @@ struct _TildeRunPanel
   gboolean            devices_listed;
   GPtrArray          *bars;          /* GtkProgressBar, one per chain */
   char               *runs_folder;   /* without :settings; NULL: the cache folder */
+  char               *untitled_name; /* what runs of an untitled model are named */
   gint64              started;
 };
 
@@ -703,10 +704,18 @@ model_name (TildeRunPanel *self)
   g_autofree char *base = file ? g_file_get_basename (file) : NULL;
 
   if (base == NULL)
-    return g_strdup ("model");
+    return g_strdup (self->untitled_name ? self->untitled_name : "model");
   if (g_str_has_suffix (base, ".stan"))
     base[strlen (base) - 5] = '\0';
   return g_steal_pointer (&base);
+}
+
+void
+tilde_run_panel_set_untitled_name (TildeRunPanel *self, const char *name)
+{
+  g_return_if_fail (TILDE_IS_RUN_PANEL (self));
+  g_free (self->untitled_name);
+  self->untitled_name = name && *name ? g_strdup (name) : NULL;
 }
 
 gboolean
@@ -827,6 +836,7 @@ tilde_run_panel_finalize (GObject *object)
   g_array_unref (self->device_usable);
   g_ptr_array_unref (self->bars);
   g_free (self->runs_folder);
+  g_free (self->untitled_name);
   G_OBJECT_CLASS (tilde_run_panel_parent_class)->finalize (object);
 }
 

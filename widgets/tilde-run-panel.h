@@ -61,6 +61,11 @@ void                tilde_run_panel_add_device       (TildeRunPanel    *self,
                                                       const char       *label);
 /* "cpu" or the chosen device's id. */
 const char         *tilde_run_panel_get_device       (TildeRunPanel    *self);
+/* The name a run takes when the editor's model has no file (a model
+ * reopened from a saved run: that run's model's name); NULL: "model".
+ * A model with a file is named after the file. */
+void                tilde_run_panel_set_untitled_name (TildeRunPanel  *self,
+                                                       const char     *name);
 /* Starts a run of the editor's text with the data panel's; FALSE when
  * one goes on or there is no editor. */
 gboolean            tilde_run_panel_run              (TildeRunPanel    *self);

@@ -297,9 +297,20 @@ test_open_into_new_window (void)
     g_assert_cmpstr (again, ==, first_mean);
   }
 
-  /* the reopened analysis goes on: it runs again as it is */
+  /* opened, it is named after its model as its files name it */
+  g_assert_cmpstr (tilde_run_controller_get_model_name (controller_of (second)), ==, "eight_schools");
+
+  /* the reopened analysis goes on: it runs again as it is, under the
+   * model's name rather than a generic one */
   run_with (second, &shown);
   g_assert_cmpuint (tilde_summary_view_get_n_rows (summary_view_of (second)), ==, n_rows);
+  g_assert_cmpstr (tilde_run_controller_get_model_name (controller_of (second)), ==, "eight_schools");
+  {
+    g_autofree char *base = g_path_get_basename (tilde_run_controller_get_folder (controller_of (second)));
+
+    g_test_message ("the re-run's folder: %s", base);
+    g_assert_true (g_str_has_prefix (base, "eight_schools-"));
+  }
 
   g_object_unref (opened.window);
   window_test_close_all (GTK_APPLICATION (app));
