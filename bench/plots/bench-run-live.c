@@ -30,6 +30,8 @@ typedef struct
   GArray             *paint_cpus;   /* the same in processor time of the main thread */
   guint               long_gaps;    /* gaps over 16 ms */
   guint               frames;
+  gboolean            list_stalls;  /* TILDE_BENCH_LIST_STALLS: each long gap on stderr */
+  gint64              start;
   gboolean            finished;
   gint64              stopped_at;
 } Bench;
@@ -76,6 +78,11 @@ turn_cb (gpointer data)
 
       g_array_append_val (bench->gaps, gap);
       bench->long_gaps += gap > 16000;
+      if (gap > 16000 && bench->list_stalls)
+        g_printerr ("gap %.1f ms at %.0f ms, after frame %u (its paint %.1f ms, %.1f ms of CPU)\n",
+                    gap / 1000, (now - bench->start) / 1000.0, bench->frames,
+                    bench->paints->len ? g_array_index (bench->paints, double, bench->paints->len - 1) / 1000 : 0.0,
+                    bench->paint_cpus->len ? g_array_index (bench->paint_cpus, double, bench->paint_cpus->len - 1) / 1000 : 0.0);
     }
   bench->last_turn = now;
   return G_SOURCE_CONTINUE;
@@ -195,6 +202,8 @@ main (int argc, char *argv[])
 
   turn = g_timeout_add_full (G_PRIORITY_HIGH, 1, turn_cb, &bench, NULL);
   start = g_get_monotonic_time ();
+  bench.start = start;
+  bench.list_stalls = g_getenv ("TILDE_BENCH_LIST_STALLS") != NULL;
   tilde_run_controller_start (bench.controller, "bench", model, data, &settings);
   /* the four parameters as soon as the store exists */
   while (tilde_run_controller_get_draws (bench.controller) == NULL && !bench.finished)
