@@ -270,8 +270,12 @@ fn("gp_dot_prod_cov", [{"vectors": vpts}, {"vectors": vpts2}, sg],
 densities = []
 
 
-def dens(name, args, value):
-    densities.append({"name": name, "args": args, "value": r(value)})
+def dens(name, args, value, gradient=True):
+    case = {"name": name, "args": args, "value": r(value)}
+    if not gradient:
+        # finite differences cannot follow the cancellation of large counts
+        case["values_only"] = True
+    densities.append(case)
 
 
 def normal_lpdf(y, mu, s):
@@ -328,9 +332,14 @@ def nb2(n, mu, phi):
             + n * mp.log(mu / (mu + phi)) + phi * mp.log(phi / (mu + phi)))
 
 
-for n, mu, phi in [(3, 2.5, 4.0), (0, 0.7, 0.3), (25, 10.0, 2.0)]:
-    dens("neg_binomial_2_lpmf", [{"int": n}, mu, phi], nb2(n, mu, phi))
-    dens("neg_binomial_2_log_lpmf", [{"int": n}, float(mp.log(M(mu))), phi], nb2(n, mu, phi))
+# the last three: a precision so small beside the count that n + phi - 1
+# rounds phi away, where log C(n + phi - 1, n) must come from phi itself
+for n, mu, phi in [(3, 2.5, 4.0), (0, 0.7, 0.3), (25, 10.0, 2.0),
+                   (1000, 5.0, 1e-10), (7, 3.0, 1e-6), (40000, 2e4, 1e-3)]:
+    smooth = phi > 1e-2
+    dens("neg_binomial_2_lpmf", [{"int": n}, mu, phi], nb2(n, mu, phi), smooth)
+    dens("neg_binomial_2_log_lpmf", [{"int": n}, float(mp.log(M(mu))), phi], nb2(n, mu, phi),
+         smooth)
 for y, mu, s in [(0.3, -1.0, 2.0), (-12.0, 0.0, 1.0), (3.0, 0.0, 1.0)]:
     dens("normal_lcdf", [y, mu, s], mp.log(Phi((M(y) - M(mu)) / M(s))))
     dens("normal_lccdf", [y, mu, s], mp.log(1 - Phi((M(y) - M(mu)) / M(s))))
@@ -386,15 +395,18 @@ dens("dirichlet_lpdf", [{"vector": theta}, {"vector": alpha}],
 
 
 
-def dens_terms(name, args, full, terms):
+def dens_terms(name, args, full, terms, gradient=True):
     """A density whose Stan terms are listed as (mask, value): bit k of mask
     set when the term depends on argument k. Under propto a term is kept
     exactly when one of those arguments is a parameter. The terms must add
     up to the textbook density `full`."""
     total = sum(v for _, v in terms)
     assert abs(total - full) <= M(10) ** -35 * max(1, abs(full)), (name, total, full)
-    densities.append({"name": name, "args": args, "value": r(full),
-                      "terms": [{"mask": m, "value": r(v)} for m, v in terms]})
+    case = {"name": name, "args": args, "value": r(full),
+            "terms": [{"mask": m, "value": r(v)} for m, v in terms]}
+    if not gradient:
+        case["values_only"] = True
+    densities.append(case)
 
 
 # the common densities, term by term as Stan groups them
@@ -672,11 +684,12 @@ vectorised("beta_binomial_lpmf", bb_terms, [(3, 10, 2.5, 0.7), (0, 4, 2.5, 0.7),
            ["ints", "ints", None, None])
 
 # discrete
-for n, al, b in [(3, 2.5, 0.7), (0, 0.3, 4.0), (40, 12.0, 0.2)]:
+for n, al, b in [(3, 2.5, 0.7), (0, 0.3, 4.0), (40, 12.0, 0.2), (5000, 1e-9, 0.5)]:
     al, b = M(al), M(b)
     full = lchoose(n + al - 1, M(n)) + al * mp.log(b / (1 + b)) - n * mp.log(1 + b)
     dens_terms("neg_binomial_lpmf", [{"int": n}, float(al), float(b)], full,
-               [(2, lchoose(n + al - 1, M(n))), (6, -al * mp.log1p(1 / b) - n * mp.log1p(b))])
+               [(2, lchoose(n + al - 1, M(n))), (6, -al * mp.log1p(1 / b) - n * mp.log1p(b))],
+               al > 1e-2)
 for n, N, al, b in [(3, 10, 2.5, 0.7), (0, 4, 0.3, 4.0), (25, 25, 12.0, 0.2)]:
     al, b = M(al), M(b)
     full = lchoose(M(N), M(n)) + mp.log(mp.beta(n + al, N - n + b)) - mp.log(mp.beta(al, b))

@@ -472,7 +472,9 @@ check_table_gradients (const char *member)
       const char *name = json_object_get_string_member (cs, "name");
       TildeValue args[8];
       int n = load_args (h, cs, args);
-      if (!smooth_enough (name, args, n))
+      if (!smooth_enough (name, args, n)
+          || (json_object_has_member (cs, "values_only")
+              && json_object_get_boolean_member (cs, "values_only")))
         continue;
       guint skip = 0;
       /* probabilities cannot leave the simplex */

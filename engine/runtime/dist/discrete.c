@@ -36,7 +36,7 @@ k_neg_binomial (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       double n = AT (&a[0], i), al = AT (&a[1], i), b = AT (&a[2], i);
       double l1ib = log1p (1 / b), l1b = log1p (b);
       if (k_al && n != 0)
-        logp += tilde_lchoose (n + al - 1, n);
+        logp += tilde_lchoose_count (n, al);
       logp -= al * l1ib + n * l1b;
       if (a[1].p)
         dist_grad (&a[1], i, tilde_digamma (al + n) - tilde_digamma (al) - l1ib);

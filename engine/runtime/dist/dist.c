@@ -773,7 +773,7 @@ k_neg_binomial_2 (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
       double n = AT (&a[0], i), mu = AT (&a[1], i), phi = AT (&a[2], i);
       double lmp = log (mu + phi);
       if (k_phi)
-        logp += tilde_lchoose (n + phi - 1, n);
+        logp += tilde_lchoose_count (n, phi);
       if (k_mu && n > 0)
         logp += n * log (mu);
       if (k_both)
@@ -811,7 +811,7 @@ k_neg_binomial_2_log (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out
       double L = tilde_log1p_exp (eta - lphi);       /* log (1 + exp (eta) / phi) */
       double w = tilde_inv_logit (eta - lphi);       /* exp (eta) / (exp (eta) + phi) */
       if (k_phi)
-        logp += tilde_lchoose (n + phi - 1, n);
+        logp += tilde_lchoose_count (n, phi);
       if (k_eta)
         logp += n * eta;
       if (k_both)

@@ -88,6 +88,17 @@ tilde_lchoose (double n, double k)
 }
 
 double
+tilde_lchoose_count (double n, double r)
+{
+  if (n == 0)
+    return 0;
+  /* Gamma (n + r) / (Gamma (n + 1) Gamma (r)) = 1 / ((n + r) B (r, n + 1)) */
+  if (n > 0 && r > 0)
+    return -log (n + r) - tilde_lbeta (r, n + 1);
+  return tilde_lchoose (n + r - 1, n);
+}
+
+double
 tilde_inv_logit (double u)
 {
   if (u < 0)

@@ -24,6 +24,9 @@ double tilde_trigamma        (double x);
 double tilde_tetragamma      (double x);
 double tilde_lbeta           (double a, double b);
 double tilde_lchoose         (double n, double k);
+/* log C(n + r - 1, n), the negative binomials' count term, from r itself:
+ * forming n + r - 1 first rounds a small r away beside a large n. */
+double tilde_lchoose_count (double n, double r);
 double tilde_inv_logit       (double x);
 double tilde_logit           (double p);
 double tilde_log_inv_logit   (double x);
