@@ -617,11 +617,9 @@ insert_rows (TildeIrView *self, guint n)
 }
 
 /* Removes the last run of stale rows, or its last APPLY_CHUNK * 8 rows;
- * FALSE when there are none. Before any new row goes in: GtkSourceView
- * analyses again all the text after a deletion, in its background slices
- * of 30 ms, while it analyses inserted text alone in its first short one;
- * removed first, the old rows leave only the unchanged tail to analyse
- * again (nothing, for a first display), not the new rows too. */
+ * FALSE when there are none. Stale rows go before any new row comes in, in
+ * slices like the insertions, so that no one main-loop turn deletes a whole
+ * long program and the buffers never hold both versions in full. */
 static gboolean
 remove_stale_rows (TildeIrView *self)
 {
