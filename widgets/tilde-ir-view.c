@@ -11,6 +11,7 @@
 #include "tilde-diff-gutter.h"
 #include "tilde-editor-private.h"
 #include "tilde-ir-pass.h"
+#include "tilde-mir-highlight.h"
 #include "tilde-ir-view-private.h"
 #include "tilde-line-diff.h"
 #include "worker/mir-stages.h"
@@ -34,6 +35,7 @@ typedef struct {
   GtkSourceBuffer *buffer;
   TildeDiffGutter *gutter;
   GtkTextTag      *tags[N_TAGS];
+  GtkTextTag      *mir_tags[TILDE_MIR_N_TOKENS];
   GArray          *highlighted;   /* guint: buffer lines under TAG_SOURCE */
   const TildeMirText *text;       /* what the side shows; owned by `shown` */
   char           **text_lines;    /* `text` split into lines */
@@ -327,6 +329,55 @@ tilde_ir_view_css_changed (GtkWidget *widget, GtkCssStyleChange *change)
   refresh_colours (TILDE_IR_VIEW (widget));
 }
 
+/* The MIR tags look like what the scheme gives the language definition's
+ * classes, numbers falling back on def:number as in GtkSourceView's own
+ * definitions. */
+static void
+style_mir_tags (Side *s, GtkSourceStyleScheme *scheme)
+{
+  for (guint t = 0; t < TILDE_MIR_N_TOKENS; t++)
+    {
+      GtkSourceStyle *style = NULL;
+
+      if (scheme != NULL)
+        {
+          style = gtk_source_style_scheme_get_style (scheme, tilde_mir_token_style_id (t));
+          if (style == NULL && (t == TILDE_MIR_TOKEN_DECIMAL || t == TILDE_MIR_TOKEN_REAL))
+            style = gtk_source_style_scheme_get_style (scheme, "def:number");
+        }
+      gtk_source_style_apply (style, s->mir_tags[t]);
+    }
+}
+
+static void
+tag_mir_token (TildeMirToken token, gsize start, gsize end, gpointer user_data)
+{
+  Side *s = ((gpointer *) user_data)[0];
+  const GtkTextIter *line = ((gpointer *) user_data)[1];
+  GtkTextIter b = *line, e = *line;
+
+  gtk_text_iter_set_line_index (&b, (int) start);
+  gtk_text_iter_set_line_index (&e, (int) end);
+  gtk_text_buffer_apply_tag (GTK_TEXT_BUFFER (s->buffer), s->mir_tags[token], &b, &e);
+}
+
+/* Highlights inserted lines as they go in, instead of GtkSourceView's
+ * context engine, which analyses again all the text after any deletion in
+ * background slices of 30 ms. */
+static void
+highlight_lines (Side *s, guint first, guint n)
+{
+  for (guint i = first; i < first + n; i++)
+    {
+      const char *text = g_ptr_array_index (s->lines, i);
+      GtkTextIter line;
+      gpointer data[2] = { s, &line };
+
+      gtk_text_buffer_get_iter_at_line (GTK_TEXT_BUFFER (s->buffer), &line, (int) i);
+      tilde_mir_highlight_line (text, strlen (text), tag_mir_token, data);
+    }
+}
+
 static void
 follow_style_scheme (TildeIrView *self)
 {
@@ -335,7 +386,10 @@ follow_style_scheme (TildeIrView *self)
   if (self->editor != NULL)
     scheme = gtk_source_buffer_get_style_scheme (tilde_editor_get_buffer (self->editor));
   for (guint s = 0; s < 2; s++)
-    gtk_source_buffer_set_style_scheme (self->sides[s].buffer, scheme);
+    {
+      gtk_source_buffer_set_style_scheme (self->sides[s].buffer, scheme);
+      style_mir_tags (&self->sides[s], scheme);
+    }
 }
 
 /* ---- showing rows ---- */
@@ -553,6 +607,7 @@ insert_rows (TildeIrView *self, guint n)
         }
       gtk_text_buffer_insert (buffer, &iter, text->str, (int) text->len);
       g_string_free (text, TRUE);
+      highlight_lines (s, a->insert_at, n);
     }
   g_array_insert_vals (self->buffer_rows, a->insert_at, rows, n);
   for (guint side = 0; side < 2; side++)
@@ -562,11 +617,9 @@ insert_rows (TildeIrView *self, guint n)
 }
 
 /* Removes the last run of stale rows, or its last APPLY_CHUNK * 8 rows;
- * FALSE when there are none. Before any new row goes in: GtkSourceView
- * analyses again all the text after a deletion, in its background slices
- * of 30 ms, while it analyses inserted text alone in its first short one;
- * removed first, the old rows leave only the unchanged tail to analyse
- * again (nothing, for a first display), not the new rows too. */
+ * FALSE when there are none. Stale rows go before any new row comes in, in
+ * slices like the insertions, so that no one main-loop turn deletes a whole
+ * long program and the buffers never hold both versions in full. */
 static gboolean
 remove_stale_rows (TildeIrView *self)
 {
@@ -2081,8 +2134,6 @@ stage_names (void)
 static void
 init_side (TildeIrView *self, TildeIrSide side, GtkSourceView *view, GCallback cursor_moved)
 {
-  GtkSourceLanguageManager *languages = gtk_source_language_manager_get_default ();
-  GtkSourceLanguage *mir = gtk_source_language_manager_get_language (languages, "mir");
   Side *s = &self->sides[side];
   GtkTextBuffer *buffer;
   GtkTextIter start;
@@ -2095,8 +2146,10 @@ init_side (TildeIrView *self, TildeIrSide side, GtkSourceView *view, GCallback c
   gtk_text_buffer_set_text (buffer, " ", -1);
   s->lines = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (s->lines, g_strdup (" "));
-  gtk_source_buffer_set_language (s->buffer, mir);
-  gtk_source_buffer_set_highlight_syntax (s->buffer, mir != NULL);
+  gtk_source_buffer_set_highlight_syntax (s->buffer, FALSE);
+  /* Made first, so the diff's and the source line's colours are drawn over them. */
+  for (guint t = 0; t < TILDE_MIR_N_TOKENS; t++)
+    s->mir_tags[t] = gtk_text_buffer_create_tag (buffer, NULL, NULL);
   gtk_source_buffer_set_highlight_matching_brackets (s->buffer, FALSE);
   s->tags[TAG_ADDED] = gtk_text_buffer_create_tag (buffer, "diff-added", NULL);
   s->tags[TAG_REMOVED] = gtk_text_buffer_create_tag (buffer, "diff-removed", NULL);
