@@ -79,8 +79,9 @@ turn_cb (gpointer data)
       g_array_append_val (bench->gaps, gap);
       bench->long_gaps += gap > 16000;
       if (gap > 16000 && bench->list_stalls)
-        g_printerr ("gap %.1f ms at %.0f ms, after frame %u (its paint %.1f ms, %.1f ms of CPU)\n",
-                    gap / 1000, (now - bench->start) / 1000.0, bench->frames,
+        g_printerr ("gap %.1f ms at %.0f ms (%.6f s CLOCK_MONOTONIC, for perf record -k mono), "
+                    "after frame %u (its paint %.1f ms, %.1f ms of CPU)\n",
+                    gap / 1000, (now - bench->start) / 1000.0, (now - gap) / 1e6, bench->frames,
                     bench->paints->len ? g_array_index (bench->paints, double, bench->paints->len - 1) / 1000 : 0.0,
                     bench->paint_cpus->len ? g_array_index (bench->paint_cpus, double, bench->paint_cpus->len - 1) / 1000 : 0.0);
     }
