@@ -842,13 +842,27 @@ draw_density_picture (DensityPicture *picture, guint64 serial, Row *row,
   int width, height;
   cairo_t *cr;
 
-  g_clear_pointer (&picture->surface, cairo_surface_destroy);
   picture->x = floor (r->side.origin.x);
   picture->y = floor (r->side.origin.y);
-  width = (int) ceil ((r->side.origin.x + r->side.size.width - picture->x) * scale);
-  height = (int) ceil ((r->side.origin.y + r->side.size.height - picture->y) * scale);
-  picture->surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, MAX (width, 1),
-                                                 MAX (height, 1));
+  width = MAX ((int) ceil ((r->side.origin.x + r->side.size.width - picture->x) * scale), 1);
+  height = MAX ((int) ceil ((r->side.origin.y + r->side.size.height - picture->y) * scale), 1);
+  /* Refitted a few times a second while draws stream: the image of the
+   * same size is cleared rather than made again, whose pages would each
+   * fault when first drawn on. */
+  if (picture->surface != NULL && cairo_surface_get_reference_count (picture->surface) == 1
+      && cairo_image_surface_get_width (picture->surface) == width
+      && cairo_image_surface_get_height (picture->surface) == height)
+    {
+      cr = cairo_create (picture->surface);
+      cairo_set_operator (cr, CAIRO_OPERATOR_CLEAR);
+      cairo_paint (cr);
+      cairo_destroy (cr);
+    }
+  else
+    {
+      g_clear_pointer (&picture->surface, cairo_surface_destroy);
+      picture->surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+    }
   cairo_surface_set_device_scale (picture->surface, scale, scale);
   cr = cairo_create (picture->surface);
   cairo_translate (cr, -picture->x, -picture->y);

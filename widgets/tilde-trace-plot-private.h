@@ -14,6 +14,11 @@ gboolean    _tilde_trace_plot_get_row_panels (TildeTracePlot  *self,
                                               graphene_rect_t *side);
 /* The store's stamp when the plot was last drawn on screen. */
 guint64     _tilde_trace_plot_get_drawn_stamp (TildeTracePlot *self);
+/* How many times the plot drew a new picture for the screen, and how many
+ * of those took a new image rather than an earlier one. */
+void        _tilde_trace_plot_get_picture_counts (TildeTracePlot *self,
+                                                  guint          *drawn,
+                                                  guint          *made);
 /* What the pointer does, at widget coordinates. */
 void        _tilde_trace_plot_hover          (TildeTracePlot *self,
                                               double          x,

@@ -33,6 +33,8 @@ struct _TildeTracePlot
   /* The picture of the last frame, kept while nothing it shows changed
    * (the read-out is drawn over it): what it was drawn from. */
   cairo_surface_t  *picture;
+  cairo_surface_t  *spare;         /* the picture before, to draw the next one in */
+  guint             pictures_drawn, images_made;
   GdkTexture       *texture;
   guint             generation;
   guint             catch_up_id;   /* a tick that redraws what a frame left behind */
@@ -384,6 +386,33 @@ snapshot_hover (TildeTracePlot *self, GtkSnapshot *snapshot, const TildePlotStyl
   gtk_snapshot_restore (snapshot);
 }
 
+/* An image for the next picture: the one before the last picture, when
+ * nothing else holds it any more and its size fits, cleared; else a new
+ * one. The last picture is still in the frame GTK keeps (a render node or a
+ * texture), and drawing into it would make cairo copy it first; a new image
+ * of a plot's size costs a fault for every page when first drawn on, which
+ * made up much of a streaming frame's time under the cairo renderer. */
+static cairo_surface_t *
+take_surface (TildeTracePlot *self, int width, int height)
+{
+  cairo_surface_t *spare = g_steal_pointer (&self->spare);
+
+  if (spare != NULL && cairo_surface_get_reference_count (spare) == 1
+      && cairo_image_surface_get_width (spare) == width
+      && cairo_image_surface_get_height (spare) == height)
+    {
+      cairo_t *cr = cairo_create (spare);
+
+      cairo_set_operator (cr, CAIRO_OPERATOR_CLEAR);
+      cairo_paint (cr);
+      cairo_destroy (cr);
+      return spare;
+    }
+  g_clear_pointer (&spare, cairo_surface_destroy);
+  self->images_made++;
+  return cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+}
+
 /* The plot drawn into an image at the device's scale, handed to GTK as
  * a texture (below); a frame where only the read-out moved reuses it. */
 static cairo_surface_t *
@@ -393,7 +422,8 @@ draw_picture (TildeTracePlot *self, int width, int height, int scale, const Tild
   cairo_surface_t *surface;
   cairo_t *cr;
 
-  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width * scale, height * scale);
+  self->pictures_drawn++;
+  surface = take_surface (self, width * scale, height * scale);
   if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
     {
       cairo_surface_destroy (surface);
@@ -467,9 +497,12 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       || self->picture_stamp != stamp || self->picture_width != width
       || self->picture_height != height || self->picture_scale != scale)
     {
-      g_clear_pointer (&self->picture, cairo_surface_destroy);
+      cairo_surface_t *last = g_steal_pointer (&self->picture);
+
       g_clear_object (&self->texture);
       self->picture = draw_picture (self, width, height, scale, &style);
+      g_clear_pointer (&self->spare, cairo_surface_destroy);
+      self->spare = last;
       self->picture_generation = self->generation;
       self->picture_stamp = stamp;
       self->picture_width = width;
@@ -621,6 +654,13 @@ guint64
 _tilde_trace_plot_get_drawn_stamp (TildeTracePlot *self)
 {
   return self->drawn_stamp;
+}
+
+void
+_tilde_trace_plot_get_picture_counts (TildeTracePlot *self, guint *drawn, guint *made)
+{
+  *drawn = self->pictures_drawn;
+  *made = self->images_made;
 }
 
 void
@@ -818,6 +858,7 @@ tilde_trace_plot_finalize (GObject *object)
   _tilde_plot_painter_free (self->painter);
   g_clear_object (&self->texture);
   g_clear_pointer (&self->picture, cairo_surface_destroy);
+  g_clear_pointer (&self->spare, cairo_surface_destroy);
   g_array_unref (self->layout.rows);
   _tilde_plot_hit_clear (&self->hit);
   g_strfreev (self->parameters);

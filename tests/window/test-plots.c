@@ -388,7 +388,7 @@ test_densities_catch_up (Fixture *f, gconstpointer data)
   g_autoptr(Pixels) streamed = NULL;
   g_autoptr(Pixels) fresh = NULL;
   TildeTracePlot *first;
-  guint differ = 0, coloured = 0;
+  guint differ = 0, coloured = 0, differ_main = 0, drawn, made;
 
   tilde_trace_plot_set_parameters (f->plot, parameters);
   fill (f, 0, 300);
@@ -399,6 +399,13 @@ test_densities_catch_up (Fixture *f, gconstpointer data)
         append_draws (f, c, 30, FALSE, NULL, 0);
       g_assert_true (wait_for (plot_is_current, f));
     }
+  /* Frames while draws stream draw into the images of earlier frames
+   * (cleared) instead of new ones; what they show is checked against a
+   * fresh plot below. */
+  _tilde_trace_plot_get_picture_counts (f->plot, &drawn, &made);
+  g_test_message ("%u pictures drawn in %u new images", drawn, made);
+  g_assert_cmpuint (drawn, >=, 10);
+  g_assert_cmpuint (made, <, drawn / 2);
   f->shift = 4;
   for (guint c = 0; c < N_CHAINS; c++)
     append_draws (f, c, 600, FALSE, NULL, 0);
@@ -440,6 +447,19 @@ test_densities_catch_up (Fixture *f, gconstpointer data)
   g_test_message ("%u of the side panels' pixels differ; %u coloured", differ, coloured);
   g_assert_cmpuint (coloured, >, 300);
   g_assert_cmpuint (differ, <=, 20);
+  /* The traces, drawn in a reused image, are the fresh plot's to the pixel. */
+  for (guint row = 0; row < panels->len; row++)
+    {
+      graphene_rect_t main;
+
+      g_assert_true (_tilde_trace_plot_get_row_panels (f->plot, row, &main, NULL));
+      for (int y = (int) main.origin.y; y < main.origin.y + main.size.height; y++)
+        for (int x = (int) main.origin.x; x < main.origin.x + main.size.width; x++)
+          differ_main += memcmp (streamed->data + (gsize) y * streamed->stride + (gsize) x * 4,
+                                 fresh->data + (gsize) y * fresh->stride + (gsize) x * 4, 4) != 0;
+    }
+  g_test_message ("%u of the main panels' pixels differ", differ_main);
+  g_assert_cmpuint (differ_main, ==, 0);
   g_object_unref (first);
 }
 
