@@ -8,133 +8,17 @@
 #include <string.h>
 #include <time.h>
 
-#include "tilde-diff-gutter.h"
 #include "tilde-editor-private.h"
 #include "tilde-ir-pass.h"
-#include "tilde-mir-highlight.h"
+#include "tilde-ir-view-internal.h"
 #include "tilde-ir-view-private.h"
-#include "tilde-line-diff.h"
-#include "worker/mir-stages.h"
-
-enum {
-  TAG_ADDED,
-  TAG_REMOVED,
-  TAG_CHANGED,
-  TAG_FILLER,
-  TAG_SOURCE,
-  N_TAGS
-};
 
 typedef enum {
   SCROLL_KEEP,          /* the same rows as before stay in view */
   SCROLL_FIRST_CHANGE,  /* the first row that differs comes into view */
 } ScrollHint;
 
-typedef struct {
-  GtkSourceView   *view;
-  GtkSourceBuffer *buffer;
-  TildeDiffGutter *gutter;
-  GtkTextTag      *tags[N_TAGS];
-  GtkTextTag      *mir_tags[TILDE_MIR_N_TOKENS];
-  GArray          *highlighted;   /* guint: buffer lines under TAG_SOURCE */
-  const TildeMirText *text;       /* what the side shows; owned by `shown` */
-  char           **text_lines;    /* `text` split into lines */
-  GPtrArray       *lines;         /* char *: what each buffer line holds */
-} Side;
-
-/* A result being put in the views a slice at a time (see apply_slice()). */
-typedef struct {
-  guint next, end;                /* rows of `rows` still to insert */
-  guint insert_at;                /* the buffer line they go before */
-  int   top;                      /* the row to scroll to once done */
-  guint rows;                     /* rows the next slice may insert */
-  gint64 slice_end;               /* main-thread CPU time, µs, at the last slice's end */
-  guint source;
-} Apply;
-
 #define SCROLL_MARK "tilde-scroll"
-
-static GtkTextBuffer *
-side_buffer (Side *s)
-{
-  return GTK_TEXT_BUFFER (s->buffer);
-}
-
-struct _TildeIrView
-{
-  GtkWidget parent_instance;
-
-  /* Template children */
-  GtkInfoBar         *error_bar;
-  GtkPaned           *paned;
-  GtkSearchEntry     *pass_search;
-  GtkCheckButton     *hide_unchanged_check;
-  GtkListView        *pass_list;
-  GtkStack           *content_stack;
-  GtkLabel           *empty_label;
-  GtkWidget          *diff_box;
-  GtkStack           *left_title_stack;
-  GtkStack           *right_title_stack;
-  GtkDropDown        *left_stage_dropdown;
-  GtkDropDown        *right_stage_dropdown;
-  GtkLabel           *left_title;
-  GtkLabel           *right_title;
-  GtkScrolledWindow  *left_scroller;
-  GtkScrolledWindow  *right_scroller;
-  GtkSourceView      *left_view;
-  GtkSourceView      *right_view;
-
-  Side                sides[2];
-  TildeEditor        *editor;
-  GtkTextBuffer      *editor_buffer;
-  GListStore         *passes;
-  GtkCustomFilter    *filter;
-  GtkSingleSelection *selection;
-
-  /* The last result that compiled, whose stages are shown. */
-  TildeJobResult     *shown;
-  GArray             *rows;           /* TildeDiffRow of what is shown */
-  /* What each buffer line is: rows of `rows` already in, and lines of what
-   * was shown before (no line on either side, "stale") until removed. */
-  GArray             *buffer_rows;
-  Apply              *apply;
-  guint               applies;
-  guint               apply_rows;     /* rows a slice, for the tests; 0: default */
-  GCancellable       *diff_cancellable;
-  guint               follow_source;
-  guint               scroll_source;
-  int                 scroll_row;
-  gboolean            scroll_align;
-  guint64             compile_generation;
-  /* Counts edits; a result is shown only for the text it compiled. */
-  guint64             stamp;
-  guint64             compiled_stamp;
-  guint               compile_source;
-  guint               results;
-  int                 step;
-  int                 last_source_row;
-  int                 highlighted_line;  /* the editor line marked; -1 after new text */
-  int                 last_top_row;
-  guint               level;
-  guint               left_stage;
-  guint               right_stage;
-  gboolean            use_opencl;
-  /* The OpenCL stage of `shown` when it has no kernel: why, then the plan. */
-  TildeMirText        opencl_note;
-  GdkRGBA             colours[N_TAGS];
-
-  guint               hide_unchanged : 1;
-  guint               has_errors : 1;
-  guint               compiling : 1;
-  guint               dirty : 1;
-  guint               updating : 1;
-  guint               rebuilding : 1;
-  guint               from_click : 1;
-  guint               syncing_scroll : 1;
-  guint               result_pending : 1;   /* a compile's result waits for its apply */
-  guint               apply_hold : 1;
-  guint               scroll_leader : 1;    /* TildeIrSide */
-};
 
 G_DEFINE_FINAL_TYPE (TildeIrView, tilde_ir_view, GTK_TYPE_WIDGET)
 
@@ -162,9 +46,7 @@ static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
 static void refresh (TildeIrView *self, ScrollHint hint);
-static void update_source_highlight (TildeIrView *self);
 static void clear_source_highlight (TildeIrView *self);
-static void scroll_to_row (TildeIrView *self, int row, gboolean align);
 
 GtkWidget *
 tilde_ir_view_new (void)
@@ -350,35 +232,6 @@ style_mir_tags (Side *s, GtkSourceStyleScheme *scheme)
 }
 
 static void
-tag_mir_token (TildeMirToken token, gsize start, gsize end, gpointer user_data)
-{
-  Side *s = ((gpointer *) user_data)[0];
-  const GtkTextIter *line = ((gpointer *) user_data)[1];
-  GtkTextIter b = *line, e = *line;
-
-  gtk_text_iter_set_line_index (&b, (int) start);
-  gtk_text_iter_set_line_index (&e, (int) end);
-  gtk_text_buffer_apply_tag (GTK_TEXT_BUFFER (s->buffer), s->mir_tags[token], &b, &e);
-}
-
-/* Highlights inserted lines as they go in, instead of GtkSourceView's
- * context engine, which analyses again all the text after any deletion in
- * background slices of 30 ms. */
-static void
-highlight_lines (Side *s, guint first, guint n)
-{
-  for (guint i = first; i < first + n; i++)
-    {
-      const char *text = g_ptr_array_index (s->lines, i);
-      GtkTextIter line;
-      gpointer data[2] = { s, &line };
-
-      gtk_text_buffer_get_iter_at_line (GTK_TEXT_BUFFER (s->buffer), &line, (int) i);
-      tilde_mir_highlight_line (text, strlen (text), tag_mir_token, data);
-    }
-}
-
-static void
 follow_style_scheme (TildeIrView *self)
 {
   GtkSourceStyleScheme *scheme = NULL;
@@ -392,439 +245,13 @@ follow_style_scheme (TildeIrView *self)
     }
 }
 
-/* ---- showing rows ---- */
-
-static char
-row_mark (TildeDiffKind kind, TildeIrSide side)
-{
-  switch (kind)
-    {
-    case TILDE_DIFF_CHANGED:
-      return '~';
-    case TILDE_DIFF_REMOVED:
-      return side == TILDE_IR_SIDE_LEFT ? '-' : ' ';
-    case TILDE_DIFF_ADDED:
-      return side == TILDE_IR_SIDE_RIGHT ? '+' : ' ';
-    case TILDE_DIFF_SAME:
-    default:
-      return ' ';
-    }
-}
-
-static int
-row_tag (TildeDiffKind kind, TildeIrSide side)
-{
-  switch (kind)
-    {
-    case TILDE_DIFF_CHANGED:
-      return TAG_CHANGED;
-    case TILDE_DIFF_REMOVED:
-      return side == TILDE_IR_SIDE_LEFT ? TAG_REMOVED : TAG_FILLER;
-    case TILDE_DIFF_ADDED:
-      return side == TILDE_IR_SIDE_RIGHT ? TAG_ADDED : TAG_FILLER;
-    case TILDE_DIFF_SAME:
-    default:
-      return -1;
-    }
-}
-
-static int
-row_line (const TildeDiffRow *row, TildeIrSide side)
-{
-  return side == TILDE_IR_SIDE_LEFT ? row->old_line : row->new_line;
-}
-
-static void
-apply_line_tag (GtkTextBuffer *buffer, GtkTextTag *tag, int first, int last)
-{
-  GtkTextIter begin, end;
-
-  gtk_text_buffer_get_iter_at_line (buffer, &begin, first);
-  if (!gtk_text_buffer_get_iter_at_line (buffer, &end, last + 1))
-    gtk_text_buffer_get_end_iter (buffer, &end);
-  gtk_text_buffer_apply_tag (buffer, tag, &begin, &end);
-}
-
-/* ---- putting rows in the buffers, a slice at a time ---- */
-
-/* A compile of a big model puts thousands of MIR lines in each view.
- * Put in at once, they stall the window: the insertion itself, the text
- * views measuring the new lines, and GtkSourceView analysing them, which
- * it does in a short first idle callback after each change and leaves
- * what that did not get to for a background one that takes 30 ms of
- * wall-clock time at a time, per buffer, both buffers' in the same
- * iteration of the main loop. So only the rows that differ from what the
- * buffers hold are replaced: first the old rows are removed (a deletion
- * has GtkSourceView analyse all the text after it again), then the new
- * rows go in a slice at a time from an idle callback below the priority
- * of the analysing and measuring of the last slice, small enough for
- * those to keep up. A newer result takes over from wherever a
- * half-applied one stopped. At every step buffer_rows says what each
- * buffer line is, for the gutter, the links to the source and the source
- * mark: old lines not yet removed ("stale") link nowhere. The view's
- * scroll position is set again once all rows are in. */
-
-#define APPLY_BUDGET_US 4000    /* main-thread time of one slice */
-#define APPLY_CHUNK     16      /* rows an insertion */
-#define APPLY_MIN_ROWS  16
-#define APPLY_MAX_ROWS  512
-/* What the main thread may spend between two slices: analysing and
- * measuring the rows of the last one, and drawing a frame. */
-#define APPLY_AFTER_US  8000
-
-static gint64
-thread_cpu_us (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
-}
-
-static gboolean
-row_is_stale (const TildeDiffRow *row)
-{
-  return row->old_line < 0 && row->new_line < 0;
-}
-
-static const char *
-target_line (TildeIrView *self, TildeIrSide side, const TildeDiffRow *row)
-{
-  int line = row_line (row, side);
-
-  return line >= 0 ? self->sides[side].text_lines[line] : "";
-}
-
-/* The buffer line holds what the target row shows, on both sides. */
-static gboolean
-row_matches (TildeIrView *self, guint buffer_row, const TildeDiffRow *target)
-{
-  const TildeDiffRow *row = &g_array_index (self->buffer_rows, TildeDiffRow, buffer_row);
-
-  if (row_is_stale (row) || row->kind != target->kind)
-    return FALSE;
-  for (guint side = 0; side < 2; side++)
-    if (!g_str_equal (g_ptr_array_index (self->sides[side].lines, buffer_row),
-                      target_line (self, side, target)))
-      return FALSE;
-  return TRUE;
-}
-
-static void
-update_gutters (TildeIrView *self)
-{
-  for (guint side = 0; side < 2; side++)
-    {
-      GArray *gutter = g_array_sized_new (FALSE, FALSE, sizeof (TildeDiffGutterRow),
-                                          self->buffer_rows->len);
-
-      for (guint i = 0; i < self->buffer_rows->len; i++)
-        {
-          const TildeDiffRow *row = &g_array_index (self->buffer_rows, TildeDiffRow, i);
-          int line = row_line (row, side);
-          TildeDiffGutterRow g = { line >= 0 ? (guint) line + 1 : 0, row_mark (row->kind, side) };
-
-          g_array_append_val (gutter, g);
-        }
-      tilde_diff_gutter_set_rows (self->sides[side].gutter, gutter);
-    }
-}
-
-/* Gives buffer lines first..last the diff colour of their kind, and no
- * other: an insertion or deletion next to them moved line ends. */
-static void
-retag_rows (TildeIrView *self, TildeIrSide side, int first, int last)
-{
-  Side *s = &self->sides[side];
-  GtkTextBuffer *buffer = side_buffer (s);
-  int run_tag = -1, run_start = first;
-  GtkTextIter begin, end;
-
-  first = MAX (first, 0);
-  last = MIN (last, (int) self->buffer_rows->len - 1);
-  if (first > last)
-    return;
-  gtk_text_buffer_get_iter_at_line (buffer, &begin, first);
-  if (!gtk_text_buffer_get_iter_at_line (buffer, &end, last + 1))
-    gtk_text_buffer_get_end_iter (buffer, &end);
-  for (guint t = 0; t < TAG_SOURCE; t++)
-    gtk_text_buffer_remove_tag (buffer, s->tags[t], &begin, &end);
-  for (int i = first; i <= last + 1; i++)
-    {
-      int tag = i <= last ? row_tag (g_array_index (self->buffer_rows, TildeDiffRow, i).kind, side) : -1;
-
-      if (tag == run_tag)
-        continue;
-      if (run_tag >= 0)
-        apply_line_tag (buffer, s->tags[run_tag], run_start, i - 1);
-      run_tag = tag;
-      run_start = i;
-    }
-}
-
-static void
-line_end_iter (GtkTextBuffer *buffer, GtkTextIter *iter, int line)
-{
-  gtk_text_buffer_get_iter_at_line (buffer, iter, line);
-  if (!gtk_text_iter_ends_line (iter))
-    gtk_text_iter_forward_to_line_end (iter);
-}
-
-/* The next `n` rows of the apply, before buffer line insert_at: at the end
- * of the line above, so that a mark at the start of the line below stays
- * with it. */
-static void
-insert_rows (TildeIrView *self, guint n)
-{
-  Apply *a = self->apply;
-  const TildeDiffRow *rows = &g_array_index (self->rows, TildeDiffRow, a->next);
-
-  for (guint side = 0; side < 2; side++)
-    {
-      Side *s = &self->sides[side];
-      GtkTextBuffer *buffer = side_buffer (s);
-      GString *text = g_string_new (NULL);
-      GtkTextIter iter;
-
-      for (guint i = 0; i < n; i++)
-        {
-          const char *line = target_line (self, side, &rows[i]);
-
-          if (a->insert_at > 0 || i > 0)
-            g_string_append_c (text, '\n');
-          g_string_append (text, line);
-          g_ptr_array_insert (s->lines, (int) (a->insert_at + i), g_strdup (line));
-        }
-      if (a->insert_at > 0)
-        line_end_iter (buffer, &iter, (int) a->insert_at - 1);
-      else
-        {
-          /* Before the first line, or into the empty line of a buffer
-           * whose rows were all removed. */
-          if (self->buffer_rows->len > 0)
-            g_string_append_c (text, '\n');
-          gtk_text_buffer_get_start_iter (buffer, &iter);
-        }
-      gtk_text_buffer_insert (buffer, &iter, text->str, (int) text->len);
-      g_string_free (text, TRUE);
-      highlight_lines (s, a->insert_at, n);
-    }
-  g_array_insert_vals (self->buffer_rows, a->insert_at, rows, n);
-  for (guint side = 0; side < 2; side++)
-    retag_rows (self, side, (int) a->insert_at - 1, (int) (a->insert_at + n));
-  a->next += n;
-  a->insert_at += n;
-}
-
-/* Removes the last run of stale rows, or its last APPLY_CHUNK * 8 rows;
- * FALSE when there are none. Stale rows go before any new row comes in, in
- * slices like the insertions, so that no one main-loop turn deletes a whole
- * long program and the buffers never hold both versions in full. */
-static gboolean
-remove_stale_rows (TildeIrView *self)
-{
-  Apply *a = self->apply;
-  guint b, e = self->buffer_rows->len;
-
-  while (e > 0 && !row_is_stale (&g_array_index (self->buffer_rows, TildeDiffRow, e - 1)))
-    e--;
-  if (e == 0)
-    return FALSE;
-  b = e - 1;
-  while (b > 0 && e - b < APPLY_CHUNK * 8 && row_is_stale (&g_array_index (self->buffer_rows, TildeDiffRow, b - 1)))
-    b--;
-  for (guint side = 0; side < 2; side++)
-    {
-      Side *s = &self->sides[side];
-      GtkTextBuffer *buffer = side_buffer (s);
-      GtkTextIter begin, end;
-
-      if (b > 0)
-        {
-          line_end_iter (buffer, &begin, (int) b - 1);
-          line_end_iter (buffer, &end, (int) e - 1);
-        }
-      else
-        {
-          gtk_text_buffer_get_start_iter (buffer, &begin);
-          gtk_text_buffer_get_iter_at_line (buffer, &end, (int) e);
-        }
-      gtk_text_buffer_delete (buffer, &begin, &end);
-      g_ptr_array_remove_range (s->lines, b, e - b);
-    }
-  g_array_remove_range (self->buffer_rows, b, e - b);
-  for (guint side = 0; side < 2; side++)
-    retag_rows (self, side, (int) b - 1, (int) b);
-  if (e <= a->insert_at)
-    a->insert_at -= e - b;
-  return TRUE;
-}
-
-static void
-cancel_apply (TildeIrView *self)
-{
-  if (self->apply == NULL)
-    return;
-  g_clear_handle_id (&self->apply->source, g_source_remove);
-  g_clear_pointer (&self->apply, g_free);
-}
-
-static void
-finish_result (TildeIrView *self)
+void
+_tilde_ir_view_finish_result (TildeIrView *self)
 {
   self->results++;
   if (!self->dirty)
     set_compiling (self, FALSE);
   g_signal_emit (self, signals[COMPILED], 0);
-}
-
-static void
-finish_apply (TildeIrView *self)
-{
-  int top = self->apply->top;
-
-  cancel_apply (self);
-  self->last_source_row = -1;
-  self->highlighted_line = -1;
-  scroll_to_row (self, top, TRUE);
-  self->last_top_row = top;
-  update_source_highlight (self);
-  if (self->result_pending)
-    {
-      self->result_pending = FALSE;
-      finish_result (self);
-    }
-}
-
-/* One slice: TRUE when the apply is done (and gone). */
-static gboolean
-apply_slice (TildeIrView *self)
-{
-  Apply *a = self->apply;
-  gint64 start = g_get_monotonic_time ();
-  guint limit = self->apply_rows > 0 ? self->apply_rows : a->rows, done = 0;
-  gboolean stale = TRUE;
-
-  self->updating = TRUE;
-  while (done < limit && g_get_monotonic_time () - start < APPLY_BUDGET_US)
-    {
-      guint n = MIN (MIN (APPLY_CHUNK, a->end - a->next), limit - done);
-
-      if (stale && (stale = remove_stale_rows (self)))
-        done++;
-      else if (n > 0)
-        {
-          insert_rows (self, n);
-          done += n;
-        }
-      else
-        break;
-    }
-  self->updating = FALSE;
-  update_gutters (self);
-  a->slice_end = thread_cpu_us ();
-  if (a->next < a->end || stale)
-    return FALSE;
-  a->source = 0;
-  finish_apply (self);
-  return TRUE;
-}
-
-/* GtkSourceView analyses what a slice inserted in a first idle callback
- * of its own, of at most 10 ms (of wall-clock time: less on a busy
- * machine), and leaves what it did not get to for a background one that
- * takes 30 ms at a time. So the slices follow what the main thread did
- * since the last one (that analysis, the text views' measuring of the new
- * lines, a frame): fewer rows when it was more than APPLY_AFTER_US, more
- * when it was well under. */
-static void
-pace_apply (Apply *a)
-{
-  gint64 after = thread_cpu_us () - a->slice_end;
-
-  if (after > APPLY_AFTER_US)
-    a->rows = MAX (a->rows / 2, APPLY_MIN_ROWS);
-  else if (after < APPLY_AFTER_US / 2)
-    a->rows = MIN (a->rows + a->rows / 2, APPLY_MAX_ROWS);
-}
-
-static gboolean
-apply_idle (gpointer user_data)
-{
-  TildeIrView *self = user_data;
-
-  pace_apply (self->apply);
-  if (apply_slice (self))
-    return G_SOURCE_REMOVE;
-  if (!self->apply_hold)
-    return G_SOURCE_CONTINUE;
-  self->apply->source = 0;
-  return G_SOURCE_REMOVE;
-}
-
-/* Below the priority of the text views' measuring and of GtkSourceView's
- * first analysis of an edit, above that of its background analysis. */
-static void
-schedule_apply (TildeIrView *self)
-{
-  if (self->apply == NULL || self->apply->source != 0 || self->apply_hold)
-    return;
-  self->apply->source = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, apply_idle, self, NULL);
-  g_source_set_static_name (g_main_context_find_source_by_id (NULL, self->apply->source),
-                            "[tilde] compiler output, a slice");
-}
-
-/* Keeps the lines at either end that already show what `rows` shows (most
- * of them after an edit; stale lines of an apply cut short are passed
- * over), marks those between stale, and applies the first slice now. New
- * rows go before the unchanged tail, once the stale ones are gone. */
-static void
-begin_apply (TildeIrView *self, int top)
-{
-  GArray *rows = self->rows;
-  guint nb = self->buffer_rows->len, nt = rows->len, i = 0, j = 0, bi = nb, bj = nt, insert_at = nb;
-  Apply *a;
-
-  while (i < nb && j < nt)
-    {
-      TildeDiffRow *row = &g_array_index (self->buffer_rows, TildeDiffRow, i);
-
-      if (!row_is_stale (row))
-        {
-          if (!row_matches (self, i, &g_array_index (rows, TildeDiffRow, j)))
-            break;
-          *row = g_array_index (rows, TildeDiffRow, j++);
-        }
-      i++;
-    }
-  while (bi > i && bj > j)
-    {
-      TildeDiffRow *row = &g_array_index (self->buffer_rows, TildeDiffRow, bi - 1);
-
-      if (!row_is_stale (row))
-        {
-          if (!row_matches (self, bi - 1, &g_array_index (rows, TildeDiffRow, bj - 1)))
-            break;
-          *row = g_array_index (rows, TildeDiffRow, --bj);
-          insert_at = bi - 1;
-        }
-      bi--;
-    }
-  for (guint k = i; k < insert_at; k++)
-    {
-      TildeDiffRow *row = &g_array_index (self->buffer_rows, TildeDiffRow, k);
-
-      row->old_line = row->new_line = -1;
-    }
-  a = self->apply = g_new0 (Apply, 1);
-  a->next = j;
-  a->end = bj;
-  a->insert_at = insert_at;
-  a->top = top;
-  a->rows = APPLY_CHUNK * 4;
-  self->applies++;
-  if (!apply_slice (self))
-    schedule_apply (self);
 }
 
 static int
@@ -884,7 +311,7 @@ follow_scroll_now (gpointer user_data)
 
 /* Not at once: adjustments change while the views are laid out, when
  * moving the other side would ask for another layout in the middle of
- * this one; and, as in scroll_to_row(), once the views have measured
+ * this one; and, as in _tilde_ir_view_scroll_to_row(), once the views have measured
  * their lines. */
 static void
 follow_scroll (TildeIrView *self)
@@ -956,8 +383,8 @@ scroll_now (gpointer user_data)
  * before that takes the line at the new position for one far below, its
  * new lines having no height yet, and keeps that one at the top. Their
  * measuring runs in idle time at a higher priority than this. */
-static void
-scroll_to_row (TildeIrView *self, int row, gboolean align)
+void
+_tilde_ir_view_scroll_to_row (TildeIrView *self, int row, gboolean align)
 {
   self->scroll_row = row;
   self->scroll_align = align;
@@ -978,7 +405,7 @@ show_rows (TildeIrView *self, const TildeMirText *left, const TildeMirText *righ
   if (hint == SCROLL_FIRST_CHANGE)
     top = MAX (first_change (rows) - 3, 0);
 
-  cancel_apply (self);
+  _tilde_ir_view_cancel_apply (self);
   clear_source_highlight (self);
   g_clear_pointer (&self->rows, g_array_unref);
   if (rows->len > 0)
@@ -1000,7 +427,7 @@ show_rows (TildeIrView *self, const TildeMirText *left, const TildeMirText *righ
       s->text_lines = tilde_line_diff_split (s->text->text, NULL);
     }
   gtk_stack_set_visible_child_name (self->content_stack, "diff");
-  begin_apply (self, top);
+  _tilde_ir_view_begin_apply (self, top);
 }
 
 static GArray *
@@ -1157,7 +584,7 @@ highlight_side (TildeIrView *self, TildeIrSide side, int line)
     return -1;
   for (guint i = 0; i < self->buffer_rows->len; i++)
     {
-      int l = row_line (&g_array_index (self->buffer_rows, TildeDiffRow, i), side);
+      int l = _tilde_ir_view_row_line (&g_array_index (self->buffer_rows, TildeDiffRow, i), side);
       const TildeMirSource *src = l >= 0 ? &s->text->sources[l] : NULL;
 
       if (src != NULL && source_covers (src, line))
@@ -1167,12 +594,12 @@ highlight_side (TildeIrView *self, TildeIrSide side, int line)
     return -1;
   for (guint i = 0; i < self->buffer_rows->len; i++)
     {
-      int l = row_line (&g_array_index (self->buffer_rows, TildeDiffRow, i), side);
+      int l = _tilde_ir_view_row_line (&g_array_index (self->buffer_rows, TildeDiffRow, i), side);
       const TildeMirSource *src = l >= 0 ? &s->text->sources[l] : NULL;
 
       if (src != NULL && source_covers (src, line) && src->end_line - src->line == narrowest)
         {
-          apply_line_tag (side_buffer (s), s->tags[TAG_SOURCE], (int) i, (int) i);
+          _tilde_ir_view_apply_line_tag (side_buffer (s), s->tags[TAG_SOURCE], (int) i, (int) i);
           g_array_append_val (s->highlighted, i);
           if (first < 0)
             first = (int) i;
@@ -1206,8 +633,8 @@ clear_source_highlight (TildeIrView *self)
   self->highlighted_line = -1;
 }
 
-static void
-update_source_highlight (TildeIrView *self)
+void
+_tilde_ir_view_update_source_highlight (TildeIrView *self)
 {
   int line = 0, first_right, first_left, first;
 
@@ -1230,7 +657,7 @@ update_source_highlight (TildeIrView *self)
   first = first_right >= 0 ? first_right : first_left;
   /* Follow the cursor, but not the click that put it there. */
   if (first >= 0 && first != self->last_source_row && !self->from_click)
-    scroll_to_row (self, first, FALSE);
+    _tilde_ir_view_scroll_to_row (self, first, FALSE);
   self->last_source_row = first;
 }
 
@@ -1250,7 +677,7 @@ side_cursor_moved (TildeIrView *self, TildeIrSide side)
   row = gtk_text_iter_get_line (&cursor);
   if (row < 0 || (guint) row >= self->buffer_rows->len)
     return;
-  line = row_line (&g_array_index (self->buffer_rows, TildeDiffRow, row), side);
+  line = _tilde_ir_view_row_line (&g_array_index (self->buffer_rows, TildeDiffRow, row), side);
   if (line < 0 || (src = &s->text->sources[line])->line == 0)
     return;
   self->from_click = TRUE;
@@ -1598,7 +1025,7 @@ compile_done (TildeJobResult *result, gpointer user_data)
       set_has_errors (self, TRUE);
       if (self->shown == NULL)
         show_empty (self);
-      finish_result (self);
+      _tilde_ir_view_finish_result (self);
       return;
     }
   before = shown_stages (self);
@@ -1677,7 +1104,7 @@ forget_shown (TildeIrView *self)
 {
   g_cancellable_cancel (self->diff_cancellable);
   g_clear_object (&self->diff_cancellable);
-  cancel_apply (self);
+  _tilde_ir_view_cancel_apply (self);
   clear_source_highlight (self);
   self->result_pending = FALSE;
   g_clear_pointer (&self->rows, g_array_unref);
@@ -1689,7 +1116,7 @@ forget_shown (TildeIrView *self)
 
       row->old_line = row->new_line = -1;
     }
-  update_gutters (self);
+  _tilde_ir_view_update_gutters (self);
   for (guint s = 0; s < 2; s++)
     self->sides[s].text = NULL;
   g_clear_pointer (&self->shown, tilde_job_result_unref);
@@ -1757,7 +1184,7 @@ tilde_ir_view_set_editor (TildeIrView *self, TildeEditor *editor)
       self->editor_buffer = g_object_ref (GTK_TEXT_BUFFER (tilde_editor_get_buffer (editor)));
       g_signal_connect_swapped (self->editor_buffer, "changed", G_CALLBACK (schedule_compile), self);
       g_signal_connect_swapped (self->editor_buffer, "notify::cursor-position",
-                                G_CALLBACK (update_source_highlight), self);
+                                G_CALLBACK (_tilde_ir_view_update_source_highlight), self);
       g_signal_connect_swapped (self->editor_buffer, "notify::style-scheme",
                                 G_CALLBACK (follow_style_scheme), self);
       g_signal_connect_swapped (self->editor, "notify::file", G_CALLBACK (tilde_ir_view_reset), self);
@@ -1927,7 +1354,7 @@ _tilde_ir_view_set_apply_limits (TildeIrView *self, guint rows, gboolean hold)
 {
   self->apply_rows = rows;
   self->apply_hold = !!hold;
-  schedule_apply (self);
+  _tilde_ir_view_schedule_apply (self);
 }
 
 static void
@@ -1941,7 +1368,7 @@ tilde_ir_view_dispose (GObject *object)
   g_clear_handle_id (&self->scroll_source, g_source_remove);
   g_cancellable_cancel (self->diff_cancellable);
   g_clear_object (&self->diff_cancellable);
-  cancel_apply (self);
+  _tilde_ir_view_cancel_apply (self);
   disconnect_editor (self);
   g_clear_pointer (&self->shown, tilde_job_result_unref);
   clear_opencl_note (self);
