@@ -13,35 +13,9 @@
 #include <string.h>
 
 #include "tilde-data-panel-private.h"
+#include "window-test-util.h"
 #include "tilde-editor-private.h"
 #include "tilde-problems-list.h"
-
-static gboolean
-timeout_cb (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Runs the main loop until CONDITION holds or `ms` milliseconds pass. */
-static gboolean
-wait_for_ms (gboolean (*condition) (gpointer), gpointer data, guint ms)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add (ms, timeout_cb, &timed_out);
-
-  while (!condition (data) && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  if (!timed_out)
-    g_source_remove (id);
-  return !timed_out;
-}
-
-static gboolean
-wait_for (gboolean (*condition) (gpointer), gpointer data)
-{
-  return wait_for_ms (condition, data, 10000);
-}
 
 static gboolean
 frames_drawn (gpointer data)
@@ -56,19 +30,13 @@ let_it_draw (void)
 {
   int countdown = 20;
 
-  wait_for (frames_drawn, &countdown);
-}
-
-static char *
-example_path (const char *name)
-{
-  return g_build_filename (g_getenv ("TILDE_EXAMPLES_DIR"), name, NULL);
+  window_test_wait_for (frames_drawn, &countdown);
 }
 
 static TildeCheckResult *
 eight_schools (void)
 {
-  g_autofree char *path = example_path ("eight_schools.stan");
+  g_autofree char *path = window_test_example_path ("eight_schools.stan");
   g_autoptr(GError) error = NULL;
   TildeCheckResult *check = tilde_frontend_check_file (path, NULL, &error);
 
@@ -102,7 +70,7 @@ window_with (GtkWidget *child, int width, int height)
   gtk_window_set_default_size (window, width, height);
   gtk_window_set_child (window, child);
   gtk_window_present (window);
-  g_assert_true (wait_for (mapped, child));
+  g_assert_true (window_test_wait_for (mapped, child));
   return window;
 }
 
@@ -145,10 +113,10 @@ load (TildeDataPanel *panel, const char *path)
   g_autoptr(GError) error = NULL;
 
   tilde_data_panel_load_async (panel, file, NULL, async_done, &result);
-  g_assert_true (wait_for (has_result, &result));
+  g_assert_true (window_test_wait_for (has_result, &result));
   g_assert_true (tilde_data_panel_load_finish (panel, result, &error));
   g_assert_no_error (error);
-  g_assert_true (wait_for (check_shown, panel));
+  g_assert_true (window_test_wait_for (check_shown, panel));
 }
 
 static GtkTextBuffer *
@@ -365,7 +333,7 @@ static void
 test_example_data_check_clean (void)
 {
   g_autoptr(TildeCheckResult) model = eight_schools ();
-  g_autofree char *path = example_path ("eight_schools.data.json");
+  g_autofree char *path = window_test_example_path ("eight_schools.data.json");
   GtkWindow *window;
   TildeDataPanel *panel = panel_window (model, &window);
 
@@ -384,7 +352,7 @@ static void
 test_errors_and_warnings_shown_and_cleared (void)
 {
   g_autoptr(TildeCheckResult) model = eight_schools ();
-  g_autofree char *path = example_path ("eight_schools.data.json");
+  g_autofree char *path = window_test_example_path ("eight_schools.data.json");
   GtkWindow *window;
   TildeDataPanel *panel = panel_window (model, &window);
   GtkSourceView *view = tilde_data_panel_get_view (panel);
@@ -400,7 +368,7 @@ test_errors_and_warnings_shown_and_cleared (void)
   start = g_get_monotonic_time ();
   edit (panel, "18, 12]", "18]");
   g_assert_true (tilde_data_panel_get_modified (panel));
-  g_assert_true (wait_for_ms (has_problems, panel, 1000));
+  g_assert_true (window_test_wait_for_ms (has_problems, panel, 1000));
   g_test_message ("problem shown %.0f ms after the edit", (g_get_monotonic_time () - start) / 1000.0);
   g_assert_cmpuint (n_problems (panel), ==, 1);
   problem = problem_at (panel, 0);
@@ -437,7 +405,7 @@ test_errors_and_warnings_shown_and_cleared (void)
 
   /* A variable the model does not have: a warning on its name. */
   edit (panel, "\"J\": 8,", "\"J\": 8,\n  \"tau\": 1,");
-  g_assert_true (wait_for_ms (has_two_problems, panel, 1000));
+  g_assert_true (window_test_wait_for_ms (has_two_problems, panel, 1000));
   problem = problem_at (panel, 0);
   g_assert_cmpint (tilde_problem_get_severity (problem), ==, TILDE_SEVERITY_WARNING);
   g_assert_cmpstr (tilde_problem_get_message (problem), ==,
@@ -454,7 +422,7 @@ test_errors_and_warnings_shown_and_cleared (void)
   start = g_get_monotonic_time ();
   edit (panel, "\n  \"tau\": 1,", "");
   edit (panel, "18]", "18, 12]");
-  g_assert_true (wait_for_ms (has_no_problems, panel, 1000));
+  g_assert_true (window_test_wait_for_ms (has_no_problems, panel, 1000));
   g_test_message ("problems cleared %.0f ms after the edit", (g_get_monotonic_time () - start) / 1000.0);
   find_text (panel, "[28", &begin, NULL);
   find_text (panel, "18, 12]", NULL, &end);
@@ -500,7 +468,7 @@ test_template_checks_clean (void)
   save_screenshot (GTK_WIDGET (window), "data-panel-empty.png");
 
   tilde_data_panel_insert_template_async (panel, NULL, async_done, &result);
-  g_assert_true (wait_for (has_result, &result));
+  g_assert_true (window_test_wait_for (has_result, &result));
   g_assert_true (tilde_data_panel_insert_template_finish (panel, result, &error));
   g_assert_no_error (error);
   text = text_of (panel);
@@ -510,8 +478,8 @@ test_template_checks_clean (void)
   g_assert_nonnull (strstr (text, "\n  \"y\": ["));
   g_assert_nonnull (strstr (text, "\n  \"sigma\": ["));
   g_assert_true (strstr (text, "\"y\"") < strstr (text, "\"sigma\""));
-  g_assert_true (wait_for (check_shown, panel));
-  g_assert_true (wait_for_ms (has_no_problems, panel, 1000));
+  g_assert_true (window_test_wait_for (check_shown, panel));
+  g_assert_true (window_test_wait_for_ms (has_no_problems, panel, 1000));
   g_assert_cmpuint (n_problems (panel), ==, 0);
   let_it_draw ();
   g_assert_false (label_shown (GTK_WIDGET (panel), "No Data"));
@@ -556,7 +524,7 @@ test_save_clears_modified (void)
   g_assert_null (tilde_data_panel_get_file (panel));
 
   tilde_data_panel_save_async (panel, file, NULL, async_done, &result);
-  g_assert_true (wait_for (has_result, &result));
+  g_assert_true (window_test_wait_for (has_result, &result));
   g_assert_true (tilde_data_panel_save_finish (panel, result, &error));
   g_assert_no_error (error);
   g_assert_false (tilde_data_panel_get_modified (panel));
@@ -586,8 +554,8 @@ editor_check_shown (gpointer data)
 static void
 test_follows_editor (void)
 {
-  g_autofree char *model_path = example_path ("eight_schools.stan");
-  g_autofree char *data_path = example_path ("eight_schools.data.json");
+  g_autofree char *model_path = window_test_example_path ("eight_schools.stan");
+  g_autofree char *data_path = window_test_example_path ("eight_schools.data.json");
   g_autofree char *source = NULL;
   TildeEditor *editor = TILDE_EDITOR (tilde_editor_new ());
   TildeDataPanel *panel = TILDE_DATA_PANEL (tilde_data_panel_new ());
@@ -609,7 +577,7 @@ test_follows_editor (void)
 
   gtk_text_buffer_set_text (GTK_TEXT_BUFFER (tilde_editor_get_buffer (editor)), source, -1);
   tilde_editor_check_now (editor);
-  g_assert_true (wait_for (editor_check_shown, editor));
+  g_assert_true (window_test_wait_for (editor_check_shown, editor));
   g_assert_nonnull (tilde_data_panel_get_model (panel));
   load (panel, data_path);
   g_assert_cmpuint (n_problems (panel), ==, 0);
@@ -626,7 +594,7 @@ test_follows_editor (void)
                                                &begin, &end, NULL));
   gtk_text_buffer_delete (GTK_TEXT_BUFFER (tilde_editor_get_buffer (editor)), &begin, &end);
   gtk_text_buffer_insert (GTK_TEXT_BUFFER (tilde_editor_get_buffer (editor)), &begin, "  y_obs ~", -1);
-  g_assert_true (wait_for_ms (has_two_problems, panel, 2000));
+  g_assert_true (window_test_wait_for_ms (has_two_problems, panel, 2000));
   problem = problem_at (panel, 0);
   g_assert_cmpstr (tilde_problem_get_message (problem), ==,
                    "variable y is not declared in the model's data block; it is ignored");
@@ -732,7 +700,7 @@ test_closing_stops_engine_thread (void)
   g_object_add_weak_pointer (G_OBJECT (panel), (gpointer *) &panel);
   start = g_get_monotonic_time ();
   gtk_window_destroy (window);
-  g_assert_true (wait_for_ms (object_gone, &panel, 3000));
+  g_assert_true (window_test_wait_for_ms (object_gone, &panel, 3000));
   g_assert_cmpint (g_get_monotonic_time () - start, <, 3 * G_USEC_PER_SEC);
 }
 

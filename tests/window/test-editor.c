@@ -20,57 +20,6 @@
 static TildeApplication *app;
 
 static gboolean
-timeout_cb (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Runs the main loop until CONDITION holds or `ms` milliseconds pass. */
-static gboolean
-wait_for_ms (gboolean (*condition) (gpointer), gpointer data, guint ms)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add (ms, timeout_cb, &timed_out);
-
-  while (!condition (data) && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  if (!timed_out)
-    g_source_remove (id);
-  return !timed_out;
-}
-
-static gboolean
-wait_for (gboolean (*condition) (gpointer), gpointer data)
-{
-  return wait_for_ms (condition, data, 10000);
-}
-
-static void
-run_for_ms (guint ms)
-{
-  gboolean done = FALSE;
-
-  g_timeout_add (ms, timeout_cb, &done);
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
-}
-
-static gboolean
-window_ready (gpointer data)
-{
-  TildeWindow **window = data;
-  GtkWindow *active = gtk_application_get_active_window (GTK_APPLICATION (app));
-
-  if (!TILDE_IS_WINDOW (active))
-    return FALSE;
-  *window = TILDE_WINDOW (active);
-  return !tilde_window_is_loading (*window)
-         && gtk_widget_get_mapped (GTK_WIDGET (*window))
-         && tilde_window_get_file (*window) != NULL;
-}
-
-static gboolean
 check_shown (gpointer data)
 {
   TildeEditor *editor = data;
@@ -81,19 +30,16 @@ check_shown (gpointer data)
 static TildeWindow *
 open_path (const char *path)
 {
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  TildeWindow *window = NULL;
+  TildeWindow *window = window_test_open (GTK_APPLICATION (app), path);
 
-  g_application_open (G_APPLICATION (app), &file, 1, "");
-  g_assert_true (wait_for (window_ready, &window));
-  g_assert_true (wait_for (check_shown, tilde_window_get_editor (window)));
+  g_assert_true (window_test_wait_for (check_shown, tilde_window_get_editor (window)));
   return window;
 }
 
 static TildeWindow *
 open_example (const char *name)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("TILDE_EXAMPLES_DIR"), name, NULL);
+  g_autofree char *path = window_test_example_path (name);
 
   return open_path (path);
 }
@@ -319,7 +265,7 @@ test_error_squiggle_mark_and_row (void)
   /* An undeclared name in the prior of tau (line 22). */
   start = g_get_monotonic_time ();
   edit (editor, "cauchy(0, 5)", "cauchy(0, scale)");
-  g_assert_true (wait_for_ms (has_problems, editor, 1000));
+  g_assert_true (window_test_wait_for_ms (has_problems, editor, 1000));
   g_test_message ("problem shown %.0f ms after the edit",
                   (g_get_monotonic_time () - start) / 1000.0);
   g_assert_cmpuint (n_problems (editor), ==, 1);
@@ -349,7 +295,7 @@ test_error_squiggle_mark_and_row (void)
    * text and place) clears everything. */
   start = g_get_monotonic_time ();
   edit (editor, "int<lower=0> J;", "int<lower=0> J; real scale;");
-  g_assert_true (wait_for_ms (has_no_problems, editor, 1000));
+  g_assert_true (window_test_wait_for_ms (has_no_problems, editor, 1000));
   g_test_message ("problem cleared %.0f ms after the edit",
                   (g_get_monotonic_time () - start) / 1000.0);
   find_text (editor, "scale)", &begin, &end);
@@ -424,14 +370,14 @@ test_stale_check_never_shown (void)
   edit (editor, "cauchy(0, 5)", "cauchy(0, scale)");
   tilde_editor_check_now (editor);
   slow = tilde_worker_get_generation (worker, TILDE_JOB_CHECK);
-  run_for_ms (150);
+  window_test_run_for_ms (150);
   tilde_worker_set_check_delay (worker, 0);
   edit (editor, "cauchy(0, scale)", "cauchy(0, 5)");
   tilde_editor_check_now (editor);
   fast = tilde_worker_get_generation (worker, TILDE_JOB_CHECK);
   g_assert_cmpuint (fast, >, slow);
-  g_assert_true (wait_for (worker_finished, editor));
-  run_for_ms (100);
+  g_assert_true (window_test_wait_for (worker_finished, editor));
+  window_test_run_for_ms (100);
   assert_newest_shown (shown, slow, fast);
   g_assert_cmpuint (n_problems (editor), ==, 0);
 
@@ -439,17 +385,17 @@ test_stale_check_never_shown (void)
    * mode turned on. Only the generation tells the results apart. */
   g_array_set_size (shown, 0);
   edit (editor, "normal(0, 5)", "normal(0, -5)");
-  g_assert_true (wait_for (worker_finished, editor));
+  g_assert_true (window_test_wait_for (worker_finished, editor));
   g_array_set_size (shown, 0);
   tilde_worker_set_check_delay (worker, 700);
   tilde_editor_check_now (editor);
   slow = tilde_worker_get_generation (worker, TILDE_JOB_CHECK);
-  run_for_ms (150);
+  window_test_run_for_ms (150);
   tilde_worker_set_check_delay (worker, 0);
   tilde_editor_set_pedantic (editor, TRUE);
   fast = tilde_worker_get_generation (worker, TILDE_JOB_CHECK);
-  g_assert_true (wait_for (worker_finished, editor));
-  run_for_ms (100);
+  g_assert_true (window_test_wait_for (worker_finished, editor));
+  window_test_run_for_ms (100);
   assert_newest_shown (shown, slow, fast);
   g_assert_true (has_pedantic_problem (editor));
 
@@ -629,12 +575,12 @@ test_completion (void)
   gtk_text_buffer_place_cursor (buffer, &end);
   gtk_widget_grab_focus (GTK_WIDGET (view));
   gtk_source_completion_show (gtk_source_view_get_completion (view));
-  g_assert_true (wait_for (completion_shows, view));
+  g_assert_true (window_test_wait_for (completion_shows, view));
   let_it_draw ();
   save_screenshot (shown_popover (GTK_WIDGET (view)), "editor-completion-norm.png");
   /* One more letter leaves "normal" first, its signatures under the list. */
   gtk_text_buffer_insert_at_cursor (buffer, "a", -1);
-  g_assert_true (wait_for (completion_shows_signature, view));
+  g_assert_true (window_test_wait_for (completion_shows_signature, view));
   let_it_draw ();
   save_screenshot (shown_popover (GTK_WIDGET (view)), "editor-completion-norma.png");
   gtk_source_completion_hide (gtk_source_view_get_completion (view));
@@ -695,7 +641,7 @@ test_format_keeps_cursor_and_undoes (void)
   find_text (editor, "normal(mu", &begin, &end);
   gtk_text_buffer_place_cursor (buffer, &begin);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.format", NULL));
-  g_assert_true (wait_for (text_is, &formatted));
+  g_assert_true (window_test_wait_for (text_is, &formatted));
 
   /* Still on that statement, at the same character. */
   gtk_text_buffer_get_iter_at_mark (buffer, &cursor, gtk_text_buffer_get_insert (buffer));
@@ -750,7 +696,7 @@ test_format_refuses_broken_model (void)
   AsyncWait w = { NULL, NULL };
 
   tilde_editor_format_async (editor, NULL, async_done, &w);
-  g_assert_true (wait_for (async_finished, &w));
+  g_assert_true (window_test_wait_for (async_finished, &w));
   g_assert_false (tilde_editor_format_finish (editor, w.result, &error));
   g_assert_error (error, TILDE_EDITOR_ERROR, TILDE_EDITOR_ERROR_NOT_FORMATTED);
   after = text_of (editor);
@@ -794,7 +740,7 @@ test_pedantic_toggle (void)
   /* The main menu's toggle. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pedantic", NULL));
   g_assert_true (tilde_editor_get_pedantic (editor));
-  g_assert_true (wait_for (pedantic_shown, editor));
+  g_assert_true (window_test_wait_for (pedantic_shown, editor));
   for (guint i = 0; i < n_problems (editor); i++)
     if (tilde_problem_get_diagnostic (problem_at (editor, i))->kind == TILDE_DIAG_PEDANTIC)
       problem = problem_at (editor, i);
@@ -813,7 +759,7 @@ test_pedantic_toggle (void)
   save_screenshot (GTK_WIDGET (window), "editor-pedantic.png");
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pedantic", NULL));
-  g_assert_true (wait_for (pedantic_gone, editor));
+  g_assert_true (window_test_wait_for (pedantic_gone, editor));
   g_assert_cmpuint (n_marks_on_line (editor, 4, "tilde-warning"), ==, 0);
   window_test_close_all (GTK_APPLICATION (app));
   remove_model (path);
@@ -848,7 +794,7 @@ test_include_next_to_file (void)
    * and underlined at the #include. */
   g_assert_true (g_file_set_contents (helpers, "real half(real v) {\n  return w / 2;\n}\n", -1, NULL));
   tilde_editor_check_now (editor);
-  g_assert_true (wait_for (has_problems, editor));
+  g_assert_true (window_test_wait_for (has_problems, editor));
   problem = problem_at (editor, 0);
   g_assert_cmpstr (tilde_problem_get_location (problem), ==, "helpers.stanfunctions:2");
   g_assert_cmpuint (n_marks_on_line (editor, 1, "tilde-error"), ==, 1);
@@ -873,7 +819,7 @@ test_search_and_replace (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (editor), "editor.find-replace", NULL));
   g_assert_true (gtk_search_bar_get_search_mode (GTK_SEARCH_BAR (search_bar)));
   gtk_editable_set_text (GTK_EDITABLE (entry), "theta_tilde");
-  run_for_ms (300);   /* the entry's search-changed delay */
+  window_test_run_for_ms (300);   /* the entry's search-changed delay */
   g_assert_true (gtk_text_buffer_get_selection_bounds (buffer, &start, &end));
   selected = gtk_text_iter_get_slice (&start, &end);
   g_assert_cmpstr (selected, ==, "theta_tilde");
@@ -907,14 +853,14 @@ test_closing_stops_engine_thread (void)
   tilde_worker_set_check_delay (_tilde_editor_get_worker (editor), 5000);
   edit (editor, "cauchy(0, 5)", "cauchy(0, scale)");
   tilde_editor_check_now (editor);
-  run_for_ms (100);
+  window_test_run_for_ms (100);
   g_object_add_weak_pointer (G_OBJECT (editor), (gpointer *) &editor);
   start = g_get_monotonic_time ();
   gtk_window_destroy (GTK_WINDOW (window));
-  g_assert_true (wait_for_ms (object_gone, &editor, 3000));
+  g_assert_true (window_test_wait_for_ms (object_gone, &editor, 3000));
   /* The editor is gone at once, its thread joined without waiting for the check. */
   g_assert_cmpint (g_get_monotonic_time () - start, <, 3 * G_USEC_PER_SEC);
-  run_for_ms (200);
+  window_test_run_for_ms (200);
   window_test_close_all (GTK_APPLICATION (app));
 }
 

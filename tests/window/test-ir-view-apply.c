@@ -25,19 +25,6 @@
 
 static TildeApplication *app;
 
-static gboolean
-window_ready (gpointer data)
-{
-  TildeWindow **window = data;
-  GtkWindow *active = gtk_application_get_active_window (GTK_APPLICATION (app));
-
-  if (!TILDE_IS_WINDOW (active))
-    return FALSE;
-  *window = TILDE_WINDOW (active);
-  return !tilde_window_is_loading (*window) && gtk_widget_get_mapped (GTK_WIDGET (*window))
-         && tilde_window_get_file (*window) != NULL;
-}
-
 typedef struct {
   TildeIrView *ir;
   guint        results;
@@ -212,7 +199,7 @@ test_newer_result_takes_over (void)
   int row, line = 0;
 
   g_application_open (G_APPLICATION (app), &file, 1, "");
-  g_assert_true (window_test_wait_for (window_ready, &window));
+  window = window_test_wait_for_window (GTK_APPLICATION (app));
   ir = tilde_window_get_ir_view (window);
   gtk_widget_activate_action (GTK_WIDGET (window), "win.optimization-level", "s", "0");
   awaited = (Awaited) { ir, 0, 0 };
@@ -319,7 +306,7 @@ open_many (TildeWindow **window)
   Awaited awaited;
 
   g_application_open (G_APPLICATION (app), &file, 1, "");
-  g_assert_true (window_test_wait_for (window_ready, window));
+  *window = window_test_wait_for_window (GTK_APPLICATION (app));
   ir = tilde_window_get_ir_view (*window);
   gtk_widget_activate_action (GTK_WIDGET (*window), "win.optimization-level", "s", "0");
   awaited = (Awaited) { ir, 0, 0 };

@@ -38,20 +38,6 @@ static const char *gpu_model =
   "}\n";
 
 static gboolean
-window_ready (gpointer data)
-{
-  TildeWindow **window = data;
-  GtkWindow *active = gtk_application_get_active_window (GTK_APPLICATION (app));
-
-  if (!TILDE_IS_WINDOW (active))
-    return FALSE;
-  *window = TILDE_WINDOW (active);
-  return !tilde_window_is_loading (*window)
-         && gtk_widget_get_mapped (GTK_WIDGET (*window))
-         && tilde_window_get_file (*window) != NULL;
-}
-
-static gboolean
 ir_settled (gpointer data)
 {
   TildeIrView *ir = data;
@@ -68,7 +54,7 @@ open_model (const char *name, const char *text)
 
   g_assert_true (g_file_set_contents (path, text, -1, NULL));
   g_application_open (G_APPLICATION (app), &file, 1, "");
-  g_assert_true (wait_for (window_ready, &window));
+  window = window_test_wait_for_window (GTK_APPLICATION (app));
   g_assert_true (wait_for (ir_settled, tilde_window_get_ir_view (window)));
   return window;
 }

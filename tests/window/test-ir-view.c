@@ -39,20 +39,6 @@ static TildeApplication *app;
 /* ---- windows ---- */
 
 static gboolean
-window_ready (gpointer data)
-{
-  TildeWindow **window = data;
-  GtkWindow *active = gtk_application_get_active_window (GTK_APPLICATION (app));
-
-  if (!TILDE_IS_WINDOW (active))
-    return FALSE;
-  *window = TILDE_WINDOW (active);
-  return !tilde_window_is_loading (*window)
-         && gtk_widget_get_mapped (GTK_WIDGET (*window))
-         && tilde_window_get_file (*window) != NULL;
-}
-
-static gboolean
 ir_settled (gpointer data)
 {
   TildeIrView *ir = data;
@@ -60,20 +46,11 @@ ir_settled (gpointer data)
   return !tilde_ir_view_get_compiling (ir) && _tilde_ir_view_get_results (ir) > 0;
 }
 
-static char *
-example_path (const char *name)
-{
-  return g_build_filename (g_getenv ("TILDE_EXAMPLES_DIR"), name, NULL);
-}
-
 static TildeWindow *
 open_path (const char *path)
 {
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  TildeWindow *window = NULL;
+  TildeWindow *window = window_test_open (GTK_APPLICATION (app), path);
 
-  g_application_open (G_APPLICATION (app), &file, 1, "");
-  g_assert_true (wait_for (window_ready, &window));
   g_assert_true (wait_for (ir_settled, tilde_window_get_ir_view (window)));
   return window;
 }
@@ -81,7 +58,7 @@ open_path (const char *path)
 static TildeWindow *
 open_example (const char *name)
 {
-  g_autofree char *path = example_path (name);
+  g_autofree char *path = window_test_example_path (name);
 
   return open_path (path);
 }

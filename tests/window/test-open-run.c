@@ -26,20 +26,6 @@
 static TildeApplication *app;
 
 static gboolean
-window_ready (gpointer data)
-{
-  TildeWindow **window = data;
-  GtkWindow *active = gtk_application_get_active_window (GTK_APPLICATION (app));
-
-  if (!TILDE_IS_WINDOW (active))
-    return FALSE;
-  *window = TILDE_WINDOW (active);
-  return !tilde_window_is_loading (*window)
-         && gtk_widget_get_mapped (GTK_WIDGET (*window))
-         && tilde_window_get_file (*window) != NULL;
-}
-
-static gboolean
 data_loaded (gpointer data)
 {
   TildeDataPanel *panel = _tilde_window_get_data_panel (data);
@@ -51,13 +37,9 @@ data_loaded (gpointer data)
 static TildeWindow *
 open_eight_schools (void)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("TILDE_EXAMPLES_DIR"),
-                                            "eight_schools.stan", NULL);
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  TildeWindow *window = NULL;
+  g_autofree char *path = window_test_example_path ("eight_schools.stan");
+  TildeWindow *window = window_test_open (GTK_APPLICATION (app), path);
 
-  g_application_open (G_APPLICATION (app), &file, 1, "");
-  g_assert_true (wait_for (window_ready, &window));
   g_assert_true (wait_for (data_loaded, window));
   return window;
 }

@@ -19,6 +19,7 @@
 #include "tilde-parameter-list.h"
 #include "tilde-plot-painter-private.h"
 #include "tilde-trace-plot-private.h"
+#include "window-test-util.h"
 
 #define N_CHAINS 4
 
@@ -45,26 +46,6 @@ typedef struct
 /* ---- the main loop ---- */
 
 static gboolean
-timeout_cb (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-wait_for (gboolean (*condition) (gpointer), gpointer data)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add (10000, timeout_cb, &timed_out);
-
-  while (!condition (data) && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  if (!timed_out)
-    g_source_remove (id);
-  return !timed_out;
-}
-
-static gboolean
 plot_is_current (gpointer data)
 {
   Fixture *f = data;
@@ -85,7 +66,7 @@ let_it_draw (void)
 {
   int countdown = 10;
 
-  wait_for (frames_drawn, &countdown);
+  window_test_wait_for (frames_drawn, &countdown);
 }
 
 /* ---- synthetic draws ---- */
@@ -298,7 +279,7 @@ test_chain_colours (Fixture *f, gconstpointer data)
   g_autoptr(Pixels) pixels = NULL;
 
   fill (f, 300, 1700);
-  g_assert_true (wait_for (plot_is_current, f));
+  g_assert_true (window_test_wait_for (plot_is_current, f));
   g_assert_cmpstr (tilde_trace_plot_get_parameters (f->plot)[0], ==, "mu");
   g_assert_true (_tilde_trace_plot_get_row_panels (f->plot, 0, &main, &side));
   g_assert_cmpfloat (side.size.width, >, 40);
@@ -330,7 +311,7 @@ test_live_update (Fixture *f, gconstpointer data)
   append_draws (f, 0, 800, FALSE, NULL, 0);
   for (guint c = 1; c < N_CHAINS; c++)
     append_draws (f, c, 400, FALSE, NULL, 0);
-  g_assert_true (wait_for (plot_is_current, f));
+  g_assert_true (window_test_wait_for (plot_is_current, f));
   main = main_panel (f, 0);
   {
     g_autoptr(Pixels) pixels = render (GTK_WIDGET (f->plot), "plots-live-before.png");
@@ -349,7 +330,7 @@ test_live_update (Fixture *f, gconstpointer data)
     for (guint batch = 0; batch < 8; batch++)
       append_draws (f, c, 50, FALSE, NULL, 0);
   g_assert_cmpuint (tilde_draws_get_stamp (f->draws), >, stamp);
-  g_assert_true (wait_for (plot_is_current, f));
+  g_assert_true (window_test_wait_for (plot_is_current, f));
   {
     g_autoptr(Pixels) pixels = render (GTK_WIDGET (f->plot), "plots-live-after.png");
 
@@ -370,7 +351,7 @@ run_for_ms (int ms)
 {
   gint64 end = g_get_monotonic_time () + ms * 1000;
 
-  wait_for (time_passed, &end);
+  window_test_wait_for (time_passed, &end);
 }
 
 /* While draws stream in, densities are refitted a few a frame; when the
@@ -392,12 +373,12 @@ test_densities_catch_up (Fixture *f, gconstpointer data)
 
   tilde_trace_plot_set_parameters (f->plot, parameters);
   fill (f, 0, 300);
-  g_assert_true (wait_for (plot_is_current, f));
+  g_assert_true (window_test_wait_for (plot_is_current, f));
   for (guint batch = 0; batch < 10; batch++)
     {
       for (guint c = 0; c < N_CHAINS; c++)
         append_draws (f, c, 30, FALSE, NULL, 0);
-      g_assert_true (wait_for (plot_is_current, f));
+      g_assert_true (window_test_wait_for (plot_is_current, f));
     }
   /* Frames while draws stream draw into the images of earlier frames
    * (cleared) instead of new ones; what they show is checked against a
@@ -409,7 +390,7 @@ test_densities_catch_up (Fixture *f, gconstpointer data)
   f->shift = 4;
   for (guint c = 0; c < N_CHAINS; c++)
     append_draws (f, c, 600, FALSE, NULL, 0);
-  g_assert_true (wait_for (plot_is_current, f));
+  g_assert_true (window_test_wait_for (plot_is_current, f));
   run_for_ms (400);
   streamed = render (GTK_WIDGET (f->plot), "plots-densities-streamed.png");
   for (guint row = 0; row < 3; row++)
@@ -426,7 +407,7 @@ test_densities_catch_up (Fixture *f, gconstpointer data)
   tilde_trace_plot_set_draws (f->plot, f->draws);
   tilde_trace_plot_set_parameters (f->plot, parameters);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), GTK_WIDGET (f->plot));
-  g_assert_true (wait_for (plot_is_current, f));
+  g_assert_true (window_test_wait_for (plot_is_current, f));
   fresh = render (GTK_WIDGET (f->plot), "plots-densities-fresh.png");
   g_assert_cmpint (fresh->width, ==, streamed->width);
   g_assert_cmpint (fresh->height, ==, streamed->height);
@@ -475,7 +456,7 @@ test_select_another_parameter (Fixture *f, gconstpointer data)
   g_autoptr(Pixels) after = NULL;
 
   fill (f, 0, 1500);
-  g_assert_true (wait_for (plot_is_current, f));
+  g_assert_true (window_test_wait_for (plot_is_current, f));
   main_mu = main_panel (f, 0);
   before = render (GTK_WIDGET (f->plot), NULL);
 
@@ -566,7 +547,7 @@ test_divergent_ticks (Fixture *f, gconstpointer data)
 
   for (guint c = 0; c < N_CHAINS; c++)
     append_draws (f, c, 1500, FALSE, c == 2 ? divergent : NULL, c == 2 ? 3 : 0);
-  g_assert_true (wait_for (plot_is_current, f));
+  g_assert_true (window_test_wait_for (plot_is_current, f));
   main = main_panel (f, 0);
   g_assert_false (tilde_trace_plot_get_iteration_range (f->plot, &start, &end));
   pixels = render (GTK_WIDGET (f->plot), "plots-divergent.png");
@@ -593,7 +574,7 @@ test_hover_zoom_and_pan (Fixture *f, gconstpointer data)
   g_autofree char *expected = NULL;
 
   fill (f, 200, 1800);
-  g_assert_true (wait_for (plot_is_current, f));
+  g_assert_true (window_test_wait_for (plot_is_current, f));
   main = main_panel (f, 0);
 
   /* Over draw 1000 of the 2,000 drawn: its read-out. */
@@ -680,7 +661,7 @@ test_other_views (Fixture *f, gconstpointer data)
 
       tilde_trace_plot_set_view (f->plot, views[v].view);
       let_it_draw ();
-      g_assert_true (wait_for (plot_is_current, f));
+      g_assert_true (window_test_wait_for (plot_is_current, f));
       main = main_panel (f, 0);
       pixels = render (GTK_WIDGET (f->plot), views[v].screenshot);
       for (guint c = 0; c < N_CHAINS; c++)
@@ -725,7 +706,7 @@ test_dark (Fixture *f, gconstpointer data)
 
   adw_style_manager_set_color_scheme (manager, ADW_COLOR_SCHEME_FORCE_DARK);
   fill (f, 300, 1700);
-  g_assert_true (wait_for (plot_is_current, f));
+  g_assert_true (window_test_wait_for (plot_is_current, f));
   let_it_draw ();
   main = main_panel (f, 0);
   pixels = render (GTK_WIDGET (f->plot), "plots-dark.png");
@@ -841,9 +822,9 @@ test_empty_store (Fixture *f, gconstpointer data)
   g_assert_false (_tilde_trace_plot_get_row_panels (f->plot, 0, NULL, NULL));
   /* The first draws of a run. */
   append_draws (f, 0, 1, TRUE, NULL, 0);
-  g_assert_true (wait_for (plot_is_current, f));
+  g_assert_true (window_test_wait_for (plot_is_current, f));
   append_draws (f, 1, 3, TRUE, NULL, 0);
-  g_assert_true (wait_for (plot_is_current, f));
+  g_assert_true (window_test_wait_for (plot_is_current, f));
 }
 
 int

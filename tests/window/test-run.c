@@ -52,7 +52,7 @@ typedef struct {
 static char *
 example_text (const char *name)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("TILDE_EXAMPLES_DIR"), name, NULL);
+  g_autofree char *path = window_test_example_path (name);
   char *text = NULL;
 
   g_assert_true (g_file_get_contents (path, &text, NULL, NULL));

@@ -26,43 +26,12 @@ static TildeApplication *app;
 
 /* ---- helpers ---- */
 
-static gboolean
-window_ready (gpointer data)
-{
-  TildeWindow **window = data;
-  GtkWindow *active = gtk_application_get_active_window (GTK_APPLICATION (app));
-
-  if (!TILDE_IS_WINDOW (active))
-    return FALSE;
-  *window = TILDE_WINDOW (active);
-  return !tilde_window_is_loading (*window)
-         && gtk_widget_get_mapped (GTK_WIDGET (*window))
-         && tilde_window_get_file (*window) != NULL;
-}
-
-static char *
-example_path (const char *name)
-{
-  return g_build_filename (g_getenv ("TILDE_EXAMPLES_DIR"), name, NULL);
-}
-
-static TildeWindow *
-open_path (const char *path)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  TildeWindow *window = NULL;
-
-  g_application_open (G_APPLICATION (app), &file, 1, "");
-  g_assert_true (wait_for (window_ready, &window));
-  return window;
-}
-
 /* A copy of an example model (and of its data, under `data_name`, unless
  * NULL) in a new folder, so that the test may change and save them. */
 static char *
 copy_example (const char *folder, const char *model, const char *data_name)
 {
-  g_autofree char *from = example_path (model);
+  g_autofree char *from = window_test_example_path (model);
   g_autofree char *to = g_build_filename (folder, model, NULL);
   g_autofree char *text = NULL;
 
@@ -72,7 +41,7 @@ copy_example (const char *folder, const char *model, const char *data_name)
     {
       g_autofree char *base = g_strndup (model, strlen (model) - strlen (".stan"));
       g_autofree char *data_from_name = g_strconcat (base, ".data.json", NULL);
-      g_autofree char *data_from = example_path (data_from_name);
+      g_autofree char *data_from = window_test_example_path (data_from_name);
       g_autofree char *data_to = g_build_filename (folder, data_name, NULL);
       g_autofree char *data = NULL;
 
@@ -238,12 +207,12 @@ window_gone (gpointer data)
 static void
 test_data_beside_model_loaded (void)
 {
-  g_autofree char *model = example_path ("eight_schools.stan");
-  g_autofree char *data_path = example_path ("eight_schools.data.json");
+  g_autofree char *model = window_test_example_path ("eight_schools.stan");
+  g_autofree char *data_path = window_test_example_path ("eight_schools.data.json");
   g_autoptr(GFile) data_file = g_file_new_for_path (data_path);
   g_autofree char *expected = NULL;
   g_autofree char *text = NULL;
-  TildeWindow *window = open_path (model);
+  TildeWindow *window = window_test_open (GTK_APPLICATION (app), model);
 
   g_assert_true (wait_for (data_loaded, window));
   g_assert_true (g_file_equal (tilde_data_panel_get_file (data_panel (window)), data_file));
@@ -268,13 +237,13 @@ test_plain_json_beside_model_loaded (void)
   g_autofree char *json_path = g_build_filename (folder, "eight_schools.json", NULL);
   g_autoptr(GFile) json = g_file_new_for_path (json_path);
   g_autofree char *lonely = copy_example (folder, "poisson_glm.stan", NULL);
-  TildeWindow *window = open_path (model);
+  TildeWindow *window = window_test_open (GTK_APPLICATION (app), model);
 
   g_assert_true (wait_for (data_loaded, window));
   g_assert_true (g_file_equal (tilde_data_panel_get_file (data_panel (window)), json));
   window_test_close_all (GTK_APPLICATION (app));
 
-  window = open_path (lonely);
+  window = window_test_open (GTK_APPLICATION (app), lonely);
   /* Long enough for both names to have been looked for. */
   window_test_run_for_ms (300);
   g_assert_null (tilde_data_panel_get_file (data_panel (window)));
@@ -288,8 +257,8 @@ test_plain_json_beside_model_loaded (void)
 static void
 test_bad_value_underlined (void)
 {
-  g_autofree char *model = example_path ("eight_schools.stan");
-  TildeWindow *window = open_path (model);
+  g_autofree char *model = window_test_example_path ("eight_schools.stan");
+  TildeWindow *window = window_test_open (GTK_APPLICATION (app), model);
   GtkTextBuffer *data;
   GtkTextBuffer *source = GTK_TEXT_BUFFER (tilde_window_get_buffer (window));
   TildeProblem *problem;
@@ -388,7 +357,7 @@ test_close_with_unsaved_data_asks (void)
   g_autofree char *data_path = g_build_filename (folder, "eight_schools.data.json", NULL);
   g_autofree char *saved = NULL;
   AdwMessageDialog *dialog = NULL;
-  TildeWindow *window = open_path (model);
+  TildeWindow *window = window_test_open (GTK_APPLICATION (app), model);
 
   g_assert_true (wait_for (data_loaded, window));
   edit (data_buffer (window), "\"J\": 8", "\"J\": 8 ");
@@ -433,7 +402,7 @@ test_discard_unsaved_data (void)
   g_autofree char *before = NULL;
   g_autofree char *after = NULL;
   AdwMessageDialog *dialog = NULL;
-  TildeWindow *window = open_path (model);
+  TildeWindow *window = window_test_open (GTK_APPLICATION (app), model);
 
   g_assert_true (g_file_get_contents (data_path, &before, NULL, NULL));
   g_assert_true (wait_for (data_loaded, window));
@@ -469,8 +438,8 @@ autosaved (gpointer data)
 static void
 test_autosave_keeps_data (void)
 {
-  g_autofree char *model = example_path ("eight_schools.stan");
-  TildeWindow *window = open_path (model);
+  g_autofree char *model = window_test_example_path ("eight_schools.stan");
+  TildeWindow *window = window_test_open (GTK_APPLICATION (app), model);
   g_autofree char *data_copy_path = NULL;
   g_autofree char *info_path = NULL;
   g_autofree char *copy = NULL;
@@ -603,15 +572,15 @@ data_position_is (gpointer data)
 static void
 test_data_divider_remembered (void)
 {
-  g_autofree char *model = example_path ("eight_schools.stan");
+  g_autofree char *model = window_test_example_path ("eight_schools.stan");
   GSettings *settings = tilde_application_get_settings (app);
-  TildeWindow *window = open_path (model);
+  TildeWindow *window = window_test_open (GTK_APPLICATION (app), model);
 
   gtk_paned_set_position (_tilde_window_get_model_paned (window), 360);
   g_assert_cmpint (g_settings_get_int (settings, "data-position"), ==, 360);
   window_test_close_all (GTK_APPLICATION (app));
 
-  window = open_path (model);
+  window = window_test_open (GTK_APPLICATION (app), model);
   g_assert_true (wait_for (data_position_is, window));
   window_test_close_all (GTK_APPLICATION (app));
   g_settings_reset (settings, "data-position");

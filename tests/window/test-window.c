@@ -13,43 +13,6 @@
 static TildeApplication *app;
 
 static gboolean
-timeout_cb (gpointer data)
-{
-  gboolean *timed_out = data;
-
-  *timed_out = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Runs the main loop until CONDITION holds or ten seconds pass. */
-static gboolean
-wait_for (gboolean (*condition) (gpointer), gpointer data)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add_seconds (10, timeout_cb, &timed_out);
-
-  while (!condition (data) && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  if (!timed_out)
-    g_source_remove (id);
-  return !timed_out;
-}
-
-static gboolean
-window_ready (gpointer data)
-{
-  TildeWindow **window = data;
-  GtkWindow *active = gtk_application_get_active_window (GTK_APPLICATION (app));
-
-  if (!TILDE_IS_WINDOW (active))
-    return FALSE;
-  *window = TILDE_WINDOW (active);
-  return !tilde_window_is_loading (*window)
-         && gtk_widget_get_mapped (GTK_WIDGET (*window))
-         && tilde_window_get_file (*window) != NULL;
-}
-
-static gboolean
 not_saving (gpointer data)
 {
   return !tilde_window_is_saving (TILDE_WINDOW (data));
@@ -63,25 +26,11 @@ window_gone (gpointer data)
   return *window == NULL;
 }
 
-static char *
-example_path (const char *name)
-{
-  const char *dir = g_getenv ("TILDE_EXAMPLES_DIR");
-
-  g_assert_nonnull (dir);
-  return g_build_filename (dir, name, NULL);
-}
-
 static TildeWindow *
 open_example (const char *name)
 {
-  g_autofree char *path = example_path (name);
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  TildeWindow *window = NULL;
-
-  g_application_open (G_APPLICATION (app), &file, 1, "");
-  g_assert_true (wait_for (window_ready, &window));
-  return window;
+  g_autofree char *path = window_test_example_path (name);
+  return window_test_open (GTK_APPLICATION (app), path);
 }
 
 /* The text the buffer stands for on disk: GtkSourceView keeps the file's final
@@ -104,7 +53,7 @@ buffer_text (TildeWindow *window)
 static void
 test_open_example (void)
 {
-  g_autofree char *path = example_path ("eight_schools.stan");
+  g_autofree char *path = window_test_example_path ("eight_schools.stan");
   g_autofree char *expected = NULL;
   g_autofree char *text = NULL;
   TildeWindow *window = open_example ("eight_schools.stan");
@@ -280,7 +229,7 @@ test_unsaved_changes_protected (void)
 
   /* Closing asks first; Cancel keeps the window and the edit. */
   gtk_window_close (GTK_WINDOW (window));
-  g_assert_true (wait_for (dialog_shown, &dialog));
+  g_assert_true (window_test_wait_for (dialog_shown, &dialog));
   g_assert_nonnull (window);
   adw_message_dialog_response (dialog, "cancel");
   g_assert_nonnull (window);
@@ -289,11 +238,11 @@ test_unsaved_changes_protected (void)
   /* Discard closes it without writing the file. */
   gtk_window_close (GTK_WINDOW (window));
   dialog = NULL;
-  g_assert_true (wait_for (dialog_shown, &dialog));
+  g_assert_true (window_test_wait_for (dialog_shown, &dialog));
   adw_message_dialog_response (dialog, "discard");
-  g_assert_true (wait_for (window_gone, &window));
+  g_assert_true (window_test_wait_for (window_gone, &window));
   {
-    g_autofree char *path = example_path ("eight_schools.stan");
+    g_autofree char *path = window_test_example_path ("eight_schools.stan");
     g_autofree char *contents = NULL;
 
     g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
@@ -315,7 +264,7 @@ test_save_as (void)
 
   gtk_text_buffer_insert_at_cursor (buffer, "// saved copy\n", -1);
   tilde_window_save_to_file (window, target);
-  g_assert_true (wait_for (not_saving, window));
+  g_assert_true (window_test_wait_for (not_saving, window));
   g_assert_false (gtk_text_buffer_get_modified (buffer));
   g_assert_true (g_file_equal (tilde_window_get_file (window), target));
   g_assert_true (g_str_has_prefix (gtk_window_get_title (GTK_WINDOW (window)), "copy.stan"));
@@ -333,14 +282,9 @@ test_open_missing_file (void)
 {
   g_autoptr(GFile) file = g_file_new_for_path ("/nonexistent/tilde/model.stan");
   GtkWindow *window;
-  gboolean done = FALSE;
-  guint id;
 
   g_application_open (G_APPLICATION (app), &file, 1, "");
-  id = g_timeout_add (500, timeout_cb, &done);
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
-  (void) id;
+  window_test_run_for_ms (500);
   /* The window stays, with nothing lost and no file that Save would overwrite. */
   window = gtk_application_get_active_window (GTK_APPLICATION (app));
   g_assert_true (TILDE_IS_WINDOW (window));

@@ -25,36 +25,11 @@
 
 static TildeApplication *app;
 
-static gboolean
-window_ready (gpointer data)
-{
-  TildeWindow **window = data;
-  GtkWindow *active = gtk_application_get_active_window (GTK_APPLICATION (app));
-
-  if (!TILDE_IS_WINDOW (active))
-    return FALSE;
-  *window = TILDE_WINDOW (active);
-  return !tilde_window_is_loading (*window)
-         && gtk_widget_get_mapped (GTK_WIDGET (*window))
-         && tilde_window_get_file (*window) != NULL;
-}
-
-static char *
-example_path (const char *name)
-{
-  return g_build_filename (g_getenv ("TILDE_EXAMPLES_DIR"), name, NULL);
-}
-
 static TildeWindow *
 open_example (const char *name)
 {
-  g_autofree char *path = example_path (name);
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  TildeWindow *window = NULL;
-
-  g_application_open (G_APPLICATION (app), &file, 1, "");
-  g_assert_true (wait_for (window_ready, &window));
-  return window;
+  g_autofree char *path = window_test_example_path (name);
+  return window_test_open (GTK_APPLICATION (app), path);
 }
 
 static GSettings *
@@ -423,7 +398,7 @@ test_recent_models (void)
   query.window = fresh;
   g_assert_true (wait_for (menu_lists, &query));
   gtk_widget_activate_action (GTK_WIDGET (fresh), "win.open-recent", "s", uri);
-  g_assert_true (wait_for (window_ready, &window));
+  window = window_test_wait_for_window (GTK_APPLICATION (app));
   g_assert_true (window == fresh);
   {
     g_autofree char *loaded = g_file_get_uri (tilde_window_get_file (window));

@@ -315,3 +315,50 @@ window_test_close_all (GtkApplication *app)
   while (g_main_context_iteration (NULL, FALSE))
     ;
 }
+
+char *
+window_test_example_path (const char *name)
+{
+  const char *dir = g_getenv ("TILDE_EXAMPLES_DIR");
+
+  g_assert_nonnull (dir);
+  return g_build_filename (dir, name, NULL);
+}
+
+typedef struct
+{
+  GtkApplication *app;
+  TildeWindow    *window;
+} WindowWait;
+
+static gboolean
+window_ready (gpointer data)
+{
+  WindowWait *wait = data;
+  GtkWindow *active = gtk_application_get_active_window (wait->app);
+
+  if (!TILDE_IS_WINDOW (active))
+    return FALSE;
+  wait->window = TILDE_WINDOW (active);
+  return !tilde_window_is_loading (wait->window)
+         && gtk_widget_get_mapped (GTK_WIDGET (wait->window))
+         && tilde_window_get_file (wait->window) != NULL;
+}
+
+TildeWindow *
+window_test_wait_for_window (GtkApplication *app)
+{
+  WindowWait wait = { app, NULL };
+
+  g_assert_true (window_test_wait_for (window_ready, &wait));
+  return wait.window;
+}
+
+TildeWindow *
+window_test_open (GtkApplication *app, const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  g_application_open (G_APPLICATION (app), &file, 1, "");
+  return window_test_wait_for_window (app);
+}

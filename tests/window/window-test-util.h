@@ -5,6 +5,8 @@
 
 #include <gtk/gtk.h>
 
+#include "tilde-window.h"
+
 G_BEGIN_DECLS
 
 /* Points the home, cache, data and configuration folders (autosaved
@@ -35,6 +37,16 @@ void        window_test_screenshot   (GtkWidget  *widget,
                                       const char *name);
 /* Moves the X pointer off the window, so that nothing is drawn hovered. */
 void        window_test_pointer_away (GtkWidget  *widget);
+
+/* The path of example NAME in the tests' copy of the examples. */
+char        *window_test_example_path   (const char *name);
+/* Runs the main loop until APP's active window is a TildeWindow, mapped,
+ * done loading and showing a file, and returns it; fails the test after
+ * ten seconds. */
+TildeWindow *window_test_wait_for_window (GtkApplication *app);
+/* Opens PATH in APP, then as window_test_wait_for_window(). */
+TildeWindow *window_test_open           (GtkApplication *app,
+                                         const char     *path);
 
 /* Destroys every window of APP and lets what that queued run. */
 void        window_test_close_all    (GtkApplication *app);
