@@ -443,6 +443,35 @@ same_rows (guint n)
   return rows;
 }
 
+/* Texts of different languages (Stan, MIR, OpenCL C) have nothing to
+ * diff: their lines face each other in order, unmarked. */
+static GArray *
+facing_rows (guint n_left, guint n_right)
+{
+  guint n = MAX (n_left, n_right);
+  GArray *rows = g_array_sized_new (FALSE, FALSE, sizeof (TildeDiffRow), n);
+
+  for (guint i = 0; i < n; i++)
+    {
+      TildeDiffRow row = { TILDE_DIFF_SAME, i < n_left ? (int) i : -1, i < n_right ? (int) i : -1 };
+      g_array_append_val (rows, row);
+    }
+  return rows;
+}
+
+static gboolean
+is_mir_stage (guint stage)
+{
+  return stage == TILDE_MIR_STAGE_MIR || stage == TILDE_MIR_STAGE_TRANSFORMED
+         || stage == TILDE_MIR_STAGE_OPTIMIZED;
+}
+
+static gboolean
+stages_comparable (guint left, guint right)
+{
+  return left == right || (is_mir_stage (left) && is_mir_stage (right));
+}
+
 typedef struct {
   char *left;
   char *right;
@@ -482,8 +511,8 @@ diff_done (GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 /* Two whole stages: the precomputed diff of the transformed and optimized
- * MIR, the trivial diff of equal texts, or a diff computed off the main
- * thread. */
+ * MIR, the trivial diff of equal texts, the lines of texts in different
+ * languages facing each other, or a diff computed off the main thread. */
 static void
 show_stages (TildeIrView *self, const TildeMirStages *stages, ScrollHint hint)
 {
@@ -499,6 +528,8 @@ show_stages (TildeIrView *self, const TildeMirStages *stages, ScrollHint hint)
     rows = g_array_ref (stages->optimized_diff);
   else if (g_str_equal (left->text, right->text))
     rows = same_rows (left->n_lines);
+  else if (!stages_comparable (self->left_stage, self->right_stage))
+    rows = facing_rows (left->n_lines, right->n_lines);
   if (rows != NULL)
     {
       show_rows (self, left, right, rows, hint);
