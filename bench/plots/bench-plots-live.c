@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "live-stats.h"
 #include "tilde-draws.h"
 #include "tilde-parameter-list.h"
 #include "tilde-trace-plot.h"
@@ -45,13 +46,7 @@ typedef struct
   TildeDraws *draws;   /* only touched on the main thread */
   double      rate;
   gint        finished;
-  gint64      last_turn;
-  GArray     *gaps;     /* µs between turns of the main loop */
-  gint64      paint_start;
-  double      paint_cpu_start;
-  GArray     *paints;   /* µs from before-paint to after-paint */
-  GArray     *paint_cpus;   /* the same in processor time of the main thread */
-  guint       frames;
+  LiveStats   stats;
 } Bench;
 
 static const char *const names[] = {
@@ -60,36 +55,6 @@ static const char *const names[] = {
   "theta.8", NULL
 };
 #define N_COLUMNS 15
-
-/* Processor time of this thread in µs: on a shared machine the wall
- * clock also counts the time other jobs had the processor. */
-static double
-cpu_us (void)
-{
-  struct timespec now;
-
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &now);
-  return now.tv_sec * 1e6 + now.tv_nsec / 1e3;
-}
-
-static int
-compare_doubles (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-
-  return (x > y) - (x < y);
-}
-
-static double
-percentile (GArray *samples, double p)
-{
-  double *values = (double *) (void *) samples->data;
-
-  if (samples->len == 0)
-    return 0;
-  qsort (values, samples->len, sizeof (double), compare_doubles);
-  return values[(guint) MIN (floor (p * samples->len), samples->len - 1)];
-}
 
 static gboolean
 append_batch (gpointer data)
@@ -166,40 +131,6 @@ produce (gpointer data)
 }
 
 static gboolean
-turn_cb (gpointer data)
-{
-  Bench *bench = data;
-  gint64 now = g_get_monotonic_time ();
-
-  if (bench->last_turn != 0)
-    {
-      double gap = (double) (now - bench->last_turn);
-
-      g_array_append_val (bench->gaps, gap);
-    }
-  bench->last_turn = now;
-  return G_SOURCE_CONTINUE;
-}
-
-static void
-before_paint_cb (GdkFrameClock *clock, Bench *bench)
-{
-  bench->paint_start = g_get_monotonic_time ();
-  bench->paint_cpu_start = cpu_us ();
-}
-
-static void
-after_paint_cb (GdkFrameClock *clock, Bench *bench)
-{
-  double spent = (double) (g_get_monotonic_time () - bench->paint_start);
-  double cpu = cpu_us () - bench->paint_cpu_start;
-
-  g_array_append_val (bench->paints, spent);
-  g_array_append_val (bench->paint_cpus, cpu);
-  bench->frames++;
-}
-
-static gboolean
 mapped (gpointer data)
 {
   return gtk_widget_get_mapped (data);
@@ -215,13 +146,13 @@ typedef struct
 static void
 frame_begin (GdkFrameClock *clock, Frames *frames)
 {
-  frames->start = cpu_us ();
+  frames->start = live_stats_cpu_us ();
 }
 
 static void
 count_frame (GdkFrameClock *clock, Frames *frames)
 {
-  double ms = (cpu_us () - frames->start) / 1000;
+  double ms = (live_stats_cpu_us () - frames->start) / 1000;
 
   g_array_append_val (frames->cpu, ms);
   frames->frames++;
@@ -273,8 +204,8 @@ run_frames (guint n_frames)
         g_main_context_iteration (NULL, TRUE);
     }
   printf ("%u frames, processor time of layout and paint: median %.2f ms, 95 %% %.2f ms, "
-          "max %.2f ms\n", n_frames, percentile (frames.cpu, 0.5), percentile (frames.cpu, 0.95),
-          percentile (frames.cpu, 1));
+          "max %.2f ms\n", n_frames, live_stats_percentile (frames.cpu, 0.5), live_stats_percentile (frames.cpu, 0.95),
+          live_stats_percentile (frames.cpu, 1));
   g_array_unref (frames.cpu);
   gtk_window_destroy (window);
   g_object_unref (draws);
@@ -287,9 +218,7 @@ main (int argc, char *argv[])
   Bench bench = { 0 };
   GtkWindow *window;
   GtkWidget *box, *list, *plot, *scrolled;
-  GdkFrameClock *clock;
   GThread *thread;
-  guint turn;
   gint64 start;
   double seconds;
 
@@ -297,9 +226,7 @@ main (int argc, char *argv[])
   if (argc > 2 && g_str_equal (argv[1], "--frames"))
     return run_frames (atoi (argv[2]));
   bench.rate = argc > 1 ? atof (argv[1]) : 5000;
-  bench.gaps = g_array_new (FALSE, FALSE, sizeof (double));
-  bench.paints = g_array_new (FALSE, FALSE, sizeof (double));
-  bench.paint_cpus = g_array_new (FALSE, FALSE, sizeof (double));
+  live_stats_init (&bench.stats);
   bench.draws = tilde_draws_new (names, N_CHAINS);
 
   window = GTK_WINDOW (gtk_window_new ());
@@ -324,12 +251,8 @@ main (int argc, char *argv[])
   while (!mapped (plot))
     g_main_context_iteration (NULL, TRUE);
 
-  clock = gtk_widget_get_frame_clock (plot);
-  g_signal_connect (clock, "before-paint", G_CALLBACK (before_paint_cb), &bench);
-  g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &bench);
-  turn = g_timeout_add_full (G_PRIORITY_HIGH, 1, turn_cb, &bench, NULL);
-
-  start = g_get_monotonic_time ();
+  live_stats_watch (&bench.stats, plot);
+  start = bench.stats.start;
   thread = g_thread_new ("sampler", produce, &bench);
   while (!g_atomic_int_get (&bench.finished))
     g_main_context_iteration (NULL, TRUE);
@@ -338,7 +261,7 @@ main (int argc, char *argv[])
   while (g_main_context_iteration (NULL, FALSE))
     ;
   seconds = (g_get_monotonic_time () - start) / 1e6;
-  g_source_remove (turn);
+  live_stats_stop (&bench.stats);
 
   printf ("Streaming %d chains x %d draws at %.0f draws/s per chain, 4 traces of %d columns, "
           "1200 x 900 window\n\n", N_CHAINS, N_WARMUP + N_SAMPLING, bench.rate, N_COLUMNS);
@@ -347,17 +270,15 @@ main (int argc, char *argv[])
   printf ("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   printf ("| %.2f | %u | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms "
           "| %.2f ms | %.2f ms |\n", seconds,
-          bench.frames, percentile (bench.gaps, 0.5) / 1000, percentile (bench.gaps, 0.99) / 1000,
-          percentile (bench.gaps, 1) / 1000, percentile (bench.paints, 0.5) / 1000,
-          percentile (bench.paints, 0.95) / 1000, percentile (bench.paints, 1) / 1000,
-          percentile (bench.paint_cpus, 0.5) / 1000, percentile (bench.paint_cpus, 0.95) / 1000,
-          percentile (bench.paint_cpus, 1) / 1000);
+          bench.stats.frames, live_stats_percentile (bench.stats.gaps, 0.5) / 1000, live_stats_percentile (bench.stats.gaps, 0.99) / 1000,
+          live_stats_percentile (bench.stats.gaps, 1) / 1000, live_stats_percentile (bench.stats.paints, 0.5) / 1000,
+          live_stats_percentile (bench.stats.paints, 0.95) / 1000, live_stats_percentile (bench.stats.paints, 1) / 1000,
+          live_stats_percentile (bench.stats.paint_cpus, 0.5) / 1000, live_stats_percentile (bench.stats.paint_cpus, 0.95) / 1000,
+          live_stats_percentile (bench.stats.paint_cpus, 1) / 1000);
   g_assert_cmpuint (tilde_draws_get_n_draws (bench.draws, 3), ==, N_WARMUP + N_SAMPLING);
 
   gtk_window_destroy (window);
   g_object_unref (bench.draws);
-  g_array_unref (bench.gaps);
-  g_array_unref (bench.paints);
-  g_array_unref (bench.paint_cpus);
+  live_stats_clear (&bench.stats);
   return 0;
 }

@@ -17,95 +17,16 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "live-stats.h"
 #include "tilde-run-plots.h"
 
 typedef struct
 {
   TildeRunController *controller;
-  gint64              last_turn;
-  GArray             *gaps;      /* µs between turns of the main loop */
-  gint64              paint_start;
-  GArray             *paints;    /* µs from before-paint to after-paint */
-  double              paint_cpu_start;
-  GArray             *paint_cpus;   /* the same in processor time of the main thread */
-  guint               long_gaps;    /* gaps over 16 ms */
-  guint               frames;
-  gboolean            list_stalls;  /* TILDE_BENCH_LIST_STALLS: each long gap on stderr */
-  gint64              start;
+  LiveStats           stats;
   gboolean            finished;
   gint64              stopped_at;
 } Bench;
-
-/* Processor time of this thread in µs: on a shared machine the wall
- * clock also counts the time other jobs had the processor. */
-static double
-cpu_us (void)
-{
-  struct timespec now;
-
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &now);
-  return now.tv_sec * 1e6 + now.tv_nsec / 1e3;
-}
-
-static int
-compare_doubles (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-
-  return (x > y) - (x < y);
-}
-
-static double
-percentile (GArray *samples, double p)
-{
-  double *values = (double *) (void *) samples->data;
-
-  if (samples->len == 0)
-    return 0;
-  qsort (values, samples->len, sizeof (double), compare_doubles);
-  return values[(guint) MIN (p * samples->len, samples->len - 1)];
-}
-
-static gboolean
-turn_cb (gpointer data)
-{
-  Bench *bench = data;
-  gint64 now = g_get_monotonic_time ();
-
-  if (bench->last_turn != 0)
-    {
-      double gap = (double) (now - bench->last_turn);
-
-      g_array_append_val (bench->gaps, gap);
-      bench->long_gaps += gap > 16000;
-      if (gap > 16000 && bench->list_stalls)
-        g_printerr ("gap %.1f ms at %.0f ms (%.6f s CLOCK_MONOTONIC, for perf record -k mono), "
-                    "after frame %u (its paint %.1f ms, %.1f ms of CPU)\n",
-                    gap / 1000, (now - bench->start) / 1000.0, (now - gap) / 1e6, bench->frames,
-                    bench->paints->len ? g_array_index (bench->paints, double, bench->paints->len - 1) / 1000 : 0.0,
-                    bench->paint_cpus->len ? g_array_index (bench->paint_cpus, double, bench->paint_cpus->len - 1) / 1000 : 0.0);
-    }
-  bench->last_turn = now;
-  return G_SOURCE_CONTINUE;
-}
-
-static void
-before_paint_cb (GdkFrameClock *clock, Bench *bench)
-{
-  bench->paint_start = g_get_monotonic_time ();
-  bench->paint_cpu_start = cpu_us ();
-}
-
-static void
-after_paint_cb (GdkFrameClock *clock, Bench *bench)
-{
-  double spent = (double) (g_get_monotonic_time () - bench->paint_start);
-  double cpu = cpu_us () - bench->paint_cpu_start;
-
-  g_array_append_val (bench->paints, spent);
-  g_array_append_val (bench->paint_cpus, cpu);
-  bench->frames++;
-}
 
 static void
 finished_cb (TildeRunController *controller, const GError *error, Bench *bench)
@@ -148,6 +69,13 @@ draws_of_chain (Bench *bench, guint chain)
   return draws ? tilde_draws_get_n_draws (draws, chain) : 0;
 }
 
+/* A quantile in ms. */
+static double
+pct (GArray *samples, double p)
+{
+  return live_stats_percentile (samples, p) / 1000;
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -159,8 +87,7 @@ main (int argc, char *argv[])
   GtkWindow *window;
   TildeRunPlots *plots;
   TildeRunSettings settings;
-  GdkFrameClock *clock;
-  guint turn, total = 0;
+  guint total = 0;
   gint64 start, asked;
   double seconds;
 
@@ -179,9 +106,7 @@ main (int argc, char *argv[])
   settings.sample.seed = 1;
   settings.sample.seed_given = TRUE;
 
-  bench.gaps = g_array_new (FALSE, FALSE, sizeof (double));
-  bench.paints = g_array_new (FALSE, FALSE, sizeof (double));
-  bench.paint_cpus = g_array_new (FALSE, FALSE, sizeof (double));
+  live_stats_init (&bench.stats);
   bench.controller = tilde_run_controller_new ();
   folder = g_dir_make_tmp ("bench-run-XXXXXX", NULL);
   tilde_run_controller_set_runs_folder (bench.controller, folder);
@@ -197,14 +122,8 @@ main (int argc, char *argv[])
   while (!gtk_widget_get_mapped (GTK_WIDGET (plots)))
     g_main_context_iteration (NULL, TRUE);
 
-  clock = gtk_widget_get_frame_clock (GTK_WIDGET (plots));
-  g_signal_connect (clock, "before-paint", G_CALLBACK (before_paint_cb), &bench);
-  g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &bench);
-
-  turn = g_timeout_add_full (G_PRIORITY_HIGH, 1, turn_cb, &bench, NULL);
-  start = g_get_monotonic_time ();
-  bench.start = start;
-  bench.list_stalls = g_getenv ("TILDE_BENCH_LIST_STALLS") != NULL;
+  live_stats_watch (&bench.stats, GTK_WIDGET (plots));
+  start = bench.stats.start;
   tilde_run_controller_start (bench.controller, "bench", model, data, &settings);
   /* the four parameters as soon as the store exists */
   while (tilde_run_controller_get_draws (bench.controller) == NULL && !bench.finished)
@@ -212,7 +131,7 @@ main (int argc, char *argv[])
   tilde_run_plots_show_parameters (plots, shown);
   run_until_finished (&bench);
   seconds = (bench.stopped_at - start) / 1e6;
-  g_source_remove (turn);
+  live_stats_stop (&bench.stats);
   for (guint c = 0; c < settings.sample.chains; c++)
     total += draws_of_chain (&bench, c);
 
@@ -225,12 +144,11 @@ main (int argc, char *argv[])
   printf ("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   printf ("| %.2f | %u | %u | %.2f ms | %.2f ms | %.2f ms | %u of %u | %.2f ms | %.2f ms "
           "| %.2f ms | %.2f ms | %.2f ms | %.2f ms |\n",
-          seconds, total, bench.frames, percentile (bench.gaps, 0.5) / 1000,
-          percentile (bench.gaps, 0.99) / 1000, percentile (bench.gaps, 1) / 1000,
-          bench.long_gaps, bench.gaps->len,
-          percentile (bench.paints, 0.5) / 1000, percentile (bench.paints, 0.95) / 1000,
-          percentile (bench.paints, 1) / 1000, percentile (bench.paint_cpus, 0.5) / 1000,
-          percentile (bench.paint_cpus, 0.95) / 1000, percentile (bench.paint_cpus, 1) / 1000);
+          seconds, total, bench.stats.frames, pct (bench.stats.gaps, 0.5),
+          pct (bench.stats.gaps, 0.99), pct (bench.stats.gaps, 1), bench.stats.long_gaps,
+          bench.stats.gaps->len, pct (bench.stats.paints, 0.5), pct (bench.stats.paints, 0.95),
+          pct (bench.stats.paints, 1), pct (bench.stats.paint_cpus, 0.5),
+          pct (bench.stats.paint_cpus, 0.95), pct (bench.stats.paint_cpus, 1));
 
   /* Stop: a long run stopped once its chains are sampling */
   settings.sample.samples = 10000000;
@@ -246,8 +164,6 @@ main (int argc, char *argv[])
 
   gtk_window_destroy (window);
   g_object_unref (bench.controller);
-  g_array_unref (bench.gaps);
-  g_array_unref (bench.paints);
-  g_array_unref (bench.paint_cpus);
+  live_stats_clear (&bench.stats);
   return 0;
 }

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde"
+
+#include "live-stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+double
+live_stats_cpu_us (void)
+{
+  struct timespec now;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &now);
+  return now.tv_sec * 1e6 + now.tv_nsec / 1e3;
+}
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+double
+live_stats_percentile (GArray *samples, double p)
+{
+  double *values = (double *) (void *) samples->data;
+
+  if (samples->len == 0)
+    return 0;
+  qsort (values, samples->len, sizeof (double), compare_doubles);
+  return values[(guint) MIN (floor (p * samples->len), samples->len - 1)];
+}
+
+static double
+last_of (GArray *samples)
+{
+  return samples->len ? g_array_index (samples, double, samples->len - 1) : 0.0;
+}
+
+static gboolean
+turn_cb (gpointer data)
+{
+  LiveStats *stats = data;
+  gint64 now = g_get_monotonic_time ();
+
+  if (stats->last_turn != 0)
+    {
+      double gap = (double) (now - stats->last_turn);
+
+      g_array_append_val (stats->gaps, gap);
+      stats->long_gaps += gap > 16000;
+      if (gap > 16000 && stats->list_stalls)
+        g_printerr ("gap %.1f ms at %.0f ms (%.6f s CLOCK_MONOTONIC, for perf record -k mono), "
+                    "after frame %u (its paint %.1f ms, %.1f ms of CPU)\n",
+                    gap / 1000, (now - stats->start) / 1000.0, (now - gap) / 1e6, stats->frames,
+                    last_of (stats->paints) / 1000, last_of (stats->paint_cpus) / 1000);
+    }
+  stats->last_turn = now;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+before_paint_cb (GdkFrameClock *clock, LiveStats *stats)
+{
+  stats->paint_start = g_get_monotonic_time ();
+  stats->paint_cpu_start = live_stats_cpu_us ();
+}
+
+static void
+after_paint_cb (GdkFrameClock *clock, LiveStats *stats)
+{
+  double spent = (double) (g_get_monotonic_time () - stats->paint_start);
+  double cpu = live_stats_cpu_us () - stats->paint_cpu_start;
+
+  g_array_append_val (stats->paints, spent);
+  g_array_append_val (stats->paint_cpus, cpu);
+  stats->frames++;
+}
+
+void
+live_stats_init (LiveStats *stats)
+{
+  *stats = (LiveStats) { 0 };
+  stats->gaps = g_array_new (FALSE, FALSE, sizeof (double));
+  stats->paints = g_array_new (FALSE, FALSE, sizeof (double));
+  stats->paint_cpus = g_array_new (FALSE, FALSE, sizeof (double));
+  stats->list_stalls = g_getenv ("TILDE_BENCH_LIST_STALLS") != NULL;
+}
+
+void
+live_stats_watch (LiveStats *stats, GtkWidget *widget)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (widget);
+
+  g_signal_connect (clock, "before-paint", G_CALLBACK (before_paint_cb), stats);
+  g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), stats);
+  stats->turn_source = g_timeout_add_full (G_PRIORITY_HIGH, 1, turn_cb, stats, NULL);
+  stats->start = g_get_monotonic_time ();
+}
+
+void
+live_stats_stop (LiveStats *stats)
+{
+  g_clear_handle_id (&stats->turn_source, g_source_remove);
+}
+
+void
+live_stats_clear (LiveStats *stats)
+{
+  live_stats_stop (stats);
+  g_clear_pointer (&stats->gaps, g_array_unref);
+  g_clear_pointer (&stats->paints, g_array_unref);
+  g_clear_pointer (&stats->paint_cpus, g_array_unref);
+}
