@@ -2,6 +2,7 @@
 #define G_LOG_DOMAIN "tilde-engine"
 
 #include "io/json-data.h"
+#include "io/json-locate.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -26,11 +27,39 @@ from_parser (JsonParser *parser, GError **error)
   return d;
 }
 
+/* json-glib takes text with several top-level values, keeps the last and
+ * leaks the others; data is one object, so a second value is an error, in
+ * json-glib's words and form ("NAME:LINE:COLUMN: Parse error: ..."). */
+static gboolean
+check_one_value (const char *name, const char *text, gsize len, GError **error)
+{
+  gsize begin, end;
+  int line = 1, column = 1;
+
+  if (!tilde_json_find_second_value (text, len, &begin, &end))
+    return TRUE;
+  for (gsize i = 0; i < begin; i++)
+    if (text[i] == '\n')
+      line++, column = 1;
+    else
+      column++;
+  g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
+               "%s:%d:%d: Parse error: unexpected text after the data's object, expected end "
+               "of file", name, line, column);
+  return FALSE;
+}
+
 TildeJsonData *
 tilde_json_data_new_from_file (const char *path, GError **error)
 {
   g_autoptr (JsonParser) parser = json_parser_new ();
-  if (!json_parser_load_from_file (parser, path, error))
+  g_autofree char *text = NULL;
+  gsize length;
+
+  /* Mapped, json-glib's messages name the file. */
+  if (!g_file_get_contents (path, &text, &length, error)
+      || !check_one_value (path, text, length, error)
+      || !json_parser_load_from_mapped_file (parser, path, error))
     return NULL;
   return from_parser (parser, error);
 }
@@ -39,7 +68,10 @@ TildeJsonData *
 tilde_json_data_new_from_string (const char *text, gssize len, GError **error)
 {
   g_autoptr (JsonParser) parser = json_parser_new ();
-  if (!json_parser_load_from_data (parser, text, len, error))
+  gsize length = len < 0 ? strlen (text) : (gsize) len;
+
+  if (!check_one_value ("<data>", text, length, error)
+      || !json_parser_load_from_data (parser, text, (gssize) length, error))
     return NULL;
   return from_parser (parser, error);
 }

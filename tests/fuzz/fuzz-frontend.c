@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fuzz-frontend.h"
+#include "fuzz-target.h"
 #include "semantics/check.h"
 #include "syntax/parser.h"
 #include "syntax/printer.h"

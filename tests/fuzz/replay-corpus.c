@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Runs the fuzz target once on every file of the fuzz corpus, so the suite
- * re-checks every input the fuzzer kept (and every crash it found, once
- * fixed) without needing libFuzzer. */
+/* Runs a fuzz target once on every file of its corpus (corpus/FUZZ_TARGET),
+ * so the suite re-checks every input the fuzzer kept (and every crash it
+ * found, once fixed) without needing libFuzzer. */
 #include <glib.h>
 
-#include "fuzz-frontend.h"
+#include "fuzz-target.h"
 
 static void
 test_replay_corpus (void)
 {
-  const char *dir_path = g_test_get_filename (G_TEST_DIST, "fuzz", "corpus", NULL);
+  const char *dir_path = g_test_get_filename (G_TEST_DIST, "fuzz", "corpus", FUZZ_TARGET, NULL);
   g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
   const char *name;
   int count = 0;
@@ -25,6 +25,7 @@ test_replay_corpus (void)
       LLVMFuzzerTestOneInput ((const uint8_t *) contents, length);
       count++;
     }
+  g_test_message ("%d inputs", count);
   g_assert_cmpint (count, >, 0);
 }
 
@@ -32,6 +33,6 @@ int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/fuzz/frontend/corpus", test_replay_corpus);
+  g_test_add_func ("/fuzz/" FUZZ_TARGET "/corpus", test_replay_corpus);
   return g_test_run ();
 }

@@ -204,6 +204,11 @@ test_syntax_errors (void)
   g_autoptr (GPtrArray) d8 = check ("{\"J\": 8} x");
   expect (d8, 0, TILDE_SEVERITY_ERROR, 1, 9, 1, 10, "expected the end of the data, found 'x'");
 
+  /* A second object, which json-glib would read in place of the first. */
+  g_autoptr (GPtrArray) d10 = check ("{\"J\": 8}\n{\"J\": 9}\n");
+  g_assert_cmpuint (d10->len, ==, 1);
+  expect (d10, 0, TILDE_SEVERITY_ERROR, 2, 0, 2, 1, "expected the end of the data, found '{'");
+
   /* Not an object: json-data's words, over the whole value. */
   g_autoptr (GPtrArray) d9 = check ("[1, 2]\n");
   g_assert_cmpuint (d9->len, ==, 1);

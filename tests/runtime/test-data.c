@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <unistd.h>
 
 #include "io/json-data.h"
 #include "runtime-test-util.h"
@@ -166,6 +169,39 @@ test_bad_json (void)
   g_assert_null (tilde_json_data_new_from_string ("[1, 2]", -1, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
   g_clear_error (&error);
+
+  /* Two objects: json-glib alone would read the second and drop the first. */
+  g_assert_null (tilde_json_data_new_from_string ("{\"N\": 1}\n  {\"N\": 2}", -1, &error));
+  g_assert_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA);
+  g_assert_cmpstr (error->message, ==,
+                   "<data>:2:3: Parse error: unexpected text after the data's object, "
+                   "expected end of file");
+  g_clear_error (&error);
+
+  /* Blanks after the object are fine. */
+  TildeJsonData *d = tilde_json_data_new_from_string ("{\"N\": 1}\n\n", -1, &error);
+  g_assert_no_error (error);
+  tilde_json_data_free (d);
+}
+
+/* The same from a file: the message names it. */
+static void
+test_two_objects_in_a_file (void)
+{
+  GError *error = NULL;
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("tilde-data-XXXXXX.json", &path, &error);
+  g_assert_no_error (error);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, "{\"N\": 1} {\"N\": 2}\n", -1, &error));
+
+  g_assert_null (tilde_json_data_new_from_file (path, &error));
+  g_assert_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA);
+  g_autofree char *expected = g_strdup_printf (
+    "%s:1:10: Parse error: unexpected text after the data's object, expected end of file", path);
+  g_assert_cmpstr (error->message, ==, expected);
+  g_clear_error (&error);
+  g_unlink (path);
 }
 
 /* ---- data checked against a model's data block ---- */
@@ -304,6 +340,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/data/special-values", test_special_values);
   g_test_add_func ("/runtime/data/read-errors", test_read_errors);
   g_test_add_func ("/runtime/data/bad-json", test_bad_json);
+  g_test_add_func ("/runtime/data/two-objects-in-a-file", test_two_objects_in_a_file);
   g_test_add_func ("/runtime/data/model-errors", test_model_data_errors);
   g_test_add_func ("/runtime/data/check-every-variable", test_check_data);
   g_test_add_func ("/runtime/data/huge-matrix-refused", test_huge_matrix_refused);
