@@ -714,18 +714,21 @@ build_program (RtFlat *f, FlProg *p, gboolean propto, gboolean jacobian, const d
     }
   p->n_ins = rt_flat_fuse (p->ins, p->n_ins);
   p->ins[p->n_ins].fn = rt_flat_end;
+  p->ins[p->n_ins].flat = f;
   return TRUE;
 }
 
 static gboolean
 build_programs (RtFlat *f)
 {
-  g_autofree double *v = rt_flat_scratch_new (f);
-  g_autofree double *scratch = rt_flat_scratch_new (f);
-  for (int mode = 0; mode < 4; mode++)
-    if (!build_program (f, &f->prog[mode], mode & 1, mode & 2, v, scratch))
-      return FALSE;
-  return TRUE;
+  double *v = rt_flat_scratch_new (f);
+  double *scratch = rt_flat_scratch_new (f);
+  gboolean ok = TRUE;
+  for (int mode = 0; mode < 4 && ok; mode++)
+    ok = build_program (f, &f->prog[mode], mode & 1, mode & 2, v, scratch);
+  rt_flat_scratch_free (v);
+  rt_flat_scratch_free (scratch);
+  return ok;
 }
 
 /* A scalar transform's backward step reads the adjoint of its value, to

@@ -35,10 +35,15 @@ RtFlat  *rt_flat_compile (const St *log_prob, const TildeValue *globals, int n_g
 void     rt_flat_free    (RtFlat *f);
 /* Scratch memory for one evaluating thread, the constants filled in. */
 double  *rt_flat_scratch_new (const RtFlat *f);
-/* The log density at theta into *lp, and its gradient when `gradient` is
- * not NULL; FALSE when the general path must evaluate instead. */
-gboolean rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean propto,
-                      gboolean jacobian, double *gradient, double *lp);
+void     rt_flat_scratch_free (double *scratch);
+/* The log density at theta, and its gradient into `gradient` when that
+ * is not NULL; NaN when the general path must evaluate instead, after
+ * rt_flat_gave_way. */
+double   rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean propto,
+                      gboolean jacobian, double *gradient);
+/* After a run that gave way: the scratch made ready for the next run,
+ * and the count of rt_flat_fallbacks. */
+void     rt_flat_gave_way (const RtFlat *f, double *scratch);
 /* The number of instructions (for tests and the benchmark's notes). */
 guint    rt_flat_size    (const RtFlat *f);
 /* How often, in this process, a run gave way to the general path. */
@@ -112,6 +117,7 @@ struct FlIns {
   gboolean jacobian;   /* transforms: add the log Jacobian; terms: `jacobian +=` */
   double   k0, k1;     /* transforms: the bounds */
   MirTransformKind check;  /* FL_CHECK: lower, upper or both */
+  const RtFlat *flat;  /* the instruction that ends a run: its form */
   double   c[3];       /* what the chosen code precomputes from data */
   double   pc[3];      /* FL_NORMAL_FMA: c of the density folded into it (rt_flat_fuse) */
   gboolean pstd;       /* that density is std_normal */

@@ -22,21 +22,24 @@ rt_flat_fallbacks (void)
   return g_atomic_int_get (&fallbacks);
 }
 
-static gboolean
-give_way (void)
-{
-  g_atomic_int_inc (&fallbacks);
-  return FALSE;
-}
-
+/* The scratch: the place of the gradient (gradient_slot), then the
+ * values, the adjoints and the junk. */
 double *
 rt_flat_scratch_new (const RtFlat *f)
 {
-  double *buf = g_new0 (double, 2 * (gsize) f->n_vals + (gsize) f->max_n + 1);
+  G_STATIC_ASSERT (sizeof (double *) <= sizeof (double));
+  double *buf = g_new0 (double, 1 + 2 * (gsize) f->n_vals + (gsize) f->max_n + 1) + 1;
   /* A model without constants has none to copy (and consts is NULL). */
   if (f->n_vals > f->n_vars)
     memcpy (buf + f->n_vars, f->consts, sizeof (double) * (gsize) (f->n_vals - f->n_vars));
   return buf;
+}
+
+void
+rt_flat_scratch_free (double *scratch)
+{
+  if (scratch)
+    g_free (scratch - 1);
 }
 
 guint
@@ -733,12 +736,15 @@ backward_loop (FlOp op, Op a, Op b, Op c, const double *r, const double *gr, gin
     *c.g += sc;
 }
 
-/* The adjoints of an instruction's operands from its result's. */
-static void
+/* The adjoints of an instruction's operands from its result's, which
+ * are then cleared: nothing adds to them after this step, and a run
+ * starts with every adjoint 0 (rt_flat_run). */
+G_GNUC_NO_INLINE static void
 backward (const FlIns *restrict ins, double *v, double *g)
 {
   const FlReg *ra = &ins->a[0], *rb = &ins->a[1], *rc = &ins->a[2];
-  const double *r = v + ins->dst.off, *gr = g + ins->dst.off;
+  const double *r = v + ins->dst.off;
+  double *gr = g + ins->dst.off;
   gint32 n = ins->n;
   FlOp op = ins->op;
   if (op <= FL_LUB)
@@ -746,7 +752,10 @@ backward (const FlIns *restrict ins, double *v, double *g)
       const double *d = v + ins->aux.off;
       double *gu = g + ra->off;
       for (gint32 i = 0; i < n; i++)
-        gu[i] += gr[i] * d[i];
+        {
+          gu[i] += gr[i] * d[i];
+          gr[i] = 0;
+        }
       return;
     }
   Op a = op_of (ra, v), b = op_of (rb, v), c = op_of (rc, v);
@@ -761,6 +770,7 @@ backward (const FlIns *restrict ins, double *v, double *g)
     case 6: backward_loop (op, a, b, c, r, gr, n, 0, 1, 1); break;
     default: backward_loop (op, a, b, c, r, gr, n, 1, 1, 1); break;
     }
+  memset (gr, 0, sizeof (double) * (gsize) n);
 }
 
 /* ---- the code of each instruction ---- */
@@ -1025,13 +1035,94 @@ fn_arith (const FlIns *restrict ins, double *v, double *g, double total)
   NEXT (total);
 }
 
+/* Where the caller wants the gradient (NULL: nowhere), kept just before
+ * the values for the end of the run (fn_end): the codes hand on only the
+ * values and the adjoints. */
+static inline double **
+gradient_slot (double *scratch)
+{
+  return (double **) (scratch - 1);
+}
+
+static void
+clear_adjoints (const RtFlat *f, double *scratch)
+{
+  memset (scratch + f->n_vals, 0, sizeof (double) * (gsize) f->n_vars);
+}
+
+/* The backward steps of the instructions other than scalar transforms. */
+static void
+backward_all (const RtFlat *f, double *v, double *g)
+{
+  const FlIns *code = f->ins;
+  for (guint k = f->n_back; k-- > 0;)
+    backward (&code[f->back[k]], v, g);
+}
+
+/* The rest of the backward pass, the scalar transforms' steps (which come
+ * last: flat-compile.c's list_backward), and the gradient handed out:
+ * theta's adjoints copied, cleared, and summed, the sum finite unless an
+ * entry is not (or, rarely, the sum of finite ones overflows, which only
+ * sends the evaluation the general way too). */
+static inline __attribute__ ((always_inline)) double
+finish (const RtFlat *f, double *v, double *g, double total, double *gradient)
+{
+  for (const FlBack1 *b = f->back1, *end = f->back1 + f->n_back1; b < end; b++)
+    {
+      double gx = v[b->x];
+      v[b->x] = 0;
+      v[b->u] += gx * v[b->d];
+    }
+  typedef double V2 __attribute__ ((vector_size (16), aligned (8), may_alias));
+  const V2 zero = { 0, 0 };
+  V2 sum2 = zero;
+  gint32 P = f->n_params, i = 0;
+#pragma GCC unroll 2
+  for (; i + 2 <= P; i += 2)
+    {
+      V2 x = *(const V2 *) (g + i);
+      *(V2 *) (gradient + i) = x;
+      *(V2 *) (g + i) = zero;
+      sum2 += x;
+    }
+  double sum = sum2[0] + sum2[1];
+  if (i < P)
+    {
+      gradient[i] = g[i];
+      sum += g[i];
+      g[i] = 0;
+    }
+  return G_LIKELY (isfinite (sum)) ? total : NAN;
+}
+
+/* fn_end's cases other than the commonest. */
+G_GNUC_NO_INLINE static double
+end_general (const RtFlat *f, double *v, double *g, double total, double *gradient)
+{
+  if (!isfinite (total))
+    return NAN;
+  if (!gradient)
+    {
+      clear_adjoints (f, v);
+      return total;
+    }
+  backward_all (f, v, g);
+  return finish (f, v, g, total, gradient);
+}
+
+/* The end of a run, with the sum of the terms: the backward pass, and the
+ * gradient handed out. Each backward step clears the adjoints it reads,
+ * and theta's are cleared as they are copied out, so that the next run
+ * starts from zeros; NaN to give way (the caller then clears them all).
+ * With only scalar transforms to step back over, it makes no call. */
 static double
 fn_end (const FlIns *restrict ins, double *v, double *g, double total)
 {
-  (void) ins;
-  (void) v;
-  (void) g;
-  return total;
+  const RtFlat *f = ins->flat;
+  double *gradient = *gradient_slot (v);
+  if (G_UNLIKELY (!gradient || f->n_back || !isfinite (total)))
+    return end_general (f, v, g, total, gradient);
+  return finish (f, v, g, total, gradient);
 }
 
 #undef NEXT
@@ -1192,50 +1283,25 @@ rt_flat_choose (FlIns *ins, const double *v)
     }
 }
 
-gboolean
+double
 rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean propto,
-             gboolean jacobian, double *gradient, double *lp)
+             gboolean jacobian, double *gradient)
 {
   const FlProg *p = &f->prog[(propto ? 1 : 0) | (jacobian ? 2 : 0)];
-  double *v = scratch, *g = scratch + f->n_vals;
+  *gradient_slot (scratch) = gradient;
   if (f->n_params > 0)
-    memcpy (v, theta, sizeof (double) * (gsize) f->n_params);
-  memset (g, 0, sizeof (double) * (gsize) f->n_vars);
-  /* the general path's sum: the constant terms first (summed when the form
-   * was built), then the others in order */
-  double total = p->ins->fn (p->ins, v, g, p->cst);
-  if (!isfinite (total))
-    return give_way ();
-  if (gradient)
-    {
-      const FlIns *code = f->ins;
-      for (guint k = f->n_back; k-- > 0;)
-        backward (&code[f->back[k]], v, g);
-      /* the scalar transforms last (flat-compile.c's list_backward) */
-      for (const FlBack1 *b = f->back1, *end = f->back1 + f->n_back1; b < end; b++)
-        scratch[b->u] += scratch[b->x] * scratch[b->d];
-      /* x - x is NaN exactly when x is not finite; two at a time */
-      typedef double V2 __attribute__ ((vector_size (16)));
-      V2 bad2 = { 0, 0 };
-      gint32 P = f->n_params, i = 0;
-      for (; i + 2 <= P; i += 2)
-        {
-          V2 x;
-          memcpy (&x, g + i, sizeof x);
-          memcpy (gradient + i, &x, sizeof x);
-          bad2 += x - x;
-        }
-      double bad = bad2[0] + bad2[1];
-      if (i < P)
-        {
-          gradient[i] = g[i];
-          bad += g[i] - g[i];
-        }
-      if (!(bad == 0))
-        return give_way ();
-    }
-  *lp = total;
-  return TRUE;
+    memcpy (scratch, theta, sizeof (double) * (gsize) f->n_params);
+  /* every adjoint is 0 here (left so by the run before); the general
+   * path's sum: the constant terms first (summed when the form was
+   * built), then the others in order, and the end of the run (fn_end) */
+  return p->ins->fn (p->ins, scratch, scratch + f->n_vals, p->cst);
+}
+
+void
+rt_flat_gave_way (const RtFlat *f, double *scratch)
+{
+  clear_adjoints (f, scratch);
+  g_atomic_int_inc (&fallbacks);
 }
 
 /* A density over a container of parameters with data location and scale
