@@ -241,6 +241,12 @@ normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, do
 {
   const double c0 = b0.x[0], c1 = b1.x[0], c2 = b2.x[0];
   double lp = *logp, sq = 0, inv_s = ks ? 0 : 1 / sigma.x[0], s0 = 0, s1 = 0, s2 = 0, pq = 0;
+  /* One iteration reads and writes nothing of another's: the loop writes
+   * only adjoints, and operands are whole containers (the same one, or
+   * none of the other's elements) or scalars, whose partials are summed
+   * in registers. Told so, the compiler does not test for overlaps each
+   * time before it runs the loop two elements at a time. */
+#pragma GCC ivdep
 #pragma GCC unroll 2
   for (gint32 i = 0; i < N; i++)
     {
