@@ -1082,9 +1082,8 @@ finish (const RtFlat *f, double *v, double *g, double total, double *gradient)
   typedef double V2 __attribute__ ((vector_size (16), aligned (8), may_alias));
   const V2 zero = { 0, 0 };
   V2 sum2 = zero;
-  gint32 P = f->n_params, i = 0;
-#pragma GCC unroll 2
-  for (; i + 2 <= P; i += 2)
+  gint32 P = f->n_params, P2 = P & ~1;
+  for (gint32 i = 0; i < P2; i += 2)
     {
       V2 x = *(const V2 *) (g + i);
       *(V2 *) (gradient + i) = x;
@@ -1092,11 +1091,11 @@ finish (const RtFlat *f, double *v, double *g, double total, double *gradient)
       sum2 += x;
     }
   double sum = sum2[0] + sum2[1];
-  if (i < P)
+  if (P2 < P)
     {
-      gradient[i] = g[i];
-      sum += g[i];
-      g[i] = 0;
+      gradient[P2] = g[P2];
+      sum += g[P2];
+      g[P2] = 0;
     }
   return G_LIKELY (isfinite (sum)) ? total : NAN;
 }
@@ -1295,8 +1294,13 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
 {
   const FlProg *p = &f->prog[(propto ? 1 : 0) | (jacobian ? 2 : 0)];
   *gradient_slot (scratch) = gradient;
-  if (f->n_params > 0)
-    memcpy (scratch, theta, sizeof (double) * (gsize) f->n_params);
+  /* theta in, two at a time: a leaf until the tail call */
+  typedef double V2 __attribute__ ((vector_size (16), aligned (8), may_alias));
+  gint32 P = f->n_params, P2 = P & ~1;
+  for (gint32 i = 0; i < P2; i += 2)
+    *(V2 *) (scratch + i) = *(const V2 *) (theta + i);
+  if (P2 < P)
+    scratch[P2] = theta[P2];
   /* every adjoint is 0 here (left so by the run before); the general
    * path's sum: the constant terms first (summed when the form was
    * built), then the others in order, and the end of the run (fn_end) */
