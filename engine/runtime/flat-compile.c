@@ -832,6 +832,24 @@ fold_locations (GArray *code)
   g_array_set_size (code, n);
 }
 
+/* The reciprocals of a data vector of scales of the normals of computed
+ * locations, as constants: the loop's 1 / sigma, the same values. */
+static void
+reciprocal_scales (FlC *c)
+{
+  for (guint k = 0; k < c->ins->len; k++)
+    {
+      FlIns *ins = &g_array_index (c->ins, FlIns, k);
+      if (ins->op != FL_NORMAL_FMA || ins->a[2].ad || !ins->a[2].vec)
+        continue;
+      gint32 n = ins->a[2].n;
+      g_autofree double *inv = g_new (double, MAX (n, 1));
+      for (gint32 i = 0; i < n; i++)
+        inv[i] = 1 / const_at (c, &ins->a[2], i);
+      ins->aux = const_values (c, inv, n, TRUE);
+    }
+}
+
 RtFlat *
 rt_flat_compile (const St *log_prob, const TildeValue *globals, int n_globals, int n_slots,
                  gsize n_params)
@@ -855,7 +873,10 @@ rt_flat_compile (const St *log_prob, const TildeValue *globals, int n_globals, i
   gboolean ok = stmt (&c, log_prob) && c.theta_pos == (gint32) n_params && c.ins->len > 0
     && c.ins->len <= 4096;
   if (ok)
-    fold_locations (c.ins);
+    {
+      fold_locations (c.ins);
+      reciprocal_scales (&c);
+    }
   RtFlat *f = NULL;
   if (ok)
     {

@@ -108,7 +108,8 @@ struct FlIns {
   FlFn     fn;
   gint32   n;          /* elements computed (a density: its common size) */
   FlReg    dst;        /* the result (not for terms) */
-  FlReg    aux;        /* transforms: the derivative of each element */
+  FlReg    aux;        /* transforms: the derivative of each element; FL_NORMAL_FMA
+                        * of a data vector sigma: 1 / sigma */
   FlReg    a[3];
   FlReg    b[3];       /* FL_NORMAL_FMA: the location's operands */
   gboolean drop;       /* a _lupdf call: constants dropped under propto */

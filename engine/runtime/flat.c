@@ -236,7 +236,7 @@ normal (const FlIns *restrict ins, double *v, double *g, gboolean drop, double *
  * they would be in two loops, one after the other. */
 static inline __attribute__ ((always_inline)) gboolean
 normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, double *sigma_grad,
-                 const int gy, const int ks, const int k0, const int k1, const int k2,
+                 const int gy, const int ks, const int kinv, const int k0, const int k1, const int k2,
                  const int pj, const int pu, double pm, double pinv, double *psq)
 {
   const double c0 = b0.x[0], c1 = b1.x[0], c2 = b2.x[0];
@@ -247,7 +247,7 @@ normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, do
    * in registers. Told so, the compiler does not test for overlaps each
    * time before it runs the loop two elements at a time. */
 #pragma GCC ivdep
-#pragma GCC unroll 2
+#pragma GCC unroll 4
   for (gint32 i = 0; i < N; i++)
     {
       double x0 = LOAD (b0, k0, i, c0), x1 = LOAD (b1, k1, i, c1);
@@ -262,7 +262,7 @@ normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, do
         }
       double mu = x0 * x1 + x2;
       if (ks)
-        inv_s = 1 / sigma.x[i];
+        inv_s = kinv ? sigma.x[i] : 1 / sigma.x[i];
       double z = (y.x[i] - mu) * inv_s;
       if (ks)
         lp -= 0.5 * z * z;
@@ -322,9 +322,9 @@ normal_fma (const FlIns *restrict ins, double *v, double *g, gboolean drop, doub
   /* data y and sigma, the common case, take no partials */
   gboolean gy = a[0].ad || a[2].ad;
 #define NF(ks, k0, k1, k2) \
-  (gy ? normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 1, ks, k0, k1, k2, -1, 0, \
+  (gy ? normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 1, ks, 0, k0, k1, k2, -1, 0, \
                          0, 0, NULL) \
-   : normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 0, ks, k0, k1, k2, -1, 0, 0, \
+   : normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 0, ks, 0, k0, k1, k2, -1, 0, 0, \
                       0, NULL))
   switch (b[0].vec | b[1].vec << 1 | b[2].vec << 2 | a[2].vec << 3)
     {
@@ -885,17 +885,18 @@ fn_lower_scalar_jacobian (const FlIns *restrict ins, double *v, double *g, doubl
 }
 
 /* normal (y | b0 * b1 + b2, sigma) with y and sigma data: c[1] the
- * constant part (0 under propto, else with the logs of the scales), one
- * copy for each combination of strides. */
+ * constant part (0 under propto, else with the logs of the scales), for a
+ * vector sigma aux its reciprocals (flat-compile.c), one copy for each
+ * combination of strides. */
 #define NORMAL_FMA_DATA(ks, k0, k1, k2) \
   static double \
   fn_normal_fma_##ks##k0##k1##k2 (const FlIns *restrict ins, double *v, double *g, double total) \
   { \
     const FlReg *a = ins->a, *b = ins->b; \
-    Op y = op_of (&a[0], v), sigma = op_of (&a[2], v); \
+    Op y = op_of (&a[0], v), sigma = op_of (ks ? &ins->aux : &a[2], v); \
     Op b0 = op_of (&b[0], v), b1 = op_of (&b[1], v), b2 = op_of (&b[2], v); \
     double logp = ins->c[1], sigma_grad; \
-    if (!normal_fma_loop (y, sigma, b0, b1, b2, ins->n, &logp, &sigma_grad, 0, ks, k0, k1, k2, \
+    if (!normal_fma_loop (y, sigma, b0, b1, b2, ins->n, &logp, &sigma_grad, 0, ks, ks, k0, k1, k2, \
                           -1, 0, 0, 0, NULL)) \
       return NAN; \
     NEXT (total + logp); \
@@ -926,7 +927,8 @@ static const FlFn normal_fma_data[16] = {
 };
 
 /* The same with the density before it folded in (normal_fma_loop's pj):
- * the location's one container b[pj], its other operands scalars. pc[0]
+ * the location's one container b[pj], its other operands scalars; aux
+ * as above. pc[0]
  * is that density's 1 / sigma, pc[2] its mu, pc[1] its constant part
  * (for std_normal, what is subtracted after the squares). */
 #define NORMAL_FMA_PRIOR(ks, pj, pu) \
@@ -935,10 +937,10 @@ static const FlFn normal_fma_data[16] = {
                                     double total) \
   { \
     const FlReg *a = ins->a, *b = ins->b; \
-    Op y = op_of (&a[0], v), sigma = op_of (&a[2], v); \
+    Op y = op_of (&a[0], v), sigma = op_of (ks ? &ins->aux : &a[2], v); \
     Op b0 = op_of (&b[0], v), b1 = op_of (&b[1], v), b2 = op_of (&b[2], v); \
     double logp = ins->c[1], sigma_grad, psq; \
-    if (!normal_fma_loop (y, sigma, b0, b1, b2, ins->n, &logp, &sigma_grad, 0, ks, pj == 0, \
+    if (!normal_fma_loop (y, sigma, b0, b1, b2, ins->n, &logp, &sigma_grad, 0, ks, ks, pj == 0, \
                           pj == 1, pj == 2, pj, pu, ins->pc[2], ins->pc[0], &psq) \
         || !isfinite (psq)) \
       return NAN; \
