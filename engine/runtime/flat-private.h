@@ -122,6 +122,7 @@ struct FlIns {
   double   c[3];       /* what the chosen code precomputes from data */
   double   pc[3];      /* FL_NORMAL_FMA: c of the density folded into it (rt_flat_fuse) */
   gboolean pstd;       /* that density is std_normal */
+  gboolean pdrop;      /* scalar runs (rt_flat_fuse): drop of their second density */
 };
 
 /* The instructions of one mode (propto, jacobian): the terms that the mode
@@ -169,7 +170,9 @@ gboolean rt_flat_constant_term (const RtFlat *f, const FlIns *ins, double *scrat
 /* flat.c: a program's instructions (their codes chosen) with a density
  * of a container folded into a normal after it whose location's one
  * container it is (`eta ~ std_normal (); y ~ normal (mu + tau * eta,
- * sigma)`): one loop for both. The new number of instructions. */
+ * sigma)`): one loop for both; and scalar steps that follow each other
+ * (a scalar lower bound, normal and cauchy of data location and scale)
+ * in one code. The new number of instructions. */
 guint    rt_flat_fuse (FlIns *ins, guint n);
 /* flat.c: the code of the instruction that ends a run. */
 extern const FlFn rt_flat_end;

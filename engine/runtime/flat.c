@@ -825,38 +825,49 @@ fn_normal_vector_unit (const FlIns *restrict ins, double *v, double *g, double t
   return normal_vector_data (ins, v, g, total, 1);
 }
 
-/* normal (y | mu, sigma) of a scalar parameter y and data mu and sigma, as
- * normal_scalars: c[0] 1 / sigma, c[1] log (sigma), c[2] mu. */
+/* normal (y | mu, sigma) of a scalar y and data mu and sigma, as
+ * normal_scalars, c[0] 1 / sigma, c[1] log (sigma), c[2] mu (kind 1);
+ * cauchy (y | mu, sigma), as cauchy_scalars, c[0] sigma squared, c[1]
+ * the constant part (0 under propto), c[2] mu (kind 2). The term, its
+ * partial added to *gy. */
+static inline __attribute__ ((always_inline)) double
+scalar_term (const int kind, const double *c, gboolean drop, double y, double *gy)
+{
+  if (kind == 1)
+    {
+      double inv_s = c[0], z = (y - c[2]) * inv_s;
+      double logp = -0.5 * z * z;
+      if (!drop)
+        {
+          logp -= TILDE_LOG_SQRT_TWO_PI;
+          logp -= c[1];
+        }
+      *gy += -z * inv_s;
+      return logp;
+    }
+  double d = y - c[2], d2 = d * d, s2 = c[0];
+  double logp = c[1] - log1p (d2 / s2);
+  *gy += -2 * d / (s2 + d2);
+  return logp;
+}
+
+/* Those densities of a scalar parameter, or of a transformed one. */
 static double
 fn_normal_scalar_data (const FlIns *restrict ins, double *v, double *g, double total)
 {
   double y = v[ins->a[0].off];
   if (isnan (y))
     return NAN;
-  double inv_s = ins->c[0], z = (y - ins->c[2]) * inv_s;
-  double logp = -0.5 * z * z;
-  if (!ins->drop)
-    {
-      logp -= TILDE_LOG_SQRT_TWO_PI;
-      logp -= ins->c[1];
-    }
-  v[ins->a[0].goff] += -z * inv_s;
-  NEXT (total + logp);
+  NEXT (total + scalar_term (1, ins->c, ins->drop, y, &v[ins->a[0].goff]));
 }
 
-/* cauchy (y | mu, sigma) of a scalar parameter y and data mu and sigma, as
- * cauchy_scalars: c[0] sigma squared, c[1] the constant part (0 under
- * propto), c[2] mu. */
 static double
 fn_cauchy_scalar_data (const FlIns *restrict ins, double *v, double *g, double total)
 {
   double y = v[ins->a[0].off];
   if (isnan (y))
     return NAN;
-  double d = y - ins->c[2], d2 = d * d, s2 = ins->c[0];
-  double logp = ins->c[1] - log1p (d2 / s2);
-  v[ins->a[0].goff] += -2 * d / (s2 + d2);
-  NEXT (total + logp);
+  NEXT (total + scalar_term (2, ins->c, ins->drop, y, &v[ins->a[0].goff]));
 }
 
 /* real<lower=a>, the commonest parameter, with and without its Jacobian */
@@ -867,22 +878,81 @@ lower_scalar (const FlIns *restrict ins, double *v, double *g, double total, con
   v[ins->aux.off] = e;
   v[ins->dst.off] = e + ins->k0;
   if (!jacobian)
-    NEXT (total);
+    return total;
   g[ins->a[0].off] += 1;
-  NEXT (total + u);
+  return total + u;
 }
 
 static double
 fn_lower_scalar (const FlIns *restrict ins, double *v, double *g, double total)
 {
-  return lower_scalar (ins, v, g, total, 0);
+  NEXT (lower_scalar (ins, v, g, total, 0));
 }
 
 static double
 fn_lower_scalar_jacobian (const FlIns *restrict ins, double *v, double *g, double total)
 {
-  return lower_scalar (ins, v, g, total, 1);
+  NEXT (lower_scalar (ins, v, g, total, 1));
 }
+
+/* Scalar steps that follow each other in one code (rt_flat_fuse): a
+ * scalar lower bound (lower: 0 none, 1 without its Jacobian, 2 with it),
+ * then one or two of the densities above (d1, d2: their kinds; d2 0
+ * none), the first of b[0] with c and drop, the second of b[1] with pc
+ * and pdrop; the same steps in the same order as their own codes. */
+static inline __attribute__ ((always_inline)) double
+scalar_run (const FlIns *restrict ins, double *v, double *g, double total, const int lower,
+            const int d1, const int d2)
+{
+  if (lower)
+    total = lower_scalar (ins, v, g, total, lower == 2);
+  double y = v[ins->b[0].off];
+  if (isnan (y))
+    return NAN;
+  total += scalar_term (d1, ins->c, ins->drop, y, &v[ins->b[0].goff]);
+  if (d2)
+    {
+      y = v[ins->b[1].off];
+      if (isnan (y))
+        return NAN;
+      total += scalar_term (d2, ins->pc, ins->pdrop, y, &v[ins->b[1].goff]);
+    }
+  NEXT (total);
+}
+
+#define SCALAR_RUN(lower, d1, d2) \
+  static double \
+  fn_scalar_run_##lower##d1##d2 (const FlIns *restrict ins, double *v, double *g, double total) \
+  { \
+    return scalar_run (ins, v, g, total, lower, d1, d2); \
+  }
+SCALAR_RUN (0, 1, 1)
+SCALAR_RUN (0, 1, 2)
+SCALAR_RUN (0, 2, 1)
+SCALAR_RUN (0, 2, 2)
+SCALAR_RUN (1, 1, 0)
+SCALAR_RUN (1, 1, 1)
+SCALAR_RUN (1, 1, 2)
+SCALAR_RUN (1, 2, 0)
+SCALAR_RUN (1, 2, 1)
+SCALAR_RUN (1, 2, 2)
+SCALAR_RUN (2, 1, 0)
+SCALAR_RUN (2, 1, 1)
+SCALAR_RUN (2, 1, 2)
+SCALAR_RUN (2, 2, 0)
+SCALAR_RUN (2, 2, 1)
+SCALAR_RUN (2, 2, 2)
+#undef SCALAR_RUN
+
+/* by lower, d1 - 1 and d2 (NULL: a single density, its own code) */
+static const FlFn scalar_runs[3][2][3] = {
+  { { NULL, fn_scalar_run_011, fn_scalar_run_012 },
+    { NULL, fn_scalar_run_021, fn_scalar_run_022 } },
+  { { fn_scalar_run_110, fn_scalar_run_111, fn_scalar_run_112 },
+    { fn_scalar_run_120, fn_scalar_run_121, fn_scalar_run_122 } },
+  { { fn_scalar_run_210, fn_scalar_run_211, fn_scalar_run_212 },
+    { fn_scalar_run_220, fn_scalar_run_221, fn_scalar_run_222 } },
+};
 
 /* normal (y | b0 * b1 + b2, sigma) with y and sigma data: c[1] the
  * constant part (0 under propto, else with the logs of the scales), for a
@@ -1351,6 +1421,42 @@ fold_prior (const FlIns *a, FlIns *d)
   return TRUE;
 }
 
+/* The kind of a scalar density of data location and scale (scalar_term),
+ * 0 for any other instruction. */
+static int
+scalar_density (const FlIns *ins)
+{
+  return ins->fn == fn_normal_scalar_data ? 1 : ins->fn == fn_cauchy_scalar_data ? 2 : 0;
+}
+
+/* At ins[0], a scalar lower bound or a scalar density, the scalar steps
+ * that follow it (a scalar density or two after a bound, one after a
+ * density) as one: each code's entry and exit, and its hand-over to the
+ * next, paid once. The number of instructions taken in. */
+static guint
+fuse_scalar_run (FlIns *ins, guint n)
+{
+  int lower = ins->fn == fn_lower_scalar ? 1 : ins->fn == fn_lower_scalar_jacobian ? 2 : 0;
+  guint k = lower ? 1 : 0;
+  int d1 = k < n ? scalar_density (&ins[k]) : 0;
+  int d2 = d1 && k + 1 < n ? scalar_density (&ins[k + 1]) : 0;
+  if (!d1 || (!lower && !d2))
+    return 0;
+  FlIns run = ins[0];
+  run.b[0] = ins[k].a[0];
+  memcpy (run.c, ins[k].c, sizeof run.c);
+  run.drop = ins[k].drop;
+  if (d2)
+    {
+      run.b[1] = ins[k + 1].a[0];
+      memcpy (run.pc, ins[k + 1].c, sizeof run.pc);
+      run.pdrop = ins[k + 1].drop;
+    }
+  run.fn = scalar_runs[lower][d1 - 1][d2];
+  ins[0] = run;
+  return k + (d2 ? 1 : 0);
+}
+
 guint
 rt_flat_fuse (FlIns *ins, guint n)
 {
@@ -1360,6 +1466,14 @@ rt_flat_fuse (FlIns *ins, guint n)
       if (k + 1 < n && prior_to_fold (&ins[k]) && fold_prior (&ins[k], &ins[k + 1]))
         continue;
       ins[out++] = ins[k];
+    }
+  n = out;
+  out = 0;
+  for (guint k = 0; k < n; k++)
+    {
+      guint taken = fuse_scalar_run (&ins[k], n - k);
+      ins[out++] = ins[k];
+      k += taken;
     }
   return out;
 }
