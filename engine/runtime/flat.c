@@ -1145,11 +1145,18 @@ backward_all (const RtFlat *f, double *v, double *g)
 static inline __attribute__ ((always_inline)) double
 finish (const RtFlat *f, double *v, double *g, double total, double *gradient)
 {
-  for (const FlBack1 *b = f->back1, *end = f->back1 + f->n_back1; b < end; b++)
+  guint nb = f->n_back1;
+  if (nb)
     {
-      double gx = v[b->x];
-      v[b->x] = 0;
-      v[b->u] += gx * v[b->d];
+      const FlBack1 *b = f->back1;
+      do
+        {
+          double gx = v[b->x];
+          v[b->x] = 0;
+          v[b->u] += gx * v[b->d];
+          b++;
+        }
+      while (--nb);
     }
   typedef double V2 __attribute__ ((vector_size (16), aligned (8), may_alias));
   const V2 zero = { 0, 0 };
