@@ -1165,9 +1165,9 @@ finish (const RtFlat *f, double *v, double *g, double total, double *gradient)
   for (gint32 i = 0; i < P2; i += 2)
     {
       V2 x = *(const V2 *) (g + i);
+      sum2 = sum2 + x;
       *(V2 *) (gradient + i) = x;
       *(V2 *) (g + i) = zero;
-      sum2 += x;
     }
   double sum = sum2[0] + sum2[1];
   if (P2 < P)
