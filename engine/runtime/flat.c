@@ -1376,6 +1376,7 @@ rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean pro
   /* theta in, two at a time: a leaf until the tail call */
   typedef double V2 __attribute__ ((vector_size (16), aligned (8), may_alias));
   gint32 P = f->n_params, P2 = P & ~1;
+#pragma GCC unroll 2
   for (gint32 i = 0; i < P2; i += 2)
     *(V2 *) (scratch + i) = *(const V2 *) (theta + i);
   if (P2 < P)
