@@ -845,10 +845,10 @@ scalar_term (const int kind, const double *c, gboolean drop, double y, double *g
       *gy += -z * inv_s;
       return logp;
     }
+  /* the partial first, so that less is kept across the call of log1p */
   double d = y - c[2], d2 = d * d, s2 = c[0];
-  double logp = c[1] - log1p (d2 / s2);
   *gy += -2 * d / (s2 + d2);
-  return logp;
+  return c[1] - log1p (d2 / s2);
 }
 
 /* Those densities of a scalar parameter, or of a transformed one. */
@@ -874,13 +874,18 @@ fn_cauchy_scalar_data (const FlIns *restrict ins, double *v, double *g, double t
 static inline __attribute__ ((always_inline)) double
 lower_scalar (const FlIns *restrict ins, double *v, double *g, double total, const int jacobian)
 {
-  double u = v[ins->a[0].off], e = exp (u);
+  /* the Jacobian's term and partial first, so that less is kept across
+   * the call of exp */
+  double u = v[ins->a[0].off];
+  if (jacobian)
+    {
+      g[ins->a[0].off] += 1;
+      total += u;
+    }
+  double e = exp (u);
   v[ins->aux.off] = e;
   v[ins->dst.off] = e + ins->k0;
-  if (!jacobian)
-    return total;
-  g[ins->a[0].off] += 1;
-  return total + u;
+  return total;
 }
 
 static double
