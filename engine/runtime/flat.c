@@ -292,7 +292,9 @@ normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, do
       *sigma_grad = -N * inv_s + sq * inv_s;
     }
   *logp = lp;
-  return isfinite (lp);
+  /* with the prior: one test of both sums (NaN or an infinity in either
+   * makes theirs so; a finite sum that overflows only gives way too) */
+  return isfinite (pj >= 0 ? lp + pq : lp);
 }
 
 static gboolean
@@ -1016,8 +1018,7 @@ static const FlFn normal_fma_data[16] = {
     Op b0 = op_of (&b[0], v), b1 = op_of (&b[1], v), b2 = op_of (&b[2], v); \
     double logp = ins->c[1], sigma_grad, psq; \
     if (!normal_fma_loop (y, sigma, b0, b1, b2, ins->n, &logp, &sigma_grad, 0, ks, ks, pj == 0, \
-                          pj == 1, pj == 2, pj, pu, ins->pc[2], ins->pc[0], &psq) \
-        || !isfinite (psq)) \
+                          pj == 1, pj == 2, pj, pu, ins->pc[2], ins->pc[0], &psq)) \
       return NAN; \
     double prior = ins->pstd ? (0 - 0.5 * psq) - ins->pc[1] : ins->pc[1] - 0.5 * psq; \
     NEXT (total + prior + logp); \

@@ -40,6 +40,7 @@ struct TildeModel {
   TildeArena  *persist;
   St          *parts[MIR_N_PARTS];
   RtFlat      *flat;         /* log_prob as straight-line code, when it covers it */
+  RtFlat      *flat_joint;   /* flat while the context is the joint density, else NULL */
   guint        n_normal_stats;  /* statements by sufficient statistics */
   int          n_slots, n_globals;
   TildeValue  *globals;
@@ -557,6 +558,7 @@ tilde_model_new_full (const MirProgram *program, const TildeJsonData *data,
                                                   m->n_globals, m->persist);
       m->flat = rt_flat_compile (m->parts[MIR_PART_LOG_PROB], m->globals, m->n_globals,
                                  m->n_slots, m->n_params);
+      m->flat_joint = m->context == TILDE_MODEL_CONTEXT_JOINT ? m->flat : NULL;
     }
   m->code = rt_compiler_steal_arena (c);
   rt_compiler_free (c);
@@ -704,6 +706,7 @@ void
 tilde_model_set_context (TildeModel *m, TildeModelContext context)
 {
   m->context = context;
+  m->flat_joint = context == TILDE_MODEL_CONTEXT_JOINT ? m->flat : NULL;
 }
 
 void
@@ -806,7 +809,7 @@ tilde_model_log_density (TildeModel *m, const double *theta, gboolean propto, gb
                          double *gradient, TildeModelError **error)
 {
   const LogDensityCall c = { theta, propto, jacobian, gradient, error };
-  if (G_UNLIKELY (!m->flat || m->context != TILDE_MODEL_CONTEXT_JOINT))
+  if (G_UNLIKELY (!m->flat_joint))
     return log_density_general (m, NULL, &c);
   Workspace *w = g_atomic_pointer_exchange (&m->spare, NULL);
   if (G_UNLIKELY (!w || !w->flat))
