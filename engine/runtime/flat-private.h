@@ -121,7 +121,6 @@ struct FlIns {
   const RtFlat *flat;  /* the instruction that ends a run: its form */
   double   c[3];       /* what the chosen code precomputes from data */
   double   pc[3];      /* FL_NORMAL_FMA: c of the density folded into it (rt_flat_fuse) */
-  gboolean pstd;       /* that density is std_normal */
   gboolean pdrop;      /* scalar runs (rt_flat_fuse): drop of their second density */
 };
 

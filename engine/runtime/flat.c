@@ -1005,9 +1005,10 @@ static const FlFn normal_fma_data[16] = {
 
 /* The same with the density before it folded in (normal_fma_loop's pj):
  * the location's one container b[pj], its other operands scalars; aux
- * as above. pc[0]
- * is that density's 1 / sigma, pc[2] its mu, pc[1] its constant part
- * (for std_normal, what is subtracted after the squares). */
+ * as above. pc[0] is that density's 1 / sigma, pc[2] its mu, pc[1] its
+ * constant part (for std_normal, what is subtracted after the squares).
+ * pu: 0 normal, 1 normal (0, 1), 2 std_normal (the steps of mu 0 and
+ * sigma 1 left out in both, as in normal_vector_data). */
 #define NORMAL_FMA_PRIOR(ks, pj, pu) \
   static double \
   fn_normal_fma_prior_##ks##pj##pu (const FlIns *restrict ins, double *v, double *g, \
@@ -1018,9 +1019,9 @@ static const FlFn normal_fma_data[16] = {
     Op b0 = op_of (&b[0], v), b1 = op_of (&b[1], v), b2 = op_of (&b[2], v); \
     double logp = ins->c[1], sigma_grad, psq; \
     if (!normal_fma_loop (y, sigma, b0, b1, b2, ins->n, &logp, &sigma_grad, 0, ks, ks, pj == 0, \
-                          pj == 1, pj == 2, pj, pu, ins->pc[2], ins->pc[0], &psq)) \
+                          pj == 1, pj == 2, pj, pu != 0, ins->pc[2], ins->pc[0], &psq)) \
       return NAN; \
-    double prior = ins->pstd ? (0 - 0.5 * psq) - ins->pc[1] : ins->pc[1] - 0.5 * psq; \
+    double prior = pu == 2 ? (0 - 0.5 * psq) - ins->pc[1] : ins->pc[1] - 0.5 * psq; \
     NEXT (total + prior + logp); \
   }
 NORMAL_FMA_PRIOR (0, 0, 0)
@@ -1035,18 +1036,22 @@ NORMAL_FMA_PRIOR (0, 2, 1)
 NORMAL_FMA_PRIOR (1, 0, 1)
 NORMAL_FMA_PRIOR (1, 1, 1)
 NORMAL_FMA_PRIOR (1, 2, 1)
+NORMAL_FMA_PRIOR (0, 0, 2)
+NORMAL_FMA_PRIOR (0, 1, 2)
+NORMAL_FMA_PRIOR (0, 2, 2)
+NORMAL_FMA_PRIOR (1, 0, 2)
+NORMAL_FMA_PRIOR (1, 1, 2)
+NORMAL_FMA_PRIOR (1, 2, 2)
 #undef NORMAL_FMA_PRIOR
 
-/* by the scale's stride, the container's place and whether the prior is
- * std_normal or normal (0, 1) (its steps left out, as in
- * normal_vector_data) */
-static const FlFn normal_fma_prior[2][3][2] = {
-  { { fn_normal_fma_prior_000, fn_normal_fma_prior_001 },
-    { fn_normal_fma_prior_010, fn_normal_fma_prior_011 },
-    { fn_normal_fma_prior_020, fn_normal_fma_prior_021 } },
-  { { fn_normal_fma_prior_100, fn_normal_fma_prior_101 },
-    { fn_normal_fma_prior_110, fn_normal_fma_prior_111 },
-    { fn_normal_fma_prior_120, fn_normal_fma_prior_121 } },
+/* by the scale's stride, the container's place and pu */
+static const FlFn normal_fma_prior[2][3][3] = {
+  { { fn_normal_fma_prior_000, fn_normal_fma_prior_001, fn_normal_fma_prior_002 },
+    { fn_normal_fma_prior_010, fn_normal_fma_prior_011, fn_normal_fma_prior_012 },
+    { fn_normal_fma_prior_020, fn_normal_fma_prior_021, fn_normal_fma_prior_022 } },
+  { { fn_normal_fma_prior_100, fn_normal_fma_prior_101, fn_normal_fma_prior_102 },
+    { fn_normal_fma_prior_110, fn_normal_fma_prior_111, fn_normal_fma_prior_112 },
+    { fn_normal_fma_prior_120, fn_normal_fma_prior_121, fn_normal_fma_prior_122 } },
 };
 
 /* The general forms, testing their operands' kinds as they go. A term that
@@ -1430,8 +1435,8 @@ fold_prior (const FlIns *a, FlIns *d)
   if (j < 0 || !r->ad || r->off != a->a[0].off || r->n != a->n)
     return FALSE;
   memcpy (d->pc, a->c, sizeof d->pc);
-  d->pstd = a->op == FL_STD_NORMAL;
-  d->fn = normal_fma_prior[d->a[2].vec != 0][j][a->c[2] == 0 && a->c[0] == 1];
+  int pu = a->op == FL_STD_NORMAL ? 2 : a->c[2] == 0 && a->c[0] == 1;
+  d->fn = normal_fma_prior[d->a[2].vec != 0][j][pu];
   return TRUE;
 }
 
