@@ -90,7 +90,7 @@ workspace_free (gpointer p)
   g_free (w);
 }
 
-static Workspace *
+static inline __attribute__ ((always_inline)) Workspace *
 workspace_take (TildeModel *m)
 {
   Workspace *w = g_atomic_pointer_exchange (&m->spare, NULL);
@@ -724,17 +724,12 @@ typedef struct {
   TildeModelError  **error;
 } LogDensityCall;
 
-/* The log density the general way, in workspace w (NULL: one taken
- * here): the closures and the tape. */
+/* The log density the general way: the closures and the tape. */
 G_GNUC_NO_INLINE static double
-log_density_general (TildeModel *m, Workspace *w, const LogDensityCall *c)
+log_density_general (TildeModel *m, const double *theta, gboolean propto, gboolean jacobian,
+                     double *gradient, TildeModelError **error)
 {
-  const double *theta = c->theta;
-  gboolean propto = c->propto, jacobian = c->jacobian;
-  double *gradient = c->gradient;
-  TildeModelError **error = c->error;
-  if (!w)
-    w = workspace_take (m);
+  Workspace *w = workspace_take (m);
   jmp_buf jmp;
   Ev ev;
   ev_init (&ev, m, w, &jmp);
@@ -775,7 +770,8 @@ G_GNUC_NO_INLINE static double
 log_density_after_flat (TildeModel *m, Workspace *w, const LogDensityCall *c)
 {
   rt_flat_gave_way (m->flat, w->flat);
-  return log_density_general (m, w, c);
+  workspace_give (m, w);
+  return log_density_general (m, c->theta, c->propto, c->jacobian, c->gradient, c->error);
 }
 
 /* The flat form's run in w, which holds its scratch. */
@@ -801,20 +797,28 @@ log_density_flat_new (TildeModel *m, Workspace *w, const LogDensityCall *c)
   return log_density_flat (m, w, c);
 }
 
-/* With the flat form, the spare workspace taken and given back with one
- * atomic operation each, and the rest out of line: what only the other
- * paths read is kept in memory, not in registers. */
-double
-tilde_model_log_density (TildeModel *m, const double *theta, gboolean propto, gboolean jacobian,
-                         double *gradient, TildeModelError **error)
+/* The flat form's evaluation: the spare workspace taken and given back
+ * with one atomic operation each, and the rest out of line; what only
+ * the other paths read is kept in memory, not in registers. */
+G_GNUC_NO_INLINE static double
+log_density_with_flat (TildeModel *m, const double *theta, gboolean propto, gboolean jacobian,
+                       double *gradient, TildeModelError **error)
 {
   const LogDensityCall c = { theta, propto, jacobian, gradient, error };
-  if (G_UNLIKELY (!m->flat_joint))
-    return log_density_general (m, NULL, &c);
   Workspace *w = g_atomic_pointer_exchange (&m->spare, NULL);
   if (G_UNLIKELY (!w || !w->flat))
     return log_density_flat_new (m, w, &c);
   return log_density_flat (m, w, &c);
+}
+
+/* Either path as a jump, with no frame of its own. */
+double
+tilde_model_log_density (TildeModel *m, const double *theta, gboolean propto, gboolean jacobian,
+                         double *gradient, TildeModelError **error)
+{
+  if (G_UNLIKELY (!m->flat_joint))
+    return log_density_general (m, theta, propto, jacobian, gradient, error);
+  return log_density_with_flat (m, theta, propto, jacobian, gradient, error);
 }
 
 gboolean
