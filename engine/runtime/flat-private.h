@@ -33,7 +33,9 @@ typedef struct RtFlat RtFlat;
 RtFlat  *rt_flat_compile (const St *log_prob, const TildeValue *globals, int n_globals,
                           int n_slots, gsize n_params);
 void     rt_flat_free    (RtFlat *f);
-/* Scratch memory for one evaluating thread, the constants filled in. */
+/* Scratch memory for one evaluating thread, the constants filled in and
+ * the adjoints 0 (as every run leaves them); freed with
+ * rt_flat_scratch_free. */
 double  *rt_flat_scratch_new (const RtFlat *f);
 void     rt_flat_scratch_free (double *scratch);
 /* The log density at theta, and its gradient into `gradient` when that
@@ -111,7 +113,8 @@ struct FlIns {
   FlReg    aux;        /* transforms: the derivative of each element; FL_NORMAL_FMA
                         * of a data vector sigma: 1 / sigma */
   FlReg    a[3];
-  FlReg    b[3];       /* FL_NORMAL_FMA: the location's operands */
+  FlReg    b[3];       /* FL_NORMAL_FMA: the location's operands; scalar runs
+                        * (rt_flat_fuse): their densities' variates */
   gboolean drop;       /* a _lupdf call: constants dropped under propto */
   gboolean twice;      /* FL_FMA, FL_NORMAL_FMA: x * y + z rounded twice, as the general
                         * path's fused forms compute it (else fma ()) */
@@ -120,7 +123,8 @@ struct FlIns {
   MirTransformKind check;  /* FL_CHECK: lower, upper or both */
   const RtFlat *flat;  /* the instruction that ends a run: its form */
   double   c[3];       /* what the chosen code precomputes from data */
-  double   pc[3];      /* FL_NORMAL_FMA: c of the density folded into it (rt_flat_fuse) */
+  double   pc[3];      /* FL_NORMAL_FMA: c of the density folded into it; scalar runs:
+                        * c of their second density (rt_flat_fuse) */
   gboolean pdrop;      /* scalar runs (rt_flat_fuse): drop of their second density */
 };
 
