@@ -714,18 +714,21 @@ build_program (RtFlat *f, FlProg *p, gboolean propto, gboolean jacobian, const d
     }
   p->n_ins = rt_flat_fuse (p->ins, p->n_ins);
   p->ins[p->n_ins].fn = rt_flat_end;
+  p->ins[p->n_ins].flat = f;
   return TRUE;
 }
 
 static gboolean
 build_programs (RtFlat *f)
 {
-  g_autofree double *v = rt_flat_scratch_new (f);
-  g_autofree double *scratch = rt_flat_scratch_new (f);
-  for (int mode = 0; mode < 4; mode++)
-    if (!build_program (f, &f->prog[mode], mode & 1, mode & 2, v, scratch))
-      return FALSE;
-  return TRUE;
+  double *v = rt_flat_scratch_new (f);
+  double *scratch = rt_flat_scratch_new (f);
+  gboolean ok = TRUE;
+  for (int mode = 0; mode < 4 && ok; mode++)
+    ok = build_program (f, &f->prog[mode], mode & 1, mode & 2, v, scratch);
+  rt_flat_scratch_free (v);
+  rt_flat_scratch_free (scratch);
+  return ok;
 }
 
 /* A scalar transform's backward step reads the adjoint of its value, to
@@ -829,6 +832,24 @@ fold_locations (GArray *code)
   g_array_set_size (code, n);
 }
 
+/* The reciprocals of a data vector of scales of the normals of computed
+ * locations, as constants: the loop's 1 / sigma, the same values. */
+static void
+reciprocal_scales (FlC *c)
+{
+  for (guint k = 0; k < c->ins->len; k++)
+    {
+      FlIns *ins = &g_array_index (c->ins, FlIns, k);
+      if (ins->op != FL_NORMAL_FMA || ins->a[2].ad || !ins->a[2].vec)
+        continue;
+      gint32 n = ins->a[2].n;
+      g_autofree double *inv = g_new (double, MAX (n, 1));
+      for (gint32 i = 0; i < n; i++)
+        inv[i] = 1 / const_at (c, &ins->a[2], i);
+      ins->aux = const_values (c, inv, n, TRUE);
+    }
+}
+
 RtFlat *
 rt_flat_compile (const St *log_prob, const TildeValue *globals, int n_globals, int n_slots,
                  gsize n_params)
@@ -852,7 +873,10 @@ rt_flat_compile (const St *log_prob, const TildeValue *globals, int n_globals, i
   gboolean ok = stmt (&c, log_prob) && c.theta_pos == (gint32) n_params && c.ins->len > 0
     && c.ins->len <= 4096;
   if (ok)
-    fold_locations (c.ins);
+    {
+      fold_locations (c.ins);
+      reciprocal_scales (&c);
+    }
   RtFlat *f = NULL;
   if (ok)
     {

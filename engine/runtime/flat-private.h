@@ -33,12 +33,19 @@ typedef struct RtFlat RtFlat;
 RtFlat  *rt_flat_compile (const St *log_prob, const TildeValue *globals, int n_globals,
                           int n_slots, gsize n_params);
 void     rt_flat_free    (RtFlat *f);
-/* Scratch memory for one evaluating thread, the constants filled in. */
+/* Scratch memory for one evaluating thread, the constants filled in and
+ * the adjoints 0 (as every run leaves them); freed with
+ * rt_flat_scratch_free. */
 double  *rt_flat_scratch_new (const RtFlat *f);
-/* The log density at theta into *lp, and its gradient when `gradient` is
- * not NULL; FALSE when the general path must evaluate instead. */
-gboolean rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean propto,
-                      gboolean jacobian, double *gradient, double *lp);
+void     rt_flat_scratch_free (double *scratch);
+/* The log density at theta, and its gradient into `gradient` when that
+ * is not NULL; NaN when the general path must evaluate instead, after
+ * rt_flat_gave_way. */
+double   rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean propto,
+                      gboolean jacobian, double *gradient);
+/* After a run that gave way: the scratch made ready for the next run,
+ * and the count of rt_flat_fallbacks. */
+void     rt_flat_gave_way (const RtFlat *f, double *scratch);
 /* The number of instructions (for tests and the benchmark's notes). */
 guint    rt_flat_size    (const RtFlat *f);
 /* How often, in this process, a run gave way to the general path. */
@@ -103,18 +110,22 @@ struct FlIns {
   FlFn     fn;
   gint32   n;          /* elements computed (a density: its common size) */
   FlReg    dst;        /* the result (not for terms) */
-  FlReg    aux;        /* transforms: the derivative of each element */
+  FlReg    aux;        /* transforms: the derivative of each element; FL_NORMAL_FMA
+                        * of a data vector sigma: 1 / sigma */
   FlReg    a[3];
-  FlReg    b[3];       /* FL_NORMAL_FMA: the location's operands */
+  FlReg    b[3];       /* FL_NORMAL_FMA: the location's operands; scalar runs
+                        * (rt_flat_fuse): their densities' variates */
   gboolean drop;       /* a _lupdf call: constants dropped under propto */
   gboolean twice;      /* FL_FMA, FL_NORMAL_FMA: x * y + z rounded twice, as the general
                         * path's fused forms compute it (else fma ()) */
   gboolean jacobian;   /* transforms: add the log Jacobian; terms: `jacobian +=` */
   double   k0, k1;     /* transforms: the bounds */
   MirTransformKind check;  /* FL_CHECK: lower, upper or both */
+  const RtFlat *flat;  /* the instruction that ends a run: its form */
   double   c[3];       /* what the chosen code precomputes from data */
-  double   pc[3];      /* FL_NORMAL_FMA: c of the density folded into it (rt_flat_fuse) */
-  gboolean pstd;       /* that density is std_normal */
+  double   pc[3];      /* FL_NORMAL_FMA: c of the density folded into it; scalar runs:
+                        * c of their second density (rt_flat_fuse) */
+  gboolean pdrop;      /* scalar runs (rt_flat_fuse): drop of their second density */
 };
 
 /* The instructions of one mode (propto, jacobian): the terms that the mode
@@ -162,7 +173,9 @@ gboolean rt_flat_constant_term (const RtFlat *f, const FlIns *ins, double *scrat
 /* flat.c: a program's instructions (their codes chosen) with a density
  * of a container folded into a normal after it whose location's one
  * container it is (`eta ~ std_normal (); y ~ normal (mu + tau * eta,
- * sigma)`): one loop for both. The new number of instructions. */
+ * sigma)`): one loop for both; and scalar steps that follow each other
+ * (a scalar lower bound, normal and cauchy of data location and scale)
+ * in one code. The new number of instructions. */
 guint    rt_flat_fuse (FlIns *ins, guint n);
 /* flat.c: the code of the instruction that ends a run. */
 extern const FlFn rt_flat_end;

@@ -22,21 +22,24 @@ rt_flat_fallbacks (void)
   return g_atomic_int_get (&fallbacks);
 }
 
-static gboolean
-give_way (void)
-{
-  g_atomic_int_inc (&fallbacks);
-  return FALSE;
-}
-
+/* The scratch: the place of the gradient (gradient_slot), then the
+ * values, the adjoints and the junk. */
 double *
 rt_flat_scratch_new (const RtFlat *f)
 {
-  double *buf = g_new0 (double, 2 * (gsize) f->n_vals + (gsize) f->max_n + 1);
+  G_STATIC_ASSERT (sizeof (double *) <= sizeof (double));
+  double *buf = g_new0 (double, 1 + 2 * (gsize) f->n_vals + (gsize) f->max_n + 1) + 1;
   /* A model without constants has none to copy (and consts is NULL). */
   if (f->n_vals > f->n_vars)
     memcpy (buf + f->n_vars, f->consts, sizeof (double) * (gsize) (f->n_vals - f->n_vars));
   return buf;
+}
+
+void
+rt_flat_scratch_free (double *scratch)
+{
+  if (scratch)
+    g_free (scratch - 1);
 }
 
 guint
@@ -233,12 +236,18 @@ normal (const FlIns *restrict ins, double *v, double *g, gboolean drop, double *
  * they would be in two loops, one after the other. */
 static inline __attribute__ ((always_inline)) gboolean
 normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, double *sigma_grad,
-                 const int gy, const int ks, const int k0, const int k1, const int k2,
+                 const int gy, const int ks, const int kinv, const int k0, const int k1, const int k2,
                  const int pj, const int pu, double pm, double pinv, double *psq)
 {
   const double c0 = b0.x[0], c1 = b1.x[0], c2 = b2.x[0];
   double lp = *logp, sq = 0, inv_s = ks ? 0 : 1 / sigma.x[0], s0 = 0, s1 = 0, s2 = 0, pq = 0;
-#pragma GCC unroll 2
+  /* One iteration reads and writes nothing of another's: the loop writes
+   * only adjoints, and operands are whole containers (the same one, or
+   * none of the other's elements) or scalars, whose partials are summed
+   * in registers. Told so, the compiler does not test for overlaps each
+   * time before it runs the loop two elements at a time. */
+#pragma GCC ivdep
+#pragma GCC unroll 4
   for (gint32 i = 0; i < N; i++)
     {
       double x0 = LOAD (b0, k0, i, c0), x1 = LOAD (b1, k1, i, c1);
@@ -253,7 +262,7 @@ normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, do
         }
       double mu = x0 * x1 + x2;
       if (ks)
-        inv_s = 1 / sigma.x[i];
+        inv_s = kinv ? sigma.x[i] : 1 / sigma.x[i];
       double z = (y.x[i] - mu) * inv_s;
       if (ks)
         lp -= 0.5 * z * z;
@@ -283,7 +292,9 @@ normal_fma_loop (Op y, Op sigma, Op b0, Op b1, Op b2, gint32 N, double *logp, do
       *sigma_grad = -N * inv_s + sq * inv_s;
     }
   *logp = lp;
-  return isfinite (lp);
+  /* with the prior: one test of both sums (NaN or an infinity in either
+   * makes theirs so; a finite sum that overflows only gives way too) */
+  return isfinite (pj >= 0 ? lp + pq : lp);
 }
 
 static gboolean
@@ -313,9 +324,9 @@ normal_fma (const FlIns *restrict ins, double *v, double *g, gboolean drop, doub
   /* data y and sigma, the common case, take no partials */
   gboolean gy = a[0].ad || a[2].ad;
 #define NF(ks, k0, k1, k2) \
-  (gy ? normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 1, ks, k0, k1, k2, -1, 0, \
+  (gy ? normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 1, ks, 0, k0, k1, k2, -1, 0, \
                          0, 0, NULL) \
-   : normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 0, ks, k0, k1, k2, -1, 0, 0, \
+   : normal_fma_loop (y, sigma, b0, b1, b2, N, &logp, &sigma_grad, 0, ks, 0, k0, k1, k2, -1, 0, 0, \
                       0, NULL))
   switch (b[0].vec | b[1].vec << 1 | b[2].vec << 2 | a[2].vec << 3)
     {
@@ -733,12 +744,15 @@ backward_loop (FlOp op, Op a, Op b, Op c, const double *r, const double *gr, gin
     *c.g += sc;
 }
 
-/* The adjoints of an instruction's operands from its result's. */
-static void
+/* The adjoints of an instruction's operands from its result's, which
+ * are then cleared: nothing adds to them after this step, and a run
+ * starts with every adjoint 0 (rt_flat_run). */
+G_GNUC_NO_INLINE static void
 backward (const FlIns *restrict ins, double *v, double *g)
 {
   const FlReg *ra = &ins->a[0], *rb = &ins->a[1], *rc = &ins->a[2];
-  const double *r = v + ins->dst.off, *gr = g + ins->dst.off;
+  const double *r = v + ins->dst.off;
+  double *gr = g + ins->dst.off;
   gint32 n = ins->n;
   FlOp op = ins->op;
   if (op <= FL_LUB)
@@ -746,7 +760,10 @@ backward (const FlIns *restrict ins, double *v, double *g)
       const double *d = v + ins->aux.off;
       double *gu = g + ra->off;
       for (gint32 i = 0; i < n; i++)
-        gu[i] += gr[i] * d[i];
+        {
+          gu[i] += gr[i] * d[i];
+          gr[i] = 0;
+        }
       return;
     }
   Op a = op_of (ra, v), b = op_of (rb, v), c = op_of (rc, v);
@@ -761,6 +778,7 @@ backward (const FlIns *restrict ins, double *v, double *g)
     case 6: backward_loop (op, a, b, c, r, gr, n, 0, 1, 1); break;
     default: backward_loop (op, a, b, c, r, gr, n, 1, 1, 1); break;
     }
+  memset (gr, 0, sizeof (double) * (gsize) n);
 }
 
 /* ---- the code of each instruction ---- */
@@ -809,77 +827,153 @@ fn_normal_vector_unit (const FlIns *restrict ins, double *v, double *g, double t
   return normal_vector_data (ins, v, g, total, 1);
 }
 
-/* normal (y | mu, sigma) of a scalar parameter y and data mu and sigma, as
- * normal_scalars: c[0] 1 / sigma, c[1] log (sigma), c[2] mu. */
+/* normal (y | mu, sigma) of a scalar y and data mu and sigma, as
+ * normal_scalars, c[0] 1 / sigma, c[1] log (sigma), c[2] mu (kind 1);
+ * cauchy (y | mu, sigma), as cauchy_scalars, c[0] sigma squared, c[1]
+ * the constant part (0 under propto), c[2] mu (kind 2). The term, its
+ * partial added to *gy. */
+static inline __attribute__ ((always_inline)) double
+scalar_term (const int kind, const double *c, gboolean drop, double y, double *gy)
+{
+  if (kind == 1)
+    {
+      double inv_s = c[0], z = (y - c[2]) * inv_s;
+      double logp = -0.5 * z * z;
+      if (!drop)
+        {
+          logp -= TILDE_LOG_SQRT_TWO_PI;
+          logp -= c[1];
+        }
+      *gy += -z * inv_s;
+      return logp;
+    }
+  /* the partial first, so that less is kept across the call of log1p */
+  double d = y - c[2], d2 = d * d, s2 = c[0];
+  *gy += -2 * d / (s2 + d2);
+  return c[1] - log1p (d2 / s2);
+}
+
+/* Those densities of a scalar parameter, or of a transformed one. */
 static double
 fn_normal_scalar_data (const FlIns *restrict ins, double *v, double *g, double total)
 {
   double y = v[ins->a[0].off];
   if (isnan (y))
     return NAN;
-  double inv_s = ins->c[0], z = (y - ins->c[2]) * inv_s;
-  double logp = -0.5 * z * z;
-  if (!ins->drop)
-    {
-      logp -= TILDE_LOG_SQRT_TWO_PI;
-      logp -= ins->c[1];
-    }
-  v[ins->a[0].goff] += -z * inv_s;
-  NEXT (total + logp);
+  NEXT (total + scalar_term (1, ins->c, ins->drop, y, &v[ins->a[0].goff]));
 }
 
-/* cauchy (y | mu, sigma) of a scalar parameter y and data mu and sigma, as
- * cauchy_scalars: c[0] sigma squared, c[1] the constant part (0 under
- * propto), c[2] mu. */
 static double
 fn_cauchy_scalar_data (const FlIns *restrict ins, double *v, double *g, double total)
 {
   double y = v[ins->a[0].off];
   if (isnan (y))
     return NAN;
-  double d = y - ins->c[2], d2 = d * d, s2 = ins->c[0];
-  double logp = ins->c[1] - log1p (d2 / s2);
-  v[ins->a[0].goff] += -2 * d / (s2 + d2);
-  NEXT (total + logp);
+  NEXT (total + scalar_term (2, ins->c, ins->drop, y, &v[ins->a[0].goff]));
 }
 
 /* real<lower=a>, the commonest parameter, with and without its Jacobian */
 static inline __attribute__ ((always_inline)) double
 lower_scalar (const FlIns *restrict ins, double *v, double *g, double total, const int jacobian)
 {
-  double u = v[ins->a[0].off], e = exp (u);
+  /* the Jacobian's term and partial first, so that less is kept across
+   * the call of exp */
+  double u = v[ins->a[0].off];
+  if (jacobian)
+    {
+      g[ins->a[0].off] += 1;
+      total += u;
+    }
+  double e = exp (u);
   v[ins->aux.off] = e;
   v[ins->dst.off] = e + ins->k0;
-  if (!jacobian)
-    NEXT (total);
-  g[ins->a[0].off] += 1;
-  NEXT (total + u);
+  return total;
 }
 
 static double
 fn_lower_scalar (const FlIns *restrict ins, double *v, double *g, double total)
 {
-  return lower_scalar (ins, v, g, total, 0);
+  NEXT (lower_scalar (ins, v, g, total, 0));
 }
 
 static double
 fn_lower_scalar_jacobian (const FlIns *restrict ins, double *v, double *g, double total)
 {
-  return lower_scalar (ins, v, g, total, 1);
+  NEXT (lower_scalar (ins, v, g, total, 1));
 }
 
+/* Scalar steps that follow each other in one code (rt_flat_fuse): a
+ * scalar lower bound (lower: 0 none, 1 without its Jacobian, 2 with it),
+ * then one or two of the densities above (d1, d2: their kinds; d2 0
+ * none), the first of b[0] with c and drop, the second of b[1] with pc
+ * and pdrop; the same steps in the same order as their own codes. */
+static inline __attribute__ ((always_inline)) double
+scalar_run (const FlIns *restrict ins, double *v, double *g, double total, const int lower,
+            const int d1, const int d2)
+{
+  if (lower)
+    total = lower_scalar (ins, v, g, total, lower == 2);
+  double y = v[ins->b[0].off];
+  if (isnan (y))
+    return NAN;
+  total += scalar_term (d1, ins->c, ins->drop, y, &v[ins->b[0].goff]);
+  if (d2)
+    {
+      y = v[ins->b[1].off];
+      if (isnan (y))
+        return NAN;
+      total += scalar_term (d2, ins->pc, ins->pdrop, y, &v[ins->b[1].goff]);
+    }
+  NEXT (total);
+}
+
+#define SCALAR_RUN(lower, d1, d2) \
+  static double \
+  fn_scalar_run_##lower##d1##d2 (const FlIns *restrict ins, double *v, double *g, double total) \
+  { \
+    return scalar_run (ins, v, g, total, lower, d1, d2); \
+  }
+SCALAR_RUN (0, 1, 1)
+SCALAR_RUN (0, 1, 2)
+SCALAR_RUN (0, 2, 1)
+SCALAR_RUN (0, 2, 2)
+SCALAR_RUN (1, 1, 0)
+SCALAR_RUN (1, 1, 1)
+SCALAR_RUN (1, 1, 2)
+SCALAR_RUN (1, 2, 0)
+SCALAR_RUN (1, 2, 1)
+SCALAR_RUN (1, 2, 2)
+SCALAR_RUN (2, 1, 0)
+SCALAR_RUN (2, 1, 1)
+SCALAR_RUN (2, 1, 2)
+SCALAR_RUN (2, 2, 0)
+SCALAR_RUN (2, 2, 1)
+SCALAR_RUN (2, 2, 2)
+#undef SCALAR_RUN
+
+/* by lower, d1 - 1 and d2 (NULL: a single density, its own code) */
+static const FlFn scalar_runs[3][2][3] = {
+  { { NULL, fn_scalar_run_011, fn_scalar_run_012 },
+    { NULL, fn_scalar_run_021, fn_scalar_run_022 } },
+  { { fn_scalar_run_110, fn_scalar_run_111, fn_scalar_run_112 },
+    { fn_scalar_run_120, fn_scalar_run_121, fn_scalar_run_122 } },
+  { { fn_scalar_run_210, fn_scalar_run_211, fn_scalar_run_212 },
+    { fn_scalar_run_220, fn_scalar_run_221, fn_scalar_run_222 } },
+};
+
 /* normal (y | b0 * b1 + b2, sigma) with y and sigma data: c[1] the
- * constant part (0 under propto, else with the logs of the scales), one
- * copy for each combination of strides. */
+ * constant part (0 under propto, else with the logs of the scales), for a
+ * vector sigma aux its reciprocals (flat-compile.c), one copy for each
+ * combination of strides. */
 #define NORMAL_FMA_DATA(ks, k0, k1, k2) \
   static double \
   fn_normal_fma_##ks##k0##k1##k2 (const FlIns *restrict ins, double *v, double *g, double total) \
   { \
     const FlReg *a = ins->a, *b = ins->b; \
-    Op y = op_of (&a[0], v), sigma = op_of (&a[2], v); \
+    Op y = op_of (&a[0], v), sigma = op_of (ks ? &ins->aux : &a[2], v); \
     Op b0 = op_of (&b[0], v), b1 = op_of (&b[1], v), b2 = op_of (&b[2], v); \
     double logp = ins->c[1], sigma_grad; \
-    if (!normal_fma_loop (y, sigma, b0, b1, b2, ins->n, &logp, &sigma_grad, 0, ks, k0, k1, k2, \
+    if (!normal_fma_loop (y, sigma, b0, b1, b2, ins->n, &logp, &sigma_grad, 0, ks, ks, k0, k1, k2, \
                           -1, 0, 0, 0, NULL)) \
       return NAN; \
     NEXT (total + logp); \
@@ -910,23 +1004,24 @@ static const FlFn normal_fma_data[16] = {
 };
 
 /* The same with the density before it folded in (normal_fma_loop's pj):
- * the location's one container b[pj], its other operands scalars. pc[0]
- * is that density's 1 / sigma, pc[2] its mu, pc[1] its constant part
- * (for std_normal, what is subtracted after the squares). */
+ * the location's one container b[pj], its other operands scalars; aux
+ * as above. pc[0] is that density's 1 / sigma, pc[2] its mu, pc[1] its
+ * constant part (for std_normal, what is subtracted after the squares).
+ * pu: 0 normal, 1 normal (0, 1), 2 std_normal (the steps of mu 0 and
+ * sigma 1 left out in both, as in normal_vector_data). */
 #define NORMAL_FMA_PRIOR(ks, pj, pu) \
   static double \
   fn_normal_fma_prior_##ks##pj##pu (const FlIns *restrict ins, double *v, double *g, \
                                     double total) \
   { \
     const FlReg *a = ins->a, *b = ins->b; \
-    Op y = op_of (&a[0], v), sigma = op_of (&a[2], v); \
+    Op y = op_of (&a[0], v), sigma = op_of (ks ? &ins->aux : &a[2], v); \
     Op b0 = op_of (&b[0], v), b1 = op_of (&b[1], v), b2 = op_of (&b[2], v); \
     double logp = ins->c[1], sigma_grad, psq; \
-    if (!normal_fma_loop (y, sigma, b0, b1, b2, ins->n, &logp, &sigma_grad, 0, ks, pj == 0, \
-                          pj == 1, pj == 2, pj, pu, ins->pc[2], ins->pc[0], &psq) \
-        || !isfinite (psq)) \
+    if (!normal_fma_loop (y, sigma, b0, b1, b2, ins->n, &logp, &sigma_grad, 0, ks, ks, pj == 0, \
+                          pj == 1, pj == 2, pj, pu != 0, ins->pc[2], ins->pc[0], &psq)) \
       return NAN; \
-    double prior = ins->pstd ? (0 - 0.5 * psq) - ins->pc[1] : ins->pc[1] - 0.5 * psq; \
+    double prior = pu == 2 ? (0 - 0.5 * psq) - ins->pc[1] : ins->pc[1] - 0.5 * psq; \
     NEXT (total + prior + logp); \
   }
 NORMAL_FMA_PRIOR (0, 0, 0)
@@ -941,18 +1036,22 @@ NORMAL_FMA_PRIOR (0, 2, 1)
 NORMAL_FMA_PRIOR (1, 0, 1)
 NORMAL_FMA_PRIOR (1, 1, 1)
 NORMAL_FMA_PRIOR (1, 2, 1)
+NORMAL_FMA_PRIOR (0, 0, 2)
+NORMAL_FMA_PRIOR (0, 1, 2)
+NORMAL_FMA_PRIOR (0, 2, 2)
+NORMAL_FMA_PRIOR (1, 0, 2)
+NORMAL_FMA_PRIOR (1, 1, 2)
+NORMAL_FMA_PRIOR (1, 2, 2)
 #undef NORMAL_FMA_PRIOR
 
-/* by the scale's stride, the container's place and whether the prior is
- * std_normal or normal (0, 1) (its steps left out, as in
- * normal_vector_data) */
-static const FlFn normal_fma_prior[2][3][2] = {
-  { { fn_normal_fma_prior_000, fn_normal_fma_prior_001 },
-    { fn_normal_fma_prior_010, fn_normal_fma_prior_011 },
-    { fn_normal_fma_prior_020, fn_normal_fma_prior_021 } },
-  { { fn_normal_fma_prior_100, fn_normal_fma_prior_101 },
-    { fn_normal_fma_prior_110, fn_normal_fma_prior_111 },
-    { fn_normal_fma_prior_120, fn_normal_fma_prior_121 } },
+/* by the scale's stride, the container's place and pu */
+static const FlFn normal_fma_prior[2][3][3] = {
+  { { fn_normal_fma_prior_000, fn_normal_fma_prior_001, fn_normal_fma_prior_002 },
+    { fn_normal_fma_prior_010, fn_normal_fma_prior_011, fn_normal_fma_prior_012 },
+    { fn_normal_fma_prior_020, fn_normal_fma_prior_021, fn_normal_fma_prior_022 } },
+  { { fn_normal_fma_prior_100, fn_normal_fma_prior_101, fn_normal_fma_prior_102 },
+    { fn_normal_fma_prior_110, fn_normal_fma_prior_111, fn_normal_fma_prior_112 },
+    { fn_normal_fma_prior_120, fn_normal_fma_prior_121, fn_normal_fma_prior_122 } },
 };
 
 /* The general forms, testing their operands' kinds as they go. A term that
@@ -1025,13 +1124,100 @@ fn_arith (const FlIns *restrict ins, double *v, double *g, double total)
   NEXT (total);
 }
 
+/* Where the caller wants the gradient (NULL: nowhere), kept just before
+ * the values for the end of the run (fn_end): the codes hand on only the
+ * values and the adjoints. */
+static inline double **
+gradient_slot (double *scratch)
+{
+  return (double **) (scratch - 1);
+}
+
+static void
+clear_adjoints (const RtFlat *f, double *scratch)
+{
+  memset (scratch + f->n_vals, 0, sizeof (double) * (gsize) f->n_vars);
+}
+
+/* The backward steps of the instructions other than scalar transforms. */
+static void
+backward_all (const RtFlat *f, double *v, double *g)
+{
+  const FlIns *code = f->ins;
+  for (guint k = f->n_back; k-- > 0;)
+    backward (&code[f->back[k]], v, g);
+}
+
+/* The rest of the backward pass, the scalar transforms' steps (which come
+ * last: flat-compile.c's list_backward), and the gradient handed out:
+ * theta's adjoints copied, cleared, and summed, the sum finite unless an
+ * entry is not (or, rarely, the sum of finite ones overflows, which only
+ * sends the evaluation the general way too). */
+static inline __attribute__ ((always_inline)) double
+finish (const RtFlat *f, double *v, double *g, double total, double *gradient)
+{
+  guint nb = f->n_back1;
+  if (nb)
+    {
+      const FlBack1 *b = f->back1;
+      do
+        {
+          double gx = v[b->x];
+          v[b->x] = 0;
+          v[b->u] += gx * v[b->d];
+          b++;
+        }
+      while (--nb);
+    }
+  typedef double V2 __attribute__ ((vector_size (16), aligned (8), may_alias));
+  const V2 zero = { 0, 0 };
+  V2 sum2 = zero;
+  gint32 P = f->n_params, P2 = P & ~1;
+  for (gint32 i = 0; i < P2; i += 2)
+    {
+      V2 x = *(const V2 *) (g + i);
+      sum2 = sum2 + x;
+      *(V2 *) (gradient + i) = x;
+      *(V2 *) (g + i) = zero;
+    }
+  double sum = sum2[0] + sum2[1];
+  if (P2 < P)
+    {
+      gradient[P2] = g[P2];
+      sum += g[P2];
+      g[P2] = 0;
+    }
+  return G_LIKELY (isfinite (sum)) ? total : NAN;
+}
+
+/* fn_end's cases other than the commonest. */
+G_GNUC_NO_INLINE static double
+end_general (const RtFlat *f, double *v, double *g, double total, double *gradient)
+{
+  if (!isfinite (total))
+    return NAN;
+  if (!gradient)
+    {
+      clear_adjoints (f, v);
+      return total;
+    }
+  backward_all (f, v, g);
+  return finish (f, v, g, total, gradient);
+}
+
+/* The end of a run, with the sum of the terms: the backward pass, and the
+ * gradient handed out. Each backward step clears the adjoints it reads,
+ * and theta's are cleared as they are copied out, so that the next run
+ * starts from zeros; NaN to give way (the caller then clears them all).
+ * With only scalar transforms to step back over, it makes no call. */
 static double
 fn_end (const FlIns *restrict ins, double *v, double *g, double total)
 {
-  (void) ins;
-  (void) v;
-  (void) g;
-  return total;
+  const RtFlat *f = ins->flat;
+  double *gradient = *gradient_slot (v);
+  if (G_UNLIKELY (!gradient || f->n_back || !isfinite (total)))
+    return end_general (f, v, g, total, gradient);
+  return finish (f, v, g, total, gradient);
 }
 
 #undef NEXT
@@ -1192,50 +1378,31 @@ rt_flat_choose (FlIns *ins, const double *v)
     }
 }
 
-gboolean
+double
 rt_flat_run (const RtFlat *f, double *scratch, const double *theta, gboolean propto,
-             gboolean jacobian, double *gradient, double *lp)
+             gboolean jacobian, double *gradient)
 {
   const FlProg *p = &f->prog[(propto ? 1 : 0) | (jacobian ? 2 : 0)];
-  double *v = scratch, *g = scratch + f->n_vals;
-  if (f->n_params > 0)
-    memcpy (v, theta, sizeof (double) * (gsize) f->n_params);
-  memset (g, 0, sizeof (double) * (gsize) f->n_vars);
-  /* the general path's sum: the constant terms first (summed when the form
-   * was built), then the others in order */
-  double total = p->ins->fn (p->ins, v, g, p->cst);
-  if (!isfinite (total))
-    return give_way ();
-  if (gradient)
-    {
-      const FlIns *code = f->ins;
-      for (guint k = f->n_back; k-- > 0;)
-        backward (&code[f->back[k]], v, g);
-      /* the scalar transforms last (flat-compile.c's list_backward) */
-      for (const FlBack1 *b = f->back1, *end = f->back1 + f->n_back1; b < end; b++)
-        scratch[b->u] += scratch[b->x] * scratch[b->d];
-      /* x - x is NaN exactly when x is not finite; two at a time */
-      typedef double V2 __attribute__ ((vector_size (16)));
-      V2 bad2 = { 0, 0 };
-      gint32 P = f->n_params, i = 0;
-      for (; i + 2 <= P; i += 2)
-        {
-          V2 x;
-          memcpy (&x, g + i, sizeof x);
-          memcpy (gradient + i, &x, sizeof x);
-          bad2 += x - x;
-        }
-      double bad = bad2[0] + bad2[1];
-      if (i < P)
-        {
-          gradient[i] = g[i];
-          bad += g[i] - g[i];
-        }
-      if (!(bad == 0))
-        return give_way ();
-    }
-  *lp = total;
-  return TRUE;
+  *gradient_slot (scratch) = gradient;
+  /* theta in, two at a time: a leaf until the tail call */
+  typedef double V2 __attribute__ ((vector_size (16), aligned (8), may_alias));
+  gint32 P = f->n_params, P2 = P & ~1;
+#pragma GCC unroll 2
+  for (gint32 i = 0; i < P2; i += 2)
+    *(V2 *) (scratch + i) = *(const V2 *) (theta + i);
+  if (P2 < P)
+    scratch[P2] = theta[P2];
+  /* every adjoint is 0 here (left so by the run before); the general
+   * path's sum: the constant terms first (summed when the form was
+   * built), then the others in order, and the end of the run (fn_end) */
+  return p->ins->fn (p->ins, scratch, scratch + f->n_vals, p->cst);
+}
+
+void
+rt_flat_gave_way (const RtFlat *f, double *scratch)
+{
+  clear_adjoints (f, scratch);
+  g_atomic_int_inc (&fallbacks);
 }
 
 /* A density over a container of parameters with data location and scale
@@ -1268,9 +1435,45 @@ fold_prior (const FlIns *a, FlIns *d)
   if (j < 0 || !r->ad || r->off != a->a[0].off || r->n != a->n)
     return FALSE;
   memcpy (d->pc, a->c, sizeof d->pc);
-  d->pstd = a->op == FL_STD_NORMAL;
-  d->fn = normal_fma_prior[d->a[2].vec != 0][j][a->c[2] == 0 && a->c[0] == 1];
+  int pu = a->op == FL_STD_NORMAL ? 2 : a->c[2] == 0 && a->c[0] == 1;
+  d->fn = normal_fma_prior[d->a[2].vec != 0][j][pu];
   return TRUE;
+}
+
+/* The kind of a scalar density of data location and scale (scalar_term),
+ * 0 for any other instruction. */
+static int
+scalar_density (const FlIns *ins)
+{
+  return ins->fn == fn_normal_scalar_data ? 1 : ins->fn == fn_cauchy_scalar_data ? 2 : 0;
+}
+
+/* At ins[0], a scalar lower bound or a scalar density, the scalar steps
+ * that follow it (a scalar density or two after a bound, one after a
+ * density) as one: each code's entry and exit, and its hand-over to the
+ * next, paid once. The number of instructions taken in. */
+static guint
+fuse_scalar_run (FlIns *ins, guint n)
+{
+  int lower = ins->fn == fn_lower_scalar ? 1 : ins->fn == fn_lower_scalar_jacobian ? 2 : 0;
+  guint k = lower ? 1 : 0;
+  int d1 = k < n ? scalar_density (&ins[k]) : 0;
+  int d2 = d1 && k + 1 < n ? scalar_density (&ins[k + 1]) : 0;
+  if (!d1 || (!lower && !d2))
+    return 0;
+  FlIns run = ins[0];
+  run.b[0] = ins[k].a[0];
+  memcpy (run.c, ins[k].c, sizeof run.c);
+  run.drop = ins[k].drop;
+  if (d2)
+    {
+      run.b[1] = ins[k + 1].a[0];
+      memcpy (run.pc, ins[k + 1].c, sizeof run.pc);
+      run.pdrop = ins[k + 1].drop;
+    }
+  run.fn = scalar_runs[lower][d1 - 1][d2];
+  ins[0] = run;
+  return k + (d2 ? 1 : 0);
 }
 
 guint
@@ -1282,6 +1485,14 @@ rt_flat_fuse (FlIns *ins, guint n)
       if (k + 1 < n && prior_to_fold (&ins[k]) && fold_prior (&ins[k], &ins[k + 1]))
         continue;
       ins[out++] = ins[k];
+    }
+  n = out;
+  out = 0;
+  for (guint k = 0; k < n; k++)
+    {
+      guint taken = fuse_scalar_run (&ins[k], n - k);
+      ins[out++] = ins[k];
+      k += taken;
     }
   return out;
 }

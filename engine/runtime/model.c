@@ -40,6 +40,7 @@ struct TildeModel {
   TildeArena  *persist;
   St          *parts[MIR_N_PARTS];
   RtFlat      *flat;         /* log_prob as straight-line code, when it covers it */
+  RtFlat      *flat_joint;   /* flat while the context is the joint density, else NULL */
   guint        n_normal_stats;  /* statements by sufficient statistics */
   int          n_slots, n_globals;
   TildeValue  *globals;
@@ -85,11 +86,11 @@ workspace_free (gpointer p)
   g_free (w->slots);
   g_free (w->terms);
   g_free (w->out);
-  g_free (w->flat);
+  rt_flat_scratch_free (w->flat);
   g_free (w);
 }
 
-static Workspace *
+static inline __attribute__ ((always_inline)) Workspace *
 workspace_take (TildeModel *m)
 {
   Workspace *w = g_atomic_pointer_exchange (&m->spare, NULL);
@@ -102,11 +103,11 @@ workspace_take (TildeModel *m)
   return w ? w : workspace_new (m);
 }
 
-static void
-workspace_give (TildeModel *m, Workspace *w)
+/* workspace_give when the spare place is taken: another thread is
+ * evaluating too. */
+G_GNUC_NO_INLINE static void
+workspace_park (TildeModel *m, Workspace *w)
 {
-  if (g_atomic_pointer_compare_and_exchange (&m->spare, NULL, w))
-    return;
   g_mutex_lock (&m->lock);
   if (m->n_pool == m->cap_pool)
     {
@@ -115,6 +116,13 @@ workspace_give (TildeModel *m, Workspace *w)
     }
   m->pool[m->n_pool++] = w;
   g_mutex_unlock (&m->lock);
+}
+
+static inline void
+workspace_give (TildeModel *m, Workspace *w)
+{
+  if (!g_atomic_pointer_compare_and_exchange (&m->spare, NULL, w))
+    workspace_park (m, w);
 }
 
 /* An evaluation context over a workspace. */
@@ -550,6 +558,7 @@ tilde_model_new_full (const MirProgram *program, const TildeJsonData *data,
                                                   m->n_globals, m->persist);
       m->flat = rt_flat_compile (m->parts[MIR_PART_LOG_PROB], m->globals, m->n_globals,
                                  m->n_slots, m->n_params);
+      m->flat_joint = m->context == TILDE_MODEL_CONTEXT_JOINT ? m->flat : NULL;
     }
   m->code = rt_compiler_steal_arena (c);
   rt_compiler_free (c);
@@ -697,6 +706,7 @@ void
 tilde_model_set_context (TildeModel *m, TildeModelContext context)
 {
   m->context = context;
+  m->flat_joint = context == TILDE_MODEL_CONTEXT_JOINT ? m->flat : NULL;
 }
 
 void
@@ -706,22 +716,20 @@ tilde_model_set_print_func (TildeModel *m, TildeModelPrintFunc func, gpointer us
   m->print_data = user_data;
 }
 
-double
-tilde_model_log_density (TildeModel *m, const double *theta, gboolean propto, gboolean jacobian,
-                         double *gradient, TildeModelError **error)
+/* The arguments of tilde_model_log_density. */
+typedef struct {
+  const double      *theta;
+  gboolean           propto, jacobian;
+  double            *gradient;
+  TildeModelError  **error;
+} LogDensityCall;
+
+/* The log density the general way: the closures and the tape. */
+G_GNUC_NO_INLINE static double
+log_density_general (TildeModel *m, const double *theta, gboolean propto, gboolean jacobian,
+                     double *gradient, TildeModelError **error)
 {
   Workspace *w = workspace_take (m);
-  if (m->flat && m->context == TILDE_MODEL_CONTEXT_JOINT)
-    {
-      double lp;
-      if (G_UNLIKELY (!w->flat))
-        w->flat = rt_flat_scratch_new (m->flat);
-      if (rt_flat_run (m->flat, w->flat, theta, propto, jacobian, gradient, &lp))
-        {
-          workspace_give (m, w);
-          return lp;
-        }
-    }
   jmp_buf jmp;
   Ev ev;
   ev_init (&ev, m, w, &jmp);
@@ -754,6 +762,63 @@ tilde_model_log_density (TildeModel *m, const double *theta, gboolean propto, gb
   ev_done (&ev, w);
   workspace_give (m, w);
   return lp;
+}
+
+/* After the flat form gave way: the general path, which raises the
+ * error with its message when there is one. */
+G_GNUC_NO_INLINE static double
+log_density_after_flat (TildeModel *m, Workspace *w, const LogDensityCall *c)
+{
+  rt_flat_gave_way (m->flat, w->flat);
+  workspace_give (m, w);
+  return log_density_general (m, c->theta, c->propto, c->jacobian, c->gradient, c->error);
+}
+
+/* The flat form's run in w, which holds its scratch. */
+static inline double
+log_density_flat (TildeModel *m, Workspace *w, const LogDensityCall *c)
+{
+  double lp = rt_flat_run (m->flat, w->flat, c->theta, c->propto, c->jacobian, c->gradient);
+  if (G_UNLIKELY (isnan (lp)))
+    return log_density_after_flat (m, w, c);
+  workspace_give (m, w);
+  return lp;
+}
+
+/* The same, with w (NULL: the spare one was taken) yet to get a scratch:
+ * another thread's workspace, or a first evaluation. */
+G_GNUC_NO_INLINE static double
+log_density_flat_new (TildeModel *m, Workspace *w, const LogDensityCall *c)
+{
+  if (!w)
+    w = workspace_take (m);
+  if (!w->flat)
+    w->flat = rt_flat_scratch_new (m->flat);
+  return log_density_flat (m, w, c);
+}
+
+/* The flat form's evaluation: the spare workspace taken and given back
+ * with one atomic operation each, and the rest out of line; what only
+ * the other paths read is kept in memory, not in registers. */
+G_GNUC_NO_INLINE static double
+log_density_with_flat (TildeModel *m, const double *theta, gboolean propto, gboolean jacobian,
+                       double *gradient, TildeModelError **error)
+{
+  const LogDensityCall c = { theta, propto, jacobian, gradient, error };
+  Workspace *w = g_atomic_pointer_exchange (&m->spare, NULL);
+  if (G_UNLIKELY (!w || !w->flat))
+    return log_density_flat_new (m, w, &c);
+  return log_density_flat (m, w, &c);
+}
+
+/* Either path as a jump, with no frame of its own. */
+double
+tilde_model_log_density (TildeModel *m, const double *theta, gboolean propto, gboolean jacobian,
+                         double *gradient, TildeModelError **error)
+{
+  if (G_UNLIKELY (!m->flat_joint))
+    return log_density_general (m, theta, propto, jacobian, gradient, error);
+  return log_density_with_flat (m, theta, propto, jacobian, gradient, error);
 }
 
 gboolean

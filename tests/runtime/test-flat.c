@@ -280,6 +280,30 @@ static const Case cases[] = {
     "}\n",
     "{\"N\": 3, \"y\": [0.5, -1, 2], \"x\": [1.5, 0.2, -0.7], \"s\": [1, 2, 0.5]}", TRUE,
     FALSE },
+  /* scalar steps run as one code: a bound and the density of its value
+   * and another's after it, then two densities, the second dropping no
+   * constants (a _lpdf call); a bound and the densities of other
+   * parameters after it, then a density of the bound's value and
+   * another. Each parameter under several densities sums its partials in
+   * another order than the general path. */
+  { "scalar-runs-of-a-bound-and-its-density",
+    "parameters { real a; real<lower=0.5> s; }\n"
+    "model {\n"
+    "  s ~ cauchy (1, 2);\n"
+    "  a ~ normal (0, 3);\n"
+    "  a ~ cauchy (-1, 0.5);\n"
+    "  target += normal_lpdf (a | 2, 4);\n"
+    "}\n",
+    "{}", TRUE, FALSE },
+  { "scalar-runs-of-a-bound-and-other-densities",
+    "parameters { real<lower=-1> s; real a; real b; }\n"
+    "model {\n"
+    "  a ~ normal (1, 2);\n"
+    "  target += cauchy_lpdf (b | 0, 1);\n"
+    "  s ~ normal (0, 1);\n"
+    "  b ~ normal (-1, 1);\n"
+    "}\n",
+    "{}", TRUE, FALSE },
   { "a-loop-is-not-covered",
     "data { int N; vector[N] y; }\n"
     "parameters { real mu; }\n"
@@ -413,6 +437,155 @@ test_nan_in_folded_prior (void)
     }
 }
 
+static const Case *
+find_case (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    if (strcmp (cases[i].name, name) == 0)
+      return &cases[i];
+  g_assert_not_reached ();
+}
+
+/* A NaN at each place of a scalar run (the bound, its first density, its
+ * second): the run gives way and the general path raises the error of the
+ * density that sees it first, in Stan's words. */
+static void
+test_nan_in_scalar_run (void)
+{
+  const Case *c = find_case ("scalar-runs-of-a-bound-and-other-densities");
+  g_autoptr (TildeModel) f = prepare (c, MIR_OPT_O1, TRUE);
+  g_assert_true (rt_model_has_flat (f));
+  /* s, a, b */
+  static const struct { int at; const char *message; } points[] = {
+    { 1, "normal_lpdf: Random variable is nan, but must be not nan!" },
+    { 2, "cauchy_lpdf: Random variable is nan, but must be not nan!" },
+    { 0, "normal_lpdf: Random variable is nan, but must be not nan!" },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (points); k++)
+    for (int mode = 0; mode < 4; mode++)
+      {
+        double theta[3] = { 0.1, 0.2, 0.3 }, grad[3];
+        theta[points[k].at] = NAN;
+        g_autoptr (TildeModelError) e = NULL;
+        guint fallbacks = rt_flat_fallbacks ();
+        double lp = tilde_model_log_density (f, theta, mode & 1, mode & 2, grad, &e);
+        g_assert_true (isnan (lp));
+        g_assert_nonnull (e);
+        g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_DOMAIN);
+        g_assert_cmpstr (e->message, ==, points[k].message);
+        g_assert_cmpuint (rt_flat_fallbacks (), ==, fallbacks + 1);
+      }
+}
+
+/* A finite log density whose gradient is not finite (the partial of a
+ * density with a tiny data scale overflows where its square does not):
+ * the flat form gives way, the general path's value and gradient come
+ * back, and the next evaluation is the flat form's again, unharmed. */
+static void
+test_gradient_not_finite (void)
+{
+  static const Case c = {
+    "gradient-not-finite",
+    "parameters { real mu; real<lower=0> s; }\n"
+    "model { mu ~ normal (0, 1e-160); s ~ normal (0, 2); }\n",
+    "{}", TRUE, FALSE,
+  };
+  g_autoptr (TildeModel) f = prepare (&c, MIR_OPT_O1, TRUE);
+  g_autoptr (TildeModel) g = prepare (&c, MIR_OPT_O1, FALSE);
+  g_assert_true (rt_model_has_flat (f));
+  /* z = 1e150: z * z / 2 is finite, its partial z / sigma is not */
+  double theta[2] = { 1e-10, 0.5 }, gf[2], gg[2];
+  guint fallbacks = rt_flat_fallbacks ();
+  double lf = tilde_model_log_density (f, theta, TRUE, TRUE, gf, NULL);
+  double lg = tilde_model_log_density (g, theta, TRUE, TRUE, gg, NULL);
+  g_assert_cmpuint (rt_flat_fallbacks (), ==, fallbacks + 1);
+  g_assert_true (isfinite (lg));
+  g_assert_cmpfloat (lf, ==, lg);
+  g_assert_true (isinf (gg[0]) && gg[0] < 0);
+  g_assert_cmpfloat (gf[0], ==, gg[0]);
+  g_assert_cmpfloat (gf[1], ==, gg[1]);
+  /* the adjoints the flat form left behind were cleared */
+  theta[0] = 0;
+  lf = tilde_model_log_density (f, theta, TRUE, TRUE, gf, NULL);
+  lg = tilde_model_log_density (g, theta, TRUE, TRUE, gg, NULL);
+  g_assert_cmpuint (rt_flat_fallbacks (), ==, fallbacks + 1);
+  g_assert_cmpfloat (lf, ==, lg);
+  g_assert_cmpfloat (gf[0], ==, gg[0]);
+  g_assert_cmpfloat (gf[1], ==, gg[1]);
+}
+
+/* Chains evaluate one model on several threads at once, each with a
+ * scratch of its own: every thread's values and gradients are those of
+ * one thread alone, bit for bit, points that give way among them. */
+#define N_THREADS 4
+#define N_POINTS 7
+#define ROUNDS 300
+
+typedef struct {
+  TildeModel   *m;
+  int           id;
+  const double *theta;     /* N_POINTS points of 10 */
+  const double *lp;        /* what one thread alone computed */
+  const double *grad;
+  gboolean      ok;
+} Worker;
+
+static gpointer
+evaluate_concurrently (gpointer p)
+{
+  Worker *w = p;
+  w->ok = TRUE;
+  for (int r = 0; r < ROUNDS; r++)
+    for (int k = 0; k < N_POINTS; k++)
+      {
+        int at = (k + w->id + r) % N_POINTS;
+        double grad[10];
+        TildeModelError *e = NULL;
+        double lp = tilde_model_log_density (w->m, w->theta + 10 * at, (r & 1) == 0, TRUE, grad,
+                                             &e);
+        gboolean same = isnan (w->lp[2 * at + (r & 1)]) ? isnan (lp) && e
+          : lp == w->lp[2 * at + (r & 1)] && !e
+            && memcmp (grad, w->grad + 10 * (2 * at + (r & 1)), sizeof grad) == 0;
+        w->ok &= same;
+        tilde_model_error_free (e);
+      }
+  return NULL;
+}
+
+static void
+test_concurrent (void)
+{
+  g_autoptr (TildeModel) f = prepare (&cases[0], MIR_OPT_O1, TRUE);
+  g_assert_true (rt_model_has_flat (f));
+  double theta[N_POINTS * 10], lp[N_POINTS * 2], grad[N_POINTS * 2 * 10];
+  for (int k = 0; k < N_POINTS; k++)
+    for (int i = 0; i < 10; i++)
+      theta[10 * k + i] = 0.8 * sin (0.7 * (i + 1) + 1.9 * k);
+  /* a NaN: the general path's error, on whichever thread */
+  theta[10 * 3 + 6] = NAN;
+  for (int k = 0; k < N_POINTS; k++)
+    for (int propto = 0; propto < 2; propto++)
+      {
+        TildeModelError *e = NULL;
+        lp[2 * k + propto] = tilde_model_log_density (f, theta + 10 * k, propto == 0, TRUE,
+                                                      grad + 10 * (2 * k + propto), &e);
+        g_assert_true (isnan (lp[2 * k + propto]) == (k == 3));
+        tilde_model_error_free (e);
+      }
+  Worker workers[N_THREADS];
+  GThread *threads[N_THREADS];
+  for (int t = 0; t < N_THREADS; t++)
+    {
+      workers[t] = (Worker) { f, t, theta, lp, grad, FALSE };
+      threads[t] = g_thread_new ("flat", evaluate_concurrently, &workers[t]);
+    }
+  for (int t = 0; t < N_THREADS; t++)
+    {
+      g_thread_join (threads[t]);
+      g_assert_true (workers[t].ok);
+    }
+}
+
 /* A term of data alone that is an error (a NaN among the data): the
  * general path raises it at every evaluation, so the form is not built. */
 static void
@@ -453,5 +626,8 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/flat/nan-parameter", test_nan_parameter);
   g_test_add_func ("/runtime/flat/bad-constant-term", test_bad_constant_term);
   g_test_add_func ("/runtime/flat/nan-in-folded-prior", test_nan_in_folded_prior);
+  g_test_add_func ("/runtime/flat/nan-in-scalar-run", test_nan_in_scalar_run);
+  g_test_add_func ("/runtime/flat/gradient-not-finite", test_gradient_not_finite);
+  g_test_add_func ("/runtime/flat/concurrent", test_concurrent);
   return g_test_run ();
 }
