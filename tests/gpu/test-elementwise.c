@@ -19,6 +19,7 @@
 #include "mir/mir-transform.h"
 #include "mir/passes/pipeline.h"
 #include "runtime/gpu-call.h"
+#include "worker/mir-stages.h"
 
 #define TOL 1e-12
 
@@ -328,6 +329,48 @@ test_sizes_disagree (void)
   g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_INDEX);
 }
 
+/* With --use-opencl, vectors not annotated go to the device when they are
+ * large enough. */
+static void
+test_use_opencl (void)
+{
+  g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
+  if (!ctx)
+    return;
+  static const char *model =
+    "data {\n"
+    "  int N;\n"
+    "  vector[N] x;\n"
+    "  vector[N] y;\n"
+    "  real s;\n"
+    "  vector[N] z;\n"
+    "}\n"
+    "parameters {\n"
+    "  real a;\n"
+    "}\n"
+    "model {\n"
+    "  target += sum(y .* log1p_exp(a * x));\n"
+    "}\n";
+  static const struct {
+    gint32 N;
+    guint  on_device;
+  } sizes[] = { { TILDE_GPU_AUTO_MIN_ELEMENTS - 1, 0 }, { TILDE_GPU_AUTO_MIN_ELEMENTS, 1 } };
+  g_autoptr (GRand) r = g_rand_new_with_seed (13);
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    {
+      g_autofree char *json = data_json (r, sizes[i].N, 1, NULL, 0);
+      Pair p = { rt_test_model (model, json), rt_test_model (model, json), 1 };
+      g_assert_cmpuint (tilde_model_use_device (p.dev, ctx, FALSE, NULL), ==, 0);
+      tilde_model_free (p.dev);
+      p.dev = rt_test_model (model, json);
+      g_assert_cmpuint (tilde_model_use_device (p.dev, ctx, TRUE, NULL), ==, sizes[i].on_device);
+      double theta = 0.3;
+      compare_at (&p, &theta, FALSE);
+      g_assert_cmpuint (tilde_model_device_runs (p.dev), ==, sizes[i].on_device);
+      pair_clear (&p);
+    }
+}
+
 /* ---- the plan, without a device ---- */
 
 static TildeGpuPlan *
@@ -462,6 +505,34 @@ test_kernel_text (void)
   mir_program_free (program);
 }
 
+/* The IR viewer's OpenCL stage shows the kernel, its lines pointing at
+ * the statement. */
+static void
+test_stage (void)
+{
+  g_autofree char *source = model_source ("target += sum(exp(a * x) .* y);");
+  g_autoptr (TildeCheckResult) check = tilde_frontend_check_buffer ("model.stan", NULL, source,
+                                                                    -1, NULL);
+  g_autoptr (TildeMirStages) stages = tilde_mir_stages_new_full (check, MIR_OPT_O1, FALSE, NULL);
+  g_assert_nonnull (stages);
+  const TildeMirText *t = &stages->stages[TILDE_MIR_STAGE_OPENCL];
+  g_assert_cmpuint (stages->opencl_kernels, ==, 1);
+  g_assert_nonnull (strstr (t->text, "\n// vector[N] x: device  // annotated @gpu; read by the "
+                                     "elementwise kernel of sum at line 16\n"));
+  g_assert_nonnull (strstr (t->text, "\n// OpenCL kernel for sum of an elementwise expression "
+                                     "(line 16)\n"));
+  g_auto (GStrv) lines = g_strsplit (t->text, "\n", -1);
+  g_assert_cmpuint (t->n_lines, ==, g_strv_length (lines) - 1);
+  guint kernel_lines = 0;
+  for (guint i = 0; i < t->n_lines; i++)
+    if (g_str_has_prefix (lines[i], "__kernel"))
+      {
+        g_assert_cmpint (t->sources[i].line, ==, 16);
+        kernel_lines++;
+      }
+  g_assert_cmpuint (kernel_lines, ==, 2);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -474,8 +545,10 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/elementwise/optimised", test_optimised);
   g_test_add_func ("/gpu/elementwise/not-finite", test_not_finite);
   g_test_add_func ("/gpu/elementwise/sizes-disagree", test_sizes_disagree);
+  g_test_add_func ("/gpu/elementwise/use-opencl", test_use_opencl);
   g_test_add_func ("/gpu/elementwise/plan", test_plan);
   g_test_add_func ("/gpu/elementwise/plan-report", test_plan_report);
   g_test_add_func ("/gpu/elementwise/kernel-text", test_kernel_text);
+  g_test_add_func ("/gpu/elementwise/stage", test_stage);
   return g_test_run ();
 }
