@@ -274,13 +274,34 @@ ew_site_using (GArray *sites, const char *name)
   return NULL;
 }
 
+/* A variable of the data or transformed data blocks (a local of the model
+ * block may hold data too, but it has no copy that could go to the device). */
+static gboolean
+global_data (const MirProgram *p, const char *name)
+{
+  for (guint i = 0; i < p->input_vars->len; i++)
+    if (strcmp (((const MirInputVar *) g_ptr_array_index (p->input_vars, i))->name, name) == 0)
+      return TRUE;
+  GPtrArray *prep = p->parts[MIR_PART_PREPARE_DATA];
+  for (guint i = 0; i < prep->len; i++)
+    {
+      const MirStmt *s = g_ptr_array_index (prep, i);
+      if (s->kind == MIR_STMT_DECL && strcmp (s->u.decl.name, name) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Whether every vector of `s` lives on the device. */
 static gboolean
 ew_on_device (const MirProgram *p, const TildeGpuEwSite *s, gboolean use_opencl)
 {
-  for (guint v = 0; v < s->prog.n_vectors && !use_opencl; v++)
-    if (!annotated (p, s->vectors[v]->u.var.name))
-      return FALSE;
+  for (guint v = 0; v < s->prog.n_vectors; v++)
+    {
+      const char *name = s->vectors[v]->u.var.name;
+      if (!global_data (p, name) || (!use_opencl && !annotated (p, name)))
+        return FALSE;
+    }
   return TRUE;
 }
 

@@ -425,6 +425,9 @@ test_plan (void)
   /* a vector not on the device, unless --use-opencl chooses it */
   g_assert_cmpuint (ew_sites_of ("target += sum(exp(a * w) + x);", FALSE), ==, 0);
   g_assert_cmpuint (ew_sites_of ("target += sum(exp(a * w) + x);", TRUE), ==, 1);
+  /* a local vector of the model block, data or not, has no device copy */
+  g_assert_cmpuint (ew_sites_of ("vector[N] u = 2 * x;\n  target += sum(exp(a * u) + x);", TRUE),
+                    ==, 0);
   /* a product of two vectors is no elementwise product */
   g_assert_cmpuint (ew_sites_of ("target += sum(x * (a * x'));", FALSE), ==, 0);
 }
