@@ -180,7 +180,8 @@ opencl_into (TildeMirStages *stages, const MirProgram *transformed, const MirPro
       const TildeGpuEwSite *site = &g_array_index (run->ew_sites, TildeGpuEwSite, i);
       g_autofree char *kernel = tilde_gpu_plan_ew_kernel (run, site, TILDE_GPU_EW_WG);
 
-      if (text->len > 0 && i == 0)
+      /* each kernel's text ends with a blank line already */
+      if (text->len > 0 && i == 0 && run->sites->len == 0)
         append_lines (text, sources, "\n", (TildeMirSource) { 0 });
       append_lines (text, sources, kernel, source_of (&site->stmt->span));
     }
