@@ -67,7 +67,55 @@ emit (TildeGpuEwSite *s, TildeGpuEwIns ins)
   return (gint) p->n_ins++;
 }
 
-/* The leaf reading variable `e`, one per name. */
+/* Int arithmetic of int variables and literals (N - 1): no side effects,
+ * never autodiff. */
+static gboolean
+int_data (const MirExpr *e)
+{
+  static const char *const ops[] = { "Plus__", "Minus__", "Times__", "PMinus__" };
+  if (!kind_is (e, TILDE_TYPE_INT))
+    return FALSE;
+  if (e->kind == MIR_EXPR_LIT || e->kind == MIR_EXPR_VAR)
+    return TRUE;
+  if (e->kind != MIR_EXPR_CALL || e->u.call.fun.kind != MIR_FUN_STANLIB)
+    return FALSE;
+  gboolean known = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    known |= strcmp (e->u.call.fun.name, ops[i]) == 0;
+  for (guint i = 0; known && i < e->u.call.args->len; i++)
+    known = int_data (arg (e, i));
+  return known;
+}
+
+/* A scalar element of a variable at single int indices (theta[1], b[k]). */
+static gboolean
+indexed_scalar (const MirExpr *e)
+{
+  if (e->kind != MIR_EXPR_INDEXED || !is_scalar (e) || e->u.indexed.base->kind != MIR_EXPR_VAR)
+    return FALSE;
+  for (guint i = 0; i < e->u.indexed.indices->len; i++)
+    {
+      const MirIndex *ix = g_ptr_array_index (e->u.indexed.indices, i);
+      if (ix->kind != MIR_INDEX_SINGLE || !int_data (ix->e))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Two reads of the same value: a variable by its name, an element or int
+ * arithmetic by its text. */
+static gboolean
+same_leaf (const MirExpr *a, const MirExpr *b)
+{
+  if (a->kind == MIR_EXPR_VAR || b->kind == MIR_EXPR_VAR)
+    return a->kind == b->kind && strcmp (a->u.var.name, b->u.var.name) == 0;
+  g_autofree char *ta = mir_print_expr (a);
+  g_autofree char *tb = mir_print_expr (b);
+  return strcmp (ta, tb) == 0;
+}
+
+/* The leaf reading `e` (a variable, or for a scalar an element or int
+ * arithmetic), one per value. */
 static gint
 leaf (TildeGpuEwSite *s, const MirExpr *e, gboolean vector)
 {
@@ -76,7 +124,7 @@ leaf (TildeGpuEwSite *s, const MirExpr *e, gboolean vector)
   guint *n = vector ? &p->n_vectors : &p->n_scalars;
   guint max = vector ? TILDE_GPU_EW_MAX_VECTORS : TILDE_GPU_EW_MAX_SCALARS;
   guint j = 0;
-  while (j < *n && strcmp (table[j]->u.var.name, e->u.var.name) != 0)
+  while (j < *n && !same_leaf (table[j], e))
     j++;
   if (j == *n)
     {
@@ -147,6 +195,8 @@ program_of (TildeGpuEwSite *s, const MirExpr *e)
   double k;
   if (literal (e, &k))
     return emit (s, (TildeGpuEwIns) { .op = TILDE_GPU_EW_CONST, .k = k });
+  if (indexed_scalar (e) || (e->kind == MIR_EXPR_CALL && int_data (e)))
+    return leaf (s, e, FALSE);
   switch (e->kind)
     {
     case MIR_EXPR_VAR:

@@ -55,8 +55,9 @@ gboolean tilde_gpu_site_match (const MirExpr *e, TildeGpuSite *site);
  * and sigma a scalar; E is +, -, .*, ./, scalar * and /, unary minus and plus,
  * pow, fma and exp, log, log1p, expm1, square, sqrt, inv, inv_logit,
  * log1p_exp, log_inv_logit and abs, elementwise over data vectors
- * of one length, scalar variables (parameters, transformed parameters,
- * locals, data) and literals. E reads a vector, and a scalar of it (or
+ * of one length, scalars (variables — parameters, transformed
+ * parameters, locals, data —, their elements at int indices such as
+ * theta[1], and int arithmetic of data such as N - 1) and literals. E reads a vector, and a scalar of it (or
  * sigma) is not data. */
 typedef struct {
   TildeGpuEwProgram prog;
@@ -65,7 +66,8 @@ typedef struct {
   const MirExpr    *expr;       /* E */
   double            scale;      /* c */
   const MirExpr    *vectors[TILDE_GPU_EW_MAX_VECTORS];   /* data variables, as first read */
-  const MirExpr    *scalars[TILDE_GPU_EW_MAX_SCALARS];   /* variables, as first read */
+  const MirExpr    *scalars[TILDE_GPU_EW_MAX_SCALARS];   /* variables or elements, as first
+                                                           * read */
   const MirExpr    *sigma;      /* the normal's */
 } TildeGpuEwSite;
 

@@ -48,6 +48,8 @@ static const Case cases[] = {
   { "square-minus", "target += -dot_self(-a + (+x) - b * square(y));" },
   { "data-scalars", "target += sum(s * exp(a * x) - x / N);" },
   { "transformed-parameter", "target += log_sum_exp(c * x - z);" },
+  { "elements", "target += sum(exp(t[1] * x) * t[2] - t[1] * y);" },
+  { "int-arithmetic", "target += -dot_self(y - a * x / (N + 1) - t[N - N + 2]);" },
   { "normal", "y ~ normal(exp(a * x) + b, b);" },
   { "normal-sigma-data", "y ~ normal(a + b * x, s);" },
   { "normal-lpdf", "target += normal_lpdf(y | a * x - z, b);" },
@@ -67,6 +69,7 @@ model_source (const char *statement)
                           "parameters {\n"
                           "  real a;\n"
                           "  real<lower=0> b;\n"
+                          "  vector[2] t;\n"
                           "}\n"
                           "transformed parameters {\n"
                           "  real c = a * b;\n"
@@ -413,8 +416,12 @@ test_plan (void)
   /* in a loop or a branch */
   g_assert_cmpuint (ew_sites_of ("for (n in 1:2) target += sum(exp(a * x));", FALSE), ==, 0);
   g_assert_cmpuint (ew_sites_of ("if (N > 2) target += sum(exp(a * x));", FALSE), ==, 0);
-  /* a parameter vector */
+  /* a parameter vector, though its elements are scalars */
   g_assert_cmpuint (ew_sites_of ("target += sum(v .* x);", FALSE), ==, 0);
+  g_assert_cmpuint (ew_sites_of ("target += sum(exp(v[1] * x) + v[N - 1]);", FALSE), ==, 1);
+  /* an element at an index a function computes; integer division */
+  g_assert_cmpuint (ew_sites_of ("target += sum(exp(v[size(v)] * x));", FALSE), ==, 0);
+  g_assert_cmpuint (ew_sites_of ("target += sum(exp(a * x) / (N %/% 2));", FALSE), ==, 0);
   /* a function the kernels do not have */
   g_assert_cmpuint (ew_sites_of ("target += sum(lgamma(a * x));", FALSE), ==, 0);
   /* a scale that is not a literal, a reduction the kernels do not have */
@@ -501,9 +508,9 @@ test_kernel_text (void)
     }
   g_assert_cmpstr (generated->str, ==, built->str);
   g_assert_nonnull (strstr (built->str, "// OpenCL kernel for log_sum_exp of an elementwise "
-                                        "expression (line 16)\n"));
-  g_assert_nonnull (strstr (built->str, "// OpenCL kernel for normal_lupdf of an elementwise "
                                         "expression (line 17)\n"));
+  g_assert_nonnull (strstr (built->str, "// OpenCL kernel for normal_lupdf of an elementwise "
+                                        "expression (line 18)\n"));
   tilde_gpu_plan_free (plan);
   mir_program_free (program);
 }
@@ -521,16 +528,16 @@ test_stage (void)
   const TildeMirText *t = &stages->stages[TILDE_MIR_STAGE_OPENCL];
   g_assert_cmpuint (stages->opencl_kernels, ==, 1);
   g_assert_nonnull (strstr (t->text, "\n// vector[N] x: device  // annotated @gpu; read by the "
-                                     "elementwise kernel of sum at line 16\n"));
+                                     "elementwise kernel of sum at line 17\n"));
   g_assert_nonnull (strstr (t->text, "\n// OpenCL kernel for sum of an elementwise expression "
-                                     "(line 16)\n"));
+                                     "(line 17)\n"));
   g_auto (GStrv) lines = g_strsplit (t->text, "\n", -1);
   g_assert_cmpuint (t->n_lines, ==, g_strv_length (lines) - 1);
   guint kernel_lines = 0;
   for (guint i = 0; i < t->n_lines; i++)
     if (g_str_has_prefix (lines[i], "__kernel"))
       {
-        g_assert_cmpint (t->sources[i].line, ==, 16);
+        g_assert_cmpint (t->sources[i].line, ==, 17);
         kernel_lines++;
       }
   g_assert_cmpuint (kernel_lines, ==, 2);
