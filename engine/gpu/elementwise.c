@@ -17,6 +17,8 @@ struct TildeGpuEw {
   gint32            N;
   guint             wg, groups, stride;
   cl_mem            vec[TILDE_GPU_EW_MAX_VECTORS];
+  const double     *host[TILDE_GPU_EW_MAX_VECTORS];    /* the storage each was copied from */
+  gboolean          shared[TILDE_GPU_EW_MAX_VECTORS];  /* another's (retained) */
   cl_mem            sc, partial, sums;
   cl_program        program;
   cl_kernel         pass, final;
@@ -611,9 +613,23 @@ warm_up (TildeGpuEw *ew, GError **error)
   return tilde_gpu_ew_sums (ew, scalars, sums, error);
 }
 
+/* The device copy of `host` another kernel on the same context holds. */
+static cl_mem
+copy_of (TildeGpuContext *ctx, const double *host, gint32 N, TildeGpuEw *const *others,
+         guint n_others)
+{
+  for (guint i = 0; i < n_others; i++)
+    for (guint v = 0; others[i]->ctx == ctx && others[i]->N == N
+                      && v < others[i]->prog.n_vectors; v++)
+      if (others[i]->host[v] == host)
+        return others[i]->vec[v];
+  return NULL;
+}
+
 TildeGpuEw *
 tilde_gpu_ew_new (TildeGpuContext *ctx, const TildeGpuEwProgram *prog, const char *what,
-                  const double *const *vectors, gint32 N, GError **error)
+                  const double *const *vectors, gint32 N, TildeGpuEw *const *others,
+                  guint n_others, GError **error)
 {
   g_return_val_if_fail (N >= 0 && prog->n_vectors <= TILDE_GPU_EW_MAX_VECTORS
                         && prog->n_scalars <= TILDE_GPU_EW_MAX_SCALARS, NULL);
@@ -628,8 +644,17 @@ tilde_gpu_ew_new (TildeGpuContext *ctx, const TildeGpuEwProgram *prog, const cha
   gsize bytes = (gsize) N * sizeof (double);
   gboolean ok = TRUE;
   for (guint v = 0; v < prog->n_vectors && ok; v++)
-    ok = (ew->vec[v] = buffer (ew, CL_MEM_READ_ONLY, bytes, N ? vectors[v] : NULL, error))
-      != NULL;
+    {
+      ew->host[v] = vectors[v];
+      if (N > 0 && (ew->vec[v] = copy_of (ctx, vectors[v], N, others, n_others)))
+        {
+          clRetainMemObject (ew->vec[v]);
+          ew->shared[v] = TRUE;
+          continue;
+        }
+      ok = (ew->vec[v] = buffer (ew, CL_MEM_READ_ONLY, bytes, N ? vectors[v] : NULL, error))
+        != NULL;
+    }
   if (!ok
       || !(ew->sc = buffer (ew, CL_MEM_READ_ONLY,
                             MAX (prog->n_scalars, 1) * sizeof (double), NULL, error))
@@ -676,7 +701,10 @@ tilde_gpu_ew_rows (const TildeGpuEw *ew)
 guint64
 tilde_gpu_ew_device_bytes (const TildeGpuEw *ew)
 {
-  return (guint64) ew->N * ew->prog.n_vectors * sizeof (double);
+  guint64 n = 0;
+  for (guint v = 0; v < ew->prog.n_vectors; v++)
+    n += ew->shared[v] ? 0 : (guint64) ew->N * sizeof (double);
+  return n;
 }
 
 static cl_int

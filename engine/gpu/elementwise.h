@@ -98,14 +98,17 @@ typedef struct TildeGpuEw TildeGpuEw;
 
 /* Copies the program's vectors (N values each, N may be 0) to the device
  * and builds the kernels (`what` names them for --debug-opencl and build
- * errors). NULL with a TILDE_GPU_ERROR when the device cannot take them. */
+ * errors). A vector whose host storage one of `others` (n_others of them,
+ * on the same context) already holds is shared rather than copied again.
+ * NULL with a TILDE_GPU_ERROR when the device cannot take them. */
 TildeGpuEw *tilde_gpu_ew_new  (TildeGpuContext *ctx, const TildeGpuEwProgram *prog,
                                const char *what, const double *const *vectors, gint32 N,
-                               GError **error);
+                               TildeGpuEw *const *others, guint n_others, GError **error);
 void        tilde_gpu_ew_free (TildeGpuEw *ew);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TildeGpuEw, tilde_gpu_ew_free)
 
 gint32      tilde_gpu_ew_rows (const TildeGpuEw *ew);
+/* Bytes of device memory its vectors take (shared ones not counted). */
 guint64     tilde_gpu_ew_device_bytes (const TildeGpuEw *ew);
 
 /* The sums at the scalars' values (n_scalars of them); FALSE with a

@@ -55,7 +55,8 @@ vector_values (const TildeGpuEwSite *site, const St *s, const TildeValue *global
 
 RtGpuEwSite *
 rt_gpu_ew_attach (const TildeGpuEwSite *site, St *s, const TildeValue *globals, int n_globals,
-                  TildeGpuContext *ctx, const gboolean *chosen, GPtrArray *diagnostics)
+                  TildeGpuContext *ctx, const gboolean *chosen, GPtrArray *attached,
+                  GPtrArray *diagnostics)
 {
   if (s->fn != rt_st_target && s->fn != rt_st_target_fused && s->fn != rt_st_target_normal_stats)
     return NULL;
@@ -73,7 +74,11 @@ rt_gpu_ew_attach (const TildeGpuEwSite *site, St *s, const TildeValue *globals, 
     return NULL;
   g_autoptr (GError) error = NULL;
   g_autofree char *what = tilde_gpu_plan_ew_what (site);
-  TildeGpuEw *ew = tilde_gpu_ew_new (ctx, p, what, vectors, N, &error);
+  TildeGpuEw *others[64];
+  guint n_others = 0;
+  for (guint i = 0; i < attached->len && n_others < G_N_ELEMENTS (others); i++)
+    others[n_others++] = ((RtGpuEwSite *) g_ptr_array_index (attached, i))->ew;
+  TildeGpuEw *ew = tilde_gpu_ew_new (ctx, p, what, vectors, N, others, n_others, &error);
   if (!ew)
     {
       warn (diagnostics, site, error->message);

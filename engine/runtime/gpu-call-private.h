@@ -25,11 +25,12 @@ Flow   rt_st_target_gpu (Ev *ev, const St *s);
  * its kernel. Attaching switches `s` (the statement compiled from
  * site->stmt) to it, or leaves it alone (NULL, with a warning when the
  * device refused it); `chosen` (per vector) marks the vectors put there by
- * --use-opencl, which must be large enough. */
+ * --use-opencl, which must be large enough. Vectors that the sites in
+ * `attached` (RtGpuEwSite*) already hold on the device are shared. */
 typedef struct RtGpuEwSite RtGpuEwSite;
 RtGpuEwSite *rt_gpu_ew_attach (const TildeGpuEwSite *site, St *s, const TildeValue *globals,
                                int n_globals, TildeGpuContext *ctx, const gboolean *chosen,
-                               GPtrArray *diagnostics);
+                               GPtrArray *attached, GPtrArray *diagnostics);
 guint  rt_gpu_ew_runs (const RtGpuEwSite *g);
 void   rt_gpu_ew_free (RtGpuEwSite *g);
 Flow   rt_st_target_gpu_ew (Ev *ev, const St *s);

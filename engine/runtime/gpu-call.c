@@ -197,7 +197,9 @@ rt_gpu_attach (const MirProgram *prog, St *log_prob, const TildeValue *globals, 
       for (guint v = 0; v < site->prog.n_vectors; v++)
         chosen[v] = chosen_not_annotated (plan, site->vectors[v]->u.var.name);
       RtGpuEwSite *g = s && !s->gpu
-        ? rt_gpu_ew_attach (site, s, globals, n_globals, ctx, chosen, diagnostics) : NULL;
+        ? rt_gpu_ew_attach (site, s, globals, n_globals, ctx, chosen, gpu->ew_sites,
+                            diagnostics)
+        : NULL;
       if (g)
         g_ptr_array_add (gpu->ew_sites, g);
     }

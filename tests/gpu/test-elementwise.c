@@ -15,6 +15,7 @@
 
 #include "gpu-test-util.h"
 #include "runtime-test-util.h"
+#include "gpu/elementwise.h"
 #include "gpu/plan.h"
 #include "mir/mir-transform.h"
 #include "mir/passes/pipeline.h"
@@ -374,6 +375,68 @@ test_use_opencl (void)
     }
 }
 
+/* Two statements over the same vectors (which they share on the device):
+ * the sum of their terms, as on the CPU. */
+static void
+test_two_statements (void)
+{
+  g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
+  if (!ctx)
+    return;
+  g_autoptr (GRand) r = g_rand_new_with_seed (17);
+  g_autofree char *json = data_json (r, 2000, 1, NULL, 0);
+  Pair p;
+  pair_new (&p, ctx, "target += sum(exp(a * x) .* y);\n  y ~ normal(a * x + t[1], b);", json, 2,
+            MIR_OPT_O0);
+  g_autofree double *theta = g_new0 (double, p.n);
+  random_theta (r, theta, p.n);
+  compare_at (&p, theta, FALSE);
+  compare_at (&p, theta, TRUE);
+  g_assert_cmpuint (tilde_model_device_runs (p.dev), ==, 4);
+  pair_clear (&p);
+}
+
+/* Two kernels over the same host vector share its device copy; the sums
+ * of sum (s0 * x) against the host's: s0 sum x and sum x. */
+static void
+test_shared_vectors (void)
+{
+  g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
+  if (!ctx)
+    return;
+  TildeGpuEwProgram prog = { .reduction = TILDE_GPU_EW_SUM, .n_ins = 3, .n_vectors = 1,
+                             .n_scalars = 1, .n_tangents = 1 };
+  prog.ins[0] = (TildeGpuEwIns) { .op = TILDE_GPU_EW_VECTOR, .leaf = 0 };
+  prog.ins[1] = (TildeGpuEwIns) { .op = TILDE_GPU_EW_SCALAR, .leaf = 0 };
+  prog.ins[2] = (TildeGpuEwIns) { .op = TILDE_GPU_EW_MUL, .a = 0, .b = 1 };
+  prog.tangent[0] = 0;
+  enum { N = 5000 };
+  static double x[N];
+  double total = 0;
+  for (int i = 0; i < N; i++)
+    total += x[i] = 1.0 / (i + 1);
+  const double *vectors[] = { x };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TildeGpuEw) first = tilde_gpu_ew_new (ctx, &prog, "first", vectors, N, NULL, 0,
+                                                   &error);
+  g_assert_no_error (error);
+  TildeGpuEw *others[] = { first };
+  g_autoptr (TildeGpuEw) second = tilde_gpu_ew_new (ctx, &prog, "second", vectors, N, others, 1,
+                                                    &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (tilde_gpu_ew_device_bytes (first), ==, N * sizeof (double));
+  g_assert_cmpuint (tilde_gpu_ew_device_bytes (second), ==, 0);
+  g_assert_cmpuint (tilde_gpu_ew_n_sums (&prog), ==, 3);
+  /* the second still works once the first is gone */
+  g_clear_pointer (&first, tilde_gpu_ew_free);
+  const double s0 = 2.5;
+  double sums[3];
+  g_assert_true (tilde_gpu_ew_sums (second, &s0, sums, &error));
+  g_assert_cmpfloat (fabs (sums[0] - s0 * total), <=, 1e-13 * s0 * total);
+  g_assert_cmpfloat (sums[1], ==, 0);
+  g_assert_cmpfloat (fabs (sums[2] - total), <=, 1e-13 * total);
+}
+
 /* ---- the plan, without a device ---- */
 
 static TildeGpuPlan *
@@ -556,6 +619,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/elementwise/not-finite", test_not_finite);
   g_test_add_func ("/gpu/elementwise/sizes-disagree", test_sizes_disagree);
   g_test_add_func ("/gpu/elementwise/use-opencl", test_use_opencl);
+  g_test_add_func ("/gpu/elementwise/shared-vectors", test_shared_vectors);
+  g_test_add_func ("/gpu/elementwise/two-statements", test_two_statements);
   g_test_add_func ("/gpu/elementwise/plan", test_plan);
   g_test_add_func ("/gpu/elementwise/plan-report", test_plan_report);
   g_test_add_func ("/gpu/elementwise/kernel-text", test_kernel_text);
