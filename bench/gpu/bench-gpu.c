@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * Gradient evaluations per second of the GLMs, on the CPU path and with
- * the design matrix on the OpenCL device, side by side.
+ * Gradient evaluations per second of the GLMs and of reductions of
+ * elementwise expressions, on the CPU path and with the data on the OpenCL
+ * device, side by side.
  *
  *   bench-gpu [--big] [--device opencl:P:D] [--family NAME]...
  *
- * N = 10^4 and 10^5 (and 10^6 with --big), K = 10 and 100. The data are made
- * in transformed data (deterministic, no data file to read); the same
+ * GLMs: N = 10^4 and 10^5 (and 10^6 with --big), K = 10 and 100.
+ * Elementwise models: N = 10^4, 10^5 and 10^6. The data are made in
+ * transformed data (deterministic, no data file to read); the same
  * prepared model is timed on the CPU, then put on the device and timed
  * again, its log density and gradient compared with the CPU's.
  */
@@ -34,6 +36,42 @@ static const struct {
   { "ordered_logistic_glm", "o ~ ordered_logistic_glm(X, beta, cuts);" },
   { "categorical_logit_glm", "o ~ categorical_logit_glm(X, calpha, cbeta);" },
 };
+
+/* Reductions of elementwise expressions over two @gpu vectors. */
+static const struct {
+  const char *name;
+  const char *statement;
+} elementwise[] = {
+  { "normal-exp-decay", "y ~ normal(alpha * exp(-beta * x) + gamma, sigma);" },
+  { "log_sum_exp", "target += log_sum_exp(alpha * x + beta * y);" },
+};
+
+static char *
+elementwise_source (const char *statement)
+{
+  return g_strdup_printf (
+    "data {\n"
+    "  int<lower=1> N;\n"
+    "  int<lower=1> K;\n"
+    "}\n"
+    "transformed data {\n"
+    "  @gpu vector[N] x;\n"
+    "  @gpu vector[N] y;\n"
+    "  for (n in 1:N) {\n"
+    "    x[n] = 1.5 + sin(n * 0.7);\n"
+    "    y[n] = 1.5 * exp(-0.8 * x[n]) + 0.3 + 0.1 * sin(n * 2.1);\n"
+    "  }\n"
+    "}\n"
+    "parameters {\n"
+    "  real alpha;\n"
+    "  real beta;\n"
+    "  real gamma;\n"
+    "  real<lower=0> sigma;\n"
+    "}\n"
+    "model {\n"
+    "  %s\n"
+    "}\n", statement);
+}
 
 static char *
 source_for (const char *statement)
@@ -113,6 +151,39 @@ rate (TildeModel *m, const double *theta, double *lp, double *grad, double secon
   return n / ((now - start) / 1e6);
 }
 
+/* One row of a table: K < 0 leaves its column out (K is then 1). */
+static void
+bench_row (TildeGpuContext *ctx, const char *name, const char *source, gint32 N, gint32 K)
+{
+  g_autoptr (TildeModel) m = prepare (source, N, MAX (K, 1));
+  g_autofree char *k_column = K >= 0 ? g_strdup_printf (" %d |", K) : g_strdup ("");
+  gsize n = tilde_model_num_params_unconstrained (m);
+  g_autofree double *theta = g_new (double, n);
+  g_autofree double *g_cpu = g_new (double, n);
+  g_autofree double *g_dev = g_new (double, n);
+  for (gsize i = 0; i < n; i++)
+    theta[i] = 0.1 * sin (i + 1.0);
+  double lp_cpu, lp_dev;
+  double r_cpu = rate (m, theta, &lp_cpu, g_cpu, 2.0);
+  g_autoptr (GPtrArray) diagnostics = tilde_diagnostic_list_new ();
+  if (tilde_model_use_device (m, ctx, FALSE, diagnostics) != 1)
+    {
+      printf ("| %s | %d |%s %.1f | (not on the device: %s) | | |\n", name, N, k_column, r_cpu,
+              diagnostics->len
+              ? ((TildeDiagnostic *) g_ptr_array_index (diagnostics, 0))->message : "?");
+      return;
+    }
+  double r_dev = rate (m, theta, &lp_dev, g_dev, 2.0);
+  double diff = fabs (lp_cpu - lp_dev) / MAX (1, fabs (lp_cpu)), scale = 1;
+  for (gsize i = 0; i < n; i++)
+    scale = MAX (scale, fabs (g_cpu[i]));
+  for (gsize i = 0; i < n; i++)
+    diff = MAX (diff, fabs (g_cpu[i] - g_dev[i]) / scale);
+  printf ("| %s | %d |%s %.1f | %.1f | %.2fx | %.1e |\n", name, N, k_column, r_cpu, r_dev,
+          r_dev / r_cpu, diff);
+  fflush (stdout);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -154,34 +225,19 @@ main (int argc, char **argv)
           if (only->len && !g_ptr_array_find_with_equal_func (only, families[f].name,
                                                               g_str_equal, NULL))
             continue;
-          gint32 N = rows[a], K = cols[b];
           g_autofree char *source = source_for (families[f].statement);
-          g_autoptr (TildeModel) m = prepare (source, N, K);
-          gsize n = tilde_model_num_params_unconstrained (m);
-          g_autofree double *theta = g_new (double, n);
-          g_autofree double *g_cpu = g_new (double, n);
-          g_autofree double *g_dev = g_new (double, n);
-          for (gsize i = 0; i < n; i++)
-            theta[i] = 0.1 * sin (i + 1.0);
-          double lp_cpu, lp_dev;
-          double r_cpu = rate (m, theta, &lp_cpu, g_cpu, 2.0);
-          g_autoptr (GPtrArray) diagnostics = tilde_diagnostic_list_new ();
-          if (tilde_model_use_device (m, ctx, FALSE, diagnostics) != 1)
-            {
-              printf ("| %s | %d | %d | %.1f | (not on the device: %s) | | |\n",
-                      families[f].name, N, K, r_cpu, diagnostics->len
-                      ? ((TildeDiagnostic *) g_ptr_array_index (diagnostics, 0))->message : "?");
-              continue;
-            }
-          double r_dev = rate (m, theta, &lp_dev, g_dev, 2.0);
-          double diff = fabs (lp_cpu - lp_dev) / MAX (1, fabs (lp_cpu)), scale = 1;
-          for (gsize i = 0; i < n; i++)
-            scale = MAX (scale, fabs (g_cpu[i]));
-          for (gsize i = 0; i < n; i++)
-            diff = MAX (diff, fabs (g_cpu[i] - g_dev[i]) / scale);
-          printf ("| %s | %d | %d | %.1f | %.1f | %.2fx | %.1e |\n", families[f].name, N, K,
-                  r_cpu, r_dev, r_dev / r_cpu, diff);
-          fflush (stdout);
+          bench_row (ctx, families[f].name, source, rows[a], cols[b]);
         }
+  printf ("\n| model | N | CPU grad/s | OpenCL grad/s | OpenCL / CPU | max rel. diff |\n");
+  printf ("|---|---:|---:|---:|---:|---:|\n");
+  for (guint f = 0; f < G_N_ELEMENTS (elementwise); f++)
+    for (guint a = 0; a < G_N_ELEMENTS (rows); a++)
+      {
+        if (only->len && !g_ptr_array_find_with_equal_func (only, elementwise[f].name,
+                                                            g_str_equal, NULL))
+          continue;
+        g_autofree char *source = elementwise_source (elementwise[f].statement);
+        bench_row (ctx, elementwise[f].name, source, rows[a], -1);
+      }
   return 0;
 }

@@ -166,7 +166,7 @@ tilde_gpu_site_match (const MirExpr *e, TildeGpuSite *s)
 /* ---- the plan ---- */
 
 static void
-collect_sites (const MirStmt *s, GArray *out)
+collect_sites (const MirStmt *s, GArray *out, GArray *ew_out)
 {
   if (!s)
     return;
@@ -175,21 +175,27 @@ collect_sites (const MirStmt *s, GArray *out)
     case MIR_STMT_TARGET_PLUS:
       {
         TildeGpuSite site;
+        TildeGpuEwSite ew;
         if (tilde_gpu_site_match (s->u.increment.expr, &site))
           {
             site.stmt = s;
             g_array_append_val (out, site);
+          }
+        else if (tilde_gpu_ew_site_match (s->u.increment.expr, &ew))
+          {
+            ew.stmt = s;
+            g_array_append_val (ew_out, ew);
           }
         break;
       }
     case MIR_STMT_BLOCK:
     case MIR_STMT_SLIST:
       for (guint i = 0; i < s->u.block.stmts->len; i++)
-        collect_sites (g_ptr_array_index (s->u.block.stmts, i), out);
+        collect_sites (g_ptr_array_index (s->u.block.stmts, i), out, ew_out);
       break;
     case MIR_STMT_PROFILE:
       for (guint i = 0; i < s->u.profile.stmts->len; i++)
-        collect_sites (g_ptr_array_index (s->u.profile.stmts, i), out);
+        collect_sites (g_ptr_array_index (s->u.profile.stmts, i), out, ew_out);
       break;
     default:
       /* statements in loops and branches are left to the CPU */
@@ -254,15 +260,96 @@ site_text (const TildeGpuSite *s)
   return g_strdup_printf ("%s at line %d", s->call->u.call.fun.name, s->stmt->span.begin_line);
 }
 
+/* The elementwise site that reads vector `name`. */
+static const TildeGpuEwSite *
+ew_site_using (GArray *sites, const char *name)
+{
+  for (guint i = 0; i < sites->len; i++)
+    {
+      const TildeGpuEwSite *s = &g_array_index (sites, TildeGpuEwSite, i);
+      for (guint v = 0; v < s->prog.n_vectors; v++)
+        if (strcmp (s->vectors[v]->u.var.name, name) == 0)
+          return s;
+    }
+  return NULL;
+}
+
+/* A variable of the data or transformed data blocks (a local of the model
+ * block may hold data too, but it has no copy that could go to the device). */
+static gboolean
+global_data (const MirProgram *p, const char *name)
+{
+  for (guint i = 0; i < p->input_vars->len; i++)
+    if (strcmp (((const MirInputVar *) g_ptr_array_index (p->input_vars, i))->name, name) == 0)
+      return TRUE;
+  GPtrArray *prep = p->parts[MIR_PART_PREPARE_DATA];
+  for (guint i = 0; i < prep->len; i++)
+    {
+      const MirStmt *s = g_ptr_array_index (prep, i);
+      if (s->kind == MIR_STMT_DECL && strcmp (s->u.decl.name, name) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether every vector of `s` lives on the device. */
+static gboolean
+ew_on_device (const MirProgram *p, const TildeGpuEwSite *s, gboolean use_opencl)
+{
+  for (guint v = 0; v < s->prog.n_vectors; v++)
+    {
+      const char *name = s->vectors[v]->u.var.name;
+      if (!global_data (p, name) || (!use_opencl && !annotated (p, name)))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static char *
+ew_site_text (const TildeGpuEwSite *s)
+{
+  return g_strdup_printf ("the elementwise kernel of %s at line %d", s->call->u.call.fun.name,
+                          s->stmt->span.begin_line);
+}
+
+/* The residency of a vector an elementwise site reads (no GLM reads it). */
 static void
-add_var (TildeGpuPlan *plan, const MirProgram *p, GArray *all, const char *name,
+ew_residency (TildeGpuResidency *r, const MirProgram *p, const TildeGpuEwSite *ew,
+              gboolean use_opencl)
+{
+  g_autofree char *es = ew_site_text (ew);
+  gboolean mine = annotated (p, r->name);
+  if (mine && ew_on_device (p, ew, use_opencl))
+    {
+      r->device = TRUE;
+      r->reason = g_strdup_printf ("annotated @gpu; read by %s", es);
+    }
+  else if (mine)
+    r->reason = g_strdup_printf ("annotated @gpu, but %s also reads vectors on the host, so the "
+                                 "CPU path runs it and uses the host copy", es);
+  else if (use_opencl)
+    {
+      r->device = r->chosen = TRUE;
+      r->reason = g_strdup_printf ("--use-opencl: read by %s, on the device when it has at least "
+                                   "%d elements", es, TILDE_GPU_AUTO_MIN_ELEMENTS);
+    }
+  else
+    r->reason = g_strdup_printf ("read by %s; not annotated @gpu (--use-opencl would choose it)",
+                                 es);
+}
+
+static void
+add_var (TildeGpuPlan *plan, const MirProgram *p, GArray *all, GArray *all_ew, const char *name,
          const MirSizedType *type, gboolean use_opencl)
 {
   TildeGpuResidency r = { .name = name, .type = type };
+  const TildeGpuEwSite *ew = ew_site_using (all_ew, name);
   const TildeGpuSite *as_x = site_using (all, name, 0), *as_y = site_using (all, name, 1);
   g_autofree char *xs = as_x ? site_text (as_x) : NULL;
   g_autofree char *ys = as_y ? site_text (as_y) : NULL;
-  if (annotated (p, name))
+  if (ew && !as_x && !as_y)
+    ew_residency (&r, p, ew, use_opencl);
+  else if (annotated (p, name))
     {
       r.device = TRUE;
       r.reason = as_x ? g_strdup_printf ("annotated @gpu; design matrix of %s, run as a kernel", xs)
@@ -296,14 +383,16 @@ tilde_gpu_plan_new (const MirProgram *p, gboolean use_opencl)
   TildeGpuPlan *plan = g_new0 (TildeGpuPlan, 1);
   plan->vars = g_array_new (FALSE, TRUE, sizeof (TildeGpuResidency));
   plan->sites = g_array_new (FALSE, TRUE, sizeof (TildeGpuSite));
+  plan->ew_sites = g_array_new (FALSE, TRUE, sizeof (TildeGpuEwSite));
   g_autoptr (GArray) all = g_array_new (FALSE, TRUE, sizeof (TildeGpuSite));
+  g_autoptr (GArray) all_ew = g_array_new (FALSE, TRUE, sizeof (TildeGpuEwSite));
   GPtrArray *lp = p->parts[MIR_PART_LOG_PROB];
   for (guint i = 0; i < lp->len; i++)
-    collect_sites (g_ptr_array_index (lp, i), all);
+    collect_sites (g_ptr_array_index (lp, i), all, all_ew);
   for (guint i = 0; i < p->input_vars->len; i++)
     {
       const MirInputVar *v = g_ptr_array_index (p->input_vars, i);
-      add_var (plan, p, all, v->name, v->type, use_opencl);
+      add_var (plan, p, all, all_ew, v->name, v->type, use_opencl);
     }
   /* transformed data: the declarations of prepare_data that are not inputs */
   GPtrArray *prep = p->parts[MIR_PART_PREPARE_DATA];
@@ -317,7 +406,7 @@ tilde_gpu_plan_new (const MirProgram *p, gboolean use_opencl)
         input = strcmp (((const MirInputVar *) g_ptr_array_index (p->input_vars, j))->name,
                         s->u.decl.name) == 0;
       if (!input)
-        add_var (plan, p, all, s->u.decl.name, s->u.decl.sized, use_opencl);
+        add_var (plan, p, all, all_ew, s->u.decl.name, s->u.decl.sized, use_opencl);
     }
   for (guint i = 0; i < all->len; i++)
     {
@@ -329,6 +418,12 @@ tilde_gpu_plan_new (const MirProgram *p, gboolean use_opencl)
           if (strcmp (r->name, x) == 0 && r->device)
             g_array_append_val (plan->sites, *s);
         }
+    }
+  for (guint i = 0; i < all_ew->len; i++)
+    {
+      const TildeGpuEwSite *s = &g_array_index (all_ew, TildeGpuEwSite, i);
+      if (ew_on_device (p, s, use_opencl))
+        g_array_append_val (plan->ew_sites, *s);
     }
   return plan;
 }
@@ -342,6 +437,7 @@ tilde_gpu_plan_free (TildeGpuPlan *plan)
     g_free (g_array_index (plan->vars, TildeGpuResidency, i).reason);
   g_array_unref (plan->vars);
   g_array_unref (plan->sites);
+  g_array_unref (plan->ew_sites);
   g_free (plan);
 }
 

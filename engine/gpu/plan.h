@@ -15,6 +15,11 @@
  * X lives there when it is annotated `@gpu`, or, with --use-opencl,
  * whenever such a statement uses it (the size threshold is applied once
  * the data are known). The outcome goes with its design matrix.
+ *
+ * A reduction of an elementwise expression over data vectors
+ * (TildeGpuEwSite below) runs on the device when every vector it reads
+ * lives there: annotated `@gpu`, or with --use-opencl (again with the
+ * size threshold).
  */
 #pragma once
 
@@ -22,6 +27,7 @@
 
 #include "mir/mir.h"
 #include "gpu/glm.h"
+#include "gpu/elementwise.h"
 
 G_BEGIN_DECLS
 
@@ -42,6 +48,33 @@ typedef struct {
  * variables y and x (their residency is not looked at). */
 gboolean tilde_gpu_site_match (const MirExpr *e, TildeGpuSite *site);
 
+/* A reduction of an elementwise expression the kernels can run
+ * (plan-elementwise.c): a top-level `target += R(E)`, `c * R(E)` or
+ * `-R(E)` with R sum, dot_self or log_sum_exp and c a literal, or
+ * `y ~ normal(E, sigma)` (normal_lpdf, normal_lupdf) with y a data vector
+ * and sigma a scalar; E is +, -, .*, ./, scalar * and /, unary minus and plus,
+ * pow, fma and exp, log, log1p, expm1, square, sqrt, inv, inv_logit,
+ * log1p_exp, log_inv_logit and abs, elementwise over data vectors
+ * of one length, scalars (variables — parameters, transformed
+ * parameters, locals, data —, their elements at int indices such as
+ * theta[1], and int arithmetic of data such as N - 1) and literals. E reads a vector, and a scalar of it (or
+ * sigma) is not data. */
+typedef struct {
+  TildeGpuEwProgram prog;
+  const MirStmt    *stmt;
+  const MirExpr    *call;       /* the reduction or the density */
+  const MirExpr    *expr;       /* E */
+  double            scale;      /* c */
+  const MirExpr    *vectors[TILDE_GPU_EW_MAX_VECTORS];   /* data variables, as first read */
+  const MirExpr    *scalars[TILDE_GPU_EW_MAX_SCALARS];   /* variables or elements, as first
+                                                           * read */
+  const MirExpr    *sigma;      /* the normal's */
+} TildeGpuEwSite;
+
+/* Whether the `target +=` expression `e` is such a statement (where its
+ * vectors live is not looked at). */
+gboolean tilde_gpu_ew_site_match (const MirExpr *e, TildeGpuEwSite *site);
+
 typedef struct {
   const char         *name;       /* interned */
   const MirSizedType *type;
@@ -53,6 +86,7 @@ typedef struct {
 typedef struct {
   GArray    *vars;      /* TildeGpuResidency, every data and transformed data variable */
   GArray    *sites;     /* TildeGpuSite whose x lives on the device */
+  GArray    *ew_sites;  /* TildeGpuEwSite whose vectors all live on the device */
 } TildeGpuPlan;
 
 /* The plan for a transformed program, which must outlive it. */
@@ -77,8 +111,17 @@ gint32        tilde_gpu_plan_site_columns (const TildeGpuPlan *plan, const Tilde
 char         *tilde_gpu_plan_site_kernel (const TildeGpuPlan *plan, const TildeGpuSite *site,
                                           guint wg);
 
-/* With --use-opencl, a design matrix smaller than this many elements stays
- * on the host: copying and launching would cost more than they save. */
+/* What builds and error messages call the kernel of `site`
+ * ("sum of an elementwise expression (line 12)"). */
+char         *tilde_gpu_plan_ew_what (const TildeGpuEwSite *site);
+/* What --debug-opencl prints for it: `// OpenCL kernel for <what>` and
+ * the source, for work-groups of `wg` items. */
+char         *tilde_gpu_plan_ew_kernel (const TildeGpuPlan *plan, const TildeGpuEwSite *site,
+                                        guint wg);
+
+/* With --use-opencl, a design matrix (or a vector of an elementwise
+ * statement) smaller than this many elements stays on the host: copying
+ * and launching would cost more than they save. */
 #define TILDE_GPU_AUTO_MIN_ELEMENTS 10000
 
 G_END_DECLS

@@ -4,6 +4,7 @@
 
 #include "runtime/exec-private.h"
 #include "gpu/context.h"
+#include "gpu/plan.h"
 
 G_BEGIN_DECLS
 
@@ -19,5 +20,19 @@ void   rt_gpu_free    (RtGpu *gpu);
 
 /* A statement run by a kernel (St.gpu is its site). */
 Flow   rt_st_target_gpu (Ev *ev, const St *s);
+
+/* gpu-call-elementwise.c: a reduction of an elementwise expression run by
+ * its kernel. Attaching switches `s` (the statement compiled from
+ * site->stmt) to it, or leaves it alone (NULL, with a warning when the
+ * device refused it); `chosen` (per vector) marks the vectors put there by
+ * --use-opencl, which must be large enough. Vectors that the sites in
+ * `attached` (RtGpuEwSite*) already hold on the device are shared. */
+typedef struct RtGpuEwSite RtGpuEwSite;
+RtGpuEwSite *rt_gpu_ew_attach (const TildeGpuEwSite *site, St *s, const TildeValue *globals,
+                               int n_globals, TildeGpuContext *ctx, const gboolean *chosen,
+                               GPtrArray *attached, GPtrArray *diagnostics);
+guint  rt_gpu_ew_runs (const RtGpuEwSite *g);
+void   rt_gpu_ew_free (RtGpuEwSite *g);
+Flow   rt_st_target_gpu_ew (Ev *ev, const St *s);
 
 G_END_DECLS

@@ -26,6 +26,7 @@ typedef struct {
 
 struct RtGpu {
   GPtrArray *sites;          /* RtGpuSite* */
+  GPtrArray *ew_sites;       /* RtGpuEwSite* */
 };
 
 static St *
@@ -175,6 +176,7 @@ rt_gpu_attach (const MirProgram *prog, St *log_prob, const TildeValue *globals, 
 {
   RtGpu *gpu = g_new0 (RtGpu, 1);
   gpu->sites = g_ptr_array_new ();
+  gpu->ew_sites = g_ptr_array_new ();
   g_autoptr (TildeGpuPlan) plan = tilde_gpu_plan_new (prog, use_opencl);
   for (guint i = 0; i < plan->sites->len; i++)
     {
@@ -187,13 +189,27 @@ rt_gpu_attach (const MirProgram *prog, St *log_prob, const TildeValue *globals, 
       if (g)
         g_ptr_array_add (gpu->sites, g);
     }
+  for (guint i = 0; i < plan->ew_sites->len; i++)
+    {
+      const TildeGpuEwSite *site = &g_array_index (plan->ew_sites, TildeGpuEwSite, i);
+      St *s = find_st (log_prob, site->stmt);
+      gboolean chosen[TILDE_GPU_EW_MAX_VECTORS];
+      for (guint v = 0; v < site->prog.n_vectors; v++)
+        chosen[v] = chosen_not_annotated (plan, site->vectors[v]->u.var.name);
+      RtGpuEwSite *g = s && !s->gpu
+        ? rt_gpu_ew_attach (site, s, globals, n_globals, ctx, chosen, gpu->ew_sites,
+                            diagnostics)
+        : NULL;
+      if (g)
+        g_ptr_array_add (gpu->ew_sites, g);
+    }
   return gpu;
 }
 
 guint
 rt_gpu_n_sites (const RtGpu *gpu)
 {
-  return gpu ? gpu->sites->len : 0;
+  return gpu ? gpu->sites->len + gpu->ew_sites->len : 0;
 }
 
 guint
@@ -202,6 +218,8 @@ rt_gpu_runs (const RtGpu *gpu)
   guint n = 0;
   for (guint i = 0; gpu && i < gpu->sites->len; i++)
     n += (guint) g_atomic_int_get (&((RtGpuSite *) g_ptr_array_index (gpu->sites, i))->runs);
+  for (guint i = 0; gpu && i < gpu->ew_sites->len; i++)
+    n += rt_gpu_ew_runs (g_ptr_array_index (gpu->ew_sites, i));
   return n;
 }
 
@@ -217,6 +235,9 @@ rt_gpu_free (RtGpu *gpu)
       g_free (g);
     }
   g_ptr_array_unref (gpu->sites);
+  for (guint i = 0; i < gpu->ew_sites->len; i++)
+    rt_gpu_ew_free (g_ptr_array_index (gpu->ew_sites, i));
+  g_ptr_array_unref (gpu->ew_sites);
   g_free (gpu);
 }
 

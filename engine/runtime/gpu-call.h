@@ -3,9 +3,10 @@
  * A prepared model's statements run by OpenCL kernels (engine/gpu).
  *
  * tilde_model_use_device works out, from the model's MIR, which GLM
- * statements of log_prob read a design matrix living on the device
- * (gpu/plan.h), copies their data there once, builds their kernels and
- * switches those statements to them. Evaluating such a statement sends
+ * statements of log_prob read a design matrix living on the device, and
+ * which reductions of elementwise expressions read only vectors living
+ * there (gpu/plan.h), copies their data there once, builds their kernels
+ * and switches those statements to them. Evaluating such a statement sends
  * alpha and beta, gets back the value and the sums its partials come
  * from, and records one reduction node on the tape, as the CPU density
  * does. On anything the kernel does not cover at that evaluation (a
@@ -22,10 +23,10 @@
 
 G_BEGIN_DECLS
 
-/* Runs the GLM statements over device data on `ctx`'s device. With
- * `use_opencl` the design matrices of those statements go to the device
- * even without `@gpu` when they have TILDE_GPU_AUTO_MIN_ELEMENTS elements
- * or more. A statement whose data the device cannot take (out of memory,
+/* Runs the GLM and elementwise statements over device data on `ctx`'s
+ * device. With `use_opencl` the design matrices and vectors of those
+ * statements go to the device even without `@gpu` when they have
+ * TILDE_GPU_AUTO_MIN_ELEMENTS elements or more. A statement whose data the device cannot take (out of memory,
  * a kernel that does not build) stays on the CPU with a
  * TILDE_DIAG_WARNING in `diagnostics` (may be NULL). Returns how many
  * statements run on the device. Call it once, before evaluating. */

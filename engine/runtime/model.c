@@ -602,6 +602,9 @@ tilde_model_use_device (TildeModel *m, TildeGpuContext *ctx, gboolean use_opencl
   g_return_val_if_fail (m->gpu == NULL, 0);
   m->gpu = rt_gpu_attach (m->prog, m->parts[MIR_PART_LOG_PROB], m->globals, m->n_globals, ctx,
                           use_opencl, diagnostics);
+  /* the flat form would run the switched statements as it compiled them */
+  if (rt_gpu_n_sites (m->gpu) > 0)
+    g_clear_pointer (&m->flat, rt_flat_free);
   return rt_gpu_n_sites (m->gpu);
 }
 

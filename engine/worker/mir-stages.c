@@ -175,8 +175,18 @@ opencl_into (TildeMirStages *stages, const MirProgram *transformed, const MirPro
         append_lines (text, sources, "\n", (TildeMirSource) { 0 });
       append_lines (text, sources, kernel, source_of (&site->stmt->span));
     }
-  stages->opencl_kernels = run->sites->len;
-  if (run->sites->len == 0)
+  for (guint i = 0; i < run->ew_sites->len; i++)
+    {
+      const TildeGpuEwSite *site = &g_array_index (run->ew_sites, TildeGpuEwSite, i);
+      g_autofree char *kernel = tilde_gpu_plan_ew_kernel (run, site, TILDE_GPU_EW_WG);
+
+      /* each kernel's text ends with a blank line already */
+      if (text->len > 0 && i == 0 && run->sites->len == 0)
+        append_lines (text, sources, "\n", (TildeMirSource) { 0 });
+      append_lines (text, sources, kernel, source_of (&site->stmt->span));
+    }
+  stages->opencl_kernels = run->sites->len + run->ew_sites->len;
+  if (stages->opencl_kernels == 0)
     {
       g_autoptr(TildeGpuPlan) could = tilde_gpu_plan_new (transformed, TRUE);
 

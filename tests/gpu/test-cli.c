@@ -177,6 +177,55 @@ test_mem_patterns (void)
   run_clear (&r);
 }
 
+/* A reduction of an elementwise expression: its vectors' places, and its
+ * kernel printed when a device builds it. */
+static void
+test_elementwise (void)
+{
+  static const char ew_model[] =
+    "data {\n"
+    "  int N;\n"
+    "  @gpu vector[N] x;\n"
+    "  vector[N] w;\n"
+    "}\n"
+    "parameters {\n"
+    "  real a;\n"
+    "}\n"
+    "model {\n"
+    "  target += -0.5 * dot_self(x - exp(a * x));\n"
+    "  target += sum(a * w);\n"
+    "}\n";
+  g_autofree char *mp = g_build_filename (tmp_dir, "ew.stan", NULL);
+  g_autofree char *dp = g_build_filename (tmp_dir, "ew.json", NULL);
+  g_autofree char *pp = g_build_filename (tmp_dir, "ew-params.json", NULL);
+  g_assert_true (g_file_set_contents (mp, ew_model, -1, NULL));
+  g_assert_true (g_file_set_contents (dp, "{\"N\": 3, \"x\": [0.5, -1, 2], "
+                                          "\"w\": [1, 2, 3]}", -1, NULL));
+  g_assert_true (g_file_set_contents (pp, "{\"a\": 0.3}", -1, NULL));
+  Run r;
+  run_tilde (&r, "compile", "--debug-mem-patterns", "ew.stan", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "vector[N] x: device  // annotated @gpu; read by the "
+                                   "elementwise kernel of dot_self at line 10\n"));
+  g_assert_nonnull (strstr (r.out, "vector[N] w: host  // read by the elementwise kernel of sum "
+                                   "at line 11; not annotated @gpu (--use-opencl would choose "
+                                   "it)\n"));
+  run_clear (&r);
+  run_tilde (&r, "log-prob", "--device", "opencl", "--debug-opencl", "--data", "ew.json",
+             "--params", "ew-params.json", "ew.stan", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  if (strstr (r.err, "Warning: No OpenCL"))
+    g_test_skip ("no OpenCL device");
+  else
+    {
+      g_assert_nonnull (strstr (r.err, "// OpenCL kernel for dot_self of an elementwise "
+                                       "expression (line 10)\n"));
+      g_assert_null (strstr (r.err, "line 11"));
+      g_assert_true (g_str_has_prefix (r.out, "{\"log_density\": "));
+    }
+  run_clear (&r);
+}
+
 static void
 remove_tmp (void)
 {
@@ -201,6 +250,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/cli/device-option", test_device_option);
   g_test_add_func ("/gpu/cli/no-platform", test_no_platform);
   g_test_add_func ("/gpu/cli/mem-patterns", test_mem_patterns);
+  g_test_add_func ("/gpu/cli/elementwise", test_elementwise);
   int status = g_test_run ();
   remove_tmp ();
   return status;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* NUTS on a GLM whose data live on the OpenCL device gives the posterior
- * of the same run on the CPU. */
+/* NUTS on a GLM, and on a nonlinear regression (an elementwise kernel),
+ * whose data live on the OpenCL device gives the posterior of the same run
+ * on the CPU. */
 #define G_LOG_DOMAIN "tilde-test"
 
 #include <math.h>
@@ -9,7 +10,7 @@
 #include "infer-test-util.h"
 #include "runtime/gpu-call.h"
 
-static const char *model =
+static const char glm_model[] =
   "data {\n"
   "  int<lower=0> N;\n"
   "  int<lower=0> K;\n"
@@ -27,7 +28,7 @@ static const char *model =
   "}\n";
 
 static char *
-data_json (void)
+glm_data (void)
 {
   g_autoptr (GRand) r = g_rand_new_with_seed (99);
   const int N = 250, K = 3;
@@ -62,13 +63,65 @@ data_json (void)
   return g_string_free (j, FALSE);
 }
 
-static void
-test_posterior (void)
+static const char nonlinear_model[] =
+  "data {\n"
+  "  int<lower=0> N;\n"
+  "  @gpu vector[N] x;\n"
+  "  @gpu vector[N] y;\n"
+  "}\n"
+  "parameters {\n"
+  "  real a;\n"
+  "  real<lower=0> b;\n"
+  "  real<lower=0> sigma;\n"
+  "}\n"
+  "model {\n"
+  "  a ~ normal(0, 1);\n"
+  "  b ~ normal(0, 2);\n"
+  "  sigma ~ normal(0, 1);\n"
+  "  y ~ normal(b * exp(a * x), sigma);\n"
+  "}\n";
+
+/* y = 0.8 exp (0.3 x) + noise, uniform noise of standard deviation 0.5 */
+static char *
+nonlinear_data (void)
 {
+  g_autoptr (GRand) r = g_rand_new_with_seed (98);
+  const int N = 300;
+  GString *x = g_string_new (NULL), *y = g_string_new (NULL);
+  for (int n = 0; n < N; n++)
+    {
+      double xn = g_rand_double_range (r, -2, 2);
+      double yn = 0.8 * exp (0.3 * xn) + g_rand_double_range (r, -0.866, 0.866);
+      g_string_append_printf (x, "%s%.6f", n ? ", " : "", xn);
+      g_string_append_printf (y, "%s%.6f", n ? ", " : "", yn);
+    }
+  char *json = g_strdup_printf ("{\"N\": %d, \"x\": [%s], \"y\": [%s]}", N, x->str, y->str);
+  g_string_free (x, TRUE);
+  g_string_free (y, TRUE);
+  return json;
+}
+
+typedef struct {
+  const char *name;
+  const char *model;
+  char     *(*data) (void);
+  const char *params[4];
+} NutsCase;
+
+static const NutsCase nuts_cases[] = {
+  { "poisson-glm-posterior", glm_model, glm_data, { "alpha", "beta.1", "beta.2", "beta.3" } },
+  { "nonlinear-normal-posterior", nonlinear_model, nonlinear_data, { "a", "b", "sigma", NULL } },
+};
+
+static void
+test_posterior (gconstpointer data)
+{
+  const NutsCase *c = data;
+  const char *model = c->model;
   g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
   if (!ctx)
     return;
-  g_autofree char *json = data_json ();
+  g_autofree char *json = c->data ();
   g_autoptr (TildeModel) cpu = infer_test_model (model, json);
   g_autoptr (TildeModel) dev = infer_test_model (model, json);
   g_assert_cmpuint (tilde_model_use_device (dev, ctx, FALSE, NULL), ==, 1);
@@ -78,9 +131,9 @@ test_posterior (void)
   g_autoptr (TildeSampleRun) run_cpu = infer_test_run (cpu, &o);
   g_autoptr (TildeSampleRun) run_dev = infer_test_run (dev, &o);
   g_assert_cmpuint (tilde_model_device_runs (dev), >, 1000);
-  static const char *const names[] = { "alpha", "beta.1", "beta.2", "beta.3" };
+  const char *const *names = c->params;
   gsize identical = G_MAXSIZE;
-  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (c->params) && names[i]; i++)
     {
       gsize per_chain;
       g_autofree double *a = infer_test_draws (run_cpu, infer_test_column (run_cpu, names[i]),
@@ -110,6 +163,10 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/gpu/nuts/poisson-glm-posterior", test_posterior);
+  for (guint i = 0; i < G_N_ELEMENTS (nuts_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/gpu/nuts/%s", nuts_cases[i].name);
+      g_test_add_data_func (path, &nuts_cases[i], test_posterior);
+    }
   return g_test_run ();
 }
