@@ -604,7 +604,10 @@ tilde_model_use_device (TildeModel *m, TildeGpuContext *ctx, gboolean use_opencl
                           use_opencl, diagnostics);
   /* the flat form would run the switched statements as it compiled them */
   if (rt_gpu_n_sites (m->gpu) > 0)
-    g_clear_pointer (&m->flat, rt_flat_free);
+    {
+      g_clear_pointer (&m->flat, rt_flat_free);
+      m->flat_joint = NULL;
+    }
   return rt_gpu_n_sites (m->gpu);
 }
 
