@@ -102,8 +102,9 @@ compile_option_context (CompileOptions *o)
          "with @gpu data or --use-opencl, also where each data variable lives (host or OpenCL "
          "device) and why"), NULL },
     { "use-opencl", 0, 0, G_OPTION_ARG_NONE, &o->use_opencl,
-      N_("Let the compiler put large design matrices of GLM statements on the OpenCL device "
-         "(see --debug-mem-patterns)"), NULL },
+      N_("Let the compiler put large design matrices of GLM statements, and large data vectors "
+         "of elementwise sums and normal densities, on the OpenCL device (see "
+         "--debug-mem-patterns)"), NULL },
     { "debug-optimized-mir-pretty", 0, 0, G_OPTION_ARG_NONE, &o->debug_optimized_mir,
       N_("Print the MIR after the optimisation passes of the chosen level"), NULL },
     { "debug-passes", 0, 0, G_OPTION_ARG_NONE, &o->debug_passes,

@@ -80,8 +80,9 @@ _tilde_cli_device_option_group (void)
       N_("Where log densities run: cpu (the default), opencl or opencl:PLATFORM:DEVICE "
          "(see `tilde devices`)"), N_("DEVICE") },
     { "use-opencl", 0, 0, G_OPTION_ARG_NONE, &device_options.use_opencl,
-      N_("Put large design matrices of GLM statements on the OpenCL device without @gpu "
-         "(implies --device opencl)"), NULL },
+      N_("Put large design matrices of GLM statements, and large data vectors of elementwise "
+         "sums and normal densities, on the OpenCL device without @gpu (implies --device "
+         "opencl)"), NULL },
     { "debug-opencl", 0, 0, G_OPTION_ARG_NONE, &device_options.debug_opencl,
       N_("Print the generated OpenCL source of each kernel on standard error"), NULL },
     { NULL }
@@ -130,8 +131,9 @@ use_device (TildeModel *model, int *status)
   for (guint i = 0; i < diagnostics->len; i++)
     g_printerr (_("Warning: %s\n"), ((TildeDiagnostic *) g_ptr_array_index (diagnostics, i))->message);
   if (n == 0)
-    g_printerr (_("Warning: no statement of the model runs on the OpenCL device '%s' (a GLM "
-                  "over data annotated @gpu, or --use-opencl, puts one there)\n"), device->name);
+    g_printerr (_("Warning: no statement of the model runs on the OpenCL device '%s' (a GLM or "
+                  "an elementwise sum or normal density over data annotated @gpu, or "
+                  "--use-opencl, puts one there)\n"), device->name);
   return TRUE;
 }
 

@@ -82,6 +82,12 @@ clear_opencl_note (TildeIrView *self)
 static char *
 opencl_why_not (const TildeMirStages *stages)
 {
+  if (stages->opencl_candidate != NULL && stages->opencl_candidate_elementwise)
+    return g_strdup_printf (_("No statement runs on an OpenCL device: annotate %s with @gpu (the "
+                              "data vectors of the elementwise %s at line %d) to run that "
+                              "statement as a kernel"),
+                            stages->opencl_candidate, stages->opencl_candidate_call,
+                            stages->opencl_candidate_line);
   if (stages->opencl_candidate != NULL)
     return g_strdup_printf (_("No statement runs on an OpenCL device: annotate %s with @gpu (the "
                               "design matrix of %s at line %d) to run that statement as a kernel"),
@@ -89,7 +95,9 @@ opencl_why_not (const TildeMirStages *stages)
                             stages->opencl_candidate_line);
   return g_strdup (_("No statement runs on an OpenCL device: only GLM statements over a design "
                      "matrix annotated @gpu do, such as y ~ poisson_log_glm(X, alpha, beta) "
-                     "with @gpu matrix[N, K] X"));
+                     "with @gpu matrix[N, K] X, and sums, dot_self, log_sum_exp and normal "
+                     "densities of elementwise expressions over data vectors annotated @gpu, "
+                     "such as y ~ normal(a + b * exp(x), sigma) with @gpu vector[N] x, y"));
 }
 
 /* The note's first line is the reason, the rest the stage's own lines. */

@@ -224,6 +224,12 @@ annotated (const MirProgram *p, const char *name)
 }
 
 gboolean
+tilde_gpu_variable_is_annotated (const MirProgram *program, const char *name)
+{
+  return annotated (program, name);
+}
+
+gboolean
 tilde_gpu_program_has_annotations (const MirProgram *p)
 {
   for (guint i = 0; i < p->input_vars->len; i++)

@@ -97,6 +97,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TildeGpuPlan, tilde_gpu_plan_free)
 /* Whether the program annotates any variable `@gpu`. */
 gboolean      tilde_gpu_program_has_annotations (const MirProgram *program);
 
+/* Whether the data or transformed data variable `name` is annotated `@gpu`. */
+gboolean      tilde_gpu_variable_is_annotated (const MirProgram *program,
+                                               const char       *name);
+
 /* One `<type> <name>: device|host  // why` line per data variable. */
 char         *tilde_gpu_plan_report (const TildeGpuPlan *plan);
 

@@ -27,16 +27,19 @@ from_parser (JsonParser *parser, GError **error)
   return d;
 }
 
-/* json-glib takes text with several top-level values, keeps the last and
- * leaks the others; data is one object, so a second value is an error, in
- * json-glib's words and form ("NAME:LINE:COLUMN: Parse error: ..."). */
+/* The token check of json-locate before json-glib reads the text: json-glib
+ * takes several top-level values, keeping the last, and numbers such as
+ * "4.", and leaks what it read when it then fails. The check's words, in
+ * json-glib's form ("NAME:LINE:COLUMN: Parse error: ..."), are those the
+ * editor shows. */
 static gboolean
-check_one_value (const char *name, const char *text, gsize len, GError **error)
+check_syntax (const char *name, const char *text, gsize len, GError **error)
 {
+  g_autofree char *message = NULL;
   gsize begin, end;
   int line = 1, column = 1;
 
-  if (!tilde_json_find_second_value (text, len, &begin, &end))
+  if (!tilde_json_find_syntax_error (text, len, &begin, &end, &message))
     return TRUE;
   for (gsize i = 0; i < begin; i++)
     if (text[i] == '\n')
@@ -44,8 +47,7 @@ check_one_value (const char *name, const char *text, gsize len, GError **error)
     else
       column++;
   g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
-               "%s:%d:%d: Parse error: unexpected text after the data's object, expected end "
-               "of file", name, line, column);
+               "%s:%d:%d: Parse error: %s", name, line, column, message);
   return FALSE;
 }
 
@@ -58,7 +60,7 @@ tilde_json_data_new_from_file (const char *path, GError **error)
 
   /* Mapped, json-glib's messages name the file. */
   if (!g_file_get_contents (path, &text, &length, error)
-      || !check_one_value (path, text, length, error)
+      || !check_syntax (path, text, length, error)
       || !json_parser_load_from_mapped_file (parser, path, error))
     return NULL;
   return from_parser (parser, error);
@@ -70,7 +72,7 @@ tilde_json_data_new_from_string (const char *text, gssize len, GError **error)
   g_autoptr (JsonParser) parser = json_parser_new ();
   gsize length = len < 0 ? strlen (text) : (gsize) len;
 
-  if (!check_one_value ("<data>", text, length, error)
+  if (!check_syntax ("<data>", text, length, error)
       || !json_parser_load_from_data (parser, text, (gssize) length, error))
     return NULL;
   return from_parser (parser, error);

@@ -622,28 +622,6 @@ tilde_json_find_syntax_error (const char *text, gsize len, gsize *begin, gsize *
 }
 
 gboolean
-tilde_json_find_second_value (const char *text, gsize len, gsize *begin, gsize *end)
-{
-  Checker c = { .lx = { .text = text, .len = len } };
-  Tok t = lex (&c.lx);
-  gboolean found = FALSE;
-
-  if (t.kind != TOK_END)
-    {
-      check_value (&c, t, 0);
-      if (!c.failed && !c.gave_up)
-        {
-          t = lex (&c.lx);
-          found = t.kind != TOK_END;
-          *begin = t.begin;
-          *end = t.end;
-        }
-    }
-  g_free (c.message);
-  return found;
-}
-
-gboolean
 tilde_json_token_at (const char *text, gsize len, gsize offset, gsize *begin, gsize *end)
 {
   Lexer lx = { .text = text, .len = len };

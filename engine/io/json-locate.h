@@ -49,14 +49,6 @@ gboolean tilde_json_find_syntax_error (const char *text,
                                        gsize      *end,
                                        char      **message);
 
-/* Whether anything but blanks and comments follows a first top-level value
- * that reads as JSON: TRUE, with the range of the first token after it.
- * json-glib reads such text as its last value, and loses the others. */
-gboolean tilde_json_find_second_value (const char *text,
-                                       gsize       len,
-                                       gsize      *begin,
-                                       gsize      *end);
-
 /* The token that ends at, or contains, byte `offset`: where json-glib's
  * error positions point. FALSE when there is none there. */
 gboolean tilde_json_token_at (const char *text,

@@ -198,6 +198,23 @@ opencl_into (TildeMirStages *stages, const MirProgram *transformed, const MirPro
           stages->opencl_candidate_call = g_strdup (site->call->u.call.fun.name);
           stages->opencl_candidate_line = site->stmt->span.begin_line;
         }
+      else if (could->ew_sites->len > 0)
+        {
+          const TildeGpuEwSite *site = &g_array_index (could->ew_sites, TildeGpuEwSite, 0);
+          GString *names = g_string_new (NULL);
+
+          for (guint v = 0; v < site->prog.n_vectors; v++)
+            {
+              const char *name = site->vectors[v]->u.var.name;
+              if (tilde_gpu_variable_is_annotated (transformed, name))
+                continue;
+              g_string_append_printf (names, "%s%s", names->len ? ", " : "", name);
+            }
+          stages->opencl_candidate = g_string_free (names, FALSE);
+          stages->opencl_candidate_call = g_strdup (site->call->u.call.fun.name);
+          stages->opencl_candidate_line = site->stmt->span.begin_line;
+          stages->opencl_candidate_elementwise = TRUE;
+        }
     }
   t->text = g_string_free (text, FALSE);
   t->n_lines = sources->len;

@@ -71,12 +71,15 @@ typedef struct {
   gboolean      use_opencl;    /* planned as with --use-opencl */
   guint         opencl_kernels;  /* statements the OpenCL stage shows a kernel of */
   /* With no kernel: a design matrix that @gpu would put on the device
-   * (NULL: none), the density of the statement that reads it and its line.
+   * (NULL: none), the density of the statement that reads it and its line;
+   * failing that, the vectors not yet annotated of an elementwise statement
+   * ("x, y"), its reduction or density and line, and elementwise TRUE.
    * The OpenCL stage then holds the plan when the model annotates data
    * @gpu or use_opencl is set, and is empty otherwise. */
   char         *opencl_candidate;
   char         *opencl_candidate_call;
   int           opencl_candidate_line;
+  gboolean      opencl_candidate_elementwise;
 } TildeMirStages;
 
 /* Makes the stages of a program that checked without errors, at `level`;

@@ -257,6 +257,43 @@ test_stage_without_device_data (void)
   stages_of ("parameters {\n  real mu;\n}\nmodel {\n  mu ~ normal(0, 1);\n}\n", FALSE, &none);
   g_assert_cmpuint (none->opencl_kernels, ==, 0);
   g_assert_null (none->opencl_candidate);
+  g_assert_false (none->opencl_candidate_elementwise);
+}
+
+/* An elementwise density over vectors of which one is annotated: the
+ * candidate names the other. */
+static void
+test_stage_elementwise_candidate (void)
+{
+  static const char *half =
+    "data {\n"
+    "  int<lower=0> N;\n"
+    "  @gpu vector[N] x;\n"
+    "  vector[N] y;\n"
+    "}\n"
+    "parameters {\n"
+    "  real a;\n"
+    "  real b;\n"
+    "  real<lower=0> sigma;\n"
+    "}\n"
+    "model {\n"
+    "  y ~ normal(a + b * exp(x), sigma);\n"
+    "}\n";
+  g_autoptr (TildeMirStages) stages = NULL;
+  stages_of (half, FALSE, &stages);
+  g_assert_cmpuint (stages->opencl_kernels, ==, 0);
+  g_assert_cmpstr (stages->opencl_candidate, ==, "y");
+  g_assert_cmpstr (stages->opencl_candidate_call, ==, "normal_lupdf");
+  g_assert_cmpint (stages->opencl_candidate_line, ==, 12);
+  g_assert_true (stages->opencl_candidate_elementwise);
+
+  g_autofree char *neither = g_strdup (half);
+  memcpy (strstr (neither, "@gpu"), "    ", 4);
+  g_autoptr (TildeMirStages) plain = NULL;
+  stages_of (neither, FALSE, &plain);
+  g_assert_cmpuint (plain->opencl_kernels, ==, 0);
+  g_assert_cmpstr (plain->opencl_candidate, ==, "y, x");
+  g_assert_true (plain->opencl_candidate_elementwise);
 }
 
 int
@@ -268,5 +305,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/kernel-text/for-data-builds", test_for_data_builds);
   g_test_add_func ("/gpu/kernel-text/stage", test_stage);
   g_test_add_func ("/gpu/kernel-text/stage-without-device-data", test_stage_without_device_data);
+  g_test_add_func ("/gpu/kernel-text/stage-elementwise-candidate", test_stage_elementwise_candidate);
   return g_test_run ();
 }

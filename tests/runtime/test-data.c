@@ -174,8 +174,12 @@ test_bad_json (void)
   g_assert_null (tilde_json_data_new_from_string ("{\"N\": 1}\n  {\"N\": 2}", -1, &error));
   g_assert_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA);
   g_assert_cmpstr (error->message, ==,
-                   "<data>:2:3: Parse error: unexpected text after the data's object, "
-                   "expected end of file");
+                   "<data>:2:3: Parse error: expected the end of the data, found '{'");
+  g_clear_error (&error);
+
+  /* A number json-glib reads, whose failure further on leaked what it read. */
+  g_assert_null (tilde_json_data_new_from_string ("\n 4. [], \"EEE,", -1, &error));
+  g_assert_cmpstr (error->message, ==, "<data>:2:2: Parse error: 4. is not a number");
   g_clear_error (&error);
 
   /* Blanks after the object are fine. */
@@ -198,7 +202,7 @@ test_two_objects_in_a_file (void)
   g_assert_null (tilde_json_data_new_from_file (path, &error));
   g_assert_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA);
   g_autofree char *expected = g_strdup_printf (
-    "%s:1:10: Parse error: unexpected text after the data's object, expected end of file", path);
+    "%s:1:10: Parse error: expected the end of the data, found '{'", path);
   g_assert_cmpstr (error->message, ==, expected);
   g_clear_error (&error);
   g_unlink (path);
