@@ -1216,6 +1216,21 @@ compile_fx (Compiler *c, FxCtx *x, const MirExpr *m)
   f->c = m->u.call.args->len > 2 ? compile_fx (c, x, arg (m, 2)) : NULL;
   if (!f->a || (m->u.call.args->len > 1 && !f->b) || (m->u.call.args->len > 2 && !f->c))
     return NULL;
+  /* a sum with a product, `mu + tau * eta[g]`, in one pass as the fused
+   * form's fma (which rounds the product and the sum apart, as written) */
+  if (kind == FX_ADD && !f->ints)
+    {
+      Fx *p = f->b->kind == FX_MUL && !f->b->ints ? f->b
+        : f->a->kind == FX_MUL && !f->a->ints ? f->a : NULL;
+      if (p)
+        {
+          Fx *other = p == f->b ? f->a : f->b;
+          f->kind = FX_FMA;
+          f->a = p->a;
+          f->b = p->b;
+          f->c = other;
+        }
+    }
   return f;
 }
 

@@ -233,7 +233,16 @@ gather_positions (FxRun *r, const TildeValue *b, const int *p, gint32 n, FxVal *
     bad |= (guint) (p[i] - 1) >= (guint) len;
   if (bad)
     give_up (ev);
-  for (gint32 i = 0; i < n; i++)
+  gint32 i = 0;
+  for (; i + 4 <= n; i += 4)
+    {
+      double v0 = val[p[i]], v1 = val[p[i + 1]], v2 = val[p[i + 2]], v3 = val[p[i + 3]];
+      x[i] = v0;
+      x[i + 1] = v1;
+      x[i + 2] = v2;
+      x[i + 3] = v3;
+    }
+  for (; i < n; i++)
     x[i] = val[p[i]];
   set_size (r, n);
   out->has_v = FALSE;
@@ -432,11 +441,20 @@ fx_arith (FxRun *r, const Fx *f, FxVal *out, gboolean top)
     case FX_FMA:
       /* x * y + z, rounded twice: the fused multiply-add of the optimised
        * program is a rewrite for speed, and a call per element is not */
-      if (!va && vb && !c.vec)
+      if (va != vb && !c.vec)
         {
-          double x0 = x[0], z0 = reals_of (r, &c)[0];
+          /* a scalar times a container plus a scalar */
+          const double *v = va ? x : y;
+          double k = va ? y[0] : x[0], z0 = reals_of (r, &c)[0];
           for (gint32 i = 0; i < n; i++)
-            o[i] = x0 * y[i] + z0;
+            o[i] = k * v[i] + z0;
+        }
+      else if (va != vb)
+        {
+          const double *v = va ? x : y, *z = reals_of (r, &c);
+          double k = va ? y[0] : x[0];
+          for (gint32 i = 0; i < n; i++)
+            o[i] = k * v[i] + z[i];
         }
       else
         {

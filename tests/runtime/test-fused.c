@@ -155,6 +155,23 @@ static const Case cases[] = {
     "}\n",
     "{\"N\": 7, \"G\": 3, \"g\": [1, 3, 2, 2, 3, 1, 1], "
     "\"y\": [0.5, -1, 2, 0.1, 0.3, -0.4, 1.2]}", 2 },
+  /* a sum with a product in one pass (the fused fma), scalar or vector
+   * terms on either side; gathers at least four times as long as their
+   * span, summed per variable in four lanes, with elements left over */
+  { "products-and-sums-over-gathers",
+    "data { int N; int G; array[N] int<lower=1, upper=G> g; vector[N] y; vector[N] x; }\n"
+    "parameters { real mu; real<lower=0> tau; vector[G] eta; real<lower=0> sigma; }\n"
+    "model {\n"
+    "  eta ~ std_normal();\n"
+    "  y ~ normal(mu + tau * eta[g], sigma);\n"
+    "  y ~ normal(eta[g] * tau + mu, sigma);\n"
+    "  y ~ normal(x + tau * eta[g], sigma);\n"
+    "  y ~ normal(tau * x + eta[g], sigma);\n"
+    "}\n",
+    "{\"N\": 22, \"G\": 4, \"g\": [1, 3, 2, 2, 4, 1, 1, 3, 3, 4, 2, 1, 1, 1, 2, 4, 4, 3, 2, 1, 4, 3], "
+    "\"y\": [0.5, -1, 2, 0.1, 0.3, -0.4, 1.2, 0.8, -0.3, 0.0, 1.5, 2.2, -1.1, 0.4, 0.9, -0.2, "
+    "0.6, 1.0, -0.7, 0.2, 1.3, -0.5], "
+    "\"x\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22]}", 4 },
   /* a gather over a wider span than its length */
   { "sparse-gather",
     "data { int N; int G; array[N] int<lower=1, upper=G> g; vector[N] y; }\n"

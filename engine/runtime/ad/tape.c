@@ -349,6 +349,36 @@ sum_products (const double *a, const double *b, gint32 n)
   return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
+/* q[pos[i] - 1] += a[i] for 1-based positions into q's span. The
+ * processor cannot tell in advance whether a load of q reads what the
+ * store before it wrote, and once it has guessed wrong it waits for every
+ * store: the sums of each fourth element go to their own copy of q, so
+ * that a load only ever waits for the store four elements back. */
+static void
+scatter_add (AdTape *t, double *q, const int *pos, const double *a, gint32 n, gint32 span)
+{
+  if (n < 4 * span)
+    {
+      for (gint32 i = 0; i < n; i++)
+        q[pos[i] - 1] += a[i];
+      return;
+    }
+  double *c = tilde_arena_alloc0 (t->arena, sizeof (double) * 3 * (gsize) span);
+  double *q1 = c - 1, *q2 = c + span - 1, *q3 = c + 2 * span - 1, *q0 = q - 1;
+  gint32 i = 0;
+  for (; i + 4 <= n; i += 4)
+    {
+      q0[pos[i]] += a[i];
+      q1[pos[i + 1]] += a[i + 1];
+      q2[pos[i + 2]] += a[i + 2];
+      q3[pos[i + 3]] += a[i + 3];
+    }
+  for (; i < n; i++)
+    q0[pos[i]] += a[i];
+  for (gint32 j = 0; j < span; j++)
+    q[j] = (q[j] + c[j]) + (c[span + j] + c[2 * span + j]);
+}
+
 /* d out / d x through the map: for a broadcast x, the sum over the map's
  * outputs; otherwise element by element. */
 AdOperand
@@ -371,8 +401,7 @@ ad_compose (AdTape *t, const AdOperand *outer, const AdOperand *inner, gint32 n)
       else if (inner->same)
         {
           /* summed first, scaled once per variable */
-          for (gint32 i = 0; i < n; i++)
-            q[pos[i] - 1] += a[i];
+          scatter_add (t, q, pos, a, n, inner->span);
           for (gint32 j = 0; j < inner->span; j++)
             q[j] *= b[0];
         }
