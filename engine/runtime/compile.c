@@ -50,6 +50,14 @@ rt_compiler_fused (void)
   return fused_forms;
 }
 
+static gboolean affine_normals = TRUE;
+
+void
+rt_compiler_set_affine_normal (gboolean on)
+{
+  affine_normals = on;
+}
+
 Compiler *
 rt_compiler_new (void)
 {
@@ -1280,6 +1288,7 @@ compile_fused_density (Compiler *c, St *s, const MirExpr *e, const char *var)
   s->drop = is_lupdf (&e->u.call.fun);
   s->fx = fx;
   s->n_fx = n;
+  s->affine_normal = affine_normals && n == 3 && rt_fused_is_affine_normal (s->name, fx);
   return TRUE;
 }
 

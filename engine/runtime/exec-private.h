@@ -236,6 +236,7 @@ struct St {
   gboolean       drop;
   Fx           **fx;
   int            n_fx;
+  gboolean       affine_normal;  /* normal (y | a + b * v, sigma): rt_fused_is_affine_normal */
   int            slot2;        /* a covariance's Cholesky factor */
   /* a term of the target: prior or likelihood (a vectorised loop: of all
    * its terms, unless mixed_roles) */
@@ -310,6 +311,9 @@ Sz       *rt_compile_sized   (Compiler *c, const MirSizedType *t, char **error);
  * compare the two). */
 void      rt_compiler_set_fused (gboolean on);
 gboolean  rt_compiler_fused     (void);
+/* Whether fused normals of an affine location take their one pass (the
+ * default); off, they run as the other fused densities (for tests). */
+void      rt_compiler_set_affine_normal (gboolean on);
 /* The memory of the compiled trees, for whoever keeps them. */
 TildeArena *rt_compiler_steal_arena (Compiler *c);
 int       rt_compiler_n_slots   (const Compiler *c);
@@ -416,6 +420,13 @@ void rt_fused_mark   (Ev *ev, RtFusedMark *m);
 void rt_fused_rewind (Ev *ev, const RtFusedMark *m);
 /* How often, in this process, a fused form gave way to the general one. */
 guint rt_fused_fallbacks (void);
+/* Whether the fused arguments fx of density `name` read normal (y | b0 *
+ * b1 + b2, sigma) with one of b0 and b1 a container (or a gather) and the
+ * others scalars (after compile.c's rewrite of a + b * v as an fma): such
+ * a statement runs in one pass, the location not stored. */
+gboolean rt_fused_is_affine_normal (const char *name, Fx *const *fx);
+/* How often, in this process, that pass ran. */
+guint rt_fused_affine_normal_runs (void);
 
 /* model.c: the statements and expressions of log_prob in a fused or
  * vectorised form. */

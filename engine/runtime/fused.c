@@ -27,6 +27,7 @@
 #define G_LOG_DOMAIN "tilde-engine"
 
 #include "runtime/exec-private.h"
+#include "runtime/math/special.h"
 
 #include <math.h>
 #include <string.h>
@@ -220,19 +221,12 @@ gather (Ev *ev, const TildeValue *b, const int *p, gint32 n)
 /* b[p[i]] of variables in one range: their values, and the range with the
  * positions as the one dependency, so that no list of ids is made and the
  * partials are summed per variable of the range. */
+/* x[i] = val[p[i]], four values read before any is stored: the
+ * processor may take a store for one to a value still to be read (their
+ * addresses alike in the low bits) and wait for it. */
 static void
-gather_positions (FxRun *r, const TildeValue *b, const int *p, gint32 n, FxVal *out)
+gather_values (double *x, const double *val, const int *p, gint32 n)
 {
-  Ev *ev = r->ev;
-  gint32 len = tilde_value_flat_size (b);
-  const double *val = CX->tape->val + b->start - 1;
-  double *x = rt_alloc_d (CX, (gsize) n);
-  guint bad = 0;
-  /* one unsigned comparison finds positions below 1 and above len */
-  for (gint32 i = 0; i < n; i++)
-    bad |= (guint) (p[i] - 1) >= (guint) len;
-  if (bad)
-    give_up (ev);
   gint32 i = 0;
   for (; i + 4 <= n; i += 4)
     {
@@ -244,6 +238,33 @@ gather_positions (FxRun *r, const TildeValue *b, const int *p, gint32 n, FxVal *
     }
   for (; i < n; i++)
     x[i] = val[p[i]];
+}
+
+/* A gather whose values its consumer reads as it goes (affine_normal):
+ * the positions, checked, and the values they read. */
+typedef struct {
+  const int    *p;
+  const double *val;
+} FxLazyGather;
+
+static void
+gather_positions (FxRun *r, const TildeValue *b, const int *p, gint32 n, FxVal *out,
+                  FxLazyGather *lazy)
+{
+  Ev *ev = r->ev;
+  gint32 len = tilde_value_flat_size (b);
+  const double *val = CX->tape->val + b->start - 1;
+  double *x = lazy ? NULL : rt_alloc_d (CX, (gsize) n);
+  guint bad = 0;
+  /* one unsigned comparison finds positions below 1 and above len */
+  for (gint32 i = 0; i < n; i++)
+    bad |= (guint) (p[i] - 1) >= (guint) len;
+  if (bad)
+    give_up (ev);
+  if (lazy)
+    *lazy = (FxLazyGather) { .p = p, .val = val };
+  else
+    gather_values (x, val, p, n);
   set_size (r, n);
   out->has_v = FALSE;
   out->vec = TRUE;
@@ -331,6 +352,7 @@ add_deps (FxRun *r, FxVal *out, const FxVal *a, const double *s, gboolean s_vec,
 
 static void fx_eval (FxRun *r, const Fx *f, FxVal *out);
 static void fx_eval_at (FxRun *r, const Fx *f, FxVal *out, gboolean top);
+static void fx_gather (FxRun *r, const Fx *f, FxVal *out, FxLazyGather *lazy);
 
 /* o = x OP y over n elements, either side possibly one value for all;
  * written out per case so that the loops vectorise. */
@@ -498,22 +520,8 @@ fx_eval_at (FxRun *r, const Fx *f, FxVal *out, gboolean top)
       fx_value (r, &w, out);
       return;
     case FX_GATHER:
-      {
-        FxVal idx;
-        fx_eval (r, f->a, &idx);
-        if (!idx.vec || !idx.iv)
-          give_up (ev);
-        rt_eval (ev, f->e, &v);
-        if (v.ad && !v.idx && (v.kind == TILDE_VALUE_VECTOR || v.kind == TILDE_VALUE_ROW_VECTOR
-                               || v.kind == TILDE_VALUE_ARRAY))
-          {
-            gather_positions (r, &v, idx.iv, idx.n, out);
-            return;
-          }
-        w = gather (ev, &v, idx.iv, idx.n);
-        fx_value (r, &w, out);
-        return;
-      }
+      fx_gather (r, f, out, NULL);
+      return;
     case FX_LOOP_VAR:
       {
         w = (TildeValue) { .kind = TILDE_VALUE_ARRAY, .elem = TILDE_VALUE_INT, .rows = r->n,
@@ -550,6 +558,37 @@ static void
 fx_eval (FxRun *r, const Fx *f, FxVal *out)
 {
   fx_eval_at (r, f, out, FALSE);
+}
+
+/* e[idx]; with `lazy`, a gather of parameters leaves its values to be
+ * read by the caller (lazy->p set, out->x NULL). */
+static void
+fx_gather (FxRun *r, const Fx *f, FxVal *out, FxLazyGather *lazy)
+{
+  Ev *ev = r->ev;
+  FxVal idx;
+  TildeValue v, w;
+  fx_eval (r, f->a, &idx);
+  if (!idx.vec || !idx.iv)
+    give_up (ev);
+  rt_eval (ev, f->e, &v);
+  if (v.ad && !v.idx && (v.kind == TILDE_VALUE_VECTOR || v.kind == TILDE_VALUE_ROW_VECTOR
+                         || v.kind == TILDE_VALUE_ARRAY))
+    {
+      gather_positions (r, &v, idx.iv, idx.n, out, lazy);
+      return;
+    }
+  w = gather (ev, &v, idx.iv, idx.n);
+  fx_value (r, &w, out);
+}
+
+static void
+fx_operand (FxRun *r, const Fx *f, FxVal *out, FxLazyGather *lazy)
+{
+  if (lazy)
+    fx_gather (r, f, out, lazy);
+  else
+    fx_eval (r, f, out);
 }
 
 /* The argument a density receives for f: leaves as they are, computed
@@ -637,6 +676,154 @@ compose_captured (Ev *ev, FxVal *vals, const TildeValue *args, int n_args, const
   *out = rt_reduce (CX, cap->logp, n_ops, ops);
 }
 
+/* ---- normal of an affine location in one pass ---- */
+
+gboolean
+rt_fused_is_affine_normal (const char *name, Fx *const *fx)
+{
+  if (strcmp (name, "normal_lpdf") != 0 && strcmp (name, "normal_lupdf") != 0)
+    return FALSE;
+  const Fx *m = fx[1];
+  if (m->kind != FX_FMA || m->ints || m->c->kind != FX_LEAF || fx[2]->kind != FX_LEAF)
+    return FALSE;
+  /* which of b0 and b1 is the container is known when they are evaluated */
+  gboolean a_leaf = m->a->kind == FX_LEAF, b_leaf = m->b->kind == FX_LEAF;
+  return (a_leaf && (b_leaf || m->b->kind == FX_GATHER || m->b->kind == FX_SLICE))
+    || (b_leaf && (m->a->kind == FX_GATHER || m->a->kind == FX_SLICE));
+}
+
+static gint affine_normal_runs;
+
+guint
+rt_fused_affine_normal_runs (void)
+{
+  return (guint) g_atomic_int_get (&affine_normal_runs);
+}
+
+/* A scalar operand: its value, and the one variable it is (-1 for data). */
+static gboolean
+affine_scalar (const FxVal *f, double *x, gint32 *var)
+{
+  if (f->vec || f->n_deps > 1 || (f->n_deps && (!f->deps[0].same || f->deps[0].partial[0] != 1.0
+                                                || f->deps[0].idx || f->deps[0].pos)))
+    return FALSE;
+  *x = f->x ? f->x[0] : f->iv[0];
+  *var = f->n_deps ? f->deps[0].start : -1;
+  return TRUE;
+}
+
+/* normal (y | k * v + z, sigma) for data y, scalars k, z and sigma and a
+ * container v (parameters gathered by positions, a range of parameters,
+ * or data) as one loop, as one would write it by hand: the density's
+ * value, and its partials with respect to k, z, v and sigma summed as it
+ * goes, nothing stored per element but v's partials. The value is the
+ * general path's to the bit (the same operations in the same order as
+ * the fused fma and k_normal's tightest loop); the partials are summed in
+ * another order. FALSE, with nothing recorded, for anything else (the
+ * caller goes on as usual): values that are not finite, a scale that is
+ * not positive, y not data, operands not of that form. */
+static gboolean
+affine_normal (Ev *ev, const St *s, FxRun *r, TildeValue *out)
+{
+  AdTape *t = CX->tape;
+  gint32 n_vars = t->n_vars;
+  guint n_nodes = t->n_nodes;
+  const Fx *m = s->fx[1];
+  FxVal y, sg, a, b, c;
+  FxLazyGather lazy = { 0 };
+  fx_eval (r, s->fx[0], &y);
+  fx_eval (r, s->fx[2], &sg);
+  fx_operand (r, m->a, &a, m->a->kind == FX_GATHER ? &lazy : NULL);
+  fx_operand (r, m->b, &b, m->b->kind == FX_GATHER ? &lazy : NULL);
+  fx_eval (r, m->c, &c);
+  const FxVal *kv = a.vec ? &b : &a, *vv = a.vec ? &a : &b;
+  double k, z, sigma;
+  gint32 k_var, z_var, s_var;
+  if (!y.vec || y.n_deps || !vv->vec || vv->n_deps > 1 || y.n != vv->n
+      || !affine_scalar (kv, &k, &k_var) || !affine_scalar (&c, &z, &z_var)
+      || !affine_scalar (&sg, &sigma, &s_var) || !(sigma > 0))
+    goto other;
+  const AdOperand *vd = vv->n_deps ? &vv->deps[0] : NULL;
+  if (vd && (!vd->same || vd->partial[0] != 1.0 || vd->idx))
+    goto other;
+  gboolean drop = s->drop && CX->propto;
+  gboolean any_ad = vd || k_var >= 0 || z_var >= 0 || s_var >= 0;
+  if (drop && !any_ad)
+    goto other;
+  gint32 N = y.n;
+  const double *yx = reals_of (r, &y);
+  double inv_s = 1 / sigma, sq = 0, gk = 0, gz = 0;
+  double *q = NULL;
+  if (lazy.p)
+    {
+      /* parameters gathered: their partials summed per variable */
+      const int *p = lazy.p;
+      const double *val = lazy.val;
+      q = tilde_arena_alloc0 (CX->arena, sizeof (double) * (gsize) MAX (vd->span, 1));
+      double *q0 = q - 1;
+      for (gint32 i = 0; i < N; i++)
+        {
+          double v = val[p[i]], mu = k * v + z;
+          double e = (yx[i] - mu) * inv_s;
+          sq += e * e;
+          double d = e * inv_s;
+          gz += d;
+          gk += d * v;
+          q0[p[i]] += d;
+        }
+      for (gint32 j = 0; j < vd->span; j++)
+        q[j] *= k;
+    }
+  else
+    {
+      const double *v = reals_of (r, (FxVal *) vv);
+      if (vd)
+        q = rt_alloc_d (CX, (gsize) MAX (N, 1));
+      for (gint32 i = 0; i < N; i++)
+        {
+          double mu = k * v[i] + z;
+          double e = (yx[i] - mu) * inv_s;
+          sq += e * e;
+          double d = e * inv_s;
+          gz += d;
+          gk += d * v[i];
+          if (q)
+            q[i] = d * k;
+        }
+    }
+  if (!isfinite (sq))
+    goto other;
+  /* k_normal's terms: the constant, the scale's, the squares' */
+  double logp = 0;
+  if (!drop)
+    logp -= N * TILDE_LOG_SQRT_TWO_PI;
+  if (!drop || s_var >= 0)
+    logp -= N * log (sigma);
+  if (!drop || any_ad)
+    logp -= 0.5 * sq;
+  double *pd = rt_alloc_d (CX, 3);
+  AdOperand ops[4];
+  guint n_ops = 0;
+  pd[0] = gk;
+  pd[1] = gz;
+  pd[2] = -N * inv_s + sq * inv_s;
+  if (k_var >= 0)
+    ops[n_ops++] = (AdOperand) { .start = k_var, .n = 1, .partial = &pd[0] };
+  if (z_var >= 0)
+    ops[n_ops++] = (AdOperand) { .start = z_var, .n = 1, .partial = &pd[1] };
+  if (vd)
+    ops[n_ops++] = (AdOperand) { .start = vd->start, .n = lazy.p ? vd->span : N, .partial = q };
+  if (s_var >= 0)
+    ops[n_ops++] = (AdOperand) { .start = s_var, .n = 1, .partial = &pd[2] };
+  *out = rt_reduce (CX, logp, n_ops, ops);
+  g_atomic_int_inc (&affine_normal_runs);
+  return TRUE;
+other:
+  t->n_vars = n_vars;
+  t->n_nodes = n_nodes;
+  return FALSE;
+}
+
 static void
 fused_density (Ev *ev, const St *s, FxRun *r, TildeValue *out)
 {
@@ -646,6 +833,8 @@ fused_density (Ev *ev, const St *s, FxRun *r, TildeValue *out)
   int nodes[FX_MAX_ARGS];
   if (!r)
     r = &local;
+  if (s->affine_normal && affine_normal (ev, s, r, out))
+    return;
   for (int k = 0; k < s->n_fx; k++)
     fx_eval_at (r, s->fx[k], &vals[k], TRUE);
   AdTape *t = CX->tape;

@@ -641,6 +641,80 @@ test_gp_symmetric (void)
 #undef GP_FORM
 }
 
+/* normal (y | a + b * v, sigma) in one pass: taken where it applies (v
+ * gathered parameters, a range of parameters, data slices of a loop; the
+ * two scalars either side of the product, data or parameters), not where
+ * the sum's other term is a container; the log density the other fused
+ * forms' to the bit, the gradient theirs but for the order of its sums,
+ * in every mode and at both levels. */
+static void
+test_affine_normal (void)
+{
+  static const Case c = {
+    "affine-normal",
+    "data { int N; int G; array[N] int<lower=1, upper=G> g; vector[N] y; vector[N] x; }\n"
+    "parameters { real mu; real<lower=0> tau; vector[G] eta; vector[N] theta; real<lower=0> s; }\n"
+    "model {\n"
+    "  eta ~ std_normal();\n"
+    "  y ~ normal(mu + tau * eta[g], s);\n"
+    "  target += normal_lupdf(y | eta[g] * tau + 1.5, 2);\n"
+    "  y ~ normal(theta * 2 + mu, 0.5);\n"
+    "  for (n in 2:N) y[n] ~ normal(mu + tau * y[n - 1], s);\n"
+    "  y ~ normal(x + tau * eta[g], s);\n"
+    "}\n",
+    "{\"N\": 9, \"G\": 2, \"g\": [1, 2, 2, 1, 2, 1, 1, 2, 2], "
+    "\"y\": [0.5, -1, 2, 0.1, 0.3, -0.4, 1.2, 0.8, -0.3], \"x\": [1, 2, 3, 4, 5, 6, 7, 8, 9]}",
+    5, 0 };
+  for (int level = 0; level < 2; level++)
+    {
+      MirOptLevel l = level ? MIR_OPT_O1 : MIR_OPT_O0;
+      g_autoptr (TildeModel) one_pass = prepare (&c, l, TRUE);
+      rt_compiler_set_affine_normal (FALSE);
+      g_autoptr (TildeModel) other = prepare (&c, l, TRUE);
+      rt_compiler_set_affine_normal (TRUE);
+      gsize P = tilde_model_num_params_unconstrained (one_pass);
+      g_autofree double *theta = g_new (double, P);
+      g_autofree double *g1 = g_new (double, P);
+      g_autofree double *g2 = g_new (double, P);
+      for (int k = 0; k < 3; k++)
+        {
+          for (gsize i = 0; i < P; i++)
+            theta[i] = 0.6 * sin (1.1 * (double) (i + 1) + k);
+          for (int mode = 0; mode < 4; mode++)
+            {
+              guint runs = rt_fused_affine_normal_runs ();
+              double l1 = tilde_model_log_density (one_pass, theta, mode & 1, mode & 2, g1, NULL);
+              /* four of the five: the last one's sum has a container */
+              g_assert_cmpuint (rt_fused_affine_normal_runs (), ==, runs + 4);
+              double l2 = tilde_model_log_density (other, theta, mode & 1, mode & 2, g2, NULL);
+              g_assert_cmpuint (rt_fused_affine_normal_runs (), ==, runs + 4);
+              g_assert_cmpfloat (l1, ==, l2);
+              for (gsize i = 0; i < P; i++)
+                if (!rt_test_close (g1[i], g2[i], 1e-13))
+                  g_error ("gradient[%" G_GSIZE_FORMAT "] %.17g, the other fused forms %.17g", i,
+                           g1[i], g2[i]);
+            }
+        }
+      check_fd (c.name, one_pass, theta);
+    }
+  /* a NaN in y: the one pass gives way, and the density's own message */
+  static const Case bad = {
+    "affine-normal-nan",
+    "data { int N; vector[N] y; }\n"
+    "parameters { real mu; real<lower=0> tau; vector[N] z; }\n"
+    "model { y ~ normal(mu + tau * z, 1); }\n",
+    "{\"N\": 3, \"y\": [0.5, \"NaN\", 2]}", 1, 0 };
+  g_autoptr (TildeModel) m = prepare (&bad, MIR_OPT_O0, TRUE);
+  double theta[5] = { 0.1, 0.2, 0.3, 0.4, 0.5 };
+  g_autoptr (TildeModelError) e = NULL;
+  guint runs = rt_fused_affine_normal_runs ();
+  tilde_model_log_density (m, theta, FALSE, TRUE, NULL, &e);
+  g_assert_nonnull (e);
+  g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_DOMAIN);
+  g_assert_cmpstr (e->message, ==, "normal_lpdf: Random variable[2] is nan, but must be not nan!");
+  g_assert_cmpuint (rt_fused_affine_normal_runs (), ==, runs);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -661,5 +735,6 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/fused/scalar-loop-blocks", test_scalar_loop_blocks);
   g_test_add_func ("/runtime/fused/scalar-factors", test_scalar_factors);
   g_test_add_func ("/runtime/fused/gp-symmetric", test_gp_symmetric);
+  g_test_add_func ("/runtime/fused/affine-normal", test_affine_normal);
   return g_test_run ();
 }
