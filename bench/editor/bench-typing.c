@@ -53,7 +53,7 @@ static TildeApplication *app;
 typedef struct {
   GPollFunc poll;
   gboolean  recording;
-  gboolean  list_stalls;  /* $TILDE_BENCH_LIST_STALLS */
+  gint64    list_stalls;  /* CPU µs above which iterations are listed; 0: none */
   gint64    since_wall;
   gint64    since_cpu;
   GArray   *wall;         /* gint64 µs an iteration kept the thread */
@@ -84,7 +84,7 @@ timed_poll (GPollFD *fds, guint nfds, gint timeout)
       g_array_append_val (iterations.wall, w);
       g_array_append_val (iterations.cpu, c);
       /* For a profiler's timeline (perf record -k mono): when they were. */
-      if (iterations.list_stalls && c > 16000)
+      if (iterations.list_stalls && c > iterations.list_stalls)
         printf ("stall: from %" G_GINT64_FORMAT " us (CLOCK_MONOTONIC), %.1f ms, CPU %.1f ms\n",
                 iterations.since_wall, w / 1000.0, c / 1000.0);
     }
@@ -306,7 +306,14 @@ main (int argc, char *argv[])
   iterations.wall = g_array_new (FALSE, FALSE, sizeof (gint64));
   iterations.cpu = g_array_new (FALSE, FALSE, sizeof (gint64));
   iterations.poll = g_main_context_get_poll_func (NULL);
-  iterations.list_stalls = g_getenv ("TILDE_BENCH_LIST_STALLS") != NULL;
+  /* TILDE_BENCH_LIST_STALLS lists the iterations over 16 ms of CPU, or
+   * over $TILDE_BENCH_STALL_MS */
+  if (g_getenv ("TILDE_BENCH_LIST_STALLS"))
+    {
+      const char *ms = g_getenv ("TILDE_BENCH_STALL_MS");
+      gint64 limit = ms ? g_ascii_strtoll (ms, NULL, 10) : 16;
+      iterations.list_stalls = (limit > 0 ? limit : 16) * 1000;
+    }
   g_main_context_set_poll_func (NULL, timed_poll);
 
   app = tilde_application_new (G_APPLICATION_NON_UNIQUE);
