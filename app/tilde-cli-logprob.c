@@ -174,6 +174,7 @@ run (const char *name, int argc, char **argv, gboolean diagnose)
     }
 
   lp = tilde_model_log_density (model, theta, o.propto, !o.no_jacobian, gradient, &model_error);
+  _tilde_cli_report_device_failures (model);
   if (model_error != NULL)
     {
       g_printerr (_("Error evaluating the log density: %s\n"), model_error->message);

@@ -137,6 +137,14 @@ use_device (TildeModel *model, int *status)
   return TRUE;
 }
 
+void
+_tilde_cli_report_device_failures (TildeModel *model)
+{
+  g_autoptr (GPtrArray) failures = tilde_model_take_device_failures (model);
+  for (guint i = 0; i < failures->len; i++)
+    g_printerr (_("Warning: %s\n"), ((TildeDiagnostic *) g_ptr_array_index (failures, i))->message);
+}
+
 TildeModel *
 _tilde_cli_load_model (const char  *model_path,
                        const char  *data_path,

@@ -577,6 +577,7 @@ run (OptimizeArgs *a)
 
   status = tilde_optimize_run (model, theta0, &o, &callbacks, &result) ? TILDE_EXIT_OK
                                                                        : TILDE_EXIT_MODEL_ERROR;
+  _tilde_cli_report_device_failures (model);
   if (!close_writer (writer))
     status = TILDE_EXIT_MODEL_ERROR;
   if (status == TILDE_EXIT_OK && a->laplace_draws > 0)

@@ -32,6 +32,10 @@ TildeModel *_tilde_cli_load_model (const char  *model_path,
                                    const char  *data_path,
                                    MirOptLevel  level,
                                    int         *status);
+/* Prints a warning on standard error for each statement whose kernel
+ * failed on the device while the model ran (it ran on the CPU from then
+ * on). */
+void        _tilde_cli_report_device_failures (TildeModel *model);
 /* "bernoulli_model" for "path/bernoulli.stan", as CmdStan names a model
  * in its CSV headers. */
 char       *_tilde_cli_model_name (const char *model_path);

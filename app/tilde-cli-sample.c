@@ -502,6 +502,7 @@ sample (SampleArgs *a, TildeSampleOptions *o)
   ok = tilde_sample_run_wait (run, &error);
   sigaction (SIGINT, &previous, NULL);
   interrupted_run = NULL;
+  _tilde_cli_report_device_failures (model);
 
   if (!ok && !g_error_matches (error, TILDE_SAMPLE_ERROR, TILDE_SAMPLE_ERROR_CANCELLED))
     {

@@ -16,6 +16,7 @@ struct TildeGpuContext {
   TildeGpuSourceFunc source_func;
   gpointer           source_data;
   char              *cache_dir;
+  guint              runs_left;    /* tilde_gpu_context_fail_after */
 };
 
 void
@@ -53,6 +54,7 @@ tilde_gpu_context_new (const TildeGpuDevice *device, GError **error)
     }
   TildeGpuContext *ctx = g_new0 (TildeGpuContext, 1);
   ctx->refs = 1;
+  ctx->runs_left = G_MAXUINT;
   ctx->device = tilde_gpu_device_copy (device);
   ctx->context = context;
   ctx->queue = queue;
@@ -130,6 +132,25 @@ void
 tilde_gpu_context_unlock (TildeGpuContext *ctx)
 {
   g_mutex_unlock (&ctx->lock);
+}
+
+void
+tilde_gpu_context_fail_after (TildeGpuContext *ctx, guint runs)
+{
+  g_mutex_lock (&ctx->lock);
+  ctx->runs_left = runs;
+  g_mutex_unlock (&ctx->lock);
+}
+
+int
+tilde_gpu_context_run_allowed (TildeGpuContext *ctx)
+{
+  if (ctx->runs_left == G_MAXUINT)
+    return CL_SUCCESS;
+  if (ctx->runs_left == 0)
+    return CL_DEVICE_NOT_AVAILABLE;
+  ctx->runs_left--;
+  return CL_SUCCESS;
 }
 
 /* ---- the binary cache ---- */

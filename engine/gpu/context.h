@@ -48,6 +48,13 @@ gpointer         tilde_gpu_context_queue      (const TildeGpuContext *ctx);
 void             tilde_gpu_context_lock       (TildeGpuContext *ctx);
 void             tilde_gpu_context_unlock     (TildeGpuContext *ctx);
 
+/* For tests of what a device lost while running does: after `runs` more
+ * kernel runs, every run fails with CL_DEVICE_NOT_AVAILABLE (G_MAXUINT,
+ * the default: never). */
+void             tilde_gpu_context_fail_after (TildeGpuContext *ctx, guint runs);
+/* With the lock held, before a run: CL_SUCCESS, or the failure above. */
+int              tilde_gpu_context_run_allowed (TildeGpuContext *ctx);
+
 /* A GError for an OpenCL failure of `what`: out of memory codes become
  * TILDE_GPU_ERROR_MEMORY. */
 void             tilde_gpu_set_cl_error (GError **error, int code, const char *what);

@@ -750,7 +750,9 @@ tilde_gpu_ew_sums (TildeGpuEw *ew, const double *scalars, double *sums, GError *
     }
   g_mutex_lock (&ew->lock);
   tilde_gpu_context_lock (ew->ctx);
-  cl_int rc = enqueue (ew, tilde_gpu_context_queue (ew->ctx), scalars, sums);
+  cl_int rc = tilde_gpu_context_run_allowed (ew->ctx);
+  if (rc == CL_SUCCESS)
+    rc = enqueue (ew, tilde_gpu_context_queue (ew->ctx), scalars, sums);
   tilde_gpu_context_unlock (ew->ctx);
   g_mutex_unlock (&ew->lock);
   if (rc != CL_SUCCESS)

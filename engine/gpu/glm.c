@@ -797,7 +797,9 @@ tilde_gpu_glm_sums_full (TildeGpuGlm *g, double alpha, const double *beta, doubl
   /* the kernels' arguments and buffers are the GLM's; the queue the context's */
   g_mutex_lock (&g->lock);
   tilde_gpu_context_lock (g->ctx);
-  cl_int rc = enqueue (g, tilde_gpu_context_queue (g->ctx), alpha, beta, aux, cuts, n_cuts, sums);
+  cl_int rc = tilde_gpu_context_run_allowed (g->ctx);
+  if (rc == CL_SUCCESS)
+    rc = enqueue (g, tilde_gpu_context_queue (g->ctx), alpha, beta, aux, cuts, n_cuts, sums);
   tilde_gpu_context_unlock (g->ctx);
   g_mutex_unlock (&g->lock);
   if (rc != CL_SUCCESS)

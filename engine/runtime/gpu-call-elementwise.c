@@ -16,6 +16,7 @@ struct RtGpuEwSite {
   const Ex      *sigma;      /* the normal's */
   gboolean       drop;       /* normal_lupdf */
   gint           failed;     /* the device failed once: the CPU from then on */
+  RtGpuFailures *failures;   /* where that is reported */
   gint           runs;
 };
 
@@ -56,7 +57,7 @@ vector_values (const TildeGpuEwSite *site, const St *s, const TildeValue *global
 RtGpuEwSite *
 rt_gpu_ew_attach (const TildeGpuEwSite *site, St *s, const TildeValue *globals, int n_globals,
                   TildeGpuContext *ctx, const gboolean *chosen, GPtrArray *attached,
-                  GPtrArray *diagnostics)
+                  RtGpuFailures *failures, GPtrArray *diagnostics)
 {
   if (s->fn != rt_st_target && s->fn != rt_st_target_fused && s->fn != rt_st_target_normal_stats)
     return NULL;
@@ -88,6 +89,7 @@ rt_gpu_ew_attach (const TildeGpuEwSite *site, St *s, const TildeValue *globals, 
   g->site = *site;
   g->ew = ew;
   g->cpu_fn = s->fn;
+  g->failures = failures;
   memcpy (g->scalars, scalars, sizeof (Ex *) * p->n_scalars);
   g->sigma = sigma;
   const MirFun *f = &site->call->u.call.fun;
@@ -123,10 +125,7 @@ scalar_value (const TildeValue *v)
 static gboolean
 device_failed (RtGpuEwSite *g, const GError *error)
 {
-  if (g_atomic_int_compare_and_exchange (&g->failed, 0, 1))
-    g_warning ("%s at line %d: %s; running it on the CPU from now on",
-               g->site.call->u.call.fun.name, g->site.stmt->span.begin_line, error->message);
-  return FALSE;
+  return rt_gpu_failed (g->failures, &g->failed, g->site.call, g->site.stmt, error);
 }
 
 static gboolean

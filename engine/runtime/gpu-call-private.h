@@ -10,12 +10,28 @@ G_BEGIN_DECLS
 
 typedef struct RtGpu RtGpu;
 
+/* Kernels that failed while running, for whoever runs the model
+ * (tilde_model_take_device_failures): a warning each, taken under lock,
+ * since chains evaluate on several threads. */
+typedef struct {
+  GMutex     lock;
+  GPtrArray *warnings;   /* TildeDiagnostic* */
+} RtGpuFailures;
+
+/* Reports that `call` (in `stmt`) failed on the device with `error`, once
+ * per statement (`failed` its flag), and returns FALSE: the statement runs
+ * on the CPU from then on. */
+gboolean rt_gpu_failed (RtGpuFailures *failures, gint *failed, const MirExpr *call,
+                        const MirStmt *stmt, const GError *error);
+
 /* Switches the GLM statements of `log_prob` (compiled from `prog`) over
  * device data to kernels; the data are read from `globals` (n_globals). */
 RtGpu *rt_gpu_attach (const MirProgram *prog, St *log_prob, const TildeValue *globals, int n_globals,
                       TildeGpuContext *ctx, gboolean use_opencl, GPtrArray *diagnostics);
 guint  rt_gpu_n_sites (const RtGpu *gpu);
 guint  rt_gpu_runs    (const RtGpu *gpu);
+/* The failures reported since the last call (a new array, maybe empty). */
+GPtrArray *rt_gpu_take_failures (RtGpu *gpu);
 void   rt_gpu_free    (RtGpu *gpu);
 
 /* A statement run by a kernel (St.gpu is its site). */
@@ -30,7 +46,8 @@ Flow   rt_st_target_gpu (Ev *ev, const St *s);
 typedef struct RtGpuEwSite RtGpuEwSite;
 RtGpuEwSite *rt_gpu_ew_attach (const TildeGpuEwSite *site, St *s, const TildeValue *globals,
                                int n_globals, TildeGpuContext *ctx, const gboolean *chosen,
-                               GPtrArray *attached, GPtrArray *diagnostics);
+                               GPtrArray *attached, RtGpuFailures *failures,
+                               GPtrArray *diagnostics);
 guint  rt_gpu_ew_runs (const RtGpuEwSite *g);
 void   rt_gpu_ew_free (RtGpuEwSite *g);
 Flow   rt_st_target_gpu_ew (Ev *ev, const St *s);

@@ -21,12 +21,14 @@ typedef struct {
   gboolean     glm_constants;  /* Stan's neg_binomial_2_log_glm (see runtime/dist) */
   double       lgamma_sum;   /* poisson, negative binomial: sum lgamma (y + 1) */
   gint         failed;       /* the device failed once: the CPU from then on */
+  RtGpuFailures *failures;   /* where that is reported */
   gint         runs;         /* evaluations the kernel made */
 } RtGpuSite;
 
 struct RtGpu {
   GPtrArray *sites;          /* RtGpuSite* */
   GPtrArray *ew_sites;       /* RtGpuEwSite* */
+  RtGpuFailures failures;
 };
 
 static St *
@@ -105,7 +107,8 @@ same_matrix (GPtrArray *sites, const TildeValue *x)
 
 static RtGpuSite *
 attach_site (const TildeGpuSite *site, St *s, const TildeValue *globals, int n_globals,
-             TildeGpuContext *ctx, gboolean chosen, GPtrArray *sites, GPtrArray *diagnostics)
+             TildeGpuContext *ctx, gboolean chosen, GPtrArray *sites, RtGpuFailures *failures,
+             GPtrArray *diagnostics)
 {
   if (s->fn != rt_st_target && s->fn != rt_st_target_fused && s->fn != rt_st_target_normal_stats)
     return NULL;
@@ -145,6 +148,7 @@ attach_site (const TildeGpuSite *site, St *s, const TildeValue *globals, int n_g
   g->glm = glm;
   g->x_data = x->u.d;
   g->cpu_fn = s->fn;
+  g->failures = failures;
   g->alpha = alpha;
   g->beta = beta;
   g->sigma = sigma;
@@ -177,6 +181,8 @@ rt_gpu_attach (const MirProgram *prog, St *log_prob, const TildeValue *globals, 
   RtGpu *gpu = g_new0 (RtGpu, 1);
   gpu->sites = g_ptr_array_new ();
   gpu->ew_sites = g_ptr_array_new ();
+  g_mutex_init (&gpu->failures.lock);
+  gpu->failures.warnings = tilde_diagnostic_list_new ();
   g_autoptr (TildeGpuPlan) plan = tilde_gpu_plan_new (prog, use_opencl);
   for (guint i = 0; i < plan->sites->len; i++)
     {
@@ -184,7 +190,8 @@ rt_gpu_attach (const MirProgram *prog, St *log_prob, const TildeValue *globals, 
       St *s = find_st (log_prob, site->stmt);
       RtGpuSite *g = s && !s->gpu
         ? attach_site (site, s, globals, n_globals, ctx,
-                       chosen_not_annotated (plan, site->x->u.var.name), gpu->sites, diagnostics)
+                       chosen_not_annotated (plan, site->x->u.var.name), gpu->sites,
+                       &gpu->failures, diagnostics)
         : NULL;
       if (g)
         g_ptr_array_add (gpu->sites, g);
@@ -198,7 +205,7 @@ rt_gpu_attach (const MirProgram *prog, St *log_prob, const TildeValue *globals, 
         chosen[v] = chosen_not_annotated (plan, site->vectors[v]->u.var.name);
       RtGpuEwSite *g = s && !s->gpu
         ? rt_gpu_ew_attach (site, s, globals, n_globals, ctx, chosen, gpu->ew_sites,
-                            diagnostics)
+                            &gpu->failures, diagnostics)
         : NULL;
       if (g)
         g_ptr_array_add (gpu->ew_sites, g);
@@ -223,6 +230,19 @@ rt_gpu_runs (const RtGpu *gpu)
   return n;
 }
 
+GPtrArray *
+rt_gpu_take_failures (RtGpu *gpu)
+{
+  GPtrArray *fresh = tilde_diagnostic_list_new ();
+  if (!gpu)
+    return fresh;
+  g_mutex_lock (&gpu->failures.lock);
+  GPtrArray *taken = gpu->failures.warnings;
+  gpu->failures.warnings = fresh;
+  g_mutex_unlock (&gpu->failures.lock);
+  return taken;
+}
+
 void
 rt_gpu_free (RtGpu *gpu)
 {
@@ -238,6 +258,8 @@ rt_gpu_free (RtGpu *gpu)
   for (guint i = 0; i < gpu->ew_sites->len; i++)
     rt_gpu_ew_free (g_ptr_array_index (gpu->ew_sites, i));
   g_ptr_array_unref (gpu->ew_sites);
+  g_ptr_array_unref (gpu->failures.warnings);
+  g_mutex_clear (&gpu->failures.lock);
   g_free (gpu);
 }
 
@@ -276,14 +298,31 @@ finish_neg_binomial (RtGpuSite *g, const double *sums, gint32 N, gint32 K, doubl
                                      v, d_beta);
 }
 
+gboolean
+rt_gpu_failed (RtGpuFailures *failures, gint *failed, const MirExpr *call, const MirStmt *stmt,
+               const GError *error)
+{
+  if (!g_atomic_int_compare_and_exchange (failed, 0, 1))
+    return FALSE;
+  const TildeSpan *span = &stmt->span;
+  g_autofree char *text = g_strdup_printf ("%s at line %d failed on the OpenCL device: %s; "
+                                           "it runs on the CPU from now on",
+                                           call->u.call.fun.name, span->begin_line,
+                                           error->message);
+  TildeDiagnostic *d = tilde_diagnostic_new (TILDE_SEVERITY_WARNING, TILDE_DIAG_RUNTIME, NULL,
+                                             span->begin_line, span->begin_column,
+                                             span->end_line, span->end_column, text);
+  g_mutex_lock (&failures->lock);
+  g_ptr_array_add (failures->warnings, d);
+  g_mutex_unlock (&failures->lock);
+  return FALSE;
+}
+
 /* Reported once; the statement stays on the CPU from then on. */
 static gboolean
 device_failed (RtGpuSite *g, const GError *error)
 {
-  if (g_atomic_int_compare_and_exchange (&g->failed, 0, 1))
-    g_warning ("%s at line %d: %s; running it on the CPU from now on",
-               g->site.call->u.call.fun.name, g->site.stmt->span.begin_line, error->message);
-  return FALSE;
+  return rt_gpu_failed (g->failures, &g->failed, g->site.call, g->site.stmt, error);
 }
 
 /* categorical_logit_glm: alpha a vector of C, beta K x C; sizes that do

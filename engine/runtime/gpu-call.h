@@ -39,4 +39,10 @@ guint tilde_model_device_statements (const TildeModel *model);
  * the CPU path). */
 guint tilde_model_device_runs (const TildeModel *model);
 
+/* The statements whose kernel failed while evaluating since the last call
+ * (the device lost, out of its memory): a TildeDiagnostic warning each,
+ * placed at the statement, which runs on the CPU from then on. A new
+ * array, empty when none; safe while other threads evaluate. */
+GPtrArray *tilde_model_take_device_failures (TildeModel *model);
+
 G_END_DECLS

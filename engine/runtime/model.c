@@ -617,6 +617,12 @@ tilde_model_device_runs (const TildeModel *m)
   return rt_gpu_runs (m->gpu);
 }
 
+GPtrArray *
+tilde_model_take_device_failures (TildeModel *m)
+{
+  return rt_gpu_take_failures (m->gpu);
+}
+
 guint
 tilde_model_device_statements (const TildeModel *m)
 {

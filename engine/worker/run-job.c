@@ -877,6 +877,8 @@ tilde_run_job_run (TildeRunJob *job, const TildeRunCallbacks *callbacks, gpointe
 {
   Sink sink = { job, callbacks, user_data };
   g_autoptr(TildeModel) model = NULL;
+  g_autoptr(GPtrArray) failures = NULL;
+  gboolean ok;
 
   if (is_cancelled (job, error))
     return FALSE;
@@ -893,8 +895,14 @@ tilde_run_job_run (TildeRunJob *job, const TildeRunCallbacks *callbacks, gpointe
   if (is_cancelled (job, error))
     return FALSE;
   if (job->settings.method == TILDE_RUN_OPTIMIZE)
-    return run_optimizer (job, model, &sink, error);
-  return run_sampler (job, model, &sink, error);
+    ok = run_optimizer (job, model, &sink, error);
+  else
+    ok = run_sampler (job, model, &sink, error);
+  /* kernels that failed on the way: warnings in the problems list */
+  failures = tilde_model_take_device_failures (model);
+  for (guint i = 0; i < failures->len; i++)
+    g_ptr_array_add (job->diagnostics, tilde_diagnostic_copy (g_ptr_array_index (failures, i)));
+  return ok;
 }
 
 /* ---- summaries ---- */

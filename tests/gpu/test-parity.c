@@ -337,6 +337,51 @@ test_domain_errors (void)
     }
 }
 
+/* A device lost while running: the kernel's run fails, the statement
+ * gives the CPU path's value from then on (the device back or not), and
+ * one warning placed at the statement says so, taken once. */
+static void
+test_device_lost (void)
+{
+  g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
+  if (!ctx)
+    return;
+  g_autoptr (GRand) r = g_rand_new_with_seed (11);
+  g_autofree char *json = data_json (r, 300, 4, 1, NULL);
+  Pair p;
+  pair_new (&p, ctx, &families[0], json, 1);
+  g_autofree double *theta = g_new0 (double, p.n);
+  random_theta (r, theta, p.n);
+  compare_at (&p, theta, FALSE);
+  guint runs = tilde_model_device_runs (p.dev);
+  g_assert_cmpuint (runs, >, 0);
+  g_autoptr (GPtrArray) none = tilde_model_take_device_failures (p.dev);
+  g_assert_cmpuint (none->len, ==, 0);
+
+  tilde_gpu_context_fail_after (ctx, 0);
+  compare_at (&p, theta, FALSE);
+  compare_at (&p, theta, TRUE);
+  g_autoptr (GPtrArray) lost = tilde_model_take_device_failures (p.dev);
+  g_assert_cmpuint (lost->len, ==, 1);
+  const TildeDiagnostic *d = g_ptr_array_index (lost, 0);
+  g_assert_cmpint (d->severity, ==, TILDE_SEVERITY_WARNING);
+  /* the statement's line in model_source */
+  g_assert_cmpint (d->begin_line, ==, 23);
+  g_assert_nonnull (strstr (d->message, "normal_id_glm"));
+  g_assert_nonnull (strstr (d->message, "at line 23 failed on the OpenCL device"));
+  g_assert_nonnull (strstr (d->message, "CL_DEVICE_NOT_AVAILABLE"));
+  g_assert_nonnull (strstr (d->message, "it runs on the CPU from now on"));
+  g_autoptr (GPtrArray) again = tilde_model_take_device_failures (p.dev);
+  g_assert_cmpuint (again->len, ==, 0);
+
+  tilde_gpu_context_fail_after (ctx, G_MAXUINT);
+  compare_at (&p, theta, FALSE);
+  g_assert_cmpuint (tilde_model_device_runs (p.dev), ==, runs);
+  g_autoptr (GPtrArray) after = tilde_model_take_device_failures (p.dev);
+  g_assert_cmpuint (after->len, ==, 0);
+  pair_clear (&p);
+}
+
 /* An exp that overflows: -inf, as on the CPU. */
 static void
 test_overflow (void)
@@ -366,5 +411,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/parity/optimised", test_optimised);
   g_test_add_func ("/gpu/parity/domain-errors", test_domain_errors);
   g_test_add_func ("/gpu/parity/overflow", test_overflow);
+  g_test_add_func ("/gpu/parity/device-lost", test_device_lost);
   return g_test_run ();
 }
