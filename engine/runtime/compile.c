@@ -1013,6 +1013,8 @@ fx_leaf (Compiler *c, FxCtx *x, const MirExpr *m)
     return NULL;
   Fx *f = fx_new (c, FX_LEAF);
   f->e = compile_expr (c, m);
+  f->scalar = is_scalar_type (m->type);
+  f->data = m->ad_level == TILDE_AD_DATA;
   return f;
 }
 

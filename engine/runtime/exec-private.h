@@ -108,6 +108,8 @@ struct Fx {
   Ex              *e, *off;
   int              sign;
   gboolean         ints;      /* arithmetic of ints: an overflow is the general path's error */
+  gboolean         scalar;    /* LEAF: of a scalar type */
+  gboolean         data;      /* LEAF: its value depends on no parameter */
   Fx              *a, *b, *c;
   const RtBuiltin *times;     /* ROW_TIMES: the library's product */
 };

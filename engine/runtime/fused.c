@@ -13,7 +13,9 @@
  * argument, and the sweep only adds tau's and mu's partials and eta's,
  * summed per variable of eta. (A density of more arguments than a capture
  * holds records the argument as one elementwise node and folds it into its
- * reduction.)
+ * reduction.) `y ~ normal (a + b * v, sigma)` of data y and scalars a, b
+ * and sigma goes further: one loop computes the value and sums the
+ * partials as it goes, the location never stored (affine_normal).
  *
  * A loop whose body is only `target += density (...)` of scalars indexed
  * by the loop variable (`y[n] ~ normal (alpha + beta * y[n - 1], sigma)`)
@@ -218,9 +220,6 @@ gather (Ev *ev, const TildeValue *b, const int *p, gint32 n)
   return w;
 }
 
-/* b[p[i]] of variables in one range: their values, and the range with the
- * positions as the one dependency, so that no list of ids is made and the
- * partials are summed per variable of the range. */
 /* x[i] = val[p[i]], four values read before any is stored: the
  * processor may take a store for one to a value still to be read (their
  * addresses alike in the low bits) and wait for it. */
@@ -247,6 +246,10 @@ typedef struct {
   const double *val;
 } FxLazyGather;
 
+/* b[p[i]] of variables in one range: their values (or, with `lazy`, what
+ * reads them), and the range with the positions as the one dependency,
+ * so that no list of ids is made and the partials are summed per variable
+ * of the range. */
 static void
 gather_positions (FxRun *r, const TildeValue *b, const int *p, gint32 n, FxVal *out,
                   FxLazyGather *lazy)
@@ -678,18 +681,38 @@ compose_captured (Ev *ev, FxVal *vals, const TildeValue *args, int n_args, const
 
 /* ---- normal of an affine location in one pass ---- */
 
+static gboolean
+is_scalar_leaf (const Fx *f)
+{
+  return f->kind == FX_LEAF && f->scalar;
+}
+
+/* a container, or a slice or gather of one (a loop's vectorised scalars) */
+static gboolean
+is_container (const Fx *f)
+{
+  return (f->kind == FX_LEAF && !f->scalar) || f->kind == FX_GATHER || f->kind == FX_SLICE;
+}
+
+static gboolean
+is_data_container (const Fx *f)
+{
+  return (f->kind == FX_LEAF && !f->scalar && f->data) || f->kind == FX_SLICE;
+}
+
 gboolean
 rt_fused_is_affine_normal (const char *name, Fx *const *fx)
 {
   if (strcmp (name, "normal_lpdf") != 0 && strcmp (name, "normal_lupdf") != 0)
     return FALSE;
+  /* the form is known here, so that a statement of another form does not
+   * try the one pass at every evaluation; only values make it give way */
   const Fx *m = fx[1];
-  if (m->kind != FX_FMA || m->ints || m->c->kind != FX_LEAF || fx[2]->kind != FX_LEAF)
+  if (!is_scalar_leaf (fx[2]) || m->kind != FX_FMA || m->ints || !is_scalar_leaf (m->c)
+      || !is_data_container (fx[0]))
     return FALSE;
-  /* which of b0 and b1 is the container is known when they are evaluated */
-  gboolean a_leaf = m->a->kind == FX_LEAF, b_leaf = m->b->kind == FX_LEAF;
-  return (a_leaf && (b_leaf || m->b->kind == FX_GATHER || m->b->kind == FX_SLICE))
-    || (b_leaf && (m->a->kind == FX_GATHER || m->a->kind == FX_SLICE));
+  return (is_scalar_leaf (m->a) && is_container (m->b))
+    || (is_scalar_leaf (m->b) && is_container (m->a));
 }
 
 static gint affine_normal_runs;
