@@ -152,6 +152,24 @@ ar1_data (gsl_rng *rng, BenchData *d)
 }
 
 static char *
+ark_data (gsl_rng *rng, BenchData *d)
+{
+  int N = d->N = 200, K = d->K = 5;
+  static const double phi[5] = { 0.5, -0.2, 0.1, 0.05, -0.05 };
+  d->y = g_new (double, N);
+  for (int n = 0; n < N; n++)
+    {
+      d->y[n] = 0.3 + gsl_ran_gaussian (rng, 0.2);
+      for (int k = 1; k <= K && k <= n; k++)
+        d->y[n] += phi[k - 1] * d->y[n - k];
+    }
+  GString *s = g_string_new (NULL);
+  g_string_printf (s, "{ \"K\": %d, \"N\": %d, ", K, N);
+  json_reals (s, "y", d->y, N);
+  return json_end (s);
+}
+
+static char *
 gp_data (gsl_rng *rng, BenchData *d)
 {
   int N = d->N = 100;
@@ -190,6 +208,7 @@ static const Bench benches[] = {
   { "hierarchical normal, 200 groups", "hierarchical.stan", FALSE, ref_hierarchical,
     hierarchical_data },
   { "AR(1) N=1000, loop", "ar1.stan", TRUE, ref_ar1, ar1_data },
+  { "AR(K) K=5 N=200, nested loops", "ark.stan", TRUE, ref_ark, ark_data },
   { "GP regression N=100, Cholesky", "gp.stan", FALSE, ref_gp, gp_data },
 };
 

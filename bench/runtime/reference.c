@@ -125,6 +125,42 @@ ref_ar1 (const BenchData *d, const double *theta, double *grad)
   return lp;
 }
 
+/* The autoregression of order K written as the model's loops write it:
+ * the residual of each observation from its K predecessors. */
+double
+ref_ark (const BenchData *d, const double *theta, double *grad)
+{
+  int N = d->N, K = d->K;
+  double alpha = theta[0], sigma = exp (theta[K + 1]);
+  const double *beta = theta + 1, *y = d->y;
+  double *gb = grad + 1;
+  double sr = 0, sq = 0;
+  for (int k = 0; k < K; k++)
+    gb[k] = 0;
+  for (int t = K; t < N; t++)
+    {
+      double mu = alpha;
+      for (int k = 1; k <= K; k++)
+        mu += beta[k - 1] * y[t - k];
+      double r = y[t] - mu;
+      sq += r * r;
+      sr += r;
+      for (int k = 1; k <= K; k++)
+        gb[k - 1] += r * y[t - k];
+    }
+  double inv_s2 = 1 / (sigma * sigma), u = sigma / 2.5;
+  double lp = -0.5 * (alpha / 10) * (alpha / 10) - log1p (u * u) + theta[K + 1]
+    - 0.5 * sq * inv_s2 - (N - K) * theta[K + 1];
+  for (int k = 0; k < K; k++)
+    {
+      lp -= 0.5 * (beta[k] / 10) * (beta[k] / 10);
+      gb[k] = -beta[k] / 100 + gb[k] * inv_s2;
+    }
+  grad[0] = -alpha / 100 + sr * inv_s2;
+  grad[K + 1] = -2 * u * u / (1 + u * u) + 1 + sq * inv_s2 - (N - K);
+  return lp;
+}
+
 /* -y' K^-1 y / 2 - log det K / 2 for K = alpha^2 exp (-d^2 / (2 rho^2)) +
  * sigma^2 I, and its derivatives 0.5 tr ((a a' - K^-1) dK) with a = K^-1 y.
  * Only lower triangles are formed. */

@@ -30,5 +30,7 @@ double ref_eight_schools (const BenchData *d, const double *theta, double *grad)
 double ref_hierarchical  (const BenchData *d, const double *theta, double *grad);
 /* theta: alpha, beta, log sigma */
 double ref_ar1           (const BenchData *d, const double *theta, double *grad);
+/* theta: alpha, beta[K], log sigma */
+double ref_ark           (const BenchData *d, const double *theta, double *grad);
 /* theta: log rho, log alpha, log sigma */
 double ref_gp            (const BenchData *d, const double *theta, double *grad);

@@ -1347,13 +1347,39 @@ compile_vector_loop (Compiler *c, const MirStmt *m, St *general)
 
 /* ---- loops of scalar terms (fused-loop.c) ---- */
 
+#define LX_MAX_LOCALS 8
+
 typedef struct {
   Compiler   *c;
   const char *var;     /* the loop variable */
   Lx         *prog;
   int         n;
   gboolean    ok;
+  gboolean    ad_slice;  /* a slice of a container that is not data */
+  /* the body's real scalars: their names and the instruction that holds
+   * each one's value at this point of the body (-1: not yet assigned) */
+  const char *local[LX_MAX_LOCALS];
+  int         local_ins[LX_MAX_LOCALS];
+  int         n_locals;
 } LxBuild;
+
+static int
+lx_local (const LxBuild *b, const char *name)
+{
+  for (int i = 0; i < b->n_locals; i++)
+    if (strcmp (b->local[i], name) == 0)
+      return i;
+  return -1;
+}
+
+static gboolean
+lx_mentions_local (const LxBuild *b, const MirExpr *m)
+{
+  for (int i = 0; i < b->n_locals; i++)
+    if (mentions (m, b->local[i]))
+      return TRUE;
+  return FALSE;
+}
 
 static int
 lx_push (LxBuild *b, LxOp op, int n_args, const int *args)
@@ -1429,13 +1455,21 @@ lx_emit (LxBuild *b, const MirExpr *m)
     return 0;
   if (!is_real_scalar_type (m->type))
     goto fail;
-  if (!mentions (m, b->var))
+  gboolean local = lx_mentions_local (b, m);
+  if (!local && !mentions (m, b->var))
     {
       if (!pure_expr (m))
         goto fail;
       int k = lx_push (b, LX_LEAF, 0, NULL);
       b->prog[k].e = compile_expr (b->c, m);
       return k;
+    }
+  if (m->kind == MIR_EXPR_VAR && local)
+    {
+      int i = lx_local (b, m->u.var.name);
+      if (b->local_ins[i] < 0)
+        goto fail;             /* read before it is assigned: NaN, as written */
+      return b->local_ins[i];
     }
   if (m->kind == MIR_EXPR_VAR)
     {
@@ -1452,9 +1486,10 @@ lx_emit (LxBuild *b, const MirExpr *m)
       const MirIndex *ix = idx->len == 1 ? g_ptr_array_index (idx, 0) : NULL;
       int sign;
       if (!ix || ix->kind != MIR_INDEX_SINGLE || mentions (base, b->var) || !pure_expr (base)
-          || !is_flat_1d_type (base->type) || !loop_offset (ix->e, b->var, &off, &sign))
+          || local || !is_flat_1d_type (base->type) || !loop_offset (ix->e, b->var, &off, &sign))
         goto fail;
       int k = lx_push (b, LX_SLICE, 0, NULL);
+      b->ad_slice |= base->ad_level != TILDE_AD_DATA;
       b->prog[k].varies = TRUE;
       b->prog[k].e = compile_expr (b->c, base);
       b->prog[k].off = off ? compile_expr (b->c, off) : NULL;
@@ -1484,35 +1519,168 @@ fail:
   return 0;
 }
 
+/* Whether the inner program is x + a * s (either order of each) or
+ * fma (a, s, x) with a not varying and s a slice: then x's partial is 1 and
+ * a's is s, and the loop runs as a dot product. */
+static void
+lx_inner_dot (LxInner *in)
+{
+  const Lx *p = in->prog, *last = &p[in->n - 1];
+  int prod, x;
+  if (last->op == LX_FMA && last->args[2] == 0)
+    prod = -1, x = 0;
+  else if (last->op == LX_ADD && (last->args[0] == 0 || last->args[1] == 0))
+    {
+      x = 0;
+      prod = last->args[0] == 0 ? last->args[1] : last->args[0];
+      if (p[prod].op != LX_MUL)
+        return;
+    }
+  else
+    return;
+  const guint8 *ab = prod < 0 ? last->args : p[prod].args;
+  int a = ab[0], s = ab[1];
+  if (p[a].op == LX_SLICE)
+    {
+      a = ab[1];
+      s = ab[0];
+    }
+  if (p[s].op != LX_SLICE || p[a].varies || a == x || s == x)
+    return;
+  in->dot = TRUE;
+  in->dot_fma = prod < 0;
+  in->dot_a = a;
+  in->dot_s = s;
+}
+
+/* An inner loop `for (k in lo:hi) x = f;` with x a local of the body and
+ * f an expression of x, k, the outer loop's variable and what does not
+ * vary, but of no other local: an instruction giving x's value after the
+ * loop from its value before it, f being a program of its own (its first
+ * instruction x's value before each k) run k after k over the iterations
+ * of the outer loop. -1 when the loop is not of that form. */
+static int
+lx_emit_inner_loop (LxBuild *b, const MirStmt *m)
+{
+  const MirStmt *body = m->u.for_stmt.body;
+  while ((body->kind == MIR_STMT_BLOCK || body->kind == MIR_STMT_SLIST) && body->u.block.stmts
+         && body->u.block.stmts->len == 1)
+    body = g_ptr_array_index (body->u.block.stmts, 0);
+  if (body->kind != MIR_STMT_ASSIGN)
+    return -1;
+  const MirLvalue *lv = body->u.assign.lhs;
+  const MirExpr *f = body->u.assign.rhs;
+  const MirExpr *lo = m->u.for_stmt.lower, *hi = m->u.for_stmt.upper;
+  int x = lv->proj_of || !lv->var || (lv->indices && lv->indices->len > 0)
+    ? -1 : lx_local (b, lv->var);
+  if (x < 0 || b->local_ins[x] < 0 || mentions (lo, b->var) || mentions (hi, b->var)
+      || lx_mentions_local (b, lo) || lx_mentions_local (b, hi) || !pure_expr (lo)
+      || !pure_expr (hi))
+    return -1;
+  for (int i = 0; i < b->n_locals; i++)
+    if (i != x && mentions (f, b->local[i]))
+      return -1;
+  Compiler *c = b->c;
+  LxInner *in = tilde_arena_new0 (c->arena, LxInner);
+  in->lo = compile_expr (c, lo);
+  in->hi = compile_expr (c, hi);
+  guint mark = c->scope->len;
+  in->slot = bind (c, m->u.for_stmt.var);
+  LxBuild sub = { .c = c, .var = b->var, .ok = TRUE, .n_locals = 1,
+                  .prog = tilde_arena_newv (c->arena, Lx, LX_MAX_PROGRAM) };
+  sub.local[0] = lv->var;
+  sub.local_ins[0] = lx_push (&sub, LX_CARRY, 0, NULL);
+  sub.prog[0].varies = TRUE;
+  int last = lx_emit (&sub, f);
+  g_array_set_size (c->scope, mark);
+  /* slices of parameters would need their partials by k: run as written */
+  if (!sub.ok || sub.ad_slice || last != sub.n - 1 || !sub.prog[last].varies)
+    return -1;
+  for (int j = 0; j < sub.n; j++)
+    if (sub.prog[j].drop)
+      return -1;   /* a normal_lupdf: its terms dropped per evaluation, not here */
+  in->prog = sub.prog;
+  in->n = sub.n;
+  lx_inner_dot (in);
+  int k = lx_push (b, LX_INNER_LOOP, 1, &b->local_ins[x]);
+  b->prog[k].varies = TRUE;
+  b->prog[k].inner = in;
+  b->local_ins[x] = k;
+  return k;
+}
+
+/* Appends the instructions of the loop body's statement m: the terms to
+ * *sum, the locals' values as they are assigned. */
+static void
+lx_body (LxBuild *b, St *s, const MirStmt *m, int *sum, int *n_terms)
+{
+  if (!b->ok)
+    return;
+  switch (m->kind)
+    {
+    case MIR_STMT_BLOCK:
+    case MIR_STMT_SLIST:
+      for (guint i = 0; m->u.block.stmts && i < m->u.block.stmts->len; i++)
+        lx_body (b, s, g_ptr_array_index (m->u.block.stmts, i), sum, n_terms);
+      return;
+    case MIR_STMT_TARGET_PLUS:
+      {
+        St role = { 0 };
+        set_term_role (&role, m);
+        if ((*n_terms)++ == 0)
+          {
+            s->role = role.role;
+            s->role_args = role.role_args;
+          }
+        s->mixed_roles |= role.role != s->role || role.role_args != s->role_args;
+        int k = lx_emit (b, m->u.increment.expr);
+        *sum = *sum < 0 ? k : lx_push (b, LX_ADD, 2, (int[]) { *sum, k });
+        return;
+      }
+    case MIR_STMT_DECL:
+      if (b->n_locals == LX_MAX_LOCALS || tilde_type_kind (m->u.decl.type) != TILDE_TYPE_REAL
+          || lx_local (b, m->u.decl.name) >= 0)
+        break;
+      b->local[b->n_locals] = m->u.decl.name;
+      b->local_ins[b->n_locals++] = -1;
+      if (m->u.decl.init_kind == MIR_DECL_ASSIGN)
+        b->local_ins[b->n_locals - 1] = lx_emit (b, m->u.decl.init);
+      return;
+    case MIR_STMT_ASSIGN:
+      {
+        const MirLvalue *lv = m->u.assign.lhs;
+        int i = lv->proj_of || !lv->var || (lv->indices && lv->indices->len > 0)
+          ? -1 : lx_local (b, lv->var);
+        if (i < 0)
+          break;
+        b->local_ins[i] = lx_emit (b, m->u.assign.rhs);
+        return;
+      }
+    case MIR_STMT_FOR:
+      if (lx_emit_inner_loop (b, m) >= 0)
+        return;
+      break;
+    default:
+      break;
+    }
+  b->ok = FALSE;
+}
+
 /* The loop `general` (compiled from m) run as one program per iteration
- * over the sum of its terms, or NULL when its body is not of that form. */
+ * over the sum of its terms, or NULL when its body is not of that form:
+ * `target +=` terms, real locals assigned as a whole, and inner loops
+ * updating a local (lx_emit_inner_loop). */
 static St *
 compile_scalar_loop (Compiler *c, const MirStmt *m, St *general)
 {
-  g_autoptr (GPtrArray) terms = g_ptr_array_new ();
-  if (!collect_terms (m->u.for_stmt.body, terms) || terms->len == 0)
-    return NULL;
   LxBuild b = { .c = c, .var = m->u.for_stmt.var, .ok = TRUE,
                 .prog = tilde_arena_newv (c->arena, Lx, LX_MAX_PROGRAM) };
   St *s = st_new (c, rt_st_for_scalars, m);
-  int sum = -1;
-  for (guint i = 0; i < terms->len && b.ok; i++)
-    {
-      const MirStmt *t = g_ptr_array_index (terms, i);
-      St role = { 0 };
-      set_term_role (&role, t);
-      if (i == 0)
-        {
-          s->role = role.role;
-          s->role_args = role.role_args;
-        }
-      s->mixed_roles |= role.role != s->role || role.role_args != s->role_args;
-      int k = lx_emit (&b, t->u.increment.expr);
-      sum = sum < 0 ? k : lx_push (&b, LX_ADD, 2, (int[]) { sum, k });
-    }
+  int sum = -1, n_terms = 0;
+  lx_body (&b, s, m->u.for_stmt.body, &sum, &n_terms);
   /* the last instruction, the iteration's sum, is what the backward pass
    * starts from in every iteration */
-  if (!b.ok || sum != b.n - 1 || !b.prog[sum].varies)
+  if (!b.ok || n_terms == 0 || sum != b.n - 1 || !b.prog[sum].varies)
     return NULL;
   s->lx = b.prog;
   s->n_lx = b.n;

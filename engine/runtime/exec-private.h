@@ -185,7 +185,13 @@ typedef enum {
   LX_NORMAL_NO_CONST,
   LX_NORMAL_KERNEL,
   LX_NORMAL_NONE,
+  /* a local updated by an inner loop, `for (k in lo:hi) x = f (x, k, n);`:
+   * its operand is x's value before the loop, f the inner program */
+  LX_INNER_LOOP,
+  LX_CARRY,            /* in the inner program: x's value before this k */
 } LxOp;
+
+typedef struct LxInner LxInner;
 
 typedef struct {
   LxOp     op;
@@ -195,7 +201,23 @@ typedef struct {
   gboolean drop;                   /* NORMAL of normal_lupdf: drops constants under propto */
   Ex      *e, *off;                /* LEAF: e; SLICE: e and its offset (NULL: 0) */
   int      sign;
+  const LxInner *inner;            /* INNER_LOOP */
 } Lx;
+
+/* The inner loop of an INNER_LOOP: its bounds, the slot of its variable
+ * (which the program's leaves and offsets read) and the program of the
+ * local's new value, whose first instruction is the CARRY and whose
+ * leaves are evaluated once for each k. */
+struct LxInner {
+  Ex       *lo, *hi;
+  int       slot;
+  const Lx *prog;
+  int       n;
+  /* x = x + a * s or fma (a, s, x), a not varying and s a slice of data
+   * (a dot product over k): the positions of a and s, and whether fma */
+  gboolean  dot, dot_fma;
+  int       dot_a, dot_s;
+};
 
 /* A compiled function of the functions block: its own frame of slots. */
 struct RtFunction {

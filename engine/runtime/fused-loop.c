@@ -23,6 +23,18 @@
  * iterations at a time, forward, then backward, so that the dispatch on
  * the instruction is paid once a block, not once an iteration.
  *
+ * The body's real locals are the instructions that last assigned them. A
+ * local updated by an inner loop,
+ *
+ *   real mu = alpha;
+ *   for (k in 1:K) mu += beta[k] * y[t - k];
+ *
+ * is one instruction whose inner program (the new value from the old, k
+ * and t) runs k after k over the block, its leaves (beta[k]) evaluated
+ * once per k for the whole evaluation; the backward pass walks k
+ * backwards. x + a * s and fma (a, s, x), with a the same in every
+ * iteration and s a data slice, is a dot product: x's partial is 1, a's s.
+ *
  * The values and partials are the library's formulas. A check that fails,
  * a slice out of range or anything else not covered gives up: the tape is
  * rewound and the loop runs as written, so that errors and their messages
@@ -220,16 +232,41 @@ lx_op (LxOp op, double a, double b, double c, double e, double *d, gboolean *bad
     }
 }
 
+/* An instruction that does not vary, once: from the values of the
+ * program's instructions in val. */
+static double
+lx_once (const Lx *ins, LxOp op, const double *val, double *d, gboolean *bad)
+{
+  double e[LX_MAX_OPERANDS] = { 0 };
+  for (int j = 0; j < ins->n_args; j++)
+    e[j] = val[ins->args[j]];
+  return lx_op (op, e[0], e[1], e[2], e[3], d, bad);
+}
+
 #define LX_BLOCK 128
 
 /* Where an operand's values are: an instruction that varies has one per
  * iteration of the block, one that does not its one value (step 0). */
 typedef struct {
   double  *v[LX_MAX_PROGRAM];
+  double  *buf[LX_MAX_PROGRAM];   /* a slice's own storage, when it is not read in place */
   double  *d[LX_MAX_PROGRAM][LX_MAX_OPERANDS];
   double  *adj[LX_MAX_PROGRAM];
   gboolean vec[LX_MAX_PROGRAM];
+  gboolean dead[LX_MAX_PROGRAM];  /* needs no adjoint: depends on no variable */
 } LxBlock;
+
+/* A slice's values over the block: reals of the data in place, the
+ * others copied into buf. */
+static inline double *
+slice_block (const LxSlice *sl, double *buf, gint32 i0, int m)
+{
+  if (!sl->p && !sl->iv)
+    return (double *) sl->x + i0;
+  for (int i = 0; i < m; i++)
+    buf[i] = slice_value (sl, i0 + i);
+  return buf;
+}
 
 /* ins over the m iterations of the block: values and partials. */
 static void
@@ -249,28 +286,66 @@ lx_block_forward (Ev *ev, const Lx *ins, LxOp op, LxBlock *bl, int k, int m)
     }
   double *out = bl->v[k];
   gboolean bad = FALSE;
+  /* the commonest operations of two operands, one loop for each pattern
+   * of what varies, with nothing computed that is not needed */
+#define LX_BIN(BODY)                                                            \
+  do                                                                           \
+    {                                                                          \
+      const double *x0 = x[0], *x1 = x[1];                                     \
+      double *d0 = d[0], *d1 = d[1];                                           \
+      if (step[0] && step[1])                                                  \
+        for (int i = 0; i < m; i++)                                            \
+          {                                                                    \
+            double a = x0[i], b = x1[i];                                       \
+            BODY;                                                              \
+          }                                                                    \
+      else if (step[0])                                                        \
+        for (int i = 0; i < m; i++)                                            \
+          {                                                                    \
+            double a = x0[i], b = x1[0];                                       \
+            BODY;                                                              \
+          }                                                                    \
+      else                                                                     \
+        for (int i = 0; i < m; i++)                                            \
+          {                                                                    \
+            double a = x0[0], b = x1[i];                                       \
+            BODY;                                                              \
+          }                                                                    \
+      return;                                                                  \
+    }                                                                          \
+  while (0)
   switch (op)
     {
-#define LX_CASE(OP)                                                              \
+    case LX_ADD:
+      LX_BIN (out[i] = a + b; d0[i] = 1; d1[i] = 1);
+    case LX_SUB:
+      LX_BIN (out[i] = a - b; d0[i] = 1; d1[i] = -1);
+    case LX_MUL:
+      LX_BIN (out[i] = a * b; d0[i] = b; d1[i] = a);
+    default:
+      break;
+    }
+#undef LX_BIN
+  switch (op)
+    {
+#define LX_CASE(OP, N)                                                           \
     case OP:                                                                     \
       for (int i = 0; i < m; i++)                                                \
         {                                                                        \
           double dl[LX_MAX_OPERANDS] = { 0 };                                    \
           out[i] = lx_op (OP, x[0][i * step[0]], x[1][i * step[1]],              \
                           x[2][i * step[2]], x[3][i * step[3]], dl, &bad);       \
-          d[0][i] = dl[0];                                                       \
-          d[1][i] = dl[1];                                                       \
-          d[2][i] = dl[2];                                                       \
-          d[3][i] = dl[3];                                                       \
+          for (int j = 0; j < N; j++)                                            \
+            d[j][i] = dl[j];                                                     \
         }                                                                        \
       break;
-    LX_CASE (LX_ADD) LX_CASE (LX_SUB) LX_CASE (LX_MUL) LX_CASE (LX_DIV)
-    LX_CASE (LX_FMA) LX_CASE (LX_POW) LX_CASE (LX_NEG) LX_CASE (LX_SQUARE)
-    LX_CASE (LX_SQRT) LX_CASE (LX_EXP) LX_CASE (LX_LOG) LX_CASE (LX_EXPM1)
-    LX_CASE (LX_LOG1P) LX_CASE (LX_LOG1M) LX_CASE (LX_INV) LX_CASE (LX_INV_LOGIT)
-    LX_CASE (LX_LOG_SUM_EXP) LX_CASE (LX_CHECK_POSITIVE) LX_CASE (LX_CHECK_UNIT)
-    LX_CASE (LX_NORMAL) LX_CASE (LX_LOG_MIX) LX_CASE (LX_NORMAL_NO_CONST)
-    LX_CASE (LX_NORMAL_KERNEL) LX_CASE (LX_NORMAL_NONE)
+    LX_CASE (LX_ADD, 2) LX_CASE (LX_SUB, 2) LX_CASE (LX_MUL, 2) LX_CASE (LX_DIV, 2)
+    LX_CASE (LX_FMA, 3) LX_CASE (LX_POW, 2) LX_CASE (LX_NEG, 1) LX_CASE (LX_SQUARE, 1)
+    LX_CASE (LX_SQRT, 1) LX_CASE (LX_EXP, 1) LX_CASE (LX_LOG, 1) LX_CASE (LX_EXPM1, 1)
+    LX_CASE (LX_LOG1P, 1) LX_CASE (LX_LOG1M, 1) LX_CASE (LX_INV, 1)
+    LX_CASE (LX_INV_LOGIT, 1) LX_CASE (LX_LOG_SUM_EXP, 2) LX_CASE (LX_CHECK_POSITIVE, 1)
+    LX_CASE (LX_CHECK_UNIT, 1) LX_CASE (LX_NORMAL, 4) LX_CASE (LX_LOG_MIX, 4)
+    LX_CASE (LX_NORMAL_NO_CONST, 4) LX_CASE (LX_NORMAL_KERNEL, 4) LX_CASE (LX_NORMAL_NONE, 4)
 #undef LX_CASE
     default:
       g_assert_not_reached ();
@@ -290,6 +365,8 @@ lx_block_backward (const Lx *ins, LxBlock *bl, int k, int m, double *adj)
     {
       int a = ins->args[j];
       const double *d = bl->d[k][j];
+      if (bl->dead[a])
+        continue;
       if (bl->vec[a])
         {
           double *ga = bl->adj[a];
@@ -304,6 +381,262 @@ lx_block_backward (const Lx *ins, LxBlock *bl, int k, int m, double *adj)
           adj[a] += sum;
         }
     }
+}
+
+/* ---- inner loops updating a local (LX_INNER_LOOP) ---- */
+
+/* out = fma (a, s, out): with the processor's fma where it has one, the
+ * library's otherwise (the same value: fma rounds once either way) */
+__attribute__ ((target_clones ("default", "fma"))) static void
+fma_loop (double *out, double a, const double *s, int m)
+{
+  for (int i = 0; i < m; i++)
+    out[i] = fma (a, s[i], out[i]);
+}
+
+/* An inner loop's program in one evaluation: what does not vary with the
+ * outer loop's variable computed once for each k (leaves, their
+ * functions, the slices' views), the buffers of what does, and the
+ * local's value before each k over the block, for the backward pass. */
+typedef struct {
+  const LxInner *in;
+  gint64         lo;       /* the outer loop's first iteration */
+  gint32         n_k;      /* 0 for an empty inner range */
+  double        *val;      /* n_k x in->n: by k, then instruction */
+  double        *d;        /* n_k x in->n x LX_MAX_OPERANDS: their partials */
+  double        *adj;      /* n_k x in->n: their adjoints, over all iterations */
+  gint32        *id;       /* n_k x in->n: the leaves' variables (-1: none) */
+  LxSlice       *slices;   /* n_k x in->n */
+  double        *carry;    /* n_k x LX_BLOCK: the local before each k */
+  double       **dk;       /* n_k x in->n x LX_MAX_OPERANDS: the partials of what
+                            * varies over the block, kept for the backward pass */
+  double        *g;        /* LX_BLOCK: the local's adjoint after each k */
+  LxBlock       *bl;
+  gboolean       ad;       /* some leaf is an autodiff variable */
+} LxInnerRun;
+
+/* doubles an inner loop may keep in one evaluation (32 MiB); more, and
+ * the loop runs as written */
+#define LX_MAX_INNER_CELLS (1 << 22)
+
+static LxInnerRun *
+inner_open (Ev *ev, const LxInner *in, gint64 lo, gint32 n)
+{
+  TildeValue b;
+  rt_eval (ev, in->lo, &b);
+  gint64 k_lo = rt_int (CX, &b);
+  rt_eval (ev, in->hi, &b);
+  gint64 k_hi = rt_int (CX, &b);
+  LxInnerRun *r = tilde_arena_alloc0 (CX->arena, sizeof *r);
+  r->in = in;
+  r->lo = lo;
+  r->g = rt_alloc_d (CX, LX_BLOCK);
+  if (k_hi < k_lo)
+    return r;
+  if ((k_hi - k_lo + 1) * in->n * (1 + LX_MAX_OPERANDS) * LX_BLOCK > LX_MAX_INNER_CELLS)
+    give_up (ev);
+  r->n_k = (gint32) (k_hi - k_lo + 1);
+  gsize cells = (gsize) r->n_k * (gsize) in->n;
+  r->val = rt_alloc_d (CX, cells);
+  r->d = rt_alloc_d (CX, cells * LX_MAX_OPERANDS);
+  r->adj = tilde_arena_alloc0 (CX->arena, cells * sizeof (double));
+  r->id = tilde_arena_alloc (CX->arena, cells * sizeof (gint32));
+  r->slices = tilde_arena_alloc (CX->arena, cells * sizeof (LxSlice));
+  if (!in->dot)
+    {
+      r->carry = rt_alloc_d (CX, (gsize) r->n_k * LX_BLOCK);
+      r->dk = tilde_arena_alloc0 (CX->arena, cells * LX_MAX_OPERANDS * sizeof (double *));
+    }
+  for (gint32 kk = 0; kk < r->n_k; kk++)
+    {
+      tilde_value_set_int (&ev->slots[in->slot], k_lo + kk);
+      double *val = r->val + (gsize) kk * in->n;
+      for (int j = 0; j < in->n; j++)
+        {
+          const Lx *ins = &in->prog[j];
+          gsize c = (gsize) kk * in->n + j;
+          gboolean bad = FALSE;
+          r->id[c] = -1;
+          switch (ins->op)
+            {
+            case LX_LEAF:
+              val[j] = leaf_value (ev, ins, &r->id[c]);
+              r->ad |= r->id[c] >= 0;
+              break;
+            case LX_SLICE:
+              open_slice (ev, ins, (int) lo, n, &r->slices[c]);
+              if (r->slices[c].p)
+                give_up (ev);   /* not expected: the compiler keeps these as written */
+              break;
+            case LX_LOOP_VAR:
+            case LX_CARRY:
+              break;
+            default:
+              if (ins->varies)
+                break;
+              val[j] = lx_once (ins, ins->op, val, r->d + c * LX_MAX_OPERANDS, &bad);
+            }
+          if (!in->dot && ins->varies && ins->op != LX_SLICE && ins->op != LX_LOOP_VAR
+              && ins->op != LX_CARRY)
+            for (int a = 0; a < ins->n_args; a++)
+              r->dk[c * LX_MAX_OPERANDS + a] = rt_alloc_d (CX, LX_BLOCK);
+          if (bad)
+            give_up (ev);
+        }
+    }
+  r->bl = tilde_arena_alloc0 (CX->arena, sizeof (LxBlock));
+  for (int j = 0; j < in->n; j++)
+    {
+      const Lx *ins = &in->prog[j];
+      r->bl->vec[j] = ins->varies;
+      /* the slices are of data, and so is the loop's variable */
+      r->bl->dead[j] = ins->op == LX_SLICE || ins->op == LX_LOOP_VAR;
+      if (!ins->varies)
+        continue;
+      r->bl->v[j] = r->bl->buf[j] = rt_alloc_d (CX, LX_BLOCK);
+      r->bl->adj[j] = rt_alloc_d (CX, LX_BLOCK);
+    }
+  return r;
+}
+
+/* The inner program for the k_lo + kk-th k over iterations i0 .. i0 + m - 1,
+ * from the local's values before it. */
+static void
+inner_block (Ev *ev, LxInnerRun *r, gint32 kk, gint32 i0, int m)
+{
+  const LxInner *in = r->in;
+  LxBlock *bl = r->bl;
+  for (int j = 0; j < in->n; j++)
+    {
+      const Lx *ins = &in->prog[j];
+      gsize c = (gsize) kk * in->n + j;
+      double *v = bl->v[j];
+      if (!ins->varies)
+        bl->v[j] = r->val + c;
+      else if (ins->op == LX_CARRY)
+        bl->v[j] = r->carry + (gsize) kk * LX_BLOCK;
+      else if (ins->op == LX_SLICE)
+        bl->v[j] = slice_block (&r->slices[c], bl->buf[j], i0, m);
+      else if (ins->op == LX_LOOP_VAR)
+        for (int i = 0; i < m; i++)
+          v[i] = (double) (r->lo + i0 + i);
+      else
+        {
+          for (int a = 0; a < ins->n_args; a++)
+            bl->d[j][a] = r->dk[c * LX_MAX_OPERANDS + a];
+          lx_block_forward (ev, ins, ins->op, bl, j, m);
+        }
+    }
+}
+
+/* out, the local after the loop, from x, its value before it, k after k
+ * as the loop runs; the partials of each k are kept for the backward
+ * pass. */
+static void
+inner_forward (Ev *ev, LxInnerRun *r, const double *x, int step, double *out, gint32 i0, int m)
+{
+  const LxInner *in = r->in;
+  if (in->dot)
+    {
+      for (int i = 0; i < m; i++)
+        out[i] = x[i * step];
+      for (gint32 kk = 0; kk < r->n_k; kk++)
+        {
+          gsize c = (gsize) kk * in->n;
+          double a = r->val[c + in->dot_a];
+          const double *sv = slice_block (&r->slices[c + in->dot_s], r->bl->buf[in->dot_s], i0, m);
+          if (in->dot_fma)
+            fma_loop (out, a, sv, m);
+          else
+            for (int i = 0; i < m; i++)
+              out[i] += a * sv[i];
+        }
+      return;
+    }
+  int last = in->n - 1;
+  double *next = r->n_k ? r->carry : out;
+  for (int i = 0; i < m; i++)
+    next[i] = x[i * step];
+  for (gint32 kk = 0; kk < r->n_k; kk++)
+    {
+      inner_block (ev, r, kk, i0, m);
+      next = kk + 1 < r->n_k ? r->carry + (gsize) (kk + 1) * LX_BLOCK : out;
+      memcpy (next, r->bl->v[last], sizeof (double) * (gsize) m);
+    }
+}
+
+/* From g, the adjoints of the local after the loop over the block: those
+ * of what does not vary, k by k backwards from the partials the forward
+ * pass kept; in r->g, the adjoints of the local before the loop. */
+static const double *
+inner_backward (Ev *ev, LxInnerRun *r, const double *g, gint32 i0, int m)
+{
+  const LxInner *in = r->in;
+  LxBlock *bl = r->bl;
+  int last = in->n - 1;
+  if (in->dot)
+    {
+      /* x's partial is 1: g passes through; a's is s */
+      for (gint32 kk = 0; kk < r->n_k && r->ad; kk++)
+        {
+          gsize c = (gsize) kk * in->n;
+          const double *sv = slice_block (&r->slices[c + in->dot_s], bl->buf[in->dot_s], i0, m);
+          double sum = 0;
+          for (int i = 0; i < m; i++)
+            sum += g[i] * sv[i];
+          r->adj[c + in->dot_a] += sum;
+        }
+      return g;
+    }
+  memcpy (r->g, g, sizeof (double) * (gsize) m);
+  for (gint32 kk = r->n_k - 1; kk >= 0; kk--)
+    {
+      for (int j = 0; j < in->n; j++)
+        {
+          gsize c = (gsize) kk * in->n + j;
+          if (!in->prog[j].varies)
+            continue;
+          memset (bl->adj[j], 0, sizeof (double) * (gsize) m);
+          for (int a = 0; a < in->prog[j].n_args; a++)
+            bl->d[j][a] = r->dk[c * LX_MAX_OPERANDS + a];
+        }
+      memcpy (bl->adj[last], r->g, sizeof (double) * (gsize) m);
+      for (int j = last; j >= 0; j--)
+        {
+          const Lx *ins = &in->prog[j];
+          if (ins->varies && ins->op != LX_SLICE && ins->op != LX_LOOP_VAR
+              && ins->op != LX_CARRY)
+            lx_block_backward (ins, bl, j, m, r->adj + (gsize) kk * in->n);
+        }
+      memcpy (r->g, bl->adj[0], sizeof (double) * (gsize) m);   /* the CARRY's */
+    }
+  return r->g;
+}
+
+/* Once after the loop: the adjoints of what does not vary back to the
+ * leaves, each of whose variables becomes an operand. */
+static guint
+inner_operands (LxInnerRun *r, AdOperand *ops)
+{
+  const LxInner *in = r->in;
+  guint n_ops = 0;
+  for (gint32 kk = 0; kk < r->n_k; kk++)
+    for (int j = in->n - 1; j >= 0; j--)
+      {
+        const Lx *ins = &in->prog[j];
+        gsize c = (gsize) kk * in->n + j;
+        if (ins->varies || ins->op == LX_SLICE || ins->op == LX_LOOP_VAR)
+          continue;
+        if (ins->op == LX_LEAF)
+          {
+            if (r->id[c] >= 0)
+              ops[n_ops++] = (AdOperand) { .start = r->id[c], .n = 1, .partial = r->adj + c };
+            continue;
+          }
+        for (int a = 0; a < ins->n_args; a++)
+          r->adj[(gsize) kk * in->n + ins->args[a]] += r->adj[c] * r->d[c * LX_MAX_OPERANDS + a];
+      }
+  return n_ops;
 }
 
 Flow
@@ -341,6 +674,8 @@ rt_st_for_scalars (Ev *ev, const St *s)
   gboolean any_ad = FALSE;
   gboolean ad[LX_MAX_PROGRAM];   /* depends on autodiff variables */
   LxOp op[LX_MAX_PROGRAM];       /* what runs: a normal_lupdf's form chosen here */
+  LxInnerRun *inner[LX_MAX_PROGRAM];
+  gsize n_inner_cells = 0;
 
   /* once: the leaves, the slices' storage and what does not vary */
   for (int k = 0; k < n_prog; k++)
@@ -353,7 +688,7 @@ rt_st_for_scalars (Ev *ev, const St *s)
       if (ins->varies)
         {
           vary[n_vary++] = k;
-          bl.v[k] = rt_alloc_d (CX, LX_BLOCK);
+          bl.v[k] = bl.buf[k] = rt_alloc_d (CX, LX_BLOCK);
           bl.adj[k] = rt_alloc_d (CX, LX_BLOCK);
           for (int j = 0; j < ins->n_args; j++)
             bl.d[k][j] = rt_alloc_d (CX, LX_BLOCK);
@@ -378,15 +713,18 @@ rt_st_for_scalars (Ev *ev, const St *s)
           break;
         case LX_LOOP_VAR:
           break;
+        case LX_INNER_LOOP:
+          inner[k] = inner_open (ev, ins->inner, lo, n);
+          ad[k] |= inner[k]->ad;
+          n_inner_cells += (gsize) inner[k]->n_k * (gsize) ins->inner->n;
+          break;
         default:
           if (ins->varies)
             break;
-          double e[LX_MAX_OPERANDS] = { 0 };
-          for (int j = 0; j < ins->n_args; j++)
-            e[j] = val[ins->args[j]];
-          val[k] = lx_op (op[k], e[0], e[1], e[2], e[3], d[k], &bad);
+          val[k] = lx_once (ins, op[k], val, d[k], &bad);
         }
       any_ad |= ad[k];
+      bl.dead[k] = !ad[k];
       if (bad)
         give_up (ev);
     }
@@ -403,11 +741,12 @@ rt_st_for_scalars (Ev *ev, const St *s)
           const Lx *ins = &prog[k];
           double *v = bl.v[k];
           if (ins->op == LX_SLICE)
-            for (int i = 0; i < m; i++)
-              v[i] = slice_value (&slices[k], i0 + i);
+            bl.v[k] = slice_block (&slices[k], bl.buf[k], i0, m);
           else if (ins->op == LX_LOOP_VAR)
             for (int i = 0; i < m; i++)
               v[i] = (double) (lo + i0 + i);
+          else if (ins->op == LX_INNER_LOOP)
+            inner_forward (ev, inner[k], bl.v[ins->args[0]], bl.vec[ins->args[0]], v, i0, m);
           else
             lx_block_forward (ev, ins, op[k], &bl, k, m);
         }
@@ -429,6 +768,18 @@ rt_st_for_scalars (Ev *ev, const St *s)
               if (slices[k].p)
                 memcpy (slices[k].p + i0, bl.adj[k], sizeof (double) * (gsize) m);
             }
+          else if (ins->op == LX_INNER_LOOP)
+            {
+              /* to the local before the loop, as to an operand */
+              const double *g = inner_backward (ev, inner[k], bl.adj[k], i0, m);
+              int a = ins->args[0];
+              if (bl.vec[a])
+                for (int i = 0; i < m; i++)
+                  bl.adj[a][i] += g[i];
+              else
+                for (int i = 0; i < m; i++)
+                  adj[a] += g[i];
+            }
           else if (ins->op != LX_LOOP_VAR)
             lx_block_backward (ins, &bl, k, m, adj);
         }
@@ -440,11 +791,14 @@ rt_st_for_scalars (Ev *ev, const St *s)
   else
     {
       /* once: back through what does not vary to the leaves */
-      AdOperand ops[LX_MAX_PROGRAM];
+      AdOperand *ops = tilde_arena_alloc (CX->arena,
+                                          sizeof (AdOperand) * (LX_MAX_PROGRAM + n_inner_cells));
       guint n_ops = 0;
       for (int k = last; k >= 0; k--)
         {
           const Lx *ins = &prog[k];
+          if (ins->op == LX_INNER_LOOP && inner[k]->ad)
+            n_ops += inner_operands (inner[k], ops + n_ops);
           if (ins->op == LX_SLICE)
             {
               if (slices[k].p)

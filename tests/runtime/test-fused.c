@@ -327,6 +327,55 @@ static const Case cases[] = {
     "  for (n in 1:N) target += normal_lupdf(y[n] | log1p(square(x[n] * beta)), sigma * s);\n"
     "}\n",
     "{\"N\": 4, \"x\": [1, 2.5, 4, 7], \"y\": [1.8, 2.2, 2.4, 2.5], \"s\": 0.7}", 4 },
+  /* locals of the body, and inner loops adding to them */
+  { "ar-k-loop",
+    "data { int<lower=0> K; int<lower=0> T; array[T] real y; }\n"
+    "parameters { real alpha; array[K] real beta; real<lower=0> sigma; }\n"
+    "model {\n"
+    "  alpha ~ normal(0, 10);\n"
+    "  beta ~ normal(0, 10);\n"
+    "  sigma ~ cauchy(0, 2.5);\n"
+    "  for (t in (K + 1):T) {\n"
+    "    real mu = alpha;\n"
+    "    for (k in 1:K) {\n"
+    "      mu += beta[k] * y[t - k];\n"
+    "    }\n"
+    "    y[t] ~ normal(mu, sigma);\n"
+    "  }\n"
+    "}\n",
+    "{\"K\": 3, \"T\": 9, \"y\": [0.7, 0.8, 0.78, 1.03, 0.97, 1.08, 0.71, 0.78, 0.46]}", 1 },
+  { "ar-k-loop-no-lags",
+    "data { int<lower=0> K; int<lower=0> T; array[T] real y; }\n"
+    "parameters { real alpha; array[K] real beta; real<lower=0> sigma; }\n"
+    "model {\n"
+    "  for (t in (K + 1):T) {\n"
+    "    real mu = alpha;\n"
+    "    for (k in 1:K) mu += beta[k] * y[t - k];\n"
+    "    y[t] ~ normal(mu, sigma);\n"
+    "  }\n"
+    "}\n",
+    "{\"K\": 0, \"T\": 4, \"y\": [0.7, 0.8, 0.78, 1.03]}", 1 },
+  { "locals-and-inner-sums",
+    "data { int N; int K; vector[N] y; vector[N] x; }\n"
+    "parameters { real a; vector[K] b; real<lower=0> s; }\n"
+    "model {\n"
+    "  for (n in (K + 1):N) {\n"
+    "    real m = a * x[n];\n"
+    "    real v;\n"
+    "    v = s + 0.5;\n"
+    "    for (k in 1:K) m += exp(b[k]) * y[n - k] / k;\n"
+    "    for (j in 2:K) {\n"
+    "      v = v + square(b[j] - b[j - 1]) * x[n] + j * 0.01;\n"
+    "    }\n"
+    "    m = m - 0.1 * v;\n"
+    "    real u = a;\n"
+    "    for (k in 1:K) u += (n * 0.1 + b[k]) * y[n - k];\n"   /* a factor that varies */
+    "    y[n] ~ normal(m, v);\n"
+    "    target += -0.5 * square(m - x[n]) + log(v) - 0.01 * square(u);\n"
+    "  }\n"
+    "}\n",
+    "{\"N\": 7, \"K\": 3, \"y\": [0.3, -1.2, 0.8, 2.2, -0.4, 1.1, 0.5],"
+    " \"x\": [0.5, 1, 1.5, 0.2, 0.9, 1.3, 0.1]}", 1 },
   { "scalar-terms-of-data-only",
     "data { int N; vector[N] y; }\n"
     "parameters { real mu; }\n"
@@ -427,6 +476,28 @@ static const Case error_cases[] = {
     "  for (n in 1:N) target += log_sum_exp(normal_lpdf(y[n] | mu, x[n] + mu), 0);\n"
     "}\n",
     "{\"N\": 3, \"x\": [1, 2, -3], \"y\": [1, 0, -1]}", 1, 1 },
+  { "scale-from-an-inner-loop",
+    "data { int N; vector[N] y; }\n"
+    "parameters { real mu; real t; }\n"
+    "model {\n"
+    "  for (n in 2:N) {\n"
+    "    real s = 1;\n"
+    "    for (k in 1:3) s = s * t + y[n - 1] * 0.01;\n"
+    "    y[n] ~ normal(mu, s);\n"
+    "  }\n"
+    "}\n",
+    "{\"N\": 3, \"y\": [1, 0, -1]}", 1, 1 },
+  { "inner-index-out-of-range",
+    "data { int N; vector[N] y; }\n"
+    "parameters { real mu; real t; }\n"
+    "model {\n"
+    "  for (n in 1:N) {\n"
+    "    real m = mu;\n"
+    "    for (k in 1:2) m += t * y[n + k];\n"
+    "    y[n] ~ normal(m, 1);\n"
+    "  }\n"
+    "}\n",
+    "{\"N\": 3, \"y\": [1, 0, -1]}", 1, 1 },
 };
 
 static void
@@ -488,7 +559,8 @@ test_not_vectorised (void)
     "parameters { real mu; }\n"
     "model {\n"
     "  for (n in 1:N) y[n] ~ normal(f(mu), 1);\n"                 /* a user function */
-    "  for (n in 1:N) { real m = mu * n; y[n] ~ normal(m, 1); }\n"  /* a declaration */
+    "  for (n in 1:N) { vector[2] m = X[n]'; y[n] ~ normal(m[1], 1); }\n" /* a vector */
+    "  for (n in 1:N) { real m = mu; for (k in 1:n) m += y[k]; y[n] ~ normal(m, 1); }\n"
     "  for (n in 1:N) y[n] ~ normal(mu * X[n, 1], 1);\n"           /* two indices */
     "  for (n in 1:N) target += -abs(y[n] - mu);\n"                /* not a density */
     "  for (n in 1:N) mu ~ normal(0, 1);\n"                        /* nothing varies */
@@ -559,6 +631,50 @@ test_scalar_loop_blocks (void)
     json->str, 1, 0 };
   test_case (&c);
   g_string_free (json, TRUE);
+}
+
+/* An inner loop updating a local over more iterations than a block holds,
+ * with the loop variables read as values; and one over parameters, which
+ * stays as written. */
+static void
+test_inner_loops (void)
+{
+  GString *json = g_string_new ("{\"K\": 4, \"T\": 300, \"y\": [");
+  for (int n = 0; n < 300; n++)
+    g_string_append_printf (json, "%s%.3f", n ? ", " : "", sin (0.37 * n) + 0.1 * (n % 3));
+  g_string_append (json, "]}");
+  Case c = {
+    "inner-loop-blocks",
+    "data { int<lower=0> K; int<lower=0> T; array[T] real y; }\n"
+    "parameters { real alpha; array[K] real beta; real<lower=0> sigma; }\n"
+    "model {\n"
+    "  beta ~ normal(0, 1);\n"
+    "  for (t in (K + 1):T) {\n"
+    "    real mu = alpha;\n"
+    "    real w = 0;\n"
+    "    for (k in 1:K) mu = fma(beta[k], y[t - k], mu);\n"
+    "    for (k in 1:K) w = w * 0.5 + log1p(square(beta[k])) * k + t * 1e-3;\n"
+    "    y[t] ~ normal(mu + 0.1 * w, sigma);\n"
+    "  }\n"
+    "}\n",
+    json->str, 1, 0 };
+  test_case (&c);
+  g_string_free (json, TRUE);
+
+  static const Case stays = {
+    "inner-loop-over-parameters",
+    "data { int N; vector[N] y; }\n"
+    "parameters { vector[N] u; real<lower=0> s; }\n"
+    "model {\n"
+    "  for (n in 3:N) {\n"
+    "    real m = 0;\n"
+    "    for (k in 1:2) m += 0.5 * u[n - k];\n"
+    "    y[n] ~ normal(m, s);\n"
+    "  }\n"
+    "}\n",
+    "{\"N\": 5, \"y\": [1, 0, -1, 0.5, 2]}", 0 };
+  g_autoptr (TildeModel) f = prepare (&stays, MIR_OPT_O0, TRUE);
+  g_assert_cmpuint (rt_model_count_fused (f), ==, 0);
 }
 
 /* In steady state the fused forms allocate nothing. */
@@ -733,6 +849,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/fused/not-vectorised", test_not_vectorised);
   g_test_add_func ("/runtime/fused/no-allocation", test_no_allocation);
   g_test_add_func ("/runtime/fused/scalar-loop-blocks", test_scalar_loop_blocks);
+  g_test_add_func ("/runtime/fused/inner-loops", test_inner_loops);
   g_test_add_func ("/runtime/fused/scalar-factors", test_scalar_factors);
   g_test_add_func ("/runtime/fused/gp-symmetric", test_gp_symmetric);
   g_test_add_func ("/runtime/fused/affine-normal", test_affine_normal);
