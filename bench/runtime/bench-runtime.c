@@ -170,6 +170,26 @@ ark_data (gsl_rng *rng, BenchData *d)
 }
 
 static char *
+garch_data (gsl_rng *rng, BenchData *d)
+{
+  int N = d->N = 200;
+  d->y = g_new (double, N);
+  d->sigma = g_new (double, 1);
+  d->work = g_new (double, 2 * (gsize) N);
+  double s = d->sigma[0] = 1.0;
+  for (int n = 0; n < N; n++)
+    {
+      if (n > 0)
+        s = sqrt (0.2 + 0.3 * (d->y[n - 1] - 0.1) * (d->y[n - 1] - 0.1) + 0.5 * s * s);
+      d->y[n] = 0.1 + s * gsl_ran_gaussian (rng, 1.0);
+    }
+  GString *str = g_string_new (NULL);
+  g_string_printf (str, "{ \"T\": %d, \"sigma1\": %.17g, ", N, d->sigma[0]);
+  json_reals (str, "y", d->y, N);
+  return json_end (str);
+}
+
+static char *
 gp_data (gsl_rng *rng, BenchData *d)
 {
   int N = d->N = 100;
@@ -209,6 +229,7 @@ static const Bench benches[] = {
     hierarchical_data },
   { "AR(1) N=1000, loop", "ar1.stan", TRUE, ref_ar1, ar1_data },
   { "AR(K) K=5 N=200, nested loops", "ark.stan", TRUE, ref_ark, ark_data },
+  { "GARCH(1,1) T=200, recurrence", "garch.stan", TRUE, ref_garch, garch_data },
   { "GP regression N=100, Cholesky", "gp.stan", FALSE, ref_gp, gp_data },
 };
 

@@ -161,6 +161,51 @@ ref_ark (const BenchData *d, const double *theta, double *grad)
   return lp;
 }
 
+/* GARCH(1,1): the volatilities forward, their adjoints backward through
+ * the recurrence, then the bounds' chain rule and log Jacobians (beta1's
+ * upper bound 1 - alpha1 depends on alpha1). */
+double
+ref_garch (const BenchData *d, const double *theta, double *grad)
+{
+  int T = d->N;
+  const double *y = d->y;
+  double mu = theta[0], alpha0 = exp (theta[1]);
+  double p2 = 1 / (1 + exp (-theta[2])), p3 = 1 / (1 + exp (-theta[3]));
+  double alpha1 = p2, beta1 = (1 - alpha1) * p3;
+  double *s = d->work, *gs = s + T;
+  double lp = 0, gmu = 0;
+  s[0] = d->sigma[0];
+  for (int t = 1; t < T; t++)
+    {
+      double r = y[t - 1] - mu;
+      s[t] = sqrt (alpha0 + alpha1 * r * r + beta1 * s[t - 1] * s[t - 1]);
+    }
+  for (int t = 0; t < T; t++)
+    {
+      double z = (y[t] - mu) / s[t];
+      lp -= log (s[t]) + 0.5 * z * z;
+      gmu += z / s[t];
+      gs[t] = (z * z - 1) / s[t];
+    }
+  double ga0 = 0, ga1 = 0, gb1 = 0, carry = 0;
+  for (int t = T - 1; t >= 1; t--)
+    {
+      double r = y[t - 1] - mu;
+      double dq = (gs[t] + carry) / (2 * s[t]);
+      ga0 += dq;
+      ga1 += dq * r * r;
+      gb1 += dq * s[t - 1] * s[t - 1];
+      gmu -= dq * alpha1 * 2 * r;
+      carry = dq * beta1 * 2 * s[t - 1];
+    }
+  lp += theta[1] + log (p2) + log1p (-p2) + log1p (-alpha1) + log (p3) + log1p (-p3);
+  grad[0] = gmu;
+  grad[1] = ga0 * alpha0 + 1;
+  grad[2] = (ga1 - gb1 * p3) * p2 * (1 - p2) + (1 - 2 * p2) - p2;
+  grad[3] = gb1 * (1 - alpha1) * p3 * (1 - p3) + 1 - 2 * p3;
+  return lp;
+}
+
 /* -y' K^-1 y / 2 - log det K / 2 for K = alpha^2 exp (-d^2 / (2 rho^2)) +
  * sigma^2 I, and its derivatives 0.5 tr ((a a' - K^-1) dK) with a = K^-1 y.
  * Only lower triangles are formed. */

@@ -16,8 +16,8 @@ typedef struct {
   int    *g;       /* hierarchical: group of each observation, 1-based */
   double *x;       /* GP: inputs */
   double *y;       /* observations */
-  double *sigma;   /* eight schools: standard errors */
-  double *work;    /* scratch: logistic 2 N, GP 2 N x N + N */
+  double *sigma;   /* eight schools: standard errors; GARCH: sigma1 */
+  double *work;    /* scratch: logistic 2 N, GP 2 N x N + N, GARCH 2 N */
 } BenchData;
 
 typedef double (*RefLogDensity) (const BenchData *d, const double *theta, double *grad);
@@ -32,5 +32,8 @@ double ref_hierarchical  (const BenchData *d, const double *theta, double *grad)
 double ref_ar1           (const BenchData *d, const double *theta, double *grad);
 /* theta: alpha, beta[K], log sigma */
 double ref_ark           (const BenchData *d, const double *theta, double *grad);
+/* theta: mu, log alpha0, logit alpha1, logit (beta1 / (1 - alpha1)); sigma[0] is
+ * sigma1, work 2 T */
+double ref_garch         (const BenchData *d, const double *theta, double *grad);
 /* theta: log rho, log alpha, log sigma */
 double ref_gp            (const BenchData *d, const double *theta, double *grad);

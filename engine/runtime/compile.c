@@ -1356,6 +1356,7 @@ typedef struct {
   int         n;
   gboolean    ok;
   gboolean    ad_slice;  /* a slice of a container that is not data */
+  const char *carry;     /* a recurrence's container: x[n - 1] is the CARRY */
   /* the body's real scalars: their names and the instruction that holds
    * each one's value at this point of the body (-1: not yet assigned) */
   const char *local[LX_MAX_LOCALS];
@@ -1455,7 +1456,7 @@ lx_emit (LxBuild *b, const MirExpr *m)
     return 0;
   if (!is_real_scalar_type (m->type))
     goto fail;
-  gboolean local = lx_mentions_local (b, m);
+  gboolean local = lx_mentions_local (b, m) || (b->carry && mentions (m, b->carry));
   if (!local && !mentions (m, b->var))
     {
       if (!pure_expr (m))
@@ -1463,6 +1464,19 @@ lx_emit (LxBuild *b, const MirExpr *m)
       int k = lx_push (b, LX_LEAF, 0, NULL);
       b->prog[k].e = compile_expr (b->c, m);
       return k;
+    }
+  if (m->kind == MIR_EXPR_INDEXED && b->carry && m->u.indexed.base->kind == MIR_EXPR_VAR
+      && strcmp (m->u.indexed.base->u.var.name, b->carry) == 0)
+    {
+      /* x[n - 1]: the value the previous iteration gave */
+      GPtrArray *idx = m->u.indexed.indices;
+      const MirIndex *ix = idx->len == 1 ? g_ptr_array_index (idx, 0) : NULL;
+      const MirExpr *off;
+      int sign;
+      if (!ix || ix->kind != MIR_INDEX_SINGLE || !loop_offset (ix->e, b->var, &off, &sign)
+          || sign != -1 || !off || off->kind != MIR_EXPR_LIT || strcmp (off->u.lit.text, "1") != 0)
+        goto fail;
+      return 0;
     }
   if (m->kind == MIR_EXPR_VAR && local)
     {
@@ -1666,6 +1680,19 @@ lx_body (LxBuild *b, St *s, const MirStmt *m, int *sum, int *n_terms)
   b->ok = FALSE;
 }
 
+/* s, the loop `general` run as the program b built: its bounds are the
+ * loop's, and the loop as written is what it falls back to. */
+static St *
+lx_loop (St *s, const LxBuild *b, St *general)
+{
+  s->lx = b->prog;
+  s->n_lx = b->n;
+  s->e = general->e;
+  s->e2 = general->e2;
+  s->else_s = general;
+  return s;
+}
+
 /* The loop `general` (compiled from m) run as one program per iteration
  * over the sum of its terms, or NULL when its body is not of that form:
  * `target +=` terms, real locals assigned as a whole, and inner loops
@@ -1682,12 +1709,51 @@ compile_scalar_loop (Compiler *c, const MirStmt *m, St *general)
    * starts from in every iteration */
   if (!b.ok || n_terms == 0 || sum != b.n - 1 || !b.prog[sum].varies)
     return NULL;
-  s->lx = b.prog;
-  s->n_lx = b.n;
-  s->e = general->e;
-  s->e2 = general->e2;
-  s->else_s = general;
-  return s;
+  return lx_loop (s, &b, general);
+}
+
+/* The loop `general` (compiled from m) run as a recurrence, or NULL when
+ * its body is not `x[n] = f;` with x a one-dimensional real container and
+ * f a real expression of x[n - 1], n, slices of data and what does not
+ * vary (fused-loop.c, rt_st_for_recurrence). */
+static St *
+compile_recurrence (Compiler *c, const MirStmt *m, St *general)
+{
+  const MirStmt *body = m->u.for_stmt.body;
+  while ((body->kind == MIR_STMT_BLOCK || body->kind == MIR_STMT_SLIST) && body->u.block.stmts
+         && body->u.block.stmts->len == 1)
+    body = g_ptr_array_index (body->u.block.stmts, 0);
+  if (body->kind != MIR_STMT_ASSIGN)
+    return NULL;
+  const MirLvalue *lv = body->u.assign.lhs;
+  const char *var = m->u.for_stmt.var;
+  const MirIndex *ix = lv->indices && lv->indices->len == 1
+    ? g_ptr_array_index (lv->indices, 0) : NULL;
+  if (lv->proj_of || !lv->var || !ix || ix->kind != MIR_INDEX_SINGLE
+      || ix->e->kind != MIR_EXPR_VAR || strcmp (ix->e->u.var.name, var) != 0
+      || !is_flat_1d_type (lv->type) || strcmp (lv->var, var) == 0
+      || tilde_type_kind (body->u.assign.rhs->type) != TILDE_TYPE_REAL
+      || (tilde_type_kind (lv->type) == TILDE_TYPE_ARRAY
+          && tilde_type_kind (tilde_type_element (lv->type)) != TILDE_TYPE_REAL))
+    return NULL;
+  LxBuild b = { .c = c, .var = var, .ok = TRUE, .carry = lv->var,
+                .prog = tilde_arena_newv (c->arena, Lx, LX_MAX_PROGRAM) };
+  lx_push (&b, LX_CARRY, 0, NULL);
+  b.prog[0].varies = TRUE;
+  int last = lx_emit (&b, body->u.assign.rhs);
+  if (!b.ok || b.ad_slice || last != b.n - 1 || !b.prog[last].varies
+      || b.prog[last].op == LX_SLICE || b.prog[last].op == LX_LOOP_VAR
+      || b.prog[last].op == LX_CARRY)
+    return NULL;
+  for (int j = 0; j < b.n; j++)
+    if (b.prog[j].drop)
+      return NULL;
+  St *s = st_new (c, rt_st_for_recurrence, m);
+  s->slot = lookup (c, lv->var, NULL);
+  if (s->slot < 0)
+    return NULL;
+  s->name = lv->var;
+  return lx_loop (s, &b, general);
 }
 
 static St *compile_stmt (Compiler *c, const MirStmt *m, gboolean top);
@@ -2184,6 +2250,8 @@ compile_stmt (Compiler *c, const MirStmt *m, gboolean top)
         St *v = c->fused ? compile_vector_loop (c, m, s) : NULL;
         if (!v && c->fused)
           v = compile_scalar_loop (c, m, s);
+        if (!v && c->fused)
+          v = compile_recurrence (c, m, s);
         return v ? v : s;
       }
     case MIR_STMT_PROFILE:

@@ -188,7 +188,8 @@ typedef enum {
   /* a local updated by an inner loop, `for (k in lo:hi) x = f (x, k, n);`:
    * its operand is x's value before the loop, f the inner program */
   LX_INNER_LOOP,
-  LX_CARRY,            /* in the inner program: x's value before this k */
+  LX_CARRY,            /* in an inner program, x's value before this k; in a
+                        * recurrence x[n] = f, x[n - 1] */
 } LxOp;
 
 typedef struct LxInner LxInner;
@@ -431,6 +432,10 @@ void rt_ex_sx           (Ev *ev, const Ex *e, TildeValue *out);
 Flow rt_st_for_vector   (Ev *ev, const St *s);
 /* fused-loop.c: a loop of scalar terms (s->lx), s->else_s as above. */
 Flow rt_st_for_scalars  (Ev *ev, const St *s);
+Flow rt_st_for_recurrence (Ev *ev, const St *s);
+/* Elements pos .. pos + n - 1 (from 0) of the flat real container t become
+ * the variables first .. first + n - 1, t made autodiff if it was data. */
+void rt_write_vars (Ev *ev, TildeValue *t, gint32 pos, gint32 n, gint32 first);
 /* What a fused attempt may have to undo, and undoing it (the caller then
  * runs the statement as written). */
 typedef struct {

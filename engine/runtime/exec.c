@@ -812,6 +812,14 @@ make_writable_ad (Ev *ev, TildeValue *t)
     t->elem = TILDE_VALUE_REAL;
 }
 
+void
+rt_write_vars (Ev *ev, TildeValue *t, gint32 pos, gint32 n, gint32 first)
+{
+  make_writable_ad (ev, t);
+  for (gint32 k = 0; k < n; k++)
+    t->idx[pos + k] = first + k;
+}
+
 static void
 write_positions (Ev *ev, TildeValue *t, const gint32 *pos, gint32 n, const TildeValue *rhs)
 {

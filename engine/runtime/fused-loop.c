@@ -35,6 +35,9 @@
  * backwards. x + a * s and fma (a, s, x), with a the same in every
  * iteration and s a data slice, is a dot product: x's partial is 1, a's s.
  *
+ * The same programs run recurrences, x[n] = f (x[n - 1], ...), as one node
+ * (rt_st_for_recurrence, at the end).
+ *
  * The values and partials are the library's formulas. A check that fails,
  * a slice out of range or anything else not covered gives up: the tape is
  * rewound and the loop runs as written, so that errors and their messages
@@ -824,5 +827,271 @@ rt_st_for_scalars (Ev *ev, const St *s)
     }
   CX->jmp = mark.outer;
   rt_add_term (ev, &out);
+  return FLOW_NEXT;
+}
+
+/* ---- recurrences: for (n in lo:hi) x[n] = f (x[n - 1], n, ...) ---- */
+
+/* A recurrence's node: the partials of every iteration, by instruction. */
+typedef struct {
+  const Lx *prog;
+  int       n_prog;
+  gint32    n;                       /* iterations */
+  gint32    out;                     /* the first of the n variables x[lo .. hi] */
+  gint32    carry_id;                /* x[lo - 1]'s variable; -1 for data */
+  gint32    id[LX_MAX_PROGRAM];      /* the leaves' variables (-1: none) */
+  gboolean  dep[LX_MAX_PROGRAM];     /* depends on x[n - 1] */
+  double    dnv[LX_MAX_PROGRAM][LX_MAX_OPERANDS];  /* what does not vary: partials */
+  double   *d[LX_MAX_PROGRAM][LX_MAX_OPERANDS];    /* what varies: by iteration */
+  double   *adj[LX_MAX_PROGRAM];     /* what varies: adjoints by iteration */
+  guint8    seq[LX_MAX_PROGRAM];     /* the computations that depend on x[n - 1], in order */
+  int       n_seq;
+} LxRec;
+
+static inline gboolean
+rec_computes (const Lx *ins)
+{
+  return ins->varies && ins->op != LX_SLICE && ins->op != LX_LOOP_VAR && ins->op != LX_CARRY;
+}
+
+/* The reverse sweep: iteration after iteration backwards through what
+ * depends on x[n - 1] (the adjoint of x[n - 1] going to the previous
+ * iteration's value), then through the rest, vectorised over the
+ * iterations, then to the leaves. */
+static void
+rec_backward (AdTape *tape, const void *p)
+{
+  const LxRec *r = p;
+  int last = r->n_prog - 1;
+  gsize bytes = sizeof (double) * (gsize) r->n;
+  double adj_nv[LX_MAX_PROGRAM] = { 0 };
+  for (int j = 0; j < r->n_prog; j++)
+    if (r->adj[j])
+      memset (r->adj[j], 0, bytes);
+  double gc = 0;   /* x[n]'s adjoint through x[n] of the next iteration */
+  for (gint32 i = r->n - 1; i >= 0; i--)
+    {
+      r->adj[last][i] += tape->adj[r->out + i] + gc;
+      gc = 0;
+      for (int q = r->n_seq - 1; q >= 0; q--)
+        {
+          int j = r->seq[q];
+          const Lx *ins = &r->prog[j];
+          double g = r->adj[j][i];
+          if (g == 0)
+            continue;
+          for (int a = 0; a < ins->n_args; a++)
+            {
+              int k = ins->args[a];
+              double w = g * r->d[j][a][i];
+              if (k == 0)
+                gc += w;
+              else if (r->adj[k])
+                r->adj[k][i] += w;
+              else
+                adj_nv[k] += w;
+            }
+        }
+    }
+  if (r->carry_id >= 0)
+    tape->adj[r->carry_id] += gc;
+  for (int j = last; j > 0; j--)
+    {
+      const Lx *ins = &r->prog[j];
+      if (r->dep[j] || !rec_computes (ins))
+        continue;
+      const double *g = r->adj[j];
+      for (int a = 0; a < ins->n_args; a++)
+        {
+          int k = ins->args[a];
+          const double *d = r->d[j][a];
+          if (r->adj[k])
+            for (gint32 i = 0; i < r->n; i++)
+              r->adj[k][i] += g[i] * d[i];
+          else if (!r->prog[k].varies)
+            {
+              double sum = 0;
+              for (gint32 i = 0; i < r->n; i++)
+                sum += g[i] * d[i];
+              adj_nv[k] += sum;
+            }
+        }
+    }
+  for (int j = last; j > 0; j--)
+    {
+      const Lx *ins = &r->prog[j];
+      if (ins->varies || adj_nv[j] == 0)
+        continue;
+      if (ins->op == LX_LEAF)
+        {
+          if (r->id[j] >= 0)
+            tape->adj[r->id[j]] += adj_nv[j];
+          continue;
+        }
+      for (int a = 0; a < ins->n_args; a++)
+        adj_nv[ins->args[a]] += adj_nv[j] * r->dnv[j][a];
+    }
+}
+
+Flow
+rt_st_for_recurrence (Ev *ev, const St *s)
+{
+  TildeValue bound;
+  rt_eval (ev, s->e, &bound);
+  gint64 lo = rt_int (CX, &bound);
+  rt_eval (ev, s->e2, &bound);
+  gint64 hi = rt_int (CX, &bound);
+  if (hi < lo)
+    return FLOW_NEXT;
+  TildeValue *x = &ev->slots[s->slot];
+  int n_prog = s->n_lx, last = n_prog - 1;
+  /* what the loop as written reports (an index out of range), or too much
+   * to keep: as written */
+  if (!is_flat_1d (x) || (x->kind == TILDE_VALUE_ARRAY && x->elem != TILDE_VALUE_REAL)
+      || lo < 2 || hi > tilde_value_flat_size (x)
+      || (hi - lo + 1) * n_prog * (2 + LX_MAX_OPERANDS) > LX_MAX_INNER_CELLS)
+    return rt_exec (ev, s->else_s);
+  RtFusedMark mark;
+  jmp_buf jmp;
+  rt_fused_mark (ev, &mark);
+  if (setjmp (jmp))
+    {
+      rt_fused_rewind (ev, &mark);
+      return rt_exec (ev, s->else_s);
+    }
+  CX->jmp = &jmp;
+
+  gint32 n = (gint32) (hi - lo + 1);
+  LxRec *r = tilde_arena_alloc0 (CX->arena, sizeof *r);
+  r->prog = s->lx;
+  r->n_prog = n_prog;
+  r->n = n;
+  double val[LX_MAX_PROGRAM];
+  double *v[LX_MAX_PROGRAM];
+  LxSlice slices[LX_MAX_PROGRAM];
+  gboolean any_ad = FALSE;
+
+  /* x[lo - 1], then once: the leaves, the slices' views, what does not vary */
+  gint32 pos = (gint32) lo - 2;
+  if (x->ad)
+    {
+      r->carry_id = x->idx ? x->idx[pos] : x->start + pos;
+      any_ad = TRUE;
+    }
+  else
+    r->carry_id = -1;
+  for (int k = 0; k < n_prog; k++)
+    {
+      const Lx *ins = &s->lx[k];
+      gboolean bad = FALSE;
+      r->id[k] = -1;
+      r->dep[k] = k == 0;
+      for (int a = 0; a < ins->n_args; a++)
+        r->dep[k] |= r->dep[ins->args[a]];
+      v[k] = &val[k];
+      switch (ins->op)
+        {
+        case LX_LEAF:
+          val[k] = leaf_value (ev, ins, &r->id[k]);
+          any_ad |= r->id[k] >= 0;
+          break;
+        case LX_SLICE:
+          open_slice (ev, ins, (int) lo, n, &slices[k]);
+          if (slices[k].p)
+            give_up (ev);   /* not expected: the compiler keeps these as written */
+          v[k] = slice_block (&slices[k], rt_alloc_d (CX, (gsize) n), 0, n);
+          break;
+        case LX_LOOP_VAR:
+          v[k] = rt_alloc_d (CX, (gsize) n);
+          for (gint32 i = 0; i < n; i++)
+            v[k][i] = (double) (lo + i);
+          break;
+        case LX_CARRY:
+          v[k] = rt_alloc_d (CX, (gsize) n);
+          break;
+        default:
+          if (ins->varies)
+            {
+              v[k] = rt_alloc_d (CX, (gsize) n);
+              r->adj[k] = rt_alloc_d (CX, (gsize) n);
+              for (int a = 0; a < ins->n_args; a++)
+                r->d[k][a] = rt_alloc_d (CX, (gsize) n);
+            }
+          else
+            val[k] = lx_once (ins, ins->op, val, r->dnv[k], &bad);
+        }
+      if (bad)
+        give_up (ev);
+    }
+  if (!any_ad)
+    {
+      /* data alone: nothing to differentiate */
+      CX->jmp = mark.outer;
+      return rt_exec (ev, s->else_s);
+    }
+
+  /* what does not depend on x[n - 1]: block by block over all iterations */
+  LxBlock bl;
+  for (gint32 i0 = 0; i0 < n; i0 += LX_BLOCK)
+    {
+      int m = (int) MIN (LX_BLOCK, n - i0);
+      for (int k = 0; k < n_prog; k++)
+        {
+          const Lx *ins = &s->lx[k];
+          bl.vec[k] = ins->varies;
+          bl.v[k] = ins->varies ? v[k] + i0 : v[k];
+          for (int a = 0; a < ins->n_args && r->d[k][a]; a++)
+            bl.d[k][a] = r->d[k][a] + i0;
+          if (!r->dep[k] && rec_computes (ins))
+            lx_block_forward (ev, ins, ins->op, &bl, k, m);
+        }
+    }
+  /* what does: one iteration after the other, each operand read from its
+   * iteration's value (step 1) or its one value (step 0) */
+  const double *src[LX_MAX_PROGRAM][LX_MAX_OPERANDS];
+  int step[LX_MAX_PROGRAM][LX_MAX_OPERANDS];
+  for (int k = 1; k < n_prog; k++)
+    {
+      const Lx *ins = &s->lx[k];
+      if (!r->dep[k] || !rec_computes (ins))
+        continue;
+      r->seq[r->n_seq++] = (guint8) k;
+      for (int a = 0; a < LX_MAX_OPERANDS; a++)
+        {
+          int j = a < ins->n_args ? ins->args[a] : -1;
+          src[k][a] = j < 0 ? val : v[j];
+          step[k][a] = j >= 0 && s->lx[j].varies;
+        }
+    }
+  double c = r->carry_id >= 0 ? CX->tape->val[r->carry_id] : x->u.d[pos];
+  gboolean bad = FALSE;
+  for (gint32 i = 0; i < n; i++)
+    {
+      v[0][i] = c;
+      for (int q = 0; q < r->n_seq; q++)
+        {
+          int k = r->seq[q];
+          const Lx *ins = &s->lx[k];
+          double dl[LX_MAX_OPERANDS];
+          const double *const *e = src[k];
+          const int *st = step[k];
+          v[k][i] = lx_op (ins->op, e[0][i * st[0]], e[1][i * st[1]], e[2][i * st[2]],
+                           e[3][i * st[3]], dl, &bad);
+          for (int a = 0; a < ins->n_args; a++)
+            r->d[k][a][i] = dl[a];
+        }
+      c = v[last][i];
+    }
+  if (bad)
+    give_up (ev);
+
+  /* x[lo .. hi]: new variables, one node */
+  r->out = ad_new_vars (CX->tape, n);
+  if (r->out < 0)
+    give_up (ev);
+  memcpy (CX->tape->val + r->out, v[last], sizeof (double) * (gsize) n);
+  ad_push (CX->tape, rec_backward, r);
+  rt_write_vars (ev, x, pos + 1, n, r->out);
+  CX->jmp = mark.outer;
   return FLOW_NEXT;
 }

@@ -685,7 +685,7 @@ count_fused (const St *s)
   if (!s)
     return 0;
   if (s->fn == rt_st_target_fused || s->fn == rt_st_for_vector || s->fn == rt_st_for_scalars
-      || s->fn == rt_st_mvn_cov)
+      || s->fn == rt_st_for_recurrence || s->fn == rt_st_mvn_cov)
     return 1;
   guint n = count_fused (s->then_s) + count_fused (s->else_s) + count_fused_ex (s->e)
     + count_fused_ex (s->e2);

@@ -376,6 +376,36 @@ static const Case cases[] = {
     "}\n",
     "{\"N\": 7, \"K\": 3, \"y\": [0.3, -1.2, 0.8, 2.2, -0.4, 1.1, 0.5],"
     " \"x\": [0.5, 1, 1.5, 0.2, 0.9, 1.3, 0.1]}", 1 },
+  /* recurrences: x[n] from x[n - 1] */
+  { "garch11",
+    "data { int<lower=0> T; array[T] real y; real<lower=0> sigma1; }\n"
+    "parameters { real mu; real<lower=0> alpha0; real<lower=0, upper=1> alpha1;\n"
+    "             real<lower=0, upper=(1 - alpha1)> beta1; }\n"
+    "model {\n"
+    "  array[T] real sigma;\n"
+    "  sigma[1] = sigma1;\n"
+    "  for (t in 2:T) {\n"
+    "    sigma[t] = sqrt(alpha0 + alpha1 * square(y[t - 1] - mu) + beta1 * square(sigma[t - 1]));\n"
+    "  }\n"
+    "  y ~ normal(mu, sigma);\n"
+    "}\n",
+    "{\"T\": 7, \"y\": [0.3, -1.2, 0.8, 2.2, -0.4, 1.1, 0.5], \"sigma1\": 0.9}", 1 },
+  { "recurrence-of-parameters",
+    "data { int N; vector[N] x; vector[N] y; }\n"
+    "parameters { real<lower=-1, upper=1> rho; real m0; real<lower=0> s; }\n"
+    "transformed parameters {\n"
+    "  vector[N] m;\n"
+    "  m[1] = m0;\n"
+    "  for (n in 2:N) m[n] = fma(rho, m[n - 1], log1p(square(x[n])) * 0.5 - n * 0.01);\n"
+    "}\n"
+    "model {\n"
+    "  y ~ normal(m, s);\n"
+    "  vector[N] w = m;\n"
+    "  for (n in 2:N) w[n] = exp(rho * x[n - 1]) - 0.5 * w[n - 1] * w[n - 1];\n"
+    "  target += -0.1 * dot_self(w);\n"
+    "}\n",
+    "{\"N\": 6, \"x\": [0.5, 1, 1.5, 0.2, 0.9, 1.3], \"y\": [0.3, -1.2, 0.8, 2.2, -0.4, 1.1]}",
+    2 },
   { "scalar-terms-of-data-only",
     "data { int N; vector[N] y; }\n"
     "parameters { real mu; }\n"
@@ -485,6 +515,16 @@ static const Case error_cases[] = {
     "    for (k in 1:3) s = s * t + y[n - 1] * 0.01;\n"
     "    y[n] ~ normal(mu, s);\n"
     "  }\n"
+    "}\n",
+    "{\"N\": 3, \"y\": [1, 0, -1]}", 1, 1 },
+  { "recurrence-index-out-of-range",
+    "data { int N; vector[N] y; }\n"
+    "parameters { real mu; real t; }\n"
+    "model {\n"
+    "  vector[N] m;\n"
+    "  m[1] = mu;\n"
+    "  for (n in 2:N) m[n] = t * m[n - 1] + y[n + 1];\n"
+    "  y ~ normal(m, 1);\n"
     "}\n",
     "{\"N\": 3, \"y\": [1, 0, -1]}", 1, 1 },
   { "inner-index-out-of-range",
@@ -659,6 +699,17 @@ test_inner_loops (void)
     "}\n",
     json->str, 1, 0 };
   test_case (&c);
+  g_string_free (json, TRUE);
+
+  /* a recurrence over more iterations than a block holds */
+  json = g_string_new ("{\"T\": 300, \"sigma1\": 0.7, \"y\": [");
+  for (int n = 0; n < 300; n++)
+    g_string_append_printf (json, "%s%.3f", n ? ", " : "", sin (0.37 * n) * (1 + 0.1 * (n % 5)));
+  g_string_append (json, "]}");
+  Case g = *find_case ("garch11");
+  g.name = "recurrence-blocks";
+  g.data = json->str;
+  test_case (&g);
   g_string_free (json, TRUE);
 
   static const Case stays = {
