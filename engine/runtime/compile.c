@@ -1709,6 +1709,7 @@ compile_scalar_loop (Compiler *c, const MirStmt *m, St *general)
    * starts from in every iteration */
   if (!b.ok || n_terms == 0 || sum != b.n - 1 || !b.prog[sum].varies)
     return NULL;
+  s->lx_locals = b.n_locals > 0;
   return lx_loop (s, &b, general);
 }
 

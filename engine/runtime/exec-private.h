@@ -274,6 +274,7 @@ struct St {
    * the terms of an iteration */
   Lx            *lx;
   int            n_lx;
+  gboolean       lx_locals;    /* the body also sets locals: never skipped whole */
 };
 
 /* What one evaluation works with. */

@@ -645,8 +645,10 @@ inner_operands (LxInnerRun *r, AdOperand *ops)
 Flow
 rt_st_for_scalars (Ev *ev, const St *s)
 {
+  /* a context that drops the terms: a body of terms alone is skipped, one
+   * that also sets locals runs as written (their errors are the loop's) */
   if (ev->context != TILDE_MODEL_CONTEXT_JOINT && (s->mixed_roles || !rt_term_counts (ev, s)))
-    return s->mixed_roles ? rt_exec (ev, s->else_s) : FLOW_NEXT;
+    return s->mixed_roles || s->lx_locals ? rt_exec (ev, s->else_s) : FLOW_NEXT;
   TildeValue bound;
   rt_eval (ev, s->e, &bound);
   gint64 lo = rt_int (CX, &bound);

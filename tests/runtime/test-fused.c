@@ -728,6 +728,44 @@ test_inner_loops (void)
   g_assert_cmpuint (rt_model_count_fused (f), ==, 0);
 }
 
+/* In the prior and likelihood contexts a body that sets locals still runs
+ * them, errors included, as the loop as written does. */
+static void
+test_inner_loop_contexts (void)
+{
+  static const Case cases_[] = {
+    { "contexts-lags-out-of-range",
+      "data { int K; int T; array[T] real y; }\n"
+      "parameters { real alpha; vector[K] beta; real<lower=0> sigma; }\n"
+      "model {\n"
+      "  beta ~ normal(0, 1);\n"
+      "  for (t in 1:T) {\n"
+      "    real mu = alpha;\n"
+      "    for (k in 1:K) mu += beta[k] * y[t - k];\n"
+      "    y[t] ~ normal(mu, sigma);\n"
+      "  }\n"
+      "}\n",
+      "{\"K\": 2, \"T\": 6, \"y\": [0.7, 0.8, 0.78, 1.03, 0.97, 1.08]}", 1 },
+  };
+  static const TildeModelContext contexts[] = {
+    TILDE_MODEL_CONTEXT_JOINT, TILDE_MODEL_CONTEXT_PRIOR, TILDE_MODEL_CONTEXT_LIKELIHOOD,
+  };
+  const Case *cs[] = { find_case ("ar-k-loop"), &cases_[0] };
+  for (guint i = 0; i < G_N_ELEMENTS (cs); i++)
+    for (guint k = 0; k < G_N_ELEMENTS (contexts); k++)
+      {
+        g_autoptr (TildeModel) f = prepare (cs[i], MIR_OPT_O1, TRUE);
+        g_autoptr (TildeModel) g = prepare (cs[i], MIR_OPT_O1, FALSE);
+        g_assert_cmpuint (rt_model_count_fused (f), ==, 1);
+        tilde_model_set_context (f, contexts[k]);
+        tilde_model_set_context (g, contexts[k]);
+        double theta[5] = { 0.4, -0.3, 0.2, 0.1, -0.5 };
+        g_assert_cmpuint (tilde_model_num_params_unconstrained (f), <=, G_N_ELEMENTS (theta));
+        /* the first succeeds in every context, the second fails in every one */
+        g_assert_true (agree (cs[i]->name, f, g, theta, TRUE, TRUE) == (i == 0));
+      }
+}
+
 /* In steady state the fused forms allocate nothing. */
 static void
 test_no_allocation (void)
@@ -901,6 +939,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/fused/no-allocation", test_no_allocation);
   g_test_add_func ("/runtime/fused/scalar-loop-blocks", test_scalar_loop_blocks);
   g_test_add_func ("/runtime/fused/inner-loops", test_inner_loops);
+  g_test_add_func ("/runtime/fused/inner-loop-contexts", test_inner_loop_contexts);
   g_test_add_func ("/runtime/fused/scalar-factors", test_scalar_factors);
   g_test_add_func ("/runtime/fused/gp-symmetric", test_gp_symmetric);
   g_test_add_func ("/runtime/fused/affine-normal", test_affine_normal);
