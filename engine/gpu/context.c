@@ -55,6 +55,12 @@ tilde_gpu_context_new (const TildeGpuDevice *device, GError **error)
   TildeGpuContext *ctx = g_new0 (TildeGpuContext, 1);
   ctx->refs = 1;
   ctx->runs_left = G_MAXUINT;
+  /* TILDE_OPENCL_FAIL_AFTER=N: kernel runs fail after N of them, as on a
+   * lost device, to test what the engine and the command line do then */
+  const char *fail_after = g_getenv ("TILDE_OPENCL_FAIL_AFTER");
+  guint64 runs;
+  if (fail_after && g_ascii_string_to_unsigned (fail_after, 10, 0, G_MAXUINT - 1, &runs, NULL))
+    ctx->runs_left = (guint) runs;
   ctx->device = tilde_gpu_device_copy (device);
   ctx->context = context;
   ctx->queue = queue;

@@ -10,6 +10,8 @@
 static char *tmp_dir;
 /* Where the ICD loader looks for platforms (NULL: where it usually does). */
 static const char *icd_vendors;
+/* TILDE_OPENCL_FAIL_AFTER for the run (NULL: unset) */
+static const char *fail_after;
 
 typedef struct {
   int   status;
@@ -38,6 +40,8 @@ run_tilde (Run *r, const char *first, ...)
   g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "XDG_CACHE_HOME", tmp_dir, TRUE);
   if (icd_vendors)
     env = g_environ_setenv (env, "OCL_ICD_VENDORS", icd_vendors, TRUE);
+  if (fail_after)
+    env = g_environ_setenv (env, "TILDE_OPENCL_FAIL_AFTER", fail_after, TRUE);
   g_autoptr (GError) error = NULL;
   int wait = 0;
   g_assert_true (g_spawn_sync (tmp_dir, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL,
@@ -226,6 +230,63 @@ test_elementwise (void)
   run_clear (&r);
 }
 
+/* A device lost on the way: a warning naming the statement, once, and the
+ * CPU's numbers from then on. */
+static void
+test_device_lost (void)
+{
+  Run cpu, r;
+  run_tilde (&cpu, "log-prob", "--data", "glm.json", "--params", "params.json", "glm.stan", NULL);
+  g_assert_cmpint (cpu.status, ==, 0);
+  fail_after = "0";
+  run_tilde (&r, "log-prob", "--device", "opencl", "--data", "glm.json", "--params",
+             "params.json", "glm.stan", NULL);
+  fail_after = NULL;
+  g_assert_cmpint (r.status, ==, 0);
+  if (strstr (r.err, "Warning: No OpenCL"))
+    {
+      g_test_skip ("no OpenCL device");
+      run_clear (&r);
+      run_clear (&cpu);
+      return;
+    }
+  /* lost before the statement's first run (preparation runs it once) */
+  g_assert_true (g_str_has_prefix (r.err, "Warning: poisson_log_lupmf at line 12 runs on the "
+                                          "CPU: OpenCL failed (running a kernel: "
+                                          "CL_DEVICE_NOT_AVAILABLE)\n"));
+  g_assert_cmpstr (r.out, ==, cpu.out);
+  run_clear (&r);
+  /* lost at the evaluation */
+  fail_after = "1";
+  run_tilde (&r, "log-prob", "--device", "opencl", "--data", "glm.json", "--params",
+             "params.json", "glm.stan", NULL);
+  fail_after = NULL;
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "Warning: poisson_log_lupmf at line 12 failed on the OpenCL "
+                              "device: OpenCL failed (running a kernel: "
+                              "CL_DEVICE_NOT_AVAILABLE); it runs on the CPU from now on\n");
+  g_assert_cmpstr (r.out, ==, cpu.out);
+  run_clear (&r);
+
+  /* sampling: the kernel works for a while, then the warning comes once */
+  fail_after = "25";
+  run_tilde (&r, "sample", "--device", "opencl", "--chains", "1", "--warmup", "40",
+             "--samples", "40", "--seed", "3", "--refresh", "0", "--data", "glm.json",
+             "--output", "lost.csv", "glm.stan", NULL);
+  fail_after = NULL;
+  g_assert_cmpint (r.status, ==, 0);
+  static const char lost[] = " at line 12 failed on the OpenCL device: ";
+  const char *w = strstr (r.err, lost);
+  g_assert_nonnull (w);
+  g_assert_null (strstr (w + strlen (lost), lost));
+  g_autofree char *csv_path = g_build_filename (tmp_dir, "lost.csv", NULL);
+  g_autofree char *csv = NULL;
+  g_assert_true (g_file_get_contents (csv_path, &csv, NULL, NULL));
+  g_assert_nonnull (strstr (csv, "lp__,"));
+  run_clear (&r);
+  run_clear (&cpu);
+}
+
 static void
 remove_tmp (void)
 {
@@ -251,6 +312,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/cli/no-platform", test_no_platform);
   g_test_add_func ("/gpu/cli/mem-patterns", test_mem_patterns);
   g_test_add_func ("/gpu/cli/elementwise", test_elementwise);
+  g_test_add_func ("/gpu/cli/device-lost", test_device_lost);
   int status = g_test_run ();
   remove_tmp ();
   return status;
