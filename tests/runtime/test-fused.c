@@ -766,6 +766,113 @@ test_inner_loop_contexts (void)
       }
 }
 
+/* ---- random loop bodies ---- */
+
+/* A random real expression over the leaves, of at most `depth` levels,
+ * of operations defined everywhere (so that no check gives way). */
+static void
+random_expr (GString *s, GRand *r, const char *const *leaves, guint n_leaves, int depth)
+{
+  if (depth == 0 || g_rand_double (r) < 0.3)
+    {
+      g_string_append (s, leaves[g_rand_int_range (r, 0, (gint32) n_leaves)]);
+      return;
+    }
+  static const char *const forms[] = {
+    "(A + B)", "(A - B)", "(A * B)", "fma(A, B, A)", "inv_logit(A)", "log1p(square(A))",
+    "log_sum_exp(A, B)", "(A / (1 + square(B)))", "exp(-square(A))", "sqrt(1 + square(A))",
+    "square(A)", "(-(A))", "pow(1 + square(A), 0.5)",
+  };
+  const char *f = forms[g_rand_int_range (r, 0, G_N_ELEMENTS (forms))];
+  for (; *f; f++)
+    if (*f == 'A' || *f == 'B')
+      random_expr (s, r, leaves, n_leaves, depth - 1);
+    else
+      g_string_append_c (s, *f);
+}
+
+/* Loops with locals, inner loops updating them and a recurrence, their
+ * bodies drawn at random from fixed seeds: the fused forms are taken, never
+ * give way, and agree with the loops as written. */
+static void
+test_random_loop_bodies (void)
+{
+  static const char *const inner_leaves[] = {
+    "mu", "beta[k]", "y[t - k]", "alpha", "t * 0.01", "k * 0.1", "0.5", "z[k]",
+  };
+  static const char *const rec_leaves[] = {
+    "x[n - 1]", "y[n]", "a", "b", "n * 0.01", "0.3", "y[n - 1]",
+  };
+  static const char *const inits[] = { "alpha", "u[t]", "0", "t * 0.1", "y[t]" };
+  static const char *const updates[] = {
+    "mu + beta[k] * y[t - k]", "fma(beta[k], y[t - k], mu)", "y[t - k] * exp(beta[k]) + mu",
+  };
+  for (guint32 seed = 1; seed <= 60; seed++)
+    {
+      g_autoptr (GRand) r = g_rand_new_with_seed (seed);
+      int K = (int[]) { 0, 1, 3 }[g_rand_int_range (r, 0, 3)];
+      int T = (int[]) { 6, 140, 300 }[g_rand_int_range (r, 0, 3)];
+      g_autoptr (GString) inner = g_string_new ("(");
+      random_expr (inner, r, inner_leaves, G_N_ELEMENTS (inner_leaves), 3);
+      g_string_append (inner, ") * 0.5 + mu * 0.5");
+      g_autoptr (GString) rec = g_string_new ("(");
+      random_expr (rec, r, rec_leaves, G_N_ELEMENTS (rec_leaves), 3);
+      g_string_append (rec, ") + 0.5 * x[n - 1]");
+      g_autofree char *source = g_strdup_printf (
+        "data { int K; int T; array[T] real y; vector[K] z; }\n"
+        "parameters { real alpha; vector[K] beta; real<lower=0> sigma; vector[T] u; real a;\n"
+        "             real<lower=0, upper=1> b; }\n"
+        "model {\n"
+        "  u ~ normal(0, 1);\n"
+        "  beta ~ normal(0, 1);\n"
+        "  for (t in (K + 1):T) {\n"
+        "    real mu = %s;\n"
+        "    for (k in 1:K) mu = %s;\n"
+        "    real w = mu;\n"
+        "    mu = alpha * 0.1;\n"
+        "    for (k in 1:K) mu = %s;\n"
+        "    target += normal_lupdf(y[t] | mu * 0.3, sigma + 1);\n"
+        "    target += -square(w) * 0.01;\n"
+        "  }\n"
+        "  vector[T] x;\n"
+        "  x[1] = a;\n"
+        "  for (n in 2:T) x[n] = %s;\n"
+        "  target += -0.001 * dot_self(x);\n"
+        "}\n",
+        inits[g_rand_int_range (r, 0, G_N_ELEMENTS (inits))], inner->str,
+        updates[g_rand_int_range (r, 0, G_N_ELEMENTS (updates))], rec->str);
+      g_autoptr (GString) data = g_string_new (NULL);
+      g_string_printf (data, "{\"K\": %d, \"T\": %d, \"z\": [", K, T);
+      for (int k = 0; k < K; k++)
+        g_string_append_printf (data, "%s%.1f", k ? ", " : "", 0.3 * (k + 1));
+      g_string_append (data, "], \"y\": [");
+      for (int n = 0; n < T; n++)
+        g_string_append_printf (data, "%s%.3f", n ? ", " : "", 1.1 * sin (0.37 * n) + 0.1 * (n % 3));
+      g_string_append (data, "]}");
+      g_autofree char *name = g_strdup_printf ("random-loop-body-%u", seed);
+      Case c = { name, source, data->str, 0, 0 };
+      for (int level = 0; level < 2; level++)
+        {
+          MirOptLevel l = level ? MIR_OPT_O1 : MIR_OPT_O0;
+          g_autoptr (TildeModel) f = prepare (&c, l, TRUE);
+          g_autoptr (TildeModel) g = prepare (&c, l, FALSE);
+          /* the loop over t and the recurrence at least */
+          g_assert_cmpuint (rt_model_count_fused (f), >=, 2);
+          gsize P = tilde_model_num_params_unconstrained (f);
+          g_autofree double *theta = g_new (double, P);
+          guint fallbacks = rt_fused_fallbacks ();
+          for (int k = 0; k < 2; k++)
+            {
+              for (gsize i = 0; i < P; i++)
+                theta[i] = 0.6 * sin (1.7 * (double) (i + 1) + k);
+              for (int mode = 0; mode < 4; mode++)
+                g_assert_true (agree (name, f, g, theta, mode & 1, mode & 2));
+            }
+          g_assert_cmpuint (rt_fused_fallbacks (), ==, fallbacks);
+        }
+    }
+}
+
 /* In steady state the fused forms allocate nothing. */
 static void
 test_no_allocation (void)
@@ -940,6 +1047,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/fused/scalar-loop-blocks", test_scalar_loop_blocks);
   g_test_add_func ("/runtime/fused/inner-loops", test_inner_loops);
   g_test_add_func ("/runtime/fused/inner-loop-contexts", test_inner_loop_contexts);
+  g_test_add_func ("/runtime/fused/random-loop-bodies", test_random_loop_bodies);
   g_test_add_func ("/runtime/fused/scalar-factors", test_scalar_factors);
   g_test_add_func ("/runtime/fused/gp-symmetric", test_gp_symmetric);
   g_test_add_func ("/runtime/fused/affine-normal", test_affine_normal);
