@@ -1468,15 +1468,20 @@ lx_emit (LxBuild *b, const MirExpr *m)
   if (m->kind == MIR_EXPR_INDEXED && b->carry && m->u.indexed.base->kind == MIR_EXPR_VAR
       && strcmp (m->u.indexed.base->u.var.name, b->carry) == 0)
     {
-      /* x[n - 1]: the value the previous iteration gave */
+      /* x[n - 1]: the value the previous iteration gave; x[n], x[n + 1], ...:
+       * values from before the loop, not yet assigned when read (a slice) */
       GPtrArray *idx = m->u.indexed.indices;
       const MirIndex *ix = idx->len == 1 ? g_ptr_array_index (idx, 0) : NULL;
       const MirExpr *off;
       int sign;
       if (!ix || ix->kind != MIR_INDEX_SINGLE || !loop_offset (ix->e, b->var, &off, &sign)
-          || sign != -1 || !off || off->kind != MIR_EXPR_LIT || strcmp (off->u.lit.text, "1") != 0)
+          || (off && off->kind != MIR_EXPR_LIT))
         goto fail;
-      return 0;
+      if (off && sign == -1 && strcmp (off->u.lit.text, "1") == 0)
+        return 0;
+      if (off && sign == -1)
+        goto fail;
+      local = FALSE;
     }
   if (m->kind == MIR_EXPR_VAR && local)
     {
@@ -1715,8 +1720,8 @@ compile_scalar_loop (Compiler *c, const MirStmt *m, St *general)
 
 /* The loop `general` (compiled from m) run as a recurrence, or NULL when
  * its body is not `x[n] = f;` with x a one-dimensional real container and
- * f a real expression of x[n - 1], n, slices of data and what does not
- * vary (fused-loop.c, rt_st_for_recurrence). */
+ * f a real expression of x[n - 1], n, slices and what does not vary
+ * (fused-loop.c, rt_st_for_recurrence). */
 static St *
 compile_recurrence (Compiler *c, const MirStmt *m, St *general)
 {
@@ -1742,7 +1747,7 @@ compile_recurrence (Compiler *c, const MirStmt *m, St *general)
   lx_push (&b, LX_CARRY, 0, NULL);
   b.prog[0].varies = TRUE;
   int last = lx_emit (&b, body->u.assign.rhs);
-  if (!b.ok || b.ad_slice || last != b.n - 1 || !b.prog[last].varies
+  if (!b.ok || last != b.n - 1 || !b.prog[last].varies
       || b.prog[last].op == LX_SLICE || b.prog[last].op == LX_LOOP_VAR
       || b.prog[last].op == LX_CARRY)
     return NULL;

@@ -846,6 +846,7 @@ typedef struct {
   double    dnv[LX_MAX_PROGRAM][LX_MAX_OPERANDS];  /* what does not vary: partials */
   double   *d[LX_MAX_PROGRAM][LX_MAX_OPERANDS];    /* what varies: by iteration */
   double   *adj[LX_MAX_PROGRAM];     /* what varies: adjoints by iteration */
+  TildeValue slice[LX_MAX_PROGRAM];  /* slices of variables: the variables */
   guint8    seq[LX_MAX_PROGRAM];     /* the computations that depend on x[n - 1], in order */
   int       n_seq;
 } LxRec;
@@ -919,6 +920,13 @@ rec_backward (AdTape *tape, const void *p)
             }
         }
     }
+  for (int j = 1; j < r->n_prog; j++)
+    if (r->prog[j].op == LX_SLICE && r->adj[j])
+      {
+        const TildeValue *sv = &r->slice[j];
+        for (gint32 i = 0; i < r->n; i++)
+          tape->adj[sv->idx ? sv->idx[i] : sv->start + i] += r->adj[j][i];
+      }
   for (int j = last; j > 0; j--)
     {
       const Lx *ins = &r->prog[j];
@@ -999,9 +1007,20 @@ rt_st_for_recurrence (Ev *ev, const St *s)
           break;
         case LX_SLICE:
           open_slice (ev, ins, (int) lo, n, &slices[k]);
-          if (slices[k].p)
-            give_up (ev);   /* not expected: the compiler keeps these as written */
           v[k] = slice_block (&slices[k], rt_alloc_d (CX, (gsize) n), 0, n);
+          if (slices[k].p)
+            {
+              /* autodiff variables: their adjoints by iteration, to the
+               * variables at the end of the sweep */
+              r->slice[k] = slices[k].ad;
+              r->adj[k] = slices[k].p;
+              any_ad = TRUE;
+              /* its ids may be x's own (x[n + 1]), which the loop's
+               * assignments replace: the sweep needs the ones read */
+              if (r->slice[k].idx)
+                r->slice[k].idx = tilde_arena_memdup (CX->arena, r->slice[k].idx,
+                                                      sizeof (gint32) * (gsize) n);
+            }
           break;
         case LX_LOOP_VAR:
           v[k] = rt_alloc_d (CX, (gsize) n);

@@ -406,6 +406,28 @@ static const Case cases[] = {
     "}\n",
     "{\"N\": 6, \"x\": [0.5, 1, 1.5, 0.2, 0.9, 1.3], \"y\": [0.3, -1.2, 0.8, 2.2, -0.4, 1.1]}",
     2 },
+  /* stochastic volatility: x[t] read before it is assigned, slices of
+   * parameters */
+  { "stochastic-volatility",
+    "data { int<lower=0> T; vector[T] y; }\n"
+    "parameters { real mu; real<lower=-1, upper=1> phi; real<lower=0> sigma;\n"
+    "             vector[T] h_std; }\n"
+    "transformed parameters {\n"
+    "  vector[T] h = h_std * sigma;\n"
+    "  h[1] /= sqrt(1 - phi * phi);\n"
+    "  h += mu;\n"
+    "  for (t in 2:T) h[t] += phi * (h[t - 1] - mu);\n"
+    "}\n"
+    "model {\n"
+    "  sigma ~ cauchy(0, 5);\n"
+    "  mu ~ cauchy(0, 10);\n"
+    "  h_std ~ std_normal();\n"
+    "  y ~ normal(0, exp(h / 2));\n"
+    "  vector[T] g = h;\n"
+    "  for (t in 2:(T - 1)) g[t] = 0.5 * g[t - 1] + 0.25 * (g[t + 1] - h_std[t - 1]);\n"
+    "  target += -0.5 * dot_self(g);\n"
+    "}\n",
+    "{\"T\": 6, \"y\": [0.3, -1.2, 0.8, 2.2, -0.4, 1.1]}", 6 },
   { "scalar-terms-of-data-only",
     "data { int N; vector[N] y; }\n"
     "parameters { real mu; }\n"
@@ -801,7 +823,7 @@ test_random_loop_bodies (void)
     "mu", "beta[k]", "y[t - k]", "alpha", "t * 0.01", "k * 0.1", "0.5", "z[k]",
   };
   static const char *const rec_leaves[] = {
-    "x[n - 1]", "y[n]", "a", "b", "n * 0.01", "0.3", "y[n - 1]",
+    "x[n - 1]", "y[n]", "a", "b", "n * 0.01", "0.3", "y[n - 1]", "u[n]", "u[n - 1]",
   };
   static const char *const inits[] = { "alpha", "u[t]", "0", "t * 0.1", "y[t]" };
   static const char *const updates[] = {
