@@ -1355,7 +1355,6 @@ typedef struct {
   Lx         *prog;
   int         n;
   gboolean    ok;
-  gboolean    ad_slice;  /* a slice of a container that is not data */
   const char *carry;     /* a recurrence's container: x[n - 1] is the CARRY */
   /* the body's real scalars: their names and the instruction that holds
    * each one's value at this point of the body (-1: not yet assigned) */
@@ -1508,7 +1507,6 @@ lx_emit (LxBuild *b, const MirExpr *m)
           || local || !is_flat_1d_type (base->type) || !loop_offset (ix->e, b->var, &off, &sign))
         goto fail;
       int k = lx_push (b, LX_SLICE, 0, NULL);
-      b->ad_slice |= base->ad_level != TILDE_AD_DATA;
       b->prog[k].varies = TRUE;
       b->prog[k].e = compile_expr (b->c, base);
       b->prog[k].off = off ? compile_expr (b->c, off) : NULL;
@@ -1612,8 +1610,7 @@ lx_emit_inner_loop (LxBuild *b, const MirStmt *m)
   sub.prog[0].varies = TRUE;
   int last = lx_emit (&sub, f);
   g_array_set_size (c->scope, mark);
-  /* slices of parameters would need their partials by k: run as written */
-  if (!sub.ok || sub.ad_slice || last != sub.n - 1 || !sub.prog[last].varies)
+  if (!sub.ok || last != sub.n - 1 || !sub.prog[last].varies)
     return -1;
   for (int j = 0; j < sub.n; j++)
     if (sub.prog[j].drop)

@@ -468,8 +468,7 @@ inner_open (Ev *ev, const LxInner *in, gint64 lo, gint32 n)
               break;
             case LX_SLICE:
               open_slice (ev, ins, (int) lo, n, &r->slices[c]);
-              if (r->slices[c].p)
-                give_up (ev);   /* not expected: the compiler keeps these as written */
+              r->ad |= r->slices[c].p != NULL;
               break;
             case LX_LOOP_VAR:
             case LX_CARRY:
@@ -492,8 +491,9 @@ inner_open (Ev *ev, const LxInner *in, gint64 lo, gint32 n)
     {
       const Lx *ins = &in->prog[j];
       r->bl->vec[j] = ins->varies;
-      /* the slices are of data, and so is the loop's variable */
-      r->bl->dead[j] = ins->op == LX_SLICE || ins->op == LX_LOOP_VAR;
+      /* slices of data need no adjoints, nor does the loop's variable; the
+       * slices are the same containers for every k */
+      r->bl->dead[j] = (ins->op == LX_SLICE && !r->slices[j].p) || ins->op == LX_LOOP_VAR;
       if (!ins->varies)
         continue;
       r->bl->v[j] = r->bl->buf[j] = rt_alloc_d (CX, LX_BLOCK);
@@ -583,11 +583,18 @@ inner_backward (Ev *ev, LxInnerRun *r, const double *g, gint32 i0, int m)
       for (gint32 kk = 0; kk < r->n_k && r->ad; kk++)
         {
           gsize c = (gsize) kk * in->n;
-          const double *sv = slice_block (&r->slices[c + in->dot_s], bl->buf[in->dot_s], i0, m);
+          const LxSlice *sl = &r->slices[c + in->dot_s];
+          const double *sv = slice_block (sl, bl->buf[in->dot_s], i0, m);
           double sum = 0;
           for (int i = 0; i < m; i++)
             sum += g[i] * sv[i];
           r->adj[c + in->dot_a] += sum;
+          if (sl->p)
+            {
+              double a = r->val[c + in->dot_a];
+              for (int i = 0; i < m; i++)
+                sl->p[i0 + i] = g[i] * a;
+            }
         }
       return g;
     }
@@ -610,6 +617,9 @@ inner_backward (Ev *ev, LxInnerRun *r, const double *g, gint32 i0, int m)
           if (ins->varies && ins->op != LX_SLICE && ins->op != LX_LOOP_VAR
               && ins->op != LX_CARRY)
             lx_block_backward (ins, bl, j, m, r->adj + (gsize) kk * in->n);
+          else if (ins->op == LX_SLICE && r->slices[(gsize) kk * in->n + j].p)
+            memcpy (r->slices[(gsize) kk * in->n + j].p + i0, bl->adj[j],
+                    sizeof (double) * (gsize) m);
         }
       memcpy (r->g, bl->adj[0], sizeof (double) * (gsize) m);   /* the CARRY's */
     }
@@ -617,7 +627,8 @@ inner_backward (Ev *ev, LxInnerRun *r, const double *g, gint32 i0, int m)
 }
 
 /* Once after the loop: the adjoints of what does not vary back to the
- * leaves, each of whose variables becomes an operand. */
+ * leaves, each of whose variables becomes an operand, as does each slice
+ * of variables with its partials by iteration. */
 static guint
 inner_operands (LxInnerRun *r, AdOperand *ops)
 {
@@ -628,6 +639,8 @@ inner_operands (LxInnerRun *r, AdOperand *ops)
       {
         const Lx *ins = &in->prog[j];
         gsize c = (gsize) kk * in->n + j;
+        if (ins->op == LX_SLICE && r->slices[c].p)
+          ops[n_ops++] = rt_operand (&r->slices[c].ad, r->slices[c].p);
         if (ins->varies || ins->op == LX_SLICE || ins->op == LX_LOOP_VAR)
           continue;
         if (ins->op == LX_LEAF)

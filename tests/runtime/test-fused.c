@@ -696,8 +696,8 @@ test_scalar_loop_blocks (void)
 }
 
 /* An inner loop updating a local over more iterations than a block holds,
- * with the loop variables read as values; and one over parameters, which
- * stays as written. */
+ * with the loop variables read as values; recurrences likewise; inner
+ * loops over slices of parameters. */
 static void
 test_inner_loops (void)
 {
@@ -734,20 +734,24 @@ test_inner_loops (void)
   test_case (&g);
   g_string_free (json, TRUE);
 
-  static const Case stays = {
+  /* slices of parameters in the inner loop: their partials by k */
+  static const Case params = {
     "inner-loop-over-parameters",
     "data { int N; vector[N] y; }\n"
-    "parameters { vector[N] u; real<lower=0> s; }\n"
+    "parameters { vector[N] u; real<lower=0> s; vector[2] c; }\n"
     "model {\n"
+    "  u ~ normal(0, 1);\n"
     "  for (n in 3:N) {\n"
     "    real m = 0;\n"
+    "    real w = c[1];\n"
     "    for (k in 1:2) m += 0.5 * u[n - k];\n"
-    "    y[n] ~ normal(m, s);\n"
+    "    for (k in 1:2) w = fma(c[k], u[n - k], w);\n"
+    "    for (k in 1:2) w = w * 0.5 + exp(-square(u[n - k] - y[n - k]));\n"
+    "    y[n] ~ normal(m + w, s);\n"
     "  }\n"
     "}\n",
-    "{\"N\": 5, \"y\": [1, 0, -1, 0.5, 2]}", 0 };
-  g_autoptr (TildeModel) f = prepare (&stays, MIR_OPT_O0, TRUE);
-  g_assert_cmpuint (rt_model_count_fused (f), ==, 0);
+    "{\"N\": 7, \"y\": [1, 0, -1, 0.5, 2, 0.3, -0.2]}", 1 };
+  test_case (&params);
 }
 
 /* In the prior and likelihood contexts a body that sets locals still runs
@@ -820,7 +824,7 @@ static void
 test_random_loop_bodies (void)
 {
   static const char *const inner_leaves[] = {
-    "mu", "beta[k]", "y[t - k]", "alpha", "t * 0.01", "k * 0.1", "0.5", "z[k]",
+    "mu", "beta[k]", "y[t - k]", "alpha", "t * 0.01", "k * 0.1", "0.5", "z[k]", "u[t - k]",
   };
   static const char *const rec_leaves[] = {
     "x[n - 1]", "y[n]", "a", "b", "n * 0.01", "0.3", "y[n - 1]", "u[n]", "u[n - 1]",
@@ -828,6 +832,7 @@ test_random_loop_bodies (void)
   static const char *const inits[] = { "alpha", "u[t]", "0", "t * 0.1", "y[t]" };
   static const char *const updates[] = {
     "mu + beta[k] * y[t - k]", "fma(beta[k], y[t - k], mu)", "y[t - k] * exp(beta[k]) + mu",
+    "mu + beta[k] * u[t - k]",
   };
   for (guint32 seed = 1; seed <= 60; seed++)
     {
