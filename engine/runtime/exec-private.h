@@ -214,8 +214,8 @@ struct LxInner {
   int       slot;
   const Lx *prog;
   int       n;
-  /* x = x + a * s or fma (a, s, x), a not varying and s a slice of data
-   * (a dot product over k): the positions of a and s, and whether fma */
+  /* x = x + a * s or fma (a, s, x), a not varying and s a slice (a dot
+   * product over k): the positions of a and s, and whether fma */
   gboolean  dot, dot_fma;
   int       dot_a, dot_s;
 };

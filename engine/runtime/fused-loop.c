@@ -33,7 +33,8 @@
  * and t) runs k after k over the block, its leaves (beta[k]) evaluated
  * once per k for the whole evaluation; the backward pass walks k
  * backwards. x + a * s and fma (a, s, x), with a the same in every
- * iteration and s a data slice, is a dot product: x's partial is 1, a's s.
+ * iteration and s a slice, is a dot product: x's partial is 1, a's s (and
+ * s's a, when s is a slice of parameters).
  *
  * The same programs run recurrences, x[n] = f (x[n - 1], ...), as one node
  * (rt_st_for_recurrence, at the end).
