@@ -993,6 +993,24 @@ mentions (const MirExpr *m, const char *var)
     }
 }
 
+/* The variable an lvalue assigns as a whole (no projection, no index), or
+ * NULL. */
+static const char *
+whole_var (const MirLvalue *lv)
+{
+  return !lv->proj_of && lv->var && (!lv->indices || lv->indices->len == 0) ? lv->var : NULL;
+}
+
+/* m without the blocks of one statement around it. */
+static const MirStmt *
+sole_stmt (const MirStmt *m)
+{
+  while ((m->kind == MIR_STMT_BLOCK || m->kind == MIR_STMT_SLIST) && m->u.block.stmts
+         && m->u.block.stmts->len == 1)
+    m = g_ptr_array_index (m->u.block.stmts, 0);
+  return m;
+}
+
 static Fx *
 fx_new (Compiler *c, FxKind kind)
 {
@@ -1366,10 +1384,21 @@ typedef struct {
 static int
 lx_local (const LxBuild *b, const char *name)
 {
-  for (int i = 0; i < b->n_locals; i++)
+  for (int i = 0; name && i < b->n_locals; i++)
     if (strcmp (b->local[i], name) == 0)
       return i;
   return -1;
+}
+
+/* Whether the program has a normal_lupdf, whose terms are dropped per
+ * evaluation (only the loop of terms decides that). */
+static gboolean
+lx_drops (const LxBuild *b)
+{
+  for (int j = 0; j < b->n; j++)
+    if (b->prog[j].drop)
+      return TRUE;
+  return FALSE;
 }
 
 static gboolean
@@ -1579,17 +1608,13 @@ lx_inner_dot (LxInner *in)
 static int
 lx_emit_inner_loop (LxBuild *b, const MirStmt *m)
 {
-  const MirStmt *body = m->u.for_stmt.body;
-  while ((body->kind == MIR_STMT_BLOCK || body->kind == MIR_STMT_SLIST) && body->u.block.stmts
-         && body->u.block.stmts->len == 1)
-    body = g_ptr_array_index (body->u.block.stmts, 0);
+  const MirStmt *body = sole_stmt (m->u.for_stmt.body);
   if (body->kind != MIR_STMT_ASSIGN)
     return -1;
   const MirLvalue *lv = body->u.assign.lhs;
   const MirExpr *f = body->u.assign.rhs;
   const MirExpr *lo = m->u.for_stmt.lower, *hi = m->u.for_stmt.upper;
-  int x = lv->proj_of || !lv->var || (lv->indices && lv->indices->len > 0)
-    ? -1 : lx_local (b, lv->var);
+  int x = lx_local (b, whole_var (lv));
   if (x < 0 || b->local_ins[x] < 0 || mentions (lo, b->var) || mentions (hi, b->var)
       || lx_mentions_local (b, lo) || lx_mentions_local (b, hi) || !pure_expr (lo)
       || !pure_expr (hi))
@@ -1610,11 +1635,8 @@ lx_emit_inner_loop (LxBuild *b, const MirStmt *m)
   sub.prog[0].varies = TRUE;
   int last = lx_emit (&sub, f);
   g_array_set_size (c->scope, mark);
-  if (!sub.ok || last != sub.n - 1 || !sub.prog[last].varies)
+  if (!sub.ok || last != sub.n - 1 || !sub.prog[last].varies || lx_drops (&sub))
     return -1;
-  for (int j = 0; j < sub.n; j++)
-    if (sub.prog[j].drop)
-      return -1;   /* a normal_lupdf: its terms dropped per evaluation, not here */
   in->prog = sub.prog;
   in->n = sub.n;
   lx_inner_dot (in);
@@ -1664,9 +1686,7 @@ lx_body (LxBuild *b, St *s, const MirStmt *m, int *sum, int *n_terms)
       return;
     case MIR_STMT_ASSIGN:
       {
-        const MirLvalue *lv = m->u.assign.lhs;
-        int i = lv->proj_of || !lv->var || (lv->indices && lv->indices->len > 0)
-          ? -1 : lx_local (b, lv->var);
+        int i = lx_local (b, whole_var (m->u.assign.lhs));
         if (i < 0)
           break;
         b->local_ins[i] = lx_emit (b, m->u.assign.rhs);
@@ -1722,10 +1742,7 @@ compile_scalar_loop (Compiler *c, const MirStmt *m, St *general)
 static St *
 compile_recurrence (Compiler *c, const MirStmt *m, St *general)
 {
-  const MirStmt *body = m->u.for_stmt.body;
-  while ((body->kind == MIR_STMT_BLOCK || body->kind == MIR_STMT_SLIST) && body->u.block.stmts
-         && body->u.block.stmts->len == 1)
-    body = g_ptr_array_index (body->u.block.stmts, 0);
+  const MirStmt *body = sole_stmt (m->u.for_stmt.body);
   if (body->kind != MIR_STMT_ASSIGN)
     return NULL;
   const MirLvalue *lv = body->u.assign.lhs;
@@ -1734,7 +1751,7 @@ compile_recurrence (Compiler *c, const MirStmt *m, St *general)
     ? g_ptr_array_index (lv->indices, 0) : NULL;
   if (lv->proj_of || !lv->var || !ix || ix->kind != MIR_INDEX_SINGLE
       || ix->e->kind != MIR_EXPR_VAR || strcmp (ix->e->u.var.name, var) != 0
-      || !is_flat_1d_type (lv->type) || strcmp (lv->var, var) == 0
+      || !is_flat_1d_type (lv->type)
       || tilde_type_kind (body->u.assign.rhs->type) != TILDE_TYPE_REAL
       || (tilde_type_kind (lv->type) == TILDE_TYPE_ARRAY
           && tilde_type_kind (tilde_type_element (lv->type)) != TILDE_TYPE_REAL))
@@ -1746,11 +1763,8 @@ compile_recurrence (Compiler *c, const MirStmt *m, St *general)
   int last = lx_emit (&b, body->u.assign.rhs);
   if (!b.ok || last != b.n - 1 || !b.prog[last].varies
       || b.prog[last].op == LX_SLICE || b.prog[last].op == LX_LOOP_VAR
-      || b.prog[last].op == LX_CARRY)
+      || b.prog[last].op == LX_CARRY || lx_drops (&b))
     return NULL;
-  for (int j = 0; j < b.n; j++)
-    if (b.prog[j].drop)
-      return NULL;
   St *s = st_new (c, rt_st_for_recurrence, m);
   s->slot = lookup (c, lv->var, NULL);
   if (s->slot < 0)
@@ -1771,9 +1785,8 @@ decl_then_assign (const MirStmt *d, const MirStmt *a)
   if (d->kind != MIR_STMT_DECL || d->u.decl.init_kind == MIR_DECL_ASSIGN || !d->u.decl.sized
       || a->kind != MIR_STMT_ASSIGN)
     return FALSE;
-  const MirLvalue *lv = a->u.assign.lhs;
-  return !lv->proj_of && lv->var && strcmp (lv->var, d->u.decl.name) == 0
-    && (!lv->indices || lv->indices->len == 0) && !is_read_data (a->u.assign.rhs)
+  const char *var = whole_var (a->u.assign.lhs);
+  return var && strcmp (var, d->u.decl.name) == 0 && !is_read_data (a->u.assign.rhs)
     && !mentions (a->u.assign.rhs, d->u.decl.name);
 }
 

@@ -495,7 +495,8 @@ inner_open (Ev *ev, const LxInner *in, gint64 lo, gint32 n)
       /* slices of data need no adjoints, nor does the loop's variable; the
        * slices are the same containers for every k */
       r->bl->dead[j] = (ins->op == LX_SLICE && !r->slices[j].p) || ins->op == LX_LOOP_VAR;
-      if (!ins->varies)
+      /* a dot product reads its slice's values alone */
+      if (!ins->varies || (in->dot && j != in->dot_s))
         continue;
       r->bl->v[j] = r->bl->buf[j] = rt_alloc_d (CX, LX_BLOCK);
       r->bl->adj[j] = rt_alloc_d (CX, LX_BLOCK);
@@ -656,6 +657,18 @@ inner_operands (LxInnerRun *r, AdOperand *ops)
   return n_ops;
 }
 
+/* The bounds of the loop s; FALSE when it runs no iteration. */
+static gboolean
+loop_bounds (Ev *ev, const St *s, gint64 *lo, gint64 *hi)
+{
+  TildeValue bound;
+  rt_eval (ev, s->e, &bound);
+  *lo = rt_int (CX, &bound);
+  rt_eval (ev, s->e2, &bound);
+  *hi = rt_int (CX, &bound);
+  return *hi >= *lo;
+}
+
 Flow
 rt_st_for_scalars (Ev *ev, const St *s)
 {
@@ -663,12 +676,8 @@ rt_st_for_scalars (Ev *ev, const St *s)
    * that also sets locals runs as written (their errors are the loop's) */
   if (ev->context != TILDE_MODEL_CONTEXT_JOINT && (s->mixed_roles || !rt_term_counts (ev, s)))
     return s->mixed_roles || s->lx_locals ? rt_exec (ev, s->else_s) : FLOW_NEXT;
-  TildeValue bound;
-  rt_eval (ev, s->e, &bound);
-  gint64 lo = rt_int (CX, &bound);
-  rt_eval (ev, s->e2, &bound);
-  gint64 hi = rt_int (CX, &bound);
-  if (hi < lo)
+  gint64 lo, hi;
+  if (!loop_bounds (ev, s, &lo, &hi))
     return FLOW_NEXT;
   if (hi - lo + 1 > G_MAXINT32 || lo < G_MININT32 || hi > G_MAXINT32)
     return rt_exec (ev, s->else_s);
@@ -960,12 +969,8 @@ rec_backward (AdTape *tape, const void *p)
 Flow
 rt_st_for_recurrence (Ev *ev, const St *s)
 {
-  TildeValue bound;
-  rt_eval (ev, s->e, &bound);
-  gint64 lo = rt_int (CX, &bound);
-  rt_eval (ev, s->e2, &bound);
-  gint64 hi = rt_int (CX, &bound);
-  if (hi < lo)
+  gint64 lo, hi;
+  if (!loop_bounds (ev, s, &lo, &hi))
     return FLOW_NEXT;
   TildeValue *x = &ev->slots[s->slot];
   int n_prog = s->n_lx, last = n_prog - 1;
@@ -1021,7 +1026,8 @@ rt_st_for_recurrence (Ev *ev, const St *s)
           break;
         case LX_SLICE:
           open_slice (ev, ins, (int) lo, n, &slices[k]);
-          v[k] = slice_block (&slices[k], rt_alloc_d (CX, (gsize) n), 0, n);
+          v[k] = slice_block (&slices[k], slices[k].p || slices[k].iv
+                              ? rt_alloc_d (CX, (gsize) n) : NULL, 0, n);
           if (slices[k].p)
             {
               /* autodiff variables: their adjoints by iteration, to the
