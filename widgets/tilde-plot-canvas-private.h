@@ -145,6 +145,11 @@ void             _tilde_plot_draw_message      (cairo_t              *cr,
                                                 const char           *message,
                                                 const TildePlotStyle *style);
 
+/* A transparent ARGB32 image whose pages are in memory before anything is
+ * drawn (see tilde-plot-canvas.c). */
+cairo_surface_t *_tilde_plot_image_new         (int width,
+                                                int height);
+
 /* Pixels: thousands of one-pixel marks cost cairo far more than writing
  * the pixels, so dense marks go straight into the target image when it is
  * one (the screen's picture, a PNG), else into an image of the panel

@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "tilde-plot-canvas-private.h"
 
@@ -373,6 +374,64 @@ _tilde_plot_draw_message (cairo_t *cr, TildePlotText *text, double width, double
 {
   _tilde_plot_show_text (cr, text, text->bold, message, width / 2, height / 2, 0.5, 0.5,
                          &style->foreground, 0.45);
+}
+
+/* ---- images ---- */
+
+static cairo_user_data_key_t mapping_key;
+
+typedef struct
+{
+  void  *pixels;
+  size_t size;
+} Mapping;
+
+static void
+mapping_free (gpointer data)
+{
+  Mapping *mapping = data;
+
+  munmap (mapping->pixels, mapping->size);
+  g_free (mapping);
+}
+
+/* A plot's image is megabytes, and drawing on it first reads its pixels
+ * (blending onto transparency) and then writes them: each page is mapped
+ * as the shared zero page, then copied on its first write, and while the
+ * chains run on the other processors every such copy stops them to flush
+ * their TLBs. That cost most of a frame's time when the plot drew into a
+ * new image. Asking for the pages up front (MAP_POPULATE) gives them all
+ * in one system call, written on no processor yet. */
+cairo_surface_t *
+_tilde_plot_image_new (int width, int height)
+{
+  int stride = cairo_format_stride_for_width (CAIRO_FORMAT_ARGB32, MAX (width, 1));
+  size_t size = (size_t) stride * (size_t) MAX (height, 1);
+  cairo_surface_t *surface;
+  Mapping *mapping;
+  void *pixels;
+  int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+
+#ifdef MAP_POPULATE
+  flags |= MAP_POPULATE;
+#endif
+  if (stride <= 0 || width > 32767 || height > 32767)
+    return cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+  pixels = mmap (NULL, size, PROT_READ | PROT_WRITE, flags, -1, 0);
+  if (pixels == MAP_FAILED)
+    return cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+  surface = cairo_image_surface_create_for_data (pixels, CAIRO_FORMAT_ARGB32, MAX (width, 1),
+                                                 MAX (height, 1), stride);
+  mapping = g_new (Mapping, 1);
+  mapping->pixels = pixels;
+  mapping->size = size;
+  if (cairo_surface_set_user_data (surface, &mapping_key, mapping, mapping_free)
+      != CAIRO_STATUS_SUCCESS)
+    {
+      /* an error surface: nothing holds the pixels */
+      mapping_free (mapping);
+    }
+  return surface;
 }
 
 /* ---- pixels ---- */

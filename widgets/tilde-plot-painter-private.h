@@ -85,6 +85,13 @@ guint             _tilde_plot_painter_get_n_rows  (TildePlotPainter *painter);
 /* Whether the last live frame showed every statistic up to date; when
  * not, another frame catches up. */
 gboolean          _tilde_plot_painter_is_settled  (TildePlotPainter *painter);
+/* Looks up the plot's fonts and draws its characters once into an image
+ * nobody sees, so that the first frame with draws does not wait on it. */
+void              _tilde_plot_painter_warm_text   (TildePlotPainter     *painter,
+                                                   PangoLayout          *layout_text,
+                                                   const TildePlotStyle *style);
+/* How many text layouts the painter keeps for its labels. */
+guint             _tilde_plot_painter_get_n_labels (TildePlotPainter *painter);
 /* Brings the copies up to the draws in the store. */
 void              _tilde_plot_painter_sync        (TildePlotPainter *painter);
 /* The trace view's iterations when not zoomed: [start, end). */

@@ -861,7 +861,7 @@ draw_density_picture (DensityPicture *picture, guint64 serial, Row *row,
   else
     {
       g_clear_pointer (&picture->surface, cairo_surface_destroy);
-      picture->surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+      picture->surface = _tilde_plot_image_new (width, height);
     }
   cairo_surface_set_device_scale (picture->surface, scale, scale);
   cr = cairo_create (picture->surface);
@@ -1212,6 +1212,35 @@ pairs_axes (TildePlotPainter *painter, guint row_index, double length, TildePlot
 }
 
 /* ---- the whole picture ---- */
+
+/* The first layout in a font waits while fontconfig sorts the fonts on
+ * Pango's thread, and the first time a character is drawn cairo renders
+ * its glyph: together, milliseconds that otherwise fall in the first
+ * frames of a run, while the chains compete for the processors. The
+ * layouts made here stay in the painter's cache. */
+void
+_tilde_plot_painter_warm_text (TildePlotPainter *painter, PangoLayout *layout_text,
+                               const TildePlotStyle *style)
+{
+  static const char characters[] = "0123456789.,-+e%\u2212 ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                   " abcdefghijklmnopqrstuvwxyz[]()";
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 600, 40);
+  cairo_t *cr = cairo_create (surface);
+  TildePlotText text;
+
+  _tilde_plot_text_init (&text, &painter->labels, layout_text, style);
+  _tilde_plot_show_text (cr, &text, text.small, characters, 0, 0, 0, 0, &style->foreground, 1);
+  _tilde_plot_show_text (cr, &text, text.bold, characters, 0, 20, 0, 0, &style->foreground, 1);
+  _tilde_plot_text_clear (&text);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+}
+
+guint
+_tilde_plot_painter_get_n_labels (TildePlotPainter *painter)
+{
+  return g_hash_table_size (painter->labels.layouts);
+}
 
 static gboolean
 has_any_draws (TildePlotPainter *painter)

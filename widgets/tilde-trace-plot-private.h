@@ -19,6 +19,9 @@ guint64     _tilde_trace_plot_get_drawn_stamp (TildeTracePlot *self);
 void        _tilde_trace_plot_get_picture_counts (TildeTracePlot *self,
                                                   guint          *drawn,
                                                   guint          *made);
+/* How many text layouts the plot keeps for its labels: some once its fonts
+ * were looked up while the window was idle. */
+guint       _tilde_trace_plot_get_n_labels   (TildeTracePlot *self);
 /* What the pointer does, at widget coordinates. */
 void        _tilde_trace_plot_hover          (TildeTracePlot *self,
                                               double          x,

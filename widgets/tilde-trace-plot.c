@@ -8,6 +8,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "tilde-plot-canvas-private.h"
 #include "tilde-plot-painter-private.h"
 #include "tilde-trace-plot-private.h"
 
@@ -38,6 +39,7 @@ struct _TildeTracePlot
   GdkTexture       *texture;
   guint             generation;
   guint             catch_up_id;   /* a tick that redraws what a frame left behind */
+  guint             warm_id;       /* an idle that looks up the fonts (root) */
   guint             picture_generation;
   guint64           picture_stamp;
   int               picture_width, picture_height, picture_scale;
@@ -410,7 +412,7 @@ take_surface (TildeTracePlot *self, int width, int height)
     }
   g_clear_pointer (&spare, cairo_surface_destroy);
   self->images_made++;
-  return cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+  return _tilde_plot_image_new (width, height);
 }
 
 /* The plot drawn into an image at the device's scale, handed to GTK as
@@ -534,6 +536,40 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   snapshot_hover (self, snapshot, &style);
 }
 
+static gboolean
+warm_text_cb (gpointer data)
+{
+  TildeTracePlot *self = data;
+  g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
+  TildePlotStyle style;
+
+  self->warm_id = 0;
+  style_for_screen (self, &style);
+  _tilde_plot_painter_warm_text (self->painter, layout, &style);
+  return G_SOURCE_REMOVE;
+}
+
+/* In a window, the plot usually waits on a page of its own until a run
+ * starts; its fonts are looked up while the window is idle before then. */
+static void
+tilde_trace_plot_root (GtkWidget *widget)
+{
+  TildeTracePlot *self = TILDE_TRACE_PLOT (widget);
+
+  GTK_WIDGET_CLASS (tilde_trace_plot_parent_class)->root (widget);
+  if (self->warm_id == 0)
+    self->warm_id = g_idle_add_full (G_PRIORITY_LOW, warm_text_cb, self, NULL);
+}
+
+static void
+tilde_trace_plot_unroot (GtkWidget *widget)
+{
+  TildeTracePlot *self = TILDE_TRACE_PLOT (widget);
+
+  g_clear_handle_id (&self->warm_id, g_source_remove);
+  GTK_WIDGET_CLASS (tilde_trace_plot_parent_class)->unroot (widget);
+}
+
 static void
 tilde_trace_plot_measure (GtkWidget *widget, GtkOrientation orientation, int for_size,
                           int *minimum, int *natural, int *minimum_baseline, int *natural_baseline)
@@ -654,6 +690,12 @@ guint64
 _tilde_trace_plot_get_drawn_stamp (TildeTracePlot *self)
 {
   return self->drawn_stamp;
+}
+
+guint
+_tilde_trace_plot_get_n_labels (TildeTracePlot *self)
+{
+  return _tilde_plot_painter_get_n_labels (self->painter);
 }
 
 void
@@ -847,6 +889,7 @@ tilde_trace_plot_dispose (GObject *object)
   if (self->catch_up_id != 0)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->catch_up_id);
   self->catch_up_id = 0;
+  g_clear_handle_id (&self->warm_id, g_source_remove);
   G_OBJECT_CLASS (tilde_trace_plot_parent_class)->dispose (object);
 }
 
@@ -935,6 +978,8 @@ tilde_trace_plot_class_init (TildeTracePlotClass *klass)
   object_class->set_property = tilde_trace_plot_set_property;
   widget_class->snapshot = tilde_trace_plot_snapshot;
   widget_class->measure = tilde_trace_plot_measure;
+  widget_class->root = tilde_trace_plot_root;
+  widget_class->unroot = tilde_trace_plot_unroot;
   widget_class->css_changed = tilde_trace_plot_css_changed;
 
   properties[PROP_DRAWS] =

@@ -55,18 +55,12 @@ plot_is_current (gpointer data)
          && _tilde_trace_plot_get_row_panels (f->plot, 0, NULL, NULL);
 }
 
-static gboolean
-frames_drawn (gpointer data)
-{
-  return --(*(int *) data) <= 0;
-}
-
+/* Two frames laid out and painted since the call: whatever the test just
+ * changed is on screen. */
 static void
-let_it_draw (void)
+let_it_draw (Fixture *f)
 {
-  int countdown = 10;
-
-  window_test_wait_for (frames_drawn, &countdown);
+  window_test_let_it_draw (GTK_WIDGET (f->plot));
 }
 
 /* ---- synthetic draws ---- */
@@ -465,7 +459,7 @@ test_select_another_parameter (Fixture *f, gconstpointer data)
   g_assert_true (gtk_selection_model_select_item (model, 1, TRUE));
   g_assert_cmpstr (tilde_trace_plot_get_parameters (f->plot)[0], ==, "tau");
   g_assert_null (tilde_trace_plot_get_parameters (f->plot)[1]);
-  let_it_draw ();
+  let_it_draw (f);
   main_tau = main_panel (f, 0);
   after = render (GTK_WIDGET (f->plot), "plots-tau.png");
   for (int y = (int) main_mu.origin.y; y < main_mu.origin.y + main_mu.size.height; y++)
@@ -484,7 +478,7 @@ test_select_another_parameter (Fixture *f, gconstpointer data)
   gtk_selection_model_select_item (model, 2, FALSE);
   g_assert_cmpuint (g_strv_length ((char **) tilde_trace_plot_get_parameters (f->plot)), ==, 9);
   g_assert_cmpstr (tilde_trace_plot_get_parameters (f->plot)[8], ==, "theta.8");
-  let_it_draw ();
+  let_it_draw (f);
   g_assert_true (_tilde_trace_plot_get_row_panels (f->plot, 8, NULL, NULL));
   g_clear_pointer (&after, pixels_free);
   after = render (GTK_WIDGET (f->window), "plots-window.png");
@@ -517,7 +511,7 @@ test_search (Fixture *f, gconstpointer data)
   g_assert_cmpstr (row_name (f->list, 0), ==, "theta[1..8]");
   g_assert_cmpstr (row_name (f->list, 1), ==, "theta[3]");
   gtk_selection_model_select_item (tilde_parameter_list_get_model (f->list), 1, TRUE);
-  let_it_draw ();
+  let_it_draw (f);
   pixels_free (render (GTK_WIDGET (f->window), "plots-search.png"));
   /* Stan CSV's spelling finds it too. */
   tilde_parameter_list_set_search (f->list, "theta.5");
@@ -533,7 +527,7 @@ test_search (Fixture *f, gconstpointer data)
   g_assert_cmpuint (n_rows (f->list), ==, 0);
   tilde_parameter_list_set_search (f->list, "");
   g_assert_cmpuint (n_rows (f->list), ==, 3);
-  let_it_draw ();
+  let_it_draw (f);
 }
 
 static void
@@ -586,7 +580,7 @@ test_hover_zoom_and_pan (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (text, "<b>mu</b>"));
   g_assert_nonnull (strstr (text, ", iteration 1000"));
   g_assert_nonnull (strstr (text, "Chain "));
-  let_it_draw ();
+  let_it_draw (f);
   g_autoptr(Pixels) shot = render (GTK_WIDGET (f->plot), "plots-hover.png");
   /* Over warmup, the read-out says so. */
   _tilde_trace_plot_hover (f->plot, main.origin.x + 100.0 / 2000 * main.size.width,
@@ -601,7 +595,7 @@ test_hover_zoom_and_pan (Fixture *f, gconstpointer data)
   g_assert_true (tilde_trace_plot_get_iteration_range (f->plot, &start, &end));
   g_assert_cmpfloat_with_epsilon (start, 500, 1e-3);
   g_assert_cmpfloat_with_epsilon (end, 1500, 1e-3);
-  let_it_draw ();
+  let_it_draw (f);
   g_autoptr(Pixels) zoomed = render (GTK_WIDGET (f->plot), "plots-zoomed.png");
   /* Dragging right by a tenth of the panel shows earlier draws. */
   _tilde_trace_plot_pan (f->plot, main.size.width / 10);
@@ -617,7 +611,7 @@ test_hover_zoom_and_pan (Fixture *f, gconstpointer data)
   g_assert_true (tilde_trace_plot_get_iteration_range (f->plot, &start, &end));
   span = end - start;
   g_assert_cmpfloat_with_epsilon (span, 10, 1e-6);
-  let_it_draw ();
+  let_it_draw (f);
   /* Zoomed in close, the draws themselves. */
   g_autoptr(Pixels) close = render (GTK_WIDGET (f->plot), "plots-zoomed-close.png");
   /* The key binding's action, as a double-click: everything again. */
@@ -629,7 +623,7 @@ test_hover_zoom_and_pan (Fixture *f, gconstpointer data)
   tilde_trace_plot_set_show_warmup (f->plot, FALSE);
   g_assert_false (tilde_trace_plot_get_iteration_range (f->plot, &start, &end));
   g_assert_cmpfloat (start, ==, 200);
-  let_it_draw ();
+  let_it_draw (f);
   g_autoptr(Pixels) no_warmup = render (GTK_WIDGET (f->plot), "plots-no-warmup.png");
 }
 
@@ -660,7 +654,7 @@ test_other_views (Fixture *f, gconstpointer data)
       graphene_rect_t main;
 
       tilde_trace_plot_set_view (f->plot, views[v].view);
-      let_it_draw ();
+      let_it_draw (f);
       g_assert_true (window_test_wait_for (plot_is_current, f));
       main = main_panel (f, 0);
       pixels = render (GTK_WIDGET (f->plot), views[v].screenshot);
@@ -680,7 +674,7 @@ test_other_views (Fixture *f, gconstpointer data)
   /* The autocorrelation read-out: each chain's value at a lag. */
   tilde_trace_plot_set_view (f->plot, TILDE_PLOT_VIEW_AUTOCORRELATION);
   tilde_trace_plot_set_max_lag (f->plot, 20);
-  let_it_draw ();
+  let_it_draw (f);
   {
     graphene_rect_t main = main_panel (f, 0);
 
@@ -692,7 +686,7 @@ test_other_views (Fixture *f, gconstpointer data)
   /* Pairs with one parameter asks for another. */
   tilde_trace_plot_set_view (f->plot, TILDE_PLOT_VIEW_PAIRS);
   tilde_trace_plot_set_parameters (f->plot, (const char *const[]) { "mu", NULL });
-  let_it_draw ();
+  let_it_draw (f);
   g_assert_false (_tilde_trace_plot_get_row_panels (f->plot, 0, NULL, NULL));
 }
 
@@ -707,7 +701,7 @@ test_dark (Fixture *f, gconstpointer data)
   adw_style_manager_set_color_scheme (manager, ADW_COLOR_SCHEME_FORCE_DARK);
   fill (f, 300, 1700);
   g_assert_true (window_test_wait_for (plot_is_current, f));
-  let_it_draw ();
+  let_it_draw (f);
   main = main_panel (f, 0);
   pixels = render (GTK_WIDGET (f->plot), "plots-dark.png");
   for (guint c = 0; c < N_CHAINS; c++)
@@ -817,13 +811,44 @@ test_empty_store (Fixture *f, gconstpointer data)
   g_autoptr(Pixels) pixels = NULL;
 
   /* Nothing sampled yet: a message, no panels, no warnings. */
-  let_it_draw ();
+  let_it_draw (f);
   pixels = render (GTK_WIDGET (f->plot), "plots-empty.png");
   g_assert_false (_tilde_trace_plot_get_row_panels (f->plot, 0, NULL, NULL));
   /* The first draws of a run. */
   append_draws (f, 0, 1, TRUE, NULL, 0);
   g_assert_true (window_test_wait_for (plot_is_current, f));
   append_draws (f, 1, 3, TRUE, NULL, 0);
+  g_assert_true (window_test_wait_for (plot_is_current, f));
+}
+
+/* A plot on a page of its own that is not shown (the window's run page
+ * before a run) looks up its fonts while the window is idle, drawing
+ * nothing on screen; the plot shown beside it draws as before. */
+static gboolean
+labels_ready (gpointer data)
+{
+  return _tilde_trace_plot_get_n_labels (data) > 0;
+}
+
+static void
+test_fonts_looked_up_before_shown (Fixture *f, gconstpointer data)
+{
+  GtkWidget *stack = gtk_stack_new ();
+  TildeTracePlot *hidden = TILDE_TRACE_PLOT (tilde_trace_plot_new ());
+  GtkWidget *box = gtk_window_get_child (f->window);
+  guint drawn, made;
+
+  g_assert_cmpuint (_tilde_trace_plot_get_n_labels (hidden), ==, 0);
+  gtk_stack_add_named (GTK_STACK (stack), gtk_label_new ("the editor"), "editor");
+  gtk_stack_add_named (GTK_STACK (stack), GTK_WIDGET (hidden), "run");
+  gtk_stack_set_visible_child_name (GTK_STACK (stack), "editor");
+  gtk_box_append (GTK_BOX (box), stack);
+  g_assert_true (window_test_wait_for (labels_ready, hidden));
+  g_assert_false (gtk_widget_get_mapped (GTK_WIDGET (hidden)));
+  _tilde_trace_plot_get_picture_counts (hidden, &drawn, &made);
+  g_assert_cmpuint (drawn, ==, 0);
+
+  fill (f, 0, 50);
   g_assert_true (window_test_wait_for (plot_is_current, f));
 }
 
@@ -849,6 +874,7 @@ main (int argc, char *argv[])
   ADD ("dark", test_dark);
   ADD ("export", test_export);
   ADD ("empty-store", test_empty_store);
+  ADD ("fonts-looked-up-before-shown", test_fonts_looked_up_before_shown);
 #undef ADD
   return g_test_run ();
 }
