@@ -2,6 +2,7 @@
 #define G_LOG_DOMAIN "tilde-engine"
 
 #include "infer/diagnostics.h"
+#include "infer/radix-sort.h"
 
 #include <float.h>
 #include <math.h>
@@ -109,36 +110,26 @@ split_chains (const double *draws, gsize n_chains, gsize n_draws)
   return out;
 }
 
-typedef struct {
-  double value;
-  gsize  index;
-} Ranked;
-
-static int
-compare_ranked (const void *a, const void *b)
-{
-  double x = ((const Ranked *) a)->value, y = ((const Ranked *) b)->value;
-
-  return (x > y) - (x < y);
-}
-
 /* Replaces x (no NaN) by normal scores of its ranks, ties sharing their
  * average rank, with Blom's offset: qnorm((r - 3/8) / (S + 1/4)). */
 static void
 rank_normalise (double *x, gsize n)
 {
-  g_autofree Ranked *r = g_new (Ranked, MAX (n, 1));
+  g_autofree TildeKeyed *keyed = g_new (TildeKeyed, MAX (n, 1));
+  g_autofree TildeKeyed *scratch = g_new (TildeKeyed, MAX (n, 1));
+  TildeKeyed *r;
   gsize i = 0;
 
   for (gsize k = 0; k < n; k++)
-    r[k] = (Ranked) { x[k], k };
-  qsort (r, n, sizeof *r, compare_ranked);
+    keyed[k] = (TildeKeyed) { tilde_sort_key (x[k]), k };
+  r = tilde_radix_sort (keyed, scratch, n);
   while (i < n)
     {
       gsize j = i + 1;
       double rank, score;
 
-      while (j < n && r[j].value == r[i].value)
+      /* equal keys are equal values */
+      while (j < n && r[j].key == r[i].key)
         j++;
       /* positions i+1 .. j, 1-based */
       rank = (double) (i + 1 + j) / 2.0;
@@ -509,14 +500,6 @@ tilde_mcse_sd (const double *draws, gsize n_chains, gsize n_draws)
   return sqrt (varvar / m2 / 4);
 }
 
-static int
-compare_doubles (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-
-  return (x > y) - (x < y);
-}
-
 static double
 sorted_quantile (const double *sorted, gsize n, double prob)
 {
@@ -543,7 +526,7 @@ tilde_draws_quantiles (const double *draws, gsize n,
       return;
     }
   sorted = g_memdup2 (draws, sizeof (double) * n);
-  qsort (sorted, n, sizeof (double), compare_doubles);
+  tilde_sort_doubles (sorted, n);
   for (gsize k = 0; k < n_probs; k++)
     out[k] = probs[k] >= 0 && probs[k] <= 1 ? sorted_quantile (sorted, n, probs[k]) : NAN;
 }
