@@ -452,10 +452,11 @@ _tilde_plot_wants_vectors (cairo_t *cr)
     }
 }
 
-/* Whether user space maps to the target's pixels by its device scale
- * alone, so that the panel can be found in them. */
+/* Whether user space maps to the target's pixels by its device scale and
+ * a whole-pixel device offset alone (the trace plot's picture of the rows
+ * in view), so that the panel can be found in them. */
 static gboolean
-writes_directly (cairo_t *cr, double *scale)
+writes_directly (cairo_t *cr, double *scale, int *offset_x, int *offset_y)
 {
   cairo_surface_t *target = cairo_get_target (cr);
   cairo_matrix_t matrix;
@@ -468,8 +469,10 @@ writes_directly (cairo_t *cr, double *scale)
   cairo_surface_get_device_scale (target, &sx, &sy);
   cairo_surface_get_device_offset (target, &ox, &oy);
   *scale = sx;
+  *offset_x = (int) ox;
+  *offset_y = (int) oy;
   return matrix.xx == 1 && matrix.yy == 1 && matrix.xy == 0 && matrix.yx == 0 && matrix.x0 == 0
-         && matrix.y0 == 0 && sx == sy && ox == 0 && oy == 0;
+         && matrix.y0 == 0 && sx == sy && ox == floor (ox) && oy == floor (oy);
 }
 
 gboolean
@@ -477,9 +480,10 @@ _tilde_plot_raster_begin (TildePlotRaster *raster, cairo_t *cr, const graphene_r
                           double scale)
 {
   double device_scale;
+  int offset_x, offset_y;
 
   memset (raster, 0, sizeof *raster);
-  if (writes_directly (cr, &device_scale))
+  if (writes_directly (cr, &device_scale, &offset_x, &offset_y))
     {
       cairo_surface_t *target = cairo_get_target (cr);
       int surface_w = cairo_image_surface_get_width (target);
@@ -487,17 +491,23 @@ _tilde_plot_raster_begin (TildePlotRaster *raster, cairo_t *cr, const graphene_r
 
       raster->surface = target;
       raster->scale = device_scale;
-      raster->x = (int) floor (panel->origin.x) * (int) round (device_scale);
-      raster->y = (int) floor (panel->origin.y) * (int) round (device_scale);
+      raster->x = (int) floor (panel->origin.x) * (int) round (device_scale) + offset_x;
+      raster->y = (int) floor (panel->origin.y) * (int) round (device_scale) + offset_y;
       raster->width = MIN ((int) ceil (panel->size.width * device_scale), surface_w - raster->x);
       raster->height = MIN ((int) ceil (panel->size.height * device_scale), surface_h - raster->y);
-      if (raster->x < 0 || raster->y < 0 || raster->width <= 0 || raster->height <= 0)
+      if (raster->width <= 0 || raster->height <= 0)
         return FALSE;
-      cairo_surface_flush (target);
-      raster->stride = cairo_image_surface_get_stride (target) / 4;
-      raster->data = (guint32 *) (void *) cairo_image_surface_get_data (target)
-                     + (gsize) raster->y * raster->stride + raster->x;
-      return TRUE;
+      if (raster->x >= 0 && raster->y >= 0)
+        {
+          cairo_surface_flush (target);
+          raster->stride = cairo_image_surface_get_stride (target) / 4;
+          raster->data = (guint32 *) (void *) cairo_image_surface_get_data (target)
+                         + (gsize) raster->y * raster->stride + raster->x;
+          return TRUE;
+        }
+      /* A panel that starts above or left of the image: an image of its
+       * own, painted where it belongs and clipped. */
+      memset (raster, 0, sizeof *raster);
     }
 
   raster->own = TRUE;

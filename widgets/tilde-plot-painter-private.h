@@ -90,6 +90,8 @@ gboolean          _tilde_plot_painter_is_settled  (TildePlotPainter *painter);
 void              _tilde_plot_painter_warm_text   (TildePlotPainter     *painter,
                                                    PangoLayout          *layout_text,
                                                    const TildePlotStyle *style);
+/* How many rows the last drawing drew (rows outside its clip are not). */
+guint             _tilde_plot_painter_get_rows_drawn (TildePlotPainter *painter);
 /* How many text layouts the painter keeps for its labels. */
 guint             _tilde_plot_painter_get_n_labels (TildePlotPainter *painter);
 /* Brings the copies up to the draws in the store. */

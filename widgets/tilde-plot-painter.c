@@ -102,6 +102,7 @@ struct _TildePlotPainter
   gboolean      refitting;
   gboolean      unsettled;
   guint         density_cursor;
+  guint         rows_drawn;       /* by the last picture: those in its clip */
   guint64       fits;
 
   TildePlotLabels labels;
@@ -1237,6 +1238,12 @@ _tilde_plot_painter_warm_text (TildePlotPainter *painter, PangoLayout *layout_te
 }
 
 guint
+_tilde_plot_painter_get_rows_drawn (TildePlotPainter *painter)
+{
+  return painter->rows_drawn;
+}
+
+guint
 _tilde_plot_painter_get_n_labels (TildePlotPainter *painter)
 {
   return g_hash_table_size (painter->labels.layouts);
@@ -1313,6 +1320,7 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
   guint n_rows = painter->rows->len;
   g_autofree TildePlotAxes *axes = NULL;
   double start = 0, end = 1, header, row_height, title_h, label_h, strip, left, right, side_w = 0;
+  double clip_x1, clip_x2, clip_top, clip_bottom;
   gboolean trace = options->view == TILDE_PLOT_VIEW_TRACE;
 
   if (layout)
@@ -1404,6 +1412,10 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
       right -= side_w + SIDE_GAP;
     }
 
+  /* Rows outside the clip (the screen's picture holds the rows in view)
+   * are laid out but not drawn. */
+  cairo_clip_extents (cr, &clip_x1, &clip_top, &clip_x2, &clip_bottom);
+  painter->rows_drawn = 0;
   for (guint i = 0; i < n_rows; i++)
     {
       Row *row = g_ptr_array_index (painter->rows, i);
@@ -1433,6 +1445,13 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
           r.x_hi = end;
         }
       label_y = r.main.origin.y + panel_h + strip;
+      if (top >= clip_bottom || top + row_height <= clip_top)
+        {
+          if (layout)
+            g_array_append_val (layout->rows, r);
+          continue;
+        }
+      painter->rows_drawn++;
 
       _tilde_plot_show_text (cr, &text, text.bold, row->label, left, top, 0, 0, &style->foreground,
                              0.9);

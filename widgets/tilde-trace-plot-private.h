@@ -19,6 +19,8 @@ guint64     _tilde_trace_plot_get_drawn_stamp (TildeTracePlot *self);
 void        _tilde_trace_plot_get_picture_counts (TildeTracePlot *self,
                                                   guint          *drawn,
                                                   guint          *made);
+/* How many rows the last picture drew: those in view. */
+guint       _tilde_trace_plot_get_rows_drawn (TildeTracePlot *self);
 /* How many text layouts the plot keeps for its labels: some once its fonts
  * were looked up while the window was idle. */
 guint       _tilde_trace_plot_get_n_labels   (TildeTracePlot *self);

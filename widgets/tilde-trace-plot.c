@@ -43,6 +43,8 @@ struct _TildeTracePlot
   guint             picture_generation;
   guint64           picture_stamp;
   int               picture_width, picture_height, picture_scale;
+  int               picture_top, picture_bottom;   /* the rows in view it holds */
+  GtkAdjustment    *vadjustment;   /* of the viewport the plot scrolls in */
 
   gboolean          hovering;
   double            hover_x, hover_y;
@@ -415,23 +417,77 @@ take_surface (TildeTracePlot *self, int width, int height)
   return _tilde_plot_image_new (width, height);
 }
 
-/* The plot drawn into an image at the device's scale, handed to GTK as
- * a texture (below); a frame where only the read-out moved reuses it. */
+/* The rows in view, from `top` to `bottom` (widget coordinates): the plot
+ * scrolls in a viewport, and with many parameters most rows are out of
+ * view; only those in view are drawn. The whole height when the plot is
+ * not in a viewport. */
+static void
+visible_band (TildeTracePlot *self, int height, int *top, int *bottom)
+{
+  GtkWidget *viewport = gtk_widget_get_ancestor (GTK_WIDGET (self), GTK_TYPE_VIEWPORT);
+  graphene_rect_t bounds;
+
+  *top = 0;
+  *bottom = height;
+  if (viewport != NULL && gtk_widget_compute_bounds (viewport, GTK_WIDGET (self), &bounds))
+    {
+      int band_top = CLAMP ((int) floor (bounds.origin.y), 0, height);
+      int band_bottom = CLAMP ((int) ceil (bounds.origin.y + bounds.size.height), 0, height);
+
+      if (band_bottom > band_top)
+        {
+          *top = band_top;
+          *bottom = band_bottom;
+        }
+    }
+}
+
+/* A scroll brings other rows into view: the picture follows. (GTK 4.8
+ * redraws a child its viewport moves anyway; this does not rely on it.) */
+static void
+scrolled_cb (GtkAdjustment *adjustment, TildeTracePlot *self)
+{
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+follow_scrolling (TildeTracePlot *self, GtkAdjustment *adjustment)
+{
+  if (self->vadjustment == adjustment)
+    return;
+  if (self->vadjustment != NULL)
+    {
+      g_signal_handlers_disconnect_by_func (self->vadjustment, scrolled_cb, self);
+      g_clear_object (&self->vadjustment);
+    }
+  if (adjustment != NULL)
+    {
+      self->vadjustment = g_object_ref (adjustment);
+      g_signal_connect (adjustment, "value-changed", G_CALLBACK (scrolled_cb), self);
+    }
+}
+
+/* The plot drawn into an image at the device's scale, the rows from
+ * `top` to `bottom` (the image's first row is the widget's `top`), handed
+ * to GTK as a texture (below); a frame where only the read-out moved
+ * reuses it. */
 static cairo_surface_t *
-draw_picture (TildeTracePlot *self, int width, int height, int scale, const TildePlotStyle *style)
+draw_picture (TildeTracePlot *self, int width, int height, int top, int bottom, int scale,
+              const TildePlotStyle *style)
 {
   g_autoptr(PangoLayout) text = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
   cairo_surface_t *surface;
   cairo_t *cr;
 
   self->pictures_drawn++;
-  surface = take_surface (self, width * scale, height * scale);
+  surface = take_surface (self, width * scale, (bottom - top) * scale);
   if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
     {
       cairo_surface_destroy (surface);
       return NULL;
     }
   cairo_surface_set_device_scale (surface, scale, scale);
+  cairo_surface_set_device_offset (surface, 0, -top * scale);
   cr = cairo_create (surface);
   _tilde_plot_painter_draw (self->painter, cr, text, width, height, style, &self->options,
                             &self->layout);
@@ -490,19 +546,22 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   int scale = gtk_widget_get_scale_factor (widget);
   guint64 stamp = self->draws ? tilde_draws_get_stamp (self->draws) : 0;
   TildePlotStyle style;
+  int top, bottom;
 
   if (width <= 0 || height <= 0)
     return;
   style_for_screen (self, &style);
   style.scale = scale;
+  visible_band (self, height, &top, &bottom);
   if (self->picture == NULL || self->picture_generation != self->generation
       || self->picture_stamp != stamp || self->picture_width != width
-      || self->picture_height != height || self->picture_scale != scale)
+      || self->picture_height != height || self->picture_scale != scale
+      || self->picture_top != top || self->picture_bottom != bottom)
     {
       cairo_surface_t *last = g_steal_pointer (&self->picture);
 
       g_clear_object (&self->texture);
-      self->picture = draw_picture (self, width, height, scale, &style);
+      self->picture = draw_picture (self, width, height, top, bottom, scale, &style);
       g_clear_pointer (&self->spare, cairo_surface_destroy);
       self->spare = last;
       self->picture_generation = self->generation;
@@ -510,6 +569,8 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       self->picture_width = width;
       self->picture_height = height;
       self->picture_scale = scale;
+      self->picture_top = top;
+      self->picture_bottom = bottom;
       self->drawn_stamp = stamp;
       /* Densities left behind while the draws streamed catch up in the
        * next frames, when no more draws come. */
@@ -521,12 +582,14 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       if (self->texture == NULL)
         self->texture = texture_of (self->picture);
       gtk_snapshot_append_texture (snapshot, self->texture,
-                                   &GRAPHENE_RECT_INIT (0, 0, width, height));
+                                   &GRAPHENE_RECT_INIT (0, top, width, bottom - top));
     }
   else if (self->picture != NULL)
     {
-      cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+      cairo_t *cr = gtk_snapshot_append_cairo (snapshot,
+                                               &GRAPHENE_RECT_INIT (0, top, width, bottom - top));
 
+      /* the picture's device offset puts its first row at `top` */
       cairo_set_source_surface (cr, self->picture, 0, 0);
       cairo_paint (cr);
       cairo_destroy (cr);
@@ -556,9 +619,14 @@ tilde_trace_plot_root (GtkWidget *widget)
 {
   TildeTracePlot *self = TILDE_TRACE_PLOT (widget);
 
+  GtkWidget *viewport;
+
   GTK_WIDGET_CLASS (tilde_trace_plot_parent_class)->root (widget);
   if (self->warm_id == 0)
     self->warm_id = g_idle_add_full (G_PRIORITY_LOW, warm_text_cb, self, NULL);
+  viewport = gtk_widget_get_ancestor (widget, GTK_TYPE_VIEWPORT);
+  follow_scrolling (self, viewport ? gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (viewport))
+                                   : NULL);
 }
 
 static void
@@ -567,6 +635,7 @@ tilde_trace_plot_unroot (GtkWidget *widget)
   TildeTracePlot *self = TILDE_TRACE_PLOT (widget);
 
   g_clear_handle_id (&self->warm_id, g_source_remove);
+  follow_scrolling (self, NULL);
   GTK_WIDGET_CLASS (tilde_trace_plot_parent_class)->unroot (widget);
 }
 
@@ -690,6 +759,12 @@ guint64
 _tilde_trace_plot_get_drawn_stamp (TildeTracePlot *self)
 {
   return self->drawn_stamp;
+}
+
+guint
+_tilde_trace_plot_get_rows_drawn (TildeTracePlot *self)
+{
+  return _tilde_plot_painter_get_rows_drawn (self->painter);
 }
 
 guint
@@ -890,6 +965,7 @@ tilde_trace_plot_dispose (GObject *object)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->catch_up_id);
   self->catch_up_id = 0;
   g_clear_handle_id (&self->warm_id, g_source_remove);
+  follow_scrolling (self, NULL);
   G_OBJECT_CLASS (tilde_trace_plot_parent_class)->dispose (object);
 }
 

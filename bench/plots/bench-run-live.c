@@ -10,7 +10,10 @@
  * and paint took, and how long the chains took to stop after Stop in a
  * second run. Needs an X server: xvfb-run.
  *
- *   bench-run-live MODEL.stan DATA.json [CHAINS WARMUP DRAWS]
+ *   bench-run-live MODEL.stan DATA.json [CHAINS WARMUP DRAWS [PARAMETERS]]
+ *
+ * PARAMETERS: the traces shown, comma-separated column names (by default
+ * mu,tau,theta.1,theta.2).
  */
 #define G_LOG_DOMAIN "tilde"
 
@@ -90,7 +93,7 @@ pct (GArray *samples, double p)
 int
 main (int argc, char *argv[])
 {
-  static const char *const shown[] = { "mu", "tau", "theta.1", "theta.2", NULL };
+  g_auto(GStrv) shown = NULL;
   Bench bench = { 0 };
   g_autofree char *model = NULL;
   g_autofree char *data = NULL;
@@ -116,6 +119,7 @@ main (int argc, char *argv[])
   settings.sample.chains = argc > 3 ? (guint) atoi (argv[3]) : 4;
   settings.sample.warmup = argc > 4 ? (guint) atoi (argv[4]) : 1000;
   settings.sample.samples = argc > 5 ? (guint) atoi (argv[5]) : 10000;
+  shown = g_strsplit (argc > 6 ? argv[6] : "mu,tau,theta.1,theta.2", ",", -1);
   settings.sample.seed = 1;
   settings.sample.seed_given = TRUE;
 
@@ -150,16 +154,16 @@ main (int argc, char *argv[])
   /* the four parameters as soon as the store exists */
   while (tilde_run_controller_get_draws (bench.controller) == NULL && !bench.finished)
     g_main_context_iteration (NULL, TRUE);
-  tilde_run_plots_show_parameters (plots, shown);
+  tilde_run_plots_show_parameters (plots, (const char *const *) shown);
   run_until_finished (&bench);
   seconds = (bench.stopped_at - start) / 1e6;
   live_stats_stop (&bench.stats);
   for (guint c = 0; c < settings.sample.chains; c++)
     total += draws_of_chain (&bench, c);
 
-  printf ("Streaming a run of %s: %u chains x (%u warm-up + %u draws), 4 traces, 1200 x 900 "
+  printf ("Streaming a run of %s: %u chains x (%u warm-up + %u draws), %u traces, 1200 x 900 "
           "window\n\n", argv[1], settings.sample.chains, settings.sample.warmup,
-          settings.sample.samples);
+          settings.sample.samples, g_strv_length (shown));
   printf ("| run seconds | draws streamed | frames | main-loop gap median | 99 %% | max "
           "| gaps over 16 ms | paint median | 95 %% | max | paint processor median | 95 %% "
           "| max |\n");

@@ -821,6 +821,75 @@ test_empty_store (Fixture *f, gconstpointer data)
   g_assert_true (window_test_wait_for (plot_is_current, f));
 }
 
+static gboolean
+count_frame (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  (*(int *) data)++;
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+three_frames (gpointer data)
+{
+  return *(int *) data >= 3;
+}
+
+/* Three frames in which nothing but the test's own changes redraws the
+ * plot (let_it_draw() asks for a redraw itself). */
+static void
+frames_without_asking (Fixture *f)
+{
+  int frames = 0;
+  guint id = gtk_widget_add_tick_callback (GTK_WIDGET (f->window), count_frame, &frames, NULL);
+
+  g_assert_true (window_test_wait_for (three_frames, &frames));
+  gtk_widget_remove_tick_callback (GTK_WIDGET (f->window), id);
+}
+
+/* With more rows than the window shows, the picture holds the rows in
+ * view and no others; scrolling to the end draws the last rows. */
+static void
+test_only_rows_in_view (Fixture *f, gconstpointer data)
+{
+  const char *const all[] = { "mu", "tau", "theta.1", "theta.2", "theta.3", "theta.4",
+                              "theta.5", "theta.6", "theta.7", "theta.8", NULL };
+  GtkWidget *scrolled = gtk_widget_get_parent (gtk_widget_get_parent (GTK_WIDGET (f->plot)));
+  GtkAdjustment *v = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
+  TildePlotStyle style = palette (FALSE);
+  g_autoptr(Pixels) top = NULL;
+  g_autoptr(Pixels) bottom = NULL;
+  graphene_rect_t first, last;
+  guint rows;
+
+  tilde_trace_plot_set_parameters (f->plot, all);
+  fill (f, 0, 300);
+  g_assert_true (window_test_wait_for (plot_is_current, f));
+  let_it_draw (f);
+  rows = _tilde_trace_plot_get_rows_drawn (f->plot);
+  g_test_message ("%u of 10 rows drawn", rows);
+  g_assert_cmpuint (rows, >=, 2);
+  g_assert_cmpuint (rows, <, 6);
+  first = main_panel (f, 0);
+  last = main_panel (f, 9);
+  top = render (GTK_WIDGET (f->plot), "plots-rows-top.png");
+  for (guint c = 0; c < N_CHAINS; c++)
+    {
+      g_assert_cmpuint (count_colour (top, &first, &style.chains[c]), >=, 50);
+      g_assert_cmpuint (count_colour (top, &last, &style.chains[c]), ==, 0);
+    }
+
+  /* Frames that only a scroll may have asked to redraw the plot. */
+  gtk_adjustment_set_value (v, gtk_adjustment_get_upper (v) - gtk_adjustment_get_page_size (v));
+  frames_without_asking (f);
+  g_assert_cmpuint (_tilde_trace_plot_get_rows_drawn (f->plot), <, 6);
+  bottom = render (GTK_WIDGET (f->plot), "plots-rows-bottom.png");
+  for (guint c = 0; c < N_CHAINS; c++)
+    {
+      g_assert_cmpuint (count_colour (bottom, &last, &style.chains[c]), >=, 50);
+      g_assert_cmpuint (count_colour (bottom, &first, &style.chains[c]), ==, 0);
+    }
+}
+
 /* A plot on a page of its own that is not shown (the window's run page
  * before a run) looks up its fonts while the window is idle, drawing
  * nothing on screen; the plot shown beside it draws as before. */
@@ -875,6 +944,7 @@ main (int argc, char *argv[])
   ADD ("export", test_export);
   ADD ("empty-store", test_empty_store);
   ADD ("fonts-looked-up-before-shown", test_fonts_looked_up_before_shown);
+  ADD ("only-rows-in-view", test_only_rows_in_view);
 #undef ADD
   return g_test_run ();
 }
