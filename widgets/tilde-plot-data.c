@@ -531,19 +531,19 @@ envelope_level (TildeEnvelope *envelope, guint k)
 void
 tilde_envelope_append (TildeEnvelope *envelope, const double *y, gsize n)
 {
-  for (gsize i = 0; i < n; i++)
+  gsize start = envelope->values->len;
+  const double *values;
+
+  g_array_append_vals (envelope->values, y, n);
+  values = (const double *) (void *) envelope->values->data;
+  /* Each pair the new values complete makes a block of two, which may
+   * complete a block of four, and so on up. */
+  for (gsize length = (start / 2 + 1) * 2; length <= start + n; length += 2)
     {
-      gsize length;
       Block block = { 0, 0, 0 };
 
-      g_array_append_val (envelope->values, y[i]);
-      length = envelope->values->len;
-      if (length % 2 != 0)
-        continue;
-      /* A pair completes a block of two, which may complete a block of
-       * four, and so on up. */
-      block_add (&block, g_array_index (envelope->values, double, length - 2));
-      block_add (&block, y[i]);
+      block_add (&block, values[length - 2]);
+      block_add (&block, values[length - 1]);
       for (guint k = 0;; k++)
         {
           GArray *level = envelope_level (envelope, k);
