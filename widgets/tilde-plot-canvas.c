@@ -428,8 +428,10 @@ _tilde_plot_image_new (int width, int height)
   if (cairo_surface_set_user_data (surface, &mapping_key, mapping, mapping_free)
       != CAIRO_STATUS_SUCCESS)
     {
-      /* an error surface: nothing holds the pixels */
+      /* nothing would unmap the pixels: let go of them and of the surface */
+      cairo_surface_destroy (surface);
       mapping_free (mapping);
+      return cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
     }
   return surface;
 }
@@ -533,8 +535,12 @@ _tilde_plot_raster_end (TildePlotRaster *raster, cairo_t *cr, const graphene_rec
 {
   if (!raster->own)
     {
-      cairo_surface_mark_dirty_rectangle (raster->surface, raster->x, raster->y, raster->width,
-                                          raster->height);
+      double ox, oy;
+
+      /* cairo adds the device offset to the rectangle itself */
+      cairo_surface_get_device_offset (raster->surface, &ox, &oy);
+      cairo_surface_mark_dirty_rectangle (raster->surface, raster->x - (int) ox,
+                                          raster->y - (int) oy, raster->width, raster->height);
       return;
     }
   cairo_surface_mark_dirty (raster->surface);

@@ -434,16 +434,14 @@ visible_band (TildeTracePlot *self, int height, int *top, int *bottom)
       int band_top = CLAMP ((int) floor (bounds.origin.y), 0, height);
       int band_bottom = CLAMP ((int) ceil (bounds.origin.y + bounds.size.height), 0, height);
 
-      if (band_bottom > band_top)
-        {
-          *top = band_top;
-          *bottom = band_bottom;
-        }
+      /* out of view altogether: a picture of one row, not of the whole */
+      *top = band_bottom > band_top ? band_top : 0;
+      *bottom = band_bottom > band_top ? band_bottom : MIN (height, 1);
     }
 }
 
-/* A scroll brings other rows into view: the picture follows. (GTK 4.8
- * redraws a child its viewport moves anyway; this does not rely on it.) */
+/* A scroll, or a taller viewport, brings other rows into view: the
+ * picture follows. */
 static void
 scrolled_cb (GtkAdjustment *adjustment, TildeTracePlot *self)
 {
@@ -453,6 +451,8 @@ scrolled_cb (GtkAdjustment *adjustment, TildeTracePlot *self)
 static void
 follow_scrolling (TildeTracePlot *self, GtkAdjustment *adjustment)
 {
+  /* Called from the snapshot too: a scrolled window already on screen
+   * hands a new viewport its own adjustments after the plot is rooted. */
   if (self->vadjustment == adjustment)
     return;
   if (self->vadjustment != NULL)
@@ -464,6 +464,7 @@ follow_scrolling (TildeTracePlot *self, GtkAdjustment *adjustment)
     {
       self->vadjustment = g_object_ref (adjustment);
       g_signal_connect (adjustment, "value-changed", G_CALLBACK (scrolled_cb), self);
+      g_signal_connect (adjustment, "changed", G_CALLBACK (scrolled_cb), self);
     }
 }
 
@@ -553,6 +554,12 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   style_for_screen (self, &style);
   style.scale = scale;
   visible_band (self, height, &top, &bottom);
+  {
+    GtkWidget *viewport = gtk_widget_get_ancestor (widget, GTK_TYPE_VIEWPORT);
+
+    follow_scrolling (self, viewport ? gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (viewport))
+                                     : NULL);
+  }
   if (self->picture == NULL || self->picture_generation != self->generation
       || self->picture_stamp != stamp || self->picture_width != width
       || self->picture_height != height || self->picture_scale != scale

@@ -890,6 +890,62 @@ test_only_rows_in_view (Fixture *f, gconstpointer data)
     }
 }
 
+/* The viewport grows (a pane dragged, the window maximised) and nothing
+ * scrolls: the rows that come into view are drawn. */
+static void
+test_rows_when_viewport_grows (Fixture *f, gconstpointer data)
+{
+  const char *const all[] = { "mu", "tau", "theta.1", "theta.2", "theta.3", "theta.4",
+                              "theta.5", "theta.6", "theta.7", "theta.8", NULL };
+  GtkWidget *scrolled = gtk_widget_get_parent (gtk_widget_get_parent (GTK_WIDGET (f->plot)));
+  guint before;
+
+  gtk_widget_set_margin_bottom (scrolled, 400);
+  tilde_trace_plot_set_parameters (f->plot, all);
+  fill (f, 0, 300);
+  g_assert_true (window_test_wait_for (plot_is_current, f));
+  let_it_draw (f);
+  before = _tilde_trace_plot_get_rows_drawn (f->plot);
+  gtk_widget_set_margin_bottom (scrolled, 0);
+  frames_without_asking (f);
+  frames_without_asking (f);
+  g_test_message ("rows drawn: %u, then %u", before, _tilde_trace_plot_get_rows_drawn (f->plot));
+  g_assert_cmpuint (_tilde_trace_plot_get_rows_drawn (f->plot), >, before);
+}
+
+/* A viewport of its own, which a scrolled window already on screen then
+ * takes, giving it the scrolled window's adjustments after the plot is in
+ * the window: scrolling still draws the rows that come into view. */
+static void
+test_rows_when_adjustment_replaced (Fixture *f, gconstpointer data)
+{
+  const char *const all[] = { "mu", "tau", "theta.1", "theta.2", "theta.3", "theta.4",
+                              "theta.5", "theta.6", "theta.7", "theta.8", NULL };
+  GtkWidget *scrolled = gtk_widget_get_parent (gtk_widget_get_parent (GTK_WIDGET (f->plot)));
+  GtkWidget *viewport = gtk_viewport_new (NULL, NULL);
+  TildePlotStyle style = palette (FALSE);
+  g_autoptr(Pixels) bottom = NULL;
+  graphene_rect_t last;
+  GtkAdjustment *v;
+
+  g_object_ref (f->plot);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), NULL);
+  gtk_viewport_set_child (GTK_VIEWPORT (viewport), GTK_WIDGET (f->plot));
+  g_object_unref (f->plot);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), viewport);
+  v = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
+  tilde_trace_plot_set_parameters (f->plot, all);
+  fill (f, 0, 300);
+  g_assert_true (window_test_wait_for (plot_is_current, f));
+  let_it_draw (f);
+  gtk_adjustment_set_value (v, gtk_adjustment_get_upper (v) - gtk_adjustment_get_page_size (v));
+  frames_without_asking (f);
+  last = main_panel (f, 9);
+  bottom = render (GTK_WIDGET (f->plot), "plots-rows-replaced.png");
+  for (guint c = 0; c < N_CHAINS; c++)
+    g_assert_cmpuint (count_colour (bottom, &last, &style.chains[c]), >=, 50);
+}
+
 /* A plot on a page of its own that is not shown (the window's run page
  * before a run) looks up its fonts while the window is idle, drawing
  * nothing on screen; the plot shown beside it draws as before. */
@@ -945,6 +1001,8 @@ main (int argc, char *argv[])
   ADD ("empty-store", test_empty_store);
   ADD ("fonts-looked-up-before-shown", test_fonts_looked_up_before_shown);
   ADD ("only-rows-in-view", test_only_rows_in_view);
+  ADD ("rows-when-viewport-grows", test_rows_when_viewport_grows);
+  ADD ("rows-when-adjustment-replaced", test_rows_when_adjustment_replaced);
 #undef ADD
   return g_test_run ();
 }
