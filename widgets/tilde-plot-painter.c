@@ -624,6 +624,22 @@ trace_axes (TildePlotPainter *painter, Row *row, const TildePlotOptions *options
  * (into `raster` when there is one, else as rectangles); the draws
  * themselves, stroked, when zoomed in. A stroke of the bars' zigzag
  * would make a polygon crossing every scanline thousands of times. */
+/* Column c of a dense trace, from value hi down to lo. */
+static void
+trace_bar (cairo_t *cr, TildePlotRaster *raster, const TildePlotRowLayout *r, guint c,
+           double hi, double lo, double x0, double y0, double scale, guint32 pixel)
+{
+  /* In the panel's pixels. */
+  double top = floor ((_tilde_plot_map_y (r, hi) - y0) * scale);
+  double bottom = MAX (ceil ((_tilde_plot_map_y (r, lo) - y0) * scale), top + 1);
+
+  if (raster)
+    _tilde_plot_raster_bar (raster, (int) c, (int) CLAMP (top, -1, raster->height + 1),
+                            (int) CLAMP (bottom, -1, raster->height + 1), pixel);
+  else
+    cairo_rectangle (cr, x0 + c, y0 + top, 1, bottom - top);
+}
+
 static void
 trace_line (TildePlotPainter *painter, cairo_t *cr, TildePlotRaster *raster,
             const TildePlotRowLayout *r, const TildeEnvelope *trace, guint from, guint32 pixel)
@@ -638,6 +654,7 @@ trace_line (TildePlotPainter *painter, cairo_t *cr, TildePlotRaster *raster,
     {
       TildeColumn *columns;
       double x0 = floor (r->main.origin.x), y0 = floor (r->main.origin.y), previous = NAN;
+      guint previous_column = 0;
 
       g_array_set_size (painter->scratch, n_columns);
       columns = (TildeColumn *) (void *) painter->scratch->data;
@@ -645,29 +662,41 @@ trace_line (TildePlotPainter *painter, cairo_t *cr, TildePlotRaster *raster,
       tilde_envelope_decimate (trace, from, r->x_lo, r->x_hi, n_columns, columns);
       for (guint c = 0; c < n_columns; c++)
         {
-          double lo, hi, top, bottom;
+          double lo, hi;
 
           if (columns[c].n == 0)
-            {
-              previous = NAN;
-              continue;
-            }
+            continue;
           lo = columns[c].min;
           hi = columns[c].max;
-          if (!isnan (previous))
+          if (!isnan (previous) && c == previous_column + 1)
             {
               lo = MIN (lo, previous);
               hi = MAX (hi, previous);
             }
+          else if (!isnan (previous) && c - previous_column <= n_columns / span + 1)
+            {
+              /* Fewer draws than columns: the columns between two draws
+               * get the segment that joins them, as a line would (a
+               * wider gap is non-finite draws, which break the line). */
+              double gap = c - previous_column, next = columns[c].first;
+
+              for (guint k = previous_column + 1; k <= c; k++)
+                {
+                  double a = previous + (next - previous) * CLAMP ((k - 0.5 - previous_column) / gap, 0, 1);
+                  double b = previous + (next - previous) * CLAMP ((k + 0.5 - previous_column) / gap, 0, 1);
+
+                  if (k == c)
+                    {
+                      lo = MIN (lo, a);
+                      hi = MAX (hi, a);
+                      break;
+                    }
+                  trace_bar (cr, raster, r, k, MAX (a, b), MIN (a, b), x0, y0, scale, pixel);
+                }
+            }
           previous = columns[c].last;
-          /* In the panel's pixels. */
-          top = floor ((_tilde_plot_map_y (r, hi) - y0) * scale);
-          bottom = MAX (ceil ((_tilde_plot_map_y (r, lo) - y0) * scale), top + 1);
-          if (raster)
-            _tilde_plot_raster_bar (raster, (int) c, (int) CLAMP (top, -1, raster->height + 1),
-                                    (int) CLAMP (bottom, -1, raster->height + 1), pixel);
-          else
-            cairo_rectangle (cr, x0 + c, y0 + top, 1, bottom - top);
+          previous_column = c;
+          trace_bar (cr, raster, r, c, hi, lo, x0, y0, scale, pixel);
         }
       if (!raster)
         cairo_fill (cr);

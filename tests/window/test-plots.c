@@ -334,6 +334,38 @@ test_live_update (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (after, >, main.origin.x + main.size.width - 8);
 }
 
+/* Fewer draws than pixel columns (early in a run, or zoomed in): the
+ * chain's line is unbroken, every column from its first draw to its last
+ * holding some of its colour. */
+static void
+test_sparse_trace_unbroken (Fixture *f, gconstpointer data)
+{
+  TildePlotStyle style = palette (FALSE);
+  g_autoptr(Pixels) pixels = NULL;
+  graphene_rect_t main;
+  guint empty = 0;
+  int first, last;
+
+  append_draws (f, 0, 450, FALSE, NULL, 0);
+  g_assert_true (window_test_wait_for (plot_is_current, f));
+  main = main_panel (f, 0);
+  g_assert_cmpfloat (main.size.width, >, 450);
+  pixels = render (GTK_WIDGET (f->plot), "plots-sparse.png");
+  first = (int) main.origin.x + 1;
+  last = rightmost_colour (pixels, &main, &style.chains[0]);
+  g_assert_cmpint (last, >, main.origin.x + main.size.width - 8);
+  for (int x = first; x < last; x++)
+    {
+      gboolean found = FALSE;
+
+      for (int y = (int) main.origin.y; y < main.origin.y + main.size.height && !found; y++)
+        found = pixel_is (pixels, x, y, &style.chains[0], 24);
+      empty += !found;
+    }
+  g_test_message ("%u of %d columns without the chain's colour", empty, last - first);
+  g_assert_cmpuint (empty, ==, 0);
+}
+
 static gboolean
 time_passed (gpointer data)
 {
@@ -990,6 +1022,7 @@ main (int argc, char *argv[])
   g_test_add ("/plots/window/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
   ADD ("chain-colours", test_chain_colours);
   ADD ("live-update", test_live_update);
+  ADD ("sparse-trace-unbroken", test_sparse_trace_unbroken);
   ADD ("densities-catch-up", test_densities_catch_up);
   ADD ("select-another-parameter", test_select_another_parameter);
   ADD ("search", test_search);
