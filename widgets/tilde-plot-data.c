@@ -196,33 +196,6 @@ tilde_kde_grid (const double *x, gsize n, double bandwidth, double lo, double hi
 /* ---- ranks ---- */
 
 void
-tilde_plot_ranks (const double *x, gsize n, double *ranks)
-{
-  g_autofree TildeKeyed *keyed = g_new (TildeKeyed, MAX (n, 1));
-  g_autofree TildeKeyed *scratch = g_new (TildeKeyed, MAX (n, 1));
-  gsize i = 0;
-  TildeKeyed *sorted;
-
-  for (gsize k = 0; k < n; k++)
-    keyed[k] = (TildeKeyed) { tilde_sort_key (x[k]), k };
-  sorted = tilde_radix_sort (keyed, scratch, n);
-  while (i < n)
-    {
-      gsize j = i + 1;
-      double rank;
-
-      /* equal keys are equal values (both zeros, NaNs among them) */
-      while (j < n && sorted[j].key == sorted[i].key)
-        j++;
-      /* Positions i..j-1 share the mean of ranks i+1..j. */
-      rank = (i + 1 + j) / 2.0;
-      for (gsize k = i; k < j; k++)
-        ranks[sorted[k].index] = rank;
-      i = j;
-    }
-}
-
-void
 tilde_rank_histogram (const double *ranks, gsize n, gsize n_total, guint n_bins, guint *counts)
 {
   memset (counts, 0, n_bins * sizeof *counts);

@@ -59,12 +59,7 @@ void     tilde_kde_smooth              (const double *bins,
                                         gsize         m,
                                         double       *density);
 
-/* Ranks 1..n of x (ties get the mean of their ranks; NaN ranks above
- * everything else), as used for rank plots of pooled chains. Linear
- * time (a radix sort). */
-void     tilde_plot_ranks              (const double *x,
-                                        gsize         n,
-                                        double       *ranks);
+/* Ranks for rank plots: tilde_average_ranks() (infer/radix-sort.h). */
 
 /* Counts of the ranks (from 1 to n_total) of one chain in n_bins equal
  * bins of [1, n_total]. */

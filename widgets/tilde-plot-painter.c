@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "infer/radix-sort.h"
 #include "tilde-plot-canvas-private.h"
 
 #define KDE_POINTS 512
@@ -480,7 +481,7 @@ ensure_ranks (TildePlotPainter *painter, Row *row)
               (to - from) * sizeof (double));
       offset += to - from;
     }
-  tilde_plot_ranks (pooled, total, ranks);
+  tilde_average_ranks (pooled, total, ranks);
   offset = 0;
   for (guint c = 0; c < row->n_chains; c++)
     {
@@ -617,13 +618,6 @@ trace_axes (TildePlotPainter *painter, Row *row, const TildePlotOptions *options
   return TRUE;
 }
 
-/* One chain's line: when draws outnumber pixels, one bar per pixel
- * column from the column's smallest to its largest draw (the envelope's
- * decimation: the cost of the width, not of the draws), stretched to
- * reach the previous column's last draw so that the line stays joined
- * (into `raster` when there is one, else as rectangles); the draws
- * themselves, stroked, when zoomed in. A stroke of the bars' zigzag
- * would make a polygon crossing every scanline thousands of times. */
 /* Column c of a dense trace, from value hi down to lo. */
 static void
 trace_bar (cairo_t *cr, TildePlotRaster *raster, const TildePlotRowLayout *r, guint c,
@@ -640,6 +634,15 @@ trace_bar (cairo_t *cr, TildePlotRaster *raster, const TildePlotRowLayout *r, gu
     cairo_rectangle (cr, x0 + c, y0 + top, 1, bottom - top);
 }
 
+/* One chain's line: when draws outnumber pixels, one bar per pixel
+ * column from the column's smallest to its largest draw (the envelope's
+ * decimation: the cost of the width, not of the draws), stretched to
+ * reach the previous column's last draw so that the line stays joined,
+ * and the columns between two draws further apart than a column given
+ * the segment that joins them (into `raster` when there is one, else as
+ * rectangles); the draws
+ * themselves, stroked, when zoomed in. A stroke of the bars' zigzag
+ * would make a polygon crossing every scanline thousands of times. */
 static void
 trace_line (TildePlotPainter *painter, cairo_t *cr, TildePlotRaster *raster,
             const TildePlotRowLayout *r, const TildeEnvelope *trace, guint from, guint32 pixel)
@@ -677,22 +680,17 @@ trace_line (TildePlotPainter *painter, cairo_t *cr, TildePlotRaster *raster,
             {
               /* Fewer draws than columns: the columns between two draws
                * get the segment that joins them, as a line would (a
-               * wider gap is non-finite draws, which break the line). */
-              double gap = c - previous_column, next = columns[c].first;
-
-              for (guint k = previous_column + 1; k <= c; k++)
-                {
-                  double a = previous + (next - previous) * CLAMP ((k - 0.5 - previous_column) / gap, 0, 1);
-                  double b = previous + (next - previous) * CLAMP ((k + 0.5 - previous_column) / gap, 0, 1);
-
-                  if (k == c)
-                    {
-                      lo = MIN (lo, a);
-                      hi = MAX (hi, a);
-                      break;
-                    }
-                  trace_bar (cr, raster, r, k, MAX (a, b), MIN (a, b), x0, y0, scale, pixel);
-                }
+               * wider gap is non-finite draws, which break the line).
+               * `at (k)`: the segment's value at column k's left edge. */
+              double gap = c - previous_column, next = columns[c].first, edge;
+#define at(k) (previous + (next - previous) * CLAMP (((k) - 0.5 - previous_column) / gap, 0, 1))
+              for (guint k = previous_column + 1; k < c; k++)
+                trace_bar (cr, raster, r, k, MAX (at (k), at (k + 1)), MIN (at (k), at (k + 1)),
+                           x0, y0, scale, pixel);
+              edge = at (c);
+#undef at
+              lo = MIN (lo, edge);
+              hi = MAX (hi, edge);
             }
           previous = columns[c].last;
           previous_column = c;
@@ -1352,6 +1350,7 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
   double clip_x1, clip_x2, clip_top, clip_bottom;
   gboolean trace = options->view == TILDE_PLOT_VIEW_TRACE;
 
+  painter->rows_drawn = 0;
   if (layout)
     {
       layout->width = width;
@@ -1444,7 +1443,6 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
   /* Rows outside the clip (the screen's picture holds the rows in view)
    * are laid out but not drawn. */
   cairo_clip_extents (cr, &clip_x1, &clip_top, &clip_x2, &clip_bottom);
-  painter->rows_drawn = 0;
   for (guint i = 0; i < n_rows; i++)
     {
       Row *row = g_ptr_array_index (painter->rows, i);

@@ -422,9 +422,8 @@ take_surface (TildeTracePlot *self, int width, int height)
  * view; only those in view are drawn. The whole height when the plot is
  * not in a viewport. */
 static void
-visible_band (TildeTracePlot *self, int height, int *top, int *bottom)
+visible_band (TildeTracePlot *self, GtkWidget *viewport, int height, int *top, int *bottom)
 {
-  GtkWidget *viewport = gtk_widget_get_ancestor (GTK_WIDGET (self), GTK_TYPE_VIEWPORT);
   graphene_rect_t bounds;
 
   *top = 0;
@@ -451,8 +450,6 @@ scrolled_cb (GtkAdjustment *adjustment, TildeTracePlot *self)
 static void
 follow_scrolling (TildeTracePlot *self, GtkAdjustment *adjustment)
 {
-  /* Called from the snapshot too: a scrolled window already on screen
-   * hands a new viewport its own adjustments after the plot is rooted. */
   if (self->vadjustment == adjustment)
     return;
   if (self->vadjustment != NULL)
@@ -547,19 +544,19 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   int scale = gtk_widget_get_scale_factor (widget);
   guint64 stamp = self->draws ? tilde_draws_get_stamp (self->draws) : 0;
   TildePlotStyle style;
+  GtkWidget *viewport;
   int top, bottom;
 
   if (width <= 0 || height <= 0)
     return;
   style_for_screen (self, &style);
   style.scale = scale;
-  visible_band (self, height, &top, &bottom);
-  {
-    GtkWidget *viewport = gtk_widget_get_ancestor (widget, GTK_TYPE_VIEWPORT);
-
-    follow_scrolling (self, viewport ? gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (viewport))
-                                     : NULL);
-  }
+  /* Followed from here, where it is needed: a scrolled window already on
+   * screen hands a new viewport its adjustments after the plot is rooted. */
+  viewport = gtk_widget_get_ancestor (widget, GTK_TYPE_VIEWPORT);
+  follow_scrolling (self, viewport ? gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (viewport))
+                                   : NULL);
+  visible_band (self, viewport, height, &top, &bottom);
   if (self->picture == NULL || self->picture_generation != self->generation
       || self->picture_stamp != stamp || self->picture_width != width
       || self->picture_height != height || self->picture_scale != scale
@@ -626,14 +623,9 @@ tilde_trace_plot_root (GtkWidget *widget)
 {
   TildeTracePlot *self = TILDE_TRACE_PLOT (widget);
 
-  GtkWidget *viewport;
-
   GTK_WIDGET_CLASS (tilde_trace_plot_parent_class)->root (widget);
   if (self->warm_id == 0)
     self->warm_id = g_idle_add_full (G_PRIORITY_LOW, warm_text_cb, self, NULL);
-  viewport = gtk_widget_get_ancestor (widget, GTK_TYPE_VIEWPORT);
-  follow_scrolling (self, viewport ? gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (viewport))
-                                   : NULL);
 }
 
 static void

@@ -115,29 +115,11 @@ split_chains (const double *draws, gsize n_chains, gsize n_draws)
 static void
 rank_normalise (double *x, gsize n)
 {
-  g_autofree TildeKeyed *keyed = g_new (TildeKeyed, MAX (n, 1));
-  g_autofree TildeKeyed *scratch = g_new (TildeKeyed, MAX (n, 1));
-  TildeKeyed *r;
-  gsize i = 0;
+  g_autofree double *ranks = g_new (double, MAX (n, 1));
 
+  tilde_average_ranks (x, n, ranks);
   for (gsize k = 0; k < n; k++)
-    keyed[k] = (TildeKeyed) { tilde_sort_key (x[k]), k };
-  r = tilde_radix_sort (keyed, scratch, n);
-  while (i < n)
-    {
-      gsize j = i + 1;
-      double rank, score;
-
-      /* equal keys are equal values */
-      while (j < n && r[j].key == r[i].key)
-        j++;
-      /* positions i+1 .. j, 1-based */
-      rank = (double) (i + 1 + j) / 2.0;
-      score = gsl_cdf_ugaussian_Pinv ((rank - 0.375) / ((double) n + 0.25));
-      for (gsize k = i; k < j; k++)
-        x[r[k].index] = score;
-      i = j;
-    }
+    x[k] = gsl_cdf_ugaussian_Pinv ((ranks[k] - 0.375) / ((double) n + 0.25));
 }
 
 /* As R's mean(): an extended-precision sum, then a second pass over the
@@ -525,8 +507,8 @@ tilde_draws_quantiles (const double *draws, gsize n,
         out[k] = NAN;
       return;
     }
-  sorted = g_memdup2 (draws, sizeof (double) * n);
-  tilde_sort_doubles (sorted, n);
+  sorted = g_new (double, n);
+  tilde_sort_doubles (draws, n, sorted);
   for (gsize k = 0; k < n_probs; k++)
     out[k] = probs[k] >= 0 && probs[k] <= 1 ? sorted_quantile (sorted, n, probs[k]) : NAN;
 }

@@ -60,22 +60,48 @@ tilde_radix_sort (TildeKeyed *a, TildeKeyed *scratch, gsize n)
   return a;
 }
 
-void
-tilde_sort_doubles (double *x, gsize n)
+/* x keyed by value, sorted; free the result with g_free. */
+static TildeKeyed *
+sorted_keys (const double *x, gsize n)
 {
-  g_autofree TildeKeyed *keyed = NULL;
-  g_autofree TildeKeyed *scratch = NULL;
-  g_autofree double *values = NULL;
+  TildeKeyed *keyed = g_new (TildeKeyed, MAX (n, 1));
+  TildeKeyed *scratch = g_new (TildeKeyed, MAX (n, 1));
   TildeKeyed *sorted;
 
-  if (n < 2)
-    return;
-  keyed = g_new (TildeKeyed, n);
-  scratch = g_new (TildeKeyed, n);
   for (gsize i = 0; i < n; i++)
     keyed[i] = (TildeKeyed) { tilde_sort_key (x[i]), i };
   sorted = tilde_radix_sort (keyed, scratch, n);
-  values = g_memdup2 (x, n * sizeof *x);
+  g_free (sorted == keyed ? scratch : keyed);
+  return sorted;
+}
+
+void
+tilde_sort_doubles (const double *x, gsize n, double *sorted)
+{
+  g_autofree TildeKeyed *keyed = sorted_keys (x, n);
+
   for (gsize i = 0; i < n; i++)
-    x[i] = values[sorted[i].index];
+    sorted[i] = x[keyed[i].index];
+}
+
+void
+tilde_average_ranks (const double *x, gsize n, double *ranks)
+{
+  g_autofree TildeKeyed *keyed = sorted_keys (x, n);
+  gsize i = 0;
+
+  while (i < n)
+    {
+      gsize j = i + 1;
+      double rank;
+
+      /* equal keys are equal values */
+      while (j < n && keyed[j].key == keyed[i].key)
+        j++;
+      /* positions i..j-1 share the mean of ranks i+1..j */
+      rank = (double) (i + 1 + j) / 2.0;
+      for (gsize k = i; k < j; k++)
+        ranks[keyed[k].index] = rank;
+      i = j;
+    }
 }

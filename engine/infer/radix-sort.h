@@ -20,9 +20,16 @@ guint64     tilde_sort_key         (double x);
 TildeKeyed *tilde_radix_sort       (TildeKeyed *a,
                                     TildeKeyed *scratch,
                                     gsize       n);
-/* x in ascending order, NaN last; equal values (the two zeros among them)
- * keep their order, as a stable sort by `<` leaves them. */
-void        tilde_sort_doubles     (double *x,
-                                    gsize   n);
+/* x's n values into `sorted` in ascending order, NaN last; equal values
+ * (the two zeros among them) keep their order, as a stable sort by `<`
+ * leaves them. */
+void        tilde_sort_doubles     (const double *x,
+                                    gsize         n,
+                                    double       *sorted);
+/* The rank of each x among them, 1 to n, ties (both zeros, every NaN)
+ * sharing the mean of their ranks. */
+void        tilde_average_ranks    (const double *x,
+                                    gsize         n,
+                                    double       *ranks);
 
 G_END_DECLS

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "infer/radix-sort.h"
 #include "tilde-plot-data.h"
 
 static double
@@ -137,7 +138,7 @@ test_ranks_with_ties (void)
   static const double expected[] = { 4, 1, 2.5, 2.5, 6, 5 };
   double ranks[G_N_ELEMENTS (x)];
 
-  tilde_plot_ranks (x, G_N_ELEMENTS (x), ranks);
+  tilde_average_ranks (x, G_N_ELEMENTS (x), ranks);
   for (guint i = 0; i < G_N_ELEMENTS (x); i++)
     g_assert_cmpfloat (ranks[i], ==, expected[i]);
 }
@@ -159,7 +160,7 @@ test_ranks_many (void)
   x[2] = -INFINITY;
   x[3] = INFINITY;
   x[4] = -1e300;
-  tilde_plot_ranks (x, N, ranks);
+  tilde_average_ranks (x, N, ranks);
   for (int i = 0; i < N; i += 7)
     {
       double below = 0, equal = 0;
@@ -183,7 +184,7 @@ test_rank_histogram (void)
   static const guint expected_first[] = { 2, 2, 0, 0 };
   static const guint expected_second[] = { 0, 0, 2, 2 };
 
-  tilde_plot_ranks (pooled, 8, ranks);
+  tilde_average_ranks (pooled, 8, ranks);
   tilde_rank_histogram (ranks, 4, 8, 4, first);
   tilde_rank_histogram (ranks + 4, 4, 8, 4, second);
   g_assert_cmpmem (first, sizeof first, expected_first, sizeof expected_first);
