@@ -44,6 +44,9 @@ typedef struct
    * _tilde_plot_painter_is_settled() says when a frame left some behind.
    * Off (exports), every statistic is brought up to date. */
   gboolean      live;
+  /* A later drawing of the same frame (the screen draws the plot a band
+   * at a time): the densities already had their turn to be refitted. */
+  gboolean      hold_refits;
 } TildePlotOptions;
 
 /* Where one row went, for hit tests: the panels, and the values at
@@ -61,6 +64,13 @@ typedef struct
   double  width;
   double  height;
   GArray *rows;   /* TildePlotRowLayout */
+  /* Views drawn as rows: how many, where the first begins and each one's
+   * height (row i holds [header + i * row_height, header + (i + 1) *
+   * row_height), the last ROW_GAP of it empty), set before there are draws
+   * to show in them; 0 otherwise. */
+  guint   n_row_bands;
+  double  header;
+  double  row_height;
 } TildePlotLayout;
 
 /* What lies under the pointer. */

@@ -1355,6 +1355,9 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
     {
       layout->width = width;
       layout->height = height;
+      layout->n_row_bands = 0;
+      layout->header = 0;
+      layout->row_height = 0;
       g_array_set_size (layout->rows, 0);
     }
   if (style->fill_background)
@@ -1369,6 +1372,18 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
   if (painter->draws != NULL)
     _tilde_plot_painter_sync (painter);
 
+  /* Rows share the height below the legend; each has a title, its panel,
+   * and a line of tick labels (and the divergences' strip in the trace
+   * view). */
+  header = MARGIN + text.small_height + 12;
+  row_height = (height - header - MARGIN + ROW_GAP) / MAX (n_rows, 1);
+  if (layout && n_rows > 0 && options->view != TILDE_PLOT_VIEW_PAIRS)
+    {
+      layout->n_row_bands = n_rows;
+      layout->header = header;
+      layout->row_height = row_height;
+    }
+
   if (!has_any_draws (painter) || n_rows == 0
       || (options->view == TILDE_PLOT_VIEW_PAIRS && n_rows < 2))
     {
@@ -1382,7 +1397,6 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
       return;
     }
 
-  header = MARGIN + text.small_height + 12;
   draw_legend (painter, cr, &text, width, MARGIN + text.small_height / 2, style,
                trace && options->show_warmup && has_warmup (painter),
                (trace || options->view == TILDE_PLOT_VIEW_PAIRS) && has_divergences (painter));
@@ -1393,15 +1407,12 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
       return;
     }
 
-  /* Rows share the height; each has a title, its panel, and a line of
-   * tick labels (and the divergences' strip in the trace view). */
   title_h = text.bold_height + 6;
   label_h = text.small_height + 4;
   strip = trace ? DIVERGENT_STRIP : 2;
-  row_height = (height - header - MARGIN + ROW_GAP) / n_rows;
   iteration_window (painter, options, &start, &end);
   axes = g_new0 (TildePlotAxes, n_rows);
-  if (trace)
+  if (trace && !options->hold_refits)
     refresh_densities (painter);
 
   left = 0;
@@ -1440,8 +1451,9 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
       right -= side_w + SIDE_GAP;
     }
 
-  /* Rows outside the clip (the screen's picture holds the rows in view)
-   * are laid out but not drawn. */
+  /* Rows outside the clip (the screen's picture holds the rows in view,
+   * in bands of a row each) are laid out but not drawn; a row draws
+   * nothing in its last ROW_GAP. */
   cairo_clip_extents (cr, &clip_x1, &clip_top, &clip_x2, &clip_bottom);
   for (guint i = 0; i < n_rows; i++)
     {
@@ -1472,7 +1484,7 @@ _tilde_plot_painter_draw (TildePlotPainter *painter, cairo_t *cr, PangoLayout *l
           r.x_hi = end;
         }
       label_y = r.main.origin.y + panel_h + strip;
-      if (top >= clip_bottom || top + row_height <= clip_top)
+      if (top >= clip_bottom || top + row_height - ROW_GAP <= clip_top)
         {
           if (layout)
             g_array_append_val (layout->rows, r);

@@ -19,6 +19,24 @@
 #define ROW_NATURAL_HEIGHT 220
 #define PAIRS_NATURAL_HEIGHT 480
 #define HEADER_HEIGHT 40
+/* While draws stream in, the bands a frame redraws once one is done:
+ * those it can in this much of the frame's time; the rest wait a frame. */
+#define BAND_BUDGET_USEC 2000
+
+/* One band of the picture, [top, bottom) in the widget's coordinates. */
+typedef struct
+{
+  int              top, bottom;
+  cairo_surface_t *picture;        /* its first row at `top` */
+  cairo_surface_t *spare;          /* the picture before, to draw the next one in */
+  GskRenderNode   *node;           /* the picture, as GTK is handed it */
+  gboolean         node_for_cairo;
+  /* What the picture was drawn from. */
+  guint            generation, refits;
+  guint64          stamp;
+  int              width, height, scale;
+  guint            rows;           /* the rows drawn in it */
+} Band;
 
 struct _TildeTracePlot
 {
@@ -31,19 +49,20 @@ struct _TildeTracePlot
   TildePlotOptions  options;
   TildePlotLayout   layout;
   guint64           drawn_stamp;
-  /* The picture of the last frame, kept while nothing it shows changed
-   * (the read-out is drawn over it): what it was drawn from. */
-  cairo_surface_t  *picture;
-  cairo_surface_t  *spare;         /* the picture before, to draw the next one in */
-  guint             pictures_drawn, images_made;
-  GdkTexture       *texture;
+  /* The picture, in horizontal bands: the legend's, then one a row (for
+   * views of rows), or one band of what is in view. Each keeps its image
+   * and the render node made of it, handed to GTK again while nothing it
+   * shows changed, so that GTK redraws and uploads only the bands drawn
+   * anew. While draws stream in, a frame redraws the bands it has time
+   * for, the longest waiting first, and the next frames the rest. */
+  GArray           *bands;         /* Band */
+  guint             pictures_drawn, images_made, rows_shown;
   guint             generation;
+  guint             refits;        /* frames that only catch up on statistics */
+  gboolean          unsettled;     /* the last frame showed a statistic behind its draws */
   guint             catch_up_id;   /* a tick that redraws what a frame left behind */
   guint             warm_id;       /* an idle that looks up the fonts (root) */
-  guint             picture_generation;
-  guint64           picture_stamp;
-  int               picture_width, picture_height, picture_scale;
-  int               picture_top, picture_bottom;   /* the rows in view it holds */
+  guint             spares_id;     /* an idle that makes the bands' next images */
   GtkAdjustment    *vadjustment;   /* of the viewport the plot scrolls in */
 
   gboolean          hovering;
@@ -115,8 +134,9 @@ static void
 draws_changed_cb (TildeTracePlot *self)
 {
   /* The store emits at most once a frame; the copies and statistics
-   * catch up when the frame is drawn. */
-  invalidate (self, FALSE);
+   * catch up when the frame is drawn, and its stamp tells the bands they
+   * are behind. */
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 TildeDraws *
@@ -390,16 +410,26 @@ snapshot_hover (TildeTracePlot *self, GtkSnapshot *snapshot, const TildePlotStyl
   gtk_snapshot_restore (snapshot);
 }
 
-/* An image for the next picture: the one before the last picture, when
- * nothing else holds it any more and its size fits, cleared; else a new
- * one. The last picture is still in the frame GTK keeps (a render node or a
- * texture), and drawing into it would make cairo copy it first; a new image
- * of a plot's size costs a fault for every page when first drawn on, which
+static void
+band_clear (gpointer data)
+{
+  Band *band = data;
+
+  g_clear_pointer (&band->node, gsk_render_node_unref);
+  g_clear_pointer (&band->picture, cairo_surface_destroy);
+  g_clear_pointer (&band->spare, cairo_surface_destroy);
+}
+
+/* An image for a band's next picture: the one before its last picture,
+ * when nothing else holds it any more and its size fits, cleared; else a
+ * new one. The last picture is still in the frame GTK keeps (a render
+ * node or a texture), and drawing into it would make cairo copy it first;
+ * a new image costs a fault for every page when first drawn on, which
  * made up much of a streaming frame's time under the cairo renderer. */
 static cairo_surface_t *
-take_surface (TildeTracePlot *self, int width, int height)
+take_surface (TildeTracePlot *self, Band *band, int width, int height)
 {
-  cairo_surface_t *spare = g_steal_pointer (&self->spare);
+  cairo_surface_t *spare = g_steal_pointer (&band->spare);
 
   if (spare != NULL && cairo_surface_get_reference_count (spare) == 1
       && cairo_image_surface_get_width (spare) == width
@@ -465,42 +495,96 @@ follow_scrolling (TildeTracePlot *self, GtkAdjustment *adjustment)
     }
 }
 
-/* The plot drawn into an image at the device's scale, the rows from
- * `top` to `bottom` (the image's first row is the widget's `top`), handed
- * to GTK as a texture (below); a frame where only the read-out moved
- * reuses it. */
-static cairo_surface_t *
-draw_picture (TildeTracePlot *self, int width, int height, int top, int bottom, int scale,
-              const TildePlotStyle *style)
+/* Lays the plot out without drawing it (a clip that holds nothing), when
+ * the last layout cannot tell where the bands lie: the first frame, and
+ * after a resize or a change of parameters. */
+static void
+lay_out (TildeTracePlot *self, PangoLayout *text, int width, int height,
+         const TildePlotStyle *style)
 {
-  g_autoptr(PangoLayout) text = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
-  cairo_surface_t *surface;
-  cairo_t *cr;
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t *cr = cairo_create (surface);
 
-  self->pictures_drawn++;
-  surface = take_surface (self, width * scale, (bottom - top) * scale);
-  if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
-    {
-      cairo_surface_destroy (surface);
-      return NULL;
-    }
-  cairo_surface_set_device_scale (surface, scale, scale);
-  cairo_surface_set_device_offset (surface, 0, -top * scale);
-  cr = cairo_create (surface);
+  cairo_rectangle (cr, 0, 0, 0, 0);
+  cairo_clip (cr);
   _tilde_plot_painter_draw (self->painter, cr, text, width, height, style, &self->options,
                             &self->layout);
   cairo_destroy (cr);
-  return surface;
+  cairo_surface_destroy (surface);
 }
 
 static gboolean
-catch_up_cb (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+layout_fits (TildeTracePlot *self, int width, int height)
 {
-  TildeTracePlot *self = TILDE_TRACE_PLOT (widget);
+  return self->layout.width == width && self->layout.height == height
+         && self->layout.n_row_bands == _tilde_plot_painter_get_n_rows (self->painter)
+         && self->layout.row_height > 0;
+}
 
-  self->catch_up_id = 0;
-  invalidate (self, FALSE);
-  return G_SOURCE_REMOVE;
+/* Where the bands lie: in views of rows, the legend's band and one a row,
+ * each row's from the whole pixel at or above its start (a row draws
+ * nothing in its last ROW_GAP, so none reaches the next band); else one
+ * band, of what is in view. */
+static void
+band_edges (TildeTracePlot *self, int width, int height, int top, int bottom, GArray *edges)
+{
+  int edge = 0;
+
+  g_array_set_size (edges, 0);
+  if (layout_fits (self, width, height))
+    {
+      g_array_append_val (edges, edge);
+      for (guint i = 0; i < self->layout.n_row_bands; i++)
+        {
+          int next = (int) floor (self->layout.header + i * self->layout.row_height);
+
+          if (next <= edge || next >= height)
+            break;
+          edge = next;
+          g_array_append_val (edges, edge);
+        }
+      if (edges->len == self->layout.n_row_bands + 1)
+        {
+          edge = height;
+          g_array_append_val (edges, edge);
+          return;
+        }
+      g_array_set_size (edges, 0);
+    }
+  g_array_append_val (edges, top);
+  g_array_append_val (edges, bottom);
+}
+
+static gboolean
+bands_lie_at (TildeTracePlot *self, GArray *edges)
+{
+  gboolean same = self->bands->len + 1 == edges->len;
+
+  for (guint i = 0; same && i < self->bands->len; i++)
+    {
+      Band *band = &g_array_index (self->bands, Band, i);
+
+      same = band->top == g_array_index (edges, int, i)
+             && band->bottom == g_array_index (edges, int, i + 1);
+    }
+  return same;
+}
+
+/* The bands for these edges: those kept where the edges did not move. */
+static void
+place_bands (TildeTracePlot *self, GArray *edges)
+{
+  if (bands_lie_at (self, edges))
+    return;
+  g_array_set_size (self->bands, 0);
+  g_array_set_size (self->bands, edges->len - 1);
+  for (guint i = 0; i < self->bands->len; i++)
+    {
+      Band *band = &g_array_index (self->bands, Band, i);
+
+      band->top = g_array_index (edges, int, i);
+      band->bottom = g_array_index (edges, int, i + 1);
+    }
 }
 
 /* GTK 4.8's cairo renderer converts a texture to an image pixel by pixel
@@ -536,6 +620,174 @@ texture_of (cairo_surface_t *picture)
                                  GDK_MEMORY_DEFAULT, bytes, stride);
 }
 
+/* The band's picture as a render node, kept and handed to GTK in every
+ * frame until the band is drawn again: GTK compares a frame's nodes with
+ * the last frame's and redraws only where they differ. */
+static GskRenderNode *
+node_of (Band *band, int width, gboolean for_cairo)
+{
+  graphene_rect_t bounds = GRAPHENE_RECT_INIT (0, band->top, width, band->bottom - band->top);
+  GskRenderNode *node;
+
+  if (for_cairo)
+    {
+      cairo_t *cr;
+
+      node = gsk_cairo_node_new (&bounds);
+      cr = gsk_cairo_node_get_draw_context (node);
+      /* the picture's device offset puts its first row at `top` */
+      cairo_set_source_surface (cr, band->picture, 0, 0);
+      cairo_paint (cr);
+      cairo_destroy (cr);
+    }
+  else
+    {
+      g_autoptr(GdkTexture) texture = texture_of (band->picture);
+
+      node = gsk_texture_node_new (texture, &bounds);
+    }
+  return node;
+}
+
+/* The band drawn into an image at the device's scale; the painter draws
+ * the rows in its clip, the band's. FALSE when there is no image for it. */
+static gboolean
+draw_band (TildeTracePlot *self, Band *band, PangoLayout *text, int width, int height, int scale,
+           guint64 stamp, const TildePlotStyle *style, gboolean hold_refits)
+{
+  cairo_surface_t *surface;
+  cairo_t *cr;
+
+  self->pictures_drawn++;
+  surface = take_surface (self, band, width * scale, (band->bottom - band->top) * scale);
+  if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
+    {
+      cairo_surface_destroy (surface);
+      return FALSE;
+    }
+  cairo_surface_set_device_scale (surface, scale, scale);
+  cairo_surface_set_device_offset (surface, 0, -band->top * scale);
+  cr = cairo_create (surface);
+  self->options.hold_refits = hold_refits;
+  _tilde_plot_painter_draw (self->painter, cr, text, width, height, style, &self->options,
+                            &self->layout);
+  self->options.hold_refits = FALSE;
+  cairo_destroy (cr);
+  if (!_tilde_plot_painter_is_settled (self->painter))
+    self->unsettled = TRUE;
+
+  g_clear_pointer (&band->node, gsk_render_node_unref);
+  g_clear_pointer (&band->spare, cairo_surface_destroy);
+  band->spare = band->picture;
+  band->picture = surface;
+  band->rows = _tilde_plot_painter_get_rows_drawn (self->painter);
+  band->generation = self->generation;
+  band->refits = self->refits;
+  band->stamp = stamp;
+  band->width = width;
+  band->height = height;
+  band->scale = scale;
+  return TRUE;
+}
+
+static gboolean
+band_in_view (const Band *band, int top, int bottom)
+{
+  return band->top < bottom && band->bottom > top;
+}
+
+/* Drawn for another frame than this one in a way new draws do not
+ * explain: a band drawn again at once. While draws stream in, a band not
+ * drawn yet (the rows that the run's first draws lay out) waits its turn
+ * like the others, empty meanwhile. */
+static gboolean
+band_is_unfit (TildeTracePlot *self, const Band *band, int width, int height, int scale,
+               gboolean streaming)
+{
+  if (band->picture == NULL)
+    return !streaming;
+  return band->generation != self->generation || band->width != width || band->height != height
+         || band->scale != scale;
+}
+
+static gboolean
+band_is_behind (TildeTracePlot *self, const Band *band, guint64 stamp)
+{
+  return band->picture == NULL || band->stamp != stamp || band->refits != self->refits;
+}
+
+/* The in-view band waiting longest for newer draws or statistics. */
+static Band *
+longest_behind (TildeTracePlot *self, int top, int bottom, guint64 stamp)
+{
+  Band *oldest = NULL;
+
+  for (guint i = 0; i < self->bands->len; i++)
+    {
+      Band *band = &g_array_index (self->bands, Band, i);
+
+      if (band_in_view (band, top, bottom) && band_is_behind (self, band, stamp)
+          && (oldest == NULL || band->stamp < oldest->stamp
+              || (band->stamp == oldest->stamp && band->refits < oldest->refits)))
+        oldest = band;
+    }
+  return oldest;
+}
+
+/* The image for a band's next picture, made while the window is idle
+ * rather than in the frame that draws it (a band's first two pictures
+ * need new images): one a turn of the main loop. */
+static gboolean
+make_spares_cb (gpointer data)
+{
+  TildeTracePlot *self = data;
+
+  for (guint i = 0; i < self->bands->len; i++)
+    {
+      Band *band = &g_array_index (self->bands, Band, i);
+
+      if (band->picture == NULL || band->spare != NULL)
+        continue;
+      band->spare = _tilde_plot_image_new (cairo_image_surface_get_width (band->picture),
+                                           cairo_image_surface_get_height (band->picture));
+      self->images_made++;
+      return G_SOURCE_CONTINUE;
+    }
+  self->spares_id = 0;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+make_spares (TildeTracePlot *self)
+{
+  if (self->spares_id != 0)
+    return;
+  for (guint i = 0; i < self->bands->len; i++)
+    {
+      Band *band = &g_array_index (self->bands, Band, i);
+
+      if (band->picture != NULL && band->spare == NULL)
+        {
+          self->spares_id = g_idle_add_full (G_PRIORITY_LOW, make_spares_cb, self, NULL);
+          g_source_set_name_by_id (self->spares_id, "[tilde] plot images");
+          return;
+        }
+    }
+}
+
+static gboolean
+catch_up_cb (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  TildeTracePlot *self = TILDE_TRACE_PLOT (widget);
+
+  self->catch_up_id = 0;
+  /* Densities left behind: every band is drawn again, a few a frame. */
+  if (self->unsettled)
+    self->refits++;
+  gtk_widget_queue_draw (widget);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
@@ -543,61 +795,89 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   int width = gtk_widget_get_width (widget), height = gtk_widget_get_height (widget);
   int scale = gtk_widget_get_scale_factor (widget);
   guint64 stamp = self->draws ? tilde_draws_get_stamp (self->draws) : 0;
+  gboolean for_cairo = renders_with_cairo (widget), refitted = FALSE, behind = FALSE;
+  guint drawn = 0;
+  g_autoptr(PangoLayout) text = NULL;
+  g_autoptr(GArray) edges = g_array_new (FALSE, FALSE, sizeof (int));
+  gint64 began = g_get_monotonic_time ();
   TildePlotStyle style;
   GtkWidget *viewport;
+  Band *band;
   int top, bottom;
 
   if (width <= 0 || height <= 0)
     return;
   style_for_screen (self, &style);
   style.scale = scale;
+  text = gtk_widget_create_pango_layout (widget, NULL);
   /* Followed from here, where it is needed: a scrolled window already on
    * screen hands a new viewport its adjustments after the plot is rooted. */
   viewport = gtk_widget_get_ancestor (widget, GTK_TYPE_VIEWPORT);
   follow_scrolling (self, viewport ? gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (viewport))
                                    : NULL);
   visible_band (self, viewport, height, &top, &bottom);
-  if (self->picture == NULL || self->picture_generation != self->generation
-      || self->picture_stamp != stamp || self->picture_width != width
-      || self->picture_height != height || self->picture_scale != scale
-      || self->picture_top != top || self->picture_bottom != bottom)
+  if (self->options.view != TILDE_PLOT_VIEW_PAIRS && !layout_fits (self, width, height))
     {
-      cairo_surface_t *last = g_steal_pointer (&self->picture);
+      lay_out (self, text, width, height, &style);
+      refitted = TRUE;
+    }
+  band_edges (self, width, height, top, bottom, edges);
+  place_bands (self, edges);
 
-      g_clear_object (&self->texture);
-      self->picture = draw_picture (self, width, height, top, bottom, scale, &style);
-      g_clear_pointer (&self->spare, cairo_surface_destroy);
-      self->spare = last;
-      self->picture_generation = self->generation;
-      self->picture_stamp = stamp;
-      self->picture_width = width;
-      self->picture_height = height;
-      self->picture_scale = scale;
-      self->picture_top = top;
-      self->picture_bottom = bottom;
-      self->drawn_stamp = stamp;
-      /* Densities left behind while the draws streamed catch up in the
-       * next frames, when no more draws come. */
-      if (!_tilde_plot_painter_is_settled (self->painter) && self->catch_up_id == 0)
-        self->catch_up_id = gtk_widget_add_tick_callback (widget, catch_up_cb, NULL, NULL);
-    }
-  if (self->picture != NULL && !renders_with_cairo (widget))
+  self->unsettled = FALSE;
+  /* Bands whose picture is of another size, options or data set first,
+   * all of them; then the bands behind the draws, the longest waiting
+   * first, as long as the frame has time (one at least). */
+  for (guint i = 0; i < self->bands->len; i++)
     {
-      if (self->texture == NULL)
-        self->texture = texture_of (self->picture);
-      gtk_snapshot_append_texture (snapshot, self->texture,
-                                   &GRAPHENE_RECT_INIT (0, top, width, bottom - top));
+      band = &g_array_index (self->bands, Band, i);
+      if (band_in_view (band, top, bottom)
+          && band_is_unfit (self, band, width, height, scale, stamp != self->drawn_stamp))
+        {
+          draw_band (self, band, text, width, height, scale, stamp, &style, refitted);
+          refitted = TRUE;
+          drawn++;
+        }
     }
-  else if (self->picture != NULL)
+  while ((band = longest_behind (self, top, bottom, stamp)) != NULL)
     {
-      cairo_t *cr = gtk_snapshot_append_cairo (snapshot,
-                                               &GRAPHENE_RECT_INIT (0, top, width, bottom - top));
+      if (drawn > 0 && g_get_monotonic_time () - began > BAND_BUDGET_USEC)
+        break;
+      if (!draw_band (self, band, text, width, height, scale, stamp, &style, refitted))
+        break;
+      refitted = TRUE;
+      drawn++;
+    }
+  behind = longest_behind (self, top, bottom, stamp) != NULL;
+  /* A layout that moved the bands (the legend's font, say) is followed
+   * in the next frame; this one shows what was just drawn. */
+  band_edges (self, width, height, top, bottom, edges);
+  behind = behind || !bands_lie_at (self, edges);
 
-      /* the picture's device offset puts its first row at `top` */
-      cairo_set_source_surface (cr, self->picture, 0, 0);
-      cairo_paint (cr);
-      cairo_destroy (cr);
+  self->rows_shown = 0;
+  for (guint i = 0; i < self->bands->len; i++)
+    {
+      band = &g_array_index (self->bands, Band, i);
+      if (!band_in_view (band, top, bottom) || band->picture == NULL)
+        continue;
+      if (band->node != NULL && band->node_for_cairo != for_cairo)
+        g_clear_pointer (&band->node, gsk_render_node_unref);
+      if (band->node == NULL)
+        {
+          band->node = node_of (band, width, for_cairo);
+          band->node_for_cairo = for_cairo;
+        }
+      gtk_snapshot_append_node (snapshot, band->node);
+      self->rows_shown += band->rows;
     }
+  if (!behind)
+    self->drawn_stamp = stamp;
+  make_spares (self);
+  /* Bands and densities left behind catch up in the next frames, when no
+   * more draws come. */
+  if ((behind || self->unsettled) && self->catch_up_id == 0)
+    self->catch_up_id = gtk_widget_add_tick_callback (widget, catch_up_cb, NULL, NULL);
+
   /* The read-out follows the data under a still pointer. */
   update_hover (self);
   snapshot_hover (self, snapshot, &style);
@@ -634,6 +914,7 @@ tilde_trace_plot_unroot (GtkWidget *widget)
   TildeTracePlot *self = TILDE_TRACE_PLOT (widget);
 
   g_clear_handle_id (&self->warm_id, g_source_remove);
+  g_clear_handle_id (&self->spares_id, g_source_remove);
   follow_scrolling (self, NULL);
   GTK_WIDGET_CLASS (tilde_trace_plot_parent_class)->unroot (widget);
 }
@@ -763,7 +1044,7 @@ _tilde_trace_plot_get_drawn_stamp (TildeTracePlot *self)
 guint
 _tilde_trace_plot_get_rows_drawn (TildeTracePlot *self)
 {
-  return _tilde_plot_painter_get_rows_drawn (self->painter);
+  return self->rows_shown;
 }
 
 guint
@@ -964,6 +1245,7 @@ tilde_trace_plot_dispose (GObject *object)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->catch_up_id);
   self->catch_up_id = 0;
   g_clear_handle_id (&self->warm_id, g_source_remove);
+  g_clear_handle_id (&self->spares_id, g_source_remove);
   follow_scrolling (self, NULL);
   G_OBJECT_CLASS (tilde_trace_plot_parent_class)->dispose (object);
 }
@@ -974,9 +1256,7 @@ tilde_trace_plot_finalize (GObject *object)
   TildeTracePlot *self = TILDE_TRACE_PLOT (object);
 
   _tilde_plot_painter_free (self->painter);
-  g_clear_object (&self->texture);
-  g_clear_pointer (&self->picture, cairo_surface_destroy);
-  g_clear_pointer (&self->spare, cairo_surface_destroy);
+  g_array_unref (self->bands);
   g_array_unref (self->layout.rows);
   _tilde_plot_hit_clear (&self->hit);
   g_strfreev (self->parameters);
@@ -1101,6 +1381,8 @@ tilde_trace_plot_init (TildeTracePlot *self)
 
   self->painter = _tilde_plot_painter_new ();
   self->layout.rows = g_array_new (FALSE, FALSE, sizeof (TildePlotRowLayout));
+  self->bands = g_array_new (FALSE, TRUE, sizeof (Band));
+  g_array_set_clear_func (self->bands, band_clear);
   self->options.view = TILDE_PLOT_VIEW_TRACE;
   self->options.show_warmup = TRUE;
   self->options.max_lag = DEFAULT_MAX_LAG;

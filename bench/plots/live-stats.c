@@ -103,6 +103,17 @@ live_stats_watch (LiveStats *stats, GtkWidget *widget)
 }
 
 void
+live_stats_restart (LiveStats *stats)
+{
+  g_array_set_size (stats->gaps, 0);
+  g_array_set_size (stats->paints, 0);
+  g_array_set_size (stats->paint_cpus, 0);
+  stats->long_gaps = 0;
+  stats->frames = 0;
+  stats->start = g_get_monotonic_time ();
+}
+
+void
 live_stats_stop (LiveStats *stats)
 {
   g_clear_handle_id (&stats->turn_source, g_source_remove);

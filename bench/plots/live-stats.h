@@ -32,6 +32,8 @@ double live_stats_percentile (GArray *samples, double p);
 void   live_stats_init       (LiveStats *stats);
 /* Starts recording: the frames of `widget`'s frame clock and the turns. */
 void   live_stats_watch      (LiveStats *stats, GtkWidget *widget);
+/* Forgets what was recorded so far and records on from here. */
+void   live_stats_restart    (LiveStats *stats);
 /* Stops recording the turns (frames are counted while the widget lives). */
 void   live_stats_stop       (LiveStats *stats);
 void   live_stats_clear      (LiveStats *stats);

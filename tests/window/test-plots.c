@@ -978,6 +978,82 @@ test_rows_when_adjustment_replaced (Fixture *f, gconstpointer data)
     g_assert_cmpuint (count_colour (bottom, &last, &style.chains[c]), >=, 50);
 }
 
+/* The render nodes the plot hands GTK for its picture, in order: its
+ * bands' (a frame of the plot, as GTK would take it). */
+static GPtrArray *
+band_nodes (TildeTracePlot *plot)
+{
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  GPtrArray *nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) gsk_render_node_unref);
+  GskRenderNode *node;
+
+  GTK_WIDGET_GET_CLASS (plot)->snapshot (GTK_WIDGET (plot), snapshot);
+  node = gtk_snapshot_free_to_node (snapshot);
+  g_assert_nonnull (node);
+  g_assert_cmpint (gsk_render_node_get_node_type (node), ==, GSK_CONTAINER_NODE);
+  for (guint i = 0; i < gsk_container_node_get_n_children (node); i++)
+    {
+      GskRenderNode *child = gsk_container_node_get_child (node, i);
+      GskRenderNodeType type = gsk_render_node_get_node_type (child);
+
+      if (type == GSK_CAIRO_NODE || type == GSK_TEXTURE_NODE)
+        g_ptr_array_add (nodes, gsk_render_node_ref (child));
+    }
+  gsk_render_node_unref (node);
+  return nodes;
+}
+
+/* The picture goes to GTK in bands, the legend's and one a row, each a
+ * render node kept while what it shows holds: GTK compares a frame's
+ * nodes with the last frame's and redraws only where they differ. A frame
+ * where only the read-out moved hands GTK the very same nodes; new draws
+ * give every band a new one by the time the plot has caught up. */
+static void
+test_bands_kept (Fixture *f, gconstpointer data)
+{
+  const char *const parameters[] = { "mu", "theta.1", "theta.2", NULL };
+  g_autoptr(GPtrArray) first = NULL;
+  g_autoptr(GPtrArray) again = NULL;
+  g_autoptr(GPtrArray) hovered = NULL;
+  g_autoptr(GPtrArray) later = NULL;
+  graphene_rect_t main;
+  guint drawn, drawn_after, made;
+
+  tilde_trace_plot_set_parameters (f->plot, parameters);
+  fill (f, 0, 300);
+  g_assert_true (window_test_wait_for (plot_is_current, f));
+  let_it_draw (f);
+  first = band_nodes (f->plot);
+  g_assert_cmpuint (first->len, ==, 1 + 3);
+  g_assert_cmpuint (_tilde_trace_plot_get_rows_drawn (f->plot), ==, 3);
+
+  _tilde_trace_plot_get_picture_counts (f->plot, &drawn, &made);
+  again = band_nodes (f->plot);
+  main = main_panel (f, 1);
+  _tilde_trace_plot_hover (f->plot, main.origin.x + main.size.width / 2,
+                           main.origin.y + main.size.height / 2);
+  g_assert_nonnull (_tilde_trace_plot_get_hover_text (f->plot));
+  let_it_draw (f);
+  hovered = band_nodes (f->plot);
+  _tilde_trace_plot_get_picture_counts (f->plot, &drawn_after, &made);
+  g_assert_cmpuint (drawn_after, ==, drawn);
+  g_assert_cmpuint (again->len, ==, first->len);
+  g_assert_cmpuint (hovered->len, ==, first->len);
+  for (guint i = 0; i < first->len; i++)
+    {
+      g_assert_true (again->pdata[i] == first->pdata[i]);
+      g_assert_true (hovered->pdata[i] == first->pdata[i]);
+    }
+
+  for (guint c = 0; c < N_CHAINS; c++)
+    append_draws (f, c, 40, FALSE, NULL, 0);
+  g_assert_true (window_test_wait_for (plot_is_current, f));
+  later = band_nodes (f->plot);
+  g_assert_cmpuint (later->len, ==, first->len);
+  for (guint i = 0; i < first->len; i++)
+    g_assert_true (later->pdata[i] != first->pdata[i]);
+}
+
 /* A plot on a page of its own that is not shown (the window's run page
  * before a run) looks up its fonts while the window is idle, drawing
  * nothing on screen; the plot shown beside it draws as before. */
@@ -1036,6 +1112,7 @@ main (int argc, char *argv[])
   ADD ("only-rows-in-view", test_only_rows_in_view);
   ADD ("rows-when-viewport-grows", test_rows_when_viewport_grows);
   ADD ("rows-when-adjustment-replaced", test_rows_when_adjustment_replaced);
+  ADD ("bands-kept", test_bands_kept);
 #undef ADD
   return g_test_run ();
 }
