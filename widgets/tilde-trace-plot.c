@@ -570,13 +570,19 @@ bands_lie_at (TildeTracePlot *self, GArray *edges)
   return same;
 }
 
-/* The bands for these edges: those kept where the edges did not move. */
+/* The bands for these edges: those kept where the edges did not move.
+ * New bands take over the spare images of the old ones in their place
+ * (take_surface() uses one that fits): a single band following a scroll,
+ * say, draws into the image before last rather than a new one. */
 static void
 place_bands (TildeTracePlot *self, GArray *edges)
 {
+  GArray *old = self->bands;
+
   if (bands_lie_at (self, edges))
     return;
-  g_array_set_size (self->bands, 0);
+  self->bands = g_array_new (FALSE, TRUE, sizeof (Band));
+  g_array_set_clear_func (self->bands, band_clear);
   g_array_set_size (self->bands, edges->len - 1);
   for (guint i = 0; i < self->bands->len; i++)
     {
@@ -584,7 +590,10 @@ place_bands (TildeTracePlot *self, GArray *edges)
 
       band->top = g_array_index (edges, int, i);
       band->bottom = g_array_index (edges, int, i + 1);
+      if (i < old->len)
+        band->spare = g_steal_pointer (&g_array_index (old, Band, i).spare);
     }
+  g_array_unref (old);
 }
 
 /* GTK 4.8's cairo renderer converts a texture to an image pixel by pixel
