@@ -156,9 +156,12 @@ fixture_tear_down (Fixture *f, gconstpointer data)
 
 /* ---- pixels ---- */
 
+/* A rendering at the device's scale: a point (x, y) of the widget covers
+ * scale x scale of its pixels. */
 typedef struct
 {
-  int     width, height;
+  int     width, height;   /* in the widget's units */
+  int     scale;
   gsize   stride;
   guchar *data;
 } Pixels;
@@ -193,19 +196,64 @@ render (GtkWidget *widget, const char *screenshot)
   gtk_snapshot_append_color (snapshot, &background, &GRAPHENE_RECT_INIT (0, 0, width, height));
   gdk_paintable_snapshot (paintable, snapshot, width, height);
   node = gtk_snapshot_free_to_node (snapshot);
-  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  pixels->scale = gtk_widget_get_scale_factor (widget);
+  if (pixels->scale != 1)
+    {
+      GskTransform *zoom = gsk_transform_scale (NULL, pixels->scale, pixels->scale);
+      GskRenderNode *scaled = gsk_transform_node_new (node, zoom);
+
+      gsk_transform_unref (zoom);
+      gsk_render_node_unref (node);
+      node = scaled;
+    }
+  texture = gsk_renderer_render_texture (renderer, node,
+                                         &GRAPHENE_RECT_INIT (0, 0, width * pixels->scale,
+                                                              height * pixels->scale));
   if (dir != NULL && screenshot != NULL)
     {
       g_autofree char *path = g_build_filename (dir, screenshot, NULL);
 
       g_assert_true (gdk_texture_save_to_png (texture, path));
     }
-  pixels->width = gdk_texture_get_width (texture);
-  pixels->height = gdk_texture_get_height (texture);
-  pixels->stride = (gsize) pixels->width * 4;
-  pixels->data = g_malloc (pixels->stride * pixels->height);
+  pixels->width = gdk_texture_get_width (texture) / pixels->scale;
+  pixels->height = gdk_texture_get_height (texture) / pixels->scale;
+  pixels->stride = (gsize) gdk_texture_get_width (texture) * 4;
+  pixels->data = g_malloc (pixels->stride * gdk_texture_get_height (texture));
   gdk_texture_download (texture, pixels->data, pixels->stride);
   return pixels;
+}
+
+/* The k-th of the device's pixels under the point (x, y). */
+static const guchar *
+device_pixel (const Pixels *pixels, int x, int y, int k)
+{
+  int s = pixels->scale;
+
+  return pixels->data + (gsize) (y * s + k / s) * pixels->stride + (gsize) (x * s + k % s) * 4;
+}
+
+/* Whether the two renderings differ under the point (x, y). */
+static gboolean
+point_differs (const Pixels *a, const Pixels *b, int x, int y)
+{
+  for (int k = 0; k < a->scale * a->scale; k++)
+    if (memcmp (device_pixel (a, x, y, k), device_pixel (b, x, y, k), 4) != 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether a pixel under the point (x, y) is coloured (not grey). */
+static gboolean
+point_coloured (const Pixels *pixels, int x, int y)
+{
+  for (int k = 0; k < pixels->scale * pixels->scale; k++)
+    {
+      const guchar *p = device_pixel (pixels, x, y, k);
+
+      if (p[0] != p[1] || p[1] != p[2])
+        return TRUE;
+    }
+  return FALSE;
 }
 
 static gboolean
@@ -215,12 +263,19 @@ pixel_is (const Pixels *pixels, int x, int y, const GdkRGBA *colour, int toleran
 
   if (x < 0 || y < 0 || x >= pixels->width || y >= pixels->height)
     return FALSE;
-  /* Cairo's ARGB32 in memory order on a little-endian machine: B G R A. */
-  p = pixels->data + (gsize) y * pixels->stride + (gsize) x * 4;
-  return p[3] > 250
-         && abs (p[2] - (int) round (colour->red * 255)) <= tolerance
-         && abs (p[1] - (int) round (colour->green * 255)) <= tolerance
-         && abs (p[0] - (int) round (colour->blue * 255)) <= tolerance;
+  /* Any of the device's pixels under the point: at scale 2 a thin line
+   * covers some of them. Cairo's ARGB32 in memory order on a little-endian
+   * machine: B G R A. */
+  for (int k = 0; k < pixels->scale * pixels->scale; k++)
+    {
+      p = device_pixel (pixels, x, y, k);
+      if (p[3] > 250
+          && abs (p[2] - (int) round (colour->red * 255)) <= tolerance
+          && abs (p[1] - (int) round (colour->green * 255)) <= tolerance
+          && abs (p[0] - (int) round (colour->blue * 255)) <= tolerance)
+        return TRUE;
+    }
+  return FALSE;
 }
 
 static guint
@@ -349,7 +404,8 @@ test_sparse_trace_unbroken (Fixture *f, gconstpointer data)
   append_draws (f, 0, 450, FALSE, NULL, 0);
   g_assert_true (window_test_wait_for (plot_is_current, f));
   main = main_panel (f, 0);
-  g_assert_cmpfloat (main.size.width, >, 450);
+  /* fewer draws than the device's pixel columns */
+  g_assert_cmpfloat (main.size.width * gtk_widget_get_scale_factor (GTK_WIDGET (f->plot)), >, 450);
   pixels = render (GTK_WIDGET (f->plot), "plots-sparse.png");
   first = (int) main.origin.x + 1;
   last = rightmost_colour (pixels, &main, &style.chains[0]);
@@ -444,11 +500,8 @@ test_densities_catch_up (Fixture *f, gconstpointer data)
       for (int y = (int) side->origin.y; y < side->origin.y + side->size.height; y++)
         for (int x = (int) side->origin.x; x < side->origin.x + side->size.width; x++)
           {
-            const guchar *a = streamed->data + (gsize) y * streamed->stride + (gsize) x * 4;
-            const guchar *b = fresh->data + (gsize) y * fresh->stride + (gsize) x * 4;
-
-            differ += memcmp (a, b, 4) != 0;
-            coloured += a[0] != a[1] || a[1] != a[2];
+            differ += point_differs (streamed, fresh, x, y);
+            coloured += point_coloured (streamed, x, y);
           }
     }
   g_test_message ("%u of the side panels' pixels differ; %u coloured", differ, coloured);
@@ -462,8 +515,7 @@ test_densities_catch_up (Fixture *f, gconstpointer data)
       g_assert_true (_tilde_trace_plot_get_row_panels (f->plot, row, &main, NULL));
       for (int y = (int) main.origin.y; y < main.origin.y + main.size.height; y++)
         for (int x = (int) main.origin.x; x < main.origin.x + main.size.width; x++)
-          differ_main += memcmp (streamed->data + (gsize) y * streamed->stride + (gsize) x * 4,
-                                 fresh->data + (gsize) y * fresh->stride + (gsize) x * 4, 4) != 0;
+          differ_main += point_differs (streamed, fresh, x, y);
     }
   g_test_message ("%u of the main panels' pixels differ", differ_main);
   g_assert_cmpuint (differ_main, ==, 0);
@@ -495,9 +547,14 @@ test_select_another_parameter (Fixture *f, gconstpointer data)
   main_tau = main_panel (f, 0);
   after = render (GTK_WIDGET (f->plot), "plots-tau.png");
   for (int y = (int) main_mu.origin.y; y < main_mu.origin.y + main_mu.size.height; y++)
-    differing += memcmp (before->data + y * before->stride + (int) main_mu.origin.x * 4,
-                         after->data + y * after->stride + (int) main_mu.origin.x * 4,
-                         (gsize) main_mu.size.width * 4) != 0;
+    {
+      gboolean changed = FALSE;
+
+      for (int x = (int) main_mu.origin.x; x < main_mu.origin.x + main_mu.size.width && !changed;
+           x++)
+        changed = point_differs (before, after, x, y);
+      differing += changed;
+    }
   g_test_message ("%u of %g lines of the panel changed", differing, main_mu.size.height);
   g_assert_cmpuint (differing, >, main_mu.size.height / 2);
   g_assert_cmpfloat (main_tau.size.width, >, 0);
