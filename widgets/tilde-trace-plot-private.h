@@ -12,15 +12,21 @@ gboolean    _tilde_trace_plot_get_row_panels (TildeTracePlot  *self,
                                               guint            row,
                                               graphene_rect_t *main,
                                               graphene_rect_t *side);
-/* The store's stamp when the plot was last drawn on screen. */
+/* The store's stamp when every band in view was last drawn. */
 guint64     _tilde_trace_plot_get_drawn_stamp (TildeTracePlot *self);
-/* How many times the plot drew a new picture for the screen, and how many
- * of those took a new image rather than an earlier one. */
+/* How many times the plot drew a band's picture for the screen, and how
+ * many images it made rather than reusing earlier ones. */
 void        _tilde_trace_plot_get_picture_counts (TildeTracePlot *self,
                                                   guint          *drawn,
                                                   guint          *made);
-/* How many rows the last picture drew: those in view. */
+/* How many rows the last frame showed: those in view, drawn. */
 guint       _tilde_trace_plot_get_rows_drawn (TildeTracePlot *self);
+/* How long a frame draws bands behind the draws once it drew one (µs;
+ * 0: one band a frame). */
+void        _tilde_trace_plot_set_band_budget (TildeTracePlot *self,
+                                               gint64          usec);
+/* How many images the plot holds for its bands (shown, spare, pooled). */
+guint       _tilde_trace_plot_get_images_held (TildeTracePlot *self);
 /* How many text layouts the plot keeps for its labels: some once its fonts
  * were looked up while the window was idle. */
 guint       _tilde_trace_plot_get_n_labels   (TildeTracePlot *self);

@@ -22,6 +22,8 @@
 /* While draws stream in, the bands a frame redraws once one is done:
  * those it can in this much of the frame's time; the rest wait a frame. */
 #define BAND_BUDGET_USEC 2000
+/* The images kept for bands to come. */
+#define POOL_SIZE 4
 
 /* One band of the picture, [top, bottom) in the widget's coordinates. */
 typedef struct
@@ -56,7 +58,11 @@ struct _TildeTracePlot
    * anew. While draws stream in, a frame redraws the bands it has time
    * for, the longest waiting first, and the next frames the rest. */
   GArray           *bands;         /* Band */
+  /* Images of bands laid out anew or out of view, for the next bands to
+   * draw in: a few, the newest last. */
+  GPtrArray        *pool;
   guint             pictures_drawn, images_made, rows_shown;
+  gint64            band_budget;   /* µs a streaming frame draws bands for */
   guint             generation;
   guint             refits;        /* frames that only catch up on statistics */
   gboolean          unsettled;     /* the last frame showed a statistic behind its draws */
@@ -420,9 +426,31 @@ band_clear (gpointer data)
   g_clear_pointer (&band->spare, cairo_surface_destroy);
 }
 
+/* A band's images go to the pool, the oldest there leaving it. */
+static void
+pool_band (TildeTracePlot *self, Band *band)
+{
+  cairo_surface_t *images[2] = { g_steal_pointer (&band->spare), g_steal_pointer (&band->picture) };
+
+  g_clear_pointer (&band->node, gsk_render_node_unref);
+  for (guint i = 0; i < G_N_ELEMENTS (images); i++)
+    if (images[i] != NULL)
+      g_ptr_array_add (self->pool, images[i]);
+  while (self->pool->len > POOL_SIZE)
+    g_ptr_array_remove_index (self->pool, 0);
+}
+
+static gboolean
+image_fits (cairo_surface_t *image, int width, int height)
+{
+  return cairo_surface_get_reference_count (image) == 1
+         && cairo_image_surface_get_width (image) == width
+         && cairo_image_surface_get_height (image) == height;
+}
+
 /* An image for a band's next picture: the one before its last picture,
- * when nothing else holds it any more and its size fits, cleared; else a
- * new one. The last picture is still in the frame GTK keeps (a render
+ * or one from the pool, when nothing else holds it any more and its size
+ * fits, cleared; else a new one. The last picture is still in the frame GTK keeps (a render
  * node or a texture), and drawing into it would make cairo copy it first;
  * a new image costs a fault for every page when first drawn on, which
  * made up much of a streaming frame's time under the cairo renderer. */
@@ -431,9 +459,15 @@ take_surface (TildeTracePlot *self, Band *band, int width, int height)
 {
   cairo_surface_t *spare = g_steal_pointer (&band->spare);
 
-  if (spare != NULL && cairo_surface_get_reference_count (spare) == 1
-      && cairo_image_surface_get_width (spare) == width
-      && cairo_image_surface_get_height (spare) == height)
+  if (spare == NULL || !image_fits (spare, width, height))
+    for (guint i = self->pool->len; i-- > 0;)
+      if (image_fits (self->pool->pdata[i], width, height))
+        {
+          g_clear_pointer (&spare, cairo_surface_destroy);
+          spare = g_ptr_array_steal_index (self->pool, i);
+          break;
+        }
+  if (spare != NULL && image_fits (spare, width, height))
     {
       cairo_t *cr = cairo_create (spare);
 
@@ -571,18 +605,17 @@ bands_lie_at (TildeTracePlot *self, GArray *edges)
 }
 
 /* The bands for these edges: those kept where the edges did not move.
- * New bands take over the spare images of the old ones in their place
- * (take_surface() uses one that fits): a single band following a scroll,
- * say, draws into the image before last rather than a new one. */
+ * The old bands' images go to the pool (take_surface() takes one that
+ * fits): a single band following a scroll, say, draws into the image
+ * before last rather than a new one. */
 static void
 place_bands (TildeTracePlot *self, GArray *edges)
 {
-  GArray *old = self->bands;
-
   if (bands_lie_at (self, edges))
     return;
-  self->bands = g_array_new (FALSE, TRUE, sizeof (Band));
-  g_array_set_clear_func (self->bands, band_clear);
+  for (guint i = 0; i < self->bands->len; i++)
+    pool_band (self, &g_array_index (self->bands, Band, i));
+  g_array_set_size (self->bands, 0);
   g_array_set_size (self->bands, edges->len - 1);
   for (guint i = 0; i < self->bands->len; i++)
     {
@@ -590,10 +623,7 @@ place_bands (TildeTracePlot *self, GArray *edges)
 
       band->top = g_array_index (edges, int, i);
       band->bottom = g_array_index (edges, int, i + 1);
-      if (i < old->len)
-        band->spare = g_steal_pointer (&g_array_index (old, Band, i).spare);
     }
-  g_array_unref (old);
 }
 
 /* GTK 4.8's cairo renderer converts a texture to an image pixel by pixel
@@ -705,18 +735,15 @@ band_in_view (const Band *band, int top, int bottom)
   return band->top < bottom && band->bottom > top;
 }
 
-/* Drawn for another frame than this one in a way new draws do not
- * explain: a band drawn again at once. While draws stream in, a band not
- * drawn yet (the rows that the run's first draws lay out) waits its turn
- * like the others, empty meanwhile. */
+/* Not drawn yet, or drawn for another frame than this one in a way new
+ * draws do not explain (another size, options, parameters; draws where
+ * there were none): a band drawn again at once. */
 static gboolean
 band_is_unfit (TildeTracePlot *self, const Band *band, int width, int height, int scale,
-               gboolean streaming)
+               guint64 stamp)
 {
-  if (band->picture == NULL)
-    return !streaming;
-  return band->generation != self->generation || band->width != width || band->height != height
-         || band->scale != scale;
+  return band->picture == NULL || band->generation != self->generation || band->width != width
+         || band->height != height || band->scale != scale || (band->stamp == 0) != (stamp == 0);
 }
 
 static gboolean
@@ -755,11 +782,20 @@ make_spares_cb (gpointer data)
     {
       Band *band = &g_array_index (self->bands, Band, i);
 
+      int width, height;
+
       if (band->picture == NULL || band->spare != NULL)
         continue;
-      band->spare = _tilde_plot_image_new (cairo_image_surface_get_width (band->picture),
-                                           cairo_image_surface_get_height (band->picture));
-      self->images_made++;
+      width = cairo_image_surface_get_width (band->picture);
+      height = cairo_image_surface_get_height (band->picture);
+      for (guint k = self->pool->len; k-- > 0 && band->spare == NULL;)
+        if (image_fits (self->pool->pdata[k], width, height))
+          band->spare = g_ptr_array_steal_index (self->pool, k);
+      if (band->spare == NULL)
+        {
+          band->spare = _tilde_plot_image_new (width, height);
+          self->images_made++;
+        }
       return G_SOURCE_CONTINUE;
     }
   self->spares_id = 0;
@@ -808,7 +844,7 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   guint drawn = 0;
   g_autoptr(PangoLayout) text = NULL;
   g_autoptr(GArray) edges = g_array_new (FALSE, FALSE, sizeof (int));
-  gint64 began = g_get_monotonic_time ();
+  gint64 began;
   TildePlotStyle style;
   GtkWidget *viewport;
   Band *band;
@@ -833,6 +869,7 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   band_edges (self, width, height, top, bottom, edges);
   place_bands (self, edges);
 
+  began = g_get_monotonic_time ();
   self->unsettled = FALSE;
   /* Bands whose picture is of another size, options or data set first,
    * all of them; then the bands behind the draws, the longest waiting
@@ -841,7 +878,7 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
     {
       band = &g_array_index (self->bands, Band, i);
       if (band_in_view (band, top, bottom)
-          && band_is_unfit (self, band, width, height, scale, stamp != self->drawn_stamp))
+          && band_is_unfit (self, band, width, height, scale, stamp))
         {
           draw_band (self, band, text, width, height, scale, stamp, &style, refitted);
           refitted = TRUE;
@@ -850,7 +887,7 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
     }
   while ((band = longest_behind (self, top, bottom, stamp)) != NULL)
     {
-      if (drawn > 0 && g_get_monotonic_time () - began > BAND_BUDGET_USEC)
+      if (drawn > 0 && g_get_monotonic_time () - began >= self->band_budget)
         break;
       if (!draw_band (self, band, text, width, height, scale, stamp, &style, refitted))
         break;
@@ -867,7 +904,11 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   for (guint i = 0; i < self->bands->len; i++)
     {
       band = &g_array_index (self->bands, Band, i);
-      if (!band_in_view (band, top, bottom) || band->picture == NULL)
+      /* Out of view, its images are for the bands that scroll in: what
+       * the plot holds follows the rows in view, not the rows seen. */
+      if (!band_in_view (band, top, bottom))
+        pool_band (self, band);
+      if (band->picture == NULL)
         continue;
       if (band->node != NULL && band->node_for_cairo != for_cairo)
         g_clear_pointer (&band->node, gsk_render_node_unref);
@@ -1042,6 +1083,26 @@ _tilde_trace_plot_get_row_panels (TildeTracePlot *self, guint row, graphene_rect
   if (side)
     *side = r->side;
   return TRUE;
+}
+
+void
+_tilde_trace_plot_set_band_budget (TildeTracePlot *self, gint64 usec)
+{
+  self->band_budget = usec;
+}
+
+guint
+_tilde_trace_plot_get_images_held (TildeTracePlot *self)
+{
+  guint held = self->pool->len;
+
+  for (guint i = 0; i < self->bands->len; i++)
+    {
+      const Band *band = &g_array_index (self->bands, Band, i);
+
+      held += (band->picture != NULL) + (band->spare != NULL);
+    }
+  return held;
 }
 
 guint64
@@ -1266,6 +1327,7 @@ tilde_trace_plot_finalize (GObject *object)
 
   _tilde_plot_painter_free (self->painter);
   g_array_unref (self->bands);
+  g_ptr_array_unref (self->pool);
   g_array_unref (self->layout.rows);
   _tilde_plot_hit_clear (&self->hit);
   g_strfreev (self->parameters);
@@ -1392,6 +1454,8 @@ tilde_trace_plot_init (TildeTracePlot *self)
   self->layout.rows = g_array_new (FALSE, FALSE, sizeof (TildePlotRowLayout));
   self->bands = g_array_new (FALSE, TRUE, sizeof (Band));
   g_array_set_clear_func (self->bands, band_clear);
+  self->pool = g_ptr_array_new_with_free_func ((GDestroyNotify) cairo_surface_destroy);
+  self->band_budget = BAND_BUDGET_USEC;
   self->options.view = TILDE_PLOT_VIEW_TRACE;
   self->options.show_warmup = TRUE;
   self->options.max_lag = DEFAULT_MAX_LAG;

@@ -1111,6 +1111,129 @@ test_bands_kept (Fixture *f, gconstpointer data)
     g_assert_true (later->pdata[i] != first->pdata[i]);
 }
 
+/* Draws stream in and the plot's height changes in every frame (a pane
+ * dragged during a run): the bands move each time, and every frame still
+ * shows every row. */
+typedef struct
+{
+  Fixture *f;
+  GtkWidget *scrolled;
+  guint frames, fewest_rows;
+} Streaming;
+
+static gboolean
+stream_and_resize (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  Streaming *s = data;
+
+  for (guint c = 0; c < N_CHAINS; c++)
+    append_draws (s->f, c, 20, FALSE, NULL, 0);
+  gtk_widget_set_margin_bottom (s->scrolled, (int) (s->frames * 7 % 80));
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+count_rows_shown (GdkFrameClock *clock, Streaming *s)
+{
+  s->frames++;
+  s->fewest_rows = MIN (s->fewest_rows, _tilde_trace_plot_get_rows_drawn (s->f->plot));
+}
+
+static gboolean
+thirty_frames (gpointer data)
+{
+  return ((Streaming *) data)->frames >= 30;
+}
+
+static void
+test_every_row_while_resized (Fixture *f, gconstpointer data)
+{
+  const char *const parameters[] = { "mu", "theta.1", "theta.2", NULL };
+  Streaming s = { f, gtk_widget_get_parent (gtk_widget_get_parent (GTK_WIDGET (f->plot))), 0,
+                  G_MAXUINT };
+  GdkFrameClock *clock;
+  guint tick;
+  gulong painted;
+
+  /* one band a frame for new draws, whatever the machine's speed */
+  _tilde_trace_plot_set_band_budget (f->plot, 0);
+  tilde_trace_plot_set_parameters (f->plot, parameters);
+  fill (f, 0, 300);
+  g_assert_true (window_test_wait_for (plot_is_current, f));
+  let_it_draw (f);
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (f->plot));
+  painted = g_signal_connect (clock, "after-paint", G_CALLBACK (count_rows_shown), &s);
+  tick = gtk_widget_add_tick_callback (GTK_WIDGET (f->window), stream_and_resize, &s, NULL);
+  g_assert_true (window_test_wait_for (thirty_frames, &s));
+  gtk_widget_remove_tick_callback (GTK_WIDGET (f->window), tick);
+  g_signal_handler_disconnect (clock, painted);
+  g_test_message ("fewest rows shown in a frame: %u", s.fewest_rows);
+  g_assert_cmpuint (s.fewest_rows, ==, 3);
+}
+
+/* The run's first draws: the bands that showed "No draws yet" are all
+ * drawn in the first frame with draws, not one after another beside a
+ * message. */
+static void
+count_first_frame (GdkFrameClock *clock, Streaming *s)
+{
+  if (tilde_draws_get_stamp (s->f->draws) == 0 || s->frames > 0)
+    return;
+  s->frames++;
+  s->fewest_rows = _tilde_trace_plot_get_rows_drawn (s->f->plot);
+}
+
+static void
+test_first_draws_every_row (Fixture *f, gconstpointer data)
+{
+  const char *const parameters[] = { "mu", "theta.1", "theta.2", NULL };
+  Streaming s = { f, NULL, 0, G_MAXUINT };
+  GdkFrameClock *clock;
+  gulong painted;
+
+  _tilde_trace_plot_set_band_budget (f->plot, 0);
+  tilde_trace_plot_set_parameters (f->plot, parameters);
+  let_it_draw (f);
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (f->plot));
+  painted = g_signal_connect (clock, "after-paint", G_CALLBACK (count_first_frame), &s);
+  for (guint c = 0; c < N_CHAINS; c++)
+    append_draws (f, c, 30, FALSE, NULL, 0);
+  g_assert_true (window_test_wait_for (plot_is_current, f));
+  g_signal_handler_disconnect (clock, painted);
+  g_assert_cmpuint (s.frames, ==, 1);
+  g_assert_cmpuint (s.fewest_rows, ==, 3);
+}
+
+/* What the plot holds follows the rows in view, not the rows seen:
+ * scrolling through thirty rows leaves it the images of a page of rows
+ * and a few more. */
+static void
+test_images_follow_the_view (Fixture *f, gconstpointer data)
+{
+  GtkWidget *scrolled = gtk_widget_get_parent (gtk_widget_get_parent (GTK_WIDGET (f->plot)));
+  GtkAdjustment *v = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) parameters = NULL;
+  guint held;
+
+  for (guint i = 0; i < 3; i++)
+    for (guint k = 0; k < 10; k++)
+      g_strv_builder_add (builder, k < 2 ? (k == 0 ? "mu" : "tau") : "theta.1");
+  parameters = g_strv_builder_end (builder);
+  tilde_trace_plot_set_parameters (f->plot, (const char *const *) parameters);
+  fill (f, 0, 300);
+  g_assert_true (window_test_wait_for (plot_is_current, f));
+  let_it_draw (f);
+  for (double y = 0; y < gtk_adjustment_get_upper (v); y += gtk_adjustment_get_page_size (v) / 2)
+    {
+      gtk_adjustment_set_value (v, y);
+      let_it_draw (f);
+    }
+  held = _tilde_trace_plot_get_images_held (f->plot);
+  g_test_message ("%u images held after scrolling through 30 rows", held);
+  g_assert_cmpuint (held, <=, 2 * 6 + 4);
+}
+
 /* A plot on a page of its own that is not shown (the window's run page
  * before a run) looks up its fonts while the window is idle, drawing
  * nothing on screen; the plot shown beside it draws as before. */
@@ -1170,6 +1293,9 @@ main (int argc, char *argv[])
   ADD ("rows-when-viewport-grows", test_rows_when_viewport_grows);
   ADD ("rows-when-adjustment-replaced", test_rows_when_adjustment_replaced);
   ADD ("bands-kept", test_bands_kept);
+  ADD ("every-row-while-resized", test_every_row_while_resized);
+  ADD ("images-follow-the-view", test_images_follow_the_view);
+  ADD ("first-draws-every-row", test_first_draws_every_row);
 #undef ADD
   return g_test_run ();
 }
