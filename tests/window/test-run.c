@@ -197,8 +197,10 @@ watch_cb (gpointer data)
         w->advances++;
       w->fractions[0] = fraction;
     }
+  /* rows with draws on screen (while draws stream, some of them may be a
+   * frame behind the store) */
   if (draws != NULL && tilde_draws_get_n_draws (draws, 0) > 0
-      && _tilde_trace_plot_get_drawn_stamp (plot) != 0)
+      && _tilde_trace_plot_get_rows_drawn (plot) > 0)
     {
       if (!w->drawn_while_running)
         w->draws_while_running = tilde_draws_get_n_draws (draws, 0);
