@@ -448,37 +448,45 @@ image_fits (cairo_surface_t *image, int width, int height)
          && cairo_image_surface_get_height (image) == height;
 }
 
-/* An image for a band's next picture: the one before its last picture,
- * or one from the pool, when nothing else holds it any more and its size
- * fits, cleared; else a new one. The last picture is still in the frame GTK keeps (a render
- * node or a texture), and drawing into it would make cairo copy it first;
- * a new image costs a fault for every page when first drawn on, which
- * made up much of a streaming frame's time under the cairo renderer. */
+/* An image of this size that nothing else holds any more: `own` (a band's
+ * spare) if it fits, else one from the pool, else NULL. `own` is given up
+ * either way. The last picture is still in the frame GTK keeps (a render
+ * node or a texture), and drawing into it would make cairo copy it first. */
+static cairo_surface_t *
+reuse_image (TildeTracePlot *self, cairo_surface_t *own, int width, int height)
+{
+  if (own != NULL && image_fits (own, width, height))
+    return own;
+  g_clear_pointer (&own, cairo_surface_destroy);
+  for (guint i = self->pool->len; i-- > 0;)
+    if (image_fits (self->pool->pdata[i], width, height))
+      return g_ptr_array_steal_index (self->pool, i);
+  return NULL;
+}
+
+/* A new image costs a fault for every page when first drawn on, which made
+ * up much of a streaming frame's time under the cairo renderer: counted. */
+static cairo_surface_t *
+new_image (TildeTracePlot *self, int width, int height)
+{
+  self->images_made++;
+  return _tilde_plot_image_new (width, height);
+}
+
+/* An image for a band's next picture: an earlier one, cleared, or a new one. */
 static cairo_surface_t *
 take_surface (TildeTracePlot *self, Band *band, int width, int height)
 {
-  cairo_surface_t *spare = g_steal_pointer (&band->spare);
+  cairo_surface_t *image = reuse_image (self, g_steal_pointer (&band->spare), width, height);
+  cairo_t *cr;
 
-  if (spare == NULL || !image_fits (spare, width, height))
-    for (guint i = self->pool->len; i-- > 0;)
-      if (image_fits (self->pool->pdata[i], width, height))
-        {
-          g_clear_pointer (&spare, cairo_surface_destroy);
-          spare = g_ptr_array_steal_index (self->pool, i);
-          break;
-        }
-  if (spare != NULL && image_fits (spare, width, height))
-    {
-      cairo_t *cr = cairo_create (spare);
-
-      cairo_set_operator (cr, CAIRO_OPERATOR_CLEAR);
-      cairo_paint (cr);
-      cairo_destroy (cr);
-      return spare;
-    }
-  g_clear_pointer (&spare, cairo_surface_destroy);
-  self->images_made++;
-  return _tilde_plot_image_new (width, height);
+  if (image == NULL)
+    return new_image (self, width, height);
+  cr = cairo_create (image);
+  cairo_set_operator (cr, CAIRO_OPERATOR_CLEAR);
+  cairo_paint (cr);
+  cairo_destroy (cr);
+  return image;
 }
 
 /* The rows in view, from `top` to `bottom` (widget coordinates): the plot
@@ -716,8 +724,7 @@ draw_band (TildeTracePlot *self, Band *band, PangoLayout *text, int width, int h
     self->unsettled = TRUE;
 
   g_clear_pointer (&band->node, gsk_render_node_unref);
-  g_clear_pointer (&band->spare, cairo_surface_destroy);
-  band->spare = band->picture;
+  band->spare = band->picture;   /* take_surface() took the old spare */
   band->picture = surface;
   band->rows = _tilde_plot_painter_get_rows_drawn (self->painter);
   band->generation = self->generation;
@@ -770,6 +777,20 @@ longest_behind (TildeTracePlot *self, int top, int bottom, guint64 stamp)
   return oldest;
 }
 
+/* A band on screen without an image for its next picture. */
+static Band *
+band_wanting_spare (TildeTracePlot *self)
+{
+  for (guint i = 0; i < self->bands->len; i++)
+    {
+      Band *band = &g_array_index (self->bands, Band, i);
+
+      if (band->picture != NULL && band->spare == NULL)
+        return band;
+    }
+  return NULL;
+}
+
 /* The image for a band's next picture, made while the window is idle
  * rather than in the frame that draws it (a band's first two pictures
  * need new images): one a turn of the main loop. */
@@ -777,47 +798,29 @@ static gboolean
 make_spares_cb (gpointer data)
 {
   TildeTracePlot *self = data;
+  Band *band = band_wanting_spare (self);
+  int width, height;
 
-  for (guint i = 0; i < self->bands->len; i++)
+  if (band == NULL)
     {
-      Band *band = &g_array_index (self->bands, Band, i);
-
-      int width, height;
-
-      if (band->picture == NULL || band->spare != NULL)
-        continue;
-      width = cairo_image_surface_get_width (band->picture);
-      height = cairo_image_surface_get_height (band->picture);
-      for (guint k = self->pool->len; k-- > 0 && band->spare == NULL;)
-        if (image_fits (self->pool->pdata[k], width, height))
-          band->spare = g_ptr_array_steal_index (self->pool, k);
-      if (band->spare == NULL)
-        {
-          band->spare = _tilde_plot_image_new (width, height);
-          self->images_made++;
-        }
-      return G_SOURCE_CONTINUE;
+      self->spares_id = 0;
+      return G_SOURCE_REMOVE;
     }
-  self->spares_id = 0;
-  return G_SOURCE_REMOVE;
+  width = cairo_image_surface_get_width (band->picture);
+  height = cairo_image_surface_get_height (band->picture);
+  band->spare = reuse_image (self, NULL, width, height);
+  if (band->spare == NULL)
+    band->spare = new_image (self, width, height);
+  return G_SOURCE_CONTINUE;
 }
 
 static void
 make_spares (TildeTracePlot *self)
 {
-  if (self->spares_id != 0)
+  if (self->spares_id != 0 || band_wanting_spare (self) == NULL)
     return;
-  for (guint i = 0; i < self->bands->len; i++)
-    {
-      Band *band = &g_array_index (self->bands, Band, i);
-
-      if (band->picture != NULL && band->spare == NULL)
-        {
-          self->spares_id = g_idle_add_full (G_PRIORITY_LOW, make_spares_cb, self, NULL);
-          g_source_set_name_by_id (self->spares_id, "[tilde] plot images");
-          return;
-        }
-    }
+  self->spares_id = g_idle_add_full (G_PRIORITY_LOW, make_spares_cb, self, NULL);
+  g_source_set_name_by_id (self->spares_id, "[tilde] plot images");
 }
 
 static gboolean
