@@ -175,4 +175,30 @@ void             _tilde_plot_raster_blend      (TildePlotRaster *raster,
                                                 int              y,
                                                 guint32          pixel);
 
+/* Anti-aliased lines into a raster (tilde-plot-lines.c): begin() with the
+ * line's width in the raster's pixels, a segment() per pair of joined
+ * points in the raster's pixels, flush() to blend the line in its colour.
+ * The pen keeps its buffers from line to line; clear() frees them. */
+typedef struct
+{
+  TildePlotRaster *raster;
+  double           half_width;
+  guint8          *coverage;   /* a byte a pixel, zero where the line is not */
+  gsize            capacity;
+  int             *top, *bottom; /* a column's rows covered: [top, bottom) */
+  guint            columns;
+} TildePlotLinePen;
+
+void             _tilde_plot_line_pen_begin    (TildePlotLinePen *pen,
+                                                TildePlotRaster  *raster,
+                                                double            line_width);
+void             _tilde_plot_line_pen_segment  (TildePlotLinePen *pen,
+                                                double            x0,
+                                                double            y0,
+                                                double            x1,
+                                                double            y1);
+void             _tilde_plot_line_pen_flush    (TildePlotLinePen *pen,
+                                                guint32           pixel);
+void             _tilde_plot_line_pen_clear    (TildePlotLinePen *pen);
+
 G_END_DECLS

@@ -124,12 +124,15 @@ typedef struct
   TildePlotView view;
   guint         n_shown;
   gboolean      live;
+  guint         zoom;     /* a window of this many iterations, or 0 */
+  guint         first;    /* a run's first picture of this many draws a chain, or 0 */
 } Case;
 
 static void
 bench_redraw (const Case *bench, guint repeats, GRand *rand)
 {
-  g_autoptr(TildeDraws) draws = filled_store (rand, 8, N_DRAWS - 10 * (repeats + 3));
+  g_autoptr(TildeDraws) draws = filled_store (rand, 8, bench->first ? bench->first
+                                                                    : N_DRAWS - 10 * (repeats + 3));
   TildePlotPainter *painter = _tilde_plot_painter_new ();
   cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, WIDTH, HEIGHT);
   cairo_t *cr = cairo_create (surface);
@@ -140,8 +143,9 @@ bench_redraw (const Case *bench, guint repeats, GRand *rand)
   g_autofree double *state = g_new0 (double, 10);
   const char *const shown[] = { "theta.1", "theta.2", "theta.3", "theta.4", NULL };
   g_autofree char **names = g_new0 (char *, bench->n_shown + 1);
-  TildePlotOptions options = { bench->view, TRUE, 50, FALSE, 0, 0 };
+  TildePlotOptions options = { bench->view, TRUE, 50, bench->zoom > 0, 5000, 5000 + bench->zoom };
   TildePlotStyle style;
+  g_autofree char *zoomed = NULL;
 
   for (guint i = 0; i < bench->n_shown; i++)
     names[i] = (char *) shown[i];
@@ -159,19 +163,34 @@ bench_redraw (const Case *bench, guint repeats, GRand *rand)
       if (bench->live)
         for (guint c = 0; c < N_CHAINS; c++)
           append_rows (draws, rand, state, c, 10, FALSE);
+      if (bench->first)
+        {
+          /* a new painter: nothing fitted or copied yet, as when a run's
+           * first draws come in */
+          _tilde_plot_painter_free (painter);
+          painter = _tilde_plot_painter_new ();
+          _tilde_plot_painter_set_draws (painter, draws);
+          _tilde_plot_painter_set_columns (painter, (const char *const *) names);
+        }
       start = g_get_monotonic_time ();
       cpu = cpu_ms ();
       _tilde_plot_painter_draw (painter, cr, text, WIDTH, HEIGHT, &style, &options, NULL);
       cairo_surface_flush (surface);
       ms = cpu_ms () - cpu;
       wall = (g_get_monotonic_time () - start) / 1000.0;
-      if (i >= 3)   /* the first frames fill the copies */
+      if (i >= 3 || bench->first)   /* the first frames fill the copies */
         {
           g_array_append_val (times, ms);
           g_array_append_val (walls, wall);
         }
     }
-  printf ("| %s | %u | %s | %.2f | %.2f | %.2f | %.2f |\n", bench->label, bench->n_shown,
+  if (bench->zoom)
+    zoomed = g_strdup_printf (", zoomed to %u draws", bench->zoom);
+  else if (bench->first)
+    zoomed = g_strdup_printf (", first picture, %u draws a chain", bench->first);
+  else
+    zoomed = g_strdup ("");
+  printf ("| %s%s | %u | %s | %.2f | %.2f | %.2f | %.2f |\n", bench->label, zoomed, bench->n_shown,
           bench->live ? "live" : "still", percentile (times, 0.5), percentile (times, 0.95),
           percentile (times, 1), percentile (walls, 0.5));
 
@@ -217,6 +236,9 @@ main (int argc, char *argv[])
     { "trace", TILDE_PLOT_VIEW_TRACE, 1, TRUE },
     { "trace", TILDE_PLOT_VIEW_TRACE, 4, FALSE },
     { "trace", TILDE_PLOT_VIEW_TRACE, 4, TRUE },
+    { "trace", TILDE_PLOT_VIEW_TRACE, 4, FALSE, 300 },
+    { "trace", TILDE_PLOT_VIEW_TRACE, 4, FALSE, 100 },
+    { "trace", TILDE_PLOT_VIEW_TRACE, 4, TRUE, 0, 500 },
     { "rank", TILDE_PLOT_VIEW_RANK, 4, TRUE },
     { "autocorrelation", TILDE_PLOT_VIEW_AUTOCORRELATION, 4, TRUE },
     { "pairs", TILDE_PLOT_VIEW_PAIRS, 2, TRUE },

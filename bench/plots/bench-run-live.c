@@ -8,7 +8,9 @@
  * window's Run does). Records the gaps between turns of the
  * main loop (a 1 ms timer at high priority), how long each frame's layout
  * and paint took, and how long the chains took to stop after Stop in a
- * second run. Needs an X server: xvfb-run.
+ * third run. The first run lays out the plots' rows anew; the second runs
+ * the model again with the same traces on screen, as an analyst does after
+ * an edit. Needs an X server: xvfb-run.
  *
  *   bench-run-live MODEL.stan DATA.json [CHAINS WARMUP DRAWS [PARAMETERS]]
  *
@@ -90,6 +92,37 @@ pct (GArray *samples, double p)
   return live_stats_percentile (samples, p) / 1000;
 }
 
+/* One run streamed into the plots, from Run to its last draws, as a row
+ * of the table. */
+static void
+measure_run (Bench *bench, TildeRunPlots *plots, const char *model, const char *data,
+             const TildeRunSettings *settings, const char *const *shown, const char *label)
+{
+  guint total = 0;
+  gint64 start;
+
+  live_stats_restart (&bench->stats);
+  start = bench->stats.start;
+  bench->finished = FALSE;
+  tilde_run_controller_start (bench->controller, "bench", model, data, settings);
+  /* the traces as soon as the store exists */
+  while (tilde_run_controller_get_draws (bench->controller) == NULL && !bench->finished)
+    g_main_context_iteration (NULL, TRUE);
+  tilde_run_plots_show_parameters (plots, shown);
+  run_until_finished (bench);
+  live_stats_stop (&bench->stats);
+  for (guint c = 0; c < settings->sample.chains; c++)
+    total += draws_of_chain (bench, c);
+  printf ("| %s | %.2f | %u | %u | %.2f ms | %.2f ms | %.2f ms | %u of %u | %.2f ms | %.2f ms "
+          "| %.2f ms | %.2f ms | %.2f ms | %.2f ms |\n",
+          label, (bench->stopped_at - start) / 1e6, total, bench->stats.frames,
+          pct (bench->stats.gaps, 0.5), pct (bench->stats.gaps, 0.99), pct (bench->stats.gaps, 1),
+          bench->stats.long_gaps, bench->stats.gaps->len, pct (bench->stats.paints, 0.5),
+          pct (bench->stats.paints, 0.95), pct (bench->stats.paints, 1),
+          pct (bench->stats.paint_cpus, 0.5), pct (bench->stats.paint_cpus, 0.95),
+          pct (bench->stats.paint_cpus, 1));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -103,9 +136,9 @@ main (int argc, char *argv[])
   GtkStack *stack;
   GtkWidget *source;
   TildeRunSettings settings;
-  guint total = 0, turns;
-  gint64 start, asked;
-  double seconds, page_gap, page_paint, page_cpu;
+  guint turns;
+  gint64 asked;
+  double page_gap, page_paint, page_cpu;
 
   gtk_init ();
   if (argc < 3)
@@ -161,36 +194,22 @@ main (int argc, char *argv[])
   page_gap = pct (bench.stats.gaps, 1);
   page_paint = pct (bench.stats.paints, 1);
   page_cpu = pct (bench.stats.paint_cpus, 1);
-  live_stats_restart (&bench.stats);
-  start = bench.stats.start;
-  tilde_run_controller_start (bench.controller, "bench", model, data, &settings);
-  /* the four parameters as soon as the store exists */
-  while (tilde_run_controller_get_draws (bench.controller) == NULL && !bench.finished)
-    g_main_context_iteration (NULL, TRUE);
-  tilde_run_plots_show_parameters (plots, (const char *const *) shown);
-  run_until_finished (&bench);
-  seconds = (bench.stopped_at - start) / 1e6;
-  live_stats_stop (&bench.stats);
-  for (guint c = 0; c < settings.sample.chains; c++)
-    total += draws_of_chain (&bench, c);
 
   printf ("Streaming a run of %s: %u chains x (%u warm-up + %u draws), %u traces, 1200 x 900 "
           "window\n\n", argv[1], settings.sample.chains, settings.sample.warmup,
           settings.sample.samples, g_strv_length (shown));
-  printf ("| run seconds | draws streamed | frames | main-loop gap median | 99 %% | max "
+  printf ("| run | seconds | draws streamed | frames | main-loop gap median | 99 %% | max "
           "| gaps over 16 ms | paint median | 95 %% | max | paint processor median | 95 %% "
           "| max |\n");
-  printf ("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-  printf ("| %.2f | %u | %u | %.2f ms | %.2f ms | %.2f ms | %u of %u | %.2f ms | %.2f ms "
-          "| %.2f ms | %.2f ms | %.2f ms | %.2f ms |\n",
-          seconds, total, bench.stats.frames, pct (bench.stats.gaps, 0.5),
-          pct (bench.stats.gaps, 0.99), pct (bench.stats.gaps, 1), bench.stats.long_gaps,
-          bench.stats.gaps->len, pct (bench.stats.paints, 0.5), pct (bench.stats.paints, 0.95),
-          pct (bench.stats.paints, 1), pct (bench.stats.paint_cpus, 0.5),
-          pct (bench.stats.paint_cpus, 0.95), pct (bench.stats.paint_cpus, 1));
+  printf ("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  measure_run (&bench, plots, model, data, &settings, (const char *const *) shown,
+               "first, rows laid out");
+  /* the analyst reads the plots, then runs again */
+  settle (300);
+  measure_run (&bench, plots, model, data, &settings, (const char *const *) shown, "again");
 
-  printf ("\nThe plots' page shown before the run (its first paint): longest main-loop gap "
-          "%.2f ms, paint %.2f ms (%.2f ms of processor time)\n", page_gap,
+  printf ("\nThe plots' page shown before the first run (its first paint): longest main-loop "
+          "gap %.2f ms, paint %.2f ms (%.2f ms of processor time)\n", page_gap,
           page_paint, page_cpu);
 
   /* Stop: a long run stopped once its chains are sampling */

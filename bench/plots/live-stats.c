@@ -111,6 +111,11 @@ live_stats_restart (LiveStats *stats)
   stats->long_gaps = 0;
   stats->frames = 0;
   stats->start = g_get_monotonic_time ();
+  if (stats->turn_source == 0)
+    {
+      stats->last_turn = 0;
+      stats->turn_source = g_timeout_add_full (G_PRIORITY_HIGH, 1, turn_cb, stats, NULL);
+    }
 }
 
 void

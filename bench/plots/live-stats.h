@@ -32,7 +32,8 @@ double live_stats_percentile (GArray *samples, double p);
 void   live_stats_init       (LiveStats *stats);
 /* Starts recording: the frames of `widget`'s frame clock and the turns. */
 void   live_stats_watch      (LiveStats *stats, GtkWidget *widget);
-/* Forgets what was recorded so far and records on from here. */
+/* Forgets what was recorded so far and records on from here (the turns
+ * again, if stopped). */
 void   live_stats_restart    (LiveStats *stats);
 /* Stops recording the turns (frames are counted while the widget lives). */
 void   live_stats_stop       (LiveStats *stats);
