@@ -24,7 +24,30 @@ struct _TildeParameterList
   GtkMultiSelection  *selection;
   char               *search;   /* casefolded; NULL shows everything */
   GStrv               selected;
+  /* The rows chosen, kept when the draws go (a run starting) and chosen
+   * again in the next run's draws: KeptRow. */
+  GPtrArray          *kept;
+  gboolean            restoring;
 };
+
+/* A chosen row, as the next draws may have it again. */
+typedef struct
+{
+  char    *name;       /* "mu", "theta[3]" */
+  char    *variable;   /* "theta": a group is matched by it, its size may change */
+  gboolean group;
+  gboolean element;    /* a row inside an opened group */
+} KeptRow;
+
+static void
+kept_row_free (gpointer data)
+{
+  KeptRow *kept = data;
+
+  g_free (kept->name);
+  g_free (kept->variable);
+  g_free (kept);
+}
 
 G_DEFINE_FINAL_TYPE (TildeParameterList, tilde_parameter_list, GTK_TYPE_WIDGET)
 
@@ -216,6 +239,10 @@ update_selected (TildeParameterList *self)
   guint position, n_columns;
   g_auto(GStrv) selected = NULL;
 
+  gboolean keep = self->draws != NULL && !self->restoring && self->kept != NULL;
+
+  if (keep)
+    g_ptr_array_set_size (self->kept, 0);
   if (self->draws != NULL)
     {
       n_columns = tilde_draws_get_n_columns (self->draws);
@@ -229,6 +256,16 @@ update_selected (TildeParameterList *self)
           const guint *columns;
           guint n;
 
+          if (keep)
+            {
+              KeptRow *kept = g_new0 (KeptRow, 1);
+
+              kept->name = g_strdup (tilde_parameter_get_name (parameter));
+              kept->variable = g_strdup (tilde_parameter_get_variable (parameter));
+              kept->group = tilde_parameter_is_group (parameter);
+              kept->element = gtk_tree_list_row_get_depth (row) > 0;
+              g_ptr_array_add (self->kept, kept);
+            }
           columns = tilde_parameter_get_columns (parameter, &n);
           for (guint i = 0; i < n; i++)
             chosen[columns[i]] = TRUE;
@@ -244,6 +281,68 @@ update_selected (TildeParameterList *self)
   g_strfreev (self->selected);
   self->selected = g_steal_pointer (&selected);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED]);
+}
+
+static gboolean
+is_kept (TildeParameterList *self, TildeParameter *parameter, gboolean element)
+{
+  for (guint i = 0; i < self->kept->len; i++)
+    {
+      const KeptRow *kept = self->kept->pdata[i];
+
+      if (kept->element != element || kept->group != tilde_parameter_is_group (parameter))
+        continue;
+      if (kept->group ? g_str_equal (kept->variable, tilde_parameter_get_variable (parameter))
+                      : g_str_equal (kept->name, tilde_parameter_get_name (parameter)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The rows chosen before, in new draws: the groups their elements were in
+ * opened again. FALSE when the draws have none of them. */
+static gboolean
+choose_kept (TildeParameterList *self, GtkTreeListModel *tree)
+{
+  GListModel *top = gtk_tree_list_model_get_model (tree);
+  GListModel *rows = G_LIST_MODEL (tree);
+  g_autoptr(GtkBitset) chosen = gtk_bitset_new_empty ();
+  g_autoptr(GtkBitset) everything = NULL;
+
+  for (guint i = 0; i < g_list_model_get_n_items (top); i++)
+    {
+      g_autoptr(TildeParameter) parameter = g_list_model_get_item (top, i);
+
+      if (!tilde_parameter_is_group (parameter))
+        continue;
+      for (guint k = 0; k < self->kept->len; k++)
+        {
+          const KeptRow *kept = self->kept->pdata[k];
+
+          if (kept->element
+              && g_str_equal (kept->variable, tilde_parameter_get_variable (parameter)))
+            {
+              g_autoptr(GtkTreeListRow) row = gtk_tree_list_model_get_child_row (tree, i);
+
+              if (row != NULL)
+                gtk_tree_list_row_set_expanded (row, TRUE);
+              break;
+            }
+        }
+    }
+  for (guint position = 0; position < g_list_model_get_n_items (rows); position++)
+    {
+      g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, position);
+      g_autoptr(TildeParameter) parameter = gtk_tree_list_row_get_item (row);
+
+      if (is_kept (self, parameter, gtk_tree_list_row_get_depth (row) > 0))
+        gtk_bitset_add (chosen, position);
+    }
+  if (gtk_bitset_is_empty (chosen))
+    return FALSE;
+  everything = gtk_bitset_new_range (0, g_list_model_get_n_items (rows));
+  gtk_selection_model_set_selection (GTK_SELECTION_MODEL (self->selection), chosen, everything);
+  return TRUE;
 }
 
 void
@@ -268,10 +367,14 @@ tilde_parameter_list_set_draws (TildeParameterList *self, TildeDraws *draws)
                                             g_object_ref (GTK_FILTER (self->filter)));
       tree = gtk_tree_list_model_new (G_LIST_MODEL (filtered), FALSE, self->search != NULL,
                                       create_children, self, NULL);
+      /* the rows chosen in the last draws (a run of the same model again),
+       * else the first */
+      self->restoring = TRUE;
       gtk_multi_selection_set_model (self->selection, G_LIST_MODEL (tree));
-      g_object_unref (tree);
-      if (g_list_model_get_n_items (G_LIST_MODEL (self->selection)) > 0)
+      if (!choose_kept (self, tree) && g_list_model_get_n_items (G_LIST_MODEL (self->selection)) > 0)
         gtk_selection_model_select_item (GTK_SELECTION_MODEL (self->selection), 0, TRUE);
+      self->restoring = FALSE;
+      g_object_unref (tree);
     }
   update_selected (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DRAWS]);
@@ -288,6 +391,7 @@ tilde_parameter_list_dispose (GObject *object)
   if (self->selection != NULL)
     gtk_multi_selection_set_model (self->selection, NULL);
   g_clear_pointer (&self->child_filters, g_ptr_array_unref);
+  g_clear_pointer (&self->kept, g_ptr_array_unref);
   g_clear_object (&self->selection);
   g_clear_object (&self->filter);
   g_clear_object (&self->draws);
@@ -374,6 +478,7 @@ tilde_parameter_list_init (TildeParameterList *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->child_filters = g_ptr_array_new_with_free_func (g_object_unref);
+  self->kept = g_ptr_array_new_with_free_func (kept_row_free);
   self->filter = gtk_custom_filter_new (filter_root, self, NULL);
   self->selection = gtk_multi_selection_new (NULL);
   self->selected = g_new0 (char *, 1);

@@ -677,7 +677,6 @@ begin (TildeRunController *self, Run *run)
   keep_estimates (self, NULL, NULL, 0);
   g_clear_pointer (&self->log, g_free);
   self->n_chains = 0;
-  set_draws (self, NULL);
   if (self->run)
     {
       self->run->controller = NULL;
@@ -686,6 +685,8 @@ begin (TildeRunController *self, Run *run)
   self->run = run_ref (run);
   self->running = TRUE;
   self->finishing = TRUE;
+  /* running already: those watching the draws go see a run starting */
+  set_draws (self, NULL);
   self->progress_source = g_timeout_add (PROGRESS_INTERVAL_MS, progress_cb, self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
 }

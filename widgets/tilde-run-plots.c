@@ -38,9 +38,27 @@ draws_changed (TildeRunPlots *self)
 {
   TildeDraws *draws = tilde_run_controller_get_draws (self->controller);
 
+  /* A run starting has no draws until its model is compiled: the last
+   * run's stay on screen until its first come, so that the plots do not
+   * empty and lay out their rows again between two runs of a model, and
+   * the parameters chosen are chosen again in the new draws. */
+  if (draws == NULL && tilde_run_controller_get_running (self->controller))
+    return;
+
   tilde_trace_plot_set_draws (self->plot, draws);
   tilde_parameter_list_set_draws (self->list, draws);
   tilde_trace_plot_set_parameters (self->plot, tilde_parameter_list_get_selected (self->list));
+}
+
+/* A run that ended before it had draws (its model failed, say): the last
+ * run's go. */
+static void
+running_changed (TildeRunPlots *self)
+{
+  if (!tilde_run_controller_get_running (self->controller)
+      && tilde_run_controller_get_draws (self->controller) == NULL
+      && tilde_parameter_list_get_draws (self->list) != NULL)
+    draws_changed (self);
 }
 
 static void
@@ -165,6 +183,7 @@ tilde_run_plots_set_controller (TildeRunPlots *self, TildeRunController *control
   if (controller)
     {
       g_signal_connect_swapped (controller, "notify::draws", G_CALLBACK (draws_changed), self);
+      g_signal_connect_swapped (controller, "notify::running", G_CALLBACK (running_changed), self);
       draws_changed (self);
     }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CONTROLLER]);

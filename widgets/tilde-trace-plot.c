@@ -426,7 +426,10 @@ band_clear (gpointer data)
   g_clear_pointer (&band->spare, cairo_surface_destroy);
 }
 
-/* A band's images go to the pool, the oldest there leaving it. */
+/* A band's images go to the pool. The idle that makes spares takes the
+ * oldest out when there are more than POOL_SIZE: unmapping an image costs
+ * about as much as making one, and a frame that lays the bands out anew
+ * would give up a dozen. */
 static void
 pool_band (TildeTracePlot *self, Band *band)
 {
@@ -436,8 +439,6 @@ pool_band (TildeTracePlot *self, Band *band)
   for (guint i = 0; i < G_N_ELEMENTS (images); i++)
     if (images[i] != NULL)
       g_ptr_array_add (self->pool, images[i]);
-  while (self->pool->len > POOL_SIZE)
-    g_ptr_array_remove_index (self->pool, 0);
 }
 
 static gboolean
@@ -793,7 +794,8 @@ band_wanting_spare (TildeTracePlot *self)
 
 /* The image for a band's next picture, made while the window is idle
  * rather than in the frame that draws it (a band's first two pictures
- * need new images): one a turn of the main loop. */
+ * need new images), then the pool brought back to its size: one image a
+ * turn of the main loop. */
 static gboolean
 make_spares_cb (gpointer data)
 {
@@ -803,6 +805,11 @@ make_spares_cb (gpointer data)
 
   if (band == NULL)
     {
+      if (self->pool->len > POOL_SIZE)
+        {
+          g_ptr_array_remove_index (self->pool, 0);
+          return G_SOURCE_CONTINUE;
+        }
       self->spares_id = 0;
       return G_SOURCE_REMOVE;
     }
@@ -817,7 +824,7 @@ make_spares_cb (gpointer data)
 static void
 make_spares (TildeTracePlot *self)
 {
-  if (self->spares_id != 0 || band_wanting_spare (self) == NULL)
+  if (self->spares_id != 0 || (band_wanting_spare (self) == NULL && self->pool->len <= POOL_SIZE))
     return;
   self->spares_id = g_idle_add_full (G_PRIORITY_LOW, make_spares_cb, self, NULL);
   g_source_set_name_by_id (self->spares_id, "[tilde] plot images");

@@ -53,7 +53,7 @@ turn_cb (gpointer data)
 
       g_array_append_val (stats->gaps, gap);
       stats->long_gaps += gap > 16000;
-      if (gap > 16000 && stats->list_stalls)
+      if (stats->list_stalls && gap > stats->list_over)
         g_printerr ("gap %.1f ms at %.0f ms (%.6f s CLOCK_MONOTONIC, for perf record -k mono), "
                     "after frame %u (its paint %.1f ms, %.1f ms of CPU)\n",
                     gap / 1000, (now - stats->start) / 1000.0, (now - gap) / 1e6, stats->frames,
@@ -89,6 +89,8 @@ live_stats_init (LiveStats *stats)
   stats->paints = g_array_new (FALSE, FALSE, sizeof (double));
   stats->paint_cpus = g_array_new (FALSE, FALSE, sizeof (double));
   stats->list_stalls = g_getenv ("TILDE_BENCH_LIST_STALLS") != NULL;
+  stats->list_over = g_getenv ("TILDE_BENCH_STALL_MS")
+                     ? g_ascii_strtod (g_getenv ("TILDE_BENCH_STALL_MS"), NULL) * 1000 : 16000;
 }
 
 void

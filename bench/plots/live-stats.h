@@ -19,7 +19,8 @@ typedef struct
   double   paint_cpu_start;
   guint    long_gaps;      /* gaps over 16 ms */
   guint    frames;
-  gboolean list_stalls;    /* $TILDE_BENCH_LIST_STALLS: each long gap on stderr */
+  gboolean list_stalls;    /* $TILDE_BENCH_LIST_STALLS: each long gap on stderr, */
+  double   list_over;      /* µs: those over $TILDE_BENCH_STALL_MS (16) */
   guint    turn_source;
 } LiveStats;
 

@@ -619,6 +619,65 @@ test_search (Fixture *f, gconstpointer data)
   let_it_draw (f);
 }
 
+/* A run of the model again: its draws replace the last (none between, while
+ * it compiles), and the rows chosen in the last are chosen again: a
+ * single parameter, an element of an opened group, and a group whose
+ * size changed; draws with none of them choose the first row. */
+static void
+test_selection_kept_across_runs (Fixture *f, gconstpointer data)
+{
+  GtkSelectionModel *model = tilde_parameter_list_get_model (f->list);
+  const char *const resized[] = {
+    "lp__", "mu", "tau", "theta.1", "theta.2", "theta.3", "theta.4", NULL
+  };
+  const char *const other[] = { "lp__", "alpha", "beta", NULL };
+  const char *const *shown;
+  g_autoptr(TildeDraws) again = tilde_draws_new (names, N_CHAINS);
+  g_autoptr(TildeDraws) smaller = tilde_draws_new (resized, N_CHAINS);
+  g_autoptr(TildeDraws) unrelated = tilde_draws_new (other, N_CHAINS);
+  g_autoptr(GtkTreeListRow) group = NULL;
+  g_autoptr(GtkBitset) chosen = gtk_bitset_new_empty ();
+  g_autoptr(GtkBitset) everything = NULL;
+
+  fill (f, 0, 100);
+  /* tau, and theta[3] in the opened group (rows: mu, tau, theta[1..8],
+   * theta[1], ..., theta[8]) */
+  group = g_list_model_get_item (G_LIST_MODEL (model), 2);
+  gtk_tree_list_row_set_expanded (group, TRUE);
+  g_assert_cmpstr (row_name (f->list, 5), ==, "theta[3]");
+  gtk_bitset_add (chosen, 1);
+  gtk_bitset_add (chosen, 5);
+  everything = gtk_bitset_new_range (0, n_rows (f->list));
+  gtk_selection_model_set_selection (model, chosen, everything);
+  shown = tilde_trace_plot_get_parameters (f->plot);
+  g_assert_cmpuint (g_strv_length ((char **) shown), ==, 2);
+  g_assert_cmpstr (shown[0], ==, "tau");
+  g_assert_cmpstr (shown[1], ==, "theta.3");
+
+  tilde_parameter_list_set_draws (f->list, NULL);
+  g_assert_cmpuint (g_strv_length ((char **) tilde_parameter_list_get_selected (f->list)), ==, 0);
+  tilde_parameter_list_set_draws (f->list, again);
+  shown = tilde_parameter_list_get_selected (f->list);
+  g_assert_cmpuint (g_strv_length ((char **) shown), ==, 2);
+  g_assert_cmpstr (shown[0], ==, "tau");
+  g_assert_cmpstr (shown[1], ==, "theta.3");
+  g_assert_cmpstr (tilde_trace_plot_get_parameters (f->plot)[1], ==, "theta.3");
+
+  /* the whole group now, then a model whose theta is shorter */
+  gtk_selection_model_select_item (model, 2, TRUE);
+  g_assert_cmpstr (row_name (f->list, 2), ==, "theta[1..8]");
+  tilde_parameter_list_set_draws (f->list, smaller);
+  shown = tilde_parameter_list_get_selected (f->list);
+  g_assert_cmpuint (g_strv_length ((char **) shown), ==, 4);
+  g_assert_cmpstr (shown[3], ==, "theta.4");
+
+  /* nothing in common: the first row */
+  tilde_parameter_list_set_draws (f->list, unrelated);
+  shown = tilde_parameter_list_get_selected (f->list);
+  g_assert_cmpuint (g_strv_length ((char **) shown), ==, 1);
+  g_assert_cmpstr (shown[0], ==, "alpha");
+}
+
 static void
 test_divergent_ticks (Fixture *f, gconstpointer data)
 {
@@ -1282,6 +1341,7 @@ main (int argc, char *argv[])
   ADD ("densities-catch-up", test_densities_catch_up);
   ADD ("select-another-parameter", test_select_another_parameter);
   ADD ("search", test_search);
+  ADD ("selection-kept-across-runs", test_selection_kept_across_runs);
   ADD ("divergent-ticks", test_divergent_ticks);
   ADD ("hover-zoom-and-pan", test_hover_zoom_and_pan);
   ADD ("other-views", test_other_views);

@@ -632,6 +632,52 @@ test_ends_on_the_main_thread (Fixture *f, gconstpointer data)
 
 /* ---- problems ---- */
 
+/* Run again: until the new run's draws come (its model compiling), the
+ * plots keep the last run's, and then show the same parameters in the new
+ * ones; a run whose model fails leaves no plots of the last. */
+static void
+test_again_keeps_the_plots (Fixture *f, gconstpointer data)
+{
+  TildeTracePlot *plot = tilde_run_plots_get_trace_plot (f->plots);
+  TildeParameterList *list = tilde_run_plots_get_parameter_list (f->plots);
+  GtkSelectionModel *rows = tilde_parameter_list_get_model (list);
+  TildeDraws *first;
+  const char *const *shown;
+
+  set_sizes (f, 2, 100, 100);
+  run_and_wait (f);
+  first = tilde_run_controller_get_draws (f->controller);
+  g_assert_nonnull (first);
+  g_assert_true (tilde_trace_plot_get_draws (plot) == first);
+  /* the rows: mu, tau, theta[1..8], ... */
+  g_assert_true (gtk_selection_model_select_item (rows, 1, TRUE));
+  g_assert_cmpstr (tilde_trace_plot_get_parameters (plot)[0], ==, "tau");
+
+  g_object_ref (first);
+  f->finished = FALSE;
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.run", NULL));
+  /* the new run has no draws yet; the plots still show the last */
+  g_assert_null (tilde_run_controller_get_draws (f->controller));
+  g_assert_true (tilde_trace_plot_get_draws (plot) == first);
+  g_assert_true (tilde_parameter_list_get_draws (list) == first);
+  g_assert_cmpstr (tilde_trace_plot_get_parameters (plot)[0], ==, "tau");
+  g_assert_true (window_test_wait_for_ms (is_finished, f, 60000));
+  g_assert_no_error (f->error);
+  g_assert_true (tilde_trace_plot_get_draws (plot) != first);
+  g_assert_true (tilde_trace_plot_get_draws (plot)
+                 == tilde_run_controller_get_draws (f->controller));
+  shown = tilde_trace_plot_get_parameters (plot);
+  g_assert_cmpuint (g_strv_length ((char **) shown), ==, 1);
+  g_assert_cmpstr (shown[0], ==, "tau");
+  g_object_unref (first);
+
+  set_text (tilde_editor_get_buffer (f->editor), "parameters { real mu }\nmodel { }\n");
+  run_and_wait (f);
+  g_assert_error (f->error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_MODEL);
+  g_assert_null (tilde_trace_plot_get_draws (plot));
+  g_assert_null (tilde_parameter_list_get_draws (list));
+}
+
 static void
 test_bad_model_and_data (Fixture *f, gconstpointer data)
 {
@@ -699,6 +745,7 @@ main (int argc, char *argv[])
   ADD ("export", test_export);
   ADD ("save-and-open", test_save_and_open);
   ADD ("optimize-with-laplace", test_optimize_with_laplace);
+  ADD ("again-keeps-the-plots", test_again_keeps_the_plots);
   ADD ("bad-model-and-data", test_bad_model_and_data);
   ADD ("ends-on-the-main-thread", test_ends_on_the_main_thread);
 #undef ADD
