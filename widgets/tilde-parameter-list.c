@@ -283,20 +283,12 @@ update_selected (TildeParameterList *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED]);
 }
 
-static gboolean
-is_kept (TildeParameterList *self, TildeParameter *parameter, gboolean element)
+/* How a row is found again: an element or not, then a group by its
+ * variable (its size may have changed), anything else by its name. */
+static char *
+kept_key (gboolean element, gboolean group, const char *name, const char *variable)
 {
-  for (guint i = 0; i < self->kept->len; i++)
-    {
-      const KeptRow *kept = self->kept->pdata[i];
-
-      if (kept->element != element || kept->group != tilde_parameter_is_group (parameter))
-        continue;
-      if (kept->group ? g_str_equal (kept->variable, tilde_parameter_get_variable (parameter))
-                      : g_str_equal (kept->name, tilde_parameter_get_name (parameter)))
-        return TRUE;
-    }
-  return FALSE;
+  return g_strdup_printf ("%c%c%s", element ? 'e' : 'r', group ? 'g' : 'p', group ? variable : name);
 }
 
 /* The rows chosen before, in new draws: the groups their elements were in
@@ -308,26 +300,29 @@ choose_kept (TildeParameterList *self, GtkTreeListModel *tree)
   GListModel *rows = G_LIST_MODEL (tree);
   g_autoptr(GtkBitset) chosen = gtk_bitset_new_empty ();
   g_autoptr(GtkBitset) everything = NULL;
+  g_autoptr(GHashTable) keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) opened = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint k = 0; k < self->kept->len; k++)
+    {
+      const KeptRow *kept = self->kept->pdata[k];
+
+      g_hash_table_add (keys, kept_key (kept->element, kept->group, kept->name, kept->variable));
+      if (kept->element)
+        g_hash_table_add (opened, kept->variable);
+    }
 
   for (guint i = 0; i < g_list_model_get_n_items (top); i++)
     {
       g_autoptr(TildeParameter) parameter = g_list_model_get_item (top, i);
 
-      if (!tilde_parameter_is_group (parameter))
-        continue;
-      for (guint k = 0; k < self->kept->len; k++)
+      if (tilde_parameter_is_group (parameter)
+          && g_hash_table_contains (opened, tilde_parameter_get_variable (parameter)))
         {
-          const KeptRow *kept = self->kept->pdata[k];
+          g_autoptr(GtkTreeListRow) row = gtk_tree_list_model_get_child_row (tree, i);
 
-          if (kept->element
-              && g_str_equal (kept->variable, tilde_parameter_get_variable (parameter)))
-            {
-              g_autoptr(GtkTreeListRow) row = gtk_tree_list_model_get_child_row (tree, i);
-
-              if (row != NULL)
-                gtk_tree_list_row_set_expanded (row, TRUE);
-              break;
-            }
+          if (row != NULL)
+            gtk_tree_list_row_set_expanded (row, TRUE);
         }
     }
   for (guint position = 0; position < g_list_model_get_n_items (rows); position++)
@@ -335,7 +330,12 @@ choose_kept (TildeParameterList *self, GtkTreeListModel *tree)
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, position);
       g_autoptr(TildeParameter) parameter = gtk_tree_list_row_get_item (row);
 
-      if (is_kept (self, parameter, gtk_tree_list_row_get_depth (row) > 0))
+      g_autofree char *key = kept_key (gtk_tree_list_row_get_depth (row) > 0,
+                                       tilde_parameter_is_group (parameter),
+                                       tilde_parameter_get_name (parameter),
+                                       tilde_parameter_get_variable (parameter));
+
+      if (g_hash_table_contains (keys, key))
         gtk_bitset_add (chosen, position);
     }
   if (gtk_bitset_is_empty (chosen))

@@ -51,14 +51,18 @@ draws_changed (TildeRunPlots *self)
 }
 
 /* A run that ended before it had draws (its model failed, say): the last
- * run's go. */
+ * run's go. On "finished", not when it stops running: a short run's chains
+ * can stop before its draws are handed over, which comes after. */
 static void
-running_changed (TildeRunPlots *self)
+run_finished (TildeRunController *controller, const GError *error, TildeRunPlots *self)
 {
-  if (!tilde_run_controller_get_running (self->controller)
-      && tilde_run_controller_get_draws (self->controller) == NULL
+  if (tilde_run_controller_get_draws (self->controller) == NULL
       && tilde_parameter_list_get_draws (self->list) != NULL)
-    draws_changed (self);
+    {
+      tilde_trace_plot_set_draws (self->plot, NULL);
+      tilde_parameter_list_set_draws (self->list, NULL);
+      tilde_trace_plot_set_parameters (self->plot, tilde_parameter_list_get_selected (self->list));
+    }
 }
 
 static void
@@ -183,7 +187,7 @@ tilde_run_plots_set_controller (TildeRunPlots *self, TildeRunController *control
   if (controller)
     {
       g_signal_connect_swapped (controller, "notify::draws", G_CALLBACK (draws_changed), self);
-      g_signal_connect_swapped (controller, "notify::running", G_CALLBACK (running_changed), self);
+      g_signal_connect (controller, "finished", G_CALLBACK (run_finished), self);
       draws_changed (self);
     }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CONTROLLER]);

@@ -429,7 +429,8 @@ band_clear (gpointer data)
 /* A band's images go to the pool. The idle that makes spares takes the
  * oldest out when there are more than POOL_SIZE: unmapping an image costs
  * about as much as making one, and a frame that lays the bands out anew
- * would give up a dozen. */
+ * would give up a dozen. Frames that keep laying them out (a resize while
+ * the loop never idles) stop at the images of two layouts. */
 static void
 pool_band (TildeTracePlot *self, Band *band)
 {
@@ -439,6 +440,15 @@ pool_band (TildeTracePlot *self, Band *band)
   for (guint i = 0; i < G_N_ELEMENTS (images); i++)
     if (images[i] != NULL)
       g_ptr_array_add (self->pool, images[i]);
+  while (self->pool->len > POOL_SIZE + 4 * self->bands->len)
+    g_ptr_array_remove_index (self->pool, 0);
+}
+
+static void
+trim_pool (TildeTracePlot *self)
+{
+  if (self->pool->len > POOL_SIZE)
+    g_ptr_array_remove_range (self->pool, 0, self->pool->len - POOL_SIZE);
 }
 
 static gboolean
@@ -975,6 +985,7 @@ tilde_trace_plot_unroot (GtkWidget *widget)
 
   g_clear_handle_id (&self->warm_id, g_source_remove);
   g_clear_handle_id (&self->spares_id, g_source_remove);
+  trim_pool (self);
   follow_scrolling (self, NULL);
   GTK_WIDGET_CLASS (tilde_trace_plot_parent_class)->unroot (widget);
 }
