@@ -25,28 +25,24 @@ struct _TildeParameterList
   char               *search;   /* casefolded; NULL shows everything */
   GStrv               selected;
   /* The rows chosen, kept when the draws go (a run starting) and chosen
-   * again in the next run's draws: KeptRow. */
-  GPtrArray          *kept;
+   * again in the next run's draws: their keys (kept_key()), and the
+   * variables of the groups their elements were in. */
+  GHashTable         *kept;
+  GHashTable         *kept_open;
   gboolean            restoring;
 };
 
-/* A chosen row, as the next draws may have it again. */
-typedef struct
+/* How a row is found again: an element or not, then a group by its
+ * variable (its size may have changed), anything else by its name. */
+static char *
+kept_key (GtkTreeListRow *row, TildeParameter *parameter)
 {
-  char    *name;       /* "mu", "theta[3]" */
-  char    *variable;   /* "theta": a group is matched by it, its size may change */
-  gboolean group;
-  gboolean element;    /* a row inside an opened group */
-} KeptRow;
+  gboolean group = tilde_parameter_is_group (parameter);
 
-static void
-kept_row_free (gpointer data)
-{
-  KeptRow *kept = data;
-
-  g_free (kept->name);
-  g_free (kept->variable);
-  g_free (kept);
+  return g_strdup_printf ("%c%c%s", gtk_tree_list_row_get_depth (row) > 0 ? 'e' : 'r',
+                          group ? 'g' : 'p',
+                          group ? tilde_parameter_get_variable (parameter)
+                                : tilde_parameter_get_name (parameter));
 }
 
 G_DEFINE_FINAL_TYPE (TildeParameterList, tilde_parameter_list, GTK_TYPE_WIDGET)
@@ -238,11 +234,13 @@ update_selected (TildeParameterList *self)
   GtkBitsetIter iter;
   guint position, n_columns;
   g_auto(GStrv) selected = NULL;
-
   gboolean keep = self->draws != NULL && !self->restoring && self->kept != NULL;
 
   if (keep)
-    g_ptr_array_set_size (self->kept, 0);
+    {
+      g_hash_table_remove_all (self->kept);
+      g_hash_table_remove_all (self->kept_open);
+    }
   if (self->draws != NULL)
     {
       n_columns = tilde_draws_get_n_columns (self->draws);
@@ -258,13 +256,10 @@ update_selected (TildeParameterList *self)
 
           if (keep)
             {
-              KeptRow *kept = g_new0 (KeptRow, 1);
-
-              kept->name = g_strdup (tilde_parameter_get_name (parameter));
-              kept->variable = g_strdup (tilde_parameter_get_variable (parameter));
-              kept->group = tilde_parameter_is_group (parameter);
-              kept->element = gtk_tree_list_row_get_depth (row) > 0;
-              g_ptr_array_add (self->kept, kept);
+              g_hash_table_add (self->kept, kept_key (row, parameter));
+              if (gtk_tree_list_row_get_depth (row) > 0)
+                g_hash_table_add (self->kept_open,
+                                  g_strdup (tilde_parameter_get_variable (parameter)));
             }
           columns = tilde_parameter_get_columns (parameter, &n);
           for (guint i = 0; i < n; i++)
@@ -283,14 +278,6 @@ update_selected (TildeParameterList *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED]);
 }
 
-/* How a row is found again: an element or not, then a group by its
- * variable (its size may have changed), anything else by its name. */
-static char *
-kept_key (gboolean element, gboolean group, const char *name, const char *variable)
-{
-  return g_strdup_printf ("%c%c%s", element ? 'e' : 'r', group ? 'g' : 'p', group ? variable : name);
-}
-
 /* The rows chosen before, in new draws: the groups their elements were in
  * opened again. FALSE when the draws have none of them. */
 static gboolean
@@ -300,24 +287,13 @@ choose_kept (TildeParameterList *self, GtkTreeListModel *tree)
   GListModel *rows = G_LIST_MODEL (tree);
   g_autoptr(GtkBitset) chosen = gtk_bitset_new_empty ();
   g_autoptr(GtkBitset) everything = NULL;
-  g_autoptr(GHashTable) keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(GHashTable) opened = g_hash_table_new (g_str_hash, g_str_equal);
-
-  for (guint k = 0; k < self->kept->len; k++)
-    {
-      const KeptRow *kept = self->kept->pdata[k];
-
-      g_hash_table_add (keys, kept_key (kept->element, kept->group, kept->name, kept->variable));
-      if (kept->element)
-        g_hash_table_add (opened, kept->variable);
-    }
 
   for (guint i = 0; i < g_list_model_get_n_items (top); i++)
     {
       g_autoptr(TildeParameter) parameter = g_list_model_get_item (top, i);
 
       if (tilde_parameter_is_group (parameter)
-          && g_hash_table_contains (opened, tilde_parameter_get_variable (parameter)))
+          && g_hash_table_contains (self->kept_open, tilde_parameter_get_variable (parameter)))
         {
           g_autoptr(GtkTreeListRow) row = gtk_tree_list_model_get_child_row (tree, i);
 
@@ -329,13 +305,9 @@ choose_kept (TildeParameterList *self, GtkTreeListModel *tree)
     {
       g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, position);
       g_autoptr(TildeParameter) parameter = gtk_tree_list_row_get_item (row);
+      g_autofree char *key = kept_key (row, parameter);
 
-      g_autofree char *key = kept_key (gtk_tree_list_row_get_depth (row) > 0,
-                                       tilde_parameter_is_group (parameter),
-                                       tilde_parameter_get_name (parameter),
-                                       tilde_parameter_get_variable (parameter));
-
-      if (g_hash_table_contains (keys, key))
+      if (g_hash_table_contains (self->kept, key))
         gtk_bitset_add (chosen, position);
     }
   if (gtk_bitset_is_empty (chosen))
@@ -391,7 +363,8 @@ tilde_parameter_list_dispose (GObject *object)
   if (self->selection != NULL)
     gtk_multi_selection_set_model (self->selection, NULL);
   g_clear_pointer (&self->child_filters, g_ptr_array_unref);
-  g_clear_pointer (&self->kept, g_ptr_array_unref);
+  g_clear_pointer (&self->kept, g_hash_table_unref);
+  g_clear_pointer (&self->kept_open, g_hash_table_unref);
   g_clear_object (&self->selection);
   g_clear_object (&self->filter);
   g_clear_object (&self->draws);
@@ -478,7 +451,8 @@ tilde_parameter_list_init (TildeParameterList *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->child_filters = g_ptr_array_new_with_free_func (g_object_unref);
-  self->kept = g_ptr_array_new_with_free_func (kept_row_free);
+  self->kept = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->kept_open = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->filter = gtk_custom_filter_new (filter_root, self, NULL);
   self->selection = gtk_multi_selection_new (NULL);
   self->selected = g_new0 (char *, 1);

@@ -175,6 +175,31 @@ void             _tilde_plot_raster_blend      (TildePlotRaster *raster,
                                                 int              y,
                                                 guint32          pixel);
 
+/* x * a / 255, rounded, for bytes x and a. */
+static inline guint32
+_tilde_plot_byte_times (guint32 x, guint32 a)
+{
+  guint32 t = x * a + 128;
+
+  return (t + (t >> 8)) >> 8;
+}
+
+/* `pixel` at `coverage` (0..255) over `under`, premultiplied ARGB. */
+static inline guint32
+_tilde_plot_pixel_over (guint32 pixel, guint32 coverage, guint32 under)
+{
+  guint32 inverse = 255 - _tilde_plot_byte_times (pixel >> 24, coverage), out = 0;
+
+  for (int shift = 0; shift < 32; shift += 8)
+    {
+      guint32 v = _tilde_plot_byte_times ((pixel >> shift) & 0xff, coverage)
+                  + _tilde_plot_byte_times ((under >> shift) & 0xff, inverse);
+
+      out |= MIN (v, 255u) << shift;
+    }
+  return out;
+}
+
 /* Anti-aliased lines into a raster (tilde-plot-lines.c): begin() with the
  * line's width in the raster's pixels, a segment() per pair of joined
  * points in the raster's pixels, flush() to blend the line in its colour.

@@ -581,18 +581,11 @@ _tilde_plot_raster_bar (TildePlotRaster *raster, int x, int top, int bottom, gui
 void
 _tilde_plot_raster_blend (TildePlotRaster *raster, int x, int y, guint32 pixel)
 {
-  guint32 *p, d, inverse = 255 - (pixel >> 24), out = 0;
+  guint32 *p;
 
   if (x < 0 || y < 0 || x >= raster->width || y >= raster->height)
     return;
   p = raster->data + (gsize) y * raster->stride + x;
-  d = *p;
-  for (int shift = 0; shift < 32; shift += 8)
-    {
-      guint32 channel = ((pixel >> shift) & 0xff) + (((d >> shift) & 0xff) * inverse + 127) / 255;
-
-      out |= MIN (channel, 255u) << shift;
-    }
-  *p = out;
+  *p = _tilde_plot_pixel_over (pixel, 255, *p);
 }
 

@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <math.h>
-#include <string.h>
 
 #include "tilde-plot-canvas-private.h"
 
@@ -189,47 +188,24 @@ _tilde_plot_line_pen_segment (TildePlotLinePen *pen, double x0, double y0, doubl
     }
 }
 
-/* x * a / 255, rounded, for bytes x and a. */
-static inline guint32
-times (guint32 x, guint32 a)
-{
-  guint32 t = x * a + 128;
-
-  return (t + (t >> 8)) >> 8;
-}
-
 /* The line so far, blended over the raster in `pixel` (premultiplied),
  * and the pen cleared for the next line. */
 void
 _tilde_plot_line_pen_flush (TildePlotLinePen *pen, guint32 pixel)
 {
   TildePlotRaster *raster = pen->raster;
-  guint32 channel[4];
 
-  for (int i = 0; i < 4; i++)
-    channel[i] = (pixel >> (8 * i)) & 0xff;
   for (int x = 0; x < raster->width; x++)
     {
-      guint8 *c = pen->coverage + x;
-      guint32 *out = raster->data + x;
-
       for (int y = pen->top[x]; y < pen->bottom[x]; y++)
         {
-          guint32 value = c[(gsize) y * raster->width], *p = out + (gsize) y * raster->stride;
-          guint32 d = *p, blended = 0, inverse;
+          guint8 *c = pen->coverage + (gsize) y * raster->width + x;
+          guint32 *p = raster->data + (gsize) y * raster->stride + x;
 
-          if (value == 0)
+          if (*c == 0)
             continue;
-          c[(gsize) y * raster->width] = 0;
-          /* the mark, `pixel` at this coverage, over what is there */
-          inverse = 255 - times (channel[3], value);
-          for (int i = 0; i < 4; i++)
-            {
-              guint32 v = times (channel[i], value) + times ((d >> (8 * i)) & 0xff, inverse);
-
-              blended |= MIN (v, 255u) << (8 * i);
-            }
-          *p = blended;
+          *p = _tilde_plot_pixel_over (pixel, *c, *p);
+          *c = 0;
         }
       pen->top[x] = raster->height;
       pen->bottom[x] = 0;

@@ -654,6 +654,7 @@ trace_line (TildePlotPainter *painter, cairo_t *cr, TildePlotRaster *raster,
   double span = r->x_hi - r->x_lo, scale = raster ? raster->scale : 1;
   guint n_columns = (guint) MAX (ceil (r->main.size.width * scale), 1);
   gboolean started = FALSE;
+  double previous_x = 0, previous_y = 0;
   gsize n;
   const double *y = tilde_envelope_get_values (trace, &n);
 
@@ -705,48 +706,40 @@ trace_line (TildePlotPainter *painter, cairo_t *cr, TildePlotRaster *raster,
       return;
     }
 
+  /* Into the raster in the panel's pixels, as trace_bar()'s; else stroked. */
   if (raster)
-    {
-      /* In the panel's pixels, as trace_bar()'s. */
-      double x0 = floor (r->main.origin.x), y0 = floor (r->main.origin.y), px = 0, py = 0;
-
-      _tilde_plot_line_pen_begin (&painter->pen, raster, scale);
-      for (gint64 i = MAX ((gint64) floor (r->x_lo) - 1, (gint64) from),
-           last = MIN ((gint64) ceil (r->x_hi) + 1, (gint64) n - 1); i <= last; i++)
-        {
-          double x, yy;
-
-          if (!isfinite (y[i]))
-            {
-              started = FALSE;
-              continue;
-            }
-          x = (_tilde_plot_map_x (r, i) - x0) * scale;
-          yy = (_tilde_plot_map_y (r, y[i]) - y0) * scale;
-          if (started)
-            _tilde_plot_line_pen_segment (&painter->pen, px, py, x, yy);
-          px = x;
-          py = yy;
-          started = TRUE;
-        }
-      _tilde_plot_line_pen_flush (&painter->pen, pixel);
-      return;
-    }
+    _tilde_plot_line_pen_begin (&painter->pen, raster, scale);
   for (gint64 i = MAX ((gint64) floor (r->x_lo) - 1, (gint64) from),
        last = MIN ((gint64) ceil (r->x_hi) + 1, (gint64) n - 1); i <= last; i++)
     {
+      double x, yy;
+
       if (!isfinite (y[i]))
         {
           started = FALSE;
           continue;
         }
-      if (!started)
-        cairo_move_to (cr, _tilde_plot_map_x (r, i), _tilde_plot_map_y (r, y[i]));
+      x = _tilde_plot_map_x (r, i);
+      yy = _tilde_plot_map_y (r, y[i]);
+      if (raster)
+        {
+          x = (x - floor (r->main.origin.x)) * scale;
+          yy = (yy - floor (r->main.origin.y)) * scale;
+          if (started)
+            _tilde_plot_line_pen_segment (&painter->pen, previous_x, previous_y, x, yy);
+          previous_x = x;
+          previous_y = yy;
+        }
+      else if (!started)
+        cairo_move_to (cr, x, yy);
       else
-        cairo_line_to (cr, _tilde_plot_map_x (r, i), _tilde_plot_map_y (r, y[i]));
+        cairo_line_to (cr, x, yy);
       started = TRUE;
     }
-  cairo_stroke (cr);
+  if (raster)
+    _tilde_plot_line_pen_flush (&painter->pen, pixel);
+  else
+    cairo_stroke (cr);
 }
 
 static void

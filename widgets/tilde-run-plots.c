@@ -34,6 +34,14 @@ enum {
 static GParamSpec *properties[N_PROPS];
 
 static void
+show_draws (TildeRunPlots *self, TildeDraws *draws)
+{
+  tilde_trace_plot_set_draws (self->plot, draws);
+  tilde_parameter_list_set_draws (self->list, draws);
+  tilde_trace_plot_set_parameters (self->plot, tilde_parameter_list_get_selected (self->list));
+}
+
+static void
 draws_changed (TildeRunPlots *self)
 {
   TildeDraws *draws = tilde_run_controller_get_draws (self->controller);
@@ -44,10 +52,7 @@ draws_changed (TildeRunPlots *self)
    * the parameters chosen are chosen again in the new draws. */
   if (draws == NULL && tilde_run_controller_get_running (self->controller))
     return;
-
-  tilde_trace_plot_set_draws (self->plot, draws);
-  tilde_parameter_list_set_draws (self->list, draws);
-  tilde_trace_plot_set_parameters (self->plot, tilde_parameter_list_get_selected (self->list));
+  show_draws (self, draws);
 }
 
 /* A run that ended before it had draws (its model failed, say): the last
@@ -58,11 +63,7 @@ run_finished (TildeRunController *controller, const GError *error, TildeRunPlots
 {
   if (tilde_run_controller_get_draws (self->controller) == NULL
       && tilde_parameter_list_get_draws (self->list) != NULL)
-    {
-      tilde_trace_plot_set_draws (self->plot, NULL);
-      tilde_parameter_list_set_draws (self->list, NULL);
-      tilde_trace_plot_set_parameters (self->plot, tilde_parameter_list_get_selected (self->list));
-    }
+    show_draws (self, NULL);
 }
 
 static void
