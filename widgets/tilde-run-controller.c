@@ -92,6 +92,7 @@ struct _TildeRunController
   gsize         n_estimates;
   TildeRunSettings settings;
   guint         progress_source;
+  guint         holds;         /* tilde_run_controller_hold_draws() not yet released */
   gboolean      running;
   gboolean      finishing;     /* stopped, the summary not yet made */
 };
@@ -195,9 +196,12 @@ set_draws (TildeRunController *self, TildeDraws *draws)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DRAWS]);
 }
 
-/* Main thread: everything that arrived since the last turn. */
+/* Main thread: everything that arrived since the last turn. While the
+ * draws are held only a run's end (`force`) hands rows over; the chains
+ * schedule no flush meanwhile (one counts as pending), and the release
+ * schedules the next. */
 static void
-flush_rows (Run *run)
+flush_rows (Run *run, gboolean force)
 {
   TildeRunController *self = run->controller;
   guint n_chains, n_columns;
@@ -206,6 +210,12 @@ flush_rows (Run *run)
   if (self == NULL)
     return;
   g_mutex_lock (&run->lock);
+  if (self->holds > 0 && !force)
+    {
+      run->flush_pending = TRUE;
+      g_mutex_unlock (&run->lock);
+      return;
+    }
   run->flush_pending = FALSE;
   if (self->draws == NULL || run->rows == NULL)
     {
@@ -241,7 +251,7 @@ flush_rows (Run *run)
 static gboolean
 flush_cb (gpointer data)
 {
-  flush_rows (data);
+  flush_rows (data, FALSE);
   return G_SOURCE_REMOVE;
 }
 
@@ -266,7 +276,7 @@ columns_cb (gpointer data)
   g_mutex_unlock (&run->lock);
   self->n_chains = tilde_draws_get_n_chains (draws);
   set_draws (self, draws);
-  flush_rows (run);
+  flush_rows (run, FALSE);
   return G_SOURCE_REMOVE;
 }
 
@@ -493,7 +503,7 @@ stopped_cb (gpointer data)
 
   if (self == NULL)
     return G_SOURCE_REMOVE;
-  flush_rows (run);
+  flush_rows (run, TRUE);
   stop_progress (self);
   self->running = FALSE;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
@@ -510,7 +520,7 @@ end_run (Run *run)
   const double *estimates;
   gsize n = 0;
 
-  flush_rows (run);
+  flush_rows (run, TRUE);
   if (self->thread != NULL)
     g_thread_join (self->thread);
   self->thread = NULL;
@@ -1116,6 +1126,31 @@ tilde_run_controller_set_runs_folder (TildeRunController *self, const char *fold
   g_free (self->runs_folder);
   self->runs_folder = folder && *folder ? g_strdup (folder) : NULL;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNS_FOLDER]);
+}
+
+void
+tilde_run_controller_hold_draws (TildeRunController *self)
+{
+  g_return_if_fail (TILDE_IS_RUN_CONTROLLER (self));
+  self->holds++;
+}
+
+void
+tilde_run_controller_release_draws (TildeRunController *self)
+{
+  Run *run = self->run;
+  gboolean schedule;
+
+  g_return_if_fail (TILDE_IS_RUN_CONTROLLER (self));
+  g_return_if_fail (self->holds > 0);
+  if (--self->holds > 0 || run == NULL)
+    return;
+  /* what came while held, handed over in a turn of its own */
+  g_mutex_lock (&run->lock);
+  schedule = run->flush_pending;
+  g_mutex_unlock (&run->lock);
+  if (schedule)
+    schedule_flush (run);
 }
 
 TildeDraws *

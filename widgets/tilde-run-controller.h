@@ -62,6 +62,11 @@ void          tilde_run_controller_set_runs_folder (TildeRunController *self,
 
 /* The draws of the current (or last) run; NULL before the first draw. */
 TildeDraws   *tilde_run_controller_get_draws     (TildeRunController *self);
+/* Holds the draws that come back while a view lays out a run's new
+ * store: until released, they wait (the run's last are handed over all
+ * the same), and the release hands over what came meanwhile. Holds count. */
+void          tilde_run_controller_hold_draws    (TildeRunController *self);
+void          tilde_run_controller_release_draws (TildeRunController *self);
 guint         tilde_run_controller_get_n_chains  (TildeRunController *self);
 gboolean      tilde_run_controller_get_progress  (TildeRunController *self,
                                                   guint               chain,

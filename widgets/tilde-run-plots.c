@@ -21,7 +21,16 @@ struct _TildeRunPlots
   GtkDropDown        *view;
   GtkToggleButton    *warmup;
   TildeRunController *controller;
+  /* A new run's store shown before its first rows: the controller's
+   * draws held until the frame that lays it out is painted. */
+  GdkFrameClock      *held_clock;
+  gulong              painted_id;
+  guint               hold_timeout_id;
 };
+
+/* The longest the draws are held, should no frame come (a window that
+ * is not drawn). */
+#define HOLD_MAX_MS 100
 
 G_DEFINE_FINAL_TYPE (TildeRunPlots, tilde_run_plots, GTK_TYPE_WIDGET)
 
@@ -42,6 +51,53 @@ show_draws (TildeRunPlots *self, TildeDraws *draws)
 }
 
 static void
+release_draws (TildeRunPlots *self)
+{
+  if (self->held_clock == NULL)
+    return;
+  g_clear_signal_handler (&self->painted_id, self->held_clock);
+  g_clear_object (&self->held_clock);
+  g_clear_handle_id (&self->hold_timeout_id, g_source_remove);
+  tilde_run_controller_release_draws (self->controller);
+}
+
+static void
+painted_cb (GdkFrameClock *clock, TildeRunPlots *self)
+{
+  release_draws (self);
+}
+
+static gboolean
+hold_timeout_cb (gpointer data)
+{
+  TildeRunPlots *self = data;
+
+  self->hold_timeout_id = 0;
+  release_draws (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* The first frame of a run's draws, where none were shown, lays out the
+ * plot's rows and the parameter list, makes the rows' images and draws
+ * them: with the first draws as well, the slowest frame of a run. Held
+ * for a frame, the draws come in the next, and the work is shared between
+ * the two; the plot still says "No draws yet" in the first. (Where the
+ * last run's draws are shown, its rows are kept and the new draws replace
+ * them at once.) */
+static void
+hold_for_layout (TildeRunPlots *self)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self->plot));
+
+  if (self->held_clock != NULL || clock == NULL || !gtk_widget_get_mapped (GTK_WIDGET (self->plot)))
+    return;
+  tilde_run_controller_hold_draws (self->controller);
+  self->held_clock = g_object_ref (clock);
+  self->painted_id = g_signal_connect (clock, "after-paint", G_CALLBACK (painted_cb), self);
+  self->hold_timeout_id = g_timeout_add (HOLD_MAX_MS, hold_timeout_cb, self);
+}
+
+static void
 draws_changed (TildeRunPlots *self)
 {
   TildeDraws *draws = tilde_run_controller_get_draws (self->controller);
@@ -52,6 +108,9 @@ draws_changed (TildeRunPlots *self)
    * the parameters chosen are chosen again in the new draws. */
   if (draws == NULL && tilde_run_controller_get_running (self->controller))
     return;
+  if (draws != NULL && tilde_run_controller_get_running (self->controller)
+      && tilde_parameter_list_get_draws (self->list) == NULL)
+    hold_for_layout (self);
   show_draws (self, draws);
 }
 
@@ -182,6 +241,7 @@ tilde_run_plots_set_controller (TildeRunPlots *self, TildeRunController *control
   g_return_if_fail (TILDE_IS_RUN_PLOTS (self));
   if (self->controller == controller)
     return;
+  release_draws (self);
   if (self->controller)
     g_signal_handlers_disconnect_by_data (self->controller, self);
   g_set_object (&self->controller, controller);
@@ -211,6 +271,7 @@ tilde_run_plots_dispose (GObject *object)
 {
   TildeRunPlots *self = TILDE_RUN_PLOTS (object);
 
+  release_draws (self);
   if (self->controller)
     g_signal_handlers_disconnect_by_data (self->controller, self);
   g_clear_object (&self->controller);

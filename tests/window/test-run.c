@@ -678,6 +678,114 @@ test_again_keeps_the_plots (Fixture *f, gconstpointer data)
   g_assert_null (tilde_parameter_list_get_draws (list));
 }
 
+/* ---- draws held while a view lays out ---- */
+
+static gboolean
+chain_has_drawn (gpointer data)
+{
+  Fixture *f = data;
+  TildeChainProgress progress;
+
+  return tilde_run_controller_get_draws (f->controller) != NULL
+         && tilde_run_controller_get_progress (f->controller, 0, &progress)
+         && progress.iteration > 50;
+}
+
+static gboolean
+store_has_draws (gpointer data)
+{
+  Fixture *f = data;
+  TildeDraws *draws = tilde_run_controller_get_draws (f->controller);
+
+  return draws != NULL && tilde_draws_get_n_draws (draws, 0) > 0;
+}
+
+static void
+test_held_draws (Fixture *f, gconstpointer data)
+{
+  TildeDraws *draws;
+
+  /* held: the chains draw, the store stays empty; released, they come */
+  set_sizes (f, 2, 100, 1000000);
+  tilde_run_controller_hold_draws (f->controller);
+  f->finished = FALSE;
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.run", NULL));
+  g_assert_true (window_test_wait_for_ms (chain_has_drawn, f, 60000));
+  window_test_run_for_ms (100);
+  draws = tilde_run_controller_get_draws (f->controller);
+  g_assert_nonnull (draws);
+  g_assert_cmpuint (tilde_draws_get_n_draws (draws, 0), ==, 0);
+  g_assert_cmpuint (tilde_draws_get_n_draws (draws, 1), ==, 0);
+  tilde_run_controller_release_draws (f->controller);
+  g_assert_true (window_test_wait_for_ms (store_has_draws, f, 10000));
+  g_assert_true (tilde_run_controller_get_running (f->controller));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.stop", NULL));
+  g_assert_true (window_test_wait_for_ms (is_finished, f, 10000));
+
+  /* a run that ends while held hands every draw over all the same */
+  set_sizes (f, 2, 100, 200);
+  tilde_run_controller_hold_draws (f->controller);
+  run_and_wait (f);
+  g_assert_no_error (f->error);
+  draws = tilde_run_controller_get_draws (f->controller);
+  g_assert_cmpuint (tilde_draws_get_n_draws (draws, 0), ==, 300);
+  g_assert_cmpuint (tilde_draws_get_n_draws (draws, 1), ==, 300);
+  tilde_run_controller_release_draws (f->controller);
+  window_test_run_for_ms (50);
+  g_assert_cmpuint (tilde_draws_get_n_draws (draws, 0), ==, 300);
+}
+
+typedef struct {
+  Fixture  *f;
+  gboolean  seen;            /* a frame painted the run's store */
+  guint     draws_then;      /* chain 1's draws in it */
+  guint     items_then;      /* the parameter list's rows then */
+} FirstFrame;
+
+static void
+first_frame_painted (GdkFrameClock *clock, FirstFrame *first)
+{
+  TildeTracePlot *plot = tilde_run_plots_get_trace_plot (first->f->plots);
+  TildeDraws *draws = tilde_run_controller_get_draws (first->f->controller);
+  GtkSelectionModel *rows = tilde_parameter_list_get_model (tilde_run_plots_get_parameter_list (first->f->plots));
+
+  if (first->seen || draws == NULL || tilde_trace_plot_get_draws (plot) != draws)
+    return;
+  first->seen = TRUE;
+  first->draws_then = tilde_draws_get_n_draws (draws, 0);
+  first->items_then = g_list_model_get_n_items (G_LIST_MODEL (rows));
+}
+
+/* A first run on screen: the frame that lays its rows out shows no
+ * draws yet, and they come in the frames after. */
+static void
+test_first_frame_lays_out (Fixture *f, gconstpointer data)
+{
+  GtkWidget *stack = gtk_widget_get_parent (GTK_WIDGET (f->plots));
+  TildeTracePlot *plot = tilde_run_plots_get_trace_plot (f->plots);
+  FirstFrame first = { f, FALSE, 0, 0 };
+  GdkFrameClock *clock;
+  gulong id;
+
+  gtk_stack_set_visible_child (GTK_STACK (stack), GTK_WIDGET (f->plots));
+  window_test_let_it_draw (GTK_WIDGET (f->plots));
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (plot));
+  g_assert_nonnull (clock);
+  id = g_signal_connect (clock, "after-paint", G_CALLBACK (first_frame_painted), &first);
+  set_sizes (f, 2, 1000, 1000);
+  run_and_wait (f);
+  g_signal_handler_disconnect (clock, id);
+  g_assert_no_error (f->error);
+  g_assert_true (first.seen);
+  g_test_message ("first frame of the run: %u draws of chain 1, %u rows in the list",
+                  first.draws_then, first.items_then);
+  g_assert_cmpuint (first.draws_then, ==, 0);
+  g_assert_cmpuint (first.items_then, >, 0);
+  g_assert_cmpuint (tilde_draws_get_n_draws (tilde_trace_plot_get_draws (plot), 0), ==, 2000);
+  window_test_let_it_draw (GTK_WIDGET (f->plots));
+  g_assert_cmpuint (_tilde_trace_plot_get_rows_drawn (plot), >, 0);
+}
+
 static void
 test_bad_model_and_data (Fixture *f, gconstpointer data)
 {
@@ -746,6 +854,8 @@ main (int argc, char *argv[])
   ADD ("save-and-open", test_save_and_open);
   ADD ("optimize-with-laplace", test_optimize_with_laplace);
   ADD ("again-keeps-the-plots", test_again_keeps_the_plots);
+  ADD ("held-draws", test_held_draws);
+  ADD ("first-frame-lays-out", test_first_frame_lays_out);
   ADD ("bad-model-and-data", test_bad_model_and_data);
   ADD ("ends-on-the-main-thread", test_ends_on_the_main_thread);
 #undef ADD
