@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "tilde"
+/* SCHED_IDLE */
+#define _GNU_SOURCE
 
 #include "config.h"
 
@@ -9,6 +11,7 @@
 #include <string.h>
 #ifdef __linux__
 #include <sys/resource.h>
+#include <sched.h>
 #endif
 
 #include "tilde-problem.h"
@@ -575,16 +578,24 @@ summarize (Run *run)
     g_debug ("No summary: %s", error->message);
 }
 
-/* The chains are background work: on Linux a thread's nice value is its
+/* The chains are background work: on Linux a thread's scheduling is its
  * own and the threads it starts inherit it, so lowering this thread's
  * lowers the chains', and the main loop gets the processor first however
- * many chains there are. */
+ * many chains there are. Under SCHED_IDLE a chain neither preempts the
+ * main thread in a long frame nor delays the display server that frame
+ * waits on, which a nice value of 10 still did (a frame's wall-clock time
+ * was up to twice its processor time: bench/RESULTS.md); the chains still
+ * have every processor the desktop leaves idle. Nice 10 where that policy
+ * is refused. (`tilde sample` runs at the priority it is given.) */
 static void
 lower_priority (void)
 {
 #ifdef __linux__
+  struct sched_param param = { 0 };
   int value;
 
+  if (sched_setscheduler (0, SCHED_IDLE, &param) == 0)
+    return;
   errno = 0;
   value = getpriority (PRIO_PROCESS, 0);
   if (errno == 0 && value < 10)
