@@ -8,9 +8,11 @@
  * window's Run does). Records the gaps between turns of the
  * main loop (a 1 ms timer at high priority), how long each frame's layout
  * and paint took, and how long the chains took to stop after Stop in a
- * third run. The first run lays out the plots' rows anew; the second runs
+ * last run. The first run lays out the plots' rows anew; the second runs
  * the model again with the same traces on screen, as an analyst does after
- * an edit. Needs an X server: xvfb-run.
+ * an edit; in the third the plots are on another page until a quarter of
+ * the draws are made (their first frame then lays out and draws every row
+ * at once). Needs an X server: xvfb-run.
  *
  *   bench-run-live MODEL.stan DATA.json [CHAINS WARMUP DRAWS [PARAMETERS]]
  *
@@ -93,10 +95,13 @@ pct (GArray *samples, double p)
 }
 
 /* One run streamed into the plots, from Run to its last draws, as a row
- * of the table. */
+ * of the table. With `stack`, the plots are on another page when the run
+ * starts and are brought up once the chains have made `bring_up` draws
+ * each: that frame's gap and processor time go to `*page_gap`, `*page_cpu`. */
 static void
 measure_run (Bench *bench, TildeRunPlots *plots, const char *model, const char *data,
-             const TildeRunSettings *settings, const char *const *shown, const char *label)
+             const TildeRunSettings *settings, const char *const *shown, const char *label,
+             GtkStack *stack, guint bring_up, double *page_gap, double *page_cpu)
 {
   guint total = 0;
   gint64 start;
@@ -109,6 +114,23 @@ measure_run (Bench *bench, TildeRunPlots *plots, const char *model, const char *
   while (tilde_run_controller_get_draws (bench->controller) == NULL && !bench->finished)
     g_main_context_iteration (NULL, TRUE);
   tilde_run_plots_show_parameters (plots, shown);
+  if (stack != NULL)
+    {
+      guint frames, turns;
+
+      while (draws_of_chain (bench, 0) < bring_up && !bench->finished)
+        g_main_context_iteration (NULL, TRUE);
+      frames = bench->stats.frames;
+      gtk_stack_set_visible_child (stack, GTK_WIDGET (plots));
+      while (bench->stats.frames == frames)
+        g_main_context_iteration (NULL, TRUE);
+      /* and the turn after it, whose gap holds it */
+      turns = bench->stats.gaps->len;
+      while (bench->stats.gaps->len == turns)
+        g_main_context_iteration (NULL, TRUE);
+      *page_gap = g_array_index (bench->stats.gaps, double, bench->stats.gaps->len - 1) / 1000;
+      *page_cpu = g_array_index (bench->stats.paint_cpus, double, frames) / 1000;
+    }
   run_until_finished (bench);
   live_stats_stop (&bench->stats);
   for (guint c = 0; c < settings->sample.chains; c++)
@@ -138,7 +160,7 @@ main (int argc, char *argv[])
   TildeRunSettings settings;
   guint turns;
   gint64 asked;
-  double page_gap, page_paint, page_cpu;
+  double page_gap, page_paint, page_cpu, switch_gap = 0, switch_cpu = 0;
 
   gtk_init ();
   if (argc < 3)
@@ -203,14 +225,24 @@ main (int argc, char *argv[])
           "| max |\n");
   printf ("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   measure_run (&bench, plots, model, data, &settings, (const char *const *) shown,
-               "first, rows laid out");
+               "first, rows laid out", NULL, 0, NULL, NULL);
   /* the analyst reads the plots, then runs again */
   settle (300);
-  measure_run (&bench, plots, model, data, &settings, (const char *const *) shown, "again");
+  measure_run (&bench, plots, model, data, &settings, (const char *const *) shown, "again",
+               NULL, 0, NULL, NULL);
+  /* the analyst watches the progress bars, and brings up the plots while
+   * the chains sample */
+  gtk_stack_set_visible_child (stack, source);
+  settle (300);
+  measure_run (&bench, plots, model, data, &settings, (const char *const *) shown,
+               "plots brought up while sampling", stack,
+               settings.sample.warmup + settings.sample.samples / 4, &switch_gap, &switch_cpu);
 
   printf ("\nThe plots' page shown before the first run (its first paint): longest main-loop "
           "gap %.2f ms, paint %.2f ms (%.2f ms of processor time)\n", page_gap,
           page_paint, page_cpu);
+  printf ("The plots' page brought up while sampling (its first frame): main-loop gap %.2f ms, "
+          "%.2f ms of processor time\n", switch_gap, switch_cpu);
 
   /* Stop: a long run stopped once its chains are sampling */
   settings.sample.samples = 10000000;
