@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "tilde"
-/* SCHED_IDLE */
-#define _GNU_SOURCE
 
 #include "config.h"
 
@@ -11,7 +9,6 @@
 #include <string.h>
 #ifdef __linux__
 #include <sys/resource.h>
-#include <sched.h>
 #endif
 
 #include "tilde-problem.h"
@@ -581,21 +578,17 @@ summarize (Run *run)
 /* The chains are background work: on Linux a thread's scheduling is its
  * own and the threads it starts inherit it, so lowering this thread's
  * lowers the chains', and the main loop gets the processor first however
- * many chains there are. Under SCHED_IDLE a chain neither preempts the
- * main thread in a long frame nor delays the display server that frame
- * waits on, which a nice value of 10 still did (a frame's wall-clock time
- * was up to twice its processor time: bench/RESULTS.md); the chains still
- * have every processor the desktop leaves idle. Nice 10 where that policy
- * is refused. (`tilde sample` runs at the priority it is given.) */
+ * many chains there are. Nice 10, not lower and not SCHED_IDLE: a chain
+ * must still get the processor for a moment while other programs keep it
+ * busy, to notice Stop (within 100 ms) and to let go of the lock the main
+ * thread takes to hand its draws over. (`tilde sample` runs at the
+ * priority it is given.) */
 static void
 lower_priority (void)
 {
 #ifdef __linux__
-  struct sched_param param = { 0 };
   int value;
 
-  if (sched_setscheduler (0, SCHED_IDLE, &param) == 0)
-    return;
   errno = 0;
   value = getpriority (PRIO_PROCESS, 0);
   if (errno == 0 && value < 10)
@@ -1149,11 +1142,12 @@ tilde_run_controller_hold_draws (TildeRunController *self)
 void
 tilde_run_controller_release_draws (TildeRunController *self)
 {
-  Run *run = self->run;
+  Run *run;
   gboolean schedule;
 
   g_return_if_fail (TILDE_IS_RUN_CONTROLLER (self));
   g_return_if_fail (self->holds > 0);
+  run = self->run;
   if (--self->holds > 0 || run == NULL)
     return;
   /* what came while held, handed over in a turn of its own */
