@@ -94,6 +94,23 @@ pct (GArray *samples, double p)
   return live_stats_percentile (samples, p) / 1000;
 }
 
+/* The plots' page brought up, and the main loop turned until its first
+ * frame and the turn after it (whose gap holds the frame) are recorded:
+ * that frame's index. */
+static guint
+bring_up_plots (Bench *bench, GtkStack *stack, TildeRunPlots *plots)
+{
+  guint frame = bench->stats.frames, turns;
+
+  gtk_stack_set_visible_child (stack, GTK_WIDGET (plots));
+  while (bench->stats.frames == frame)
+    g_main_context_iteration (NULL, TRUE);
+  turns = bench->stats.gaps->len;
+  while (bench->stats.gaps->len == turns)
+    g_main_context_iteration (NULL, TRUE);
+  return frame;
+}
+
 /* One run streamed into the plots, from Run to its last draws, as a row
  * of the table. With `stack`, the plots are on another page when the run
  * starts and are brought up once the chains have made `bring_up` draws
@@ -116,20 +133,13 @@ measure_run (Bench *bench, TildeRunPlots *plots, const char *model, const char *
   tilde_run_plots_show_parameters (plots, shown);
   if (stack != NULL)
     {
-      guint frames, turns;
+      guint frame;
 
       while (draws_of_chain (bench, 0) < bring_up && !bench->finished)
         g_main_context_iteration (NULL, TRUE);
-      frames = bench->stats.frames;
-      gtk_stack_set_visible_child (stack, GTK_WIDGET (plots));
-      while (bench->stats.frames == frames)
-        g_main_context_iteration (NULL, TRUE);
-      /* and the turn after it, whose gap holds it */
-      turns = bench->stats.gaps->len;
-      while (bench->stats.gaps->len == turns)
-        g_main_context_iteration (NULL, TRUE);
+      frame = bring_up_plots (bench, stack, plots);
       *page_gap = g_array_index (bench->stats.gaps, double, bench->stats.gaps->len - 1) / 1000;
-      *page_cpu = g_array_index (bench->stats.paint_cpus, double, frames) / 1000;
+      *page_cpu = g_array_index (bench->stats.paint_cpus, double, frame) / 1000;
     }
   run_until_finished (bench);
   live_stats_stop (&bench->stats);
@@ -158,7 +168,6 @@ main (int argc, char *argv[])
   GtkStack *stack;
   GtkWidget *source;
   TildeRunSettings settings;
-  guint turns;
   gint64 asked;
   double page_gap, page_paint, page_cpu, switch_gap = 0, switch_cpu = 0;
 
@@ -206,13 +215,7 @@ main (int argc, char *argv[])
    * reported apart), and the run starts with the page on screen, as when
    * the analyst watching the plots runs the model again. */
   live_stats_watch (&bench.stats, GTK_WIDGET (stack));
-  gtk_stack_set_visible_child (stack, GTK_WIDGET (plots));
-  while (bench.stats.frames == 0)
-    g_main_context_iteration (NULL, TRUE);
-  /* and the turn after it, whose gap holds it */
-  turns = bench.stats.gaps->len;
-  while (bench.stats.gaps->len == turns)
-    g_main_context_iteration (NULL, TRUE);
+  bring_up_plots (&bench, stack, plots);
   page_gap = pct (bench.stats.gaps, 1);
   page_paint = pct (bench.stats.paints, 1);
   page_cpu = pct (bench.stats.paint_cpus, 1);
