@@ -12,13 +12,15 @@
 #endif
 
 #include "tilde-problem.h"
-#include "tilde-run-controller.h"
+#include "tilde-run-controller-private.h"
 #include "io/stan-csv-read.h"
 
 /* Progress reaches the widgets at most this often. */
 #define PROGRESS_INTERVAL_MS 100
 /* The log keeps this much of a run's messages. */
 #define LOG_LIMIT (256 * 1024)
+/* The longest the chains wait on one pause, should it not be lifted. */
+#define PAUSE_MAX_US (100 * G_TIME_SPAN_MILLISECOND)
 
 typedef struct {
   guint   iteration, total;
@@ -51,6 +53,7 @@ typedef struct {
   TildeRunJob        *job;
   char               *folder;      /* for opening a saved run */
   TildeSavedRun      *saved;       /* what was read there */
+  gboolean            stop_asked;  /* main thread */
 
   GMutex              lock;        /* guards what follows */
   char              **names;       /* the columns, once known */
@@ -58,6 +61,9 @@ typedef struct {
   GArray            **warmup_rows; /* per chain, rows not yet handed over */
   GArray            **rows;
   gboolean            flush_pending;
+  gint                paused;      /* also read without the lock */
+  gint64              pause_end;   /* the chains go on from then all the same */
+  GCond               resumed;
   ChainState         *chains;
   GString            *log;
 
@@ -93,6 +99,8 @@ struct _TildeRunController
   TildeRunSettings settings;
   guint         progress_source;
   guint         holds;         /* tilde_run_controller_hold_draws() not yet released */
+  guint         pauses;        /* tilde_run_controller_pause_chains() not yet resumed */
+  gint64        pause_max_us;
   gboolean      running;
   gboolean      finishing;     /* stopped, the summary not yet made */
 };
@@ -127,6 +135,7 @@ run_new (TildeRunController *controller)
   run->controller = controller;
   run->context = g_main_context_ref_thread_default ();
   g_mutex_init (&run->lock);
+  g_cond_init (&run->resumed);
   run->log = g_string_new (NULL);
   return run;
 }
@@ -157,6 +166,7 @@ run_unref (gpointer data)
   tilde_run_job_free (run->job);
   g_free (run->folder);
   g_mutex_clear (&run->lock);
+  g_cond_clear (&run->resumed);
   g_strfreev (run->names);
   free_rows (run->warmup_rows, run->n_chains);
   free_rows (run->rows, run->n_chains);
@@ -331,6 +341,32 @@ on_draw (guint chain, const double *row, gsize n, gboolean warmup, gpointer data
     schedule_flush (run);
 }
 
+/* ---- the chains stepping aside for a frame ---- */
+
+/* Main thread. */
+static void
+set_paused (Run *run, gboolean paused, gint64 max_us)
+{
+  g_mutex_lock (&run->lock);
+  run->pause_end = g_get_monotonic_time () + max_us;
+  g_atomic_int_set (&run->paused, paused);
+  if (!paused)
+    g_cond_broadcast (&run->resumed);
+  g_mutex_unlock (&run->lock);
+}
+
+/* Chains' threads, between two draws, where a chain holds no lock. */
+static void
+wait_while_paused (Run *run)
+{
+  if (!g_atomic_int_get (&run->paused))
+    return;
+  g_mutex_lock (&run->lock);
+  while (run->paused && g_cond_wait_until (&run->resumed, &run->lock, run->pause_end))
+    ;
+  g_mutex_unlock (&run->lock);
+}
+
 static void
 on_progress (guint chain, guint iteration, guint total, gboolean warmup, gpointer data)
 {
@@ -355,6 +391,7 @@ on_progress (guint chain, guint iteration, guint total, gboolean warmup, gpointe
       c->done = iteration >= total;
     }
   g_mutex_unlock (&run->lock);
+  wait_while_paused (run);
 }
 
 static void
@@ -740,7 +777,12 @@ tilde_run_controller_stop (TildeRunController *self)
 {
   g_return_if_fail (TILDE_IS_RUN_CONTROLLER (self));
   if (self->running && self->run && self->run->job)
-    tilde_run_job_cancel (self->run->job);
+    {
+      tilde_run_job_cancel (self->run->job);
+      self->run->stop_asked = TRUE;
+      /* a paused chain is to notice at once */
+      set_paused (self->run, FALSE, 0);
+    }
 }
 
 /* ---- saving and opening ---- */
@@ -1158,6 +1200,43 @@ tilde_run_controller_release_draws (TildeRunController *self)
     schedule_flush (run);
 }
 
+/* Only while the chains run and Stop has not been asked for: a pause
+ * must never keep a stopping chain from noticing. */
+static gboolean
+chains_pausable (TildeRunController *self)
+{
+  return self->running && self->run != NULL && self->run->job != NULL && !self->run->stop_asked;
+}
+
+void
+tilde_run_controller_pause_chains (TildeRunController *self)
+{
+  g_return_if_fail (TILDE_IS_RUN_CONTROLLER (self));
+  if (self->pauses++ == 0 && chains_pausable (self))
+    set_paused (self->run, TRUE, self->pause_max_us);
+}
+
+void
+tilde_run_controller_resume_chains (TildeRunController *self)
+{
+  g_return_if_fail (TILDE_IS_RUN_CONTROLLER (self));
+  g_return_if_fail (self->pauses > 0);
+  if (--self->pauses == 0 && self->run != NULL)
+    set_paused (self->run, FALSE, 0);
+}
+
+void
+_tilde_run_controller_set_pause_max_ms (TildeRunController *self, guint ms)
+{
+  self->pause_max_us = ms * G_TIME_SPAN_MILLISECOND;
+}
+
+gboolean
+_tilde_run_controller_get_chains_paused (TildeRunController *self)
+{
+  return self->run != NULL && g_atomic_int_get (&self->run->paused);
+}
+
 TildeDraws *
 tilde_run_controller_get_draws (TildeRunController *self)
 {
@@ -1255,6 +1334,7 @@ tilde_run_controller_dispose (GObject *object)
       g_atomic_int_set (&self->run->abandoned, TRUE);
       if (self->run->job)
         tilde_run_job_cancel (self->run->job);
+      set_paused (self->run, FALSE, 0);
       /* the thread ends by itself once its chains have stopped */
       if (self->thread)
         g_thread_join (self->thread);
@@ -1359,4 +1439,5 @@ tilde_run_controller_init (TildeRunController *self)
   self->outputs = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (self->outputs, NULL);
   tilde_run_settings_init (&self->settings);
+  self->pause_max_us = PAUSE_MAX_US;
 }

@@ -67,6 +67,12 @@ TildeDraws   *tilde_run_controller_get_draws     (TildeRunController *self);
  * the same), and the release hands over what came meanwhile. Holds count. */
 void          tilde_run_controller_hold_draws    (TildeRunController *self);
 void          tilde_run_controller_release_draws (TildeRunController *self);
+/* Asks the chains to step aside for a frame that must have the
+ * processors: each stops at the end of its current iteration and waits
+ * until resumed, until Stop, or for 100 ms at most. Only a running run
+ * that was not asked to stop is paused; pauses count. */
+void          tilde_run_controller_pause_chains  (TildeRunController *self);
+void          tilde_run_controller_resume_chains (TildeRunController *self);
 guint         tilde_run_controller_get_n_chains  (TildeRunController *self);
 gboolean      tilde_run_controller_get_progress  (TildeRunController *self,
                                                   guint               chain,

@@ -21,16 +21,19 @@ struct _TildeRunPlots
   GtkDropDown        *view;
   GtkToggleButton    *warmup;
   TildeRunController *controller;
-  /* A new run's store shown before its first rows: the controller's
-   * draws held until the frame that lays it out is painted. */
-  GdkFrameClock      *held_clock;
+  /* Frames that lay out or bring up the plots while the chains run
+   * (see step_aside): the frame clock watched until they are painted. */
+  GdkFrameClock      *watched_clock;
   gulong              painted_id;
-  guint               hold_timeout_id;
+  guint               watch_timeout_id;
+  guint               frames_left;     /* after-paints to wait for */
+  gboolean            holding_draws;
+  gboolean            pausing_chains;
 };
 
-/* The longest the draws are held, should no frame come (a window that
- * is not drawn). */
-#define HOLD_MAX_MS 100
+/* The longest the draws are held and the chains paused, should no frame
+ * come (a window that is not drawn). */
+#define WATCH_MAX_MS 100
 
 G_DEFINE_FINAL_TYPE (TildeRunPlots, tilde_run_plots, GTK_TYPE_WIDGET)
 
@@ -53,48 +56,97 @@ show_draws (TildeRunPlots *self, TildeDraws *draws)
 static void
 release_draws (TildeRunPlots *self)
 {
-  if (self->held_clock == NULL)
+  if (!self->holding_draws)
     return;
-  g_clear_signal_handler (&self->painted_id, self->held_clock);
-  g_clear_object (&self->held_clock);
-  g_clear_handle_id (&self->hold_timeout_id, g_source_remove);
+  self->holding_draws = FALSE;
   tilde_run_controller_release_draws (self->controller);
+}
+
+static void
+end_watch (TildeRunPlots *self)
+{
+  if (self->watched_clock == NULL)
+    return;
+  g_clear_signal_handler (&self->painted_id, self->watched_clock);
+  g_clear_object (&self->watched_clock);
+  g_clear_handle_id (&self->watch_timeout_id, g_source_remove);
+  self->frames_left = 0;
+  release_draws (self);
+  if (self->pausing_chains)
+    {
+      self->pausing_chains = FALSE;
+      tilde_run_controller_resume_chains (self->controller);
+    }
 }
 
 static void
 painted_cb (GdkFrameClock *clock, TildeRunPlots *self)
 {
+  if (--self->frames_left == 0)
+    {
+      end_watch (self);
+      return;
+    }
+  /* the frame that laid out the rows is on screen: the draws come in the
+   * next, asked for now, as there may be too few to ask for one */
   release_draws (self);
+  gdk_frame_clock_request_phase (clock, GDK_FRAME_CLOCK_PHASE_PAINT);
 }
 
 static gboolean
-hold_timeout_cb (gpointer data)
+watch_timeout_cb (gpointer data)
 {
   TildeRunPlots *self = data;
 
-  self->hold_timeout_id = 0;
-  release_draws (self);
+  self->watch_timeout_id = 0;
+  end_watch (self);
   return G_SOURCE_REMOVE;
 }
 
-/* The first frame of a run's draws, where none were shown, lays out the
- * plot's rows and the parameter list, makes the rows' images and draws
- * them: with the first draws as well, the slowest frame of a run. Held
- * for a frame, the draws come in the next, and the work is shared between
- * the two; the plot still says "No draws yet" in the first. (Where the
- * last run's draws are shown, its rows are kept and the new draws replace
+/* The plots' heaviest frames come while the chains run: the one that
+ * brings the page up, and the one that lays out a run's rows. On a
+ * machine with no processor to spare for them (as many chains as
+ * processors, or fewer), a chain at nice 10 still takes the processor
+ * from the main thread or from the display server for a few milliseconds
+ * in such a frame, and it misses its 16 ms. The chains step aside, for
+ * that frame alone, at the end of their current iteration.
+ *
+ * A run's first frame, where no draws were shown, also holds the draws:
+ * it lays out the plot's rows and the parameter list, makes the rows'
+ * images and draws them, which with the first draws as well makes the
+ * slowest frame of a run. Held for a frame, the draws come in the next,
+ * and the work is shared between the two; the plot still says "No draws
+ * yet" in the first. The chains step aside for both. (Where the last
+ * run's draws are shown, its rows are kept and the new draws replace
  * them at once.) */
 static void
-hold_for_layout (TildeRunPlots *self)
+step_aside (TildeRunPlots *self, gboolean hold_draws)
 {
   GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self->plot));
 
-  if (self->held_clock != NULL || clock == NULL || !gtk_widget_get_mapped (GTK_WIDGET (self->plot)))
+  if (clock == NULL || self->controller == NULL
+      || !tilde_run_controller_get_running (self->controller))
     return;
-  tilde_run_controller_hold_draws (self->controller);
-  self->held_clock = g_object_ref (clock);
+  if (self->watched_clock != NULL)
+    {
+      /* the page just brought up, and the run's store arrives */
+      if (hold_draws && !self->holding_draws)
+        {
+          self->holding_draws = TRUE;
+          tilde_run_controller_hold_draws (self->controller);
+          self->frames_left = 2;
+        }
+      return;
+    }
+  self->watched_clock = g_object_ref (clock);
   self->painted_id = g_signal_connect (clock, "after-paint", G_CALLBACK (painted_cb), self);
-  self->hold_timeout_id = g_timeout_add (HOLD_MAX_MS, hold_timeout_cb, self);
+  self->watch_timeout_id = g_timeout_add (WATCH_MAX_MS, watch_timeout_cb, self);
+  self->frames_left = hold_draws ? 2 : 1;
+  self->holding_draws = hold_draws;
+  if (hold_draws)
+    tilde_run_controller_hold_draws (self->controller);
+  self->pausing_chains = TRUE;
+  tilde_run_controller_pause_chains (self->controller);
 }
 
 static void
@@ -108,9 +160,9 @@ draws_changed (TildeRunPlots *self)
    * the parameters chosen are chosen again in the new draws. */
   if (draws == NULL && tilde_run_controller_get_running (self->controller))
     return;
-  if (draws != NULL && tilde_run_controller_get_running (self->controller)
-      && tilde_parameter_list_get_draws (self->list) == NULL)
-    hold_for_layout (self);
+  if (draws != NULL && tilde_parameter_list_get_draws (self->list) == NULL
+      && gtk_widget_get_mapped (GTK_WIDGET (self->plot)))
+    step_aside (self, TRUE);
   show_draws (self, draws);
 }
 
@@ -241,7 +293,7 @@ tilde_run_plots_set_controller (TildeRunPlots *self, TildeRunController *control
   g_return_if_fail (TILDE_IS_RUN_PLOTS (self));
   if (self->controller == controller)
     return;
-  release_draws (self);
+  end_watch (self);
   if (self->controller)
     g_signal_handlers_disconnect_by_data (self->controller, self);
   g_set_object (&self->controller, controller);
@@ -271,7 +323,7 @@ tilde_run_plots_dispose (GObject *object)
 {
   TildeRunPlots *self = TILDE_RUN_PLOTS (object);
 
-  release_draws (self);
+  end_watch (self);
   if (self->controller)
     g_signal_handlers_disconnect_by_data (self->controller, self);
   g_clear_object (&self->controller);
@@ -311,6 +363,22 @@ tilde_run_plots_set_property (GObject *object, guint prop_id, const GValue *valu
 }
 
 static void
+tilde_run_plots_map (GtkWidget *widget)
+{
+  TildeRunPlots *self = TILDE_RUN_PLOTS (widget);
+
+  GTK_WIDGET_CLASS (tilde_run_plots_parent_class)->map (widget);
+  step_aside (self, FALSE);
+}
+
+static void
+tilde_run_plots_unmap (GtkWidget *widget)
+{
+  end_watch (TILDE_RUN_PLOTS (widget));
+  GTK_WIDGET_CLASS (tilde_run_plots_parent_class)->unmap (widget);
+}
+
+static void
 tilde_run_plots_class_init (TildeRunPlotsClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -319,6 +387,8 @@ tilde_run_plots_class_init (TildeRunPlotsClass *klass)
   object_class->dispose = tilde_run_plots_dispose;
   object_class->get_property = tilde_run_plots_get_property;
   object_class->set_property = tilde_run_plots_set_property;
+  widget_class->map = tilde_run_plots_map;
+  widget_class->unmap = tilde_run_plots_unmap;
 
   properties[PROP_CONTROLLER] =
     g_param_spec_object ("controller", NULL, NULL, TILDE_TYPE_RUN_CONTROLLER,

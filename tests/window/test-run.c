@@ -25,6 +25,7 @@
 #include "tilde-run-panel.h"
 #include "tilde-run-plots.h"
 #include "tilde-run-summary.h"
+#include "tilde-run-controller-private.h"
 #include "tilde-trace-plot-private.h"
 #include "io/stan-csv-read.h"
 #include "window-test-util.h"
@@ -742,6 +743,7 @@ typedef struct {
   gboolean  seen;            /* a frame painted the run's store */
   guint     draws_then;      /* chain 1's draws in it */
   guint     items_then;      /* the parameter list's rows then */
+  gboolean  paused_then;     /* whether the chains had stepped aside */
 } FirstFrame;
 
 static void
@@ -756,6 +758,7 @@ first_frame_painted (GdkFrameClock *clock, FirstFrame *first)
   first->seen = TRUE;
   first->draws_then = tilde_draws_get_n_draws (draws, 0);
   first->items_then = g_list_model_get_n_items (G_LIST_MODEL (rows));
+  first->paused_then = _tilde_run_controller_get_chains_paused (first->f->controller);
 }
 
 /* A first run on screen: the frame that lays its rows out shows no
@@ -775,7 +778,7 @@ test_first_frame_lays_out (Fixture *f, gconstpointer data)
 {
   GtkWidget *stack = gtk_widget_get_parent (GTK_WIDGET (f->plots));
   TildeTracePlot *plot = tilde_run_plots_get_trace_plot (f->plots);
-  FirstFrame first = { f, FALSE, 0, 0 };
+  FirstFrame first = { f, FALSE, 0, 0, FALSE };
   GdkFrameClock *clock;
   gulong id;
 
@@ -796,6 +799,157 @@ test_first_frame_lays_out (Fixture *f, gconstpointer data)
                   first.draws_then, first.items_then);
   g_assert_cmpuint (first.draws_then, ==, 0);
   g_assert_cmpuint (first.items_then, >, 0);
+  /* (the handler above runs before the plots' own, which lifts the pause
+   * a frame later) */
+  g_assert_true (first.paused_then);
+  g_assert_false (_tilde_run_controller_get_chains_paused (f->controller));
+}
+
+/* ---- the chains stepping aside ---- */
+
+static guint
+iterations (Fixture *f)
+{
+  TildeChainProgress progress;
+  guint sum = 0;
+
+  for (guint c = 0; tilde_run_controller_get_progress (f->controller, c, &progress); c++)
+    sum += progress.iteration;
+  return sum;
+}
+
+typedef struct {
+  Fixture *f;
+  guint    last;
+} Standstill;
+
+/* The chains' iterations stood still for 100 ms. */
+static gboolean
+chains_stand_still (gpointer data)
+{
+  Standstill *w = data;
+  guint now;
+
+  window_test_run_for_ms (100);
+  now = iterations (w->f);
+  if (now == w->last)
+    return TRUE;
+  w->last = now;
+  return FALSE;
+}
+
+static gboolean
+chains_go_on (gpointer data)
+{
+  Standstill *w = data;
+
+  return iterations (w->f) > w->last;
+}
+
+static void
+start_long_run (Fixture *f)
+{
+  set_sizes (f, 2, 100, 1000000);
+  f->finished = FALSE;
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.run", NULL));
+  g_assert_true (window_test_wait_for_ms (chain_has_drawn, f, 60000));
+}
+
+static void
+test_paused_chains (Fixture *f, gconstpointer data)
+{
+  Standstill w = { f, 0 };
+  guint before;
+
+  /* paused, the chains stop and stay stopped; resumed, they go on */
+  _tilde_run_controller_set_pause_max_ms (f->controller, 3600 * 1000);
+  start_long_run (f);
+  tilde_run_controller_pause_chains (f->controller);
+  tilde_run_controller_pause_chains (f->controller);
+  g_assert_true (_tilde_run_controller_get_chains_paused (f->controller));
+  g_assert_true (window_test_wait_for_ms (chains_stand_still, &w, 10000));
+  window_test_run_for_ms (300);
+  g_assert_cmpuint (iterations (f), ==, w.last);
+  /* pauses count */
+  tilde_run_controller_resume_chains (f->controller);
+  window_test_run_for_ms (200);
+  g_assert_cmpuint (iterations (f), ==, w.last);
+  tilde_run_controller_resume_chains (f->controller);
+  g_assert_false (_tilde_run_controller_get_chains_paused (f->controller));
+  g_assert_true (window_test_wait_for_ms (chains_go_on, &w, 10000));
+
+  /* Stop reaches paused chains (the pause would last an hour), and a
+   * pause asked for after Stop pauses nothing */
+  tilde_run_controller_pause_chains (f->controller);
+  w.last = 0;
+  g_assert_true (window_test_wait_for_ms (chains_stand_still, &w, 10000));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.stop", NULL));
+  g_assert_false (_tilde_run_controller_get_chains_paused (f->controller));
+  tilde_run_controller_pause_chains (f->controller);
+  g_assert_false (_tilde_run_controller_get_chains_paused (f->controller));
+  g_assert_true (window_test_wait_for_ms (is_finished, f, 10000));
+  tilde_run_controller_resume_chains (f->controller);
+  tilde_run_controller_resume_chains (f->controller);
+  g_assert_cmpuint (tilde_draws_get_n_draws (tilde_run_controller_get_draws (f->controller), 0), >, 0);
+
+  /* a pause not lifted lets the chains go on after its longest */
+  _tilde_run_controller_set_pause_max_ms (f->controller, 50);
+  start_long_run (f);
+  tilde_run_controller_pause_chains (f->controller);
+  before = iterations (f);
+  window_test_run_for_ms (300);
+  g_assert_true (_tilde_run_controller_get_chains_paused (f->controller));
+  w.last = before;
+  g_assert_true (window_test_wait_for_ms (chains_go_on, &w, 10000));
+  tilde_run_controller_resume_chains (f->controller);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.stop", NULL));
+  g_assert_true (window_test_wait_for_ms (is_finished, f, 10000));
+}
+
+typedef struct {
+  Fixture  *f;
+  guint     frames;
+  gboolean  paused_first;    /* in the first frame painted */
+} Painted;
+
+static void
+count_painted (GdkFrameClock *clock, Painted *p)
+{
+  if (p->frames++ == 0)
+    p->paused_first = _tilde_run_controller_get_chains_paused (p->f->controller);
+}
+
+static gboolean
+chains_resumed (gpointer data)
+{
+  return !_tilde_run_controller_get_chains_paused (((Painted *) data)->f->controller);
+}
+
+/* The plots brought up while the chains run: they step aside for the
+ * frame that paints the page, and go on after it. */
+static void
+test_plots_brought_up (Fixture *f, gconstpointer data)
+{
+  GtkWidget *stack = gtk_widget_get_parent (GTK_WIDGET (f->plots));
+  Painted painted = { f, 0, FALSE };
+  GdkFrameClock *clock;
+  gulong id;
+
+  _tilde_run_controller_set_pause_max_ms (f->controller, 3600 * 1000);
+  g_assert_false (gtk_widget_get_mapped (GTK_WIDGET (f->plots)));
+  start_long_run (f);
+  g_assert_false (_tilde_run_controller_get_chains_paused (f->controller));
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (stack));
+  id = g_signal_connect (clock, "after-paint", G_CALLBACK (count_painted), &painted);
+  gtk_stack_set_visible_child (GTK_STACK (stack), GTK_WIDGET (f->plots));
+  g_assert_true (_tilde_run_controller_get_chains_paused (f->controller));
+  g_assert_true (window_test_wait_for_ms (chains_resumed, &painted, 10000));
+  g_signal_handler_disconnect (clock, id);
+  g_assert_cmpuint (painted.frames, >=, 1);
+  g_assert_true (painted.paused_first);
+  g_assert_true (tilde_run_controller_get_running (f->controller));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.stop", NULL));
+  g_assert_true (window_test_wait_for_ms (is_finished, f, 10000));
 }
 
 /* ---- the chains in the background ---- */
@@ -923,6 +1077,8 @@ main (int argc, char *argv[])
   ADD ("again-keeps-the-plots", test_again_keeps_the_plots);
   ADD ("held-draws", test_held_draws);
   ADD ("first-frame-lays-out", test_first_frame_lays_out);
+  ADD ("paused-chains", test_paused_chains);
+  ADD ("plots-brought-up", test_plots_brought_up);
 #ifdef __linux__
   ADD ("chains-in-the-background", test_chains_in_the_background);
 #endif

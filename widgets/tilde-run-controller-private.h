@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "tilde-run-controller.h"
+
+G_BEGIN_DECLS
+
+/* The longest the chains wait on a pause taken from now on (100 ms
+ * unless set). */
+void        _tilde_run_controller_set_pause_max_ms  (TildeRunController *self,
+                                                     guint               ms);
+/* Whether the current run's chains are asked to wait. */
+gboolean    _tilde_run_controller_get_chains_paused (TildeRunController *self);
+
+G_END_DECLS
