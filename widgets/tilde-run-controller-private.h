@@ -9,7 +9,10 @@ G_BEGIN_DECLS
  * unless set). */
 void        _tilde_run_controller_set_pause_max_ms  (TildeRunController *self,
                                                      guint               ms);
-/* Whether the current run's chains are asked to wait. */
+/* Whether the current run's chains are asked to wait (also once the
+ * pause's longest has passed, until it is lifted). */
 gboolean    _tilde_run_controller_get_chains_paused (TildeRunController *self);
+/* How many of its chains are waiting now. */
+guint       _tilde_run_controller_get_waiting_chains (TildeRunController *self);
 
 G_END_DECLS

@@ -62,6 +62,7 @@ typedef struct {
   GArray            **rows;
   gboolean            flush_pending;
   gint                paused;      /* also read without the lock */
+  guint               waiting;     /* threads waiting on the pause */
   gint64              pause_end;   /* the chains go on from then all the same */
   GCond               resumed;
   ChainState         *chains;
@@ -99,7 +100,10 @@ struct _TildeRunController
   TildeRunSettings settings;
   guint         progress_source;
   guint         holds;         /* tilde_run_controller_hold_draws() not yet released */
-  guint         pauses;        /* tilde_run_controller_pause_chains() not yet resumed */
+  /* tilde_run_controller_pause_chains() not yet resumed: counted for the
+   * controller, not per run (a pause taken while no run could be paused
+   * pauses nothing, the next run included, and is still resumed) */
+  guint         pauses;
   gint64        pause_max_us;
   gboolean      running;
   gboolean      finishing;     /* stopped, the summary not yet made */
@@ -355,15 +359,18 @@ set_paused (Run *run, gboolean paused, gint64 max_us)
   g_mutex_unlock (&run->lock);
 }
 
-/* Chains' threads, between two draws, where a chain holds no lock. */
+/* Chains' threads, between two iterations, where a chain holds no lock
+ * (and the run's thread, between Laplace draws: the same wait). */
 static void
 wait_while_paused (Run *run)
 {
   if (!g_atomic_int_get (&run->paused))
     return;
   g_mutex_lock (&run->lock);
+  run->waiting++;
   while (run->paused && g_cond_wait_until (&run->resumed, &run->lock, run->pause_end))
     ;
+  run->waiting--;
   g_mutex_unlock (&run->lock);
 }
 
@@ -1235,6 +1242,19 @@ gboolean
 _tilde_run_controller_get_chains_paused (TildeRunController *self)
 {
   return self->run != NULL && g_atomic_int_get (&self->run->paused);
+}
+
+guint
+_tilde_run_controller_get_waiting_chains (TildeRunController *self)
+{
+  guint waiting;
+
+  if (self->run == NULL)
+    return 0;
+  g_mutex_lock (&self->run->lock);
+  waiting = self->run->waiting;
+  g_mutex_unlock (&self->run->lock);
+  return waiting;
 }
 
 TildeDraws *

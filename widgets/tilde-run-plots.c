@@ -6,7 +6,7 @@
 #include <glib/gi18n.h>
 
 #include "tilde-export.h"
-#include "tilde-run-plots.h"
+#include "tilde-run-plots-private.h"
 
 #define EXPORT_WIDTH  1000
 #define EXPORT_HEIGHT 700
@@ -29,6 +29,7 @@ struct _TildeRunPlots
   guint               frames_left;     /* after-paints to wait for */
   gboolean            holding_draws;
   gboolean            pausing_chains;
+  guint               watch_max_ms;
 };
 
 /* The longest the draws are held and the chains paused, should no frame
@@ -140,7 +141,7 @@ step_aside (TildeRunPlots *self, gboolean hold_draws)
     }
   self->watched_clock = g_object_ref (clock);
   self->painted_id = g_signal_connect (clock, "after-paint", G_CALLBACK (painted_cb), self);
-  self->watch_timeout_id = g_timeout_add (WATCH_MAX_MS, watch_timeout_cb, self);
+  self->watch_timeout_id = g_timeout_add (self->watch_max_ms, watch_timeout_cb, self);
   self->frames_left = hold_draws ? 2 : 1;
   self->holding_draws = hold_draws;
   if (hold_draws)
@@ -318,6 +319,12 @@ tilde_run_plots_get_parameter_list (TildeRunPlots *self)
   return self->list;
 }
 
+void
+_tilde_run_plots_set_watch_max_ms (TildeRunPlots *self, guint ms)
+{
+  self->watch_max_ms = ms;
+}
+
 static void
 tilde_run_plots_dispose (GObject *object)
 {
@@ -406,6 +413,7 @@ tilde_run_plots_init (TildeRunPlots *self)
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   GtkWidget *scrolled = gtk_scrolled_window_new ();
 
+  self->watch_max_ms = WATCH_MAX_MS;
   self->list = TILDE_PARAMETER_LIST (tilde_parameter_list_new ());
   gtk_widget_set_size_request (GTK_WIDGET (self->list), 160, -1);
   g_signal_connect_swapped (self->list, "notify::selected", G_CALLBACK (selection_changed), self);

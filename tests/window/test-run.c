@@ -26,6 +26,7 @@
 #include "tilde-run-plots.h"
 #include "tilde-run-summary.h"
 #include "tilde-run-controller-private.h"
+#include "tilde-run-plots-private.h"
 #include "tilde-trace-plot-private.h"
 #include "io/stan-csv-read.h"
 #include "window-test-util.h"
@@ -738,6 +739,12 @@ test_held_draws (Fixture *f, gconstpointer data)
   g_assert_cmpuint (tilde_draws_get_n_draws (draws, 0), ==, 300);
 }
 
+static gboolean
+chains_resumed (gpointer data)
+{
+  return !_tilde_run_controller_get_chains_paused (((Fixture *) data)->controller);
+}
+
 typedef struct {
   Fixture  *f;
   gboolean  seen;            /* a frame painted the run's store */
@@ -782,6 +789,9 @@ test_first_frame_lays_out (Fixture *f, gconstpointer data)
   GdkFrameClock *clock;
   gulong id;
 
+  /* (frames come however slow the machine: only they end the hold) */
+  _tilde_run_controller_set_pause_max_ms (f->controller, 3600 * 1000);
+  _tilde_run_plots_set_watch_max_ms (f->plots, 3600 * 1000);
   gtk_stack_set_visible_child (GTK_STACK (stack), GTK_WIDGET (f->plots));
   window_test_let_it_draw (GTK_WIDGET (f->plots));
   clock = gtk_widget_get_frame_clock (GTK_WIDGET (plot));
@@ -791,6 +801,8 @@ test_first_frame_lays_out (Fixture *f, gconstpointer data)
   f->finished = FALSE;
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.run", NULL));
   g_assert_true (window_test_wait_for_ms (first_draws_drawn, &first, 60000));
+  /* the frames painted, the plots lift the pause themselves */
+  g_assert_true (window_test_wait_for_ms (chains_resumed, f, 10000));
   g_assert_true (tilde_run_controller_get_running (f->controller));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.stop", NULL));
   g_assert_true (window_test_wait_for_ms (is_finished, f, 10000));
@@ -799,10 +811,9 @@ test_first_frame_lays_out (Fixture *f, gconstpointer data)
                   first.draws_then, first.items_then);
   g_assert_cmpuint (first.draws_then, ==, 0);
   g_assert_cmpuint (first.items_then, >, 0);
-  /* (the handler above runs before the plots' own, which lifts the pause
-   * a frame later) */
+  /* the chains stepped aside for it (the handler above runs before the
+   * plots' own, which lifts the pause a frame later) */
   g_assert_true (first.paused_then);
-  g_assert_false (_tilde_run_controller_get_chains_paused (f->controller));
 }
 
 /* ---- the chains stepping aside ---- */
@@ -818,34 +829,35 @@ iterations (Fixture *f)
   return sum;
 }
 
+static gboolean
+all_chains_wait (gpointer data)
+{
+  Fixture *f = data;
+
+  return _tilde_run_controller_get_waiting_chains (f->controller)
+         == tilde_run_controller_get_n_chains (f->controller);
+}
+
+static gboolean
+no_chain_waits (gpointer data)
+{
+  return _tilde_run_controller_get_waiting_chains (((Fixture *) data)->controller) == 0;
+}
+
 typedef struct {
   Fixture *f;
-  guint    last;
-} Standstill;
-
-/* The chains' iterations stood still for 100 ms. */
-static gboolean
-chains_stand_still (gpointer data)
-{
-  Standstill *w = data;
-  guint now;
-
-  window_test_run_for_ms (100);
-  now = iterations (w->f);
-  if (now == w->last)
-    return TRUE;
-  w->last = now;
-  return FALSE;
-}
+  guint    since;
+} Iterated;
 
 static gboolean
 chains_go_on (gpointer data)
 {
-  Standstill *w = data;
+  Iterated *it = data;
 
-  return iterations (w->f) > w->last;
+  return iterations (it->f) > it->since;
 }
 
+/* Two chains, long enough not to end during the test, both sampling. */
 static void
 start_long_run (Fixture *f)
 {
@@ -853,42 +865,43 @@ start_long_run (Fixture *f)
   f->finished = FALSE;
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.run", NULL));
   g_assert_true (window_test_wait_for_ms (chain_has_drawn, f, 60000));
+  g_assert_cmpuint (tilde_run_controller_get_n_chains (f->controller), ==, 2);
 }
 
 static void
 test_paused_chains (Fixture *f, gconstpointer data)
 {
-  Standstill w = { f, 0 };
-  guint before;
+  Iterated it = { f, 0 };
 
-  /* paused, the chains stop and stay stopped; resumed, they go on */
+  /* paused, every chain waits and none goes on; resumed, they do */
   _tilde_run_controller_set_pause_max_ms (f->controller, 3600 * 1000);
   start_long_run (f);
   tilde_run_controller_pause_chains (f->controller);
   tilde_run_controller_pause_chains (f->controller);
   g_assert_true (_tilde_run_controller_get_chains_paused (f->controller));
-  g_assert_true (window_test_wait_for_ms (chains_stand_still, &w, 10000));
-  window_test_run_for_ms (300);
-  g_assert_cmpuint (iterations (f), ==, w.last);
+  g_assert_true (window_test_wait_for_ms (all_chains_wait, f, 30000));
+  it.since = iterations (f);
+  window_test_run_for_ms (200);
+  g_assert_cmpuint (iterations (f), ==, it.since);
   /* pauses count */
   tilde_run_controller_resume_chains (f->controller);
-  window_test_run_for_ms (200);
-  g_assert_cmpuint (iterations (f), ==, w.last);
+  window_test_run_for_ms (100);
+  g_assert_cmpuint (iterations (f), ==, it.since);
+  g_assert_true (all_chains_wait (f));
   tilde_run_controller_resume_chains (f->controller);
   g_assert_false (_tilde_run_controller_get_chains_paused (f->controller));
-  g_assert_true (window_test_wait_for_ms (chains_go_on, &w, 10000));
+  g_assert_true (window_test_wait_for_ms (chains_go_on, &it, 10000));
 
-  /* Stop reaches paused chains (the pause would last an hour), and a
-   * pause asked for after Stop pauses nothing */
+  /* Stop reaches waiting chains (the pause would last an hour) */
   tilde_run_controller_pause_chains (f->controller);
-  w.last = 0;
-  g_assert_true (window_test_wait_for_ms (chains_stand_still, &w, 10000));
+  g_assert_true (window_test_wait_for_ms (all_chains_wait, f, 30000));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.stop", NULL));
   g_assert_false (_tilde_run_controller_get_chains_paused (f->controller));
+  tilde_run_controller_resume_chains (f->controller);
+  /* and a pause asked for after Stop pauses nothing */
   tilde_run_controller_pause_chains (f->controller);
   g_assert_false (_tilde_run_controller_get_chains_paused (f->controller));
   g_assert_true (window_test_wait_for_ms (is_finished, f, 10000));
-  tilde_run_controller_resume_chains (f->controller);
   tilde_run_controller_resume_chains (f->controller);
   g_assert_cmpuint (tilde_draws_get_n_draws (tilde_run_controller_get_draws (f->controller), 0), >, 0);
 
@@ -896,11 +909,10 @@ test_paused_chains (Fixture *f, gconstpointer data)
   _tilde_run_controller_set_pause_max_ms (f->controller, 50);
   start_long_run (f);
   tilde_run_controller_pause_chains (f->controller);
-  before = iterations (f);
-  window_test_run_for_ms (300);
+  it.since = iterations (f);
+  g_assert_true (window_test_wait_for_ms (chains_go_on, &it, 10000));
+  g_assert_true (window_test_wait_for_ms (no_chain_waits, f, 10000));
   g_assert_true (_tilde_run_controller_get_chains_paused (f->controller));
-  w.last = before;
-  g_assert_true (window_test_wait_for_ms (chains_go_on, &w, 10000));
   tilde_run_controller_resume_chains (f->controller);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.stop", NULL));
   g_assert_true (window_test_wait_for_ms (is_finished, f, 10000));
@@ -919,12 +931,6 @@ count_painted (GdkFrameClock *clock, Painted *p)
     p->paused_first = _tilde_run_controller_get_chains_paused (p->f->controller);
 }
 
-static gboolean
-chains_resumed (gpointer data)
-{
-  return !_tilde_run_controller_get_chains_paused (((Painted *) data)->f->controller);
-}
-
 /* The plots brought up while the chains run: they step aside for the
  * frame that paints the page, and go on after it. */
 static void
@@ -936,6 +942,7 @@ test_plots_brought_up (Fixture *f, gconstpointer data)
   gulong id;
 
   _tilde_run_controller_set_pause_max_ms (f->controller, 3600 * 1000);
+  _tilde_run_plots_set_watch_max_ms (f->plots, 3600 * 1000);
   g_assert_false (gtk_widget_get_mapped (GTK_WIDGET (f->plots)));
   start_long_run (f);
   g_assert_false (_tilde_run_controller_get_chains_paused (f->controller));
@@ -943,7 +950,7 @@ test_plots_brought_up (Fixture *f, gconstpointer data)
   id = g_signal_connect (clock, "after-paint", G_CALLBACK (count_painted), &painted);
   gtk_stack_set_visible_child (GTK_STACK (stack), GTK_WIDGET (f->plots));
   g_assert_true (_tilde_run_controller_get_chains_paused (f->controller));
-  g_assert_true (window_test_wait_for_ms (chains_resumed, &painted, 10000));
+  g_assert_true (window_test_wait_for_ms (chains_resumed, f, 10000));
   g_signal_handler_disconnect (clock, id);
   g_assert_cmpuint (painted.frames, >=, 1);
   g_assert_true (painted.paused_first);
