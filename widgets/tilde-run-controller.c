@@ -19,7 +19,9 @@
 #define PROGRESS_INTERVAL_MS 100
 /* The log keeps this much of a run's messages. */
 #define LOG_LIMIT (256 * 1024)
-/* The longest the chains wait on one pause, should it not be lifted. */
+/* The longest the chains wait on one pause, should it not be lifted.
+ * Kept by the chains themselves: a caller's own timeout is a source of the
+ * main loop, and would not fire while the main thread is busy. */
 #define PAUSE_MAX_US (100 * G_TIME_SPAN_MILLISECOND)
 
 typedef struct {
