@@ -66,6 +66,7 @@ typedef struct {
   gint                paused;      /* also read without the lock */
   guint               waiting;     /* threads waiting on the pause */
   gint64              pause_end;   /* the chains go on from then all the same */
+  gint                pause_expired; /* it came; also read without the lock */
   GCond               resumed;
   ChainState         *chains;
   GString            *log;
@@ -355,6 +356,7 @@ set_paused (Run *run, gboolean paused, gint64 max_us)
 {
   g_mutex_lock (&run->lock);
   run->pause_end = g_get_monotonic_time () + max_us;
+  g_atomic_int_set (&run->pause_expired, FALSE);
   g_atomic_int_set (&run->paused, paused);
   if (!paused)
     g_cond_broadcast (&run->resumed);
@@ -366,12 +368,17 @@ set_paused (Run *run, gboolean paused, gint64 max_us)
 static void
 wait_while_paused (Run *run)
 {
-  if (!g_atomic_int_get (&run->paused))
+  if (!g_atomic_int_get (&run->paused) || g_atomic_int_get (&run->pause_expired))
     return;
   g_mutex_lock (&run->lock);
   run->waiting++;
-  while (run->paused && g_cond_wait_until (&run->resumed, &run->lock, run->pause_end))
-    ;
+  while (run->paused)
+    if (!g_cond_wait_until (&run->resumed, &run->lock, run->pause_end))
+      {
+        /* the others go on without the lock until the next pause */
+        g_atomic_int_set (&run->pause_expired, TRUE);
+        break;
+      }
   run->waiting--;
   g_mutex_unlock (&run->lock);
 }
