@@ -9,6 +9,7 @@
 #include "tilde-autosave.h"
 #include "tilde-data-panel.h"
 #include "tilde-editor.h"
+#include "tilde-frame-memory.h"
 #include "tilde-ir-view-private.h"
 #include "tilde-problems-list.h"
 #include "tilde-run-panel.h"
@@ -1542,6 +1543,7 @@ tilde_window_init (TildeWindow *self)
   self->show_ir = TRUE;
   self->optimization_level = g_strdup ("0");
   gtk_widget_init_template (GTK_WIDGET (self));
+  tilde_frame_memory_keep (GTK_WINDOW (self));
 
   self->buffer = g_object_ref (tilde_editor_get_buffer (self->editor));
   g_object_bind_property (self, "pedantic", self->editor, "pedantic", G_BINDING_SYNC_CREATE);

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "live-stats.h"
+#include "tilde-frame-memory.h"
 #include "tilde-run-plots.h"
 
 typedef struct
@@ -194,10 +195,12 @@ main (int argc, char *argv[])
   g_signal_connect (bench.controller, "finished", G_CALLBACK (finished_cb), &bench);
   g_signal_connect (bench.controller, "notify::running", G_CALLBACK (running_cb), &bench);
 
-  /* As in the window: another page is on screen, and Run brings up the
-   * plots, whose first frames are part of what is measured. */
+  /* As in the window (its frame memory kept too): another page is on
+   * screen, and Run brings up the plots, whose first frames are part of
+   * what is measured. */
   window = GTK_WINDOW (gtk_window_new ());
   gtk_window_set_default_size (window, 1200, 900);
+  tilde_frame_memory_keep (window);
   stack = GTK_STACK (gtk_stack_new ());
   source = gtk_text_view_new ();
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (source)), model, -1);
