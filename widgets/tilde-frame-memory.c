@@ -6,6 +6,7 @@
 #if defined(GDK_WINDOWING_X11) && CAIRO_HAS_XLIB_SURFACE
 #include <cairo-xlib.h>
 #include <gdk/x11/gdkx.h>
+#include <errno.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #define CAN_KEEP_FRAME_MEMORY 1
@@ -15,12 +16,10 @@
 #define FRAME_MEMORY_KEY "tilde-frame-memory"
 #define HOLDS_KEY "tilde-frame-memory-holds"
 
-/* A window as large as its monitor paints a surface larger by its
- * client-side shadow; room for that. */
+/* A window nearly as large as its monitor, not maximized, paints a
+ * surface larger by its client-side shadow: room for that, in the
+ * monitor's logical pixels. */
 #define SHADOW_MARGIN 64
-/* The side of the image that keeps the pool: 16 KiB, above cairo's
- * smallest request from a pool. */
-#define KEEPER_SIZE 64
 
 typedef struct
 {
@@ -38,12 +37,12 @@ frame_memory_free (gpointer data)
 }
 
 #ifdef CAN_KEEP_FRAME_MEMORY
-/* The largest monitor in device pixels: no window's frame is larger, but
- * for its shadow. */
+/* The largest monitor in device pixels, with room for a shadow: no
+ * window's frame is larger. */
 static void
-largest_monitor (GdkDisplay *display,
-                 int        *width,
-                 int        *height)
+largest_frame (GdkDisplay *display,
+               int        *width,
+               int        *height)
 {
   GListModel *monitors = gdk_display_get_monitors (display);
 
@@ -53,19 +52,21 @@ largest_monitor (GdkDisplay *display,
       g_autoptr (GdkMonitor) monitor = g_list_model_get_item (monitors, i);
       int scale = gdk_monitor_get_scale_factor (monitor);
       GdkRectangle geometry;
+      int frame_width, frame_height;
 
       gdk_monitor_get_geometry (monitor, &geometry);
-      if ((gint64) geometry.width * geometry.height * scale * scale > (gint64) *width * *height)
+      frame_width = (geometry.width + 2 * SHADOW_MARGIN) * scale;
+      frame_height = (geometry.height + 2 * SHADOW_MARGIN) * scale;
+      if ((gint64) frame_width * frame_height > (gint64) *width * *height)
         {
-          *width = geometry.width * scale;
-          *height = geometry.height * scale;
+          *width = frame_width;
+          *height = frame_height;
         }
     }
 }
 
-/* Cairo clears the images it gives; a large one's pages are handed back
- * before it goes, and read as zeros if ever touched again. A plain image
- * (no shared memory) is private memory, which refuses, and is freed. */
+/* Cairo clears the images it gives out: the keeper's pages are handed
+ * back, and never touched again, since nothing draws into it. */
 static void
 hand_back_pages (cairo_surface_t *image)
 {
@@ -77,46 +78,45 @@ hand_back_pages (cairo_surface_t *image)
 
   start = (start + page - 1) / page * page;
   end = end / page * page;
-  if (end > start)
-    madvise ((void *) start, end - start, MADV_REMOVE);
+  if (end > start && madvise ((void *) start, end - start, MADV_REMOVE) != 0)
+    g_debug ("The frame memory's keeper keeps its pages: %s", g_strerror (errno));
 #else
   (void) image;
 #endif
 }
 
-/* Cairo makes a pool for a request that finds no room, 8 times the power
- * of two above it, serves from it requests up to that power of two, and
- * drops it once nothing in it is in use. A request of the whole monitor
- * opens a pool every frame fits in; a small image taken from it then keeps
- * it, and the large one goes. The requests go through a surface of the
- * display's connection: cairo keeps one list of pools per connection, the
- * one GTK paints through. */
+/* Cairo puts a request in the first pool with room for it, or in a new
+ * one 8 times the power of two above it, which serves requests up to that
+ * power of two; it drops a pool once nothing in it is in use. An image of
+ * the largest frame, kept, so keeps a pool every frame fits in, whichever
+ * pool it went to. The request goes through a surface of the display's
+ * connection: cairo keeps one list of pools per connection, the one GTK
+ * paints through. An image without a device is a plain one (the server has
+ * no shared memory), and nothing is kept. */
 static cairo_surface_t *
 keeper_new (GdkDisplay *display)
 {
   Display *xdisplay = gdk_x11_display_get_xdisplay (display);
   int screen = DefaultScreen (xdisplay);
   cairo_surface_t *root;
-  cairo_surface_t *opener;
   cairo_surface_t *keeper;
   int width, height;
 
-  largest_monitor (display, &width, &height);
+  largest_frame (display, &width, &height);
   if (width <= 0 || height <= 0)
     return NULL;
 
   root = cairo_xlib_surface_create (xdisplay, RootWindow (xdisplay, screen),
                                     DefaultVisual (xdisplay, screen), 1, 1);
-  opener = cairo_surface_create_similar_image (root, CAIRO_FORMAT_ARGB32,
-                                               width + 2 * SHADOW_MARGIN,
-                                               height + 2 * SHADOW_MARGIN);
-  keeper = cairo_surface_create_similar_image (root, CAIRO_FORMAT_ARGB32, KEEPER_SIZE, KEEPER_SIZE);
-  if (cairo_surface_status (opener) == CAIRO_STATUS_SUCCESS)
-    hand_back_pages (opener);
-  cairo_surface_destroy (opener);
+  keeper = cairo_surface_create_similar_image (root, CAIRO_FORMAT_ARGB32, width, height);
   cairo_surface_destroy (root);
-  if (cairo_surface_status (keeper) != CAIRO_STATUS_SUCCESS)
-    g_clear_pointer (&keeper, cairo_surface_destroy);
+  if (cairo_surface_status (keeper) != CAIRO_STATUS_SUCCESS
+      || cairo_surface_get_device (keeper) == NULL)
+    {
+      cairo_surface_destroy (keeper);
+      return NULL;
+    }
+  hand_back_pages (keeper);
   return keeper;
 }
 #endif

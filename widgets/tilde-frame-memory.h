@@ -5,12 +5,13 @@
  *
  * With GTK's cairo renderer on X11 each frame is painted into an image and
  * copied to the X server through a segment of cairo's shared-memory pool.
- * Cairo drops the pool whenever nothing in it is in use, so a large frame
- * (a page brought up, the window resized) often starts a fresh 64 MB
- * segment: both processes attach it and fault its pages in again, a few
- * milliseconds of the frame. An image of the monitor's size, never drawn
- * into, keeps one pool alive that every frame fits in; it costs address
- * space, not memory. Other renderers and backends are left alone.
+ * Cairo drops a pool once nothing in it is in use, so a whole-window frame
+ * after a quiet spell (a page brought up) made a fresh segment, 64 MB for
+ * a 1200 x 900 window: both processes attached it and faulted its pages
+ * in, a few milliseconds of the frame. An image of the largest frame,
+ * never drawn into, its pages handed back, keeps one pool alive that every
+ * frame fits in: it costs address space, and the frames' own pages stay
+ * resident between frames. Other renderers and backends are left alone.
  */
 #pragma once
 
