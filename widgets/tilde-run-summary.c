@@ -100,6 +100,11 @@ select_parameters (TildeRunSummary *self, const char *const *names)
         child = gtk_widget_get_parent (child);
       gtk_stack_set_visible_child (GTK_STACK (stack), child);
     }
+  /* The focus goes to the plots asked for (their keys zoom and pan), not
+   * where the stack would move it from the button, the first focusable
+   * widget of the page: the parameters' search entry, whose cursor would
+   * blink and, in GTK 4.8, have the window laid out again every frame. */
+  gtk_widget_grab_focus (GTK_WIDGET (tilde_run_plots_get_trace_plot (self->plots)));
 }
 
 /* ---- actions ---- */

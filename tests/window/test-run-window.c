@@ -273,6 +273,9 @@ test_screenshots (void)
       g_assert_cmpstr (gtk_stack_get_visible_child_name (side_stack (window)), ==, "plots");
       g_assert_cmpstr (tilde_trace_plot_get_parameters (tilde_run_plots_get_trace_plot (plots))[0],
                        ==, names[0]);
+      /* the focus is on the plots asked for, not in the search entry */
+      g_assert_true (gtk_window_get_focus (GTK_WINDOW (window))
+                     == GTK_WIDGET (tilde_run_plots_get_trace_plot (plots)));
       tilde_trace_plot_set_view (tilde_run_plots_get_trace_plot (plots), TILDE_PLOT_VIEW_PAIRS);
       window_test_let_it_draw (GTK_WIDGET (window));
       window_test_screenshot (GTK_WIDGET (window), "run-divergences-pairs.png");
