@@ -192,15 +192,21 @@ run_unref (gpointer data)
  * thread, :running FALSE before the caller looked, a thread joining
  * itself). `run` is unreferenced after. */
 static void
-to_main_thread (Run *run, int priority, GSourceFunc func, const char *name)
+to_main_thread_after (Run *run, guint delay_ms, int priority, GSourceFunc func, const char *name)
 {
-  GSource *source = g_idle_source_new ();
+  GSource *source = delay_ms > 0 ? g_timeout_source_new (delay_ms) : g_idle_source_new ();
 
   g_source_set_priority (source, priority);
   g_source_set_callback (source, func, run, run_unref);
   g_source_set_static_name (source, name);
   g_source_attach (source, run->context);
   g_source_unref (source);
+}
+
+static void
+to_main_thread (Run *run, int priority, GSourceFunc func, const char *name)
+{
+  to_main_thread_after (run, 0, priority, func, name);
 }
 
 /* ---- draws, handed over in batches ---- */
@@ -278,6 +284,20 @@ schedule_flush (Run *run)
   to_main_thread (run_ref (run), G_PRIORITY_DEFAULT_IDLE, flush_cb, "[tilde] run draws");
 }
 
+/* The chains hand rows over every FLUSH_INTERVAL_MS at most, well inside a
+ * frame. A turn as soon as the last was done woke the main thread every
+ * few draws of a fast model, thousands of times a second, each turn a
+ * wake-up, the main context's lock taken against the chains attaching the
+ * next one, and a few tens of microseconds of the main thread's time. */
+#define FLUSH_INTERVAL_MS 4
+
+static void
+schedule_chains_flush (Run *run)
+{
+  to_main_thread_after (run_ref (run), FLUSH_INTERVAL_MS, G_PRIORITY_DEFAULT_IDLE, flush_cb,
+                        "[tilde] run draws");
+}
+
 /* Main thread: the columns are known, so the store can be made. */
 static gboolean
 columns_cb (gpointer data)
@@ -345,7 +365,7 @@ on_draw (guint chain, const double *row, gsize n, gboolean warmup, gpointer data
   run->flush_pending = TRUE;
   g_mutex_unlock (&run->lock);
   if (schedule)
-    schedule_flush (run);
+    schedule_chains_flush (run);
 }
 
 /* ---- the chains stepping aside for a frame ---- */
