@@ -913,10 +913,11 @@ test_paused_chains (Fixture *f, gconstpointer data)
   g_assert_cmpuint (tilde_draws_get_n_draws (tilde_run_controller_get_draws (f->controller), 0), >, 0);
 
   /* a pause not lifted lets the chains go on after its longest (a run
-   * they may finish meanwhile: its summary stays short, even slowed down
-   * by the sanitizers) */
+   * long enough not to end while the main loop is busy with the last
+   * one, some 7 s under the sanitizers, and stopped early, so that its
+   * summary stays short) */
   _tilde_run_controller_set_pause_max_ms (f->controller, 50);
-  start_run_of (f, 20000);
+  start_run_of (f, 200000);
   tilde_run_controller_pause_chains (f->controller);
   it.since = iterations (f);
   g_assert_true (window_test_wait_for_ms (chains_go_on, &it, 10000));
