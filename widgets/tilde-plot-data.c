@@ -445,11 +445,19 @@ typedef struct
   guint  n;
 } Block;
 
+/* The smallest blocks kept are of 2^FIRST_LEVEL values: a range reads at
+ * most that many values one by one at each end, and the blocks take about
+ * 3 bytes a value (24 for blocks of 2 and up), which a plot of many
+ * parameters and long chains writes as fresh memory while the draws
+ * arrive. */
+#define FIRST_LEVEL 4
+
 struct _TildeEnvelope
 {
   GArray    *values;   /* double */
-  /* levels->pdata[k] holds the complete blocks of 2^(k+1) values:
-   * block j covers values [j 2^(k+1), (j+1) 2^(k+1)). */
+  /* levels->pdata[k] holds the complete blocks of 2^(k+FIRST_LEVEL)
+   * values: block j covers values [j 2^(k+FIRST_LEVEL), (j+1)
+   * 2^(k+FIRST_LEVEL)). */
   GPtrArray *levels;
 };
 
@@ -504,19 +512,20 @@ envelope_level (TildeEnvelope *envelope, guint k)
 void
 tilde_envelope_append (TildeEnvelope *envelope, const double *y, gsize n)
 {
+  const gsize size = (gsize) 1 << FIRST_LEVEL;
   gsize start = envelope->values->len;
   const double *values;
 
   g_array_append_vals (envelope->values, y, n);
   values = (const double *) (void *) envelope->values->data;
-  /* Each pair the new values complete makes a block of two, which may
-   * complete a block of four, and so on up. */
-  for (gsize length = (start / 2 + 1) * 2; length <= start + n; length += 2)
+  /* Each smallest block the new values complete may complete one twice
+   * its size, and so on up. */
+  for (gsize length = (start / size + 1) * size; length <= start + n; length += size)
     {
       Block block = { 0, 0, 0 };
 
-      block_add (&block, values[length - 2]);
-      block_add (&block, values[length - 1]);
+      for (gsize i = length - size; i < length; i++)
+        block_add (&block, values[i]);
       for (guint k = 0;; k++)
         {
           GArray *level = envelope_level (envelope, k);
@@ -537,13 +546,14 @@ tilde_envelope_get_values (const TildeEnvelope *envelope, gsize *n)
   return (const double *) (void *) envelope->values->data;
 }
 
-/* Whether level k - 1's block of 2^k values at `from` (aligned) exists
- * and ends by `to`. */
+/* Whether the block of 2^k values at `from` (aligned) is kept and ends by
+ * `to`. */
 static gboolean
 has_block (const TildeEnvelope *envelope, guint k, gsize from, gsize to)
 {
-  return k - 1 < envelope->levels->len && from + ((gsize) 1 << k) <= to
-         && (from >> k) < ((GArray *) envelope->levels->pdata[k - 1])->len;
+  return k >= FIRST_LEVEL && k - FIRST_LEVEL < envelope->levels->len
+         && from + ((gsize) 1 << k) <= to
+         && (from >> k) < ((GArray *) envelope->levels->pdata[k - FIRST_LEVEL])->len;
 }
 
 /* The extremes of [from, to) from the largest aligned, complete blocks
@@ -555,7 +565,7 @@ envelope_block (const TildeEnvelope *envelope, gsize from, gsize to)
 {
   const double *values = (const double *) (void *) envelope->values->data;
   Block total = { 0, 0, 0 };
-  guint k = 0;
+  guint k;
 
   to = MIN (to, envelope->values->len);
   if (from >= to)
@@ -566,19 +576,26 @@ envelope_block (const TildeEnvelope *envelope, gsize from, gsize to)
         block_add (&total, values[from]);
       return total;
     }
+  /* Value by value up to the first kept block, */
+  while ((from & (((gsize) 1 << FIRST_LEVEL) - 1)) != 0 && from < to)
+    block_add (&total, values[from++]);
+  k = FIRST_LEVEL;
   while (from < to)
     {
+      /* then blocks, */
       while ((from & (((gsize) 2 << k) - 1)) == 0 && has_block (envelope, k + 1, from, to))
         k++;
-      while (k > 0 && !has_block (envelope, k, from, to))
+      while (k > FIRST_LEVEL && !has_block (envelope, k, from, to))
         k--;
-      if (k == 0)
-        block_add (&total, values[from]);
-      else
-        block_merge (&total,
-                     &g_array_index ((GArray *) envelope->levels->pdata[k - 1], Block, from >> k));
+      if (!has_block (envelope, k, from, to))
+        break;
+      block_merge (&total, &g_array_index ((GArray *) envelope->levels->pdata[k - FIRST_LEVEL],
+                                           Block, from >> k));
       from += (gsize) 1 << k;
     }
+  /* and the values after the last. */
+  for (; from < to; from++)
+    block_add (&total, values[from]);
   return total;
 }
 

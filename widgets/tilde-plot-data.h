@@ -130,12 +130,12 @@ void     tilde_decimate_min_max        (const double *y,
                                         TildeColumn  *columns);
 
 /* A series as it grows, with the finite extremes of its aligned blocks
- * of 2, 4, 8, ... values kept as values arrive (amortised O(1) an
- * append, about one more double a value), so that the extremes of any
- * range of iterations take O(log^2 n) and a decimation to pixel columns
- * O(n_columns log^2 n), whatever the length: a plot of a long series
- * costs its width, not its draws. Appending in batches or all at once
- * gives the same envelope. */
+ * of 16, 32, 64, ... values kept as values arrive (amortised O(1) an
+ * append, about 3 bytes a value besides the value), so that the extremes
+ * of any range of iterations take O(log^2 n) and a decimation to pixel
+ * columns O(n_columns log^2 n), whatever the length: a plot of a long
+ * series costs its width, not its draws. Appending in batches or all at
+ * once gives the same envelope. */
 typedef struct _TildeEnvelope TildeEnvelope;
 
 TildeEnvelope *tilde_envelope_new              (void);
