@@ -9,6 +9,7 @@
 
 #include "tilde-application.h"
 #include "tilde-cli.h"
+#include "tilde-heap-policy.h"
 
 int
 main (int argc, char *argv[])
@@ -24,6 +25,9 @@ main (int argc, char *argv[])
 
   if (tilde_cli_wants (argc, argv))
     return tilde_cli_run (argc, argv);
+
+  /* Frames and runs write to memory the window already has. */
+  tilde_heap_policy_apply ();
 
   if (!gtk_init_check ())
     {

@@ -7,8 +7,9 @@
  * trace plot of four parameters (brought up when the run starts, as the
  * window's Run does). Records the gaps between turns of the
  * main loop (a 1 ms timer at high priority), how long each frame's layout
- * and paint took, and how long the chains took to stop after Stop in a
- * last run. The first run lays out the plots' rows anew; the second runs
+ * and paint took, the main thread's page faults (in the run, and in its
+ * frame with the most), and how long the chains took to stop after Stop in
+ * a last run. The first run lays out the plots' rows anew; the second runs
  * the model again with the same traces on screen, as an analyst does after
  * an edit; in the third the plots are on another page until a quarter of
  * the draws are made (their first frame then lays out and draws every row
@@ -17,7 +18,9 @@
  *   bench-run-live MODEL.stan DATA.json [CHAINS WARMUP DRAWS [PARAMETERS]]
  *
  * PARAMETERS: the traces shown, comma-separated column names (by default
- * mu,tau,theta.1,theta.2).
+ * mu,tau,theta.1,theta.2). The heap policy of the window's program applies
+ * (tilde-heap-policy.h), unless TILDE_BENCH_GLIBC_HEAP is set: glibc's own,
+ * to compare.
  */
 #define G_LOG_DOMAIN "tilde"
 
@@ -27,6 +30,7 @@
 
 #include "live-stats.h"
 #include "tilde-frame-memory.h"
+#include "tilde-heap-policy.h"
 #include "tilde-run-plots.h"
 
 typedef struct
@@ -147,13 +151,14 @@ measure_run (Bench *bench, TildeRunPlots *plots, const char *model, const char *
   for (guint c = 0; c < settings->sample.chains; c++)
     total += draws_of_chain (bench, c);
   printf ("| %s | %.2f | %u | %u | %.2f ms | %.2f ms | %.2f ms | %u of %u | %.2f ms | %.2f ms "
-          "| %.2f ms | %.2f ms | %.2f ms | %.2f ms |\n",
+          "| %.2f ms | %.2f ms | %.2f ms | %.2f ms | %ld | %ld |\n",
           label, (bench->stopped_at - start) / 1e6, total, bench->stats.frames,
           pct (bench->stats.gaps, 0.5), pct (bench->stats.gaps, 0.99), pct (bench->stats.gaps, 1),
           bench->stats.long_gaps, bench->stats.gaps->len, pct (bench->stats.paints, 0.5),
           pct (bench->stats.paints, 0.95), pct (bench->stats.paints, 1),
           pct (bench->stats.paint_cpus, 0.5), pct (bench->stats.paint_cpus, 0.95),
-          pct (bench->stats.paint_cpus, 1));
+          pct (bench->stats.paint_cpus, 1), live_stats_faults () - bench->stats.faults_start,
+          bench->stats.most_paint_faults);
 }
 
 int
@@ -172,6 +177,9 @@ main (int argc, char *argv[])
   gint64 asked;
   double page_gap, page_paint, page_cpu, switch_gap = 0, switch_cpu = 0;
 
+  /* as the window's program does */
+  if (g_getenv ("TILDE_BENCH_GLIBC_HEAP") == NULL)
+    tilde_heap_policy_apply ();
   gtk_init ();
   if (argc < 3)
     {
@@ -228,8 +236,8 @@ main (int argc, char *argv[])
           settings.sample.samples, g_strv_length (shown));
   printf ("| run | seconds | draws streamed | frames | main-loop gap median | 99 %% | max "
           "| gaps over 16 ms | paint median | 95 %% | max | paint processor median | 95 %% "
-          "| max |\n");
-  printf ("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+          "| max | page faults | most in a frame |\n");
+  printf ("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   measure_run (&bench, plots, model, data, &settings, (const char *const *) shown,
                "first, rows laid out", NULL, 0, NULL, NULL);
   /* the analyst reads the plots, then runs again */

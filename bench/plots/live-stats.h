@@ -17,6 +17,10 @@ typedef struct
   GArray  *paint_cpus;     /* the same in processor time of the main thread */
   gint64   paint_start;
   double   paint_cpu_start;
+  long     paint_faults_start;
+  long     last_paint_faults; /* page faults of the main thread in the last frame */
+  long     most_paint_faults; /* and in the frame with the most since the restart */
+  long     faults_start;      /* the main thread's page faults at the restart */
   guint    long_gaps;      /* gaps over 16 ms */
   guint    frames;
   gboolean list_stalls;    /* $TILDE_BENCH_LIST_STALLS: each long gap on stderr, */
@@ -24,6 +28,8 @@ typedef struct
   guint    turn_source;
 } LiveStats;
 
+/* Page faults of this thread so far (0 where they are not counted). */
+long   live_stats_faults     (void);
 /* Processor time of this thread in µs: on a shared machine the wall clock
  * also counts the time other jobs had the processor. */
 double live_stats_cpu_us     (void);
