@@ -3,8 +3,15 @@
 
 #include "tilde-heap-policy.h"
 
+#include <stdlib.h>
+
 #if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
 #include <malloc.h>
+#endif
+#ifdef __linux__
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #endif
 
 /* glibc's largest mmap threshold (32 MiB on 64-bit systems): a larger
@@ -12,6 +19,12 @@
 #define HEAP_BLOCKS_UP_TO ((4u << 20) * sizeof (long))
 /* The free top of the heap kept: a few runs' worth of draws and frames. */
 #define HEAP_TOP_KEPT (64u << 20)
+/* The most faulted in ahead: below the threshold, so that the block asked
+ * for comes from the heap, and with the top already kept, below what
+ * glibc would give back when it is freed. */
+#define PREFAULT_AT_MOST (HEAP_BLOCKS_UP_TO / 4 * 3)
+
+static gboolean applied;
 
 gboolean
 tilde_heap_policy_apply (void)
@@ -22,8 +35,61 @@ tilde_heap_policy_apply (void)
   gboolean blocks = mallopt (M_MMAP_THRESHOLD, (int) HEAP_BLOCKS_UP_TO) == 1;
   gboolean top = mallopt (M_TRIM_THRESHOLD, (int) HEAP_TOP_KEPT) == 1;
 
-  return blocks && top;
+  applied = blocks && top;
+  return applied;
 #else
   return FALSE;
+#endif
+}
+
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+typedef struct
+{
+  guintptr start;
+  gsize    length;
+} Pages;
+
+/* Background work, as the chains are. MADV_POPULATE_WRITE faults the
+ * pages in without writing to them, so it does not matter whether the main
+ * thread has taken them meanwhile; it fails harmlessly where the pages
+ * were given back since, or on a kernel older than 5.14. */
+static gpointer
+prefault_pages (gpointer data)
+{
+  Pages *pages = data;
+
+  setpriority (PRIO_PROCESS, 0, 10);
+  madvise ((void *) pages->start, pages->length, MADV_POPULATE_WRITE);
+  g_free (pages);
+  return NULL;
+}
+#endif
+
+GThread *
+tilde_heap_policy_prefault (gsize bytes)
+{
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  guintptr page = (guintptr) sysconf (_SC_PAGESIZE);
+  Pages *pages;
+  GThread *thread;
+  char *block;
+
+  if (!applied || bytes == 0)
+    return NULL;
+  /* Asked for and freed at once, untouched: the heap grows by it where
+   * it must, and its pages are where the next allocations go. */
+  block = malloc (MIN (bytes, PREFAULT_AT_MOST));
+  if (block == NULL)
+    return NULL;
+  pages = g_new (Pages, 1);
+  pages->start = ((guintptr) block + page - 1) / page * page;
+  pages->length = ((guintptr) block + MIN (bytes, PREFAULT_AT_MOST)) / page * page - pages->start;
+  free (block);
+  thread = g_thread_try_new ("tilde-prefault", prefault_pages, pages, NULL);
+  if (thread == NULL)
+    g_free (pages);
+  return thread;
+#else
+  return NULL;
 #endif
 }

@@ -22,6 +22,14 @@ G_BEGIN_DECLS
 
 /* Applies the policy to the whole process, at its start; FALSE where the
  * allocator is not glibc's (or is a sanitizer's) and nothing changed. */
-gboolean tilde_heap_policy_apply (void);
+gboolean tilde_heap_policy_apply    (void);
+
+/* Where the policy applies: faults in, on a thread of its own at nice 10,
+ * the heap pages that the main thread's next `bytes` of allocations (at
+ * most 24 MiB) will most likely take, so that a run about to stream that
+ * much into the window's store and plots writes to pages the process has.
+ * Returns that thread, to join or unref, or NULL when nothing started
+ * (no policy, Linux older than 5.14 at build time, or not Linux). */
+GThread *tilde_heap_policy_prefault (gsize bytes);
 
 G_END_DECLS

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #endif
 
+#include "tilde-heap-policy.h"
 #include "tilde-problem.h"
 #include "tilde-run-controller-private.h"
 #include "io/stan-csv-read.h"
@@ -298,13 +299,30 @@ schedule_chains_flush (Run *run)
                         "[tilde] run draws");
 }
 
-/* Main thread: the columns are known, so the store can be made. */
+/* The rows each chain will hand over if it runs to the end. */
+static gsize
+rows_per_chain (const TildeRunSettings *s)
+{
+  guint thin = MAX (s->sample.thin, 1);
+
+  if (s->method == TILDE_RUN_OPTIMIZE)
+    return s->laplace_draws;
+  return (s->sample.samples + thin - 1) / thin
+         + (s->sample.save_warmup ? (s->sample.warmup + thin - 1) / thin : 0);
+}
+
+/* Main thread: the columns are known, so the store can be made. The run
+ * will write its draws into the store and the plots' series beside it
+ * (about half as much again) as fresh memory, a page fault every 4 KiB in
+ * the frames: those pages are faulted in ahead, off the main thread. */
 static gboolean
 columns_cb (gpointer data)
 {
   Run *run = data;
   TildeRunController *self = run->controller;
   g_autoptr(TildeDraws) draws = NULL;
+  GThread *prefault;
+  gsize bytes;
 
   if (self == NULL)
     return G_SOURCE_REMOVE;
@@ -312,6 +330,11 @@ columns_cb (gpointer data)
   draws = tilde_draws_new ((const char *const *) run->names, run->n_chains);
   g_mutex_unlock (&run->lock);
   self->n_chains = tilde_draws_get_n_chains (draws);
+  bytes = (gsize) self->n_chains * rows_per_chain (&self->settings)
+          * tilde_draws_get_n_columns (draws) * sizeof (double) / 2 * 3;
+  prefault = tilde_heap_policy_prefault (bytes);
+  if (prefault != NULL)
+    g_thread_unref (prefault);
   set_draws (self, draws);
   flush_rows (run, FALSE);
   return G_SOURCE_REMOVE;
