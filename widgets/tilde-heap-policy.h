@@ -9,8 +9,8 @@
  * the first is freed, then from the heap, whose top it gives back to the
  * system once twice that size lies free there: frames and runs kept
  * writing to fresh pages, each 4 KiB a page fault (a run again of 44,000
- * draws behind 10 traces: some 4,000 in the main thread, up to 1,600 in a
- * frame, at 1 to 10 µs each on a virtual machine). Here blocks up to
+ * draws behind 10 traces: 2,500 to 7,000 in the main thread, up to 1,700
+ * in a frame, at 1 to 10 µs each on a virtual machine). Here blocks up to
  * glibc's largest threshold (32 MiB) come from the heap and up to 64 MiB
  * of its top stays the process's once freed; beyond that it goes back.
  */
