@@ -76,14 +76,15 @@ tilde_heap_policy_prefault (gsize bytes)
 
   if (!applied || bytes == 0)
     return NULL;
+  bytes = MIN (bytes, PREFAULT_AT_MOST);
   /* Asked for and freed at once, untouched: the heap grows by it where
    * it must, and its pages are where the next allocations go. */
-  block = malloc (MIN (bytes, PREFAULT_AT_MOST));
+  block = malloc (bytes);
   if (block == NULL)
     return NULL;
   pages = g_new (Pages, 1);
   pages->start = ((guintptr) block + page - 1) / page * page;
-  pages->length = ((guintptr) block + MIN (bytes, PREFAULT_AT_MOST)) / page * page - pages->start;
+  pages->length = ((guintptr) block + bytes) / page * page - pages->start;
   free (block);
   thread = g_thread_try_new ("tilde-prefault", prefault_pages, pages, NULL);
   if (thread == NULL)

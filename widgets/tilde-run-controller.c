@@ -61,6 +61,7 @@ typedef struct {
   GMutex              lock;        /* guards what follows */
   char              **names;       /* the columns, once known */
   guint               n_chains;
+  gsize               rows_expected; /* per chain, if it runs to the end */
   GArray            **warmup_rows; /* per chain, rows not yet handed over */
   GArray            **rows;
   gboolean            flush_pending;
@@ -299,18 +300,6 @@ schedule_chains_flush (Run *run)
                         "[tilde] run draws");
 }
 
-/* The rows each chain will hand over if it runs to the end. */
-static gsize
-rows_per_chain (const TildeRunSettings *s)
-{
-  guint thin = MAX (s->sample.thin, 1);
-
-  if (s->method == TILDE_RUN_OPTIMIZE)
-    return s->laplace_draws;
-  return (s->sample.samples + thin - 1) / thin
-         + (s->sample.save_warmup ? (s->sample.warmup + thin - 1) / thin : 0);
-}
-
 /* Main thread: the columns are known, so the store can be made. The run
  * will write its draws into the store and the plots' series beside it
  * (about half as much again) as fresh memory, a page fault every 4 KiB in
@@ -328,10 +317,10 @@ columns_cb (gpointer data)
     return G_SOURCE_REMOVE;
   g_mutex_lock (&run->lock);
   draws = tilde_draws_new ((const char *const *) run->names, run->n_chains);
+  bytes = (gsize) run->n_chains * run->rows_expected * tilde_draws_get_n_columns (draws)
+          * sizeof (double) / 2 * 3;
   g_mutex_unlock (&run->lock);
   self->n_chains = tilde_draws_get_n_chains (draws);
-  bytes = (gsize) self->n_chains * rows_per_chain (&self->settings)
-          * tilde_draws_get_n_columns (draws) * sizeof (double) / 2 * 3;
   prefault = tilde_heap_policy_prefault (bytes);
   if (prefault != NULL)
     g_thread_unref (prefault);
@@ -357,11 +346,12 @@ alloc_chains (Run *run, guint n_chains)
 /* The run's thread: columns come before any draw is handed over, but a
  * chain may already have drawn, so the buffers exist from here on. */
 static void
-on_columns (const char *const *names, gsize n, guint n_chains, gpointer data)
+on_columns (const char *const *names, gsize n, guint n_chains, gsize rows, gpointer data)
 {
   Run *run = data;
 
   g_mutex_lock (&run->lock);
+  run->rows_expected = rows;
   g_strfreev (run->names);
   run->names = g_new0 (char *, n + 1);
   for (gsize i = 0; i < n; i++)

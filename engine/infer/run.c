@@ -47,6 +47,7 @@ struct TildeSampleRun {
   guint                threads;
   const char         **columns;
   gsize                n_columns, n_sampler_columns, n_params;
+  gsize                rows;         /* saved by each chain that runs to the end */
   Chain               *chains;
   GThread            **workers;      /* `threads` of them */
   gint                 next_chain;    /* the next chain a worker takes */
@@ -544,6 +545,7 @@ tilde_sample_run_start (TildeModel *model, const TildeSampleOptions *options,
   datetime = g_date_time_format (now, "%Y-%m-%d %H:%M:%S UTC");
   rows = saved (options->samples, options->thin)
          + (options->save_warmup && !run->fixed_param ? saved (options->warmup, options->thin) : 0);
+  run->rows = rows;
   run->chains = g_new0 (Chain, options->chains);
   for (guint i = 0; i < options->chains; i++)
     {
@@ -628,6 +630,12 @@ guint
 tilde_sample_run_get_n_chains (const TildeSampleRun *run)
 {
   return run->options.chains;
+}
+
+gsize
+tilde_sample_run_get_rows_per_chain (const TildeSampleRun *run)
+{
+  return run->rows;
 }
 
 gboolean

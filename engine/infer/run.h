@@ -139,6 +139,9 @@ gboolean        tilde_sample_run_wait   (TildeSampleRun *run, GError **error);
 void            tilde_sample_run_free   (TildeSampleRun *run);
 
 guint                   tilde_sample_run_get_n_chains     (const TildeSampleRun *run);
+/* The rows each chain saves if it runs to the end (warm-up ones included
+ * when kept, thinned). */
+gsize                   tilde_sample_run_get_rows_per_chain (const TildeSampleRun *run);
 gboolean                tilde_sample_run_is_fixed_param   (const TildeSampleRun *run);
 /* "lp__", "accept_stat__", ..., then the model's outputs; owned by the run. */
 const char *const      *tilde_sample_run_get_column_names (const TildeSampleRun *run, gsize *n);

@@ -617,7 +617,8 @@ run_sampler (TildeRunJob *job, TildeModel *model, Sink *sink, GError **error)
       gsize n;
       const char *const *names = tilde_sample_run_get_column_names (run, &n);
 
-      sink->callbacks->columns (names, n, o.chains, sink->user_data);
+      sink->callbacks->columns (names, n, o.chains, tilde_sample_run_get_rows_per_chain (run),
+                                sink->user_data);
     }
   ok = tilde_sample_run_wait (run, &local);
   keep_chain_results (job, run);
@@ -783,7 +784,8 @@ run_laplace (TildeRunJob *job, TildeModel *model, Sink *sink, const double *mode
       g_ptr_array_add (all, (gpointer) "log_q__");
       for (const char *const *p = names; *p; p++)
         g_ptr_array_add (all, (gpointer) *p);
-      cb->columns ((const char *const *) all->pdata, all->len, 1, sink->user_data);
+      cb->columns ((const char *const *) all->pdata, all->len, 1, job->settings.laplace_draws,
+                   sink->user_data);
     }
   ok = tilde_laplace_sample (model, mode, job->settings.optimize.jacobian,
                              (int) job->settings.laplace_draws, 0, rng, on_laplace_row,

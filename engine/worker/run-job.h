@@ -78,8 +78,10 @@ gboolean  tilde_run_settings_from_json (const char       *text,
 
 typedef struct {
   /* Once the model is ready, before any draw: the columns of each draw
-   * (Stan CSV names) and how many chains will send them. */
-  void (*columns)  (const char *const *names, gsize n, guint n_chains, gpointer user_data);
+   * (Stan CSV names), how many chains will send them, and how many rows
+   * each will send if it runs to the end. */
+  void (*columns)  (const char *const *names, gsize n, guint n_chains, gsize rows,
+                    gpointer user_data);
   /* infer/run.h's; an optimisation's Laplace draws come as chain 1. */
   void (*progress) (guint chain, guint iteration, guint total, gboolean warmup, gpointer user_data);
   void (*draw)     (guint chain, const double *row, gsize n, gboolean warmup, gpointer user_data);

@@ -285,6 +285,8 @@ test_save_warmup_thin (void)
   tilde_sample_run_get_draws (run, 1, &rows, &warmup);
   g_assert_cmpuint (warmup, ==, 21);
   g_assert_cmpuint (rows, ==, 31);
+  /* said before the chains ran: the rows they then saved */
+  g_assert_cmpuint (tilde_sample_run_get_rows_per_chain (run), ==, 31);
   r = tilde_sample_run_get_chain_result (run, 1);
   g_assert_cmpuint (r->warmup_draws, ==, 21);
   g_assert_cmpuint (r->draws, ==, 10);
@@ -541,6 +543,8 @@ test_fixed_param (void)
   table = tilde_sample_run_get_draws (run, 0, &rows, &warmup);
   g_assert_cmpuint (rows, ==, 2000);
   g_assert_cmpuint (warmup, ==, 0);
+  /* warm-up kept is asked for, but fixed_param has none to keep */
+  g_assert_cmpuint (tilde_sample_run_get_rows_per_chain (run), ==, 2000);
   for (gsize r = 0; r < rows; r++)
     {
       g_assert_cmpfloat (table[r * n], ==, 0);
