@@ -39,6 +39,7 @@ typedef struct {
   double   adapt_delta;
   int      max_depth;
   char    *metric;
+  char    *metric_adaptation;
   char    *context;
   double   stepsize;
   gboolean save_warmup;
@@ -56,6 +57,7 @@ args_clear (SampleArgs *a)
   g_free (a->data);
   g_free (a->init);
   g_free (a->metric);
+  g_free (a->metric_adaptation);
   g_free (a->context);
   g_free (a->output);
   g_strfreev (a->files);
@@ -89,6 +91,10 @@ option_context (SampleArgs *a)
     { "max-treedepth", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &a->max_depth, NULL, NULL },
     { "metric", 0, 0, G_OPTION_ARG_STRING, &a->metric,
       N_("Metric: diag (default), dense or unit (also diag_e, dense_e, unit_e)"), N_("M") },
+    { "metric-adaptation", 0, 0, G_OPTION_ARG_STRING, &a->metric_adaptation,
+      N_("How warm-up estimates the metric: stan (the draws' variance in Stan's windows, the "
+         "default) or gradients (diag only: from the variances of the draws and of the "
+         "log density's gradients, which settles in fewer iterations)"), N_("A") },
     { "context", 0, 0, G_OPTION_ARG_STRING, &a->context,
       N_("What the density holds: joint (default), prior (no likelihood terms: the prior and "
          "prior predictive) or likelihood (no prior terms)"), N_("C") },
@@ -167,6 +173,14 @@ fill_options (SampleArgs *a, TildeSampleOptions *o)
     return usage_error (_("--sig-figs must be between 1 and 18, not %d"), a->sig_figs);
   if (a->metric != NULL && !tilde_metric_kind_parse (a->metric, &o->metric))
     return usage_error (_("--metric must be diag, dense or unit, not '%s'"), a->metric);
+  if (a->metric_adaptation != NULL
+      && !tilde_metric_adaptation_parse (a->metric_adaptation, &o->adapt_options.metric_adaptation))
+    return usage_error (_("--metric-adaptation must be stan or gradients, not '%s'"),
+                        a->metric_adaptation);
+  if (o->adapt_options.metric_adaptation == TILDE_METRIC_ADAPTATION_GRADIENTS
+      && o->metric != TILDE_METRIC_DIAG)
+    return usage_error (_("--metric-adaptation gradients estimates a diagonal metric: use it "
+                          "with --metric diag"));
 
   o->chains = (guint) a->chains;
   o->threads = (guint) a->threads;

@@ -29,6 +29,7 @@ struct _TildeRunPanel
   GtkSpinButton      *adapt_delta;
   GtkSpinButton      *max_depth;
   GtkDropDown        *metric;
+  GtkDropDown        *metric_adaptation;
   GtkSwitch          *save_warmup;
   GtkDropDown        *optimizer;
   GtkSwitch          *jacobian;
@@ -77,6 +78,7 @@ static GParamSpec *properties[N_PROPS];
 
 static const char *const method_choices[] = { "sample", "optimize", NULL };
 static const char *const metric_choices[] = { "diag", "dense", "unit", NULL };
+static const char *const metric_adaptation_choices[] = { "stan", "gradients", NULL };
 static const char *const optimizer_choices[] = { "lbfgs", "bfgs", "newton", NULL };
 static const char *const context_choices[] = { "joint", "prior", "likelihood", NULL };
 static const char *const level_choices[] = { "0", "1", "experimental", NULL };
@@ -114,6 +116,9 @@ tilde_run_panel_get_run_settings (TildeRunPanel *self, TildeRunSettings *s)
   s->sample.adapt_options.delta = gtk_spin_button_get_value (self->adapt_delta);
   s->sample.max_depth = (guint) MAX (spin_int (self->max_depth), 1);
   s->sample.metric = metrics[metric];
+  /* the gradients' adaptation estimates a diagonal only */
+  if (metric == 0 && gtk_drop_down_get_selected (self->metric_adaptation) == 1)
+    s->sample.adapt_options.metric_adaptation = TILDE_METRIC_ADAPTATION_GRADIENTS;
   s->sample.save_warmup = gtk_switch_get_active (self->save_warmup);
   s->sample.init_radius = gtk_spin_button_get_value (self->init_radius);
   if (seed >= 0)
@@ -144,6 +149,8 @@ tilde_run_panel_set_run_settings (TildeRunPanel *self, const TildeRunSettings *s
   gtk_spin_button_set_value (self->max_depth, s->sample.max_depth);
   gtk_drop_down_set_selected (self->metric, s->sample.metric == TILDE_METRIC_DENSE ? 1
                                             : s->sample.metric == TILDE_METRIC_UNIT ? 2 : 0);
+  gtk_drop_down_set_selected (self->metric_adaptation, s->sample.adapt_options.metric_adaptation
+                                                       == TILDE_METRIC_ADAPTATION_GRADIENTS);
   gtk_switch_set_active (self->save_warmup, s->sample.save_warmup);
   gtk_spin_button_set_value (self->init_radius, s->sample.init_radius);
   gtk_spin_button_set_value (self->seed, s->sample.seed_given ? (double) s->sample.seed : -1);
@@ -162,6 +169,14 @@ method_changed (TildeRunPanel *self)
 
   gtk_widget_set_visible (self->sample_grid, !optimize);
   gtk_widget_set_visible (self->optimize_grid, optimize);
+}
+
+/* The metric adaptation from gradients estimates a diagonal metric. */
+static void
+metric_changed (TildeRunPanel *self)
+{
+  gtk_widget_set_sensitive (GTK_WIDGET (self->metric_adaptation),
+                            gtk_drop_down_get_selected (self->metric) == 0);
 }
 
 /* ---- devices ---- */
@@ -469,6 +484,7 @@ bind_settings (TildeRunPanel *self)
                      G_SETTINGS_BIND_DEFAULT);
   bind_choice (self, "run-method", self->method, method_choices);
   bind_choice (self, "run-metric", self->metric, metric_choices);
+  bind_choice (self, "run-metric-adaptation", self->metric_adaptation, metric_adaptation_choices);
   bind_choice (self, "run-optimizer", self->optimizer, optimizer_choices);
   bind_choice (self, "run-context", self->context, context_choices);
   bind_choice (self, "optimization-level", self->level, level_choices);
@@ -494,6 +510,7 @@ unbind_settings (TildeRunPanel *self)
   g_settings_unbind (self->use_opencl, "active");
   g_settings_unbind (self->method, "selected");
   g_settings_unbind (self->metric, "selected");
+  g_settings_unbind (self->metric_adaptation, "selected");
   g_settings_unbind (self->optimizer, "selected");
   g_settings_unbind (self->context, "selected");
   g_settings_unbind (self->level, "selected");
@@ -941,6 +958,7 @@ tilde_run_panel_class_init (TildeRunPanelClass *klass)
   BIND (adapt_delta);
   BIND (max_depth);
   BIND (metric);
+  BIND (metric_adaptation);
   BIND (save_warmup);
   BIND (optimizer);
   BIND (jacobian);
@@ -976,10 +994,12 @@ tilde_run_panel_init (TildeRunPanel *self)
   defaults.sample.seed_given = FALSE;
   tilde_run_panel_set_run_settings (self, &defaults);
   g_signal_connect_swapped (self->method, "notify::selected", G_CALLBACK (method_changed), self);
+  g_signal_connect_swapped (self->metric, "notify::selected", G_CALLBACK (metric_changed), self);
   g_signal_connect_swapped (self->device, "notify::selected", G_CALLBACK (device_changed), self);
   g_signal_connect_swapped (self->problems_list, "problem-activated",
                             G_CALLBACK (problem_activated), self);
   method_changed (self);
+  metric_changed (self);
   device_changed (self);
   update_actions (self);
   show_folder (self);

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * What a sampling run costs: for each model, one chain of 1000 warm-up and
- * 1000 sampling iterations (CmdStan's defaults) with several seeds, writing
- * its Stan CSV file as `tilde sample` does. Printed per model, medians over
- * the seeds: wall time, gradient evaluations, microseconds per gradient,
- * and the share of the time spent outside the log density (the sampler,
- * the generated quantities, the CSV file).
+ * 1000 sampling iterations (CmdStan's defaults; --warmup changes the first)
+ * with several seeds, writing its Stan CSV file as `tilde sample` does.
+ * Printed per model, medians over the seeds: wall time, gradient
+ * evaluations, microseconds per gradient, the share of the time spent
+ * outside the log density (the sampler, the generated quantities, the CSV
+ * file), and the smallest bulk ESS per second and per gradient (of the
+ * whole run, and of the draws after warm-up alone). --adaptation both
+ * prints a row after Stan's metric adaptation and one after the metric
+ * adaptation from gradients for each model.
  *
  * The time inside is the sampler's estimate, which times every seventh
  * evaluation with the monotonic clock (reading it around every one cost
@@ -16,7 +20,8 @@
  * evaluation counts seven times): for figures that do not depend on the
  * load, run it under callgrind and split the instructions.
  *
- * Usage: bench-sample [--seeds N] [--chains N] MODEL [MODEL...]
+ * Usage: bench-sample [--seeds N] [--chains N] [--warmup N]
+ *                     [--adaptation stan|gradients|both] MODEL [MODEL...]
  *   MODEL: a folder holding model.stan and data.json (the reference
  *   posteriors' layout), or NAME.stan with NAME.data.json next to it (or
  *   none).
@@ -38,6 +43,7 @@
 
 typedef struct {
   double wall, cpu, gradients, density, divergences, stepsize, leapfrog_per_draw, ess;
+  double sampling_gradients;   /* n_leapfrog__ summed over the draws after warm-up */
 } Measure;
 
 static TildeModel *
@@ -89,6 +95,8 @@ median (double *x, guint n)
 }
 
 static gboolean no_output;
+static TildeMetricAdaptation adaptation;
+static int warmup = 1000;
 
 static double
 cpu_seconds (void)
@@ -96,6 +104,26 @@ cpu_seconds (void)
   struct timespec ts;
   clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+/* The leapfrog steps of the draws after warm-up, all chains. */
+static double
+sampling_leapfrogs (TildeSampleRun *run, guint chains)
+{
+  gsize n_columns, j;
+  const char *const *names = tilde_sample_run_get_column_names (run, &n_columns);
+  double sum = 0;
+
+  for (j = 0; j < n_columns && g_strcmp0 (names[j], "n_leapfrog__") != 0; j++)
+    ;
+  for (guint c = 0; c < chains && j < n_columns; c++)
+    {
+      gsize rows, warmup;
+      const double *draws = tilde_sample_run_get_draws (run, c, &rows, &warmup);
+      for (gsize i = warmup; i < rows; i++)
+        sum += draws[i * n_columns + j];
+    }
+  return sum;
 }
 
 /* The smallest bulk ESS over the model's columns (after the sampler's
@@ -146,6 +174,8 @@ measure (TildeModel *model, guint chains, guint64 seed, const char *dir, Measure
   o.output = no_output ? NULL : output;
   o.time_density = TRUE;
   o.keep_draws = TRUE;
+  o.adapt_options.metric_adaptation = adaptation;
+  o.warmup = (guint) warmup;
   start = g_get_monotonic_time ();
   cpu_start = cpu_seconds ();
   run = tilde_sample_run_start (model, &o, NULL, NULL, &error);
@@ -164,8 +194,9 @@ measure (TildeModel *model, guint chains, guint64 seed, const char *dir, Measure
       m->divergences += c->divergences;
       m->stepsize += c->stepsize / chains;
     }
-  m->leapfrog_per_draw = m->gradients / (chains * 2000.0);
+  m->leapfrog_per_draw = m->gradients / (chains * (warmup + 1000.0));
   m->ess = min_ess_bulk (run, chains);
+  m->sampling_gradients = sampling_leapfrogs (run, chains);
   for (guint i = 0; i < chains; i++)
     {
       g_autofree char *path = tilde_sample_chain_output_path (output, chains, i + 1);
@@ -200,10 +231,16 @@ main (int argc, char **argv)
 {
   int seeds = 5, chains = 1;
   g_auto(GStrv) models = NULL;
+  g_autofree char *adaptations = NULL;
+  TildeMetricAdaptation chosen[2];
+  guint n_chosen = 0;
   const GOptionEntry entries[] = {
     { "seeds", 0, 0, G_OPTION_ARG_INT, &seeds, "Seeds per model (default 5)", "N" },
     { "chains", 0, 0, G_OPTION_ARG_INT, &chains, "Chains per run (default 1)", "N" },
+    { "warmup", 0, 0, G_OPTION_ARG_INT, &warmup, "Warm-up iterations (default 1000)", "N" },
     { "no-output", 0, 0, G_OPTION_ARG_NONE, &no_output, "Write no CSV file", NULL },
+    { "adaptation", 0, 0, G_OPTION_ARG_STRING, &adaptations,
+      "Metric adaptation: stan (default), gradients, or both (a row each)", "A" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &models, NULL, "MODEL..." },
     { NULL }
   };
@@ -213,17 +250,28 @@ main (int argc, char **argv)
 
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error) || models == NULL || seeds < 1
-      || chains < 1)
+      || chains < 1 || warmup < 0)
     {
-      g_printerr ("usage: bench-sample [--seeds N] [--chains N] MODEL...\n");
+      g_printerr ("usage: bench-sample [--seeds N] [--chains N] [--warmup N] [--adaptation A] MODEL...\n");
+      return 2;
+    }
+  if (adaptations == NULL || g_str_equal (adaptations, "both"))
+    chosen[n_chosen++] = TILDE_METRIC_ADAPTATION_STAN;
+  if (adaptations != NULL && g_str_equal (adaptations, "both"))
+    chosen[n_chosen++] = TILDE_METRIC_ADAPTATION_GRADIENTS;
+  if (n_chosen == 0 && !tilde_metric_adaptation_parse (adaptations, &chosen[n_chosen++]))
+    {
+      g_printerr ("bench-sample: --adaptation must be stan, gradients or both\n");
       return 2;
     }
   dir = g_dir_make_tmp ("tilde-bench-sample-XXXXXX", NULL);
-  printf ("%d chain(s) x (1000 warm-up + 1000 draws), median of %d seeds\n\n", chains, seeds);
+  printf ("%d chain(s) x (%d warm-up + 1000 draws), median of %d seeds\n\n", chains, warmup, seeds);
   printf ("| model | wall (s) | cpu (s) | gradients | us / gradient | leapfrog / draw | outside log density "
-          "| divergences | min bulk ESS | ESS / s | ESS / 1000 gradients |\n");
-  printf ("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+          "| divergences | min bulk ESS | ESS / s | ESS / 1000 gradients | warm-up gradients "
+          "| ESS / 1000 gradients after warm-up |\n");
+  printf ("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (guint k = 0; models[k] != NULL; k++)
+    for (guint a = 0; a < n_chosen; a++)
     {
       g_autofree char *stan = NULL, *data = NULL, *name = NULL;
       g_autofree double *wall = g_new0 (double, seeds), *grads = g_new0 (double, seeds);
@@ -231,10 +279,18 @@ main (int argc, char **argv)
       g_autofree double *div = g_new0 (double, seeds), *lf = g_new0 (double, seeds);
       g_autofree double *ess = g_new0 (double, seeds), *ess_s = g_new0 (double, seeds);
       g_autofree double *ess_g = g_new0 (double, seeds), *cpu = g_new0 (double, seeds);
+      g_autofree double *warm = g_new0 (double, seeds), *ess_sg = g_new0 (double, seeds);
       g_autoptr(TildeModel) model = NULL;
       gboolean ok = TRUE;
 
+      adaptation = chosen[a];
       paths_of (models[k], &stan, &data, &name);
+      if (n_chosen > 1)
+        {
+          char *labelled = g_strdup_printf ("%s (%s)", name, tilde_metric_adaptation_name (adaptation));
+          g_free (name);
+          name = labelled;
+        }
       model = load (stan, data);
       if (model == NULL)
         continue;
@@ -252,13 +308,15 @@ main (int argc, char **argv)
           ess[s] = m.ess;
           ess_s[s] = m.ess / m.wall;
           ess_g[s] = 1000.0 * m.ess / m.gradients;
+          warm[s] = m.gradients - m.sampling_gradients;
+          ess_sg[s] = 1000.0 * m.ess / m.sampling_gradients;
         }
       if (!ok)
         continue;
-      printf ("| %s | %.3f | %.3f | %.0f | %.2f | %.1f | %.1f %% | %.0f | %.0f | %.0f | %.1f |\n", name,
+      printf ("| %s | %.3f | %.3f | %.0f | %.2f | %.1f | %.1f %% | %.0f | %.0f | %.0f | %.1f | %.0f | %.1f |\n", name,
               median (wall, seeds), median (cpu, seeds), median (grads, seeds), median (per, seeds), median (lf, seeds),
               median (outside, seeds), median (div, seeds), median (ess, seeds),
-              median (ess_s, seeds), median (ess_g, seeds));
+              median (ess_s, seeds), median (ess_g, seeds), median (warm, seeds), median (ess_sg, seeds));
       fflush (stdout);
     }
   g_rmdir (dir);

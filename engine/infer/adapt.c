@@ -12,7 +12,26 @@ tilde_adapt_options_init (TildeAdaptOptions *o)
   *o = (TildeAdaptOptions) {
     .delta = 0.8, .gamma = 0.05, .kappa = 0.75, .t0 = 10,
     .init_buffer = 75, .term_buffer = 50, .window = 25,
+    .metric_adaptation = TILDE_METRIC_ADAPTATION_STAN,
   };
+}
+
+const char *
+tilde_metric_adaptation_name (TildeMetricAdaptation adaptation)
+{
+  return adaptation == TILDE_METRIC_ADAPTATION_GRADIENTS ? "gradients" : "stan";
+}
+
+gboolean
+tilde_metric_adaptation_parse (const char *text, TildeMetricAdaptation *adaptation)
+{
+  if (g_strcmp0 (text, "stan") == 0)
+    *adaptation = TILDE_METRIC_ADAPTATION_STAN;
+  else if (g_strcmp0 (text, "gradients") == 0)
+    *adaptation = TILDE_METRIC_ADAPTATION_GRADIENTS;
+  else
+    return FALSE;
+  return TRUE;
 }
 
 /* ---- step size ---- */
@@ -235,12 +254,27 @@ tilde_welford_regularised (const TildeWelford *w, double *out)
 
 /* ---- one chain's adaptation ---- */
 
+/* The gradients' schedule (see adapt.h). */
+#define EARLY_SHARE        0.3
+#define FINAL_SHARE        0.15
+#define EARLY_SWITCH       10
+#define SWITCH             80
+#define MIN_DRAWS          3
+/* Bounds on an inverse metric's element, so that a coordinate that has
+ * not moved (or whose gradient has not) keeps a usable scale. */
+#define INVERSE_MIN        1e-20
+#define INVERSE_MAX        1e20
+
 struct TildeAdapter {
   TildeMetric            *metric;
   TildeStepsizeAdaptation stepsize;
   TildeAdaptWindows       windows;
-  TildeWelford           *estimator;   /* NULL for the unit metric */
+  TildeWelford           *estimator;   /* Stan's; NULL for the unit metric */
   double                 *estimate;
+  /* the gradients' adaptation: foreground [0] and background [1] */
+  gboolean                gradients;
+  TildeWelford           *draws[2], *slopes[2];
+  guint                   iteration, early_end, final_start;
 };
 
 TildeAdapter *
@@ -254,7 +288,20 @@ tilde_adapter_new (TildeMetric *metric, const TildeAdaptOptions *options, guint 
   a->metric = metric;
   tilde_stepsize_adaptation_init (&a->stepsize, options);
   a->stepsize.mu = log (10.0 * initial_stepsize);
-  if (metric->kind != TILDE_METRIC_UNIT)
+  if (options->metric_adaptation == TILDE_METRIC_ADAPTATION_GRADIENTS
+      && metric->kind == TILDE_METRIC_DIAG)
+    {
+      a->gradients = TRUE;
+      for (guint k = 0; k < 2; k++)
+        {
+          a->draws[k] = tilde_welford_new (metric->n, FALSE);
+          a->slopes[k] = tilde_welford_new (metric->n, FALSE);
+        }
+      a->estimate = g_new0 (double, MAX (metric->n, 1));
+      a->early_end = (guint) lround (EARLY_SHARE * num_warmup);
+      a->final_start = num_warmup - (guint) lround (FINAL_SHARE * num_warmup);
+    }
+  else if (metric->kind != TILDE_METRIC_UNIT)
     {
       text = tilde_adapt_windows_init (&a->windows, num_warmup, options->init_buffer,
                                        options->term_buffer, options->window,
@@ -275,8 +322,63 @@ tilde_adapter_free (TildeAdapter *a)
   if (a == NULL)
     return;
   tilde_welford_free (a->estimator);
+  for (guint k = 0; k < 2; k++)
+    {
+      tilde_welford_free (a->draws[k]);
+      tilde_welford_free (a->slopes[k]);
+    }
   g_free (a->estimate);
   g_free (a);
+}
+
+static double
+clamp_inverse (double x)
+{
+  return CLAMP (x, INVERSE_MIN, INVERSE_MAX);
+}
+
+void
+tilde_adapter_start (TildeAdapter *a, TildeNuts *nuts)
+{
+  const double *g = tilde_nuts_get_gradient (nuts);
+
+  if (!a->gradients)
+    return;
+  /* the scale a coordinate's slope suggests; none where it is flat */
+  for (gsize i = 0; i < a->metric->n; i++)
+    a->estimate[i] = isfinite (g[i]) && g[i] != 0 ? clamp_inverse (1.0 / fabs (g[i])) : 1.0;
+  tilde_metric_set_inverse (a->metric, a->estimate);
+}
+
+/* sqrt (Var q / Var g) from the foreground, where both are known. */
+static void
+set_from_gradients (TildeAdapter *a)
+{
+  const TildeWelford *q = a->draws[0], *g = a->slopes[0];
+  double c = q->count;
+
+  if (c < MIN_DRAWS)
+    return;
+  memcpy (a->estimate, a->metric->inverse, sizeof (double) * a->metric->n);
+  for (gsize i = 0; i < a->metric->n; i++)
+    {
+      double ratio = q->m2[i] / g->m2[i];   /* the (c - 1)s cancel */
+      if (isfinite (ratio) && ratio > 0)
+        a->estimate[i] = clamp_inverse (sqrt (ratio));
+    }
+  tilde_metric_set_inverse (a->metric, a->estimate);
+}
+
+/* A first step size for a new metric, and a fresh dual averaging around
+ * it. */
+static gboolean
+restart_stepsize (TildeAdapter *a, TildeNuts *nuts, gsl_rng *rng, char **problem)
+{
+  if (!tilde_nuts_init_stepsize (nuts, rng, problem))
+    return FALSE;
+  a->stepsize.mu = log (10.0 * tilde_nuts_get_stepsize (nuts));
+  tilde_stepsize_adaptation_restart (&a->stepsize);
+  return TRUE;
 }
 
 /* The end of a window: the new metric, then a new first step size and a
@@ -297,11 +399,34 @@ close_window (TildeAdapter *a, TildeNuts *nuts, gsl_rng *rng, char **problem)
                            "improper. There may be problems with your model specification.");
       return FALSE;
     }
-  if (!tilde_nuts_init_stepsize (nuts, rng, problem))
-    return FALSE;
-  a->stepsize.mu = log (10.0 * tilde_nuts_get_stepsize (nuts));
-  tilde_stepsize_adaptation_restart (&a->stepsize);
-  return TRUE;
+  return restart_stepsize (a, nuts, rng, problem);
+}
+
+static gboolean
+learn_from_gradients (TildeAdapter *a, TildeNuts *nuts, gsl_rng *rng, char **problem)
+{
+  guint it = a->iteration++;
+
+  if (it >= a->final_start)
+    return TRUE;
+  for (guint k = 0; k < 2; k++)
+    {
+      tilde_welford_add (a->draws[k], tilde_nuts_get_position (nuts));
+      tilde_welford_add (a->slopes[k], tilde_nuts_get_gradient (nuts));
+    }
+  if (a->draws[1]->count >= (it < a->early_end ? EARLY_SWITCH : SWITCH))
+    {
+      TildeWelford *q = a->draws[0], *g = a->slopes[0];
+      a->draws[0] = a->draws[1];
+      a->slopes[0] = a->slopes[1];
+      a->draws[1] = q;
+      a->slopes[1] = g;
+      tilde_welford_restart (q);
+      tilde_welford_restart (g);
+    }
+  set_from_gradients (a);
+  /* the metric is final: a step size for it, as after one of Stan's windows */
+  return it + 1 < a->final_start || restart_stepsize (a, nuts, rng, problem);
 }
 
 gboolean
@@ -311,6 +436,8 @@ tilde_adapter_learn (TildeAdapter *a, TildeNuts *nuts, gsl_rng *rng, double acce
   gboolean ended;
 
   tilde_nuts_set_stepsize (nuts, tilde_stepsize_adaptation_learn (&a->stepsize, accept_stat));
+  if (a->gradients)
+    return learn_from_gradients (a, nuts, rng, problem);
   if (a->estimator == NULL)
     return TRUE;
   if (tilde_adapt_windows_in_window (&a->windows))

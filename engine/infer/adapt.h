@@ -22,6 +22,27 @@
  *   end and the metric stays as it started; here the reduced stages are
  *   used as announced.)
  * - The unit metric has nothing to estimate: only the step size adapts.
+ *
+ * A diagonal metric can instead be estimated from the draws and the
+ * gradients of the log density at them (TILDE_METRIC_ADAPTATION_GRADIENTS):
+ * the inverse metric is sqrt (Var[q_i] / Var[d log p / d q_i]), the
+ * diagonal scaling that minimises the Fisher divergence between the
+ * posterior and a standard normal (for a normal posterior it is the
+ * variance itself), which settles in far fewer draws than the draws'
+ * variance alone. Its schedule:
+ * - the metric starts at 1 / |gradient| of the starting point, then the
+ *   step size is searched as in Stan;
+ * - every warm-up iteration but the last 15 % adds its draw and gradient
+ *   to two estimates, a foreground and a background; when the background
+ *   holds 10 draws (in the first 30 % of the warm-up) or 80 (after), it
+ *   becomes the foreground and a new background starts, so that the
+ *   metric, set from the foreground after every iteration, always rests
+ *   on the latest 10 to 20 (80 to 160) draws and early draws far from
+ *   the posterior fall out;
+ * - at the start of the last 15 % the metric is fixed, the step size is
+ *   searched again and the dual averaging restarts, as at the end of one
+ *   of Stan's windows.
+ * The step size adapts by dual averaging throughout, as in Stan.
  */
 #pragma once
 
@@ -33,13 +54,25 @@
 
 G_BEGIN_DECLS
 
+/* What the metric is estimated from. */
+typedef enum {
+  TILDE_METRIC_ADAPTATION_STAN,      /* the draws' (co)variance in Stan's windows */
+  TILDE_METRIC_ADAPTATION_GRADIENTS, /* diag only: the draws' and the gradients' variances */
+} TildeMetricAdaptation;
+
 typedef struct {
   double delta, gamma, kappa, t0;
-  guint  init_buffer, term_buffer, window;
+  guint  init_buffer, term_buffer, window;   /* Stan's windows */
+  TildeMetricAdaptation metric_adaptation;
 } TildeAdaptOptions;
 
-/* CmdStan's defaults: 0.8, 0.05, 0.75, 10; 75, 50, 25. */
+/* CmdStan's defaults: 0.8, 0.05, 0.75, 10; 75, 50, 25; Stan's windows. */
 void   tilde_adapt_options_init (TildeAdaptOptions *options);
+
+/* "stan" or "gradients". */
+const char *tilde_metric_adaptation_name  (TildeMetricAdaptation adaptation);
+/* FALSE for any other text. */
+gboolean    tilde_metric_adaptation_parse (const char *text, TildeMetricAdaptation *adaptation);
 
 /* Dual averaging of the log step size. */
 typedef struct {
@@ -98,6 +131,9 @@ typedef struct TildeAdapter TildeAdapter;
 TildeAdapter *tilde_adapter_new    (TildeMetric *metric, const TildeAdaptOptions *options,
                                     guint num_warmup, double initial_stepsize, char **warning);
 void          tilde_adapter_free   (TildeAdapter *adapter);
+/* Before the first step size search, with the chain's starting point in
+ * `nuts`: the gradients' adaptation sets the metric from its gradient. */
+void          tilde_adapter_start  (TildeAdapter *adapter, TildeNuts *nuts);
 /* After each warm-up transition. FALSE with `problem` set when the
  * metric or the step size cannot be adapted (Stan's wording). */
 gboolean      tilde_adapter_learn  (TildeAdapter *adapter, TildeNuts *nuts, gsl_rng *rng,

@@ -221,6 +221,12 @@ tilde_nuts_get_lp (const TildeNuts *nuts)
   return -nuts->sample->V;
 }
 
+const double *
+tilde_nuts_get_gradient (const TildeNuts *nuts)
+{
+  return nuts->sample->g;
+}
+
 void
 tilde_nuts_set_stepsize (TildeNuts *nuts, double stepsize)
 {

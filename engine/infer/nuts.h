@@ -56,6 +56,8 @@ void           tilde_nuts_set_point    (TildeNuts *nuts, const double *q, double
                                         const double *gradient);
 const double  *tilde_nuts_get_position (const TildeNuts *nuts);
 double         tilde_nuts_get_lp       (const TildeNuts *nuts);
+/* The gradient of the log density at the current point. */
+const double  *tilde_nuts_get_gradient (const TildeNuts *nuts);
 
 void           tilde_nuts_set_stepsize (TildeNuts *nuts, double stepsize);
 double         tilde_nuts_get_stepsize (const TildeNuts *nuts);

@@ -84,6 +84,9 @@ sample_lines (Header *h, const TildeSampleOptions *o, const TildeSampleHeaderInf
   uint_line (h, 3, "init_buffer", a->init_buffer, d.init_buffer);
   uint_line (h, 3, "term_buffer", a->term_buffer, d.term_buffer);
   uint_line (h, 3, "window", a->window, d.window);
+  /* not CmdStan's: written only when it is not Stan's own adaptation */
+  if (a->metric_adaptation != TILDE_METRIC_ADAPTATION_STAN)
+    line (h, 3, "metric_adaptation", tilde_metric_adaptation_name (a->metric_adaptation), FALSE);
   if (info->fixed_param)
     line (h, 2, "algorithm", "fixed_param", FALSE);
   else

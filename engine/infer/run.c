@@ -110,6 +110,8 @@ check_options (const TildeSampleOptions *o, GError **error)
     problem = "adapt delta must be between 0 and 1";
   else if (!(a->gamma > 0) || !(a->kappa > 0) || !(a->t0 > 0))
     problem = "adapt gamma, kappa and t0 must be positive";
+  else if (a->metric_adaptation == TILDE_METRIC_ADAPTATION_GRADIENTS && o->metric != TILDE_METRIC_DIAG)
+    problem = "the metric adaptation from gradients estimates a diagonal metric: it needs diag_e";
   else if (!(o->init_radius >= 0) || !isfinite (o->init_radius))
     problem = "the init radius must be zero or positive";
   else if (o->sig_figs != -1 && (o->sig_figs < 1 || o->sig_figs > 18))
@@ -263,6 +265,7 @@ run_nuts (Chain *c, const double *theta, double lp, const double *gradient)
       adapter = tilde_adapter_new (c->metric, &o->adapt_options, o->warmup, o->stepsize, &warning);
       if (warning != NULL)
         say (c, TILDE_SAMPLE_MESSAGE_INFO, warning);
+      tilde_adapter_start (adapter, nuts);
       if (!tilde_nuts_init_stepsize (nuts, c->rng, &problem) || tilde_nuts_get_fatal_error (nuts))
         {
           if (problem == NULL)

@@ -116,6 +116,8 @@ tilde_run_settings_to_json (const TildeRunSettings *s)
   json_builder_add_int_value (b, o->max_depth);
   json_builder_set_member_name (b, "metric");
   json_builder_add_string_value (b, tilde_metric_kind_name (o->metric));
+  json_builder_set_member_name (b, "metric_adaptation");
+  json_builder_add_string_value (b, tilde_metric_adaptation_name (o->adapt_options.metric_adaptation));
   json_builder_set_member_name (b, "init_radius");
   json_builder_add_double_value (b, o->init_radius);
   json_builder_set_member_name (b, "save_warmup");
@@ -203,6 +205,7 @@ read_named (JsonObject *obj, TildeRunSettings *s, GError **error)
   int method = s->method, level = s->level, context = s->context;
   const char *metric = json_object_get_string_member_with_default (obj, "metric", NULL);
   const char *optimizer = json_object_get_string_member_with_default (obj, "optimizer", NULL);
+  const char *adaptation = json_object_get_string_member_with_default (obj, "metric_adaptation", NULL);
 
   if (!read_choice (obj, "method", method_names, G_N_ELEMENTS (method_names), &method, error)
       || !read_choice (obj, "optimization_level", level_names, G_N_ELEMENTS (level_names), &level,
@@ -210,9 +213,12 @@ read_named (JsonObject *obj, TildeRunSettings *s, GError **error)
       || !read_choice (obj, "context", context_names, G_N_ELEMENTS (context_names), &context, error))
     return FALSE;
   if ((metric && !tilde_metric_kind_parse (metric, &s->sample.metric))
+      || (adaptation
+          && !tilde_metric_adaptation_parse (adaptation, &s->sample.adapt_options.metric_adaptation))
       || (optimizer && !tilde_optimize_algorithm_from_name (optimizer, &s->optimize.algorithm)))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "unknown metric or optimizer");
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "unknown metric, metric adaptation or optimizer");
       return FALSE;
     }
   s->method = (TildeRunMethod) method;

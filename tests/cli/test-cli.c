@@ -646,6 +646,35 @@ test_sample_context (void)
   g_assert_nonnull (strstr (bad.err, "--context must be joint, prior or likelihood"));
 }
 
+/* --metric-adaptation gradients samples, and says so in the files'
+ * header, which leaves the line out after Stan's adaptation as CmdStan
+ * does not know it. */
+static void
+test_sample_metric_adaptation (void)
+{
+  g_autofree char *model = NULL, *data = NULL, *dir = write_bernoulli (&model, &data);
+  const char *const kinds[] = { "gradients", "stan" };
+
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      g_autofree char *output = g_build_filename (dir, "draws.csv", NULL);
+      g_autofree char *text = NULL;
+      g_auto(Run) run = { 0 };
+
+      run_tilde (&run, "sample", model, "--data", data, "--chains", "1", "--samples", "2000", "--seed", "3",
+                 "--refresh", "0",
+                 "--metric-adaptation", kinds[k], "--output", output, NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      g_assert_true (g_file_get_contents (output, &text, NULL, NULL));
+      g_assert_nonnull (strstr (text, "# Adaptation terminated\n# Step size = "));
+      g_assert_cmpfloat (fabs (mean_of_last_column (output) - 0.25), <, 0.03);
+      if (k == 0)
+        g_assert_nonnull (strstr (text, "\n#       window = 25 (Default)\n#       metric_adaptation = gradients\n"));
+      else
+        g_assert_null (strstr (text, "metric_adaptation"));
+    }
+}
+
 /* One chain writes exactly the name given, and its lines carry no chain. */
 static void
 test_sample_one_chain (void)
@@ -677,9 +706,11 @@ test_sample_usage_errors (void)
   const char *bad[][2] = {
     { "--chains", "0" }, { "--metric", "euclid" }, { "--adapt-delta", "1.5" }, { "--thin", "0" },
     { "--max-depth", "0" }, { "--sig-figs", "30" }, { "--no-such-flag", NULL },
+    { "--metric-adaptation", "fisher" },
   };
   g_auto(Run) none = { 0 };
   g_auto(Run) help = { 0 };
+  g_auto(Run) dense = { 0 };
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
@@ -689,6 +720,10 @@ test_sample_usage_errors (void)
       g_assert_cmpstr (run.out, ==, "");
       g_assert_true (g_str_has_prefix (run.err, "tilde sample: "));
     }
+  run_tilde (&dense, "sample", model, "--data", data, "--metric", "dense", "--metric-adaptation",
+             "gradients", NULL);
+  g_assert_cmpint (dense.status, ==, 124);
+  g_assert_nonnull (strstr (dense.err, "use it with --metric diag"));
   run_tilde (&none, "sample", NULL);
   g_assert_cmpint (none.status, ==, 124);
   run_tilde (&help, "sample", "--help", NULL);
@@ -696,7 +731,7 @@ test_sample_usage_errors (void)
   for (const char *const *flag = (const char *const[]) { "--data", "--init", "--chains", "--threads",
                                                          "--warmup", "--samples", "--thin", "--seed",
                                                          "--adapt-delta", "--max-depth", "--metric",
-                                                         "--save-warmup", "--output", "--refresh",
+                                                         "--metric-adaptation", "--save-warmup", "--output", "--refresh",
                                                          "--sig-figs", NULL };
        *flag; flag++)
     g_assert_nonnull (strstr (help.out, *flag));
@@ -819,6 +854,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/sample/one-chain", test_sample_one_chain);
   g_test_add_func ("/cli/sample/context", test_sample_context);
   g_test_add_func ("/cli/sample/usage-errors", test_sample_usage_errors);
+  g_test_add_func ("/cli/sample/metric-adaptation", test_sample_metric_adaptation);
   g_test_add_func ("/cli/sample/model-errors", test_sample_model_errors);
   g_test_add_func ("/cli/sample/init-failure", test_sample_init_failure);
   g_test_add_func ("/cli/sample/init-file", test_sample_init_file);

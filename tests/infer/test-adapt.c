@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Warm-up adaptation against Stan's rules worked out by hand. */
+/* Warm-up adaptation against Stan's rules worked out by hand, and the
+ * metric adaptation from gradients against a posterior whose metric is
+ * known. */
 #define G_LOG_DOMAIN "tilde-test"
 
 #include <math.h>
@@ -286,6 +288,140 @@ test_first_stepsize_improper (void)
   g_assert_cmpstr (problem, ==, "Posterior is improper. Please check your model.");
 }
 
+static void
+test_metric_adaptation_names (void)
+{
+  TildeMetricAdaptation a = TILDE_METRIC_ADAPTATION_STAN;
+
+  g_assert_true (tilde_metric_adaptation_parse ("gradients", &a));
+  g_assert_cmpint (a, ==, TILDE_METRIC_ADAPTATION_GRADIENTS);
+  g_assert_cmpstr (tilde_metric_adaptation_name (a), ==, "gradients");
+  g_assert_true (tilde_metric_adaptation_parse ("stan", &a));
+  g_assert_cmpint (a, ==, TILDE_METRIC_ADAPTATION_STAN);
+  g_assert_cmpstr (tilde_metric_adaptation_name (a), ==, "stan");
+  g_assert_false (tilde_metric_adaptation_parse ("fisher", &a));
+  g_assert_false (tilde_metric_adaptation_parse ("", &a));
+  g_assert_cmpint (a, ==, TILDE_METRIC_ADAPTATION_STAN);
+}
+
+/* A chain on `source` (three parameters) driven as the sampler drives
+ * it, from q = (0.02, -1.5, 50), with 1000 warm-up iterations: the
+ * inverse metric after tilde_adapter_start (`start`), at the end of the
+ * first 30 % (`early`), after the last update (`fixed`) and at the end. */
+static void
+drive_adaptation (const char *source, TildeMetricAdaptation adaptation, guint64 seed, double start[3],
+                  double early[3], double fixed[3], double end[3], double *stepsize)
+{
+  g_autoptr(TildeModel) model = infer_test_model (source, NULL);
+  g_autoptr(TildeMetric) metric = tilde_metric_new (TILDE_METRIC_DIAG, 3);
+  g_autoptr(TildeNuts) nuts = tilde_nuts_new (model, metric, 10);
+  g_autoptr(TildeAdapter) adapter = NULL;
+  g_autofree char *warning = NULL, *problem = NULL;
+  gsl_rng *rng = tilde_rng_new_stream (seed, 1);
+  double q[3] = { 0.02, -1.5, 50 }, g[3], lp;
+  TildeAdaptOptions o;
+  TildeNutsStats stats;
+
+  lp = tilde_model_log_density (model, q, TRUE, TRUE, g, NULL);
+  tilde_nuts_set_point (nuts, q, lp, g);
+  tilde_adapt_options_init (&o);
+  o.metric_adaptation = adaptation;
+  adapter = tilde_adapter_new (metric, &o, 1000, 1.0, &warning);
+  g_assert_null (warning);
+  tilde_adapter_start (adapter, nuts);
+  memcpy (start, metric->inverse, sizeof (double) * 3);
+  g_assert_true (tilde_nuts_init_stepsize (nuts, rng, &problem));
+  for (guint m = 0; m < 1000; m++)
+    {
+      tilde_nuts_transition (nuts, rng, &stats);
+      g_assert_true (tilde_adapter_learn (adapter, nuts, rng, stats.accept_stat, &problem));
+      if (m == 299)
+        memcpy (early, metric->inverse, sizeof (double) * 3);
+      if (m == 849)
+        memcpy (fixed, metric->inverse, sizeof (double) * 3);
+    }
+  tilde_adapter_finish (adapter, nuts);
+  memcpy (end, metric->inverse, sizeof (double) * 3);
+  *stepsize = tilde_nuts_get_stepsize (nuts);
+  gsl_rng_free (rng);
+}
+
+#define NORMALS "parameters { vector[3] q; }\nmodel { q ~ normal(0, [0.01, 1, 100]'); }\n"
+
+/* Independent normals of sd 0.01, 1 and 100. There the gradient is
+ * -q / sd^2, so Var g = Var q / sd^4 and sqrt (Var q / Var g) is the
+ * variance, the ideal inverse metric, from any three draws or more: the
+ * estimate is exact long before the end of the first 30 %. It starts at
+ * 1 / |gradient| = sd^2 / |q|. */
+static void
+test_gradients_normal (void)
+{
+  static const double sd[3] = { 0.01, 1, 100 };
+  static const double q[3] = { 0.02, -1.5, 50 };
+
+  for (guint64 seed = 1; seed <= 3; seed++)
+    {
+      double start[3], early[3], fixed[3], end[3], stepsize;
+
+      drive_adaptation (NORMALS, TILDE_METRIC_ADAPTATION_GRADIENTS, seed, start, early, fixed, end, &stepsize);
+      for (int i = 0; i < 3; i++)
+        {
+          double variance = sd[i] * sd[i], first = variance / fabs (q[i]);
+          g_assert_cmpfloat (fabs (start[i] - first), <, 1e-12 * first);
+          g_assert_cmpfloat (fabs (early[i] - variance), <, 1e-9 * variance);
+          g_assert_cmpfloat (fabs (end[i] - variance), <, 1e-9 * variance);
+        }
+      /* a standard normal once scaled: dual averaging to delta 0.8 in 3
+       * dimensions ends near a step of 0.9 */
+      g_assert_cmpfloat (stepsize, >, 0.5);
+      g_assert_cmpfloat (stepsize, <, 1.5);
+    }
+}
+
+/* Student-t of 5 degrees of freedom and scales 0.01, 1, 100: the estimate
+ * now depends on the draws, so it moves while it learns, stays put over
+ * the last 15 % of the warm-up, and lands near the scale^2 times the
+ * value for a unit t5, sqrt (Var q / Var g) = sqrt ((5/3) / (6/8)) = 1.49
+ * (a unit t's Var q = nu / (nu - 2) and Var g = (nu + 1) / (nu + 3)). */
+static void
+test_gradients_schedule (void)
+{
+  static const double scale[3] = { 0.01, 1, 100 };
+  const double unit = sqrt ((5.0 / 3.0) / (6.0 / 8.0));
+
+  for (guint64 seed = 1; seed <= 3; seed++)
+    {
+      double start[3], early[3], fixed[3], end[3], stepsize;
+
+      drive_adaptation ("parameters { vector[3] q; }\n"
+                        "model { q ~ student_t(5, 0, [0.01, 1, 100]'); }\n",
+                        TILDE_METRIC_ADAPTATION_GRADIENTS, seed, start, early, fixed, end, &stepsize);
+      for (int i = 0; i < 3; i++)
+        {
+          double ideal = unit * scale[i] * scale[i];
+          g_test_message ("seed %" G_GUINT64_FORMAT ", scale %g: %.3f of the ideal", seed, scale[i], end[i] / ideal);
+          g_assert_cmpfloat (early[i], !=, fixed[i]);
+          g_assert_cmpfloat (end[i], ==, fixed[i]);
+          /* 80 to 160 draws of heavy tails: within a factor of 2 */
+          g_assert_cmpfloat (end[i] / ideal, >, 0.5);
+          g_assert_cmpfloat (end[i] / ideal, <, 2.0);
+        }
+    }
+}
+
+/* Stan's adaptation does not start from the gradient, and its last window
+ * closes at iteration 949, after the last update of the gradients' one. */
+static void
+test_stan_adaptation_start (void)
+{
+  double start[3], early[3], fixed[3], end[3], stepsize;
+
+  drive_adaptation (NORMALS, TILDE_METRIC_ADAPTATION_STAN, 1, start, early, fixed, end, &stepsize);
+  for (int i = 0; i < 3; i++)
+    g_assert_cmpfloat (start[i], ==, 1.0);
+  g_assert_true (end[0] != fixed[0] && end[1] != fixed[1] && end[2] != fixed[2]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -301,5 +437,9 @@ main (int argc, char **argv)
   g_test_add_func ("/infer/adapt/welford", test_welford);
   g_test_add_func ("/infer/adapt/first-stepsize", test_first_stepsize);
   g_test_add_func ("/infer/adapt/first-stepsize-improper", test_first_stepsize_improper);
+  g_test_add_func ("/infer/adapt/metric-adaptation-names", test_metric_adaptation_names);
+  g_test_add_func ("/infer/adapt/gradients-normal", test_gradients_normal);
+  g_test_add_func ("/infer/adapt/gradients-schedule", test_gradients_schedule);
+  g_test_add_func ("/infer/adapt/stan-start", test_stan_adaptation_start);
   return g_test_run ();
 }

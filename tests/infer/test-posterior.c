@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* NUTS against posteriors known in closed form: standard normals of 1, 10
- * and 100 dimensions, a correlated Gaussian with the dense metric, two
- * conjugate models, and the acceptance the step size adaptation aims at.
- * Means are judged by their Monte Carlo standard error (batch means), so a
- * bound of 4.5 errors fails a correct sampler about once in 150,000. */
+ * and 100 dimensions, normals of sds 0.01 to 100 after the metric
+ * adaptation from gradients, a correlated Gaussian with the dense metric,
+ * two conjugate models (after either metric adaptation), and the
+ * acceptance the step size adaptation aims at. Means are judged by their
+ * Monte Carlo standard error (batch means), so a bound of 4.5 errors
+ * fails a correct sampler about once in 150,000. */
 #define G_LOG_DOMAIN "tilde-test"
 
 #include <math.h>
@@ -20,8 +22,31 @@ assert_mean (const InferTestSummary *s, double truth, const char *what)
     g_error ("%s: mean %g, truth %g, mcse %g (z = %.2f)", what, s->mean, truth, s->mcse, z);
 }
 
-/* Means 0 and second moments 1 in every coordinate, each judged by its
- * own Monte Carlo error. */
+/* Column `col` of the run divided by `sd` has mean 0 and second moment 1,
+ * each judged by its own Monte Carlo error, and its chains agree. */
+static void
+check_unit_moments (TildeSampleRun *run, gsize col, double sd, const char *what)
+{
+  gsize per_chain;
+  g_autofree double *x = infer_test_draws (run, col, &per_chain);
+  g_autofree double *x2 = g_new0 (double, 4 * per_chain);
+  g_autofree char *what2 = g_strdup_printf ("%s squared", what);
+  InferTestSummary s, s2;
+
+  g_assert_cmpuint (per_chain, ==, 1000);
+  for (gsize i = 0; i < 4 * per_chain; i++)
+    {
+      x[i] /= sd;
+      x2[i] = x[i] * x[i];
+    }
+  infer_test_summarise (x, 4, per_chain, &s);
+  infer_test_summarise (x2, 4, per_chain, &s2);
+  assert_mean (&s, 0.0, what);
+  assert_mean (&s2, 1.0, what2);
+  g_assert_cmpfloat (s.rhat, <, 1.01);
+}
+
+/* Means 0 and second moments 1 in every coordinate. */
 static void
 check_standard_normal (guint dims, guint64 seed)
 {
@@ -37,21 +62,8 @@ check_standard_normal (guint dims, guint64 seed)
   first = infer_test_column (run, "x.1");
   for (guint d = 0; d < dims; d++)
     {
-      gsize per_chain;
-      g_autofree double *x = infer_test_draws (run, first + d, &per_chain);
-      g_autofree double *x2 = g_new0 (double, 4 * per_chain);
-      InferTestSummary s, s2;
       g_autofree char *what = g_strdup_printf ("x.%u", d + 1);
-      g_autofree char *what2 = g_strdup_printf ("x.%u squared", d + 1);
-
-      g_assert_cmpuint (per_chain, ==, 1000);
-      for (gsize i = 0; i < 4 * per_chain; i++)
-        x2[i] = x[i] * x[i];
-      infer_test_summarise (x, 4, per_chain, &s);
-      infer_test_summarise (x2, 4, per_chain, &s2);
-      assert_mean (&s, 0.0, what);
-      assert_mean (&s2, 1.0, what2);
-      g_assert_cmpfloat (s.rhat, <, 1.01);
+      check_unit_moments (run, first + d, 1.0, what);
     }
 }
 
@@ -71,6 +83,44 @@ static void
 test_standard_normal_100 (void)
 {
   check_standard_normal (100, 13);
+}
+
+/* Ten normals of sds 0.01 to 100 (a factor of 10^(4/9) apart), after the
+ * metric adaptation from gradients: x / sd has mean 0 and second moment
+ * 1 in every coordinate, and the adapted inverse metric is the variance
+ * (exact for a normal: adapt.h). */
+static void
+test_scaled_normal_gradients (void)
+{
+  g_autoptr(TildeModel) model = infer_test_model (
+    "transformed data { vector[10] sd; for (i in 1:10) sd[i] = 10^(-2 + 4 * (i - 1) / 9.0); }\n"
+    "parameters { vector[10] x; }\n"
+    "model { x ~ normal(0, sd); }\n", NULL);
+  g_autoptr(TildeSampleRun) run = NULL;
+  TildeSampleOptions o;
+  TildeMetricKind kind;
+  gsize first, n;
+
+  infer_test_options (&o, 4, 1000, 1000, 14);
+  o.adapt_options.metric_adaptation = TILDE_METRIC_ADAPTATION_GRADIENTS;
+  run = infer_test_run (model, &o);
+  first = infer_test_column (run, "x.1");
+  for (guint c = 0; c < 4; c++)
+    {
+      const double *inverse = tilde_sample_run_get_inverse_metric (run, c, &kind, &n);
+      g_assert_cmpint (kind, ==, TILDE_METRIC_DIAG);
+      g_assert_cmpuint (n, ==, 10);
+      for (guint d = 0; d < 10; d++)
+        {
+          double sd = pow (10, -2 + 4 * d / 9.0);
+          g_assert_cmpfloat (fabs (inverse[d] / (sd * sd) - 1), <, 1e-8);
+        }
+    }
+  for (guint d = 0; d < 10; d++)
+    {
+      g_autofree char *what = g_strdup_printf ("x.%u / sd", d + 1);
+      check_unit_moments (run, first + d, pow (10, -2 + 4 * d / 9.0), what);
+    }
 }
 
 /* sd 1 and 2, correlation 0.9: the dense metric's adapted inverse is the
@@ -122,9 +172,10 @@ test_dense_correlated (void)
 }
 
 /* theta ~ beta(2, 3), 7 successes in 20: the posterior is beta(9, 16),
- * mean 9/25, sd sqrt(9 * 16 / (25^2 * 26)). */
+ * mean 9/25, sd sqrt(9 * 16 / (25^2 * 26)). After either metric
+ * adaptation. */
 static void
-test_beta_binomial (void)
+check_beta_binomial (TildeMetricAdaptation adaptation)
 {
   g_autoptr(TildeModel) model = infer_test_model (
     "data { int N; int y; }\n"
@@ -138,11 +189,24 @@ test_beta_binomial (void)
   double sd = sqrt (9.0 * 16.0 / (25.0 * 25.0 * 26.0));
 
   infer_test_options (&o, 4, 1000, 1000, 31);
+  o.adapt_options.metric_adaptation = adaptation;
   run = infer_test_run (model, &o);
   theta = infer_test_draws (run, infer_test_column (run, "theta"), &per_chain);
   infer_test_summarise (theta, 4, per_chain, &s);
   assert_mean (&s, 9.0 / 25.0, "theta");
   g_assert_cmpfloat (fabs (s.sd - sd) / sd, <, 0.06);
+}
+
+static void
+test_beta_binomial (void)
+{
+  check_beta_binomial (TILDE_METRIC_ADAPTATION_STAN);
+}
+
+static void
+test_beta_binomial_gradients (void)
+{
+  check_beta_binomial (TILDE_METRIC_ADAPTATION_GRADIENTS);
 }
 
 /* mu ~ normal(1, 2), y_i ~ normal(mu, 1.5): the posterior of mu is normal
@@ -226,6 +290,8 @@ main (int argc, char **argv)
   g_test_add_func ("/infer/posterior/standard-normal-100", test_standard_normal_100);
   g_test_add_func ("/infer/posterior/dense-correlated", test_dense_correlated);
   g_test_add_func ("/infer/posterior/beta-binomial", test_beta_binomial);
+  g_test_add_func ("/infer/posterior/beta-binomial-gradients", test_beta_binomial_gradients);
+  g_test_add_func ("/infer/posterior/scaled-normal-gradients", test_scaled_normal_gradients);
   g_test_add_func ("/infer/posterior/normal-normal", test_normal_normal);
   g_test_add_func ("/infer/posterior/acceptance-near-delta", test_acceptance_near_delta);
   return g_test_run ();

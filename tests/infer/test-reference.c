@@ -20,6 +20,9 @@
  *
  * /infer/reference/fast/ holds the small posteriors (seconds; the default
  * suite), /infer/reference/slow/ the others (minutes; -Dslow_tests=true).
+ * The tests named NAME-gradients judge the same posteriors, by the same
+ * bounds, sampled after the metric adaptation from
+ * gradients (adapt.h), with room in R-hat and divergences (see below).
  */
 #define G_LOG_DOMAIN "tilde-test"
 
@@ -31,6 +34,15 @@
 #include "infer/diagnostics.h"
 
 #define SEED 20241122
+/* The diagnostics' bounds for the runs after the gradients' adaptation.
+ * One seed passes or fails R-hat < 1.01 and "no divergences" by chance
+ * near the bounds, and with Stan's adaptation too: at seeds 1 to 10,
+ * eight_schools_noncentered leaves 6 divergences in all (7 after the
+ * gradients'), and wells_dist reaches R-hat 1.0123 at seed 13 (1.0110
+ * after the gradients' at this file's seed, 1.0066 at most over 20 other
+ * seeds). Means, sds and ESS are judged as for Stan's adaptation. */
+#define GRADIENTS_MAX_RHAT        1.02
+#define GRADIENTS_MAX_DIVERGENCES 10   /* of 4000 draws */
 
 static const char *
 reference_dir (void)
@@ -81,10 +93,18 @@ member_double (JsonObject *o, const char *name)
   return json_object_get_double_member (o, name);
 }
 
+typedef struct {
+  const char           *name;
+  TildeMetricAdaptation adaptation;
+} Case;
+
 static void
 check_reference (gconstpointer data)
 {
-  const char *name = data;
+  const Case *test_case = data;
+  const char *name = test_case->name;
+  gboolean gradients = test_case->adaptation == TILDE_METRIC_ADAPTATION_GRADIENTS;
+  double max_rhat = gradients ? GRADIENTS_MAX_RHAT : 1.01;
   g_autofree char *dir = g_build_filename (reference_dir () ? reference_dir () : ".", name, NULL);
   g_autofree char *stan = g_build_filename (dir, "model.stan", NULL);
   g_autofree char *json = g_build_filename (dir, "data.json", NULL);
@@ -115,6 +135,7 @@ check_reference (gconstpointer data)
   model = infer_test_model_file (stan, g_file_test (json, G_FILE_TEST_EXISTS) ? json : NULL);
   infer_test_options (&o, 4, 1000, 1000, SEED);
   apply_settings (name, &o);
+  o.adapt_options.metric_adaptation = test_case->adaptation;
   start = g_get_monotonic_time ();
   run = infer_test_run (model, &o);
   g_test_message ("%s: %.2f s for 4 chains", name, (g_get_monotonic_time () - start) / 1e6);
@@ -133,7 +154,7 @@ check_reference (gconstpointer data)
   if (centred)
     g_assert_cmpuint (divergences, >, 0);
   else
-    g_assert_cmpuint (divergences, ==, 0);
+    g_assert_cmpuint (divergences, <=, gradients ? GRADIENTS_MAX_DIVERGENCES : 0);
 
   for (guint i = 0; i < json_array_get_length (names); i++)
     {
@@ -159,7 +180,7 @@ check_reference (gconstpointer data)
       min_ess = MIN (min_ess, ess);
       max_z = MAX (max_z, fabs (z));
       if (!(fabs (z) < 4)
-          || (!centred && !(sd_error < 0.2 && rhat < 1.01 && ess > 100 * 4)))
+          || (!centred && !(sd_error < 0.2 && rhat < max_rhat && ess > 100 * 4)))
         {
           g_test_message ("%s %s: mean %g (ref %g, z %.2f), sd %g (ref %g, %.0f %%), "
                           "ESS %.0f, R-hat %.4f", name, quantity, mean, ref_mean, z, sd, ref_sd,
@@ -183,18 +204,25 @@ main (int argc, char **argv)
     "wells_dist",
   };
 
+  static const struct { const char *suffix; TildeMetricAdaptation adaptation; } kinds[] = {
+    { "", TILDE_METRIC_ADAPTATION_STAN },
+    { "-gradients", TILDE_METRIC_ADAPTATION_GRADIENTS },
+  };
+  static Case cases[G_N_ELEMENTS (kinds)][G_N_ELEMENTS (fast) + G_N_ELEMENTS (slow)];
+
   g_test_init (&argc, &argv, NULL);
   /* one posterior's failure does not keep the others from being judged */
   g_test_set_nonfatal_assertions ();
-  for (gsize i = 0; i < G_N_ELEMENTS (fast); i++)
-    {
-      g_autofree char *path = g_strdup_printf ("/infer/reference/fast/%s", fast[i]);
-      g_test_add_data_func (path, fast[i], check_reference);
-    }
-  for (gsize i = 0; i < G_N_ELEMENTS (slow); i++)
-    {
-      g_autofree char *path = g_strdup_printf ("/infer/reference/slow/%s", slow[i]);
-      g_test_add_data_func (path, slow[i], check_reference);
-    }
+  for (gsize k = 0; k < G_N_ELEMENTS (kinds); k++)
+    for (gsize i = 0; i < G_N_ELEMENTS (fast) + G_N_ELEMENTS (slow); i++)
+      {
+        gboolean is_fast = i < G_N_ELEMENTS (fast);
+        const char *name = is_fast ? fast[i] : slow[i - G_N_ELEMENTS (fast)];
+        g_autofree char *path = g_strdup_printf ("/infer/reference/%s/%s%s", is_fast ? "fast" : "slow", name,
+                                                  kinds[k].suffix);
+
+        cases[k][i] = (Case) { name, kinds[k].adaptation };
+        g_test_add_data_func (path, &cases[k][i], check_reference);
+      }
   return g_test_run ();
 }

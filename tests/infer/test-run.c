@@ -64,12 +64,14 @@ file_without_times (const char *path)
 }
 
 static void
-run_to_files (TildeModel *model, const char *output, guint threads, guint64 seed)
+run_to_files (TildeModel *model, const char *output, guint threads, guint64 seed,
+              TildeMetricAdaptation adaptation)
 {
   TildeSampleOptions o;
   g_autoptr(TildeSampleRun) run = NULL;
 
   infer_test_options (&o, 4, 200, 200, seed);
+  o.adapt_options.metric_adaptation = adaptation;
   o.threads = threads;
   o.output = output;
   o.keep_draws = FALSE;
@@ -78,38 +80,50 @@ run_to_files (TildeModel *model, const char *output, guint threads, guint64 seed
 
 /* Same seed, same files, byte for byte, whether one thread runs the four
  * chains in turn or four run them at once; another seed differs, and the
- * chains differ from each other. */
+ * chains differ from each other. With either metric adaptation; the two
+ * differ. */
 static void
 test_same_seed_same_files (void)
 {
   g_autoptr(TildeModel) model = infer_test_model (eight_schools, eight_schools_data);
   g_auto(TempDir) t = { 0 };
-  g_autofree char *one = NULL, *four = NULL, *other = NULL;
 
   temp_dir_init (&t);
-  one = g_build_filename (t.dir, "one.csv", NULL);
-  four = g_build_filename (t.dir, "four.csv", NULL);
-  other = g_build_filename (t.dir, "other.csv", NULL);
-  run_to_files (model, one, 1, 2024);
-  run_to_files (model, four, 4, 2024);
-  run_to_files (model, other, 4, 2025);
-  for (guint id = 1; id <= 4; id++)
+  for (TildeMetricAdaptation adaptation = TILDE_METRIC_ADAPTATION_STAN;
+       adaptation <= TILDE_METRIC_ADAPTATION_GRADIENTS; adaptation++)
     {
-      g_autofree char *a = tilde_sample_chain_output_path (one, 4, id);
-      g_autofree char *b = tilde_sample_chain_output_path (four, 4, id);
-      g_autofree char *c = tilde_sample_chain_output_path (other, 4, id);
-      g_autofree char *d = tilde_sample_chain_output_path (one, 4, id % 4 + 1);
-      g_autofree char *ta = file_without_times (a), *tb = file_without_times (b);
-      g_autofree char *tc = file_without_times (c), *td = file_without_times (d);
-      const char *draws_a = strstr (ta, "\n-"), *draws_d = strstr (td, "\n-");
+      const char *name = tilde_metric_adaptation_name (adaptation);
+      g_autofree char *one = g_strdup_printf ("%s/one-%s.csv", t.dir, name);
+      g_autofree char *four = g_strdup_printf ("%s/four-%s.csv", t.dir, name);
+      g_autofree char *other = g_strdup_printf ("%s/other-%s.csv", t.dir, name);
 
-      /* (not g_assert_cmpstr: the files are long) */
-      g_assert_true (strcmp (ta, tb) == 0);
-      g_assert_true (strcmp (ta, tc) != 0);
-      g_assert_nonnull (draws_a);
-      g_assert_nonnull (draws_d);
-      g_assert_true (strcmp (draws_a, draws_d) != 0);
+      run_to_files (model, one, 1, 2024, adaptation);
+      run_to_files (model, four, 4, 2024, adaptation);
+      run_to_files (model, other, 4, 2025, adaptation);
+      for (guint id = 1; id <= 4; id++)
+        {
+          g_autofree char *a = tilde_sample_chain_output_path (one, 4, id);
+          g_autofree char *b = tilde_sample_chain_output_path (four, 4, id);
+          g_autofree char *c = tilde_sample_chain_output_path (other, 4, id);
+          g_autofree char *d = tilde_sample_chain_output_path (one, 4, id % 4 + 1);
+          g_autofree char *ta = file_without_times (a), *tb = file_without_times (b);
+          g_autofree char *tc = file_without_times (c), *td = file_without_times (d);
+          const char *draws_a = strstr (ta, "\n-"), *draws_d = strstr (td, "\n-");
+
+          /* (not g_assert_cmpstr: the files are long) */
+          g_assert_true (strcmp (ta, tb) == 0);
+          g_assert_true (strcmp (ta, tc) != 0);
+          g_assert_nonnull (draws_a);
+          g_assert_nonnull (draws_d);
+          g_assert_true (strcmp (draws_a, draws_d) != 0);
+        }
     }
+  {
+    g_autofree char *stan = g_strdup_printf ("%s/one-stan_1.csv", t.dir);
+    g_autofree char *gradients = g_strdup_printf ("%s/one-gradients_1.csv", t.dir);
+    g_autofree char *ts = file_without_times (stan), *tg = file_without_times (gradients);
+    g_assert_true (strcmp (strstr (ts, "\n-"), strstr (tg, "\n-")) != 0);
+  }
 }
 
 /* The same with the dense metric, trees cut at depth 2, warm-up draws
@@ -593,6 +607,26 @@ test_bad_options (void)
   g_assert_null (tilde_sample_run_start (model, &o, NULL, NULL, &error));
   g_assert_error (error, TILDE_SAMPLE_ERROR, TILDE_SAMPLE_ERROR_OPTIONS);
   g_clear_error (&error);
+  /* the gradients' metric adaptation estimates a diagonal */
+  for (TildeMetricKind kind = TILDE_METRIC_UNIT; kind <= TILDE_METRIC_DENSE; kind++)
+    {
+      g_autoptr(TildeSampleRun) run = NULL;
+
+      infer_test_options (&o, 1, 100, 50, 13);
+      o.metric = kind;
+      o.adapt_options.metric_adaptation = TILDE_METRIC_ADAPTATION_GRADIENTS;
+      run = tilde_sample_run_start (model, &o, NULL, NULL, &error);
+      if (kind == TILDE_METRIC_DIAG)
+        {
+          g_assert_no_error (error);
+          g_assert_true (tilde_sample_run_wait (run, &error));
+          continue;
+        }
+      g_assert_null (run);
+      g_assert_error (error, TILDE_SAMPLE_ERROR, TILDE_SAMPLE_ERROR_OPTIONS);
+      g_assert_nonnull (strstr (error->message, "diag_e"));
+      g_clear_error (&error);
+    }
   infer_test_options (&o, 1, 100, 50, 13);
   o.output = "/nonexistent-folder/out.csv";
   g_assert_null (tilde_sample_run_start (model, &o, NULL, NULL, &error));

@@ -563,6 +563,53 @@ test_save_and_open (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (tilde_run_controller_get_data_text (f->controller), "\"J\""));
 }
 
+/* ---- the metric adaptation from gradients ---- */
+
+/* Chosen in the panel, it reaches the run and its files; it goes with the
+ * diagonal metric only, and a saved run keeps it. */
+static void
+test_metric_adaptation (Fixture *f, gconstpointer data)
+{
+  const char *const *paths;
+  TildeRunSettings s, back;
+  g_autofree char *json = NULL;
+  g_autoptr(GError) error = NULL;
+  guint i;
+
+  tilde_run_panel_get_run_settings (f->panel, &s);
+  g_assert_cmpint (s.sample.adapt_options.metric_adaptation, ==, TILDE_METRIC_ADAPTATION_STAN);
+  s.sample.metric = TILDE_METRIC_DIAG;
+  s.sample.adapt_options.metric_adaptation = TILDE_METRIC_ADAPTATION_GRADIENTS;
+  tilde_run_panel_set_run_settings (f->panel, &s);
+  set_sizes (f, 2, 200, 200);
+  tilde_run_panel_get_run_settings (f->panel, &s);
+  g_assert_cmpint (s.sample.adapt_options.metric_adaptation, ==, TILDE_METRIC_ADAPTATION_GRADIENTS);
+  run_and_wait (f);
+  g_assert_no_error (f->error);
+  paths = tilde_run_controller_get_output_paths (f->controller);
+  for (i = 0; paths[i]; i++)
+    {
+      g_autofree char *text = NULL;
+
+      g_assert_true (g_file_get_contents (paths[i], &text, NULL, NULL));
+      g_assert_nonnull (strstr (text, "metric_adaptation = gradients\n"));
+      g_assert_nonnull (strstr (text, "# Adaptation terminated\n"));
+    }
+  g_assert_cmpuint (i, ==, 2);
+
+  json = tilde_run_settings_to_json (&s);
+  tilde_run_settings_init (&back);
+  g_assert_true (tilde_run_settings_from_json (json, &back, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (back.sample.adapt_options.metric_adaptation, ==, TILDE_METRIC_ADAPTATION_GRADIENTS);
+
+  /* the dense metric is estimated Stan's way */
+  s.sample.metric = TILDE_METRIC_DENSE;
+  tilde_run_panel_set_run_settings (f->panel, &s);
+  tilde_run_panel_get_run_settings (f->panel, &back);
+  g_assert_cmpint (back.sample.adapt_options.metric_adaptation, ==, TILDE_METRIC_ADAPTATION_STAN);
+}
+
 /* ---- optimisation ---- */
 
 static void
@@ -1090,6 +1137,7 @@ main (int argc, char *argv[])
   ADD ("summary-equals-tilde-summary", test_summary_equals_cli);
   ADD ("export", test_export);
   ADD ("save-and-open", test_save_and_open);
+  ADD ("metric-adaptation", test_metric_adaptation);
   ADD ("optimize-with-laplace", test_optimize_with_laplace);
   ADD ("again-keeps-the-plots", test_again_keeps_the_plots);
   ADD ("held-draws", test_held_draws);
