@@ -10,6 +10,16 @@
  * eight_schools_centered, a funnel, only on mu and on its divergences
  * being reported.
  *
+ * A run within the accuracy bounds (z, sd) that misses a diagnostic's
+ * (R-hat, ESS, divergences) is judged again with the next seed, and that
+ * run must meet every bound. A correct sampler misses those at one seed
+ * now and then, by chance near the bounds: at seeds 1 to 20 Stan's
+ * adaptation takes wells_dist to R-hat 1.0123 (seed 13) and leaves
+ * eight_schools_noncentered 0 to 2 divergences in 4000 draws (6 in all
+ * over seeds 1 to 10); kidscore_interaction reaches 1.0101 at this file's
+ * seed (1.0060 at most over seeds 1 to 10). A sampler that does not mix
+ * misses them at every seed.
+ *
  * ESS and R-hat are those of infer/diagnostics.h (rank-normalised bulk
  * ESS; the larger of bulk and tail R-hat), which tests/infer/test-diagnostics.c
  * checks against independent values. A wrong sampler (a biased draw, a
@@ -21,8 +31,7 @@
  * /infer/reference/fast/ holds the small posteriors (seconds; the default
  * suite), /infer/reference/slow/ the others (minutes; -Dslow_tests=true).
  * The tests named NAME-gradients judge the same posteriors, by the same
- * bounds, sampled after the metric adaptation from
- * gradients (adapt.h), with room in R-hat and divergences (see below).
+ * bounds, sampled after the metric adaptation from gradients (adapt.h).
  */
 #define G_LOG_DOMAIN "tilde-test"
 
@@ -34,15 +43,6 @@
 #include "infer/diagnostics.h"
 
 #define SEED 20241122
-/* The diagnostics' bounds for the runs after the gradients' adaptation.
- * One seed passes or fails R-hat < 1.01 and "no divergences" by chance
- * near the bounds, and with Stan's adaptation too: at seeds 1 to 10,
- * eight_schools_noncentered leaves 6 divergences in all (7 after the
- * gradients'), and wells_dist reaches R-hat 1.0123 at seed 13 (1.0110
- * after the gradients' at this file's seed, 1.0066 at most over 20 other
- * seeds). Means, sds and ESS are judged as for Stan's adaptation. */
-#define GRADIENTS_MAX_RHAT        1.02
-#define GRADIENTS_MAX_DIVERGENCES 10   /* of 4000 draws */
 
 static const char *
 reference_dir (void)
@@ -65,22 +65,31 @@ csv_name (const char *name)
 }
 
 /* Posteriors sampled with the settings their reference was made with, as
- * the defaults leave divergences that Stan leaves too (engine/infer/README.md). */
+ * the defaults leave divergences that Stan leaves too (engine/infer/README.md).
+ * After the gradients' adaptation, eight_schools_noncentered is sampled at
+ * adapt delta 0.9: at 0.8 either adaptation leaves 1 or 2 divergences in
+ * 4000 draws at half the seeds (Stan's 6 over seeds 1 to 10, the
+ * gradients' 7, and 4 and 2 at this file's two seeds), at 0.9 neither
+ * leaves any at seeds 1 to 10 and this file's two. */
 typedef struct {
-  const char *name;
-  double      adapt_delta;
-  guint       max_depth;
+  const char           *name;
+  gboolean              gradients_only;
+  double                adapt_delta;
+  guint                 max_depth;
 } Settings;
 
 static const Settings settings[] = {
-  { "gp_pois_regr", 0.99, 15 },
+  { "gp_pois_regr", FALSE, 0.99, 15 },
+  { "eight_schools_noncentered", TRUE, 0.9, 10 },
 };
 
 static void
 apply_settings (const char *name, TildeSampleOptions *o)
 {
+  gboolean gradients = o->adapt_options.metric_adaptation == TILDE_METRIC_ADAPTATION_GRADIENTS;
+
   for (gsize i = 0; i < G_N_ELEMENTS (settings); i++)
-    if (strcmp (settings[i].name, name) == 0)
+    if (strcmp (settings[i].name, name) == 0 && (gradients || !settings[i].gradients_only))
       {
         o->adapt_options.delta = settings[i].adapt_delta;
         o->max_depth = settings[i].max_depth;
@@ -98,47 +107,33 @@ typedef struct {
   TildeMetricAdaptation adaptation;
 } Case;
 
-static void
-check_reference (gconstpointer data)
+/* What one run missed: the accuracy bounds (|z| < 4, the sd within 20 %)
+ * and the diagnostics' (R-hat, ESS, divergences). */
+typedef struct {
+  guint accuracy, diagnostics;
+} Misses;
+
+static Misses
+judge_run (const Case *test_case, TildeModel *model, JsonObject *ref, guint64 seed)
 {
-  const Case *test_case = data;
   const char *name = test_case->name;
-  gboolean gradients = test_case->adaptation == TILDE_METRIC_ADAPTATION_GRADIENTS;
-  double max_rhat = gradients ? GRADIENTS_MAX_RHAT : 1.01;
-  g_autofree char *dir = g_build_filename (reference_dir () ? reference_dir () : ".", name, NULL);
-  g_autofree char *stan = g_build_filename (dir, "model.stan", NULL);
-  g_autofree char *json = g_build_filename (dir, "data.json", NULL);
-  g_autofree char *ref_path = g_build_filename (dir, "reference.json", NULL);
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autoptr(GError) error = NULL;
-  g_autoptr(TildeModel) model = NULL;
-  g_autoptr(TildeSampleRun) run = NULL;
   gboolean centred = strcmp (name, "eight_schools_centered") == 0;
-  JsonObject *ref, *params;
-  JsonArray *names;
+  JsonArray *names = json_object_get_array_member (ref, "parameter_names");
+  JsonObject *params = json_object_get_object_member (ref, "parameters");
+  g_autoptr(TildeSampleRun) run = NULL;
   TildeSampleOptions o;
-  guint divergences = 0, failures = 0;
+  Misses misses = { 0, 0 };
+  guint divergences = 0;
   double min_ess = INFINITY, max_z = 0;
   gint64 start;
 
-  if (reference_dir () == NULL || !g_file_test (stan, G_FILE_TEST_EXISTS))
-    {
-      g_test_skip ("the reference posteriors are not there");
-      return;
-    }
-  g_assert_true (json_parser_load_from_file (parser, ref_path, &error));
-  g_assert_no_error (error);
-  ref = json_node_get_object (json_parser_get_root (parser));
-  names = json_object_get_array_member (ref, "parameter_names");
-  params = json_object_get_object_member (ref, "parameters");
-
-  model = infer_test_model_file (stan, g_file_test (json, G_FILE_TEST_EXISTS) ? json : NULL);
-  infer_test_options (&o, 4, 1000, 1000, SEED);
-  apply_settings (name, &o);
+  infer_test_options (&o, 4, 1000, 1000, seed);
   o.adapt_options.metric_adaptation = test_case->adaptation;
+  apply_settings (name, &o);
   start = g_get_monotonic_time ();
   run = infer_test_run (model, &o);
-  g_test_message ("%s: %.2f s for 4 chains", name, (g_get_monotonic_time () - start) / 1e6);
+  g_test_message ("%s, seed %" G_GUINT64_FORMAT ": %.2f s for 4 chains", name, seed,
+                  (g_get_monotonic_time () - start) / 1e6);
 
   for (guint c = 0; c < 4; c++)
     divergences += tilde_sample_run_get_chain_result (run, c)->divergences;
@@ -151,10 +146,8 @@ check_reference (gconstpointer data)
     g_assert_cmpfloat (sum, ==, divergences);
   }
   g_test_message ("%s: %u divergences", name, divergences);
-  if (centred)
-    g_assert_cmpuint (divergences, >, 0);
-  else
-    g_assert_cmpuint (divergences, <=, gradients ? GRADIENTS_MAX_DIVERGENCES : 0);
+  if (centred ? divergences == 0 : divergences > 0)
+    misses.diagnostics++;
 
   for (guint i = 0; i < json_array_get_length (names); i++)
     {
@@ -166,6 +159,7 @@ check_reference (gconstpointer data)
       g_autofree double *x = NULL;
       gsize per_chain;
       double mean, sd, ess, rhat, mcse, z, sd_error;
+      gboolean accurate, diagnosed;
 
       if (centred && strcmp (quantity, "mu") != 0)
         continue;
@@ -179,17 +173,51 @@ check_reference (gconstpointer data)
       sd_error = fabs (sd - ref_sd) / ref_sd;
       min_ess = MIN (min_ess, ess);
       max_z = MAX (max_z, fabs (z));
-      if (!(fabs (z) < 4)
-          || (!centred && !(sd_error < 0.2 && rhat < max_rhat && ess > 100 * 4)))
-        {
-          g_test_message ("%s %s: mean %g (ref %g, z %.2f), sd %g (ref %g, %.0f %%), "
-                          "ESS %.0f, R-hat %.4f", name, quantity, mean, ref_mean, z, sd, ref_sd,
-                          100 * sd_error, ess, rhat);
-          failures++;
-        }
+      accurate = fabs (z) < 4 && (centred || sd_error < 0.2);
+      diagnosed = centred || (rhat < 1.01 && ess > 100 * 4);
+      if (!accurate || !diagnosed)
+        g_test_message ("%s %s: mean %g (ref %g, z %.2f), sd %g (ref %g, %.0f %%), "
+                        "ESS %.0f, R-hat %.4f", name, quantity, mean, ref_mean, z, sd, ref_sd,
+                        100 * sd_error, ess, rhat);
+      misses.accuracy += !accurate;
+      misses.diagnostics += !diagnosed;
     }
   g_test_message ("%s: largest |z| %.2f, smallest bulk ESS %.0f", name, max_z, min_ess);
-  g_assert_cmpuint (failures, ==, 0);
+  return misses;
+}
+
+static void
+check_reference (gconstpointer data)
+{
+  const Case *test_case = data;
+  const char *name = test_case->name;
+  g_autofree char *dir = g_build_filename (reference_dir () ? reference_dir () : ".", name, NULL);
+  g_autofree char *stan = g_build_filename (dir, "model.stan", NULL);
+  g_autofree char *json = g_build_filename (dir, "data.json", NULL);
+  g_autofree char *ref_path = g_build_filename (dir, "reference.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TildeModel) model = NULL;
+  JsonObject *ref;
+  Misses misses;
+
+  if (reference_dir () == NULL || !g_file_test (stan, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("the reference posteriors are not there");
+      return;
+    }
+  g_assert_true (json_parser_load_from_file (parser, ref_path, &error));
+  g_assert_no_error (error);
+  ref = json_node_get_object (json_parser_get_root (parser));
+  model = infer_test_model_file (stan, g_file_test (json, G_FILE_TEST_EXISTS) ? json : NULL);
+  misses = judge_run (test_case, model, ref, SEED);
+  if (misses.accuracy == 0 && misses.diagnostics > 0)
+    {
+      g_test_message ("%s: accurate, but a diagnostic missed its bound; the next seed", name);
+      misses = judge_run (test_case, model, ref, SEED + 1);
+    }
+  g_assert_cmpuint (misses.accuracy, ==, 0);
+  g_assert_cmpuint (misses.diagnostics, ==, 0);
 }
 
 int
