@@ -92,9 +92,9 @@ option_context (SampleArgs *a)
     { "metric", 0, 0, G_OPTION_ARG_STRING, &a->metric,
       N_("Metric: diag (default), dense or unit (also diag_e, dense_e, unit_e)"), N_("M") },
     { "metric-adaptation", 0, 0, G_OPTION_ARG_STRING, &a->metric_adaptation,
-      N_("How warm-up estimates the metric: stan (the draws' variance in Stan's windows, the "
-         "default) or gradients (diag only: from the variances of the draws and of the "
-         "log density's gradients, which settles in fewer iterations)"), N_("A") },
+      N_("How warm-up estimates the metric: stan (the draws' (co)variance in Stan's windows, the "
+         "default) or gradients (from the (co)variances of the draws and of the log "
+         "density's gradients, which settles in fewer iterations)"), N_("A") },
     { "context", 0, 0, G_OPTION_ARG_STRING, &a->context,
       N_("What the density holds: joint (default), prior (no likelihood terms: the prior and "
          "prior predictive) or likelihood (no prior terms)"), N_("C") },
@@ -178,9 +178,9 @@ fill_options (SampleArgs *a, TildeSampleOptions *o)
     return usage_error (_("--metric-adaptation must be stan or gradients, not '%s'"),
                         a->metric_adaptation);
   if (o->adapt_options.metric_adaptation == TILDE_METRIC_ADAPTATION_GRADIENTS
-      && o->metric != TILDE_METRIC_DIAG)
-    return usage_error (_("--metric-adaptation gradients estimates a diagonal metric: use it "
-                          "with --metric diag"));
+      && o->metric == TILDE_METRIC_UNIT)
+    return usage_error (_("--metric-adaptation gradients needs a metric to estimate: use it "
+                          "with --metric diag or dense"));
 
   o->chains = (guint) a->chains;
   o->threads = (guint) a->threads;

@@ -116,8 +116,8 @@ tilde_run_panel_get_run_settings (TildeRunPanel *self, TildeRunSettings *s)
   s->sample.adapt_options.delta = gtk_spin_button_get_value (self->adapt_delta);
   s->sample.max_depth = (guint) MAX (spin_int (self->max_depth), 1);
   s->sample.metric = metrics[metric];
-  /* the gradients' adaptation estimates a diagonal only */
-  if (metric == 0 && gtk_drop_down_get_selected (self->metric_adaptation) == 1)
+  /* the unit metric has nothing to adapt */
+  if (metric != 2 && gtk_drop_down_get_selected (self->metric_adaptation) == 1)
     s->sample.adapt_options.metric_adaptation = TILDE_METRIC_ADAPTATION_GRADIENTS;
   s->sample.save_warmup = gtk_switch_get_active (self->save_warmup);
   s->sample.init_radius = gtk_spin_button_get_value (self->init_radius);
@@ -171,12 +171,12 @@ method_changed (TildeRunPanel *self)
   gtk_widget_set_visible (self->optimize_grid, optimize);
 }
 
-/* The metric adaptation from gradients estimates a diagonal metric. */
+/* The unit metric has nothing to adapt. */
 static void
 metric_changed (TildeRunPanel *self)
 {
   gtk_widget_set_sensitive (GTK_WIDGET (self->metric_adaptation),
-                            gtk_drop_down_get_selected (self->metric) == 0);
+                            gtk_drop_down_get_selected (self->metric) != 2);
 }
 
 /* ---- devices ---- */

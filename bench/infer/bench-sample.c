@@ -20,7 +20,7 @@
  * evaluation counts seven times): for figures that do not depend on the
  * load, run it under callgrind and split the instructions.
  *
- * Usage: bench-sample [--seeds N] [--chains N] [--warmup N]
+ * Usage: bench-sample [--seeds N] [--chains N] [--warmup N] [--metric M]
  *                     [--adaptation stan|gradients|both] MODEL [MODEL...]
  *   MODEL: a folder holding model.stan and data.json (the reference
  *   posteriors' layout), or NAME.stan with NAME.data.json next to it (or
@@ -97,6 +97,7 @@ median (double *x, guint n)
 static gboolean no_output;
 static TildeMetricAdaptation adaptation;
 static int warmup = 1000;
+static TildeMetricKind metric = TILDE_METRIC_DIAG;
 
 static double
 cpu_seconds (void)
@@ -176,6 +177,7 @@ measure (TildeModel *model, guint chains, guint64 seed, const char *dir, Measure
   o.keep_draws = TRUE;
   o.adapt_options.metric_adaptation = adaptation;
   o.warmup = (guint) warmup;
+  o.metric = metric;
   start = g_get_monotonic_time ();
   cpu_start = cpu_seconds ();
   run = tilde_sample_run_start (model, &o, NULL, NULL, &error);
@@ -231,13 +233,14 @@ main (int argc, char **argv)
 {
   int seeds = 5, chains = 1;
   g_auto(GStrv) models = NULL;
-  g_autofree char *adaptations = NULL;
+  g_autofree char *adaptations = NULL, *metric_name = NULL;
   TildeMetricAdaptation chosen[2];
   guint n_chosen = 0;
   const GOptionEntry entries[] = {
     { "seeds", 0, 0, G_OPTION_ARG_INT, &seeds, "Seeds per model (default 5)", "N" },
     { "chains", 0, 0, G_OPTION_ARG_INT, &chains, "Chains per run (default 1)", "N" },
     { "warmup", 0, 0, G_OPTION_ARG_INT, &warmup, "Warm-up iterations (default 1000)", "N" },
+    { "metric", 0, 0, G_OPTION_ARG_STRING, &metric_name, "diag (default) or dense", "M" },
     { "no-output", 0, 0, G_OPTION_ARG_NONE, &no_output, "Write no CSV file", NULL },
     { "adaptation", 0, 0, G_OPTION_ARG_STRING, &adaptations,
       "Metric adaptation: stan (default), gradients, or both (a row each)", "A" },
@@ -252,7 +255,13 @@ main (int argc, char **argv)
   if (!g_option_context_parse (context, &argc, &argv, &error) || models == NULL || seeds < 1
       || chains < 1 || warmup < 0)
     {
-      g_printerr ("usage: bench-sample [--seeds N] [--chains N] [--warmup N] [--adaptation A] MODEL...\n");
+      g_printerr ("usage: bench-sample [--seeds N] [--chains N] [--warmup N] [--metric M] [--adaptation A] "
+                  "MODEL...\n");
+      return 2;
+    }
+  if (metric_name != NULL && !tilde_metric_kind_parse (metric_name, &metric))
+    {
+      g_printerr ("bench-sample: --metric must be diag, dense or unit\n");
       return 2;
     }
   if (adaptations == NULL || g_str_equal (adaptations, "both"))
@@ -265,7 +274,8 @@ main (int argc, char **argv)
       return 2;
     }
   dir = g_dir_make_tmp ("tilde-bench-sample-XXXXXX", NULL);
-  printf ("%d chain(s) x (%d warm-up + 1000 draws), median of %d seeds\n\n", chains, warmup, seeds);
+  printf ("%d chain(s) x (%d warm-up + 1000 draws), %s, median of %d seeds\n\n", chains, warmup,
+          tilde_metric_kind_name (metric), seeds);
   printf ("| model | wall (s) | cpu (s) | gradients | us / gradient | leapfrog / draw | outside log density "
           "| divergences | min bulk ESS | ESS / s | ESS / 1000 gradients | warm-up gradients "
           "| ESS / 1000 gradients after warm-up |\n");

@@ -3,6 +3,8 @@
 
 #include "infer/adapt.h"
 
+#include "infer/fisher-metric.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -260,6 +262,12 @@ tilde_welford_regularised (const TildeWelford *w, double *out)
 #define EARLY_SWITCH       10
 #define SWITCH             80
 #define MIN_DRAWS          3
+/* A dense estimate costs two eigen-decompositions: it is made every this
+ * many iterations, and once more when the metric becomes final. */
+#define DENSE_EVERY        10
+/* The dense estimate's regularisation (regularised_covariance). */
+#define RIDGE              1e-3
+#define SHRINK_DRAWS       5.0
 /* Bounds on an inverse metric's element, so that a coordinate that has
  * not moved (or whose gradient has not) keeps a usable scale. */
 #define INVERSE_MIN        1e-20
@@ -275,6 +283,8 @@ struct TildeAdapter {
   gboolean                gradients;
   TildeWelford           *draws[2], *slopes[2];
   guint                   iteration, early_end, final_start;
+  TildeFisherMetric      *fisher;      /* dense only */
+  double                 *s, *g;       /* dense only: the covariances, regularised */
 };
 
 TildeAdapter *
@@ -289,15 +299,23 @@ tilde_adapter_new (TildeMetric *metric, const TildeAdaptOptions *options, guint 
   tilde_stepsize_adaptation_init (&a->stepsize, options);
   a->stepsize.mu = log (10.0 * initial_stepsize);
   if (options->metric_adaptation == TILDE_METRIC_ADAPTATION_GRADIENTS
-      && metric->kind == TILDE_METRIC_DIAG)
+      && metric->kind != TILDE_METRIC_UNIT)
     {
+      gsize size = MAX (dense ? metric->n * metric->n : metric->n, 1);
+
       a->gradients = TRUE;
       for (guint k = 0; k < 2; k++)
         {
-          a->draws[k] = tilde_welford_new (metric->n, FALSE);
-          a->slopes[k] = tilde_welford_new (metric->n, FALSE);
+          a->draws[k] = tilde_welford_new (metric->n, dense);
+          a->slopes[k] = tilde_welford_new (metric->n, dense);
         }
-      a->estimate = g_new0 (double, MAX (metric->n, 1));
+      a->estimate = g_new0 (double, size);
+      if (dense)
+        {
+          a->fisher = tilde_fisher_metric_new (metric->n);
+          a->s = g_new0 (double, size);
+          a->g = g_new0 (double, size);
+        }
       a->early_end = (guint) lround (EARLY_SHARE * num_warmup);
       a->final_start = num_warmup - (guint) lround (FINAL_SHARE * num_warmup);
     }
@@ -327,6 +345,9 @@ tilde_adapter_free (TildeAdapter *a)
       tilde_welford_free (a->draws[k]);
       tilde_welford_free (a->slopes[k]);
     }
+  tilde_fisher_metric_free (a->fisher);
+  g_free (a->s);
+  g_free (a->g);
   g_free (a->estimate);
   g_free (a);
 }
@@ -341,13 +362,45 @@ void
 tilde_adapter_start (TildeAdapter *a, TildeNuts *nuts)
 {
   const double *g = tilde_nuts_get_gradient (nuts);
+  gsize n = a->metric->n;
+  gboolean dense = a->metric->kind == TILDE_METRIC_DENSE;
 
   if (!a->gradients)
     return;
+  if (dense)
+    memset (a->estimate, 0, sizeof (double) * n * n);
   /* the scale a coordinate's slope suggests; none where it is flat */
-  for (gsize i = 0; i < a->metric->n; i++)
-    a->estimate[i] = isfinite (g[i]) && g[i] != 0 ? clamp_inverse (1.0 / fabs (g[i])) : 1.0;
+  for (gsize i = 0; i < n; i++)
+    a->estimate[dense ? i * n + i : i]
+      = isfinite (g[i]) && g[i] != 0 ? clamp_inverse (1.0 / fabs (g[i])) : 1.0;
   tilde_metric_set_inverse (a->metric, a->estimate);
+}
+
+/* The full matrix of a dense Welford's sums, its diagonal raised by
+ * RIDGE 5 / (n + 5) of itself: a scale-free form of Stan's regularisation
+ * that keeps the matrix positive definite while fewer draws than
+ * coordinates have been seen (in directions no draw has explored, the
+ * estimate then falls back to the diagonal one), and fades as draws come. */
+static void
+regularised_covariance (const TildeWelford *w, double *out)
+{
+  gsize n = w->n;
+  double raise = 1.0 + RIDGE * SHRINK_DRAWS / (w->count + SHRINK_DRAWS);
+
+  for (gsize i = 0; i < n; i++)
+    for (gsize j = 0; j <= i; j++)
+      out[i * n + j] = out[j * n + i] = w->m2[i * n + j] * (i == j ? raise : 1.0);
+}
+
+/* The geometric mean S # G^-1 from the foreground (fisher-metric.h). A
+ * failure keeps the metric as it was. */
+static void
+set_dense_from_gradients (TildeAdapter *a)
+{
+  regularised_covariance (a->draws[0], a->s);
+  regularised_covariance (a->slopes[0], a->g);
+  if (tilde_fisher_metric_solve (a->fisher, a->s, a->g, a->estimate))
+    tilde_metric_set_inverse (a->metric, a->estimate);
 }
 
 /* sqrt (Var q / Var g) from the foreground, where both are known. */
@@ -359,6 +412,11 @@ set_from_gradients (TildeAdapter *a)
 
   if (c < MIN_DRAWS)
     return;
+  if (a->fisher != NULL)
+    {
+      set_dense_from_gradients (a);
+      return;
+    }
   memcpy (a->estimate, a->metric->inverse, sizeof (double) * a->metric->n);
   for (gsize i = 0; i < a->metric->n; i++)
     {
@@ -424,7 +482,8 @@ learn_from_gradients (TildeAdapter *a, TildeNuts *nuts, gsl_rng *rng, char **pro
       tilde_welford_restart (q);
       tilde_welford_restart (g);
     }
-  set_from_gradients (a);
+  if (a->fisher == NULL || (it + 1) % DENSE_EVERY == 0 || it + 1 == a->final_start)
+    set_from_gradients (a);
   /* the metric is final: a step size for it, as after one of Stan's windows */
   return it + 1 < a->final_start || restart_stepsize (a, nuts, rng, problem);
 }

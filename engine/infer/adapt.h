@@ -23,13 +23,17 @@
  *   used as announced.)
  * - The unit metric has nothing to estimate: only the step size adapts.
  *
- * A diagonal metric can instead be estimated from the draws and the
- * gradients of the log density at them (TILDE_METRIC_ADAPTATION_GRADIENTS):
- * the inverse metric is sqrt (Var[q_i] / Var[d log p / d q_i]), the
- * diagonal scaling that minimises the Fisher divergence between the
- * posterior and a standard normal (for a normal posterior it is the
- * variance itself), which settles in far fewer draws than the draws'
- * variance alone. Its schedule:
+ * The metric can instead be estimated from the draws and the gradients of
+ * the log density at them (TILDE_METRIC_ADAPTATION_GRADIENTS): the
+ * affine scaling that minimises the Fisher divergence between the
+ * posterior and a standard normal. For the diagonal metric the inverse
+ * metric is sqrt (Var[q_i] / Var[d log p / d q_i]); for the dense one it
+ * is the geometric mean S # G^-1 of the draws' covariance S and the
+ * inverse of the gradients' G (fisher-metric.h), with G's and S's
+ * diagonals raised by 1e-3 * 5 / (n + 5) of themselves after n draws. For
+ * a normal posterior either is the (co)variance itself, from a handful
+ * of draws, where the draws' (co)variance alone needs hundreds. Its
+ * schedule:
  * - the metric starts at 1 / |gradient| of the starting point, then the
  *   step size is searched as in Stan;
  * - every warm-up iteration but the last 15 % adds its draw and gradient
@@ -38,7 +42,8 @@
  *   becomes the foreground and a new background starts, so that the
  *   metric, set from the foreground after every iteration, always rests
  *   on the latest 10 to 20 (80 to 160) draws and early draws far from
- *   the posterior fall out;
+ *   the posterior fall out (a dense metric, whose estimate costs two
+ *   eigen-decompositions, is set every 10 iterations);
  * - at the start of the last 15 % the metric is fixed, the step size is
  *   searched again and the dual averaging restarts, as at the end of one
  *   of Stan's windows.
@@ -57,7 +62,7 @@ G_BEGIN_DECLS
 /* What the metric is estimated from. */
 typedef enum {
   TILDE_METRIC_ADAPTATION_STAN,      /* the draws' (co)variance in Stan's windows */
-  TILDE_METRIC_ADAPTATION_GRADIENTS, /* diag only: the draws' and the gradients' variances */
+  TILDE_METRIC_ADAPTATION_GRADIENTS, /* the draws' and the gradients' (co)variances */
 } TildeMetricAdaptation;
 
 typedef struct {

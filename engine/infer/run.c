@@ -110,8 +110,8 @@ check_options (const TildeSampleOptions *o, GError **error)
     problem = "adapt delta must be between 0 and 1";
   else if (!(a->gamma > 0) || !(a->kappa > 0) || !(a->t0 > 0))
     problem = "adapt gamma, kappa and t0 must be positive";
-  else if (a->metric_adaptation == TILDE_METRIC_ADAPTATION_GRADIENTS && o->metric != TILDE_METRIC_DIAG)
-    problem = "the metric adaptation from gradients estimates a diagonal metric: it needs diag_e";
+  else if (a->metric_adaptation == TILDE_METRIC_ADAPTATION_GRADIENTS && o->metric == TILDE_METRIC_UNIT)
+    problem = "the unit metric has nothing to adapt from gradients: use diag_e or dense_e";
   else if (!(o->init_radius >= 0) || !isfinite (o->init_radius))
     problem = "the init radius must be zero or positive";
   else if (o->sig_figs != -1 && (o->sig_figs < 1 || o->sig_figs > 18))

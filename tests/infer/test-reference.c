@@ -105,6 +105,7 @@ member_double (JsonObject *o, const char *name)
 typedef struct {
   const char           *name;
   TildeMetricAdaptation adaptation;
+  TildeMetricKind       metric;
 } Case;
 
 /* What one run missed: the accuracy bounds (|z| < 4, the sd within 20 %)
@@ -129,6 +130,7 @@ judge_run (const Case *test_case, TildeModel *model, JsonObject *ref, guint64 se
 
   infer_test_options (&o, 4, 1000, 1000, seed);
   o.adapt_options.metric_adaptation = test_case->adaptation;
+  o.metric = test_case->metric;
   apply_settings (name, &o);
   start = g_get_monotonic_time ();
   run = infer_test_run (model, &o);
@@ -232,9 +234,14 @@ main (int argc, char **argv)
     "wells_dist",
   };
 
-  static const struct { const char *suffix; TildeMetricAdaptation adaptation; } kinds[] = {
-    { "", TILDE_METRIC_ADAPTATION_STAN },
-    { "-gradients", TILDE_METRIC_ADAPTATION_GRADIENTS },
+  static const struct {
+    const char *suffix;
+    TildeMetricAdaptation adaptation;
+    TildeMetricKind metric;
+  } kinds[] = {
+    { "", TILDE_METRIC_ADAPTATION_STAN, TILDE_METRIC_DIAG },
+    { "-gradients", TILDE_METRIC_ADAPTATION_GRADIENTS, TILDE_METRIC_DIAG },
+    { "-dense-gradients", TILDE_METRIC_ADAPTATION_GRADIENTS, TILDE_METRIC_DENSE },
   };
   static Case cases[G_N_ELEMENTS (kinds)][G_N_ELEMENTS (fast) + G_N_ELEMENTS (slow)];
 
@@ -249,7 +256,7 @@ main (int argc, char **argv)
         g_autofree char *path = g_strdup_printf ("/infer/reference/%s/%s%s", is_fast ? "fast" : "slow", name,
                                                   kinds[k].suffix);
 
-        cases[k][i] = (Case) { name, kinds[k].adaptation };
+        cases[k][i] = (Case) { name, kinds[k].adaptation, kinds[k].metric };
         g_test_add_data_func (path, &cases[k][i], check_reference);
       }
   return g_test_run ();

@@ -565,8 +565,8 @@ test_save_and_open (Fixture *f, gconstpointer data)
 
 /* ---- the metric adaptation from gradients ---- */
 
-/* Chosen in the panel, it reaches the run and its files; it goes with the
- * diagonal metric only, and a saved run keeps it. */
+/* Chosen in the panel, it reaches the run and its files, and a saved run
+ * keeps it; the unit metric has nothing to adapt. */
 static void
 test_metric_adaptation (Fixture *f, gconstpointer data)
 {
@@ -603,8 +603,8 @@ test_metric_adaptation (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
   g_assert_cmpint (back.sample.adapt_options.metric_adaptation, ==, TILDE_METRIC_ADAPTATION_GRADIENTS);
 
-  /* the dense metric is estimated Stan's way */
-  s.sample.metric = TILDE_METRIC_DENSE;
+  /* the unit metric is left alone */
+  s.sample.metric = TILDE_METRIC_UNIT;
   tilde_run_panel_set_run_settings (f->panel, &s);
   tilde_run_panel_get_run_settings (f->panel, &back);
   g_assert_cmpint (back.sample.adapt_options.metric_adaptation, ==, TILDE_METRIC_ADAPTATION_STAN);
