@@ -15,6 +15,7 @@
 struct TildeFisherMetric {
   gsize   n;
   double *vectors, *values;     /* an eigen-decomposition */
+  double *scaled;               /* a power of the values */
   double *root, *inverse_root;  /* G^1/2, G^-1/2 */
   double *middle, *tmp;         /* G^1/2 S G^1/2, products */
 };
@@ -28,6 +29,7 @@ tilde_fisher_metric_new (gsize n)
   f->n = n;
   f->vectors = g_new (double, nn);
   f->values = g_new (double, MAX (n, 1));
+  f->scaled = g_new (double, MAX (n, 1));
   f->root = g_new (double, nn);
   f->inverse_root = g_new (double, nn);
   f->middle = g_new (double, nn);
@@ -42,6 +44,7 @@ tilde_fisher_metric_free (TildeFisherMetric *f)
     return;
   g_free (f->vectors);
   g_free (f->values);
+  g_free (f->scaled);
   g_free (f->root);
   g_free (f->inverse_root);
   g_free (f->middle);
@@ -75,9 +78,11 @@ power (TildeFisherMetric *f, double p, double *out)
 {
   gsize n = f->n;
 
+  for (gsize j = 0; j < n; j++)
+    f->scaled[j] = pow (f->values[j], p);
   for (gsize i = 0; i < n; i++)
     for (gsize j = 0; j < n; j++)
-      f->tmp[i * n + j] = f->vectors[i * n + j] * pow (f->values[j], p);
+      f->tmp[i * n + j] = f->vectors[i * n + j] * f->scaled[j];
   cblas_dgemm (CblasRowMajor, CblasNoTrans, CblasTrans, (blasint) n, (blasint) n, (blasint) n, 1.0,
                f->tmp, (blasint) n, f->vectors, (blasint) n, 0.0, out, (blasint) n);
 }

@@ -241,6 +241,39 @@ test_dense_momenta (void)
   }
 }
 
+/* v = S p, for a few coordinates (a loop) and for many (BLAS), against
+ * the product summed here. */
+static void
+test_dense_velocity (void)
+{
+  const gsize sizes[] = { 3, 40 };
+
+  for (gsize k = 0; k < G_N_ELEMENTS (sizes); k++)
+    {
+      gsize n = sizes[k];
+      g_autoptr(TildeMetric) metric = tilde_metric_new (TILDE_METRIC_DENSE, n);
+      g_autofree double *s = g_new (double, n * n), *p = g_new (double, n), *v = g_new (double, n);
+      GRand *rand = g_rand_new_with_seed (8);
+
+      /* diagonally dominant, so positive definite */
+      for (gsize i = 0; i < n; i++)
+        for (gsize j = 0; j <= i; j++)
+          s[i * n + j] = s[j * n + i] = i == j ? (double) n + 1.0 : g_rand_double_range (rand, -1, 1);
+      for (gsize i = 0; i < n; i++)
+        p[i] = g_rand_double_range (rand, -3, 3);
+      g_rand_free (rand);
+      g_assert_true (tilde_metric_set_inverse (metric, s));
+      tilde_metric_velocity (metric, p, v);
+      for (gsize i = 0; i < n; i++)
+        {
+          double expected = 0;
+          for (gsize j = 0; j < n; j++)
+            expected += s[i * n + j] * p[j];
+          g_assert_cmpfloat (fabs (v[i] - expected), <, 1e-12 * (double) n);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -250,5 +283,6 @@ main (int argc, char **argv)
   g_test_add_func ("/infer/nuts/divergence", test_divergence);
   g_test_add_func ("/infer/nuts/model-error-rejects", test_model_error_rejects);
   g_test_add_func ("/infer/nuts/dense-momenta", test_dense_momenta);
+  g_test_add_func ("/infer/nuts/dense-velocity", test_dense_velocity);
   return g_test_run ();
 }
