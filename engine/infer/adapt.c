@@ -263,7 +263,10 @@ tilde_welford_regularised (const TildeWelford *w, double *out)
 #define SWITCH             80
 #define MIN_DRAWS          3
 /* A dense estimate costs two eigen-decompositions: it is made every this
- * many iterations, and once more when the metric becomes final. */
+ * many iterations, and once more when the metric becomes final. In the
+ * first 30 % that falls just after a swap, on the 10 draws of a fresh
+ * foreground (made 5 iterations later instead, on 15, it did no better:
+ * some posteriors gained, others lost, within the seeds' noise). */
 #define DENSE_EVERY        10
 /* The dense estimate's regularisation (regularised_covariance). */
 #define RIDGE              1e-3
@@ -317,7 +320,10 @@ tilde_adapter_new (TildeMetric *metric, const TildeAdaptOptions *options, guint 
           a->g = g_new0 (double, size);
         }
       a->early_end = (guint) lround (EARLY_SHARE * num_warmup);
-      a->final_start = num_warmup - (guint) lround (FINAL_SHARE * num_warmup);
+      /* at least one iteration after the last update, so that the step
+       * size searched for the final metric is adapted, not kept at 1 */
+      a->final_start = MIN (num_warmup - (guint) lround (FINAL_SHARE * num_warmup),
+                            MAX (num_warmup, 1) - 1);
     }
   else if (metric->kind != TILDE_METRIC_UNIT)
     {

@@ -43,7 +43,9 @@
  *   metric, set from the foreground after every iteration, always rests
  *   on the latest 10 to 20 (80 to 160) draws and early draws far from
  *   the posterior fall out (a dense metric, whose estimate costs two
- *   eigen-decompositions, is set every 10 iterations);
+ *   eigen-decompositions, is set every 10 iterations, which in the first
+ *   30 % are those of a fresh foreground of 10 draws; it holds about
+ *   14 n^2 numbers a chain, against Stan's 4 n^2);
  * - at the start of the last 15 % the metric is fixed, the step size is
  *   searched again and the dual averaging restarts, as at the end of one
  *   of Stan's windows.

@@ -129,9 +129,9 @@ tilde_metric_velocity (const TildeMetric *m, const double *p, double *v)
         v[i] = m->inverse[i] * p[i];
       break;
     case TILDE_METRIC_DENSE:
-      /* A dot product a row in C waits on each addition: past a few dozen
+      /* A dot product a row in C waits on each addition: above 16
        * coordinates BLAS's kernel is several times faster (a 203-parameter
-       * model's dense run 26.7 s -> 7.7 s), below that its call costs more
+       * model's dense run 26.7 s -> 7.5 s), below that its call costs more
        * than the loop. */
       if (n > DENSE_BLAS_FROM)
         {

@@ -424,7 +424,7 @@ test_gradients_schedule (void)
  * with the dense metric: the estimate from gradients, the geometric mean
  * S # G^-1, is the covariance but for the ridge's effect (1e-3 * 5 /
  * (n + 5) of the diagonals; it moves the estimate by up to 0.34 % of
- * sd_i sd_j after 10 to 20 draws, at the end of the first 30 % of the
+ * sd_i sd_j after 10 draws, at the end of the first 30 % of the
  * warm-up, and 0.013 % after 80 to 160, at the end), where Monte Carlo
  * error alone would be some 10 %. It starts at diag (1 / |gradient|). */
 static void
@@ -461,6 +461,31 @@ test_gradients_dense_normal (void)
     }
 }
 
+/* Warm-ups of 1 to 4 iterations: the step size after the gradients'
+ * adaptation is the dual average of at least one iteration after the last
+ * search, not the 1 a restart leaves (it was, with 2 or 3, when the metric
+ * was fixed on the last iteration). */
+static void
+test_gradients_short_warmup (void)
+{
+  g_autoptr(TildeModel) model = infer_test_model (NORMALS, NULL);
+
+  for (guint warmup = 1; warmup <= 4; warmup++)
+    {
+      g_autoptr(TildeSampleRun) run = NULL;
+      TildeSampleOptions o;
+      double stepsize;
+
+      infer_test_options (&o, 1, warmup, 10, 5);
+      o.adapt_options.metric_adaptation = TILDE_METRIC_ADAPTATION_GRADIENTS;
+      run = infer_test_run (model, &o);
+      stepsize = tilde_sample_run_get_chain_result (run, 0)->stepsize;
+      g_test_message ("warm-up %u: step size %g", warmup, stepsize);
+      g_assert_true (isfinite (stepsize) && stepsize > 0);
+      g_assert_cmpfloat (stepsize, !=, 1.0);
+    }
+}
+
 /* Stan's adaptation does not start from the gradient, and its last window
  * closes at iteration 949, after the last update of the gradients' one. */
 static void
@@ -493,6 +518,7 @@ main (int argc, char **argv)
   g_test_add_func ("/infer/adapt/gradients-normal", test_gradients_normal);
   g_test_add_func ("/infer/adapt/gradients-schedule", test_gradients_schedule);
   g_test_add_func ("/infer/adapt/gradients-dense-normal", test_gradients_dense_normal);
+  g_test_add_func ("/infer/adapt/gradients-short-warmup", test_gradients_short_warmup);
   g_test_add_func ("/infer/adapt/stan-start", test_stan_adaptation_start);
   return g_test_run ();
 }
