@@ -268,9 +268,10 @@ tilde_welford_regularised (const TildeWelford *w, double *out)
  * foreground (made 5 iterations later instead, on 15, it did no better:
  * some posteriors gained, others lost, within the seeds' noise). */
 #define DENSE_EVERY        10
-/* The dense estimate's regularisation (regularised_covariance). */
+/* The dense estimate's ridge, RIDGE * RIDGE_DRAWS / (n + RIDGE_DRAWS) of
+ * the diagonals after n draws (regularised_covariance). */
 #define RIDGE              1e-3
-#define SHRINK_DRAWS       5.0
+#define RIDGE_DRAWS        5.0
 /* Bounds on an inverse metric's element, so that a coordinate that has
  * not moved (or whose gradient has not) keeps a usable scale. */
 #define INVERSE_MIN        1e-20
@@ -391,7 +392,7 @@ static void
 regularised_covariance (const TildeWelford *w, double *out)
 {
   gsize n = w->n;
-  double raise = 1.0 + RIDGE * SHRINK_DRAWS / (w->count + SHRINK_DRAWS);
+  double raise = 1.0 + RIDGE * RIDGE_DRAWS / (w->count + RIDGE_DRAWS);
 
   for (gsize i = 0; i < n; i++)
     for (gsize j = 0; j <= i; j++)
