@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 
 #include "tilde-plot-canvas-private.h"
+#include "tilde-image-reserve.h"
 
 /* Tick labels are set this much smaller than the body text. */
 #define SMALL_SCALE 0.82
@@ -417,7 +418,10 @@ _tilde_plot_image_new (int width, int height)
 #endif
   if (stride <= 0 || width > 32767 || height > 32767)
     return cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
-  pixels = mmap (NULL, size, PROT_READ | PROT_WRITE, flags, -1, 0);
+  /* pages faulted in ahead, when a run's first rows are on their way */
+  pixels = _tilde_image_reserve_take (size);
+  if (pixels == NULL)
+    pixels = mmap (NULL, size, PROT_READ | PROT_WRITE, flags, -1, 0);
   if (pixels == MAP_FAILED)
     return cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
   surface = cairo_image_surface_create_for_data (pixels, CAIRO_FORMAT_ARGB32, MAX (width, 1),

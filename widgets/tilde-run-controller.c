@@ -300,10 +300,17 @@ schedule_chains_flush (Run *run)
                         "[tilde] run draws");
 }
 
+/* GTK's cairo renderer paints each frame into an image from malloc the
+ * size of what changed, and while a first run's rows fill the plots the
+ * heap grows under two or so of them, a whole plot page each (1200 x 900
+ * pixels: 4.3 MB). */
+#define FRAME_IMAGES_BYTES (8u << 20)
+
 /* Main thread: the columns are known, so the store can be made. The run
  * will write its draws into the store and the plots' series beside it
- * (about half as much again) as fresh memory, a page fault every 4 KiB in
- * the frames: those pages are faulted in ahead, off the main thread. */
+ * (about half as much again), and the frames that show them, as fresh
+ * memory, a page fault every 4 KiB in the frames: those pages are faulted
+ * in ahead, off the main thread. */
 static gboolean
 columns_cb (gpointer data)
 {
@@ -318,7 +325,7 @@ columns_cb (gpointer data)
   g_mutex_lock (&run->lock);
   draws = tilde_draws_new ((const char *const *) run->names, run->n_chains);
   bytes = (gsize) run->n_chains * run->rows_expected * tilde_draws_get_n_columns (draws)
-          * sizeof (double) / 2 * 3;
+          * sizeof (double) / 2 * 3 + FRAME_IMAGES_BYTES;
   g_mutex_unlock (&run->lock);
   self->n_chains = tilde_draws_get_n_chains (draws);
   prefault = tilde_heap_policy_prefault (bytes);

@@ -167,6 +167,15 @@ draws_changed (TildeRunPlots *self)
   show_draws (self, draws);
 }
 
+/* A run starting: the images its first frames will need are made ready
+ * while the model compiles. */
+static void
+running_changed (TildeRunPlots *self)
+{
+  if (tilde_run_controller_get_running (self->controller))
+    tilde_trace_plot_expect_draws (self->plot);
+}
+
 /* A run that ended before it had draws (its model failed, say): the last
  * run's go. On "finished", not when it stops running: a short run's chains
  * can stop before its draws are handed over, which comes after. */
@@ -301,6 +310,8 @@ tilde_run_plots_set_controller (TildeRunPlots *self, TildeRunController *control
   if (controller)
     {
       g_signal_connect_swapped (controller, "notify::draws", G_CALLBACK (draws_changed), self);
+      g_signal_connect_swapped (controller, "notify::running", G_CALLBACK (running_changed),
+                                self);
       g_signal_connect (controller, "finished", G_CALLBACK (run_finished), self);
       draws_changed (self);
     }

@@ -8,6 +8,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "tilde-image-reserve.h"
 #include "tilde-plot-canvas-private.h"
 #include "tilde-plot-painter-private.h"
 #include "tilde-trace-plot-private.h"
@@ -951,6 +952,34 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   /* The read-out follows the data under a still pointer. */
   update_hover (self);
   snapshot_hover (self, snapshot, &style);
+}
+
+void
+tilde_trace_plot_expect_draws (TildeTracePlot *self)
+{
+  GtkWidget *widget = GTK_WIDGET (self);
+  GtkWidget *viewport;
+  int scale, width, height;
+  gsize stride, in_view;
+
+  g_return_if_fail (TILDE_IS_TRACE_PLOT (self));
+  viewport = gtk_widget_get_ancestor (widget, GTK_TYPE_VIEWPORT);
+  scale = gtk_widget_get_scale_factor (widget);
+  width = gtk_widget_get_width (widget);
+  height = viewport != NULL ? gtk_widget_get_height (viewport) : gtk_widget_get_height (widget);
+  if (width <= 0 || height <= 0)
+    return;
+  stride = (gsize) cairo_format_stride_for_width (CAIRO_FORMAT_ARGB32, width * scale);
+  in_view = stride * (gsize) (height * scale);
+  /* Rows laid out anew: the bands in view reach past its edges by up to a
+   * band at each end, and right after their frame the idle that makes
+   * spares makes as many again. The rows kept from the last draws keep
+   * their bands' images. Either way the rows' density pictures (about a
+   * tenth of the picture in view) are made again for the new draws. */
+  if (_tilde_plot_painter_get_n_rows (self->painter) == 0 || self->bands->len == 0)
+    _tilde_image_reserve_fill (in_view / 2 * 5);
+  else
+    _tilde_image_reserve_fill (in_view / 8);
 }
 
 static gboolean

@@ -68,6 +68,12 @@ void               tilde_trace_plot_set_iteration_range (TildeTracePlot *self,
                                                          double          end);
 void               tilde_trace_plot_reset_zoom          (TildeTracePlot *self);
 
+/* New draws for the plot are on their way (a run starting): the images
+ * their first frames will need (where no draws were shown, one for each
+ * band of rows in view) have their pages mapped and faulted in now, on a
+ * thread of their own, rather than in those frames. */
+void               tilde_trace_plot_expect_draws        (TildeTracePlot *self);
+
 /* Draws what the plot shows (view, parameters, zoom) to a file of
  * width x height pixels (PNG) or points (SVG, PDF), in the light
  * palette on white, with the same drawing code as the screen. */

@@ -22,6 +22,7 @@
 #include "tilde-data-panel.h"
 #include "tilde-editor.h"
 #include "tilde-export.h"
+#include "tilde-image-reserve.h"
 #include "tilde-run-panel.h"
 #include "tilde-run-plots.h"
 #include "tilde-run-summary.h"
@@ -863,6 +864,63 @@ test_first_frame_lays_out (Fixture *f, gconstpointer data)
   g_assert_true (first.paused_then);
 }
 
+static gboolean
+rows_drawn (gpointer data)
+{
+  Fixture *f = data;
+
+  return store_has_draws (f)
+         && _tilde_trace_plot_get_rows_drawn (tilde_run_plots_get_trace_plot (f->plots)) > 0;
+}
+
+/* A first run's rows are drawn into images whose pages were mapped when
+ * the run started, off the main thread, rather than in the frame that
+ * lays the rows out. */
+static void
+test_images_mapped_ahead (Fixture *f, gconstpointer data)
+{
+  GtkWidget *stack = gtk_widget_get_parent (GTK_WIDGET (f->plots));
+  TildeTracePlot *plot = tilde_run_plots_get_trace_plot (f->plots);
+  GtkWidget *viewport;
+  gsize in_view, reserved, left;
+  guint drawn, made_before, made;
+  int scale;
+
+  _tilde_run_controller_set_pause_max_ms (f->controller, 3600 * 1000);
+  _tilde_run_plots_set_watch_max_ms (f->plots, 3600 * 1000);
+  gtk_stack_set_visible_child (GTK_STACK (stack), GTK_WIDGET (f->plots));
+  window_test_let_it_draw (GTK_WIDGET (f->plots));
+  _tilde_image_reserve_release ();
+  viewport = gtk_widget_get_ancestor (GTK_WIDGET (plot), GTK_TYPE_VIEWPORT);
+  g_assert_nonnull (viewport);
+  scale = gtk_widget_get_scale_factor (GTK_WIDGET (plot));
+  in_view = (gsize) cairo_format_stride_for_width (CAIRO_FORMAT_ARGB32,
+                                                   gtk_widget_get_width (GTK_WIDGET (plot)) * scale)
+            * (gsize) (gtk_widget_get_height (viewport) * scale);
+  g_assert_cmpuint (in_view, >, 0);
+  _tilde_trace_plot_get_picture_counts (plot, &drawn, &made_before);
+
+  set_sizes (f, 2, 1000, 1000000);
+  f->finished = FALSE;
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.run", NULL));
+  /* the bands in view and their spares, mapped while the model compiles */
+  reserved = _tilde_image_reserve_get_size (TRUE);
+  g_test_message ("picture in view %" G_GSIZE_FORMAT " bytes, mapped ahead %" G_GSIZE_FORMAT,
+                  in_view, reserved);
+  g_assert_cmpuint (reserved, >=, 2 * in_view);
+  g_assert_true (window_test_wait_for_ms (rows_drawn, f, 60000));
+  _tilde_trace_plot_get_picture_counts (plot, &drawn, &made);
+  left = _tilde_image_reserve_get_size (FALSE);
+  g_test_message ("%u images made, %" G_GSIZE_FORMAT " bytes of the reserve left", made - made_before,
+                  left);
+  g_assert_cmpuint (made, >, made_before);
+  /* the rows' images were cut from it, at least the picture in view */
+  g_assert_cmpuint (reserved - left, >=, in_view);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.stop", NULL));
+  g_assert_true (window_test_wait_for_ms (is_finished, f, 10000));
+  _tilde_image_reserve_release ();
+}
+
 /* ---- the chains stepping aside ---- */
 
 static guint
@@ -1142,6 +1200,7 @@ main (int argc, char *argv[])
   ADD ("again-keeps-the-plots", test_again_keeps_the_plots);
   ADD ("held-draws", test_held_draws);
   ADD ("first-frame-lays-out", test_first_frame_lays_out);
+  ADD ("images-mapped-ahead", test_images_mapped_ahead);
   ADD ("paused-chains", test_paused_chains);
   ADD ("plots-brought-up", test_plots_brought_up);
 #ifdef __linux__

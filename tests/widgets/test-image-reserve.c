@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Pages for the plots' images mapped ahead: an image cut from the reserve
+ * costs the thread that draws it no page fault (one made without it, one
+ * per page); the reserve hands out page-aligned slices from its front and
+ * nothing it does not hold; a slice unmaps alone; a fill replaces a
+ * smaller remainder and leaves a large enough one be.
+ */
+#define G_LOG_DOMAIN "tilde"
+#define _GNU_SOURCE /* RUSAGE_THREAD */
+
+#include <cairo.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "tilde-image-reserve.h"
+#include "tilde-plot-canvas-private.h"
+
+/* A band of rows of a plot 1200 pixels wide. */
+#define IMAGE_WIDTH  1200
+#define IMAGE_HEIGHT 300
+
+static long
+thread_faults (void)
+{
+  struct rusage usage;
+
+  g_assert_cmpint (getrusage (RUSAGE_THREAD, &usage), ==, 0);
+  return usage.ru_minflt + usage.ru_majflt;
+}
+
+static gsize
+page (void)
+{
+  return (gsize) sysconf (_SC_PAGESIZE);
+}
+
+static gboolean
+reserve_works_here (void)
+{
+#if defined(__linux__) && defined(MAP_POPULATE)
+  return TRUE;
+#else
+  g_test_skip ("images are mapped ahead on Linux alone");
+  return FALSE;
+#endif
+}
+
+static gboolean
+is_mapped (gpointer start, gsize length)
+{
+  unsigned char residency[64];
+
+  g_assert_cmpuint (length / page (), <=, sizeof residency);
+  if (mincore (start, length, residency) == 0)
+    return TRUE;
+  g_assert_cmpint (errno, ==, ENOMEM);
+  return FALSE;
+}
+
+/* The page faults of making an image and painting all of it. */
+static long
+faults_of_an_image (cairo_surface_t **image)
+{
+  long before = thread_faults ();
+  cairo_t *cr;
+
+  *image = _tilde_plot_image_new (IMAGE_WIDTH, IMAGE_HEIGHT);
+  cr = cairo_create (*image);
+  cairo_set_source_rgba (cr, 0.2, 0.4, 0.6, 0.8);
+  cairo_paint (cr);
+  cairo_destroy (cr);
+  cairo_surface_flush (*image);
+  return thread_faults () - before;
+}
+
+static void
+test_images_cost_no_faults (void)
+{
+  gsize bytes = (gsize) cairo_format_stride_for_width (CAIRO_FORMAT_ARGB32, IMAGE_WIDTH)
+                * IMAGE_HEIGHT;
+  gsize pages = (bytes + page () - 1) / page ();
+  cairo_surface_t *image, *reference;
+  cairo_t *cr;
+  long without, with;
+
+  if (!reserve_works_here ())
+    return;
+  _tilde_image_reserve_release ();
+  without = faults_of_an_image (&image);
+  cairo_surface_destroy (image);
+
+  g_assert_true (_tilde_image_reserve_fill (2 * bytes));
+  g_assert_cmpuint (_tilde_image_reserve_get_size (TRUE), ==, 2 * pages * page ());
+  with = faults_of_an_image (&image);
+  g_printerr ("page faults of an image of %" G_GSIZE_FORMAT " pages: %ld, cut from the "
+              "reserve: %ld\n", pages, without, with);
+  g_assert_cmpint (without, >=, (long) pages);
+  g_assert_cmpint (with, <, 16);
+  g_assert_cmpuint (_tilde_image_reserve_get_size (FALSE), ==, pages * page ());
+  /* it holds what was painted, as an image of cairo's own would */
+  reference = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, IMAGE_WIDTH, IMAGE_HEIGHT);
+  cr = cairo_create (reference);
+  cairo_set_source_rgba (cr, 0.2, 0.4, 0.6, 0.8);
+  cairo_paint (cr);
+  cairo_destroy (cr);
+  cairo_surface_flush (reference);
+  g_assert_cmpmem (cairo_image_surface_get_data (image), bytes,
+                   cairo_image_surface_get_data (reference), bytes);
+  cairo_surface_destroy (reference);
+  cairo_surface_destroy (image);
+  _tilde_image_reserve_release ();
+  g_assert_cmpuint (_tilde_image_reserve_get_size (FALSE), ==, 0);
+}
+
+static void
+test_slices (void)
+{
+  gsize p = page ();
+  guint8 *first, *second;
+
+  if (!reserve_works_here ())
+    return;
+  _tilde_image_reserve_release ();
+  g_assert_null (_tilde_image_reserve_take (1));
+  g_assert_true (_tilde_image_reserve_fill (10 * p));
+  g_assert_cmpuint (_tilde_image_reserve_get_size (TRUE), ==, 10 * p);
+
+  first = _tilde_image_reserve_take (3 * p);
+  g_assert_nonnull (first);
+  g_assert_cmpuint ((guintptr) first % p, ==, 0);
+  /* a byte takes a page of its own */
+  second = _tilde_image_reserve_take (1);
+  g_assert_true (second == first + 3 * p);
+  g_assert_cmpuint (_tilde_image_reserve_get_size (FALSE), ==, 6 * p);
+  g_assert_null (_tilde_image_reserve_take (7 * p));
+  g_assert_cmpuint (_tilde_image_reserve_get_size (FALSE), ==, 6 * p);
+  for (gsize i = 0; i < 3 * p; i++)
+    g_assert_cmpuint (first[i], ==, 0);
+  memset (first, 1, 3 * p);
+  second[0] = 2;
+
+  /* a slice unmaps alone; the next one and the reserve stay */
+  g_assert_cmpint (munmap (first, 3 * p), ==, 0);
+  g_assert_false (is_mapped (first, 3 * p));
+  g_assert_true (is_mapped (second, p));
+  g_assert_cmpuint (second[0], ==, 2);
+  g_assert_true (is_mapped (second + p, 6 * p));
+
+  /* enough held: nothing mapped; more asked for: mapped anew, the
+   * remainder before unmapped */
+  g_assert_false (_tilde_image_reserve_fill (5 * p));
+  g_assert_true (_tilde_image_reserve_fill (8 * p));
+  g_assert_cmpuint (_tilde_image_reserve_get_size (TRUE), ==, 8 * p);
+  g_assert_false (is_mapped (second + p, 6 * p));
+  g_assert_cmpint (munmap (second, p), ==, 0);
+  _tilde_image_reserve_release ();
+  g_assert_cmpuint (_tilde_image_reserve_get_size (FALSE), ==, 0);
+  g_assert_null (_tilde_image_reserve_take (p));
+  g_assert_false (_tilde_image_reserve_fill (0));
+}
+
+/* An image cut from the reserve gives its pages back with the surface. */
+static void
+test_image_unmaps_its_slice (void)
+{
+  gsize p = page ();
+  gsize bytes = (gsize) cairo_format_stride_for_width (CAIRO_FORMAT_ARGB32, 64) * 64;
+  cairo_surface_t *image;
+  guint8 *pixels;
+
+  if (!reserve_works_here ())
+    return;
+  _tilde_image_reserve_release ();
+  g_assert_true (_tilde_image_reserve_fill (bytes + 4 * p));
+  _tilde_image_reserve_get_size (TRUE);
+  image = _tilde_plot_image_new (64, 64);
+  pixels = cairo_image_surface_get_data (image);
+  g_assert_cmpuint (_tilde_image_reserve_get_size (FALSE), ==, 4 * p);
+  g_assert_true (is_mapped (pixels, bytes));
+  cairo_surface_destroy (image);
+  g_assert_false (is_mapped (pixels, bytes));
+  /* the pages after it are still the reserve's */
+  g_assert_true (is_mapped (pixels + bytes, 4 * p));
+  _tilde_image_reserve_release ();
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/widgets/image-reserve/images-cost-no-faults", test_images_cost_no_faults);
+  g_test_add_func ("/widgets/image-reserve/slices", test_slices);
+  g_test_add_func ("/widgets/image-reserve/image-unmaps-its-slice", test_image_unmaps_its_slice);
+  return g_test_run ();
+}

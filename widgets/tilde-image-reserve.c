@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "tilde"
+
+#include "tilde-image-reserve.h"
+
+#ifdef __linux__
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
+
+/* A window's worth of bands several times over, at twice the scale. */
+#define RESERVE_AT_MOST (16u << 20)
+
+static GMutex lock;
+static GCond  mapped;
+static guint8 *reserve_start;   /* mapped, populated, not handed out */
+static gsize   reserve_length;
+static gboolean mapping;        /* a thread is mapping more */
+
+#if defined(__linux__) && defined(MAP_POPULATE)
+static gsize
+page_size (void)
+{
+  return (gsize) sysconf (_SC_PAGESIZE);
+}
+
+static gsize
+whole_pages (gsize bytes)
+{
+  gsize page = page_size ();
+
+  return (bytes + page - 1) / page * page;
+}
+
+/* Background work, as the chains are: they are not sampling yet while
+ * the model compiles, and the pages are zeroed here, not in a frame. */
+static gpointer
+map_pages (gpointer data)
+{
+  gsize bytes = GPOINTER_TO_SIZE (data);
+  void *pages;
+  guint8 *old = NULL;
+  gsize old_length = 0;
+
+  setpriority (PRIO_PROCESS, 0, 10);
+  pages = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+                -1, 0);
+  g_mutex_lock (&lock);
+  if (pages != MAP_FAILED)
+    {
+      old = reserve_start;
+      old_length = reserve_length;
+      reserve_start = pages;
+      reserve_length = bytes;
+    }
+  g_mutex_unlock (&lock);
+  /* out of the lock: the main thread may be taking an image meanwhile */
+  if (old != NULL)
+    munmap (old, old_length);
+  g_mutex_lock (&lock);
+  mapping = FALSE;
+  g_cond_broadcast (&mapped);
+  g_mutex_unlock (&lock);
+  return NULL;
+}
+#endif
+
+gboolean
+_tilde_image_reserve_fill (gsize bytes)
+{
+#if defined(__linux__) && defined(MAP_POPULATE)
+  GThread *thread;
+
+  bytes = whole_pages (MIN (bytes, RESERVE_AT_MOST));
+  if (bytes == 0)
+    return FALSE;
+  g_mutex_lock (&lock);
+  if (mapping || reserve_length >= bytes)
+    {
+      g_mutex_unlock (&lock);
+      return FALSE;
+    }
+  mapping = TRUE;
+  g_mutex_unlock (&lock);
+
+  thread = g_thread_try_new ("tilde-image-pages", map_pages, GSIZE_TO_POINTER (bytes), NULL);
+  if (thread == NULL)
+    {
+      g_mutex_lock (&lock);
+      mapping = FALSE;
+      g_cond_broadcast (&mapped);
+      g_mutex_unlock (&lock);
+      return FALSE;
+    }
+  g_thread_unref (thread);
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
+
+gpointer
+_tilde_image_reserve_take (gsize bytes)
+{
+#if defined(__linux__) && defined(MAP_POPULATE)
+  guint8 *pages = NULL;
+
+  bytes = whole_pages (bytes);
+  if (bytes == 0)
+    return NULL;
+  g_mutex_lock (&lock);
+  if (reserve_length >= bytes)
+    {
+      pages = reserve_start;
+      reserve_start += bytes;
+      reserve_length -= bytes;
+      if (reserve_length == 0)
+        reserve_start = NULL;
+    }
+  g_mutex_unlock (&lock);
+  return pages;
+#else
+  return NULL;
+#endif
+}
+
+gsize
+_tilde_image_reserve_get_size (gboolean wait)
+{
+  gsize length;
+
+  g_mutex_lock (&lock);
+  while (wait && mapping)
+    g_cond_wait (&mapped, &lock);
+  length = reserve_length;
+  g_mutex_unlock (&lock);
+  return length;
+}
+
+void
+_tilde_image_reserve_release (void)
+{
+  guint8 *start;
+  gsize length;
+
+  g_mutex_lock (&lock);
+  while (mapping)
+    g_cond_wait (&mapped, &lock);
+  start = reserve_start;
+  length = reserve_length;
+  reserve_start = NULL;
+  reserve_length = 0;
+  g_mutex_unlock (&lock);
+#ifdef __linux__
+  if (start != NULL)
+    munmap (start, length);
+#endif
+}
