@@ -42,6 +42,28 @@ tilde_heap_policy_apply (void)
 #endif
 }
 
+/* A few dozen microseconds of work each: the process's memory map stays
+ * locked while a call populates, and a thread at nice 10 preempted in a
+ * long one would keep the main thread's next mmap or heap growth waiting
+ * on it. */
+#define POPULATE_CHUNK (256u << 10)
+
+gboolean
+tilde_heap_policy_populate (void *start, gsize length)
+{
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  guint8 *at = start;
+  gboolean populated = TRUE;
+
+  for (gsize done = 0; done < length; done += POPULATE_CHUNK)
+    populated = madvise (at + done, MIN (POPULATE_CHUNK, length - done), MADV_POPULATE_WRITE) == 0
+                && populated;
+  return populated;
+#else
+  return FALSE;
+#endif
+}
+
 #if defined(__linux__) && defined(MADV_POPULATE_WRITE)
 typedef struct
 {
@@ -59,7 +81,7 @@ prefault_pages (gpointer data)
   Pages *pages = data;
 
   setpriority (PRIO_PROCESS, 0, 10);
-  madvise ((void *) pages->start, pages->length, MADV_POPULATE_WRITE);
+  tilde_heap_policy_populate ((void *) pages->start, pages->length);
   g_free (pages);
   return NULL;
 }

@@ -32,4 +32,10 @@ gboolean tilde_heap_policy_apply    (void);
  * (no policy, Linux older than 5.14 at build time, or not Linux). */
 GThread *tilde_heap_policy_prefault (gsize bytes);
 
+/* Faults in the pages of [start, start + length), which must be mapped
+ * and page-aligned, a slice at a time so that the process's memory map is
+ * never locked for long; FALSE where some slice failed or the system
+ * cannot (not Linux, or older than 5.14 at build time). */
+gboolean tilde_heap_policy_populate (void *start, gsize length);
+
 G_END_DECLS

@@ -3,6 +3,8 @@
 
 #include "tilde-image-reserve.h"
 
+#include "tilde-heap-policy.h"
+
 #ifdef __linux__
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -44,8 +46,15 @@ map_pages (gpointer data)
   gsize old_length = 0;
 
   setpriority (PRIO_PROCESS, 0, 10);
-  pages = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-                -1, 0);
+  /* populated a slice at a time, where the system can, rather than all
+   * at once under the memory map's lock */
+  pages = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (pages != MAP_FAILED && !tilde_heap_policy_populate (pages, bytes))
+    {
+      munmap (pages, bytes);
+      pages = mmap (NULL, bytes, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    }
   g_mutex_lock (&lock);
   if (pages != MAP_FAILED)
     {
