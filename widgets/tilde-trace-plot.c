@@ -789,7 +789,12 @@ longest_behind (TildeTracePlot *self, int top, int bottom, guint64 stamp)
   return oldest;
 }
 
-/* A band on screen without an image for its next picture. */
+/* A band on screen showing draws without an image for its next picture.
+ * One drawn without draws ("No draws yet") is drawn again only when its
+ * size or the draws change, and then mostly at another size: a spare for
+ * it (megabytes: the whole plot is one band then) would be made, with a
+ * page fault a page, in the turn after the plots come up, just as a run
+ * starts, and be given up unused when the run's rows are laid out. */
 static Band *
 band_wanting_spare (TildeTracePlot *self)
 {
@@ -797,7 +802,7 @@ band_wanting_spare (TildeTracePlot *self)
     {
       Band *band = &g_array_index (self->bands, Band, i);
 
-      if (band->picture != NULL && band->spare == NULL)
+      if (band->picture != NULL && band->spare == NULL && band->stamp != 0)
         return band;
     }
   return NULL;

@@ -151,14 +151,14 @@ measure_run (Bench *bench, TildeRunPlots *plots, const char *model, const char *
   for (guint c = 0; c < settings->sample.chains; c++)
     total += draws_of_chain (bench, c);
   printf ("| %s | %.2f | %u | %u | %.2f ms | %.2f ms | %.2f ms | %u of %u | %.2f ms | %.2f ms "
-          "| %.2f ms | %.2f ms | %.2f ms | %.2f ms | %ld | %ld |\n",
+          "| %.2f ms | %.2f ms | %.2f ms | %.2f ms | %ld | %ld | %ld |\n",
           label, (bench->stopped_at - start) / 1e6, total, bench->stats.frames,
           pct (bench->stats.gaps, 0.5), pct (bench->stats.gaps, 0.99), pct (bench->stats.gaps, 1),
           bench->stats.long_gaps, bench->stats.gaps->len, pct (bench->stats.paints, 0.5),
           pct (bench->stats.paints, 0.95), pct (bench->stats.paints, 1),
           pct (bench->stats.paint_cpus, 0.5), pct (bench->stats.paint_cpus, 0.95),
           pct (bench->stats.paint_cpus, 1), live_stats_faults () - bench->stats.faults_start,
-          bench->stats.most_paint_faults);
+          bench->stats.most_paint_faults, bench->stats.most_gap_faults);
 }
 
 int
@@ -236,8 +236,8 @@ main (int argc, char *argv[])
           settings.sample.samples, g_strv_length (shown));
   printf ("| run | seconds | draws streamed | frames | main-loop gap median | 99 %% | max "
           "| gaps over 16 ms | paint median | 95 %% | max | paint processor median | 95 %% "
-          "| max | page faults | most in a frame |\n");
-  printf ("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+          "| max | page faults | most in a frame | most between two turns |\n");
+  printf ("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   measure_run (&bench, plots, model, data, &settings, (const char *const *) shown,
                "first, rows laid out", NULL, 0, NULL, NULL);
   /* the analyst reads the plots, then runs again */

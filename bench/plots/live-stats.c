@@ -63,19 +63,26 @@ turn_cb (gpointer data)
 {
   LiveStats *stats = data;
   gint64 now = g_get_monotonic_time ();
+  long faults = live_stats_faults ();
+  long gap_faults = faults - stats->turn_faults_start;
 
+  stats->turn_faults_start = faults;
   if (stats->last_turn != 0)
     {
       double gap = (double) (now - stats->last_turn);
+
+      /* frames or not: a turn that takes the draws in faults too */
+      stats->most_gap_faults = MAX (stats->most_gap_faults, gap_faults);
 
       g_array_append_val (stats->gaps, gap);
       stats->long_gaps += gap > 16000;
       if (stats->list_stalls && gap > stats->list_over)
         g_printerr ("gap %.1f ms at %.0f ms (%.6f s CLOCK_MONOTONIC, for perf record -k mono), "
-                    "after frame %u (its paint %.1f ms, %.1f ms of CPU, %ld page faults)\n",
+                    "after frame %u (its paint %.1f ms, %.1f ms of CPU, %ld page faults); "
+                    "%ld page faults in the gap\n",
                     gap / 1000, (now - stats->start) / 1000.0, (now - gap) / 1e6, stats->frames,
                     last_of (stats->paints) / 1000, last_of (stats->paint_cpus) / 1000,
-                    stats->last_paint_faults);
+                    stats->last_paint_faults, gap_faults);
     }
   stats->last_turn = now;
   return G_SOURCE_CONTINUE;
@@ -143,6 +150,7 @@ live_stats_restart (LiveStats *stats)
   stats->long_gaps = 0;
   stats->frames = 0;
   stats->most_paint_faults = 0;
+  stats->most_gap_faults = 0;
   stats->faults_start = live_stats_faults ();
   stats->start = g_get_monotonic_time ();
   if (stats->turn_source == 0)

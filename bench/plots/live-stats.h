@@ -21,6 +21,8 @@ typedef struct
   long     last_paint_faults; /* page faults of the main thread in the last frame */
   long     most_paint_faults; /* and in the frame with the most since the restart */
   long     faults_start;      /* the main thread's page faults at the restart */
+  long     turn_faults_start; /* and at the last turn */
+  long     most_gap_faults;   /* in the gap between two turns with the most */
   guint    long_gaps;      /* gaps over 16 ms */
   guint    frames;
   gboolean list_stalls;    /* $TILDE_BENCH_LIST_STALLS: each long gap on stderr, */
