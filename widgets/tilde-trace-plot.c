@@ -789,12 +789,7 @@ longest_behind (TildeTracePlot *self, int top, int bottom, guint64 stamp)
   return oldest;
 }
 
-/* A band on screen showing draws without an image for its next picture.
- * One drawn without draws ("No draws yet") is drawn again only when its
- * size or the draws change, and then mostly at another size: a spare for
- * it (megabytes: the whole plot is one band then) would be made, with a
- * page fault a page, in the turn after the plots come up, just as a run
- * starts, and be given up unused when the run's rows are laid out. */
+/* A band on screen without an image for its next picture. */
 static Band *
 band_wanting_spare (TildeTracePlot *self)
 {
@@ -802,7 +797,7 @@ band_wanting_spare (TildeTracePlot *self)
     {
       Band *band = &g_array_index (self->bands, Band, i);
 
-      if (band->picture != NULL && band->spare == NULL && band->stamp != 0)
+      if (band->picture != NULL && band->spare == NULL)
         return band;
     }
   return NULL;
@@ -859,6 +854,27 @@ catch_up_cb (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* No rows to show: the plot says why ("No draws yet", "Select parameters
+ * to plot"). The message goes into GTK's frame as it is, not into an
+ * image of the whole plot made for it: megabytes, a page fault a page, in
+ * the frame that brings the plots up as a first run starts. */
+static void
+snapshot_message (TildeTracePlot *self, GtkSnapshot *snapshot, PangoLayout *text, int width,
+                  int height, int top, int bottom, guint64 stamp, const TildePlotStyle *style)
+{
+  cairo_t *cr;
+
+  for (guint i = 0; i < self->bands->len; i++)
+    pool_band (self, &g_array_index (self->bands, Band, i));
+  g_array_set_size (self->bands, 0);
+  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, top, width, bottom - top));
+  _tilde_plot_painter_draw (self->painter, cr, text, width, height, style, &self->options,
+                            &self->layout);
+  cairo_destroy (cr);
+  self->rows_shown = 0;
+  self->drawn_stamp = stamp;
+}
+
 static void
 tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
@@ -887,6 +903,11 @@ tilde_trace_plot_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   follow_scrolling (self, viewport ? gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (viewport))
                                    : NULL);
   visible_band (self, viewport, height, &top, &bottom);
+  if (_tilde_plot_painter_get_n_rows (self->painter) == 0)
+    {
+      snapshot_message (self, snapshot, text, width, height, top, bottom, stamp, &style);
+      return;
+    }
   if (self->options.view != TILDE_PLOT_VIEW_PAIRS && !layout_fits (self, width, height))
     {
       lay_out (self, text, width, height, &style);
