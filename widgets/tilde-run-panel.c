@@ -117,7 +117,8 @@ tilde_run_panel_get_run_settings (TildeRunPanel *self, TildeRunSettings *s)
   s->sample.max_depth = (guint) MAX (spin_int (self->max_depth), 1);
   s->sample.metric = metrics[metric];
   /* the unit metric has nothing to adapt */
-  if (metric != 2 && gtk_drop_down_get_selected (self->metric_adaptation) == 1)
+  if (s->sample.metric != TILDE_METRIC_UNIT
+      && gtk_drop_down_get_selected (self->metric_adaptation) == 1)
     s->sample.adapt_options.metric_adaptation = TILDE_METRIC_ADAPTATION_GRADIENTS;
   s->sample.save_warmup = gtk_switch_get_active (self->save_warmup);
   s->sample.init_radius = gtk_spin_button_get_value (self->init_radius);

@@ -873,6 +873,9 @@ snapshot_message (TildeTracePlot *self, GtkSnapshot *snapshot, PangoLayout *text
   cairo_destroy (cr);
   self->rows_shown = 0;
   self->drawn_stamp = stamp;
+  /* the bands' images wait in the pool for the next rows; beyond its
+   * size, they go while the window idles */
+  make_spares (self);
 }
 
 static void
@@ -1002,7 +1005,7 @@ tilde_trace_plot_expect_draws (TildeTracePlot *self)
    * spares makes as many again. The rows kept from the last draws keep
    * their bands' images. Either way the rows' density pictures (about a
    * tenth of the picture in view) are made again for the new draws. */
-  if (_tilde_plot_painter_get_n_rows (self->painter) == 0 || self->bands->len == 0)
+  if (self->bands->len == 0)   /* none yet, or the message (snapshot_message) */
     _tilde_image_reserve_fill (in_view / 2 * 5);
   else
     _tilde_image_reserve_fill (in_view / 8);

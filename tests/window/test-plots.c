@@ -1302,6 +1302,7 @@ static void
 test_no_image_without_draws (Fixture *f, gconstpointer data)
 {
   const char *const parameters[] = { "mu", "theta.1", NULL };
+  graphene_rect_t main;
   guint held;
 
   tilde_trace_plot_set_draws (f->plot, NULL);
@@ -1320,6 +1321,17 @@ test_no_image_without_draws (Fixture *f, gconstpointer data)
   held = _tilde_trace_plot_get_images_held (f->plot);
   g_test_message ("%u images held with two rows of draws", held);
   g_assert_cmpuint (held, >=, 4);
+
+  /* the draws gone, so is a read-out of them */
+  g_assert_true (_tilde_trace_plot_get_row_panels (f->plot, 0, &main, NULL));
+  _tilde_trace_plot_hover (f->plot, main.origin.x + main.size.width / 2,
+                           main.origin.y + main.size.height / 2);
+  g_assert_nonnull (_tilde_trace_plot_get_hover_text (f->plot));
+  tilde_trace_plot_set_draws (f->plot, NULL);
+  let_it_draw (f);
+  g_assert_null (_tilde_trace_plot_get_hover_text (f->plot));
+  /* the rows' images wait for the next rows in the pool, at most its four */
+  g_assert_cmpuint (_tilde_trace_plot_get_images_held (f->plot), <=, 4);
 }
 
 /* A plot on a page of its own that is not shown (the window's run page
