@@ -1293,6 +1293,12 @@ test_images_follow_the_view (Fixture *f, gconstpointer data)
   g_assert_cmpuint (held, <=, 2 * 6 + 4);
 }
 
+static gboolean
+pool_trimmed (gpointer data)
+{
+  return _tilde_trace_plot_get_images_held (data) <= 4;
+}
+
 /* A plot without rows to show draws its message into GTK's frame as it
  * is and holds no image (one of the whole plot was megabytes, each page
  * faulted in as the plots came up for a first run); with rows, each band
@@ -1330,7 +1336,9 @@ test_no_image_without_draws (Fixture *f, gconstpointer data)
   tilde_trace_plot_set_draws (f->plot, NULL);
   let_it_draw (f);
   g_assert_null (_tilde_trace_plot_get_hover_text (f->plot));
-  /* the rows' images wait for the next rows in the pool, at most its four */
+  /* the rows' images wait for the next rows in the pool, at most its four
+   * once the window has idled */
+  g_assert_true (window_test_wait_for (pool_trimmed, f->plot));
   g_assert_cmpuint (_tilde_trace_plot_get_images_held (f->plot), <=, 4);
 }
 
