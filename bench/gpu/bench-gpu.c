@@ -4,18 +4,22 @@
  * elementwise expressions, on the CPU path and with the data on the OpenCL
  * device, side by side.
  *
- *   bench-gpu [--big] [--device opencl:P:D] [--family NAME]...
+ *   bench-gpu [--big] [--device opencl:P:D] [--family NAME]... [--rows N]
  *
  * GLMs: N = 10^4 and 10^5 (and 10^6 with --big), K = 10 and 100.
  * Elementwise models: N = 10^4, 10^5 and 10^6. The data are made in
  * transformed data (deterministic, no data file to read); the same
  * prepared model is timed on the CPU, then put on the device and timed
- * again, its log density and gradient compared with the CPU's.
+ * again, its log density and gradient compared with the CPU's, with the
+ * bytes its launches copied per gradient. The normal GLM stays on the CPU
+ * by its sufficient statistics; a second row times it without them, the
+ * CPU path's pass over X against the normal kernel.
  */
 #define G_LOG_DOMAIN "tilde-bench"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tilde-frontend.h"
@@ -23,6 +27,8 @@
 #include "mir/mir-lower.h"
 #include "mir/mir-transform.h"
 #include "runtime/gpu-call.h"
+#include "gpu/plan.h"
+#include "runtime/exec-private.h"
 #include "runtime/model.h"
 
 static const struct {
@@ -151,11 +157,17 @@ rate (TildeModel *m, const double *theta, double *lp, double *grad, double secon
   return n / ((now - start) / 1e6);
 }
 
-/* One row of a table: K < 0 leaves its column out (K is then 1). */
+/* One row of a table: K < 0 leaves its column out (K is then 1). With
+ * `one_pass`, the normal model without its sufficient statistics: the CPU
+ * path makes a pass over X per gradient (X * beta, then X^T d) and the
+ * device runs the normal kernel. */
 static void
-bench_row (TildeGpuContext *ctx, const char *name, const char *source, gint32 N, gint32 K)
+bench_row (TildeGpuContext *ctx, const char *name, const char *source, gint32 N, gint32 K,
+           gboolean one_pass)
 {
+  rt_compiler_set_fused (!one_pass);
   g_autoptr (TildeModel) m = prepare (source, N, MAX (K, 1));
+  rt_compiler_set_fused (TRUE);
   g_autofree char *k_column = K >= 0 ? g_strdup_printf (" %d |", K) : g_strdup ("");
   gsize n = tilde_model_num_params_unconstrained (m);
   g_autofree double *theta = g_new (double, n);
@@ -166,21 +178,42 @@ bench_row (TildeGpuContext *ctx, const char *name, const char *source, gint32 N,
   double lp_cpu, lp_dev;
   double r_cpu = rate (m, theta, &lp_cpu, g_cpu, 2.0);
   g_autoptr (GPtrArray) diagnostics = tilde_diagnostic_list_new ();
-  if (tilde_model_use_device (m, ctx, FALSE, diagnostics) != 1)
+  tilde_gpu_plan_set_normal_on_cpu (!one_pass);
+  guint moved = tilde_model_use_device (m, ctx, FALSE, diagnostics);
+  tilde_gpu_plan_set_normal_on_cpu (TRUE);
+  if (moved != 1)
     {
-      printf ("| %s | %d |%s %.1f | (not on the device: %s) | | |\n", name, N, k_column, r_cpu,
+      printf ("| %s | %d |%s %.1f | (%s) | | | |\n", name, N, k_column, r_cpu,
               diagnostics->len
-              ? ((TildeDiagnostic *) g_ptr_array_index (diagnostics, 0))->message : "?");
+              ? ((TildeDiagnostic *) g_ptr_array_index (diagnostics, 0))->message
+              : "stays on the CPU");
       return;
     }
+  guint64 dev0, host0, dev1, host1;
+  guint runs0 = tilde_model_device_runs (m);
+  tilde_gpu_context_copied (ctx, &dev0, &host0);
   double r_dev = rate (m, theta, &lp_dev, g_dev, 2.0);
+  tilde_gpu_context_copied (ctx, &dev1, &host1);
+  guint runs = tilde_model_device_runs (m) - runs0;
   double diff = fabs (lp_cpu - lp_dev) / MAX (1, fabs (lp_cpu)), scale = 1;
+  int worst = -1;   /* the log density, or the gradient's element */
   for (gsize i = 0; i < n; i++)
     scale = MAX (scale, fabs (g_cpu[i]));
   for (gsize i = 0; i < n; i++)
-    diff = MAX (diff, fabs (g_cpu[i] - g_dev[i]) / scale);
-  printf ("| %s | %d |%s %.1f | %.1f | %.2fx | %.1e |\n", name, N, k_column, r_cpu, r_dev,
-          r_dev / r_cpu, diff);
+    if (fabs (g_cpu[i] - g_dev[i]) / scale > diff)
+      {
+        diff = fabs (g_cpu[i] - g_dev[i]) / scale;
+        worst = (int) i;
+      }
+  if (worst < 0)
+    fprintf (stderr, "%s N=%d K=%d: largest difference in the log density, %.17g vs %.17g\n",
+             name, N, K, lp_cpu, lp_dev);
+  else
+    fprintf (stderr, "%s N=%d K=%d: largest difference in gradient[%d], %.17g vs %.17g "
+             "(largest element %.3g)\n", name, N, K, worst, g_cpu[worst], g_dev[worst], scale);
+  printf ("| %s | %d |%s %.1f | %.1f | %.2fx | %.1e | %.0f / %.0f |\n", name, N, k_column, r_cpu,
+          r_dev, r_dev / r_cpu, diff, (double) (dev1 - dev0) / MAX (runs, 1),
+          (double) (host1 - host0) / MAX (runs, 1));
   fflush (stdout);
 }
 
@@ -188,6 +221,7 @@ int
 main (int argc, char **argv)
 {
   gboolean big = FALSE;
+  gint32 only_rows = 0;   /* --rows N: that N alone */
   const char *device_text = "opencl";
   g_autoptr (GPtrArray) only = g_ptr_array_new ();
   for (int i = 1; i < argc; i++)
@@ -197,6 +231,8 @@ main (int argc, char **argv)
       device_text = argv[++i];
     else if (!strcmp (argv[i], "--family") && i + 1 < argc)
       g_ptr_array_add (only, argv[++i]);
+    else if (!strcmp (argv[i], "--rows") && i + 1 < argc)
+      only_rows = atoi (argv[++i]);
   g_autoptr (GError) error = NULL;
   TildeDeviceChoice choice;
   if (!tilde_device_choice_parse (device_text, &choice, &error) || !choice.opencl)
@@ -214,30 +250,36 @@ main (int argc, char **argv)
     }
   g_autofree char *line = tilde_gpu_device_describe (device);
   printf ("device: %s\n\n", line);
-  printf ("| model | N | K | CPU grad/s | OpenCL grad/s | OpenCL / CPU | max rel. diff |\n");
-  printf ("|---|---:|---:|---:|---:|---:|---:|\n");
+  printf ("| model | N | K | CPU grad/s | OpenCL grad/s | OpenCL / CPU | max rel. diff "
+          "| bytes to / from the device per gradient |\n");
+  printf ("|---|---:|---:|---:|---:|---:|---:|---:|\n");
   static const gint32 rows[] = { 10000, 100000, 1000000 };
   static const gint32 cols[] = { 10, 100 };
   for (guint f = 0; f < G_N_ELEMENTS (families); f++)
     for (guint a = 0; a < G_N_ELEMENTS (rows) - !big; a++)
       for (guint b = 0; b < G_N_ELEMENTS (cols); b++)
         {
-          if (only->len && !g_ptr_array_find_with_equal_func (only, families[f].name,
-                                                              g_str_equal, NULL))
+          if ((only->len && !g_ptr_array_find_with_equal_func (only, families[f].name,
+                                                               g_str_equal, NULL))
+              || (only_rows && rows[a] != only_rows))
             continue;
           g_autofree char *source = source_for (families[f].statement);
-          bench_row (ctx, families[f].name, source, rows[a], cols[b]);
+          bench_row (ctx, families[f].name, source, rows[a], cols[b], FALSE);
+          if (f == 0)
+            bench_row (ctx, "normal_id_glm, a pass over X", source, rows[a], cols[b], TRUE);
         }
-  printf ("\n| model | N | CPU grad/s | OpenCL grad/s | OpenCL / CPU | max rel. diff |\n");
-  printf ("|---|---:|---:|---:|---:|---:|\n");
+  printf ("\n| model | N | CPU grad/s | OpenCL grad/s | OpenCL / CPU | max rel. diff "
+          "| bytes to / from the device per gradient |\n");
+  printf ("|---|---:|---:|---:|---:|---:|---:|\n");
   for (guint f = 0; f < G_N_ELEMENTS (elementwise); f++)
     for (guint a = 0; a < G_N_ELEMENTS (rows); a++)
       {
-        if (only->len && !g_ptr_array_find_with_equal_func (only, elementwise[f].name,
-                                                            g_str_equal, NULL))
+        if ((only->len && !g_ptr_array_find_with_equal_func (only, elementwise[f].name,
+                                                             g_str_equal, NULL))
+            || (only_rows && rows[a] != only_rows))
           continue;
         g_autofree char *source = elementwise_source (elementwise[f].statement);
-        bench_row (ctx, elementwise[f].name, source, rows[a], -1);
+        bench_row (ctx, elementwise[f].name, source, rows[a], -1, FALSE);
       }
   return 0;
 }

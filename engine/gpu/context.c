@@ -17,6 +17,7 @@ struct TildeGpuContext {
   gpointer           source_data;
   char              *cache_dir;
   guint              runs_left;    /* tilde_gpu_context_fail_after */
+  guint64            to_device, to_host;   /* bytes copied per evaluation, summed */
 };
 
 void
@@ -273,4 +274,20 @@ tilde_gpu_context_build (TildeGpuContext *ctx, const char *what, const char *sou
     }
   store_cached (p, path);
   return p;
+}
+
+void
+tilde_gpu_context_count_copies (TildeGpuContext *ctx, gsize to_device, gsize to_host)
+{
+  ctx->to_device += to_device;
+  ctx->to_host += to_host;
+}
+
+void
+tilde_gpu_context_copied (TildeGpuContext *ctx, guint64 *to_device, guint64 *to_host)
+{
+  tilde_gpu_context_lock (ctx);
+  *to_device = ctx->to_device;
+  *to_host = ctx->to_host;
+  tilde_gpu_context_unlock (ctx);
 }

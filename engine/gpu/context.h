@@ -55,6 +55,15 @@ void             tilde_gpu_context_fail_after (TildeGpuContext *ctx, guint runs)
 /* With the lock held, before a run: CL_SUCCESS, or the failure above. */
 int              tilde_gpu_context_run_allowed (TildeGpuContext *ctx);
 
+/* The bytes the kernels' launches copied between host and device since the
+ * context was made (their data, copied once when a kernel is made, are not
+ * counted): what goes over the bus per evaluation, summed. Counted with
+ * the lock held, after a launch's copies succeed. */
+void             tilde_gpu_context_count_copies (TildeGpuContext *ctx, gsize to_device,
+                                                 gsize to_host);
+void             tilde_gpu_context_copied (TildeGpuContext *ctx, guint64 *to_device,
+                                           guint64 *to_host);
+
 /* A GError for an OpenCL failure of `what`: out of memory codes become
  * TILDE_GPU_ERROR_MEMORY. */
 void             tilde_gpu_set_cl_error (GError **error, int code, const char *what);

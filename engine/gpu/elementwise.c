@@ -734,8 +734,12 @@ enqueue (TildeGpuEw *ew, cl_command_queue q, const double *scalars, double *sums
   rc = clEnqueueNDRangeKernel (q, ew->final, 1, NULL, &global, &local, 0, NULL, NULL);
   if (rc != CL_SUCCESS)
     return rc;
-  return clEnqueueReadBuffer (q, ew->sums, CL_TRUE, 0, ew->stride * sizeof (double), sums,
-                              0, NULL, NULL);
+  rc = clEnqueueReadBuffer (q, ew->sums, CL_TRUE, 0, ew->stride * sizeof (double), sums,
+                            0, NULL, NULL);
+  if (rc == CL_SUCCESS)
+    tilde_gpu_context_count_copies (ew->ctx, ew->prog.n_scalars * sizeof (double),
+                                    ew->stride * sizeof (double));
+  return rc;
 }
 
 gboolean

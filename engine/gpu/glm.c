@@ -759,8 +759,12 @@ enqueue (TildeGpuGlm *g, cl_command_queue q, double alpha, const double *beta, d
   rc = clEnqueueNDRangeKernel (q, g->final, 1, NULL, &global, &local, 0, NULL, NULL);
   if (rc != CL_SUCCESS)
     return rc;
-  return clEnqueueReadBuffer (q, g->sums, CL_TRUE, 0, (gsize) stride * sizeof (double), sums,
-                              0, NULL, NULL);
+  rc = clEnqueueReadBuffer (q, g->sums, CL_TRUE, 0, (gsize) stride * sizeof (double), sums,
+                            0, NULL, NULL);
+  if (rc == CL_SUCCESS)
+    tilde_gpu_context_count_copies (g->ctx, (n_beta + (gsize) n_cuts) * sizeof (double),
+                                    (gsize) stride * sizeof (double));
+  return rc;
 }
 
 gint32

@@ -165,6 +165,14 @@ tilde_gpu_site_match (const MirExpr *e, TildeGpuSite *s)
 
 /* ---- the plan ---- */
 
+static gboolean normal_on_cpu = TRUE;
+
+void
+tilde_gpu_plan_set_normal_on_cpu (gboolean on)
+{
+  normal_on_cpu = on;
+}
+
 static void
 collect_sites (const MirStmt *s, GArray *out, GArray *ew_out)
 {
@@ -344,23 +352,40 @@ ew_residency (TildeGpuResidency *r, const MirProgram *p, const TildeGpuEwSite *e
                                  es);
 }
 
+/* The residency of a variable that only normal linear models evaluated by
+ * their sufficient statistics read (`stats`, as design matrix or outcome). */
+static char *
+statistics_reason (const MirProgram *p, const char *name, const TildeGpuSite *stats)
+{
+  g_autofree char *ss = site_text (stats);
+  gboolean as_x = strcmp (stats->x->u.var.name, name) == 0;
+  return g_strdup_printf ("%s%s of %s, which the CPU evaluates by its sufficient statistics "
+                          "(K^2 work a gradient, no pass over %s), faster than a kernel's pass "
+                          "over the data",
+                          annotated (p, name) ? "annotated @gpu, but stays on the host: " : "",
+                          as_x ? "design matrix" : "outcome", ss, stats->x->u.var.name);
+}
+
 static void
-add_var (TildeGpuPlan *plan, const MirProgram *p, GArray *all, GArray *all_ew, const char *name,
-         const MirSizedType *type, gboolean use_opencl)
+add_var (TildeGpuPlan *plan, const MirProgram *p, GArray *all, GArray *all_ew, GArray *stats,
+         const char *name, const MirSizedType *type, gboolean use_opencl)
 {
   TildeGpuResidency r = { .name = name, .type = type };
   const TildeGpuEwSite *ew = ew_site_using (all_ew, name);
   const TildeGpuSite *as_x = site_using (all, name, 0), *as_y = site_using (all, name, 1);
+  const TildeGpuSite *by_stats = site_using (stats, name, 0);
   g_autofree char *xs = as_x ? site_text (as_x) : NULL;
   g_autofree char *ys = as_y ? site_text (as_y) : NULL;
+  if (!by_stats)
+    by_stats = site_using (stats, name, 1);
   if (ew && !as_x && !as_y)
     ew_residency (&r, p, ew, use_opencl);
-  else if (annotated (p, name))
+  else if (by_stats && !as_x && !as_y)
+    r.reason = statistics_reason (p, name, by_stats);
+  else if (annotated (p, name) && as_x)
     {
       r.device = TRUE;
-      r.reason = as_x ? g_strdup_printf ("annotated @gpu; design matrix of %s, run as a kernel", xs)
-                      : g_strdup ("annotated @gpu; no kernel reads it, so it is copied but "
-                                  "the CPU path uses its host copy");
+      r.reason = g_strdup_printf ("annotated @gpu; design matrix of %s, run as a kernel", xs);
     }
   else if (as_x && use_opencl)
     {
@@ -375,6 +400,8 @@ add_var (TildeGpuPlan *plan, const MirProgram *p, GArray *all, GArray *all_ew, c
       r.reason = g_strdup_printf ("outcome of %s, copied with its design matrix %s", ys,
                                   as_y->x->u.var.name);
     }
+  else if (annotated (p, name))
+    r.reason = g_strdup ("annotated @gpu, but no kernel reads it, so it stays on the host");
   else if (as_x)
     r.reason = g_strdup_printf ("design matrix of %s; not annotated @gpu (--use-opencl would "
                                 "choose it)", xs);
@@ -392,13 +419,22 @@ tilde_gpu_plan_new (const MirProgram *p, gboolean use_opencl)
   plan->ew_sites = g_array_new (FALSE, TRUE, sizeof (TildeGpuEwSite));
   g_autoptr (GArray) all = g_array_new (FALSE, TRUE, sizeof (TildeGpuSite));
   g_autoptr (GArray) all_ew = g_array_new (FALSE, TRUE, sizeof (TildeGpuEwSite));
+  g_autoptr (GArray) stats = g_array_new (FALSE, TRUE, sizeof (TildeGpuSite));
   GPtrArray *lp = p->parts[MIR_PART_LOG_PROB];
   for (guint i = 0; i < lp->len; i++)
     collect_sites (g_ptr_array_index (lp, i), all, all_ew);
+  for (guint i = 0; normal_on_cpu && i < all->len;)
+    if (g_array_index (all, TildeGpuSite, i).family == TILDE_GPU_GLM_NORMAL_ID)
+      {
+        g_array_append_val (stats, g_array_index (all, TildeGpuSite, i));
+        g_array_remove_index (all, i);
+      }
+    else
+      i++;
   for (guint i = 0; i < p->input_vars->len; i++)
     {
       const MirInputVar *v = g_ptr_array_index (p->input_vars, i);
-      add_var (plan, p, all, all_ew, v->name, v->type, use_opencl);
+      add_var (plan, p, all, all_ew, stats, v->name, v->type, use_opencl);
     }
   /* transformed data: the declarations of prepare_data that are not inputs */
   GPtrArray *prep = p->parts[MIR_PART_PREPARE_DATA];
@@ -412,7 +448,7 @@ tilde_gpu_plan_new (const MirProgram *p, gboolean use_opencl)
         input = strcmp (((const MirInputVar *) g_ptr_array_index (p->input_vars, j))->name,
                         s->u.decl.name) == 0;
       if (!input)
-        add_var (plan, p, all, all_ew, s->u.decl.name, s->u.decl.sized, use_opencl);
+        add_var (plan, p, all, all_ew, stats, s->u.decl.name, s->u.decl.sized, use_opencl);
     }
   for (guint i = 0; i < all->len; i++)
     {

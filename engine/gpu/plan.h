@@ -16,6 +16,12 @@
  * whenever such a statement uses it (the size threshold is applied once
  * the data are known). The outcome goes with its design matrix.
  *
+ * A normal linear model over data (normal_id_glm, or normal of a linear
+ * predictor) is the exception: the CPU evaluates it by its sufficient
+ * statistics (runtime/normal-stats.c), K^2 multiply-adds a gradient and no
+ * pass over X, which no kernel reading X can match. Its statement stays
+ * on the CPU and its data on the host, whatever their annotations.
+ *
  * A reduction of an elementwise expression over data vectors
  * (TildeGpuEwSite below) runs on the device when every vector it reads
  * lives there: annotated `@gpu`, or with --use-opencl (again with the
@@ -88,6 +94,11 @@ typedef struct {
   GArray    *sites;     /* TildeGpuSite whose x lives on the device */
   GArray    *ew_sites;  /* TildeGpuEwSite whose vectors all live on the device */
 } TildeGpuPlan;
+
+/* Whether normal linear models stay on the CPU, by their sufficient
+ * statistics (TRUE, the default). Tests of the normal kernel turn it off;
+ * the runtime then moves them to the device as the other families. */
+void          tilde_gpu_plan_set_normal_on_cpu (gboolean on);
 
 /* The plan for a transformed program, which must outlive it. */
 TildeGpuPlan *tilde_gpu_plan_new  (const MirProgram *program, gboolean use_opencl);

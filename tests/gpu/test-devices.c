@@ -298,25 +298,44 @@ test_residency (void)
   g_assert_true (tilde_gpu_program_has_annotations (p));
   for (int use = 0; use < 2; use++)
     {
+      /* the normal model with its statistics on the CPU, as a model runs it */
       g_autoptr (TildeGpuPlan) plan = tilde_gpu_plan_new (p, use);
-      g_assert_true (find_var (plan, "X")->device);
-      g_assert_false (find_var (plan, "X")->chosen);
-      g_assert_true (find_var (plan, "y")->device);
+      g_assert_false (find_var (plan, "X")->device);
+      g_assert_false (find_var (plan, "y")->device);
       g_assert_false (find_var (plan, "N")->device);
       g_assert_false (find_var (plan, "w")->device);
       /* Z only when the compiler may choose */
       g_assert_cmpint (find_var (plan, "Z")->device, ==, use);
       g_assert_cmpint (find_var (plan, "c")->device, ==, use);
       g_assert_cmpint (find_var (plan, "Z")->chosen, ==, use);
-      g_assert_cmpuint (plan->sites->len, ==, 1 + use);
-      const TildeGpuSite *s = &g_array_index (plan->sites, TildeGpuSite, 0);
+      g_assert_cmpuint (plan->sites->len, ==, use);
+      if (use)
+        g_assert_cmpint (g_array_index (plan->sites, TildeGpuSite, 0).family, ==,
+                         TILDE_GPU_GLM_POISSON_LOG);
+      g_autofree char *report = tilde_gpu_plan_report (plan);
+      g_assert_nonnull (strstr (report, "matrix[N, K] X: host  // annotated @gpu, but stays on "
+                                        "the host: design matrix of normal_lupdf at line "
+                                        "16, which the CPU evaluates by its sufficient statistics"));
+      g_assert_nonnull (strstr (report, "vector[N] y: host  // outcome of normal_lupdf"));
+      g_assert_nonnull (strstr (report, "int N: host"));
+
+      /* and as the normal kernel's tests see it */
+      tilde_gpu_plan_set_normal_on_cpu (FALSE);
+      g_autoptr (TildeGpuPlan) kernel = tilde_gpu_plan_new (p, use);
+      tilde_gpu_plan_set_normal_on_cpu (TRUE);
+      g_assert_true (find_var (kernel, "X")->device);
+      g_assert_false (find_var (kernel, "X")->chosen);
+      g_assert_true (find_var (kernel, "y")->device);
+      g_assert_false (find_var (kernel, "w")->device);
+      g_assert_cmpint (find_var (kernel, "Z")->device, ==, use);
+      g_assert_cmpuint (kernel->sites->len, ==, 1 + use);
+      const TildeGpuSite *s = &g_array_index (kernel->sites, TildeGpuSite, 0);
       g_assert_cmpint (s->family, ==, TILDE_GPU_GLM_NORMAL_ID);
       g_assert_true (s->written_as_predictor);
       g_assert_nonnull (s->alpha);
       g_assert_nonnull (s->sigma);
-      g_autofree char *report = tilde_gpu_plan_report (plan);
-      g_assert_nonnull (strstr (report, "matrix[N, K] X: device  // annotated @gpu"));
-      g_assert_nonnull (strstr (report, "int N: host"));
+      g_autofree char *kernel_report = tilde_gpu_plan_report (kernel);
+      g_assert_nonnull (strstr (kernel_report, "matrix[N, K] X: device  // annotated @gpu"));
     }
   mir_program_free (p);
   mir_program_free (lowered);

@@ -134,7 +134,10 @@ test_without_device (void)
     "  v ~ normal_id_glm(W, alpha, delta, sigma);\n"
     "}\n";
   MirProgram *program = NULL;
+  /* the normal kernel's text, which a model runs only with the statistics off */
+  tilde_gpu_plan_set_normal_on_cpu (FALSE);
   g_autoptr (TildeGpuPlan) plan = plan_at_o0 (model, &program);
+  tilde_gpu_plan_set_normal_on_cpu (TRUE);
   g_assert_cmpuint (plan->sites->len, ==, 2);
   const TildeGpuSite *by_data = &g_array_index (plan->sites, TildeGpuSite, 0);
   const TildeGpuSite *literal = &g_array_index (plan->sites, TildeGpuSite, 1);

@@ -13,7 +13,9 @@
 
 #include "gpu-test-util.h"
 #include "runtime-test-util.h"
+#include "runtime/exec-private.h"
 #include "runtime/gpu-call.h"
+#include "gpu/plan.h"
 
 #define TOL 1e-12
 
@@ -399,15 +401,99 @@ test_overflow (void)
   pair_clear (&p);
 }
 
+/* As a model runs it, a normal linear model over data stays on the CPU by
+ * its sufficient statistics, with no diagnostic: nothing moves, no kernel
+ * runs, and the numbers are the CPU's to the last bit. */
+static void
+test_normal_by_statistics (void)
+{
+  g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
+  if (!ctx)
+    return;
+  g_autoptr (GRand) r = g_rand_new_with_seed (20261124);
+  g_autofree char *json = data_json (r, 1000, 5, 1.3, NULL);
+  tilde_gpu_plan_set_normal_on_cpu (TRUE);
+  for (guint i = 0; i < 4; i++)
+    {
+      Pair p;
+      pair_new (&p, ctx, &families[i], json, 0);
+      g_autofree double *theta = g_new0 (double, p.n);
+      g_autofree double *g_cpu = g_new0 (double, p.n);
+      g_autofree double *g_dev = g_new0 (double, p.n);
+      random_theta (r, theta, p.n);
+      double lp_cpu = tilde_model_log_density (p.cpu, theta, TRUE, TRUE, g_cpu, NULL);
+      double lp_dev = tilde_model_log_density (p.dev, theta, TRUE, TRUE, g_dev, NULL);
+      g_assert_cmpfloat (lp_cpu, ==, lp_dev);
+      g_assert_cmpmem (g_cpu, p.n * sizeof (double), g_dev, p.n * sizeof (double));
+      g_assert_cmpuint (tilde_model_device_runs (p.dev), ==, 0);
+      g_assert_cmpuint (rt_model_count_normal_stats (p.dev), ==, 1);
+      pair_clear (&p);
+    }
+  tilde_gpu_plan_set_normal_on_cpu (FALSE);
+}
+
+/* Per gradient only parameter-sized data cross the bus: the bytes copied
+ * per kernel run are the same for 37 rows as for 4099, and bounded by the
+ * parameters the kernel takes and the sums it gives back. */
+static void
+test_copies_per_gradient (void)
+{
+  g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
+  if (!ctx)
+    return;
+  static const guint chosen[] = { 4, 6, 9, 14, 17 };
+  const gint32 K = 5;
+  g_autoptr (GRand) r = g_rand_new_with_seed (20261124);
+  for (guint c = 0; c < G_N_ELEMENTS (chosen); c++)
+    {
+      guint64 per_run[2][2];
+      static const gint32 rows[] = { 37, 4099 };
+      for (guint a = 0; a < G_N_ELEMENTS (rows); a++)
+        {
+          g_autofree char *json = data_json (r, rows[a], K, 1.3, NULL);
+          Pair p;
+          pair_new (&p, ctx, &families[chosen[c]], json, 1);
+          g_autofree double *theta = g_new0 (double, p.n);
+          g_autofree double *grad = g_new0 (double, p.n);
+          guint64 dev0, host0, dev1, host1;
+          guint runs0 = tilde_model_device_runs (p.dev);
+          tilde_gpu_context_copied (ctx, &dev0, &host0);
+          for (int trial = 0; trial < 4; trial++)
+            {
+              random_theta (r, theta, p.n);
+              tilde_model_log_density (p.dev, theta, TRUE, TRUE, grad, NULL);
+            }
+          tilde_gpu_context_copied (ctx, &dev1, &host1);
+          guint runs = tilde_model_device_runs (p.dev) - runs0;
+          g_assert_cmpuint (runs, ==, 4);
+          per_run[a][0] = (dev1 - dev0) / runs;
+          per_run[a][1] = (host1 - host0) / runs;
+          g_assert_cmpuint ((dev1 - dev0) % runs, ==, 0);
+          /* at most every parameter over, and a few sums more back */
+          g_assert_cmpuint (per_run[a][0], >=, K * sizeof (double));
+          g_assert_cmpuint (per_run[a][0], <=, p.n * sizeof (double));
+          g_assert_cmpuint (per_run[a][1], <=, (p.n + 8) * sizeof (double));
+          pair_clear (&p);
+        }
+      g_assert_cmpuint (per_run[0][0], ==, per_run[1][0]);
+      g_assert_cmpuint (per_run[0][1], ==, per_run[1][1]);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  /* the normal kernel is what these tests check: the normal models go to
+   * the device as the other families do */
+  tilde_gpu_plan_set_normal_on_cpu (FALSE);
   for (guint i = 0; i < G_N_ELEMENTS (families); i++)
     {
       g_autofree char *path = g_strdup_printf ("/gpu/parity/%s", families[i].name);
       g_test_add_data_func (path, &families[i], check_family);
     }
+  g_test_add_func ("/gpu/parity/normal-by-statistics", test_normal_by_statistics);
+  g_test_add_func ("/gpu/parity/copies-per-gradient", test_copies_per_gradient);
   g_test_add_func ("/gpu/parity/optimised", test_optimised);
   g_test_add_func ("/gpu/parity/domain-errors", test_domain_errors);
   g_test_add_func ("/gpu/parity/overflow", test_overflow);
