@@ -376,6 +376,18 @@ out_of_range (Ev *ev, int i, int len)
             "1 and %d", i, len);
 }
 
+/* The 0-based position a single index selects in a dimension of length
+ * len, checked as positions checks it, without the arena: element reads
+ * and writes in loops (transformed data's, a million rows long) would
+ * otherwise grow it by a few ints each. */
+static inline int
+single_position (Ev *ev, const Ix *ix, int len)
+{
+  if (ix->i < 1 || ix->i > len)
+    out_of_range (ev, ix->i, len);
+  return ix->i - 1;
+}
+
 /* The 0-based positions an index selects in a dimension of length len. */
 static int *
 positions (Ev *ev, const Ix *ix, int len, int *n)
@@ -540,6 +552,11 @@ index_value (Ev *ev, const TildeValue *v, const Ix *ix, int n)
     {
       gint32 R = v->rows, C = v->cols;
       int nr, nc;
+      if (n > 1 && ix[0].kind == MIR_INDEX_SINGLE && ix[1].kind == MIR_INDEX_SINGLE)
+        {
+          int i = single_position (ev, &ix[0], R);
+          return element_at (ev, v, i + single_position (ev, &ix[1], C) * R);
+        }
       int *pr = positions (ev, &ix[0], R, &nr);
       Ix all = { .kind = MIR_INDEX_ALL };
       const Ix *cix = n > 1 ? &ix[1] : &all;
@@ -861,13 +878,14 @@ assign_into (Ev *ev, const char *name, TildeValue *t, const Ix *ix, int n, const
     }
   if (t->kind == TILDE_VALUE_ARRAY && !tilde_value_is_flat (t))
     {
-      int count;
-      int *p = positions (ev, &ix[0], t->rows, &count);
       if (ix[0].kind == MIR_INDEX_SINGLE)
         {
-          assign_into (ev, name, &t->u.elems[p[0]], ix + 1, n - 1, rhs);
+          assign_into (ev, name, &t->u.elems[single_position (ev, &ix[0], t->rows)], ix + 1,
+                       n - 1, rhs);
           return;
         }
+      int count;
+      int *p = positions (ev, &ix[0], t->rows, &count);
       rt_check_size (CX, "assignment", rhs->rows, count);
       for (int k = 0; k < count; k++)
         assign_into (ev, name, &t->u.elems[p[k]], ix + 1, n - 1, &rhs->u.elems[k]);
@@ -877,6 +895,13 @@ assign_into (Ev *ev, const char *name, TildeValue *t, const Ix *ix, int n, const
   if (t->kind == TILDE_VALUE_MATRIX || t->kind == TILDE_VALUE_COMPLEX_MATRIX)
     {
       int nr, nc;
+      if (n > 1 && ix[0].kind == MIR_INDEX_SINGLE && ix[1].kind == MIR_INDEX_SINGLE)
+        {
+          gint32 one = single_position (ev, &ix[0], R);
+          one += single_position (ev, &ix[1], t->cols) * R;
+          write_positions (ev, t, &one, 1, rhs);
+          return;
+        }
       int *pr = positions (ev, &ix[0], R, &nr);
       Ix all = { .kind = MIR_INDEX_ALL };
       int *pc = positions (ev, n > 1 ? &ix[1] : &all, t->cols, &nc);
@@ -885,6 +910,12 @@ assign_into (Ev *ev, const char *name, TildeValue *t, const Ix *ix, int n, const
         for (int i = 0; i < nr; i++)
           pos[i + j * nr] = pr[i] + pc[j] * R;
       write_positions (ev, t, pos, nr * nc, rhs);
+      return;
+    }
+  if (ix[0].kind == MIR_INDEX_SINGLE)
+    {
+      gint32 one = single_position (ev, &ix[0], tilde_value_flat_size (t));
+      write_positions (ev, t, &one, 1, rhs);
       return;
     }
   int count;

@@ -93,25 +93,24 @@ stats_new (TildeArena *arena, const double *y, const double *x, gint32 n, gint32
       for (gint32 i = 0; i < n; i++)
         s += col[i];
       st->x_mean[j] = s / n;
-      double gj = 0, sxj = 0;
+      double sxj = 0;
       for (gint32 i = 0; i < n; i++)
         {
           c[i] = col[i] - st->x_mean[j];
-          gj += c[i] * yc[i];
           sxj += c[i];
         }
-      st->g[j] = gj;
       st->sx[j] = sxj;
     }
-  for (gint32 j = 0; j < k; j++)
-    for (gint32 l = 0; l <= j; l++)
-      {
-        const double *cj = xc + (gsize) j * (gsize) n, *cl = xc + (gsize) l * (gsize) n;
-        double d = 0;
-        for (gint32 i = 0; i < n; i++)
-          d += cj[i] * cl[i];
-        st->a[j * k + l] = st->a[l * k + j] = d;
-      }
+  if (k > 0)
+    {
+      /* g = Xc' yc and A = Xc' Xc by BLAS: N K^2 / 2 multiply-adds, 5 x 10^9
+       * for a million rows of 100 predictors */
+      cblas_dgemv (CblasColMajor, CblasTrans, n, k, 1.0, xc, n, yc, 1, 0.0, st->g, 1);
+      cblas_dsyrk (CblasColMajor, CblasLower, CblasTrans, k, n, 1.0, xc, n, 0.0, st->a, k);
+      for (gint32 j = 0; j < k; j++)
+        for (gint32 l = 0; l < j; l++)
+          st->a[j * k + l] = st->a[l * k + j];
+    }
   return st;
 }
 

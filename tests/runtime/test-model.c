@@ -12,6 +12,7 @@
 #include <malloc.h>
 #include <math.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "runtime-test-util.h"
 #include "mir/mir-print.h"
@@ -969,6 +970,55 @@ test_threads (void)
     }
 }
 
+/* Reading and writing single elements in loops takes nothing from the
+ * arena: transformed data that walk a million-row matrix element by
+ * element grew it by gigabytes, and their preparation spent more time in
+ * page faults than in the loops. Here a million element reads and as many
+ * writes of an 80 KB matrix: about 10,000 page faults when each took a few
+ * ints from the arena; about 90 without (800 under AddressSanitizer). */
+static glong
+minor_faults (void)
+{
+  struct rusage u;
+  getrusage (RUSAGE_SELF, &u);
+  return u.ru_minflt;
+}
+
+static void
+test_element_loops_allocate_nothing (void)
+{
+  static const char source[] =
+    "transformed data {\n"
+    "  matrix[100, 100] A;\n"
+    "  vector[100] v;\n"
+    "  array[100] real a;\n"
+    "  for (rep in 1:50)\n"
+    "    for (j in 1:100)\n"
+    "      for (i in 1:100) {\n"
+    "        A[i, j] = i + j + rep;\n"
+    "        v[i] = A[i, j];\n"
+    "        a[i] = v[i];\n"
+    "      }\n"
+    "}\n"
+    "parameters {\n"
+    "  real mu;\n"
+    "}\n"
+    "model {\n"
+    "  mu ~ normal(a[7] + A[3, 4], 1);\n"
+    "}\n";
+  glong before = minor_faults ();
+  TildeModel *m = rt_test_model (source, "{}");
+  glong faults = minor_faults () - before;
+  double theta = 0, grad;
+  double lp = tilde_model_log_density (m, &theta, FALSE, TRUE, &grad, NULL);
+  /* a[7] = v[7] = A[7, 100] = 157 at the last rep, A[3, 4] = 57 */
+  g_assert_cmpfloat (fabs (grad - (157 + 57)), <, 1e-9);
+  g_assert_true (isfinite (lp));
+  g_test_message ("%ld page faults preparing the model", faults);
+  g_assert_cmpint (faults, <, 3000);
+  tilde_model_free (m);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -995,5 +1045,7 @@ main (int argc, char **argv)
                    test_neg_binomial_2_log_glm_propto);
   g_test_add_func ("/runtime/model/print-handler", test_print_handler);
   g_test_add_func ("/runtime/model/threads", test_threads);
+  g_test_add_func ("/runtime/model/element-loops-allocate-nothing",
+                   test_element_loops_allocate_nothing);
   return g_test_run ();
 }

@@ -1,0 +1,28 @@
+data {
+  int<lower=1> N;
+  int<lower=1> K;
+}
+transformed data {
+  // a logistic regression with beta[k] = (-1)^k / sqrt(K): Weyl sequences
+  // for the predictors and the logistic noise
+  @gpu matrix[N, K] X;
+  array[N] int y;
+  for (k in 1:K)
+    for (n in 1:N)
+      X[n, k] = fmod(n * (0.6180339887 + k * 0.4142135624), 1.0) * 2 - 1;
+  for (n in 1:N) {
+    real eta = 0.5;
+    for (k in 1:K)
+      eta += (k % 2 == 0 ? 1 : -1) * X[n, k] / sqrt(K);
+    y[n] = eta + logit(fmod(n * 0.7548776662, 1.0)) > 0;
+  }
+}
+parameters {
+  real alpha;
+  vector[K] beta;
+}
+model {
+  alpha ~ normal(0, 2);
+  beta ~ normal(0, 1);
+  y ~ bernoulli_logit_glm(X, alpha, beta);
+}
