@@ -5,6 +5,7 @@
 
 #include <glib/gstdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static char *cache_dir;
 
@@ -44,4 +45,58 @@ gpu_test_context (void)
     }
   tilde_gpu_context_set_cache_dir (ctx, cache_dir);
   return ctx;
+}
+
+typedef struct {
+  TildeModel   *model;
+  const double *thetas, *lps, *grads;
+  gsize         n;
+  guint         seed;
+  gboolean      same;
+} ThreadWork;
+
+static gpointer
+evaluate_many (gpointer data)
+{
+  ThreadWork *w = data;
+  g_autoptr (GRand) r = g_rand_new_with_seed (w->seed);
+  g_autofree double *grad = g_new0 (double, w->n);
+  w->same = TRUE;
+  for (int rep = 0; rep < 40; rep++)
+    {
+      int t = g_rand_int_range (r, 0, GPU_TEST_THETAS);
+      double lp = tilde_model_log_density (w->model, w->thetas + t * w->n, TRUE, TRUE, grad,
+                                           NULL);
+      if (lp != w->lps[t] || memcmp (grad, w->grads + t * w->n, w->n * sizeof (double)) != 0)
+        w->same = FALSE;
+    }
+  return NULL;
+}
+
+gboolean
+gpu_test_threads_agree (TildeModel *dev, GRand *r, gsize n)
+{
+  g_autofree double *thetas = g_new0 (double, GPU_TEST_THETAS * n);
+  g_autofree double *grads = g_new0 (double, GPU_TEST_THETAS * n);
+  double lps[GPU_TEST_THETAS];
+  for (int t = 0; t < GPU_TEST_THETAS; t++)
+    {
+      for (gsize i = 0; i < n; i++)
+        thetas[t * n + i] = g_rand_double_range (r, -0.8, 0.8);
+      lps[t] = tilde_model_log_density (dev, thetas + t * n, TRUE, TRUE, grads + t * n, NULL);
+    }
+  ThreadWork work[4];
+  GThread *threads[4];
+  for (guint i = 0; i < 4; i++)
+    {
+      work[i] = (ThreadWork) { dev, thetas, lps, grads, n, 7 + i, FALSE };
+      threads[i] = g_thread_new ("chain", evaluate_many, &work[i]);
+    }
+  gboolean same = TRUE;
+  for (guint i = 0; i < 4; i++)
+    {
+      g_thread_join (threads[i]);
+      same = same && work[i].same;
+    }
+  return same;
 }

@@ -229,6 +229,28 @@ check_case (gconstpointer data)
     }
 }
 
+/* Chains on several threads at once: a sum, log_sum_exp and the normal
+ * give each thread the numbers of one thread alone. */
+static void
+test_threads_share_the_device (void)
+{
+  g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
+  if (!ctx)
+    return;
+  static const guint chosen[] = { 0, 2, 20 };
+  g_autoptr (GRand) r = g_rand_new_with_seed (20261124);
+  for (guint c = 0; c < G_N_ELEMENTS (chosen); c++)
+    {
+      g_autofree char *json = data_json (r, 4099, 1.3, NULL, 0);
+      Pair p;
+      pair_new (&p, ctx, cases[chosen[c]].statement, json, 1, MIR_OPT_O0);
+      guint runs = tilde_model_device_runs (p.dev);
+      g_assert_true (gpu_test_threads_agree (p.dev, r, p.n));
+      g_assert_cmpuint (tilde_model_device_runs (p.dev) - runs, ==, GPU_TEST_THREAD_RUNS);
+      pair_clear (&p);
+    }
+}
+
 /* The optimiser's forms (folded literals, fma) run on the device too. */
 static void
 test_optimised (void)
@@ -615,6 +637,7 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/gpu/elementwise/%s", cases[i].name);
       g_test_add_data_func (path, &cases[i], check_case);
     }
+  g_test_add_func ("/gpu/elementwise/threads-share-the-device", test_threads_share_the_device);
   g_test_add_func ("/gpu/elementwise/optimised", test_optimised);
   g_test_add_func ("/gpu/elementwise/not-finite", test_not_finite);
   g_test_add_func ("/gpu/elementwise/sizes-disagree", test_sizes_disagree);

@@ -480,6 +480,29 @@ test_copies_per_gradient (void)
     }
 }
 
+/* Chains on several threads evaluate one device model at once: each
+ * evaluation's arguments, buffers and launches are its own while it runs,
+ * and every thread gets the numbers of one thread alone. */
+static void
+test_threads_share_the_device (void)
+{
+  g_autoptr (TildeGpuContext) ctx = gpu_test_context ();
+  if (!ctx)
+    return;
+  static const guint chosen[] = { 4, 9, 14, 17 };
+  g_autoptr (GRand) r = g_rand_new_with_seed (20261124);
+  for (guint c = 0; c < G_N_ELEMENTS (chosen); c++)
+    {
+      g_autofree char *json = data_json (r, 4099, 7, 1.3, NULL);
+      Pair p;
+      pair_new (&p, ctx, &families[chosen[c]], json, 1);
+      guint runs = tilde_model_device_runs (p.dev);
+      g_assert_true (gpu_test_threads_agree (p.dev, r, p.n));
+      g_assert_cmpuint (tilde_model_device_runs (p.dev) - runs, ==, GPU_TEST_THREAD_RUNS);
+      pair_clear (&p);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -494,6 +517,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/gpu/parity/normal-by-statistics", test_normal_by_statistics);
   g_test_add_func ("/gpu/parity/copies-per-gradient", test_copies_per_gradient);
+  g_test_add_func ("/gpu/parity/threads-share-the-device", test_threads_share_the_device);
   g_test_add_func ("/gpu/parity/optimised", test_optimised);
   g_test_add_func ("/gpu/parity/domain-errors", test_domain_errors);
   g_test_add_func ("/gpu/parity/overflow", test_overflow);
