@@ -93,6 +93,12 @@ opencl_why_not (const TildeMirStages *stages)
                               "design matrix of %s at line %d) to run that statement as a kernel"),
                             stages->opencl_candidate, stages->opencl_candidate_call,
                             stages->opencl_candidate_line);
+  if (stages->opencl_by_statistics)
+    return g_strdup_printf (_("No statement runs on an OpenCL device: %s at line %d runs on the "
+                              "CPU by its sufficient statistics, K² multiply-adds a gradient "
+                              "and no pass over the design matrix, which no kernel's pass over "
+                              "the data can match"),
+                            stages->opencl_candidate_call, stages->opencl_candidate_line);
   return g_strdup (_("No statement runs on an OpenCL device: only GLM statements over a design "
                      "matrix annotated @gpu do, such as y ~ poisson_log_glm(X, alpha, beta) "
                      "with @gpu matrix[N, K] X, and sums, dot_self, log_sum_exp and normal "

@@ -28,7 +28,7 @@
 #include "mir/mir-transform.h"
 #include "runtime/gpu-call.h"
 #include "gpu/plan.h"
-#include "runtime/exec-private.h"
+#include "runtime/normal-stats.h"
 #include "runtime/model.h"
 
 static const struct {
@@ -165,9 +165,9 @@ static void
 bench_row (TildeGpuContext *ctx, const char *name, const char *source, gint32 N, gint32 K,
            gboolean one_pass)
 {
-  rt_compiler_set_fused (!one_pass);
+  rt_normal_stats_set_enabled (!one_pass);
   g_autoptr (TildeModel) m = prepare (source, N, MAX (K, 1));
-  rt_compiler_set_fused (TRUE);
+  rt_normal_stats_set_enabled (TRUE);
   g_autofree char *k_column = K >= 0 ? g_strdup_printf (" %d |", K) : g_strdup ("");
   gsize n = tilde_model_num_params_unconstrained (m);
   g_autofree double *theta = g_new (double, n);
@@ -183,10 +183,11 @@ bench_row (TildeGpuContext *ctx, const char *name, const char *source, gint32 N,
   tilde_gpu_plan_set_normal_on_cpu (TRUE);
   if (moved != 1)
     {
+      const char *why = diagnostics->len
+        ? ((TildeDiagnostic *) g_ptr_array_index (diagnostics, 0))->message : "stays on the CPU";
       printf ("| %s | %d |%s %.1f | (%s) | | | |\n", name, N, k_column, r_cpu,
-              diagnostics->len
-              ? ((TildeDiagnostic *) g_ptr_array_index (diagnostics, 0))->message
-              : "stays on the CPU");
+              strstr (why, "sufficient statistics") ? "stays on the CPU: sufficient statistics"
+                                                    : why);
       return;
     }
   guint64 dev0, host0, dev1, host1;

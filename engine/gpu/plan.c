@@ -165,12 +165,13 @@ tilde_gpu_site_match (const MirExpr *e, TildeGpuSite *s)
 
 /* ---- the plan ---- */
 
-static gboolean normal_on_cpu = TRUE;
+/* plans are made on the engine thread and the chains' threads too */
+static gint normal_on_cpu = TRUE;
 
 void
 tilde_gpu_plan_set_normal_on_cpu (gboolean on)
 {
-  normal_on_cpu = on;
+  g_atomic_int_set (&normal_on_cpu, on);
 }
 
 static void
@@ -419,11 +420,12 @@ tilde_gpu_plan_new (const MirProgram *p, gboolean use_opencl)
   plan->ew_sites = g_array_new (FALSE, TRUE, sizeof (TildeGpuEwSite));
   g_autoptr (GArray) all = g_array_new (FALSE, TRUE, sizeof (TildeGpuSite));
   g_autoptr (GArray) all_ew = g_array_new (FALSE, TRUE, sizeof (TildeGpuEwSite));
-  g_autoptr (GArray) stats = g_array_new (FALSE, TRUE, sizeof (TildeGpuSite));
+  GArray *stats = plan->cpu_sites = g_array_new (FALSE, TRUE, sizeof (TildeGpuSite));
+  gboolean keep_normal = g_atomic_int_get (&normal_on_cpu);
   GPtrArray *lp = p->parts[MIR_PART_LOG_PROB];
   for (guint i = 0; i < lp->len; i++)
     collect_sites (g_ptr_array_index (lp, i), all, all_ew);
-  for (guint i = 0; normal_on_cpu && i < all->len;)
+  for (guint i = 0; keep_normal && i < all->len;)
     if (g_array_index (all, TildeGpuSite, i).family == TILDE_GPU_GLM_NORMAL_ID)
       {
         g_array_append_val (stats, g_array_index (all, TildeGpuSite, i));
@@ -480,6 +482,7 @@ tilde_gpu_plan_free (TildeGpuPlan *plan)
   g_array_unref (plan->vars);
   g_array_unref (plan->sites);
   g_array_unref (plan->ew_sites);
+  g_array_unref (plan->cpu_sites);
   g_free (plan);
 }
 

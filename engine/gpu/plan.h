@@ -93,6 +93,8 @@ typedef struct {
   GArray    *vars;      /* TildeGpuResidency, every data and transformed data variable */
   GArray    *sites;     /* TildeGpuSite whose x lives on the device */
   GArray    *ew_sites;  /* TildeGpuEwSite whose vectors all live on the device */
+  GArray    *cpu_sites; /* TildeGpuSite: normal linear models kept on the CPU by their
+                         * sufficient statistics */
 } TildeGpuPlan;
 
 /* Whether normal linear models stay on the CPU, by their sufficient

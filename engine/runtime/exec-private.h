@@ -463,6 +463,9 @@ guint rt_fused_affine_normal_runs (void);
 guint rt_model_count_fused (const TildeModel *m);
 /* The statements of log_prob computed by sufficient statistics. */
 guint rt_model_count_normal_stats (const TildeModel *m);
+/* The bytes taken from the arena that lives as long as the model: the
+ * transformed data and what preparing them allocated (tests). */
+gsize rt_model_persist_bytes (const TildeModel *m);
 
 /* exec.c: the compiled expression of `mir` inside e (NULL if none), and
  * the value of a variable of the data or transformed data blocks that e

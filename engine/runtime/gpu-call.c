@@ -210,6 +210,20 @@ rt_gpu_attach (const MirProgram *prog, St *log_prob, const TildeValue *globals, 
       if (g)
         g_ptr_array_add (gpu->ew_sites, g);
     }
+  /* the normal models the plan keeps on the CPU, where @gpu or
+   * --use-opencl asked for the device: say why they stay */
+  for (guint i = 0; i < plan->cpu_sites->len; i++)
+    {
+      const TildeGpuSite *site = &g_array_index (plan->cpu_sites, TildeGpuSite, i);
+      St *s = find_st (log_prob, site->stmt);
+      const TildeValue *x = s ? rt_global_value (rt_ex_find (s->e, site->x), globals, n_globals)
+                              : NULL;
+      gboolean asked = tilde_gpu_variable_is_annotated (prog, site->x->u.var.name)
+        || (use_opencl && x && (gint64) x->rows * x->cols >= TILDE_GPU_AUTO_MIN_ELEMENTS);
+      if (s && s->fn == rt_st_target_normal_stats && asked)
+        warn (diagnostics, site, "its sufficient statistics make a gradient K^2 multiply-adds "
+              "with no pass over the design matrix, faster than a kernel's pass over the data");
+    }
   return gpu;
 }
 

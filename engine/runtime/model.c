@@ -700,6 +700,12 @@ rt_model_count_normal_stats (const TildeModel *m)
   return m->n_normal_stats;
 }
 
+gsize
+rt_model_persist_bytes (const TildeModel *m)
+{
+  return tilde_arena_bytes_used (m->persist);
+}
+
 guint
 rt_model_count_fused (const TildeModel *m)
 {

@@ -161,10 +161,20 @@ attach_all (St *s, const TildeValue *globals, int n_globals, TildeArena *arena, 
   attach_all (s->else_s, globals, n_globals, arena, n);
 }
 
+static gint enabled = TRUE;
+
+void
+rt_normal_stats_set_enabled (gboolean on)
+{
+  g_atomic_int_set (&enabled, on);
+}
+
 guint
 rt_normal_stats_attach (St *log_prob, const TildeValue *globals, int n_globals, TildeArena *arena)
 {
   guint n = 0;
+  if (!g_atomic_int_get (&enabled))
+    return 0;
   attach_all (log_prob, globals, n_globals, arena, &n);
   return n;
 }

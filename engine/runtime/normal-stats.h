@@ -15,6 +15,10 @@ typedef struct RtNormalStats RtNormalStats;
 guint rt_normal_stats_attach (St *log_prob, const TildeValue *globals, int n_globals,
                               TildeArena *arena);
 
+/* Whether models prepared from now on use the statistics (TRUE, the
+ * default); benchmarks turn it off to time the pass over X. */
+void  rt_normal_stats_set_enabled (gboolean on);
+
 /* A statement switched (St.normal_stats is its statistics). */
 Flow  rt_st_target_normal_stats (Ev *ev, const St *s);
 

@@ -215,6 +215,14 @@ opencl_into (TildeMirStages *stages, const MirProgram *transformed, const MirPro
           stages->opencl_candidate_line = site->stmt->span.begin_line;
           stages->opencl_candidate_elementwise = TRUE;
         }
+      else if (could->cpu_sites->len > 0)
+        {
+          const TildeGpuSite *site = &g_array_index (could->cpu_sites, TildeGpuSite, 0);
+
+          stages->opencl_candidate_call = g_strdup (site->call->u.call.fun.name);
+          stages->opencl_candidate_line = site->stmt->span.begin_line;
+          stages->opencl_by_statistics = TRUE;
+        }
     }
   t->text = g_string_free (text, FALSE);
   t->n_lines = sources->len;

@@ -80,6 +80,10 @@ typedef struct {
   char         *opencl_candidate_call;
   int           opencl_candidate_line;
   gboolean      opencl_candidate_elementwise;
+  /* With no kernel and no candidate: a normal linear model that stays on
+   * the CPU by its sufficient statistics (opencl_candidate_call and _line
+   * name it). */
+  gboolean      opencl_by_statistics;
 } TildeMirStages;
 
 /* Makes the stages of a program that checked without errors, at `level`;

@@ -195,6 +195,31 @@ test_explanation_and_use_opencl (void)
   close_all (window);
 }
 
+/* A normal regression, X annotated: it stays on the CPU by its sufficient
+ * statistics, and the note says so instead of asking for @gpu. */
+static void
+test_normal_by_statistics (void)
+{
+  TildeWindow *window = open_model ("normal.stan",
+                                    "data {\n  int N;\n  int K;\n  @gpu matrix[N, K] X;\n"
+                                    "  vector[N] y;\n}\nparameters {\n  real alpha;\n"
+                                    "  vector[K] beta;\n  real<lower=0> sigma;\n}\n"
+                                    "model {\n  y ~ normal_id_glm(X, alpha, beta, sigma);\n}\n");
+  TildeIrView *ir = tilde_window_get_ir_view (window);
+  const char *text;
+
+  choose_opencl (ir);
+  text = tilde_ir_view_get_text (ir, TILDE_IR_SIDE_RIGHT);
+  g_assert_true (g_str_has_prefix (text, "// No statement runs on an OpenCL device: "
+                                         "normal_id_glm_lupdf at line 13 runs on the CPU by its "
+                                         "sufficient statistics"));
+  /* and the plan's line for X says why it stays on the host */
+  g_assert_nonnull (strstr (text, "X: host  // annotated @gpu, but stays on the host: design "
+                                  "matrix of normal_id_glm_lupdf at line 13"));
+  g_assert_null (strstr (text, "OpenCL kernel for"));
+  close_all (window);
+}
+
 /* No GLM at all: one line naming the annotation. */
 static void
 test_nothing_for_a_device (void)
@@ -251,6 +276,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ir-view/opencl/glm-kernel", test_glm_kernel);
   g_test_add_func ("/ir-view/opencl/explanation-and-use-opencl", test_explanation_and_use_opencl);
   g_test_add_func ("/ir-view/opencl/nothing-for-a-device", test_nothing_for_a_device);
+  g_test_add_func ("/ir-view/opencl/normal-by-statistics", test_normal_by_statistics);
   status = g_test_run ();
   g_clear_object (&app);
   tilde_autosave_flush ();
