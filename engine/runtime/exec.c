@@ -396,10 +396,8 @@ positions (Ev *ev, const Ix *ix, int len, int *n)
   switch (ix->kind)
     {
     case MIR_INDEX_SINGLE:
-      if (ix->i < 1 || ix->i > len)
-        out_of_range (ev, ix->i, len);
       p = tilde_arena_alloc (CX->arena, sizeof (int));
-      p[0] = ix->i - 1;
+      p[0] = single_position (ev, ix, len);
       *n = 1;
       return p;
     case MIR_INDEX_MULTI:
@@ -513,9 +511,7 @@ index_value (Ev *ev, const TildeValue *v, const Ix *ix, int n)
     {
       if (ix[0].kind == MIR_INDEX_SINGLE)
         {
-          if (ix[0].i < 1 || ix[0].i > v->rows)
-            out_of_range (ev, ix[0].i, v->rows);
-          gint32 p = ix[0].i - 1;
+          gint32 p = single_position (ev, &ix[0], v->rows);
           if (tilde_value_is_flat (v))
             return scalar_at (v, p);
           return index_value (ev, &v->u.elems[p], ix + 1, n - 1);
@@ -539,9 +535,7 @@ index_value (Ev *ev, const TildeValue *v, const Ix *ix, int n)
       gint32 len = v->rows * v->cols;
       if (ix[0].kind == MIR_INDEX_SINGLE)
         {
-          if (ix[0].i < 1 || ix[0].i > len)
-            out_of_range (ev, ix[0].i, len);
-          return element_at (ev, v, ix[0].i - 1);
+          return element_at (ev, v, single_position (ev, &ix[0], len));
         }
       int count;
       int *p = positions (ev, &ix[0], len, &count);
@@ -659,10 +653,7 @@ rt_ex_indexed (Ev *ev, const Ex *e, TildeValue *out)
   /* the common x[i] of a flat container without a trip through the general path */
   if (e->n_index == 1 && ix[0].kind == MIR_INDEX_SINGLE && is_real_1d (&base))
     {
-      gint32 len = tilde_value_flat_size (&base);
-      if (ix[0].i < 1 || ix[0].i > len)
-        out_of_range (ev, ix[0].i, len);
-      *out = scalar_at (&base, ix[0].i - 1);
+      *out = scalar_at (&base, single_position (ev, &ix[0], tilde_value_flat_size (&base)));
       return;
     }
   if (e->n_index == 1 && ix[0].kind == MIR_INDEX_MULTI && is_real_1d (&base))
@@ -937,9 +928,7 @@ lvalue_member (Ev *ev, const St *s, TildeValue *t, const Ix *ix, int *used)
               || ix[k].kind != MIR_INDEX_SINGLE)
             rt_raise (CX, TILDE_MODEL_ERROR_INDEX, "assign: %s is not indexed by single "
                       "indices down to a tuple", s->name);
-          if (ix[k].i < 1 || ix[k].i > t->rows)
-            out_of_range (ev, ix[k].i, t->rows);
-          t = &t->u.elems[ix[k].i - 1];
+          t = &t->u.elems[single_position (ev, &ix[k], t->rows)];
         }
       int member = s->lv_proj[level + 1];
       if (t->kind != TILDE_VALUE_TUPLE || member < 1 || member > t->rows)
