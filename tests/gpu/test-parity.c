@@ -479,6 +479,13 @@ test_copies_per_gradient (void)
         }
       g_assert_cmpuint (per_run[0][0], ==, per_run[1][0]);
       g_assert_cmpuint (per_run[0][1], ==, per_run[1][1]);
+      /* bernoulli_logit_glm: beta over (alpha is a kernel argument); back
+       * the sum of the terms, the sum of d, the flag and x^T d */
+      if (chosen[c] == 4)
+        {
+          g_assert_cmpuint (per_run[0][0], ==, K * sizeof (double));
+          g_assert_cmpuint (per_run[0][1], ==, (K + 3) * sizeof (double));
+        }
     }
 }
 
