@@ -119,8 +119,9 @@ report_syntax_error (Check *c, const GError *error)
       report (c, TILDE_SEVERITY_ERROR, begin, end, message);
       return;
     }
-  /* json-glib found what the token check did not: its own words and
-   * place, the token ending at the column it names. */
+  /* The reader found what the token check did not (bytes that are not
+   * UTF-8, nesting too deep to check): its words and place, the token
+   * at the column it names. */
   if (!parse_glib_position (error->message, &line, &column, &rest) || line < 1
       || (guint) line > c->line_starts->len)
     {

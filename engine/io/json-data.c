@@ -5,77 +5,818 @@
 #include "io/json-locate.h"
 
 #include <json-glib/json-glib.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
+/* The text is kept and read in place: each variable's numbers go straight
+ * from the text into its storage, without a tree of the document between
+ * them (a tree costs about a hundred bytes a number; a data file of 10^7
+ * numbers made a gigabyte of one). The text has passed the syntax check
+ * before anything here reads it, so the reading below can take its
+ * grammar for granted; it still never reads past the end. */
 struct TildeJsonData {
-  JsonNode *root;
+  char       *text;
+  gsize       len;
+  GHashTable *members;   /* name -> GSIZE_TO_POINTER (where its value starts) */
 };
 
-static TildeJsonData *
-from_parser (JsonParser *parser, GError **error)
+/* ---- moving through checked text ---- */
+
+static gsize
+skip_blanks (const char *t, gsize len, gsize pos)
 {
-  JsonNode *root = json_parser_get_root (parser);
-  if (!root || !JSON_NODE_HOLDS_OBJECT (root))
+  while (pos < len)
     {
+      char c = t[pos];
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+        pos++;
+      else if (c == '/' && pos + 1 < len && t[pos + 1] == '*')
+        {
+          const char *close = g_strstr_len (t + pos + 2, (gssize) (len - pos - 2), "*/");
+          pos = close ? (gsize) (close - t) + 2 : len;
+        }
+      else
+        break;
+    }
+  return pos;
+}
+
+static gsize
+string_end (const char *t, gsize len, gsize pos)
+{
+  return tilde_json_string_end (t, len, pos, NULL);
+}
+
+static gsize
+scalar_end (const char *t, gsize len, gsize pos)
+{
+  if (pos >= len)
+    return len;
+  if (t[pos] == '"' || t[pos] == '\'')
+    return string_end (t, len, pos);
+  gsize end = pos + 1;
+  if (t[pos] == '-' || g_ascii_isdigit (t[pos]))
+    while (end < len && tilde_json_is_number_char (t[end]))
+      end++;
+  else
+    while (end < len && g_ascii_isalnum (t[end]))
+      end++;
+  return end;
+}
+
+/* The bytes value_end stops at; every other byte is passed over. */
+static const guint8 structural[256] = {
+  ['['] = 1, [']'] = 1, ['{'] = 1, ['}'] = 1, [','] = 1, ['"'] = 1, ['\''] = 1, ['/'] = 1,
+};
+
+/* Past the value at `pos`; with `count` (for an array), how many elements
+ * it holds. One pass over the bytes, whatever the nesting. */
+static gsize
+value_end (const char *t, gsize len, gsize pos, guint64 *count)
+{
+  if (count)
+    *count = 0;
+  if (pos >= len || (t[pos] != '[' && t[pos] != '{'))
+    return scalar_end (t, len, pos);
+  gsize first = skip_blanks (t, len, pos + 1);
+  if (count && first < len && t[first] != ']')
+    *count = 1;
+  int depth = 0;
+  gsize i = pos;
+  while (i < len)
+    {
+      while (i < len && !structural[(guchar) t[i]])
+        i++;
+      if (i >= len)
+        break;
+      switch (t[i])
+        {
+        case '[':
+        case '{':
+          depth++;
+          i++;
+          break;
+        case ']':
+        case '}':
+          i++;
+          if (--depth == 0)
+            return i;
+          break;
+        case ',':
+          if (depth == 1 && count)
+            (*count)++;
+          i++;
+          break;
+        case '/':
+          i = t[i + 1 < len ? i + 1 : i] == '*' ? skip_blanks (t, len, i) : i + 1;
+          break;
+        default:      /* a quote */
+          i = string_end (t, len, i);
+        }
+    }
+  return len;
+}
+
+/* ---- numbers ---- */
+
+typedef struct {
+  gboolean is_int;   /* written without fraction or exponent, and within gint64 */
+  gint64   i;
+  double   d;
+} Number;
+
+static const double exact_powers_of_ten[] = {
+  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+/* The number that starts at `pos`; returns where it ends. A mantissa of at
+ * most 2^53 times a power of ten up to 10^22 is one correctly rounded
+ * multiplication or division of two exact doubles, so it equals what
+ * strtod gives; every other number goes to strtod. */
+static gsize
+parse_number (const char *t, gsize len, gsize pos, Number *n)
+{
+  gsize k = pos;
+  gboolean negative = FALSE, exact = TRUE, integral = TRUE, fraction = FALSE;
+  guint64 m = 0;     /* the first 19 significant digits */
+  int digits = 0, scale = 0;
+
+  if (k < len && t[k] == '-')
+    negative = TRUE, k++;
+  for (; k < len; k++)
+    {
+      char c = t[k];
+      if (c >= '0' && c <= '9')
+        {
+          int d = c - '0';
+          if (digits < 19)
+            {
+              m = m * 10 + (guint64) d;
+              digits += m != 0;
+              scale -= fraction;
+            }
+          else
+            {
+              exact &= d == 0;
+              scale += !fraction;
+            }
+        }
+      else if (c == '.' && !fraction)
+        fraction = TRUE, integral = FALSE;
+      else
+        break;
+    }
+  if (k < len && (t[k] == 'e' || t[k] == 'E'))
+    {
+      int sign = 1, e = 0;
+      integral = FALSE;
+      k++;
+      if (k < len && (t[k] == '+' || t[k] == '-'))
+        sign = t[k++] == '-' ? -1 : 1;
+      for (; k < len && g_ascii_isdigit (t[k]); k++)
+        if (e < 100000)
+          e = e * 10 + (t[k] - '0');
+      scale += sign * e;
+    }
+  while (k < len && tilde_json_is_number_char (t[k]))
+    k++;
+
+  n->is_int = integral && exact && scale == 0
+              && m <= (negative ? (guint64) G_MAXINT64 + 1 : (guint64) G_MAXINT64);
+  if (n->is_int)
+    {
+      n->i = !negative ? (gint64) m : m == (guint64) G_MAXINT64 + 1 ? G_MININT64 : -(gint64) m;
+      n->d = negative && m == 0 ? -0.0 : (double) n->i;
+      return k;
+    }
+#if FLT_EVAL_METHOD == 0
+  if (m == 0 || (exact && m <= (G_GUINT64_CONSTANT (1) << 53) && scale >= -22 && scale <= 22))
+    {
+      double d = (double) m;
+      if (m != 0)
+        d = scale >= 0 ? d * exact_powers_of_ten[scale] : d / exact_powers_of_ten[-scale];
+      n->d = negative ? -d : d;
+      return k;
+    }
+#endif
+  char small[64];
+  gsize size = k - pos;
+  char *copy = size < sizeof small ? small : g_malloc (size + 1);
+  memcpy (copy, t + pos, size);
+  copy[size] = '\0';
+  n->d = g_ascii_strtod (copy, NULL);
+  if (copy != small)
+    g_free (copy);
+  return k;
+}
+
+static gboolean
+starts_number (char c)
+{
+  return c == '-' || (guchar) (c - '0') < 10;
+}
+
+static gboolean
+starts_string (char c)
+{
+  return c == '"' || c == '\'';
+}
+
+/* ---- reading against a shape ---- */
+
+typedef struct {
+  const char *t;
+  gsize       len;
+  TildeArena *arena;
+  const char *name;
+  GString    *path;      /* where in the variable: "y[3]" */
+  char       *problem;
+} Reader;
+
+static char
+at (const Reader *r, gsize pos)
+{
+  return pos < r->len ? r->t[pos] : '\0';
+}
+
+static char *
+string_at (const Reader *r, gsize pos)
+{
+  return tilde_json_string_value (r->t, pos, string_end (r->t, r->len, pos));
+}
+
+static char *
+describe_value (const Reader *r, gsize pos)
+{
+  char c = at (r, pos);
+  if (c == '[')
+    {
+      guint64 count;
+      value_end (r->t, r->len, pos, &count);
+      return g_strdup_printf ("an array of %" G_GUINT64_FORMAT " values", count);
+    }
+  if (c == '{')
+    return g_strdup ("an object");
+  if (c == 'n')
+    return g_strdup ("null");
+  if (c == 't' || c == 'f')
+    return g_strdup ("a boolean");
+  if (starts_string (c))
+    {
+      g_autofree char *s = string_at (r, pos);
+      if (g_utf8_strlen (s, -1) > 40)
+        {
+          g_autofree char *cut = g_utf8_substring (s, 0, 36);
+          return g_strdup_printf ("the string \"%s…\"", cut);
+        }
+      return g_strdup_printf ("the string \"%s\"", s);
+    }
+  if (starts_number (c))
+    {
+      Number n;
+      parse_number (r->t, r->len, pos, &n);
+      if (n.is_int)
+        return g_strdup_printf ("the int %" G_GINT64_FORMAT, n.i);
+      return g_strdup_printf ("the real %.17g", n.d);
+    }
+  return g_strdup ("a value");
+}
+
+static gboolean
+fail (Reader *r, const TildeShape *shape, gsize found, const char *why)
+{
+  if (r->problem)
+    return FALSE;
+  const char *where = r->path->len ? r->path->str : r->name;
+  if (why)
+    r->problem = g_strdup_printf ("variable %s: %s", where, why);
+  else
+    {
+      g_autofree char *expected = tilde_shape_describe (shape);
+      g_autofree char *what = describe_value (r, found);
+      r->problem = g_strdup_printf ("variable %s: expected %s, found %s", where, expected, what);
+    }
+  return FALSE;
+}
+
+static gboolean
+special_real (const char *s, double *out)
+{
+  if (!g_ascii_strcasecmp (s, "inf") || !g_ascii_strcasecmp (s, "+inf")
+      || !g_ascii_strcasecmp (s, "infinity") || !g_ascii_strcasecmp (s, "+infinity"))
+    *out = INFINITY;
+  else if (!g_ascii_strcasecmp (s, "-inf") || !g_ascii_strcasecmp (s, "-infinity"))
+    *out = -INFINITY;
+  else if (!g_ascii_strcasecmp (s, "nan"))
+    *out = NAN;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+/* Each read_ function reads the value at `*pos` and leaves `*pos` just
+ * past it. */
+static gboolean
+read_real (Reader *r, const TildeShape *shape, gsize *pos, double *out)
+{
+  char c = at (r, *pos);
+  if (starts_number (c))
+    {
+      Number n;
+      *pos = parse_number (r->t, r->len, *pos, &n);
+      *out = n.d;
+      return TRUE;
+    }
+  if (starts_string (c))
+    {
+      g_autofree char *s = string_at (r, *pos);
+      if (special_real (s, out))
+        {
+          *pos = string_end (r->t, r->len, *pos);
+          return TRUE;
+        }
+    }
+  return fail (r, shape, *pos, NULL);
+}
+
+static gboolean
+read_int (Reader *r, const TildeShape *shape, gsize *pos, int *out)
+{
+  if (!starts_number (at (r, *pos)))
+    return fail (r, shape, *pos, NULL);
+  Number n;
+  gsize end = parse_number (r->t, r->len, *pos, &n);
+  if (n.is_int && (n.i > G_MAXINT || n.i < G_MININT))
+    {
+      g_autofree char *why = g_strdup_printf ("the int %" G_GINT64_FORMAT
+                                              " is out of the range of int", n.i);
+      return fail (r, shape, *pos, why);
+    }
+  /* 3.0 is written by some tools for an int; CmdStan takes it */
+  if (!n.is_int && !(n.d == floor (n.d) && fabs (n.d) < 2147483648.0))
+    return fail (r, shape, *pos, NULL);
+  *out = (int) n.d;
+  *pos = end;
+  return TRUE;
+}
+
+/* Inside an array: from the start of an element (or from just inside the
+ * bracket) to the start of the next one, past blanks and the comma. */
+static gsize
+next_element (const Reader *r, gsize pos)
+{
+  pos = skip_blanks (r->t, r->len, pos);
+  if (at (r, pos) == ',')
+    pos = skip_blanks (r->t, r->len, pos + 1);
+  return pos;
+}
+
+/* The array at `pos` has `len` elements: TRUE with `*first` at the first
+ * of them. */
+static gboolean
+expect_array (Reader *r, const TildeShape *shape, gsize pos, guint64 len, gsize *first,
+              gsize *end)
+{
+  guint64 count;
+  if (at (r, pos) != '[')
+    return fail (r, shape, pos, NULL);
+  gsize past = value_end (r->t, r->len, pos, &count);
+  if (count != len)
+    return fail (r, shape, pos, NULL);
+  *first = skip_blanks (r->t, r->len, pos + 1);
+  if (end)
+    *end = past;
+  return TRUE;
+}
+
+static void
+push_index (Reader *r, guint64 i)
+{
+  if (!r->path->len)
+    g_string_append (r->path, r->name);
+  g_string_append_printf (r->path, "[%" G_GUINT64_FORMAT "]", i + 1);
+}
+
+static gboolean
+read_complex (Reader *r, const TildeShape *shape, gsize *pos, double *z)
+{
+  TildeShape real = { .kind = TILDE_VALUE_REAL };
+  gsize p;
+  if (!expect_array (r, shape, *pos, 2, &p, NULL)
+      || !read_real (r, &real, &p, &z[0]))
+    return FALSE;
+  p = next_element (r, p);
+  if (!read_real (r, &real, &p, &z[1]))
+    return FALSE;
+  *pos = skip_blanks (r->t, r->len, p) + 1;
+  return TRUE;
+}
+
+/* Reading an array's elements in the same pass that checks their number:
+ * a wrong number is found where the elements run out, or go on, and only
+ * then is the array measured again for the message. An element that does
+ * not read leaves its own message, which a wrong number overrides, as a
+ * length checked first would. */
+typedef enum {
+  READ_OK,
+  READ_SHAPE,     /* fewer or more elements than the shape has */
+  READ_ELEMENT,   /* an element did not read; r->problem says why */
+} ReadStatus;
+
+/* Can `n` elements fit in the text from `pos`? Each takes a byte and a
+ * comma at least, so storage of n values is bounded by the text itself,
+ * and a size out of all proportion (typed half way) is refused unmade. */
+static gboolean
+might_hold (const Reader *r, gsize pos, guint64 n)
+{
+  return n <= (r->len - MIN (pos, r->len)) / 2 + 1;
+}
+
+/* Between elements: past the comma, or FALSE where there is none. */
+static gboolean
+past_comma (const Reader *r, gsize *p)
+{
+  if (at (r, *p) != ',')
+    return FALSE;
+  *p = skip_blanks (r->t, r->len, *p + 1);
+  return TRUE;
+}
+
+/* Past the closing bracket at `*p`, or FALSE where there is none. */
+static gboolean
+past_close (const Reader *r, gsize *p)
+{
+  if (at (r, *p) != ']')
+    return FALSE;
+  *p = *p + 1;
+  return TRUE;
+}
+
+/* The `n` real or complex elements of the array at `*pos`, `stride`
+ * doubles apart; `*pos` is left past it. */
+static ReadStatus
+read_reals (Reader *r, gsize *pos, guint64 n, gboolean cplx, double *out, gsize stride)
+{
+  TildeShape element = { .kind = cplx ? TILDE_VALUE_COMPLEX : TILDE_VALUE_REAL, .rows = 1, .cols = 1 };
+  gsize mark = r->path->len, p = skip_blanks (r->t, r->len, *pos + 1);
+  for (guint64 i = 0; i < n; i++)
+    {
+      if (i > 0 && !past_comma (r, &p))
+        return READ_SHAPE;
+      double *x = out + i * stride;
+      if (G_LIKELY (!cplx && starts_number (at (r, p))))
+        {
+          Number num;
+          p = skip_blanks (r->t, r->len, parse_number (r->t, r->len, p, &num));
+          *x = num.d;
+          continue;
+        }
+      if (at (r, p) == ']')
+        return READ_SHAPE;
+      push_index (r, i);
+      gboolean ok = cplx ? read_complex (r, &element, &p, x) : read_real (r, &element, &p, x);
+      g_string_truncate (r->path, mark);
+      if (!ok)
+        return READ_ELEMENT;
+      p = skip_blanks (r->t, r->len, p);
+    }
+  if (!past_close (r, &p))
+    return READ_SHAPE;
+  *pos = p;
+  return READ_OK;
+}
+
+static gboolean read_value (Reader *r, const TildeShape *shape, gsize *pos, TildeValue *out);
+
+/* The shape of the array at `pos`, checked as a whole: FALSE with the
+ * message that a wrong number of elements, or of a row's, deserves. A
+ * matrix is checked row by row. */
+static gboolean
+check_lengths (Reader *r, const TildeShape *shape, gsize pos, guint64 len, gboolean matrix)
+{
+  gsize mark = r->path->len, p, row;
+  if (!expect_array (r, shape, pos, len, &p, NULL))
+    return FALSE;
+  if (!matrix)
+    return TRUE;
+  TildeShape row_shape = { .kind = TILDE_VALUE_ROW_VECTOR, .rows = 1, .cols = shape->cols };
+  for (guint64 i = 0; i < len; i++)
+    {
+      if (i > 0)
+        p = next_element (r, p);
+      push_index (r, i);
+      if (!expect_array (r, &row_shape, p, (guint64) shape->cols, &row, &p))
+        return FALSE;
+      g_string_truncate (r->path, mark);
+    }
+  return TRUE;
+}
+
+/* What to say when a read in one pass failed: a wrong length if there is
+ * one, else the element's own problem. */
+static gboolean
+explain (Reader *r, const TildeShape *shape, gsize pos, guint64 len, gboolean matrix,
+         ReadStatus status)
+{
+  char *element = status == READ_ELEMENT ? g_steal_pointer (&r->problem) : NULL;
+  if (!check_lengths (r, shape, pos, len, matrix))
+    {
+      g_free (element);
+      return FALSE;
+    }
+  if (element)
+    r->problem = element;
+  else
+    fail (r, shape, pos, NULL);     /* not reached: the lengths differed */
+  return FALSE;
+}
+
+static gboolean
+read_vector (Reader *r, const TildeShape *shape, gsize *pos, TildeValue *out)
+{
+  gboolean cplx = shape->kind >= TILDE_VALUE_COMPLEX_VECTOR;
+  guint64 len = (guint64) shape->rows * (guint64) shape->cols;
+  if (at (r, *pos) != '[' || !might_hold (r, *pos, len))
+    return explain (r, shape, *pos, len, FALSE, READ_SHAPE);
+  out->u.d = tilde_arena_alloc (r->arena, sizeof (double) * (cplx ? 2 : 1) * MAX (len, 1));
+  ReadStatus status = read_reals (r, pos, len, cplx, out->u.d, cplx ? 2 : 1);
+  return status == READ_OK || explain (r, shape, *pos, len, FALSE, status);
+}
+
+static gboolean
+read_matrix (Reader *r, const TildeShape *shape, gsize *pos, TildeValue *out)
+{
+  gboolean cplx = shape->kind == TILDE_VALUE_COMPLEX_MATRIX;
+  gsize R = (gsize) shape->rows, C = (gsize) shape->cols, width = cplx ? 2 : 1;
+  gsize mark = r->path->len, start = *pos, p;
+
+  if (R == 0 && at (r, start) == '[')
+    {
+      guint64 count;
+      gsize end = value_end (r->t, r->len, start, &count);
+      if (count == 0)
+        {
+          out->u.d = tilde_arena_alloc (r->arena, sizeof (double));
+          *pos = end;
+          return TRUE;
+        }
+    }
+  if (at (r, start) != '[' || !might_hold (r, start, (guint64) R * C))
+    return explain (r, shape, start, R, TRUE, READ_SHAPE);
+  out->u.d = tilde_arena_alloc (r->arena, sizeof (double) * width * MAX (R * C, 1));
+  p = skip_blanks (r->t, r->len, start + 1);
+  for (gsize i = 0; i < R; i++)
+    {
+      if ((i > 0 && !past_comma (r, &p)) || at (r, p) != '[')
+        return explain (r, shape, start, R, TRUE, READ_SHAPE);
+      push_index (r, i);
+      /* row i of a column-major matrix: every R-th value from the i-th */
+      ReadStatus status = read_reals (r, &p, C, cplx, out->u.d + width * i, width * R);
+      g_string_truncate (r->path, mark);
+      if (status != READ_OK)
+        return explain (r, shape, start, R, TRUE, status);
+      p = skip_blanks (r->t, r->len, p);
+    }
+  if (!past_close (r, &p))
+    return explain (r, shape, start, R, TRUE, READ_SHAPE);
+  *pos = p;
+  return TRUE;
+}
+
+static gboolean
+read_array (Reader *r, const TildeShape *shape, gsize *pos, TildeValue *out)
+{
+  const TildeShape *elem = shape->elem;
+  guint64 len = (guint64) shape->rows;
+  gsize mark = r->path->len, start = *pos, p;
+
+  if (at (r, start) != '[' || !might_hold (r, start, len))
+    return explain (r, shape, start, len, FALSE, READ_SHAPE);
+  out->cols = 1;
+  out->elem = (guint8) elem->kind;
+  if (elem->kind == TILDE_VALUE_REAL)
+    {
+      out->u.d = tilde_arena_alloc (r->arena, sizeof (double) * MAX (len, 1));
+      ReadStatus status = read_reals (r, pos, len, FALSE, out->u.d, 1);
+      return status == READ_OK || explain (r, shape, start, len, FALSE, status);
+    }
+  if (elem->kind == TILDE_VALUE_INT)
+    out->u.iv = tilde_arena_alloc (r->arena, sizeof (int) * MAX (len, 1));
+  else
+    out->u.elems = tilde_arena_alloc (r->arena, sizeof (TildeValue) * MAX (len, 1));
+  p = skip_blanks (r->t, r->len, start + 1);
+  for (guint64 i = 0; i < len; i++)
+    {
+      if ((i > 0 && !past_comma (r, &p)) || at (r, p) == ']')
+        return explain (r, shape, start, len, FALSE, READ_SHAPE);
+      push_index (r, i);
+      gboolean ok = elem->kind == TILDE_VALUE_INT ? read_int (r, elem, &p, &out->u.iv[i])
+        : read_value (r, elem, &p, &out->u.elems[i]);
+      g_string_truncate (r->path, mark);
+      if (!ok)
+        return explain (r, shape, start, len, FALSE, READ_ELEMENT);
+      p = skip_blanks (r->t, r->len, p);
+    }
+  if (!past_close (r, &p))
+    return explain (r, shape, start, len, FALSE, READ_SHAPE);
+  *pos = p;
+  return TRUE;
+}
+
+/* Where the value of the object's last member named `key` starts, or
+ * G_MAXSIZE. */
+static gsize
+member_value (const Reader *r, gsize object, const char *key)
+{
+  gsize found = G_MAXSIZE, p = skip_blanks (r->t, r->len, object + 1);
+  while (starts_string (at (r, p)))
+    {
+      gsize key_end = string_end (r->t, r->len, p);
+      g_autofree char *name = tilde_json_string_value (r->t, p, key_end);
+      p = skip_blanks (r->t, r->len, key_end);          /* the colon */
+      p = skip_blanks (r->t, r->len, p + 1);
+      if (strcmp (name, key) == 0)
+        found = p;
+      p = next_element (r, value_end (r->t, r->len, p, NULL));
+    }
+  return found;
+}
+
+static gboolean
+read_tuple (Reader *r, const TildeShape *shape, gsize *pos, TildeValue *out)
+{
+  gsize mark = r->path->len;
+  if (at (r, *pos) != '{')
+    return fail (r, shape, *pos, NULL);
+  out->rows = (gint32) shape->n_members;
+  out->cols = 1;
+  out->u.elems = tilde_arena_alloc (r->arena, sizeof (TildeValue) * MAX (shape->n_members, 1));
+  for (guint i = 0; i < shape->n_members; i++)
+    {
+      char key[16];
+      g_snprintf (key, sizeof key, "%u", i + 1);
+      gsize value = member_value (r, *pos, key);
+      if (value == G_MAXSIZE)
+        {
+          g_autofree char *why = g_strdup_printf ("the tuple has no member \"%s\"", key);
+          return fail (r, shape, *pos, why);
+        }
+      if (!r->path->len)
+        g_string_append (r->path, r->name);
+      g_string_append_printf (r->path, ".%u", i + 1);
+      gboolean ok = read_value (r, shape->members[i], &value, &out->u.elems[i]);
+      g_string_truncate (r->path, mark);
+      if (!ok)
+        return FALSE;
+    }
+  *pos = value_end (r->t, r->len, *pos, NULL);
+  return TRUE;
+}
+
+static gboolean
+read_value (Reader *r, const TildeShape *shape, gsize *pos, TildeValue *out)
+{
+  *out = (TildeValue) { .kind = (guint8) shape->kind, .rows = shape->rows, .cols = shape->cols };
+  switch (shape->kind)
+    {
+    case TILDE_VALUE_INT:
+      out->rows = out->cols = 1;
+      return read_int (r, shape, pos, &out->u.i);
+    case TILDE_VALUE_REAL:
+      out->rows = out->cols = 1;
+      return read_real (r, shape, pos, &out->u.r);
+    case TILDE_VALUE_COMPLEX:
+      out->rows = out->cols = 1;
+      return read_complex (r, shape, pos, out->u.z);
+    case TILDE_VALUE_VECTOR:
+    case TILDE_VALUE_ROW_VECTOR:
+    case TILDE_VALUE_COMPLEX_VECTOR:
+    case TILDE_VALUE_COMPLEX_ROW_VECTOR:
+      return read_vector (r, shape, pos, out);
+    case TILDE_VALUE_MATRIX:
+    case TILDE_VALUE_COMPLEX_MATRIX:
+      return read_matrix (r, shape, pos, out);
+    case TILDE_VALUE_ARRAY:
+      return read_array (r, shape, pos, out);
+    case TILDE_VALUE_TUPLE:
+      return read_tuple (r, shape, pos, out);
+    }
+  return fail (r, shape, *pos, NULL);
+}
+
+gboolean
+tilde_json_data_read (const TildeJsonData *data, const char *name, const TildeShape *shape,
+                      TildeArena *arena, TildeValue *out, char **problem)
+{
+  gpointer where;
+  *problem = NULL;
+  if (!data || !g_hash_table_lookup_extended (data->members, name, NULL, &where))
+    {
+      g_autofree char *expected = tilde_shape_describe (shape);
+      *problem = g_strdup_printf ("variable %s not found in the data (expected %s)", name, expected);
+      return FALSE;
+    }
+  Reader r = { .t = data->text, .len = data->len, .arena = arena, .name = name,
+               .path = g_string_new (NULL) };
+  gsize pos = GPOINTER_TO_SIZE (where);
+  gboolean ok = read_value (&r, shape, &pos, out);
+  g_string_free (r.path, TRUE);
+  if (!ok)
+    *problem = r.problem ? r.problem : g_strdup_printf ("variable %s: cannot be read", name);
+  else
+    g_free (r.problem);
+  return ok;
+}
+
+/* ---- the text ---- */
+
+/* The outline of `text` from the check of json-locate, or NULL with its
+ * error in json-glib's form ("NAME:LINE:COLUMN: Parse error: ..."), which
+ * the editor places: a syntax error, or bytes that are not UTF-8. */
+static TildeJsonOutline *
+check_text (const char *name, const char *text, gsize len, GError **error)
+{
+  g_autofree char *message = NULL;
+  TildeJsonOutline *outline = NULL;
+  const char *bad;
+  gsize begin, end;
+  int line = 1, column = 1;
+
+  if (!g_utf8_validate_len (text, len, &bad))
+    {
+      begin = (gsize) (bad - text);
+      message = g_strdup (*bad ? "the data is not UTF-8 text" : "the data holds a zero byte");
+    }
+  else if ((outline = tilde_json_check (text, len, &begin, &end, &message)))
+    return outline;
+  for (gsize i = 0; i < begin; i++)
+    if (text[i] == '\n')
+      line++, column = 1;
+    else if (((guchar) text[i] & 0xc0) != 0x80)
+      column++;
+  g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
+               "%s:%d:%d: Parse error: %s", name, line, column, message);
+  return NULL;
+}
+
+/* Takes `text`; its members are those of `outline`. */
+static TildeJsonData *
+data_new (char *text, gsize len, TildeJsonOutline *outline, GError **error)
+{
+  g_autoptr (TildeJsonOutline) o = outline;
+  if (!o->is_object)
+    {
+      g_free (text);
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                            "JSON data must be an object whose members are variables");
       return NULL;
     }
   TildeJsonData *d = g_new0 (TildeJsonData, 1);
-  d->root = json_node_copy (root);
+  d->text = text;
+  d->len = len;
+  d->members = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < o->members->len; i++)
+    {
+      TildeJsonMember *m = &g_array_index (o->members, TildeJsonMember, i);
+      /* the last of a name counts, as in json-glib */
+      g_hash_table_insert (d->members, g_steal_pointer (&m->name),
+                           GSIZE_TO_POINTER (m->value_begin));
+    }
   return d;
-}
-
-/* The token check of json-locate before json-glib reads the text: json-glib
- * takes several top-level values, keeping the last, and numbers such as
- * "4.", and leaks what it read when it then fails. The check's words, in
- * json-glib's form ("NAME:LINE:COLUMN: Parse error: ..."), are those the
- * editor shows. */
-static gboolean
-check_syntax (const char *name, const char *text, gsize len, GError **error)
-{
-  g_autofree char *message = NULL;
-  gsize begin, end;
-  int line = 1, column = 1;
-
-  if (!tilde_json_find_syntax_error (text, len, &begin, &end, &message))
-    return TRUE;
-  for (gsize i = 0; i < begin; i++)
-    if (text[i] == '\n')
-      line++, column = 1;
-    else
-      column++;
-  g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
-               "%s:%d:%d: Parse error: %s", name, line, column, message);
-  return FALSE;
 }
 
 TildeJsonData *
 tilde_json_data_new_from_file (const char *path, GError **error)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autofree char *text = NULL;
+  char *text = NULL;
   gsize length;
 
-  /* Mapped, json-glib's messages name the file. */
-  if (!g_file_get_contents (path, &text, &length, error)
-      || !check_syntax (path, text, length, error)
-      || !json_parser_load_from_mapped_file (parser, path, error))
+  TildeJsonOutline *outline;
+
+  if (!g_file_get_contents (path, &text, &length, error))
     return NULL;
-  return from_parser (parser, error);
+  if (!(outline = check_text (path, text, length, error)))
+    {
+      g_free (text);
+      return NULL;
+    }
+  return data_new (text, length, outline, error);
 }
 
 TildeJsonData *
 tilde_json_data_new_from_string (const char *text, gssize len, GError **error)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
   gsize length = len < 0 ? strlen (text) : (gsize) len;
 
-  if (!check_syntax ("<data>", text, length, error)
-      || !json_parser_load_from_data (parser, text, (gssize) length, error))
+  TildeJsonOutline *outline = check_text ("<data>", text, length, error);
+  if (!outline)
     return NULL;
-  return from_parser (parser, error);
+  char *copy = g_malloc (length + 1);
+  memcpy (copy, text, length);
+  copy[length] = '\0';
+  return data_new (copy, length, outline, error);
 }
 
 TildeJsonData *
@@ -89,328 +830,13 @@ tilde_json_data_free (TildeJsonData *data)
 {
   if (!data)
     return;
-  json_node_unref (data->root);
+  g_hash_table_unref (data->members);
+  g_free (data->text);
   g_free (data);
 }
 
 gboolean
 tilde_json_data_has (const TildeJsonData *data, const char *name)
 {
-  return data && json_object_has_member (json_node_get_object (data->root), name);
-}
-
-/* ---- reading against a shape ---- */
-
-typedef struct {
-  TildeArena *arena;
-  const char *name;
-  GString    *path;      /* where in the variable: "y[3]" */
-  char       *problem;
-} Reader;
-
-static const char *
-describe_node (JsonNode *n, char *buf, gsize size)
-{
-  switch (JSON_NODE_TYPE (n))
-    {
-    case JSON_NODE_ARRAY:
-      g_snprintf (buf, size, "an array of %u values", json_array_get_length (json_node_get_array (n)));
-      return buf;
-    case JSON_NODE_OBJECT:
-      return "an object";
-    case JSON_NODE_NULL:
-      return "null";
-    default:
-      break;
-    }
-  GType t = json_node_get_value_type (n);
-  if (t == G_TYPE_INT64)
-    g_snprintf (buf, size, "the int %" G_GINT64_FORMAT, json_node_get_int (n));
-  else if (t == G_TYPE_DOUBLE)
-    g_snprintf (buf, size, "the real %.17g", json_node_get_double (n));
-  else if (t == G_TYPE_STRING)
-    g_snprintf (buf, size, "the string \"%s\"", json_node_get_string (n));
-  else if (t == G_TYPE_BOOLEAN)
-    return "a boolean";
-  else
-    return "a value";
-  return buf;
-}
-
-static gboolean
-fail (Reader *r, const TildeShape *shape, JsonNode *found, const char *why)
-{
-  if (r->problem)
-    return FALSE;
-  char buf[128];
-  g_autofree char *expected = tilde_shape_describe (shape);
-  const char *at = r->path->len ? r->path->str : r->name;
-  if (why)
-    r->problem = g_strdup_printf ("variable %s: %s", at, why);
-  else if (found)
-    r->problem = g_strdup_printf ("variable %s: expected %s, found %s", at, expected,
-                                  describe_node (found, buf, sizeof buf));
-  else
-    r->problem = g_strdup_printf ("variable %s: expected %s", at, expected);
-  return FALSE;
-}
-
-static gboolean
-read_real (Reader *r, const TildeShape *shape, JsonNode *n, double *out)
-{
-  if (!JSON_NODE_HOLDS_VALUE (n))
-    return fail (r, shape, n, NULL);
-  GType t = json_node_get_value_type (n);
-  if (t == G_TYPE_INT64)
-    *out = (double) json_node_get_int (n);
-  else if (t == G_TYPE_DOUBLE)
-    *out = json_node_get_double (n);
-  else if (t == G_TYPE_STRING)
-    {
-      const char *s = json_node_get_string (n);
-      if (!g_ascii_strcasecmp (s, "inf") || !g_ascii_strcasecmp (s, "+inf")
-          || !g_ascii_strcasecmp (s, "infinity") || !g_ascii_strcasecmp (s, "+infinity"))
-        *out = INFINITY;
-      else if (!g_ascii_strcasecmp (s, "-inf") || !g_ascii_strcasecmp (s, "-infinity"))
-        *out = -INFINITY;
-      else if (!g_ascii_strcasecmp (s, "nan"))
-        *out = NAN;
-      else
-        return fail (r, shape, n, NULL);
-    }
-  else
-    return fail (r, shape, n, NULL);
-  return TRUE;
-}
-
-static gboolean
-read_int (Reader *r, const TildeShape *shape, JsonNode *n, int *out)
-{
-  if (!JSON_NODE_HOLDS_VALUE (n))
-    return fail (r, shape, n, NULL);
-  GType t = json_node_get_value_type (n);
-  double d;
-  if (t == G_TYPE_INT64)
-    {
-      gint64 v = json_node_get_int (n);
-      if (v > G_MAXINT || v < G_MININT)
-        {
-          g_autofree char *why = g_strdup_printf ("the int %" G_GINT64_FORMAT
-                                                  " is out of the range of int", v);
-          return fail (r, shape, n, why);
-        }
-      *out = (int) v;
-      return TRUE;
-    }
-  d = t == G_TYPE_DOUBLE ? json_node_get_double (n) : NAN;
-  if (d == floor (d) && fabs (d) < 2147483648.0)
-    {
-      /* 3.0 is written by some tools for an int; CmdStan takes it */
-      *out = (int) d;
-      return TRUE;
-    }
-  return fail (r, shape, n, NULL);
-}
-
-static gboolean read_node (Reader *r, const TildeShape *shape, JsonNode *n, TildeValue *out);
-
-static JsonArray *
-expect_array (Reader *r, const TildeShape *shape, JsonNode *n, guint len)
-{
-  if (!JSON_NODE_HOLDS_ARRAY (n))
-    {
-      fail (r, shape, n, NULL);
-      return NULL;
-    }
-  JsonArray *a = json_node_get_array (n);
-  if (json_array_get_length (a) != len)
-    {
-      fail (r, shape, n, NULL);
-      return NULL;
-    }
-  return a;
-}
-
-static void
-push_index (Reader *r, guint i)
-{
-  if (!r->path->len)
-    g_string_append (r->path, r->name);
-  g_string_append_printf (r->path, "[%u]", i + 1);
-}
-
-static gboolean
-read_complex (Reader *r, const TildeShape *shape, JsonNode *n, double *z)
-{
-  JsonArray *a = expect_array (r, shape, n, 2);
-  TildeShape real = { .kind = TILDE_VALUE_REAL };
-  return a && read_real (r, &real, json_array_get_element (a, 0), &z[0])
-    && read_real (r, &real, json_array_get_element (a, 1), &z[1]);
-}
-
-static gboolean
-read_node (Reader *r, const TildeShape *shape, JsonNode *n, TildeValue *out)
-{
-  gsize mark = r->path->len;
-  *out = (TildeValue) { .kind = (guint8) shape->kind, .rows = shape->rows, .cols = shape->cols };
-  switch (shape->kind)
-    {
-    case TILDE_VALUE_INT:
-      out->rows = out->cols = 1;
-      return read_int (r, shape, n, &out->u.i);
-    case TILDE_VALUE_REAL:
-      out->rows = out->cols = 1;
-      return read_real (r, shape, n, &out->u.r);
-    case TILDE_VALUE_COMPLEX:
-      out->rows = out->cols = 1;
-      return read_complex (r, shape, n, out->u.z);
-    case TILDE_VALUE_VECTOR:
-    case TILDE_VALUE_ROW_VECTOR:
-    case TILDE_VALUE_COMPLEX_VECTOR:
-    case TILDE_VALUE_COMPLEX_ROW_VECTOR:
-      {
-        gboolean cplx = shape->kind >= TILDE_VALUE_COMPLEX_VECTOR;
-        guint len = (guint) (shape->rows * shape->cols);
-        JsonArray *a = expect_array (r, shape, n, len);
-        if (!a)
-          return FALSE;
-        out->u.d = tilde_arena_alloc (r->arena, sizeof (double) * (cplx ? 2 : 1) * MAX (len, 1));
-        TildeShape real = { .kind = TILDE_VALUE_REAL };
-        for (guint i = 0; i < len; i++)
-          {
-            push_index (r, i);
-            gboolean ok = cplx ? read_complex (r, &real, json_array_get_element (a, i), out->u.d + 2 * i)
-              : read_real (r, &real, json_array_get_element (a, i), &out->u.d[i]);
-            g_string_truncate (r->path, mark);
-            if (!ok)
-              return FALSE;
-          }
-        return TRUE;
-      }
-    case TILDE_VALUE_MATRIX:
-    case TILDE_VALUE_COMPLEX_MATRIX:
-      {
-        gboolean cplx = shape->kind == TILDE_VALUE_COMPLEX_MATRIX;
-        gint32 R = shape->rows, C = shape->cols;
-        if (R == 0 && JSON_NODE_HOLDS_ARRAY (n) && json_array_get_length (json_node_get_array (n)) == 0)
-          {
-            out->u.d = tilde_arena_alloc (r->arena, sizeof (double));
-            return TRUE;
-          }
-        JsonArray *rows = expect_array (r, shape, n, (guint) R);
-        if (!rows)
-          return FALSE;
-        TildeShape row_shape = { .kind = TILDE_VALUE_ROW_VECTOR, .rows = 1, .cols = C };
-        TildeShape real = { .kind = TILDE_VALUE_REAL };
-        /* every row's length first: the storage is as large as the data
-         * only once they agree with the declared columns */
-        for (gint32 i = 0; i < R; i++)
-          {
-            push_index (r, (guint) i);
-            if (!expect_array (r, &row_shape, json_array_get_element (rows, (guint) i), (guint) C))
-              return FALSE;
-            g_string_truncate (r->path, mark);
-          }
-        gsize cells = MAX ((gsize) R * (gsize) C, 1);
-        out->u.d = tilde_arena_alloc (r->arena, sizeof (double) * (cplx ? 2 : 1) * cells);
-        for (gint32 i = 0; i < R; i++)
-          {
-            push_index (r, (guint) i);
-            JsonArray *row = json_node_get_array (json_array_get_element (rows, (guint) i));
-            for (gint32 j = 0; j < C; j++)
-              {
-                gsize k = (gsize) i + (gsize) j * (gsize) R;
-                JsonNode *e = json_array_get_element (row, (guint) j);
-                if (!(cplx ? read_complex (r, &real, e, out->u.d + 2 * k)
-                      : read_real (r, &real, e, &out->u.d[k])))
-                  return FALSE;
-              }
-            g_string_truncate (r->path, mark);
-          }
-        return TRUE;
-      }
-    case TILDE_VALUE_ARRAY:
-      {
-        guint len = (guint) shape->rows;
-        JsonArray *a = expect_array (r, shape, n, len);
-        if (!a)
-          return FALSE;
-        out->cols = 1;
-        out->elem = (guint8) shape->elem->kind;
-        if (shape->elem->kind == TILDE_VALUE_INT)
-          out->u.iv = tilde_arena_alloc (r->arena, sizeof (int) * MAX (len, 1));
-        else if (shape->elem->kind == TILDE_VALUE_REAL)
-          out->u.d = tilde_arena_alloc (r->arena, sizeof (double) * MAX (len, 1));
-        else
-          out->u.elems = tilde_arena_alloc (r->arena, sizeof (TildeValue) * MAX (len, 1));
-        for (guint i = 0; i < len; i++)
-          {
-            push_index (r, i);
-            JsonNode *e = json_array_get_element (a, i);
-            gboolean ok;
-            if (shape->elem->kind == TILDE_VALUE_INT)
-              ok = read_int (r, shape->elem, e, &out->u.iv[i]);
-            else if (shape->elem->kind == TILDE_VALUE_REAL)
-              ok = read_real (r, shape->elem, e, &out->u.d[i]);
-            else
-              ok = read_node (r, shape->elem, e, &out->u.elems[i]);
-            g_string_truncate (r->path, mark);
-            if (!ok)
-              return FALSE;
-          }
-        return TRUE;
-      }
-    case TILDE_VALUE_TUPLE:
-      {
-        if (!JSON_NODE_HOLDS_OBJECT (n))
-          return fail (r, shape, n, NULL);
-        JsonObject *o = json_node_get_object (n);
-        out->rows = (gint32) shape->n_members;
-        out->cols = 1;
-        out->u.elems = tilde_arena_alloc (r->arena, sizeof (TildeValue) * MAX (shape->n_members, 1));
-        for (guint i = 0; i < shape->n_members; i++)
-          {
-            char key[16];
-            g_snprintf (key, sizeof key, "%u", i + 1);
-            if (!r->path->len)
-              g_string_append (r->path, r->name);
-            g_string_append_printf (r->path, ".%u", i + 1);
-            if (!json_object_has_member (o, key))
-              {
-                g_autofree char *why = g_strdup_printf ("the tuple has no member \"%s\"", key);
-                g_string_truncate (r->path, mark);
-                return fail (r, shape, n, why);
-              }
-            gboolean ok = read_node (r, shape->members[i], json_object_get_member (o, key),
-                                     &out->u.elems[i]);
-            g_string_truncate (r->path, mark);
-            if (!ok)
-              return FALSE;
-          }
-        return TRUE;
-      }
-    }
-  return fail (r, shape, n, NULL);
-}
-
-gboolean
-tilde_json_data_read (const TildeJsonData *data, const char *name, const TildeShape *shape,
-                      TildeArena *arena, TildeValue *out, char **problem)
-{
-  *problem = NULL;
-  if (!tilde_json_data_has (data, name))
-    {
-      g_autofree char *expected = tilde_shape_describe (shape);
-      *problem = g_strdup_printf ("variable %s not found in the data (expected %s)", name, expected);
-      return FALSE;
-    }
-  JsonNode *n = json_object_get_member (json_node_get_object (data->root), name);
-  Reader r = { .arena = arena, .name = name, .path = g_string_new (NULL) };
-  gboolean ok = read_node (&r, shape, n, out);
-  g_string_free (r.path, TRUE);
-  if (!ok)
-    *problem = r.problem ? r.problem : g_strdup_printf ("variable %s: cannot be read", name);
-  else
-    g_free (r.problem);
-  return ok;
+  return data && g_hash_table_contains (data->members, name);
 }

@@ -5,10 +5,13 @@
  * arrays are JSON arrays, matrices arrays of rows, complex numbers
  * [re, im], tuples objects keyed "1", "2", ...
  *
- * A file is parsed once; each variable is then read against the shape
- * its declaration gives it, and anything that does not fit (a wrong size,
- * an int variable holding 1.5, a ragged array) is reported in words that
- * name the variable, what was expected and what was found.
+ * A file is checked once (its syntax, and that it is UTF-8) and kept as
+ * text; each variable is then read from the text against the shape its
+ * declaration gives it, its numbers straight into its storage, and
+ * anything that does not fit (a wrong size, an int variable holding 1.5, a
+ * ragged array) is reported in words that name the variable, what was
+ * expected and what was found. Numbers read as strtod reads them; ints
+ * beyond 64 bits are reals.
  */
 #pragma once
 

@@ -64,33 +64,30 @@ skip_blanks (Lexer *lx, gboolean *open_comment)
     }
 }
 
-static gsize
-string_end (const Lexer *lx, gsize begin, gboolean *closed)
+gsize
+tilde_json_string_end (const char *text, gsize len, gsize begin, gboolean *closed)
 {
-  char quote = lx->text[begin];
+  char quote = text[begin];
   gsize i = begin + 1;
-  while (i < lx->len)
+  while (i < len)
     {
-      char c = lx->text[i];
-      if (c == '\\' && quote == '"' && i + 1 < lx->len)
+      char c = text[i];
+      if (c == '\\' && quote == '"' && i + 1 < len)
         i += 2;
       else if (c == quote)
         {
-          *closed = TRUE;
+          if (closed)
+            *closed = TRUE;
           return i + 1;
         }
       else
         i++;
     }
-  *closed = FALSE;
-  return lx->len;
+  if (closed)
+    *closed = FALSE;
+  return len;
 }
 
-static gboolean
-is_number_char (char c)
-{
-  return g_ascii_isdigit (c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
-}
 
 static Tok
 lex (Lexer *lx)
@@ -131,7 +128,7 @@ lex (Lexer *lx)
     case '\'':
       {
         gboolean closed;
-        t.end = string_end (lx, lx->pos, &closed);
+        t.end = tilde_json_string_end (lx->text, lx->len, lx->pos, &closed);
         t.kind = closed ? TOK_STRING : TOK_OPEN_STRING;
         break;
       }
@@ -146,7 +143,7 @@ lex (Lexer *lx)
       else if (c == '-' || g_ascii_isdigit (c))
         {
           t.kind = TOK_NUMBER;
-          while (t.end < lx->len && is_number_char (lx->text[t.end]))
+          while (t.end < lx->len && tilde_json_is_number_char (lx->text[t.end]))
             t.end++;
         }
       else if (g_ascii_isalpha (c) || c == '_')
@@ -232,9 +229,8 @@ read_hex4 (const char *p, const char *end, gunichar *out)
   return TRUE;
 }
 
-/* The string a string token stands for. */
-static char *
-unescape (const char *text, gsize begin, gsize end)
+char *
+tilde_json_string_value (const char *text, gsize begin, gsize end)
 {
   const char *p = text + begin + 1, *stop = text + end - 1;
   GString *s = g_string_sized_new ((gsize) (stop - p));
@@ -268,6 +264,8 @@ unescape (const char *text, gsize begin, gsize end)
                 u = 0x10000 + ((u - 0xd800) << 10) + (low - 0xdc00);
                 p += 6;
               }
+            else if (u >= 0xd800 && u < 0xe000)
+              u = 0xfffd;   /* half a pair stands for no character */
             g_string_append_unichar (s, u);
             break;
           }
@@ -325,7 +323,7 @@ tilde_json_outline_new (const char *text, gsize len)
       m.value_begin = first.begin;
       if (!skip_value (&lx, first, &m.value_end))
         break;
-      m.name = unescape (text, key.begin, key.end);
+      m.name = tilde_json_string_value (text, key.begin, key.end);
       g_array_append_val (o->members, m);
     }
   o->value_end = MIN (o->close + 1, len);
@@ -361,6 +359,7 @@ typedef struct {
   gboolean gave_up;
   Tok      at;
   char    *message;
+  GArray  *members;   /* the top-level object's, when asked for */
 } Checker;
 
 static char *
@@ -430,23 +429,31 @@ fail_if_broken (Checker *c, Tok t)
 }
 
 static gboolean
-valid_number (const char *s, gsize n)
+is_digit (char c)
 {
-  gsize i = 0;
+  return (guchar) (c - '0') < 10;
+}
+
+/* Where JSON's grammar for a number, read from `i`, ends; `i` itself
+ * where the text there does not start one. */
+static gsize
+number_grammar_end (const char *s, gsize n, gsize i)
+{
+  gsize start = i;
   if (i < n && s[i] == '-')
     i++;
   if (i < n && s[i] == '0')
     i++;
-  else if (i < n && g_ascii_isdigit (s[i]))
-    while (i < n && g_ascii_isdigit (s[i]))
+  else if (i < n && is_digit (s[i]))
+    while (i < n && is_digit (s[i]))
       i++;
   else
-    return FALSE;
+    return start;
   if (i < n && s[i] == '.')
     {
-      if (++i >= n || !g_ascii_isdigit (s[i]))
-        return FALSE;
-      while (i < n && g_ascii_isdigit (s[i]))
+      if (++i >= n || !is_digit (s[i]))
+        return start;
+      while (i < n && is_digit (s[i]))
         i++;
     }
   if (i < n && (s[i] == 'e' || s[i] == 'E'))
@@ -454,12 +461,18 @@ valid_number (const char *s, gsize n)
       i++;
       if (i < n && (s[i] == '+' || s[i] == '-'))
         i++;
-      if (i >= n || !g_ascii_isdigit (s[i]))
-        return FALSE;
-      while (i < n && g_ascii_isdigit (s[i]))
+      if (i >= n || !is_digit (s[i]))
+        return start;
+      while (i < n && is_digit (s[i]))
         i++;
     }
-  return i == n;
+  return i;
+}
+
+static gboolean
+valid_number (const char *s, gsize n)
+{
+  return n > 0 && number_grammar_end (s, n, 0) == n;
 }
 
 static gboolean
@@ -471,6 +484,62 @@ word_is (const Checker *c, Tok t, const char *word)
 
 static void check_value (Checker *c, Tok t, int depth);
 
+static gboolean
+is_blank (char c)
+{
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static gboolean
+starts_number (const char *t, gsize len, gsize p)
+{
+  return p < len && (t[p] == '-' || is_digit (t[p]));
+}
+
+/* Runs of "number," in an array, the bulk of a data file, checked without
+ * a token each: the lexer is moved past every valid number that a comma
+ * and another number follow. Anything else is left to the tokens, which
+ * then also name what is wrong. */
+static void
+skip_number_run (Lexer *lx)
+{
+  const char *t = lx->text;
+  gsize len = lx->len, p;
+
+  if (lx->has_peeked)
+    {
+      if (lx->peeked.kind != TOK_NUMBER)
+        return;
+      lx->has_peeked = FALSE;
+      lx->pos = lx->peeked.begin;
+    }
+  p = lx->pos;
+  for (;;)
+    {
+      gsize q = p, begin;
+      while (q < len && is_blank (t[q]))
+        q++;
+      if (!starts_number (t, len, q))
+        break;
+      /* the token is the run of number characters; it must all be grammar */
+      begin = q;
+      q = number_grammar_end (t, len, q);
+      if (q == begin || (q < len && tilde_json_is_number_char (t[q])))
+        break;
+      while (q < len && is_blank (t[q]))
+        q++;
+      if (q >= len || t[q] != ',')
+        break;
+      q++;
+      while (q < len && is_blank (t[q]))
+        q++;
+      if (!starts_number (t, len, q))
+        break;
+      p = q;
+    }
+  lx->pos = p;
+}
+
 static void
 check_array (Checker *c, int depth)
 {
@@ -481,8 +550,9 @@ check_array (Checker *c, int depth)
     }
   for (;;)
     {
+      skip_number_run (&c->lx);
       check_value (c, lex (&c->lx), depth + 1);
-      if (c->failed)
+      if (c->failed || c->gave_up)
         return;
       Tok t = lex (&c->lx);
       if (t.kind == TOK_RBRACKET)
@@ -528,9 +598,19 @@ check_object (Checker *c, int depth)
           fail_expected (c, colon, "':' after the name");
           return;
         }
-      check_value (c, lex (&c->lx), depth + 1);
-      if (c->failed)
+      Tok value = lex (&c->lx);
+      check_value (c, value, depth + 1);
+      if (c->failed || c->gave_up)
         return;
+      if (depth == 0 && c->members && !c->gave_up)
+        {
+          TildeJsonMember m = {
+            .name = tilde_json_string_value (c->lx.text, key.begin, key.end),
+            .key_begin = key.begin, .key_end = key.end, .value_begin = value.begin,
+            .value_end = c->lx.has_peeked ? c->lx.peeked.begin : c->lx.pos,
+          };
+          g_array_append_val (c->members, m);
+        }
       Tok t = lex (&c->lx);
       if (t.kind == TOK_RBRACE)
         return;
@@ -597,15 +677,24 @@ check_value (Checker *c, Tok t, int depth)
     }
 }
 
-gboolean
-tilde_json_find_syntax_error (const char *text, gsize len, gsize *begin, gsize *end, char **message)
+static gboolean
+find_syntax_error (const char *text, gsize len, GArray *members, gboolean *gave_up,
+                   gsize *begin, gsize *end, char **message)
 {
-  Checker c = { .lx = { .text = text, .len = len } };
+  Checker c = { .lx = { .text = text, .len = len }, .members = members };
   Tok t = lex (&c.lx);
 
+  *gave_up = FALSE;
   if (t.kind == TOK_END)
     return FALSE;
   check_value (&c, t, 0);
+  if (c.gave_up)
+    {
+      g_free (c.message);
+      *gave_up = TRUE;
+      *begin = *end = c.lx.pos;
+      return FALSE;
+    }
   if (!c.failed && !c.gave_up)
     {
       t = lex (&c.lx);
@@ -619,6 +708,40 @@ tilde_json_find_syntax_error (const char *text, gsize len, gsize *begin, gsize *
   *end = MAX (c.at.end, c.at.begin);
   *message = c.message;
   return TRUE;
+}
+
+gboolean
+tilde_json_find_syntax_error (const char *text, gsize len, gsize *begin, gsize *end, char **message)
+{
+  gboolean gave_up;
+  return find_syntax_error (text, len, NULL, &gave_up, begin, end, message);
+}
+
+TildeJsonOutline *
+tilde_json_check (const char *text, gsize len, gsize *begin, gsize *end, char **message)
+{
+  TildeJsonOutline *o = g_new0 (TildeJsonOutline, 1);
+  gboolean gave_up;
+
+  o->members = g_array_new (FALSE, TRUE, sizeof (TildeJsonMember));
+  g_array_set_clear_func (o->members, member_clear);
+  if (find_syntax_error (text, len, o->members, &gave_up, begin, end, message))
+    {
+      tilde_json_outline_free (o);
+      return NULL;
+    }
+  if (gave_up)
+    {
+      *message = g_strdup_printf ("the data nests deeper than %d levels", MAX_DEPTH);
+      tilde_json_outline_free (o);
+      return NULL;
+    }
+  Lexer lx = { .text = text, .len = len };
+  Tok t = lex (&lx);
+  o->empty = t.kind == TOK_END;
+  o->is_object = t.kind == TOK_LBRACE;
+  o->value_begin = t.begin;
+  return o;
 }
 
 gboolean

@@ -40,6 +40,27 @@ void              tilde_json_outline_free (TildeJsonOutline *outline);
 const TildeJsonMember *tilde_json_outline_lookup (const TildeJsonOutline *outline,
                                                   const char             *name);
 
+/* Just past the string whose opening quote is at `begin`, or the end of
+ * the text where it is not closed (`closed` says which, when not NULL).
+ * Strings in single quotes have no escapes. */
+gsize tilde_json_string_end (const char *text, gsize len, gsize begin, gboolean *closed);
+
+/* A character a number token is made of: digits, signs, the point and
+ * the exponent's e. */
+static inline gboolean
+tilde_json_is_number_char (char c)
+{
+  static const guint8 number_chars[256] = {
+    ['0' ... '9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1,
+  };
+  return number_chars[(guchar) c];
+}
+
+/* The string that the string token from `begin` (its opening quote) to
+ * `end` (just after its closing one) stands for, escapes decoded; half a
+ * surrogate pair becomes U+FFFD. */
+char *tilde_json_string_value (const char *text, gsize begin, gsize end);
+
 /* The first syntax error of `text`: TRUE, with the range of the offending
  * token and a message ("expected ',' or ']', found the number 12"); FALSE
  * when the text reads as JSON (blank text included). */
@@ -48,6 +69,16 @@ gboolean tilde_json_find_syntax_error (const char *text,
                                        gsize      *begin,
                                        gsize      *end,
                                        char      **message);
+
+/* The syntax check and the outline in one pass, for text that is to be
+ * read: NULL with the error's range and message as above (or, for text
+ * nested too deep to check, a message saying so), else an outline with
+ * `empty`, `is_object`, `value_begin` and the top-level members. */
+TildeJsonOutline *tilde_json_check (const char *text,
+                                    gsize       len,
+                                    gsize      *begin,
+                                    gsize      *end,
+                                    char      **message);
 
 /* The token that ends at, or contains, byte `offset`: where json-glib's
  * error positions point. FALSE when there is none there. */

@@ -5,7 +5,8 @@
  * reader handles (ints and reals with bounds, vectors, matrices, arrays of
  * them, complex values, tuples, sizes given by earlier data, constrained
  * data), as the data panel and `tilde sample --data` read them, and the
- * data reader itself. Nothing may crash, hang, leak or trip a sanitizer.
+ * data reader itself, each variable also read as every other kind of
+ * value. Nothing may crash, hang, leak or trip a sanitizer.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +37,44 @@ static const char model[] =
 
 static TildeCheckResult *result;
 
+/* Each variable of the model read as other shapes too: the reader's paths
+ * for every kind, whatever the text holds. */
+static void
+read_in_other_shapes (const TildeJsonData *json)
+{
+  static const char *names[] = { "N", "K", "y", "x", "X", "r", "v", "z", "zv", "t", "s", "S", "sigma" };
+  g_autoptr (TildeArena) arena = tilde_arena_new (0);
+  TildeShape *real = tilde_shape_new (arena, TILDE_VALUE_REAL, 1, 1);
+  TildeShape *integer = tilde_shape_new (arena, TILDE_VALUE_INT, 1, 1);
+  TildeShape *tuple = tilde_shape_new (arena, TILDE_VALUE_TUPLE, 1, 1);
+  const TildeShape *members[2] = { integer, tilde_shape_array (arena, real, 2) };
+  tuple->n_members = 2;
+  tuple->members = members;
+  const TildeShape *shapes[] = {
+    real, integer, tuple,
+    tilde_shape_new (arena, TILDE_VALUE_COMPLEX, 1, 1),
+    tilde_shape_new (arena, TILDE_VALUE_VECTOR, 3, 1),
+    tilde_shape_new (arena, TILDE_VALUE_ROW_VECTOR, 1, 0),
+    tilde_shape_new (arena, TILDE_VALUE_COMPLEX_VECTOR, 2, 1),
+    tilde_shape_new (arena, TILDE_VALUE_MATRIX, 2, 2),
+    tilde_shape_new (arena, TILDE_VALUE_MATRIX, 0, 3),
+    tilde_shape_new (arena, TILDE_VALUE_COMPLEX_MATRIX, 1, 2),
+    tilde_shape_new (arena, TILDE_VALUE_MATRIX, 1000000, 1000),
+    tilde_shape_array (arena, integer, 3),
+    tilde_shape_array (arena, real, 1000000000),
+    tilde_shape_array (arena, tilde_shape_array (arena, real, 2), 2),
+    tilde_shape_array (arena, tilde_shape_new (arena, TILDE_VALUE_VECTOR, 2, 1), 2),
+    tilde_shape_array (arena, tuple, 2),
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    for (guint k = 0; k < G_N_ELEMENTS (shapes); k++)
+      {
+        TildeValue value;
+        g_autofree char *problem = NULL;
+        tilde_json_data_read (json, names[i], shapes[k], arena, &value, &problem);
+      }
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -51,5 +90,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   diagnostics = tilde_data_check ((const char *) data, (gssize) size, "fuzz.json",
                                   tilde_check_result_get_program (result));
   json = tilde_json_data_new_from_string ((const char *) data, (gssize) size, &error);
+  if (json)
+    read_in_other_shapes (json);
   return 0;
 }

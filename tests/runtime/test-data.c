@@ -336,6 +336,235 @@ test_huge_matrix_refused (void)
   g_assert_cmpstr (p, ==, "variable X[1]: expected row_vector[1000000000], found an array of 2 values");
 }
 
+
+/* ---- the text read in place ---- */
+
+/* A JSON number drawn from every form the grammar allows: a sign, 1 to 25
+ * significant digits with leading zeros or not, a fraction or not, an
+ * exponent from -340 to 340 or none. */
+static void
+append_random_number (GString *s, GRand *rand)
+{
+  if (g_rand_boolean (rand))
+    g_string_append_c (s, '-');
+  int digits = g_rand_int_range (rand, 1, 26);
+  int point = g_rand_int_range (rand, 0, digits + 1);   /* digits before the point */
+  if (point == 0)
+    g_string_append_c (s, '0');
+  for (int i = 0; i < digits; i++)
+    {
+      if (i == point && point > 0)
+        g_string_append_c (s, '.');
+      else if (i == 0 && point == 0)
+        g_string_append_c (s, '.');
+      int d = g_rand_int_range (rand, 0, 10);
+      if (i == 0 && point > 0 && d == 0)
+        d = 1;     /* no leading zero before the point */
+      g_string_append_c (s, (char) ('0' + d));
+    }
+  if (g_rand_int_range (rand, 0, 3) > 0)
+    g_string_append_printf (s, "%c%d", g_rand_boolean (rand) ? 'e' : 'E',
+                            g_rand_int_range (rand, -340, 341));
+}
+
+/* Every number reads to strtod's double, bit for bit: the short cut for
+ * short numbers, the long ones, the extremes, the underflows and
+ * overflows. */
+static void
+test_numbers_as_strtod (void)
+{
+  static const char *edges[] = {
+    "0", "-0", "0.0", "-0.0", "0e999", "1e22", "1e23", "-1e-22", "9007199254740992",
+    "9007199254740993", "9007199254740993.0", "18014398509481985e-1", "123456789012345678e-5",
+    "4.9406564584124654e-324", "2.4703282292062328e-324", "2.2250738585072011e-308",
+    "1.7976931348623157e308", "1.7976931348623159e308", "1.8e308", "1e-400", "1e400",
+    "0.1", "0.30000000000000004", "9223372036854775807", "9223372036854775808",
+    "-9223372036854775808", "-9223372036854775809", "99999999999999999999",
+    "1000000000000000000000000.5", "7.0e-10", "100000000000000000000000e-22",
+  };
+  g_autoptr (GRand) rand = g_rand_new_with_seed (2026);
+  g_autoptr (GPtrArray) tokens = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < G_N_ELEMENTS (edges); i++)
+    g_ptr_array_add (tokens, g_strdup (edges[i]));
+  for (int i = 0; i < 200000; i++)
+    {
+      GString *t = g_string_new (NULL);
+      append_random_number (t, rand);
+      g_ptr_array_add (tokens, g_string_free (t, FALSE));
+    }
+  GString *json = g_string_new ("{\"x\": [");
+  for (guint i = 0; i < tokens->len; i++)
+    g_string_append_printf (json, "%s%s", i ? ",\n" : "", (char *) tokens->pdata[i]);
+  g_string_append (json, "]}");
+
+  g_autoptr (TildeArena) a = tilde_arena_new (0);
+  g_autoptr (TildeJsonData) d = parse (json->str);
+  g_string_free (json, TRUE);
+  TildeValue v = read_ok (d, "x", tilde_shape_array (a, shape (a, TILDE_VALUE_REAL, 1, 1), (gint32) tokens->len), a);
+  for (guint i = 0; i < tokens->len; i++)
+    {
+      double expected = g_ascii_strtod (tokens->pdata[i], NULL);
+      if (memcmp (&expected, &v.u.d[i], sizeof (double)) != 0)
+        g_error ("%s read as %.17g, strtod gives %.17g", (char *) tokens->pdata[i], v.u.d[i], expected);
+    }
+}
+
+/* Ints beyond 64 bits are reals, as in JavaScript; json-glib wrapped
+ * them round (99999999999999999999 read as -1). */
+static void
+test_big_ints (void)
+{
+  g_autoptr (TildeArena) a = tilde_arena_new (0);
+  g_autoptr (TildeJsonData) d = parse (
+    "{\"big\": 99999999999999999999, \"max\": 9223372036854775807, \"min\": -9223372036854775808,"
+    " \"wide\": 2147483648, \"edge\": -2147483648, \"point\": 2147483647.0}");
+  g_assert_cmpfloat (read_ok (d, "big", shape (a, TILDE_VALUE_REAL, 1, 1), a).u.r, ==, 1e20);
+  g_assert_cmpfloat (read_ok (d, "max", shape (a, TILDE_VALUE_REAL, 1, 1), a).u.r, ==, 9223372036854775807.0);
+  g_assert_cmpint (read_ok (d, "edge", shape (a, TILDE_VALUE_INT, 1, 1), a).u.i, ==, G_MININT);
+  g_assert_cmpint (read_ok (d, "point", shape (a, TILDE_VALUE_INT, 1, 1), a).u.i, ==, G_MAXINT);
+  char *p = read_fails (d, "big", shape (a, TILDE_VALUE_INT, 1, 1), a);
+  g_assert_cmpstr (p, ==, "variable big: expected int, found the real 1e+20");
+  g_free (p);
+  p = read_fails (d, "min", shape (a, TILDE_VALUE_INT, 1, 1), a);
+  g_assert_cmpstr (p, ==, "variable min: the int -9223372036854775808 is out of the range of int");
+  g_free (p);
+  p = read_fails (d, "wide", shape (a, TILDE_VALUE_INT, 1, 1), a);
+  g_assert_cmpstr (p, ==, "variable wide: the int 2147483648 is out of the range of int");
+  g_free (p);
+}
+
+/* What json-glib took beyond JSON, taken still: escaped names, the last of
+ * two members of one name, comments, single quotes; and the describing of
+ * what is found. */
+static void
+test_names_comments_quotes (void)
+{
+  g_autoptr (TildeArena) a = tilde_arena_new (0);
+  g_autoptr (TildeJsonData) d = parse (
+    "/* data */ {\"\\u0078\": 1, \"y\": 1, \"y\": /* again */ [2, 3], 'q': 'NaN',"
+    " \"t\": {\"2\": 5, \"1\": 4, \"1\": 6}, \"s\": \"\\ud83d\\ude00 \\ud83d \\\"x\\\"\","
+    " \"long\": \"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz\", \"o\": {}, \"n\": null,"
+    " \"b\": true}");
+  g_assert_true (tilde_json_data_has (d, "x"));
+  g_assert_cmpint (read_ok (d, "x", shape (a, TILDE_VALUE_INT, 1, 1), a).u.i, ==, 1);
+  TildeValue y = read_ok (d, "y", tilde_shape_array (a, shape (a, TILDE_VALUE_INT, 1, 1), 2), a);
+  g_assert_cmpint (y.u.iv[1], ==, 3);
+  g_assert_true (isnan (read_ok (d, "q", shape (a, TILDE_VALUE_REAL, 1, 1), a).u.r));
+  TildeShape *tup = shape (a, TILDE_VALUE_TUPLE, 1, 1);
+  const TildeShape *members[2] = { shape (a, TILDE_VALUE_INT, 1, 1), shape (a, TILDE_VALUE_INT, 1, 1) };
+  tup->n_members = 2;
+  tup->members = members;
+  TildeValue t = read_ok (d, "t", tup, a);
+  g_assert_cmpint (t.u.elems[0].u.i, ==, 6);
+  g_assert_cmpint (t.u.elems[1].u.i, ==, 5);
+
+  const TildeShape *real = shape (a, TILDE_VALUE_REAL, 1, 1);
+  static const struct { const char *name, *message; } found[] = {
+    { "s", "variable s: expected real, found the string \"\xf0\x9f\x98\x80 \xef\xbf\xbd \"x\"\"" },
+    { "long", "variable long: expected real, found the string "
+      "\"abcdefghijklmnopqrstuvwxyzabcdefghij…\"" },
+    { "o", "variable o: expected real, found an object" },
+    { "n", "variable n: expected real, found null" },
+    { "b", "variable b: expected real, found a boolean" },
+    { "t", "variable t: expected real, found an object" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (found); i++)
+    {
+      g_autofree char *p = read_fails (d, found[i].name, real, a);
+      g_assert_cmpstr (p, ==, found[i].message);
+    }
+}
+
+static void
+expect_parse_error (const char *text, gssize len, const char *message)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_null (tilde_json_data_new_from_string (text, len, &error));
+  g_assert_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA);
+  g_assert_cmpstr (error->message, ==, message);
+}
+
+/* Bytes that are not UTF-8, and nesting deeper than the check follows,
+ * are errors with a place, not crashes. */
+static void
+test_not_text (void)
+{
+  expect_parse_error ("{\"é\": 1,\n \"x\": \"a\xff\"}", -1,
+                      "<data>:2:9: Parse error: the data is not UTF-8 text");
+  expect_parse_error ("{\"x\":\0 1}", 9, "<data>:1:6: Parse error: the data holds a zero byte");
+  GString *deep = g_string_new ("{\"x\": ");
+  for (int i = 0; i < 600; i++)
+    g_string_append_c (deep, '[');
+  for (int i = 0; i < 600; i++)
+    g_string_append_c (deep, ']');
+  g_string_append_c (deep, '}');
+  g_autoptr (GError) error = NULL;
+  g_assert_null (tilde_json_data_new_from_string (deep->str, -1, &error));
+  g_assert_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "the data nests deeper than 512 levels"));
+  g_string_free (deep, TRUE);
+}
+
+/* Elements are read in the pass that counts them; a wrong length is still
+ * what is reported where an element is also wrong, as when lengths were
+ * checked first, and for a matrix every row's before any element. */
+static void
+test_lengths_before_elements (void)
+{
+  g_autoptr (TildeArena) a = tilde_arena_new (0);
+  g_autoptr (TildeJsonData) d = parse (
+    "{\"v\": [1, \"x\", 3], \"w\": [1, \"x\"], \"M\": [[1, \"x\"], [3]], \"R\": [[1, 2], [3, 4], [5, 6]],"
+    " \"A\": [[1, 2], [3, \"x\"], [5]], \"B\": [[1, 2], [3, \"x\"]], \"C\": [[1, 2], [3, \"x\", 5]],"
+    " \"Z\": [[1, 2], [3]]}");
+  static const struct { const char *name; TildeValueKind kind; gint32 rows, cols; const char *message; } cases[] = {
+    { "v", TILDE_VALUE_VECTOR, 2, 1, "variable v: expected vector[2], found an array of 3 values" },
+    { "v", TILDE_VALUE_VECTOR, 4, 1, "variable v: expected vector[4], found an array of 3 values" },
+    { "v", TILDE_VALUE_VECTOR, 3, 1, "variable v[2]: expected real, found the string \"x\"" },
+    { "w", TILDE_VALUE_ROW_VECTOR, 1, 2, "variable w[2]: expected real, found the string \"x\"" },
+    { "M", TILDE_VALUE_MATRIX, 2, 2, "variable M[2]: expected row_vector[2], found an array of 1 values" },
+    { "R", TILDE_VALUE_MATRIX, 2, 2, "variable R: expected matrix[2, 2], found an array of 3 values" },
+    { "R", TILDE_VALUE_MATRIX, 4, 2, "variable R: expected matrix[4, 2], found an array of 3 values" },
+    { "A", TILDE_VALUE_MATRIX, 3, 2, "variable A[3]: expected row_vector[2], found an array of 1 values" },
+    { "B", TILDE_VALUE_MATRIX, 2, 2, "variable B[2][2]: expected real, found the string \"x\"" },
+    { "C", TILDE_VALUE_MATRIX, 2, 2, "variable C[2]: expected row_vector[2], found an array of 3 values" },
+    { "Z", TILDE_VALUE_COMPLEX_VECTOR, 2, 1, "variable Z[2]: expected complex, found an array of 1 values" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *p = read_fails (d, cases[i].name, shape (a, cases[i].kind, cases[i].rows, cases[i].cols), a);
+      g_assert_cmpstr (p, ==, cases[i].message);
+    }
+  /* arrays of arrays: the outer length first */
+  const TildeShape *int_pair = tilde_shape_array (a, shape (a, TILDE_VALUE_INT, 1, 1), 2);
+  g_autofree char *p = read_fails (d, "A", tilde_shape_array (a, int_pair, 2), a);
+  g_assert_cmpstr (p, ==, "variable A: expected array[2, 2] int, found an array of 3 values");
+  g_autofree char *q = read_fails (d, "A", tilde_shape_array (a, int_pair, 3), a);
+  g_assert_cmpstr (q, ==, "variable A[2][2]: expected int, found the string \"x\"");
+}
+
+/* Sizes out of all proportion to the text are refused before storage of
+ * that size is made, whatever the kind. */
+static void
+test_absurd_sizes_refused (void)
+{
+  g_autoptr (TildeArena) a = tilde_arena_new (0);
+  g_autoptr (TildeJsonData) d = parse ("{\"v\": [1, 2]}");
+  char *p = read_fails (d, "v", shape (a, TILDE_VALUE_VECTOR, 2000000000, 1), a);
+  g_assert_cmpstr (p, ==, "variable v: expected vector[2000000000], found an array of 2 values");
+  g_free (p);
+  p = read_fails (d, "v", tilde_shape_array (a, shape (a, TILDE_VALUE_REAL, 1, 1), 2000000000), a);
+  g_assert_cmpstr (p, ==, "variable v: expected array[2000000000] real, found an array of 2 values");
+  g_free (p);
+  p = read_fails (d, "v", tilde_shape_array (a, shape (a, TILDE_VALUE_VECTOR, 1000, 1), 2000000000), a);
+  g_assert_cmpstr (p, ==, "variable v: expected array[2000000000] vector[1000], found an array of 2 values");
+  g_free (p);
+  p = read_fails (d, "v", shape (a, TILDE_VALUE_MATRIX, 2, 2000000000), a);
+  g_assert_cmpstr (p, ==, "variable v[1]: expected row_vector[2000000000], found the int 1");
+  g_free (p);
+  /* nothing near those sizes was allocated */
+  g_assert_cmpuint (tilde_arena_bytes_held (a), <, 1 << 20);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -348,5 +577,11 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/data/model-errors", test_model_data_errors);
   g_test_add_func ("/runtime/data/check-every-variable", test_check_data);
   g_test_add_func ("/runtime/data/huge-matrix-refused", test_huge_matrix_refused);
+  g_test_add_func ("/runtime/data/numbers-as-strtod", test_numbers_as_strtod);
+  g_test_add_func ("/runtime/data/big-ints", test_big_ints);
+  g_test_add_func ("/runtime/data/names-comments-quotes", test_names_comments_quotes);
+  g_test_add_func ("/runtime/data/not-text", test_not_text);
+  g_test_add_func ("/runtime/data/lengths-before-elements", test_lengths_before_elements);
+  g_test_add_func ("/runtime/data/absurd-sizes-refused", test_absurd_sizes_refused);
   return g_test_run ();
 }
