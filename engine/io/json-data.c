@@ -131,10 +131,19 @@ static const double exact_powers_of_ten[] = {
   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
+#if LDBL_MANT_DIG == 64
+static const long double exact_long_powers_of_ten[] = {
+  1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L,
+  1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L,
+  1e26L, 1e27L,
+};
+#endif
+
 /* The number that starts at `pos`; returns where it ends. A mantissa of at
  * most 2^53 times a power of ten up to 10^22 is one correctly rounded
  * multiplication or division of two exact doubles, so it equals what
- * strtod gives; every other number goes to strtod. */
+ * strtod gives; so, on x86, is one of up to 19 digits and 10^27 (below);
+ * every other number goes to strtod. */
 static gsize
 parse_number (const char *t, gsize len, gsize pos, Number *n)
 {
@@ -199,6 +208,26 @@ parse_number (const char *t, gsize len, gsize pos, Number *n)
         d = scale >= 0 ? d * exact_powers_of_ten[scale] : d / exact_powers_of_ten[-scale];
       n->d = negative ? -d : d;
       return k;
+    }
+#endif
+#if LDBL_MANT_DIG == 64
+  /* Up to 19 digits and 10^27: both exact in x87's 64-bit significand, so
+   * the product or quotient is rounded once there. Rounding that to a
+   * double again gives strtod's double unless it landed exactly on a
+   * midpoint between two doubles (its 11 lowest bits 10000000000), which
+   * only a true midpoint, or a value rounded onto one, can do; those go to
+   * strtod. */
+  if (exact && scale >= -27 && scale <= 27)
+    {
+      long double x = (long double) m;
+      x = scale >= 0 ? x * exact_long_powers_of_ten[scale] : x / exact_long_powers_of_ten[-scale];
+      guint64 significand;
+      memcpy (&significand, &x, sizeof significand);
+      if ((significand & 0x7ff) != 0x400)
+        {
+          n->d = negative ? -(double) x : (double) x;
+          return k;
+        }
     }
 #endif
   char small[64];

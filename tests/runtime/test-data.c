@@ -392,6 +392,14 @@ test_numbers_as_strtod (void)
       append_random_number (t, rand);
       g_ptr_array_add (tokens, g_string_free (t, FALSE));
     }
+  /* The hard cases: 17 to 19 digits next to, or on, the midpoint of two
+   * neighbouring doubles, where a result rounded twice would be wrong. */
+  for (int i = 0; i < 100000; i++)
+    {
+      double d = ldexp (g_rand_double_range (rand, 1, 2), g_rand_int_range (rand, -80, 80));
+      long double mid = ((long double) d + (long double) nextafter (d, INFINITY)) / 2;
+      g_ptr_array_add (tokens, g_strdup_printf ("%.*Le", g_rand_int_range (rand, 16, 19), mid));
+    }
   GString *json = g_string_new ("{\"x\": [");
   for (guint i = 0; i < tokens->len; i++)
     g_string_append_printf (json, "%s%s", i ? ",\n" : "", (char *) tokens->pdata[i]);
