@@ -88,7 +88,8 @@ found_compare (gconstpointer pa, gconstpointer pb)
 
 /* ---- syntax ---- */
 
-/* json-glib's "<data>:3:31: Parse error: ..." as a line and a column. */
+/* The reader's "<data>:3:31: Parse error: ..." (json-glib's form) as a
+ * line, a column and the words after "Parse error: ". */
 static gboolean
 parse_glib_position (const char *message, int *line, int *column, const char **rest)
 {
@@ -103,6 +104,8 @@ parse_glib_position (const char *message, int *line, int *column, const char **r
   if (*end != ':')
     return FALSE;
   *rest = end + 1 + strspn (end + 1, " ");
+  if (g_str_has_prefix (*rest, "Parse error: "))
+    *rest += strlen ("Parse error: ");
   return TRUE;
 }
 
@@ -121,7 +124,7 @@ report_syntax_error (Check *c, const GError *error)
     }
   /* The reader found what the token check did not (bytes that are not
    * UTF-8, nesting too deep to check): its words and place, the token
-   * at the column it names. */
+   * at the column it names (in bytes). */
   if (!parse_glib_position (error->message, &line, &column, &rest) || line < 1
       || (guint) line > c->line_starts->len)
     {

@@ -150,7 +150,8 @@ parse_number (const char *t, gsize len, gsize pos, Number *n)
   gsize k = pos;
   gboolean negative = FALSE, exact = TRUE, integral = TRUE, fraction = FALSE;
   guint64 m = 0;     /* the first 19 significant digits */
-  int digits = 0, scale = 0;
+  int digits = 0;
+  gint64 scale = 0;  /* a digit each way, however long the number */
 
   if (k < len && t[k] == '-')
     negative = TRUE, k++;
@@ -187,6 +188,8 @@ parse_number (const char *t, gsize len, gsize pos, Number *n)
       for (; k < len && g_ascii_isdigit (t[k]); k++)
         if (e < 100000)
           e = e * 10 + (t[k] - '0');
+        else
+          exact = FALSE;     /* past any double's range: strtod says where */
       scale += sign * e;
     }
   while (k < len && tilde_json_is_number_char (t[k]))
@@ -484,7 +487,7 @@ past_close (const Reader *r, gsize *p)
 }
 
 /* The `n` real or complex elements of the array at `*pos`, `stride`
- * doubles apart; `*pos` is left past it. */
+ * doubles apart; with READ_OK, `*pos` is left past it. */
 static ReadStatus
 read_reals (Reader *r, gsize *pos, guint64 n, gboolean cplx, double *out, gsize stride)
 {
@@ -708,6 +711,8 @@ static gboolean
 read_value (Reader *r, const TildeShape *shape, gsize *pos, TildeValue *out)
 {
   *out = (TildeValue) { .kind = (guint8) shape->kind, .rows = shape->rows, .cols = shape->cols };
+  if (shape->rows < 0 || shape->cols < 0)
+    return fail (r, shape, *pos, NULL);     /* no data fit; sizes are checked before */
   switch (shape->kind)
     {
     case TILDE_VALUE_INT:
@@ -762,8 +767,9 @@ tilde_json_data_read (const TildeJsonData *data, const char *name, const TildeSh
 /* ---- the text ---- */
 
 /* The outline of `text` from the check of json-locate, or NULL with its
- * error in json-glib's form ("NAME:LINE:COLUMN: Parse error: ..."), which
- * the editor places: a syntax error, or bytes that are not UTF-8. */
+ * error in json-glib's form ("NAME:LINE:COLUMN: Parse error: ..."; the
+ * column counts bytes, as data-check reads it back): the first syntax
+ * error, or the first byte that is not UTF-8, whichever comes first. */
 static TildeJsonOutline *
 check_text (const char *name, const char *text, gsize len, GError **error)
 {
@@ -773,17 +779,26 @@ check_text (const char *name, const char *text, gsize len, GError **error)
   gsize begin, end;
   int line = 1, column = 1;
 
-  if (!g_utf8_validate_len (text, len, &bad))
+  if (g_utf8_validate_len (text, len, &bad))
     {
-      begin = (gsize) (bad - text);
-      message = g_strdup (*bad ? "the data is not UTF-8 text" : "the data holds a zero byte");
+      if ((outline = tilde_json_check (text, len, &begin, &end, &message)))
+        return outline;
     }
-  else if ((outline = tilde_json_check (text, len, &begin, &end, &message)))
-    return outline;
+  else
+    {
+      /* a syntax error before the bad byte is named instead */
+      gsize at_bad = (gsize) (bad - text);
+      if (!tilde_json_find_syntax_error (text, len, &begin, &end, &message) || begin >= at_bad)
+        {
+          g_free (message);
+          begin = at_bad;
+          message = g_strdup (*bad ? "the data is not UTF-8 text" : "the data holds a zero byte");
+        }
+    }
   for (gsize i = 0; i < begin; i++)
     if (text[i] == '\n')
       line++, column = 1;
-    else if (((guchar) text[i] & 0xc0) != 0x80)
+    else
       column++;
   g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
                "%s:%d:%d: Parse error: %s", name, line, column, message);

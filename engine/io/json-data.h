@@ -10,8 +10,8 @@
  * declaration gives it, its numbers straight into its storage, and
  * anything that does not fit (a wrong size, an int variable holding 1.5, a
  * ragged array) is reported in words that name the variable, what was
- * expected and what was found. Numbers read as strtod reads them; ints
- * beyond 64 bits are reals.
+ * expected and what was found. Numbers read as strtod reads them (in the
+ * C locale); ints beyond 64 bits are reals.
  */
 #pragma once
 

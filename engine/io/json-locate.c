@@ -475,6 +475,14 @@ valid_number (const char *s, gsize n)
   return n > 0 && number_grammar_end (s, n, 0) == n;
 }
 
+/* JSON's words are lower case; True and NULL are not JSON. */
+static gboolean
+word_exactly (const Checker *c, Tok t, const char *word)
+{
+  gsize n = strlen (word);
+  return t.end - t.begin == n && strncmp (c->lx.text + t.begin, word, n) == 0;
+}
+
 static gboolean
 word_is (const Checker *c, Tok t, const char *word)
 {
@@ -497,9 +505,9 @@ starts_number (const char *t, gsize len, gsize p)
 }
 
 /* Runs of "number," in an array, the bulk of a data file, checked without
- * a token each: the lexer is moved past every valid number that a comma
- * and another number follow. Anything else is left to the tokens, which
- * then also name what is wrong. */
+ * a token each: the lexer is moved to the last number of the run, past
+ * every valid number that a comma and another number follow. Anything
+ * else is left to the tokens, which then also name what is wrong. */
 static void
 skip_number_run (Lexer *lx)
 {
@@ -661,7 +669,7 @@ check_value (Checker *c, Tok t, int depth)
         }
       return;
     case TOK_WORD:
-      if (word_is (c, t, "true") || word_is (c, t, "false") || word_is (c, t, "null"))
+      if (word_exactly (c, t, "true") || word_exactly (c, t, "false") || word_exactly (c, t, "null"))
         return;
       if (word_is (c, t, "NaN"))
         fail_at (c, t, "NaN is written as a string in JSON data: \"NaN\"");

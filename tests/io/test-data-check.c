@@ -209,6 +209,16 @@ test_syntax_errors (void)
   g_assert_cmpuint (d10->len, ==, 1);
   expect (d10, 0, TILDE_SEVERITY_ERROR, 2, 0, 2, 1, "expected the end of the data, found '{'");
 
+  /* What only the reader finds is placed by its byte column, whatever
+   * characters of several bytes come before it on the line. */
+  g_autoptr (GPtrArray) d11 = check ("{\"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\": [1,2], \"x\": \"a\xff\"}");
+  g_assert_cmpuint (d11->len, ==, 1);
+  expect (d11, 0, TILDE_SEVERITY_ERROR, 1, 27, 1, 31, "the data is not UTF-8 text");
+
+  /* JSON's words are lower case. */
+  g_autoptr (GPtrArray) d12 = check ("{\"J\": NULL}");
+  expect (d12, 0, TILDE_SEVERITY_ERROR, 1, 6, 1, 10, "expected a value, found 'NULL'");
+
   /* Not an object: json-data's words, over the whole value. */
   g_autoptr (GPtrArray) d9 = check ("[1, 2]\n");
   g_assert_cmpuint (d9->len, ==, 1);

@@ -386,6 +386,15 @@ test_numbers_as_strtod (void)
   g_autoptr (GPtrArray) tokens = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < G_N_ELEMENTS (edges); i++)
     g_ptr_array_add (tokens, g_strdup (edges[i]));
+  /* exponents and digits past any double's range: 10^100000 x 10^-1000000 is 0 */
+  GString *huge = g_string_new ("1");
+  for (int i = 0; i < 100000; i++)
+    g_string_append_c (huge, '0');
+  g_ptr_array_add (tokens, g_strdup_printf ("%se-1000000", huge->str));
+  g_ptr_array_add (tokens, g_strdup_printf ("0.%se1000010", huge->str));
+  g_ptr_array_add (tokens, g_strdup ("1e-99999999999999999999"));
+  g_ptr_array_add (tokens, g_strdup ("-1e99999999999999999999"));
+  g_string_free (huge, TRUE);
   for (int i = 0; i < 200000; i++)
     {
       GString *t = g_string_new (NULL);
@@ -500,6 +509,11 @@ test_not_text (void)
   expect_parse_error ("{\"é\": 1,\n \"x\": \"a\xff\"}", -1,
                       "<data>:2:9: Parse error: the data is not UTF-8 text");
   expect_parse_error ("{\"x\":\0 1}", 9, "<data>:1:6: Parse error: the data holds a zero byte");
+  /* the first of a syntax error and a bad byte is named */
+  expect_parse_error ("{\"x\": 01, \"y\": \"\xff\"}", -1, "<data>:1:7: Parse error: 01 is not a number");
+  expect_parse_error ("{\"y\": \"\xff\", \"x\": 01}", -1, "<data>:1:8: Parse error: the data is not UTF-8 text");
+  /* JSON's words are lower case */
+  expect_parse_error ("{\"x\": True}", -1, "<data>:1:7: Parse error: expected a value, found 'True'");
   GString *deep = g_string_new ("{\"x\": ");
   for (int i = 0; i < 600; i++)
     g_string_append_c (deep, '[');
