@@ -704,6 +704,48 @@ test_closing_stops_engine_thread (void)
   g_assert_cmpint (g_get_monotonic_time () - start, <, 3 * G_USEC_PER_SEC);
 }
 
+/* A file over two million characters is shown without highlighting, and
+ * says so; the next small file is highlighted again. */
+static void
+test_large_file_not_highlighted (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tilde-data-panel-XXXXXX", NULL);
+  g_autofree char *large_path = g_build_filename (dir, "large.json", NULL);
+  g_autofree char *small_path = g_build_filename (dir, "small.json", NULL);
+  g_autoptr(GString) large = g_string_new ("{\n  \"x\": [\n");
+  GtkWindow *window;
+  TildeDataPanel *panel = panel_window (NULL, &window);
+
+  for (int row = 0; row < 2600; row++)
+    {
+      g_string_append (large, "    ");
+      for (int k = 0; k < 100; k++)
+        g_string_append_printf (large, "%s%.3f", k ? ", " : "", (row * 100 + k) / 1000.0);
+      g_string_append (large, row + 1 < 2600 ? ",\n" : "\n");
+    }
+  g_string_append (large, "  ]\n}\n");
+  g_assert_cmpuint (large->len, >, 2 * 1024 * 1024);
+  g_assert_true (g_file_set_contents (large_path, large->str, (gssize) large->len, NULL));
+  g_assert_true (g_file_set_contents (small_path, "{\"x\": [1, 2]}\n", -1, NULL));
+
+  load (panel, large_path);
+  g_assert_null (gtk_source_buffer_get_language (tilde_data_panel_get_buffer (panel)));
+  g_assert_nonnull (_tilde_data_panel_get_message (panel));
+  g_assert_nonnull (strstr (_tilde_data_panel_get_message (panel), "large"));
+  g_autofree char *text = text_of (panel);
+  g_assert_cmpuint (strlen (text) + 1, ==, large->len);
+  g_assert_true (strncmp (text, large->str, strlen (text)) == 0);
+
+  load (panel, small_path);
+  g_assert_nonnull (gtk_source_buffer_get_language (tilde_data_panel_get_buffer (panel)));
+  g_assert_null (_tilde_data_panel_get_message (panel));
+
+  gtk_window_destroy (window);
+  g_unlink (large_path);
+  g_unlink (small_path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -725,5 +767,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/data-panel/save-clears-modified", test_save_clears_modified);
   g_test_add_func ("/data-panel/follows-editor", test_follows_editor);
   g_test_add_func ("/data-panel/closing-stops-engine-thread", test_closing_stops_engine_thread);
+  g_test_add_func ("/data-panel/large-file-not-highlighted", test_large_file_not_highlighted);
   return g_test_run ();
 }
