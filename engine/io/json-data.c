@@ -2,6 +2,7 @@
 #define G_LOG_DOMAIN "tilde-engine"
 
 #include "io/json-data.h"
+#include "io/decimal.h"
 #include "io/json-locate.h"
 
 #include <json-glib/json-glib.h>
@@ -118,132 +119,6 @@ value_end (const char *t, gsize len, gsize pos, guint64 *count)
   return len;
 }
 
-/* ---- numbers ---- */
-
-typedef struct {
-  gboolean is_int;   /* written without fraction or exponent, and within gint64 */
-  gint64   i;
-  double   d;
-} Number;
-
-static const double exact_powers_of_ten[] = {
-  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-};
-
-#if LDBL_MANT_DIG == 64
-static const long double exact_long_powers_of_ten[] = {
-  1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L,
-  1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L,
-  1e26L, 1e27L,
-};
-#endif
-
-/* The number that starts at `pos`; returns where it ends. A mantissa of at
- * most 2^53 times a power of ten up to 10^22 is one correctly rounded
- * multiplication or division of two exact doubles, so it equals what
- * strtod gives; so, on x86, is one of up to 19 digits and 10^27 (below);
- * every other number goes to strtod. */
-static gsize
-parse_number (const char *t, gsize len, gsize pos, Number *n)
-{
-  gsize k = pos;
-  gboolean negative = FALSE, exact = TRUE, integral = TRUE, fraction = FALSE;
-  guint64 m = 0;     /* the first 19 significant digits */
-  int digits = 0;
-  gint64 scale = 0;  /* a digit each way, however long the number */
-
-  if (k < len && t[k] == '-')
-    negative = TRUE, k++;
-  for (; k < len; k++)
-    {
-      char c = t[k];
-      if (c >= '0' && c <= '9')
-        {
-          int d = c - '0';
-          if (digits < 19)
-            {
-              m = m * 10 + (guint64) d;
-              digits += m != 0;
-              scale -= fraction;
-            }
-          else
-            {
-              exact &= d == 0;
-              scale += !fraction;
-            }
-        }
-      else if (c == '.' && !fraction)
-        fraction = TRUE, integral = FALSE;
-      else
-        break;
-    }
-  if (k < len && (t[k] == 'e' || t[k] == 'E'))
-    {
-      int sign = 1, e = 0;
-      integral = FALSE;
-      k++;
-      if (k < len && (t[k] == '+' || t[k] == '-'))
-        sign = t[k++] == '-' ? -1 : 1;
-      for (; k < len && g_ascii_isdigit (t[k]); k++)
-        if (e < 100000)
-          e = e * 10 + (t[k] - '0');
-        else
-          exact = FALSE;     /* past any double's range: strtod says where */
-      scale += sign * e;
-    }
-  while (k < len && tilde_json_is_number_char (t[k]))
-    k++;
-
-  n->is_int = integral && exact && scale == 0
-              && m <= (negative ? (guint64) G_MAXINT64 + 1 : (guint64) G_MAXINT64);
-  if (n->is_int)
-    {
-      n->i = !negative ? (gint64) m : m == (guint64) G_MAXINT64 + 1 ? G_MININT64 : -(gint64) m;
-      n->d = negative && m == 0 ? -0.0 : (double) n->i;
-      return k;
-    }
-#if FLT_EVAL_METHOD == 0
-  if (m == 0 || (exact && m <= (G_GUINT64_CONSTANT (1) << 53) && scale >= -22 && scale <= 22))
-    {
-      double d = (double) m;
-      if (m != 0)
-        d = scale >= 0 ? d * exact_powers_of_ten[scale] : d / exact_powers_of_ten[-scale];
-      n->d = negative ? -d : d;
-      return k;
-    }
-#endif
-#if LDBL_MANT_DIG == 64
-  /* Up to 19 digits and 10^27: both exact in x87's 64-bit significand, so
-   * the product or quotient is rounded once there. Rounding that to a
-   * double again gives strtod's double unless it landed exactly on a
-   * midpoint between two doubles (its 11 lowest bits 10000000000), which
-   * only a true midpoint, or a value rounded onto one, can do; those go to
-   * strtod. */
-  if (exact && scale >= -27 && scale <= 27)
-    {
-      long double x = (long double) m;
-      x = scale >= 0 ? x * exact_long_powers_of_ten[scale] : x / exact_long_powers_of_ten[-scale];
-      guint64 significand;
-      memcpy (&significand, &x, sizeof significand);
-      if ((significand & 0x7ff) != 0x400)
-        {
-          n->d = negative ? -(double) x : (double) x;
-          return k;
-        }
-    }
-#endif
-  char small[64];
-  gsize size = k - pos;
-  char *copy = size < sizeof small ? small : g_malloc (size + 1);
-  memcpy (copy, t + pos, size);
-  copy[size] = '\0';
-  n->d = g_ascii_strtod (copy, NULL);
-  if (copy != small)
-    g_free (copy);
-  return k;
-}
-
 static gboolean
 starts_number (char c)
 {
@@ -307,8 +182,8 @@ describe_value (const Reader *r, gsize pos)
     }
   if (starts_number (c))
     {
-      Number n;
-      parse_number (r->t, r->len, pos, &n);
+      TildeDecimal n;
+      tilde_decimal_parse (r->t, r->len, pos, &n);
       if (n.is_int)
         return g_strdup_printf ("the int %" G_GINT64_FORMAT, n.i);
       return g_strdup_printf ("the real %.17g", n.d);
@@ -356,8 +231,8 @@ read_real (Reader *r, const TildeShape *shape, gsize *pos, double *out)
   char c = at (r, *pos);
   if (starts_number (c))
     {
-      Number n;
-      *pos = parse_number (r->t, r->len, *pos, &n);
+      TildeDecimal n;
+      *pos = tilde_decimal_parse (r->t, r->len, *pos, &n);
       *out = n.d;
       return TRUE;
     }
@@ -378,8 +253,8 @@ read_int (Reader *r, const TildeShape *shape, gsize *pos, int *out)
 {
   if (!starts_number (at (r, *pos)))
     return fail (r, shape, *pos, NULL);
-  Number n;
-  gsize end = parse_number (r->t, r->len, *pos, &n);
+  TildeDecimal n;
+  gsize end = tilde_decimal_parse (r->t, r->len, *pos, &n);
   if (n.is_int && (n.i > G_MAXINT || n.i < G_MININT))
     {
       g_autofree char *why = g_strdup_printf ("the int %" G_GINT64_FORMAT
@@ -500,8 +375,8 @@ read_reals (Reader *r, gsize *pos, guint64 n, gboolean cplx, double *out, gsize 
       double *x = out + i * stride;
       if (G_LIKELY (!cplx && starts_number (at (r, p))))
         {
-          Number num;
-          p = skip_blanks (r->t, r->len, parse_number (r->t, r->len, p, &num));
+          TildeDecimal num;
+          p = skip_blanks (r->t, r->len, tilde_decimal_parse (r->t, r->len, p, &num));
           *x = num.d;
           continue;
         }

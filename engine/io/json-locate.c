@@ -2,6 +2,7 @@
 #define G_LOG_DOMAIN "tilde-engine"
 
 #include "io/json-locate.h"
+#include "io/decimal.h"
 
 #include <string.h>
 
@@ -434,45 +435,10 @@ is_digit (char c)
   return (guchar) (c - '0') < 10;
 }
 
-/* Where JSON's grammar for a number, read from `i`, ends; `i` itself
- * where the text there does not start one. */
-static gsize
-number_grammar_end (const char *s, gsize n, gsize i)
-{
-  gsize start = i;
-  if (i < n && s[i] == '-')
-    i++;
-  if (i < n && s[i] == '0')
-    i++;
-  else if (i < n && is_digit (s[i]))
-    while (i < n && is_digit (s[i]))
-      i++;
-  else
-    return start;
-  if (i < n && s[i] == '.')
-    {
-      if (++i >= n || !is_digit (s[i]))
-        return start;
-      while (i < n && is_digit (s[i]))
-        i++;
-    }
-  if (i < n && (s[i] == 'e' || s[i] == 'E'))
-    {
-      i++;
-      if (i < n && (s[i] == '+' || s[i] == '-'))
-        i++;
-      if (i >= n || !is_digit (s[i]))
-        return start;
-      while (i < n && is_digit (s[i]))
-        i++;
-    }
-  return i;
-}
-
 static gboolean
 valid_number (const char *s, gsize n)
 {
-  return n > 0 && number_grammar_end (s, n, 0) == n;
+  return n > 0 && tilde_decimal_grammar_end (s, n, 0) == n;
 }
 
 /* JSON's words are lower case; True and NULL are not JSON. */
@@ -531,7 +497,7 @@ skip_number_run (Lexer *lx)
         break;
       /* the token is the run of number characters; it must all be grammar */
       begin = q;
-      q = number_grammar_end (t, len, q);
+      q = tilde_decimal_grammar_end (t, len, q);
       if (q == begin || (q < len && tilde_json_is_number_char (t[q])))
         break;
       while (q < len && is_blank (t[q]))

@@ -2,6 +2,7 @@
 #define G_LOG_DOMAIN "tilde-engine"
 
 #include "io/stan-csv-read.h"
+#include "io/decimal.h"
 
 #include <gio/gio.h>
 #include <math.h>
@@ -131,6 +132,14 @@ parse_number (const char *begin, const char *end, double *out)
   len = (gsize) (end - begin);
   if (len == 0)
     return FALSE;
+  /* the plain decimals CmdStan writes, without strtod where that is exact */
+  if (tilde_decimal_grammar_end (begin, len, 0) == len)
+    {
+      TildeDecimal d;
+      tilde_decimal_parse (begin, len, 0, &d);
+      *out = d.d;
+      return TRUE;
+    }
   if (len < sizeof buffer)
     {
       memcpy (buffer, begin, len);

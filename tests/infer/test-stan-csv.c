@@ -190,6 +190,45 @@ test_line_endings_and_blanks (void)
   g_assert_cmpfloat (tilde_stan_csv_draw (csv, 1, 1), ==, 0.3);
 }
 
+/* Every number of a draw reads as strtod reads it, bit for bit: CmdStan's
+ * plain decimals (read without strtod where that is exact) and the forms
+ * only strtod takes (+1.5, .5, 1., 01, inf, nan). */
+static void
+test_numbers_as_strtod (void)
+{
+  static const char *forms[] = { "+1.5", ".5", "1.", "01", "inf", "-inf", "nan", "-0", "-0.0",
+                                 "1e308", "1e-320", "9007199254740993", "0.30000000000000004",
+                                 "123456789012345678e-5", "5.4236440212765072e+20" };
+  g_autoptr (GRand) rand = g_rand_new_with_seed (11);
+  g_autoptr (GPtrArray) tokens = g_ptr_array_new_with_free_func (g_free);
+  GString *text = g_string_new ("lp__,a,b,c,d\n");
+  guint n = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (forms); i++)
+    g_ptr_array_add (tokens, g_strdup (forms[i]));
+  while (tokens->len % 5 != 0 || tokens->len < 50000)
+    {
+      double x = ldexp (g_rand_double_range (rand, -1, 1), g_rand_int_range (rand, -60, 60));
+      /* CmdStan's 6 significant digits, and more */
+      g_ptr_array_add (tokens, g_strdup_printf ("%.*g", g_rand_int_range (rand, 1, 20), x));
+    }
+  for (guint i = 0; i < tokens->len; i++)
+    g_string_append_printf (text, "%s%s", (char *) tokens->pdata[i], i % 5 == 4 ? "\n" : ",");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TildeStanCsv) csv = tilde_stan_csv_read_string (text->str, text->len, "numbers.csv", &error);
+  g_string_free (text, TRUE);
+  g_assert_no_error (error);
+  g_assert_cmpuint (csv->n_draws, ==, tokens->len / 5);
+  for (guint i = 0; i < csv->n_draws; i++)
+    for (guint j = 0; j < 5; j++, n++)
+      {
+        double expected = g_ascii_strtod (tokens->pdata[n], NULL);
+        double got = tilde_stan_csv_draw (csv, i, j);
+        if (memcmp (&expected, &got, sizeof got) != 0)
+          g_error ("%s read as %.17g, strtod gives %.17g", (char *) tokens->pdata[n], got, expected);
+      }
+}
+
 /* Each malformed text fails; the message names the file and the line. */
 static void
 test_malformed_files (void)
@@ -310,6 +349,7 @@ main (int argc, char **argv)
   g_test_add_func ("/infer/stan-csv/file-without-header", test_file_without_header);
   g_test_add_func ("/infer/stan-csv/line-endings-and-blanks", test_line_endings_and_blanks);
   g_test_add_func ("/infer/stan-csv/malformed-files", test_malformed_files);
+  g_test_add_func ("/infer/stan-csv/numbers-as-strtod", test_numbers_as_strtod);
   g_test_add_func ("/infer/stan-csv/missing-file", test_missing_file);
   g_test_add_func ("/infer/stan-csv/damaged-files", test_damaged_files);
   return g_test_run ();
