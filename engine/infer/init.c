@@ -3,7 +3,7 @@
 
 #include "infer/init.h"
 
-#include <json-glib/json-glib.h>
+#include <gio/gio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,54 +11,57 @@
 
 #include "infer/param-json-private.h"
 #include "io/json-data.h"
+#include "io/json-locate.h"
 
 struct TildeInits {
   GHashTable *members;   /* name -> the member's value as JSON text */
   char       *text;      /* the whole object */
 };
 
+/* Takes `text`. Each member's value is kept as its own text, to be put
+ * with the random values of the rest when the inits are partial. */
 static TildeInits *
-inits_from_parser (JsonParser *parser, GError **error)
+inits_from_text (const char *name, char *text, gsize len, GError **error)
 {
-  JsonNode *root = json_parser_get_root (parser);
+  g_autoptr(TildeJsonOutline) outline = tilde_json_check_text (name, text, len, error);
   TildeInits *inits;
-  JsonObjectIter iter;
-  const char *name;
-  JsonNode *value;
 
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+  if (outline == NULL || !outline->is_object)
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                           "JSON inits must be an object whose members are variables");
+      if (outline != NULL)
+        g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                             "JSON inits must be an object whose members are variables");
+      g_free (text);
       return NULL;
     }
   inits = g_new0 (TildeInits, 1);
   inits->members = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  json_object_iter_init (&iter, json_node_get_object (root));
-  while (json_object_iter_next (&iter, &name, &value))
-    g_hash_table_replace (inits->members, g_strdup (name), json_to_string (value, FALSE));
-  inits->text = json_to_string (root, FALSE);
+  for (guint i = 0; i < outline->members->len; i++)
+    {
+      const TildeJsonMember *m = &g_array_index (outline->members, TildeJsonMember, i);
+      /* the last of a name counts, as in the data */
+      g_hash_table_replace (inits->members, g_strdup (m->name),
+                            g_strndup (text + m->value_begin, m->value_end - m->value_begin));
+    }
+  inits->text = text;
   return inits;
 }
 
 TildeInits *
 tilde_inits_new_from_file (const char *path, GError **error)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
+  char *text;
+  gsize len;
 
-  if (!json_parser_load_from_file (parser, path, error))
+  if (!g_file_get_contents (path, &text, &len, error))
     return NULL;
-  return inits_from_parser (parser, error);
+  return inits_from_text (path, text, len, error);
 }
 
 TildeInits *
 tilde_inits_new_from_string (const char *text, GError **error)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
-
-  if (!json_parser_load_from_data (parser, text, -1, error))
-    return NULL;
-  return inits_from_parser (parser, error);
+  return inits_from_text ("<inits>", g_strdup (text), strlen (text), error);
 }
 
 void

@@ -641,45 +641,6 @@ tilde_json_data_read (const TildeJsonData *data, const char *name, const TildeSh
 
 /* ---- the text ---- */
 
-/* The outline of `text` from the check of json-locate, or NULL with its
- * error in json-glib's form ("NAME:LINE:COLUMN: Parse error: ..."; the
- * column counts bytes, as data-check reads it back): the first syntax
- * error, or the first byte that is not UTF-8, whichever comes first. */
-static TildeJsonOutline *
-check_text (const char *name, const char *text, gsize len, GError **error)
-{
-  g_autofree char *message = NULL;
-  TildeJsonOutline *outline = NULL;
-  const char *bad;
-  gsize begin, end;
-  int line = 1, column = 1;
-
-  if (g_utf8_validate_len (text, len, &bad))
-    {
-      if ((outline = tilde_json_check (text, len, &begin, &end, &message)))
-        return outline;
-    }
-  else
-    {
-      /* a syntax error before the bad byte is named instead */
-      gsize at_bad = (gsize) (bad - text);
-      if (!tilde_json_find_syntax_error (text, len, &begin, &end, &message) || begin >= at_bad)
-        {
-          g_free (message);
-          begin = at_bad;
-          message = g_strdup (*bad ? "the data is not UTF-8 text" : "the data holds a zero byte");
-        }
-    }
-  for (gsize i = 0; i < begin; i++)
-    if (text[i] == '\n')
-      line++, column = 1;
-    else
-      column++;
-  g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
-               "%s:%d:%d: Parse error: %s", name, line, column, message);
-  return NULL;
-}
-
 /* Takes `text`; its members are those of `outline`. */
 static TildeJsonData *
 data_new (char *text, gsize len, TildeJsonOutline *outline, GError **error)
@@ -716,7 +677,7 @@ tilde_json_data_new_from_file (const char *path, GError **error)
 
   if (!g_file_get_contents (path, &text, &length, error))
     return NULL;
-  if (!(outline = check_text (path, text, length, error)))
+  if (!(outline = tilde_json_check_text (path, text, length, error)))
     {
       g_free (text);
       return NULL;
@@ -729,7 +690,7 @@ tilde_json_data_new_from_string (const char *text, gssize len, GError **error)
 {
   gsize length = len < 0 ? strlen (text) : (gsize) len;
 
-  TildeJsonOutline *outline = check_text ("<data>", text, length, error);
+  TildeJsonOutline *outline = tilde_json_check_text ("<data>", text, length, error);
   if (!outline)
     return NULL;
   char *copy = g_malloc (length + 1);

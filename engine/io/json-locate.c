@@ -4,6 +4,7 @@
 #include "io/json-locate.h"
 #include "io/decimal.h"
 
+#include <json-glib/json-glib.h>
 #include <string.h>
 
 /* Deeper than any data file nests; past it the syntax check gives up
@@ -734,4 +735,43 @@ tilde_json_token_at (const char *text, gsize len, gsize offset, gsize *begin, gs
           return TRUE;
         }
     }
+}
+
+/* The outline of `text` from tilde_json_check, or NULL with its error
+ * in json-glib's form ("NAME:LINE:COLUMN: Parse error: ..."; the
+ * column counts bytes, as data-check reads it back): the first syntax
+ * error, or the first byte that is not UTF-8, whichever comes first. */
+TildeJsonOutline *
+tilde_json_check_text (const char *name, const char *text, gsize len, GError **error)
+{
+  g_autofree char *message = NULL;
+  TildeJsonOutline *outline = NULL;
+  const char *bad;
+  gsize begin, end;
+  int line = 1, column = 1;
+
+  if (g_utf8_validate_len (text, len, &bad))
+    {
+      if ((outline = tilde_json_check (text, len, &begin, &end, &message)))
+        return outline;
+    }
+  else
+    {
+      /* a syntax error before the bad byte is named instead */
+      gsize at_bad = (gsize) (bad - text);
+      if (!tilde_json_find_syntax_error (text, len, &begin, &end, &message) || begin >= at_bad)
+        {
+          g_free (message);
+          begin = at_bad;
+          message = g_strdup (*bad ? "the data is not UTF-8 text" : "the data holds a zero byte");
+        }
+    }
+  for (gsize i = 0; i < begin; i++)
+    if (text[i] == '\n')
+      line++, column = 1;
+    else
+      column++;
+  g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
+               "%s:%d:%d: Parse error: %s", name, line, column, message);
+  return NULL;
 }

@@ -80,6 +80,15 @@ TildeJsonOutline *tilde_json_check (const char *text,
                                     gsize      *end,
                                     char      **message);
 
+/* tilde_json_check for text to be read from a file or a string named
+ * `name`, which must also be UTF-8: NULL with the first error in
+ * json-glib's form ("NAME:LINE:COLUMN: Parse error: ...", the column in
+ * bytes; JSON_PARSER_ERROR_INVALID_DATA), which the editor places. */
+TildeJsonOutline *tilde_json_check_text (const char *name,
+                                         const char *text,
+                                         gsize       len,
+                                         GError    **error);
+
 /* The token that ends at, or contains, byte `offset`: where json-glib's
  * error positions point. FALSE when there is none there. */
 gboolean tilde_json_token_at (const char *text,

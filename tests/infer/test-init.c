@@ -113,6 +113,35 @@ test_partial_file (void)
   found_clear (&f);
 }
 
+/* Inits are read as data are: the same check, with a line and column, and
+ * each given value's own text (a comment, an exponent, a 17-digit
+ * number, the last of two) put with the drawn rest. */
+static void
+test_text_read_as_data (void)
+{
+  static const struct { const char *text, *message; } bad[] = {
+    { "{\"mu\": 1} {\"mu\": 2}", "<inits>:1:11: Parse error: expected the end of the data, found '{'" },
+    { "{\"mu\": 4.}", "<inits>:1:8: Parse error: 4. is not a number" },
+    { "{\"mu\": \"\xff\"}", "<inits>:1:9: Parse error: the data is not UTF-8 text" },
+    { "[1, 2]", "JSON inits must be an object whose members are variables" },
+  };
+  g_autoptr(TildeModel) model = infer_test_model (model_source, NULL);
+  Found f;
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_assert_null (tilde_inits_new_from_string (bad[i].text, &error));
+      g_assert_nonnull (error);
+      g_assert_cmpstr (error->message, ==, bad[i].message);
+    }
+  find (model, "{\"sigma\": 1, \"sigma\": /* given */ 3.0000000000000004e0, \"mu\": -0.1}", 2, &f);
+  g_assert_true (f.ok);
+  g_assert_cmpfloat (f.theta[0], ==, -0.1);
+  g_assert_cmpfloat (f.theta[1], ==, log (3.0000000000000004));
+  found_clear (&f);
+}
+
 /* A value outside its constraint is rejected; with everything given
  * there is nothing to draw again, so one attempt. */
 static void
@@ -200,6 +229,7 @@ main (int argc, char **argv)
   g_test_add_func ("/infer/init/random", test_random);
   g_test_add_func ("/infer/init/file", test_file);
   g_test_add_func ("/infer/init/partial-file", test_partial_file);
+  g_test_add_func ("/infer/init/text-read-as-data", test_text_read_as_data);
   g_test_add_func ("/infer/init/file-violates-constraint", test_file_violates_constraint);
   g_test_add_func ("/infer/init/failure", test_failure);
   g_test_add_func ("/infer/init/error-then-success", test_error_then_success);
