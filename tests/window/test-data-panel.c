@@ -729,6 +729,8 @@ test_large_file_not_highlighted (void)
   g_assert_true (g_file_set_contents (small_path, "{\"x\": [1, 2]}\n", -1, NULL));
 
   load (panel, large_path);
+  window_test_let_it_draw (GTK_WIDGET (panel));
+  window_test_screenshot (GTK_WIDGET (window), "data-panel-large-file.png");
   g_assert_null (gtk_source_buffer_get_language (tilde_data_panel_get_buffer (panel)));
   g_assert_nonnull (_tilde_data_panel_get_message (panel));
   g_assert_nonnull (strstr (_tilde_data_panel_get_message (panel), "large"));
