@@ -112,11 +112,13 @@ load (TildeDataPanel *panel, const char *path)
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
+  /* A bound, not a timing: the large file's load and check take seconds
+   * in the sanitized build beside other tests. */
   tilde_data_panel_load_async (panel, file, NULL, async_done, &result);
-  g_assert_true (window_test_wait_for (has_result, &result));
+  g_assert_true (window_test_wait_for_ms (has_result, &result, 120000));
   g_assert_true (tilde_data_panel_load_finish (panel, result, &error));
   g_assert_no_error (error);
-  g_assert_true (window_test_wait_for (check_shown, panel));
+  g_assert_true (window_test_wait_for_ms (check_shown, panel, 120000));
 }
 
 static GtkTextBuffer *
