@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "io/data-template.h"
+#include "io/json-data.h"
 #include "tilde-data-panel-private.h"
 #include "tilde-diagnostic-marks.h"
 #include "tilde-editor-private.h"
@@ -26,9 +27,14 @@ struct _TildeDataPanel
   GtkLabel             *info_label;
   GtkSourceView        *view;
   GtkWidget            *empty_state;
+  GtkStack             *content;
+  GtkLabel             *summary_label;
+  GtkGrid              *summary_variables;
   TildeProblemsList    *problems_list;
 
   GtkSourceBuffer      *buffer;
+  /* What the view shows while the text is going in, or is too wide to lay out. */
+  GtkSourceBuffer      *no_text;
   GtkSourceFile        *source_file;
   TildeDiagnosticMarks *marks;
   TildeWorker          *worker;
@@ -36,6 +42,15 @@ struct _TildeDataPanel
   TildeEditor          *editor;
   gulong                editor_checked_id;
   GBinding             *scheme_binding;
+
+  /* Text going in a piece at a time (put_text_*), for a load. */
+  char                 *put_text;
+  gsize                 put_len;
+  gsize                 put_pos;
+  gsize                 put_longest_line;
+  GStrv                 put_summary;
+  GTask                *put_task;
+  guint                 put_source;
 
   guint                 check_source;
   guint                 check_delay_ms;
@@ -48,6 +63,7 @@ struct _TildeDataPanel
   guint                 loading : 1;
   guint                 saving : 1;
   guint                 templating : 1;
+  guint                 summarised : 1;
 };
 
 G_DEFINE_FINAL_TYPE (TildeDataPanel, tilde_data_panel, GTK_TYPE_WIDGET)
@@ -244,11 +260,16 @@ show_error (TildeDataPanel *self, const char *what, const GError *error)
 
 /* Highlighting is off for text going in whole (a file read, a text
  * restored), and back on once it is in, unless it is over this many
- * characters. GtkSourceView's highlighting of rows of numbers takes time
- * that grows with the square of a line's length, and a tag per number: a
- * 29 MB file of 30,000 rows of 100 numbers took a minute of the main
- * thread and 1.1 GB of memory to colour, for text nobody reads by eye. */
+ * characters. GtkSourceView's highlighting of rows of numbers takes a tag
+ * per number: a 29 MB file of 30,000 rows of 100 numbers took a minute of
+ * the main thread and 1.1 GB of memory to colour, for text nobody reads
+ * by eye. */
 #define HIGHLIGHT_LIMIT_CHARS (2 * 1024 * 1024)
+/* Nor with a line over this many bytes: its highlighting takes time that
+ * grows with the square of the line's length, and again at each change of
+ * the line. A line of 1,000 numbers (10 KB, as a JSON writer puts a whole
+ * file on one line) took 0.1 s a keystroke, one of 3,000 numbers 0.9 s. */
+#define HIGHLIGHT_LINE_LIMIT 4096
 
 static void
 stop_highlighting (TildeDataPanel *self)
@@ -257,23 +278,71 @@ stop_highlighting (TildeDataPanel *self)
 }
 
 static void
-highlight_unless_large (TildeDataPanel *self)
+note (TildeDataPanel *self, const char *text)
+{
+  gtk_info_bar_set_message_type (self->info_bar, GTK_MESSAGE_INFO);
+  gtk_label_set_text (self->info_label, text);
+  gtk_info_bar_set_revealed (self->info_bar, TRUE);
+}
+
+/* Highlights text just put in whose longest line is `longest_line` bytes,
+ * or says why it does not. */
+static void
+highlight_unless_large (TildeDataPanel *self, gsize longest_line)
 {
   GtkSourceLanguageManager *languages = gtk_source_language_manager_get_default ();
   int chars = gtk_text_buffer_get_char_count (GTK_TEXT_BUFFER (self->buffer));
 
-  if (chars <= HIGHLIGHT_LIMIT_CHARS)
+  if (chars <= HIGHLIGHT_LIMIT_CHARS && longest_line <= HIGHLIGHT_LINE_LIMIT)
     {
       gtk_source_buffer_set_language (self->buffer,
                                       gtk_source_language_manager_get_language (languages, "json"));
       return;
     }
-  g_autofree char *size = g_format_size ((guint64) chars);
-  g_autofree char *text = g_strdup_printf (_("These data are large (%s), so they are shown without "
-                                             "syntax highlighting."), size);
-  gtk_info_bar_set_message_type (self->info_bar, GTK_MESSAGE_INFO);
-  gtk_label_set_text (self->info_label, text);
-  gtk_info_bar_set_revealed (self->info_bar, TRUE);
+  if (self->summarised)
+    return;   /* the summary says more */
+  g_autofree char *text = NULL;
+  if (chars > HIGHLIGHT_LIMIT_CHARS)
+    {
+      g_autofree char *size = g_format_size ((guint64) chars);
+      text = g_strdup_printf (_("These data are large (%s), so they are shown without syntax "
+                                "highlighting."), size);
+    }
+  else
+    {
+      g_autofree char *size = g_format_size (longest_line);
+      text = g_strdup_printf (_("A line of these data is %s long, so they are shown without syntax "
+                                "highlighting."), size);
+    }
+  note (self, text);
+}
+
+/* Typing or pasting a line longer than the limit turns highlighting off
+ * before it costs a keystroke's worth of seconds. */
+static void
+text_inserted (TildeDataPanel *self, const GtkTextIter *location, const char *text, int len)
+{
+  gsize longest = 0, run = 0;
+  int newlines = 0;
+
+  if (self->put_task != NULL || gtk_source_buffer_get_language (self->buffer) == NULL)
+    return;
+  for (int i = 0; i < len; i++)
+    if (text[i] == '\n')
+      newlines++, longest = MAX (longest, run), run = 0;
+    else
+      run++;
+  longest = MAX (longest, run);
+  /* the lines the insertion begins and ends on, whole */
+  GtkTextIter line = *location;
+  longest = MAX (longest, (gsize) gtk_text_iter_get_bytes_in_line (&line));
+  gtk_text_iter_set_line (&line, gtk_text_iter_get_line (location) - newlines);
+  longest = MAX (longest, (gsize) gtk_text_iter_get_bytes_in_line (&line));
+  if (longest > HIGHLIGHT_LINE_LIMIT)
+    {
+      stop_highlighting (self);
+      highlight_unless_large (self, longest);
+    }
 }
 
 static void
@@ -305,17 +374,23 @@ set_loading (TildeDataPanel *self, gboolean loading)
 /* ---- checking ---- */
 
 static char *
-buffer_text (TildeDataPanel *self)
+buffer_text (TildeDataPanel *self, gsize *len)
 {
   GtkTextIter start, end;
-  g_autofree char *text = NULL;
+  char *text;
 
   gtk_text_buffer_get_bounds (GTK_TEXT_BUFFER (self->buffer), &start, &end);
   text = gtk_text_buffer_get_text (GTK_TEXT_BUFFER (self->buffer), &start, &end, TRUE);
-  /* The file's last newline is not in the buffer; check the file as saved. */
-  if (gtk_source_buffer_get_implicit_trailing_newline (self->buffer) && text[0] != '\0')
-    return g_strconcat (text, "\n", NULL);
-  return g_steal_pointer (&text);
+  *len = strlen (text);
+  /* The file's last newline is not in the buffer; check the file as saved.
+   * (Grown in place: a large file's text is not copied again.) */
+  if (gtk_source_buffer_get_implicit_trailing_newline (self->buffer) && *len > 0)
+    {
+      text = g_realloc (text, *len + 2);
+      text[(*len)++] = '\n';
+      text[*len] = '\0';
+    }
+  return text;
 }
 
 static char *
@@ -350,16 +425,16 @@ void
 tilde_data_panel_check_now (TildeDataPanel *self)
 {
   g_autoptr(TildeJobInput) input = NULL;
-  g_autofree char *text = NULL;
   g_autofree char *name = NULL;
 
   g_return_if_fail (TILDE_IS_DATA_PANEL (self));
   g_clear_handle_id (&self->check_source, g_source_remove);
   if (self->worker == NULL)
     return;
-  text = buffer_text (self);
+  gsize len;
+  char *text = buffer_text (self, &len);
   name = display_name (self);
-  input = tilde_job_input_new (name, NULL, text, -1, NULL);
+  input = tilde_job_input_new_take (name, NULL, text, len, NULL);
   self->checked_stamp = self->stamp;
   self->check_generation = tilde_worker_check_data (self->worker, input, self->model, check_done,
                                                     tilde_weak_ref_new (self), tilde_weak_ref_free);
@@ -463,7 +538,8 @@ tilde_data_panel_go_to_problem (TildeDataPanel *self, TildeProblem *problem)
   g_return_if_fail (TILDE_IS_DATA_PANEL (self));
   g_return_if_fail (TILDE_IS_PROBLEM (problem));
 
-  if (!tilde_problem_get_bounds (problem, &begin, NULL))
+  /* Text too wide to show has no place to go to; the problem says where. */
+  if (self->summarised || !tilde_problem_get_bounds (problem, &begin, NULL))
     return;
   buffer = GTK_TEXT_BUFFER (self->buffer);
   gtk_text_buffer_place_cursor (buffer, &begin);
@@ -478,7 +554,274 @@ problem_activated_cb (TildeDataPanel *self, TildeProblem *problem)
   tilde_data_panel_go_to_problem (self, problem);
 }
 
+/* ---- text going in whole ---- */
+
+/* A line longer than this many bytes is not laid out: GtkTextView lays a
+ * line out whole, 0.18 s a megabyte, at each change of it, and a file a
+ * JSON writer put on one line is as long as the file. Such data are
+ * summarised instead of shown, and stay read as they are. */
+#define LAYOUT_LINE_LIMIT (256 * 1024)
+/* What goes into the buffer in one main-loop turn, about 2 ms of it,
+ * extended to the end of its line: inserting into a line costs its length,
+ * so pieces begin lines. */
+#define PUT_PIECE_BYTES (256 * 1024)
+
+static gsize
+longest_line (const char *text, gsize len)
+{
+  gsize longest = 0;
+  const char *p = text, *end = text + len;
+
+  while (p < end)
+    {
+      const char *nl = memchr (p, '\n', (gsize) (end - p));
+      const char *stop = nl ? nl : end;
+      longest = MAX (longest, (gsize) (stop - p));
+      p = stop + 1;
+    }
+  return longest;
+}
+
+static gsize
+longest_line_of_buffer (TildeDataPanel *self)
+{
+  GtkTextIter line;
+  gsize longest = 0;
+
+  gtk_text_buffer_get_start_iter (GTK_TEXT_BUFFER (self->buffer), &line);
+  do
+    longest = MAX (longest, (gsize) gtk_text_iter_get_bytes_in_line (&line));
+  while (gtk_text_iter_forward_line (&line));
+  return longest;
+}
+
+/* "name", "how it looks" pairs of the variables of `text`, for the summary
+ * of text too wide to show (empty where it is not valid data). */
+static GStrv
+summarise (const char *text, gsize len)
+{
+  g_autoptr(TildeJsonData) data = tilde_json_data_new_from_string (text, (gssize) len, NULL);
+  g_auto(GStrv) names = tilde_json_data_names (data);
+  GStrvBuilder *pairs = g_strv_builder_new ();
+
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_autofree char *look = tilde_json_data_describe (data, names[i]);
+      g_strv_builder_add (pairs, names[i]);
+      g_strv_builder_add (pairs, look);
+    }
+  GStrv out = g_strv_builder_end (pairs);
+  g_strv_builder_unref (pairs);
+  return out;
+}
+
+#define SUMMARY_MAX_VARIABLES 40
+
+static void
+show_summary (TildeDataPanel *self, gsize longest, GStrv pairs)
+{
+  GtkWidget *child;
+  g_autofree char *size = g_format_size (longest);
+  g_autofree char *text =
+    g_strdup_printf (_("A line of these data is %s long, more than the editor lays out without "
+                       "stalling the window. Runs and checks read the data as they are; problems "
+                       "are listed below."), size);
+  guint n = pairs ? g_strv_length (pairs) / 2 : 0;
+
+  gtk_label_set_text (self->summary_label, text);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->summary_variables))) != NULL)
+    gtk_grid_remove (self->summary_variables, child);
+  for (guint i = 0; i < MIN (n, SUMMARY_MAX_VARIABLES); i++)
+    {
+      GtkWidget *name = gtk_label_new (pairs[2 * i]);
+      GtkWidget *look = gtk_label_new (pairs[2 * i + 1]);
+
+      gtk_label_set_xalign (GTK_LABEL (name), 1);
+      gtk_label_set_xalign (GTK_LABEL (look), 0);
+      gtk_label_set_selectable (GTK_LABEL (look), TRUE);
+      gtk_widget_add_css_class (name, "monospace");
+      gtk_widget_add_css_class (look, "monospace");
+      gtk_widget_add_css_class (look, "dim-label");
+      gtk_grid_attach (self->summary_variables, name, 0, (int) i, 1, 1);
+      gtk_grid_attach (self->summary_variables, look, 1, (int) i, 1, 1);
+    }
+  if (n > SUMMARY_MAX_VARIABLES)
+    {
+      g_autofree char *more = g_strdup_printf (ngettext ("and %u more variable",
+                                                         "and %u more variables",
+                                                         n - SUMMARY_MAX_VARIABLES),
+                                               n - SUMMARY_MAX_VARIABLES);
+      GtkWidget *label = gtk_label_new (more);
+      gtk_widget_add_css_class (label, "dim-label");
+      gtk_grid_attach (self->summary_variables, label, 0, SUMMARY_MAX_VARIABLES, 2, 1);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->summary_variables), n > 0);
+  self->summarised = TRUE;
+  gtk_stack_set_visible_child_name (self->content, "summary");
+}
+
+/* Before text goes in whole: the view lets go of the buffer, so that it
+ * neither lays out each piece nor, for a line too wide, the whole. */
+static void
+put_text_begin (TildeDataPanel *self)
+{
+  gtk_info_bar_set_revealed (self->info_bar, FALSE);
+  stop_highlighting (self);
+  gtk_text_view_set_buffer (GTK_TEXT_VIEW (self->view), GTK_TEXT_BUFFER (self->no_text));
+  self->summarised = FALSE;
+}
+
+/* Once it is in: the view shows it again, or the summary stands in. */
+static void
+put_text_end (TildeDataPanel *self, gsize longest, GStrv summary)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->buffer);
+  GtkTextIter start;
+
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  gtk_text_buffer_place_cursor (buffer, &start);
+  if (longest > LAYOUT_LINE_LIMIT)
+    show_summary (self, longest, summary);
+  else
+    {
+      gtk_text_view_set_buffer (GTK_TEXT_VIEW (self->view), buffer);
+      gtk_stack_set_visible_child_name (self->content, "text");
+    }
+  highlight_unless_large (self, longest);
+}
+
+static void finish_load (TildeDataPanel *self, GTask *task, GError *error);
+
+static void
+put_text_clear (TildeDataPanel *self)
+{
+  g_clear_handle_id (&self->put_source, g_source_remove);
+  g_clear_pointer (&self->put_text, g_free);
+  g_clear_pointer (&self->put_summary, g_strfreev);
+}
+
+static gboolean
+put_text_step (gpointer user_data)
+{
+  TildeDataPanel *self = user_data;
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->buffer);
+  GTask *task = self->put_task;
+  gboolean cancelled = g_task_return_error_if_cancelled (task);
+  GtkTextIter end;
+
+  if (!cancelled)
+    {
+      gsize from = self->put_pos, to = MIN (from + PUT_PIECE_BYTES, self->put_len);
+      const char *nl = memchr (self->put_text + to, '\n', self->put_len - to);
+
+      to = nl ? (gsize) (nl - self->put_text) + 1 : self->put_len;
+      gtk_text_buffer_get_end_iter (buffer, &end);
+      gtk_text_buffer_insert (buffer, &end, self->put_text + from, (int) (to - from));
+      self->put_pos = to;
+      if (to < self->put_len)
+        return G_SOURCE_CONTINUE;
+    }
+  self->put_source = 0;
+  self->put_task = NULL;
+  gtk_text_buffer_end_irreversible_action (buffer);
+  put_text_end (self, self->put_longest_line, self->put_summary);
+  put_text_clear (self);
+  /* A cancelled load has had its answer; what is in stays, as a cancelled
+   * read leaves it. */
+  finish_load (self, cancelled ? NULL : task, NULL);
+  g_object_unref (task);
+  return G_SOURCE_REMOVE;
+}
+
+/* A load taken over by the next one, or by the panel's end. While the
+ * file is still being read, the read's end answers its task. */
+static void
+put_text_abandon (TildeDataPanel *self)
+{
+  GTask *task = self->put_task;
+
+  if (task == NULL)
+    return;
+  self->put_task = NULL;
+  if (self->put_source == 0)
+    return;
+  put_text_clear (self);
+  gtk_text_buffer_end_irreversible_action (GTK_TEXT_BUFFER (self->buffer));
+  g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s",
+                           _("Other data were loaded"));
+  g_object_unref (task);
+}
+
 /* ---- files ---- */
+
+/* The text of a file as the data panel shows it. */
+typedef struct {
+  char  *text;
+  gsize  len;
+  gsize  longest_line;
+  GStrv  summary;
+} ReadText;
+
+static void
+read_text_free (gpointer data)
+{
+  ReadText *r = data;
+
+  g_free (r->text);
+  g_strfreev (r->summary);
+  g_free (r);
+}
+
+/* Reads the file in one go off the main thread. Text that GtkSourceView's
+ * loader would change on the way in (another encoding, a byte order mark,
+ * a carriage return, a zero byte) is left to it: no result and no error. */
+static void
+read_text_in_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  GFile *file = task_data;
+  GError *error = NULL;
+  char *text;
+  gsize len;
+
+  if (!g_file_load_contents (file, cancellable, &text, &len, NULL, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  if (!g_utf8_validate_len (text, len, NULL) || memchr (text, '\r', len) != NULL
+      || (len >= 3 && memcmp (text, "\xEF\xBB\xBF", 3) == 0))
+    {
+      g_free (text);
+      g_task_return_pointer (task, NULL, NULL);
+      return;
+    }
+  ReadText *r = g_new0 (ReadText, 1);
+  r->text = text;
+  r->len = len;
+  r->longest_line = longest_line (text, len);
+  if (r->longest_line > LAYOUT_LINE_LIMIT)
+    r->summary = summarise (text, len);
+  /* The buffer's last newline is implicit, as GtkSourceView's loader has it. */
+  if (len > 0 && text[len - 1] == '\n')
+    r->len--;
+  g_task_return_pointer (task, r, read_text_free);
+}
+
+static void
+finish_load (TildeDataPanel *self, GTask *task, GError *error)
+{
+  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (self->buffer), FALSE);
+  set_loading (self, FALSE);
+  update_file_label (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
+  tilde_data_panel_check_now (self);
+  if (task == NULL)
+    g_clear_error (&error);
+  else if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
 
 static void
 load_done (GObject *source, GAsyncResult *result, gpointer user_data)
@@ -486,7 +829,6 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr(GTask) task = user_data;
   TildeDataPanel *self = g_task_get_source_object (task);
   GError *error = NULL;
-  GtkTextIter start;
 
   if (!gtk_source_file_loader_load_finish (GTK_SOURCE_FILE_LOADER (source), result, &error)
       && self->source_file != NULL)
@@ -500,39 +842,91 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
                                _("The data panel is gone"));
       return;
     }
-  gtk_text_buffer_get_start_iter (GTK_TEXT_BUFFER (self->buffer), &start);
-  gtk_text_buffer_place_cursor (GTK_TEXT_BUFFER (self->buffer), &start);
-  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (self->buffer), FALSE);
-  highlight_unless_large (self);
-  set_loading (self, FALSE);
-  update_file_label (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
-  tilde_data_panel_check_now (self);
+  put_text_end (self, longest_line_of_buffer (self), NULL);
+  finish_load (self, g_steal_pointer (&task), error);
+}
+
+static void
+load_with_loader (TildeDataPanel *self, GTask *task)
+{
+  g_autoptr(GtkSourceFileLoader) loader = gtk_source_file_loader_new (self->buffer, self->source_file);
+
+  gtk_source_file_loader_load_async (loader, G_PRIORITY_DEFAULT, g_task_get_cancellable (task),
+                                     NULL, NULL, NULL, load_done, task);
+}
+
+static void
+text_read (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  TildeDataPanel *self = TILDE_DATA_PANEL (source);
+  GError *error = NULL;
+  ReadText *r = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (self->buffer == NULL || self->put_task != task)
+    {
+      /* disposed, or another load began, while the file was read */
+      g_clear_pointer (&r, read_text_free);
+      g_clear_error (&error);
+      if (self->put_task == task)
+        self->put_task = NULL;
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s",
+                               self->buffer == NULL ? _("The data panel is gone")
+                                                    : _("Other data were loaded"));
+      g_object_unref (task);
+      return;
+    }
   if (error != NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
+    {
+      self->put_task = NULL;
+      gtk_source_file_set_location (self->source_file, NULL);
+      put_text_end (self, longest_line_of_buffer (self), NULL);
+      finish_load (self, task, error);
+      g_object_unref (task);
+      return;
+    }
+  if (r == NULL)
+    {
+      self->put_task = NULL;
+      load_with_loader (self, task);
+      return;
+    }
+  self->put_text = g_steal_pointer (&r->text);
+  self->put_len = r->len;
+  self->put_pos = 0;
+  self->put_longest_line = r->longest_line;
+  self->put_summary = g_steal_pointer (&r->summary);
+  read_text_free (r);
+  gtk_text_buffer_begin_irreversible_action (GTK_TEXT_BUFFER (self->buffer));
+  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (self->buffer), "", 0);
+  /* Below the redraws and the text views' measuring, so the window keeps
+   * up while a large file goes in. */
+  self->put_source = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, put_text_step, self, NULL);
+  g_source_set_static_name (g_main_context_find_source_by_id (NULL, self->put_source),
+                            "[tilde] data text going in");
 }
 
 void
 tilde_data_panel_load_async (TildeDataPanel *self, GFile *file, GCancellable *cancellable,
                              GAsyncReadyCallback callback, gpointer user_data)
 {
-  g_autoptr(GtkSourceFileLoader) loader = NULL;
+  g_autoptr(GTask) read = NULL;
   GTask *task;
 
   g_return_if_fail (TILDE_IS_DATA_PANEL (self));
   g_return_if_fail (G_IS_FILE (file));
 
+  put_text_abandon (self);
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, tilde_data_panel_load_async);
-  gtk_info_bar_set_revealed (self->info_bar, FALSE);
   gtk_source_file_set_location (self->source_file, file);
-  loader = gtk_source_file_loader_new (self->buffer, self->source_file);
   set_loading (self, TRUE);
-  stop_highlighting (self);
-  gtk_source_file_loader_load_async (loader, G_PRIORITY_DEFAULT, cancellable, NULL, NULL, NULL,
-                                     load_done, task);
+  put_text_begin (self);
+  self->put_task = task;
+  read = g_task_new (self, cancellable, text_read, task);
+  g_task_set_source_tag (read, read_text_in_thread);
+  g_task_set_task_data (read, g_object_ref (file), g_object_unref);
+  g_task_run_in_thread (read, read_text_in_thread);
 }
 
 gboolean
@@ -546,26 +940,27 @@ void
 tilde_data_panel_restore_text (TildeDataPanel *self, GFile *file, const char *text)
 {
   GtkTextBuffer *buffer;
-  g_autofree char *body = NULL;
-  GtkTextIter start;
+  gsize len, longest;
+  g_auto(GStrv) summary = NULL;
 
   g_return_if_fail (TILDE_IS_DATA_PANEL (self));
   g_return_if_fail (file == NULL || G_IS_FILE (file));
   g_return_if_fail (text != NULL);
 
+  put_text_abandon (self);
   buffer = GTK_TEXT_BUFFER (self->buffer);
-  body = g_strdup (text);
-  if (gtk_source_buffer_get_implicit_trailing_newline (self->buffer) && g_str_has_suffix (body, "\n"))
-    body[strlen (body) - 1] = '\0';
-  gtk_info_bar_set_revealed (self->info_bar, FALSE);
+  len = strlen (text);
+  longest = longest_line (text, len);
+  if (longest > LAYOUT_LINE_LIMIT)
+    summary = summarise (text, len);
+  if (gtk_source_buffer_get_implicit_trailing_newline (self->buffer) && len > 0 && text[len - 1] == '\n')
+    len--;
   gtk_source_file_set_location (self->source_file, file);
-  stop_highlighting (self);
+  put_text_begin (self);
   gtk_text_buffer_begin_irreversible_action (buffer);
-  gtk_text_buffer_set_text (buffer, body, -1);
+  gtk_text_buffer_set_text (buffer, text, (int) len);
   gtk_text_buffer_end_irreversible_action (buffer);
-  highlight_unless_large (self);
-  gtk_text_buffer_get_start_iter (buffer, &start);
-  gtk_text_buffer_place_cursor (buffer, &start);
+  put_text_end (self, longest, summary);
   gtk_text_buffer_set_modified (buffer, TRUE);
   update_file_label (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
@@ -990,6 +1385,8 @@ tilde_data_panel_dispose (GObject *object)
   GtkWidget *child;
 
   g_clear_handle_id (&self->check_source, g_source_remove);
+  if (self->buffer != NULL)
+    put_text_abandon (self);
   /* Stops the engine thread; no result arrives after this. */
   g_clear_pointer (&self->worker, tilde_worker_free);
   /* Before the buffer: the problems hold marks in it. */
@@ -1005,6 +1402,7 @@ tilde_data_panel_dispose (GObject *object)
     gtk_widget_unparent (child);
   g_clear_object (&self->source_file);
   g_clear_object (&self->buffer);
+  g_clear_object (&self->no_text);
   G_OBJECT_CLASS (tilde_data_panel_parent_class)->dispose (object);
 }
 
@@ -1106,6 +1504,9 @@ tilde_data_panel_class_init (TildeDataPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TildeDataPanel, info_label);
   gtk_widget_class_bind_template_child (widget_class, TildeDataPanel, view);
   gtk_widget_class_bind_template_child (widget_class, TildeDataPanel, empty_state);
+  gtk_widget_class_bind_template_child (widget_class, TildeDataPanel, content);
+  gtk_widget_class_bind_template_child (widget_class, TildeDataPanel, summary_label);
+  gtk_widget_class_bind_template_child (widget_class, TildeDataPanel, summary_variables);
   gtk_widget_class_bind_template_child (widget_class, TildeDataPanel, problems_list);
   gtk_widget_class_bind_template_callback (widget_class, info_bar_response_cb);
   gtk_widget_class_bind_template_callback (widget_class, problem_activated_cb);
@@ -1136,6 +1537,9 @@ tilde_data_panel_init (TildeDataPanel *self)
                                   gtk_source_language_manager_get_language (languages, "json"));
   gtk_source_buffer_set_highlight_syntax (self->buffer, TRUE);
   gtk_text_view_set_buffer (GTK_TEXT_VIEW (self->view), GTK_TEXT_BUFFER (self->buffer));
+  self->no_text = gtk_source_buffer_new (NULL);
+  g_signal_connect_object (self->buffer, "insert-text",
+                           G_CALLBACK (text_inserted), self, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   g_signal_connect_object (self->buffer, "changed",
                            G_CALLBACK (buffer_changed), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->buffer, "modified-changed",

@@ -12,12 +12,6 @@ is_digit (char c)
   return (guchar) (c - '0') < 10;
 }
 
-static gboolean
-is_number_char (char c)
-{
-  return is_digit (c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
-}
-
 gsize
 tilde_decimal_grammar_end (const char *s, gsize n, gsize i)
 {
@@ -117,7 +111,7 @@ tilde_decimal_parse (const char *t, gsize len, gsize pos, TildeDecimal *n)
           exact = FALSE;     /* past any double's range: strtod says where */
       scale += sign * e;
     }
-  while (k < len && is_number_char (t[k]))
+  while (k < len && tilde_decimal_is_number_char (t[k]))
     k++;
 
   n->is_int = integral && exact && scale == 0

@@ -20,6 +20,18 @@ typedef struct {
   double   d;        /* the value, as strtod gives it (ints too) */
 } TildeDecimal;
 
+/* A character a number token is made of: digits, signs, the point and
+ * the exponent's e (a scan to where a token ends; the grammar comes
+ * after). */
+static inline gboolean
+tilde_decimal_is_number_char (char c)
+{
+  static const guint8 number_chars[256] = {
+    ['0' ... '9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1,
+  };
+  return number_chars[(guchar) c];
+}
+
 /* Where JSON's grammar for a number ("-1.5e3"; no "+", no ".5", no
  * leading zeros), read from `begin`, ends: `begin` where none starts. */
 gsize tilde_decimal_grammar_end (const char *text, gsize len, gsize begin);

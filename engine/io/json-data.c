@@ -44,21 +44,15 @@ skip_blanks (const char *t, gsize len, gsize pos)
 }
 
 static gsize
-string_end (const char *t, gsize len, gsize pos)
-{
-  return tilde_json_string_end (t, len, pos, NULL);
-}
-
-static gsize
 scalar_end (const char *t, gsize len, gsize pos)
 {
   if (pos >= len)
     return len;
   if (t[pos] == '"' || t[pos] == '\'')
-    return string_end (t, len, pos);
+    return tilde_json_string_end (t, len, pos, NULL);
   gsize end = pos + 1;
   if (t[pos] == '-' || g_ascii_isdigit (t[pos]))
-    while (end < len && tilde_json_is_number_char (t[end]))
+    while (end < len && tilde_decimal_is_number_char (t[end]))
       end++;
   else
     while (end < len && g_ascii_isalnum (t[end]))
@@ -113,7 +107,7 @@ value_end (const char *t, gsize len, gsize pos, guint64 *count)
           i = t[i + 1 < len ? i + 1 : i] == '*' ? skip_blanks (t, len, i) : i + 1;
           break;
         default:      /* a quote */
-          i = string_end (t, len, i);
+          i = tilde_json_string_end (t, len, i, NULL);
         }
     }
   return len;
@@ -151,7 +145,7 @@ at (const Reader *r, gsize pos)
 static char *
 string_at (const Reader *r, gsize pos)
 {
-  return tilde_json_string_value (r->t, pos, string_end (r->t, r->len, pos));
+  return tilde_json_string_value (r->t, pos, tilde_json_string_end (r->t, r->len, pos, NULL));
 }
 
 static char *
@@ -241,7 +235,7 @@ read_real (Reader *r, const TildeShape *shape, gsize *pos, double *out)
       g_autofree char *s = string_at (r, *pos);
       if (special_real (s, out))
         {
-          *pos = string_end (r->t, r->len, *pos);
+          *pos = tilde_json_string_end (r->t, r->len, *pos, NULL);
           return TRUE;
         }
     }
@@ -540,7 +534,7 @@ member_value (const Reader *r, gsize object, const char *key)
   gsize found = G_MAXSIZE, p = skip_blanks (r->t, r->len, object + 1);
   while (starts_string (at (r, p)))
     {
-      gsize key_end = string_end (r->t, r->len, p);
+      gsize key_end = tilde_json_string_end (r->t, r->len, p, NULL);
       g_autofree char *name = tilde_json_string_value (r->t, p, key_end);
       p = skip_blanks (r->t, r->len, key_end);          /* the colon */
       p = skip_blanks (r->t, r->len, p + 1);
@@ -719,4 +713,65 @@ gboolean
 tilde_json_data_has (const TildeJsonData *data, const char *name)
 {
   return data && g_hash_table_contains (data->members, name);
+}
+
+static gint
+by_position (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  GHashTable *members = user_data;
+  gsize pa = GPOINTER_TO_SIZE (g_hash_table_lookup (members, *(const char *const *) a));
+  gsize pb = GPOINTER_TO_SIZE (g_hash_table_lookup (members, *(const char *const *) b));
+  return pa < pb ? -1 : pa > pb;
+}
+
+GStrv
+tilde_json_data_names (const TildeJsonData *data)
+{
+  guint n = 0;
+  g_autofree const char **keys = NULL;
+
+  if (!data)
+    return g_new0 (char *, 1);
+  keys = (const char **) g_hash_table_get_keys_as_array (data->members, &n);
+  g_qsort_with_data (keys, (gint) n, sizeof *keys, by_position, data->members);
+  GStrv names = g_new0 (char *, n + 1);
+  for (guint i = 0; i < n; i++)
+    names[i] = g_strdup (keys[i]);
+  return names;
+}
+
+#define DESCRIBE_MAX_CHARS 40
+
+char *
+tilde_json_data_describe (const TildeJsonData *data, const char *name)
+{
+  gpointer where;
+
+  if (!data || !g_hash_table_lookup_extended (data->members, name, NULL, &where))
+    return NULL;
+  const char *t = data->text;
+  gsize len = data->len, pos = GPOINTER_TO_SIZE (where);
+  if (t[pos] == '{')
+    return g_strdup ("{…}");
+  if (t[pos] != '[')
+    {
+      g_autofree char *token = g_strndup (t + pos, scalar_end (t, len, pos) - pos);
+      if (g_utf8_strlen (token, -1) <= DESCRIBE_MAX_CHARS)
+        return g_steal_pointer (&token);
+      g_autofree char *cut = g_utf8_substring (token, 0, DESCRIBE_MAX_CHARS - 1);
+      return g_strconcat (cut, "…", NULL);
+    }
+  GString *lengths = g_string_new (NULL);
+  while (pos < len && t[pos] == '[')
+    {
+      guint64 count;
+      value_end (t, len, pos, &count);
+      if (lengths->len)
+        g_string_append (lengths, " × ");
+      g_string_append_printf (lengths, "%" G_GUINT64_FORMAT, count);
+      if (count == 0)
+        break;
+      pos = skip_blanks (t, len, pos + 1);
+    }
+  return g_string_free (lengths, FALSE);
 }

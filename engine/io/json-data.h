@@ -30,6 +30,14 @@ TildeJsonData *tilde_json_data_new_empty       (void);
 void           tilde_json_data_free            (TildeJsonData *data);
 
 gboolean       tilde_json_data_has             (const TildeJsonData *data, const char *name);
+/* The variables' names in the order of the text, a name given twice once
+ * (where it is last, whose value counts). */
+GStrv          tilde_json_data_names           (const TildeJsonData *data);
+/* How the value of `name` looks, for a summary: a number, a string or a
+ * word as written (cut at 40 characters), an array as its lengths along
+ * its first elements ("1000 × 3"; "0" for []), an object as "{…}"; NULL
+ * for a name not in the data. */
+char          *tilde_json_data_describe        (const TildeJsonData *data, const char *name);
 
 /* Reads `name` as a value of `shape`, its storage in `arena`. On failure
  * returns FALSE and sets `problem` to a message ("variable y: expected

@@ -145,7 +145,7 @@ lex (Lexer *lx)
       else if (c == '-' || g_ascii_isdigit (c))
         {
           t.kind = TOK_NUMBER;
-          while (t.end < lx->len && tilde_json_is_number_char (lx->text[t.end]))
+          while (t.end < lx->len && tilde_decimal_is_number_char (lx->text[t.end]))
             t.end++;
         }
       else if (g_ascii_isalpha (c) || c == '_')
@@ -499,7 +499,7 @@ skip_number_run (Lexer *lx)
       /* the token is the run of number characters; it must all be grammar */
       begin = q;
       q = tilde_decimal_grammar_end (t, len, q);
-      if (q == begin || (q < len && tilde_json_is_number_char (t[q])))
+      if (q == begin || (q < len && tilde_decimal_is_number_char (t[q])))
         break;
       while (q < len && is_blank (t[q]))
         q++;

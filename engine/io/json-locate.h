@@ -45,17 +45,6 @@ const TildeJsonMember *tilde_json_outline_lookup (const TildeJsonOutline *outlin
  * Strings in single quotes have no escapes. */
 gsize tilde_json_string_end (const char *text, gsize len, gsize begin, gboolean *closed);
 
-/* A character a number token is made of: digits, signs, the point and
- * the exponent's e. */
-static inline gboolean
-tilde_json_is_number_char (char c)
-{
-  static const guint8 number_chars[256] = {
-    ['0' ... '9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1,
-  };
-  return number_chars[(guchar) c];
-}
-
 /* The string that the string token from `begin` (its opening quote) to
  * `end` (just after its closing one) stands for, escapes decoded; half a
  * surrogate pair becomes U+FFFD. */

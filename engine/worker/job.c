@@ -36,8 +36,8 @@ struct TildeJobResult {
 };
 
 TildeJobInput *
-tilde_job_input_new (const char *display_name, const char *directory, const char *text,
-                     gssize len, const TildeFrontendOptions *opts)
+tilde_job_input_new_take (const char *display_name, const char *directory, char *text, gsize len,
+                          const TildeFrontendOptions *opts)
 {
   TildeJobInput *input;
 
@@ -48,8 +48,8 @@ tilde_job_input_new (const char *display_name, const char *directory, const char
   g_atomic_ref_count_init (&input->ref);
   input->display_name = g_strdup (display_name);
   input->directory = g_strdup (directory);
-  input->len = len < 0 ? strlen (text) : (gsize) len;
-  input->text = g_strndup (text, input->len);
+  input->len = len;
+  input->text = text;
   if (opts != NULL)
     {
       input->options = *opts;
@@ -57,6 +57,16 @@ tilde_job_input_new (const char *display_name, const char *directory, const char
     }
   input->options.include_paths = (const char *const *) input->include_paths;
   return input;
+}
+
+TildeJobInput *
+tilde_job_input_new (const char *display_name, const char *directory, const char *text,
+                     gssize len, const TildeFrontendOptions *opts)
+{
+  g_return_val_if_fail (text != NULL, NULL);
+
+  gsize n = len < 0 ? strlen (text) : (gsize) len;
+  return tilde_job_input_new_take (display_name, directory, g_strndup (text, n), n, opts);
 }
 
 TildeJobInput *

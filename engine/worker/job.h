@@ -47,6 +47,14 @@ TildeJobInput *tilde_job_input_new (const char                 *display_name,
                                     const char                 *text,
                                     gssize                      len,
                                     const TildeFrontendOptions *opts);
+/* The same, taking `text` (`len` bytes and a NUL after them, g_malloc'd)
+ * instead of copying it: a data file of tens of megabytes is not copied
+ * on the main thread for each check. */
+TildeJobInput *tilde_job_input_new_take (const char                 *display_name,
+                                         const char                 *directory,
+                                         char                       *text,
+                                         gsize                       len,
+                                         const TildeFrontendOptions *opts);
 TildeJobInput *tilde_job_input_ref   (TildeJobInput *input);
 void           tilde_job_input_unref (TildeJobInput *input);
 

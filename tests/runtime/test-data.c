@@ -587,6 +587,32 @@ test_absurd_sizes_refused (void)
   g_assert_cmpuint (tilde_arena_bytes_held (a), <, 1 << 20);
 }
 
+/* The names in the order of the text, and each value as a summary shows it. */
+static void
+test_names_and_descriptions (void)
+{
+  g_autoptr (TildeJsonData) d =
+    parse ("{\"N\": 3, \"y\": [[1, 2], [3, 4], [5, 6]], \"e\": [], \"x\": [ /* c */ [[1], [2]]],"
+           " \"s\": \"a string longer than forty characters, to be cut\", \"t\": {\"1\": 1},"
+           " \"N\": 4, \"b\": -1.5e3, \"z\": [[], []]}");
+  g_auto (GStrv) names = tilde_json_data_names (d);
+  static const char *const order[] = { "y", "e", "x", "s", "t", "N", "b", "z", NULL };
+  static const char *const described[] = {
+    "3 × 2", "0", "1 × 2 × 1", "\"a string longer than forty characters,…", "{…}", "4", "-1.5e3",
+    "2 × 0",
+  };
+
+  g_assert_cmpstrv (names, order);
+  for (guint i = 0; order[i]; i++)
+    {
+      g_autofree char *text = tilde_json_data_describe (d, order[i]);
+      g_assert_cmpstr (text, ==, described[i]);
+    }
+  g_assert_null (tilde_json_data_describe (d, "missing"));
+  g_auto (GStrv) none = tilde_json_data_names (NULL);
+  g_assert_cmpuint (g_strv_length (none), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -605,5 +631,6 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/data/not-text", test_not_text);
   g_test_add_func ("/runtime/data/lengths-before-elements", test_lengths_before_elements);
   g_test_add_func ("/runtime/data/absurd-sizes-refused", test_absurd_sizes_refused);
+  g_test_add_func ("/runtime/data/names-and-descriptions", test_names_and_descriptions);
   return g_test_run ();
 }

@@ -750,6 +750,224 @@ test_large_file_not_highlighted (void)
   g_rmdir (dir);
 }
 
+static char *
+one_line_data (const char *before, int n)
+{
+  GString *text = g_string_new ("{");
+
+  g_string_append (text, before);
+  g_string_append (text, "\"sigma\": [");
+  for (int i = 0; i < n; i++)
+    g_string_append_printf (text, "%s%.4f", i ? ", " : "", 10 + (i % 997) / 100.0);
+  g_string_append (text, "]}\n");
+  return g_string_free (text, FALSE);
+}
+
+static gboolean
+view_shows_buffer (TildeDataPanel *panel)
+{
+  return gtk_text_view_get_buffer (GTK_TEXT_VIEW (tilde_data_panel_get_view (panel))) == buffer_of (panel);
+}
+
+static const char *
+content_page (TildeDataPanel *panel)
+{
+  GtkWidget *view = GTK_WIDGET (tilde_data_panel_get_view (panel));
+  GtkWidget *stack = gtk_widget_get_ancestor (view, GTK_TYPE_STACK);
+
+  g_assert_nonnull (stack);
+  return gtk_stack_get_visible_child_name (GTK_STACK (stack));
+}
+
+/* A file on one line of 10 KB (as JSON writers put a whole file on one
+ * line) is shown as text, without highlighting, and says why; typing or
+ * pasting a line that long into highlighted data turns highlighting off. */
+static void
+test_long_line_not_highlighted (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tilde-data-panel-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "one-line.json", NULL);
+  g_autofree char *small_path = g_build_filename (dir, "small.json", NULL);
+  g_autofree char *data = one_line_data ("\"J\": 8, ", 1000);
+  g_autoptr(GString) paste = g_string_new ("\n");
+  GtkWindow *window;
+  TildeDataPanel *panel = panel_window (NULL, &window);
+
+  g_assert_cmpuint (strlen (data), >, 4096);
+  g_assert_true (g_file_set_contents (path, data, -1, NULL));
+  g_assert_true (g_file_set_contents (small_path, "{\"x\": [1, 2]}\n", -1, NULL));
+
+  load (panel, path);
+  g_assert_true (view_shows_buffer (panel));
+  g_assert_cmpstr (content_page (panel), ==, "text");
+  g_assert_null (gtk_source_buffer_get_language (tilde_data_panel_get_buffer (panel)));
+  g_assert_nonnull (strstr (_tilde_data_panel_get_message (panel), "A line of these data is"));
+  g_autofree char *text = text_of (panel);
+  g_assert_cmpuint (strlen (text) + 1, ==, strlen (data));
+  g_assert_true (strncmp (text, data, strlen (text)) == 0);
+  g_assert_false (tilde_data_panel_get_modified (panel));
+
+  load (panel, small_path);
+  g_assert_nonnull (gtk_source_buffer_get_language (tilde_data_panel_get_buffer (panel)));
+  g_assert_null (_tilde_data_panel_get_message (panel));
+  /* a short line typed stays highlighted; a long one pasted does not */
+  gtk_text_buffer_insert_interactive_at_cursor (buffer_of (panel), "\n ", -1, TRUE);
+  g_assert_nonnull (gtk_source_buffer_get_language (tilde_data_panel_get_buffer (panel)));
+  for (int i = 0; i < 1000; i++)
+    g_string_append (paste, "1.25, ");
+  gtk_text_buffer_insert_interactive_at_cursor (buffer_of (panel), paste->str, -1, TRUE);
+  g_assert_null (gtk_source_buffer_get_language (tilde_data_panel_get_buffer (panel)));
+  g_assert_nonnull (strstr (_tilde_data_panel_get_message (panel), "A line of these data is"));
+
+  gtk_window_destroy (window);
+  g_unlink (path);
+  g_unlink (small_path);
+  g_rmdir (dir);
+}
+
+/* A line too wide to lay out (300 KB) is not shown: the view lets go of
+ * the text, and a summary of the variables stands in; the data are still
+ * checked against the model, their problems listed, and the text is the
+ * file's. The next file of short lines is shown as text again. */
+static void
+test_wide_line_summarised (void)
+{
+  g_autoptr(TildeCheckResult) model = eight_schools ();
+  g_autofree char *dir = g_dir_make_tmp ("tilde-data-panel-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "wide.json", NULL);
+  g_autofree char *example = window_test_example_path ("eight_schools.data.json");
+  g_autofree char *data = one_line_data ("\"J\": 8, \"y\": [28, 8, -3, 7, -1, 1, 18, 12], ", 30000);
+  GtkWindow *window;
+  TildeDataPanel *panel = panel_window (model, &window);
+
+  g_assert_cmpuint (strlen (data), >, 256 * 1024);
+  g_assert_true (g_file_set_contents (path, data, -1, NULL));
+
+  load (panel, path);
+  g_assert_false (view_shows_buffer (panel));
+  g_assert_cmpstr (content_page (panel), ==, "summary");
+  window_test_let_it_draw (GTK_WIDGET (panel));
+  window_test_screenshot (GTK_WIDGET (window), "data-panel-wide-line.png");
+  g_assert_true (label_shown (GTK_WIDGET (panel), "Data Too Wide to Show"));
+  g_assert_true (label_shown (GTK_WIDGET (panel), "more than the editor lays out"));
+  g_assert_nonnull (find_label (GTK_WIDGET (panel), "sigma"));
+  g_assert_nonnull (find_label (GTK_WIDGET (panel), "30000"));
+  g_assert_nonnull (find_label (GTK_WIDGET (panel), "J"));
+  g_assert_nonnull (find_label (GTK_WIDGET (panel), "8"));
+  /* the summary says it all: no second note above it */
+  g_assert_null (_tilde_data_panel_get_message (panel));
+  g_autofree char *text = text_of (panel);
+  g_assert_cmpuint (strlen (text) + 1, ==, strlen (data));
+  g_assert_true (strncmp (text, data, strlen (text)) == 0);
+  /* sigma has 30000 values where the model declares 8 */
+  g_assert_cmpuint (n_problems (panel), ==, 1);
+  TildeProblem *problem = problem_at (panel, 0);
+  g_assert_nonnull (strstr (tilde_problem_get_message (problem), "sigma"));
+  tilde_data_panel_go_to_problem (panel, problem);
+  g_assert_false (view_shows_buffer (panel));
+
+  load (panel, example);
+  g_assert_true (view_shows_buffer (panel));
+  g_assert_cmpstr (content_page (panel), ==, "text");
+  g_assert_nonnull (gtk_source_buffer_get_language (tilde_data_panel_get_buffer (panel)));
+  g_assert_cmpuint (n_problems (panel), ==, 0);
+
+  /* restored text goes the same way */
+  tilde_data_panel_restore_text (panel, NULL, data);
+  g_assert_false (view_shows_buffer (panel));
+  g_assert_cmpstr (content_page (panel), ==, "summary");
+  g_assert_true (tilde_data_panel_get_modified (panel));
+
+  gtk_window_destroy (window);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* Text the panel does not read itself (here with carriage returns) goes
+ * through GtkSourceView's loader, as before. */
+static void
+test_crlf_file_loads (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tilde-data-panel-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "crlf.json", NULL);
+  GtkWindow *window;
+  TildeDataPanel *panel = panel_window (NULL, &window);
+
+  g_assert_true (g_file_set_contents (path, "{\r\n  \"x\": [1, 2]\r\n}\r\n", -1, NULL));
+  load (panel, path);
+  g_assert_true (view_shows_buffer (panel));
+  g_autofree char *text = text_of (panel);
+  g_assert_nonnull (strstr (text, "\"x\": [1, 2]"));
+  g_assert_cmpuint (n_problems (panel), ==, 0);
+  g_assert_nonnull (gtk_source_buffer_get_language (tilde_data_panel_get_buffer (panel)));
+
+  gtk_window_destroy (window);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static gboolean
+not_loading (gpointer data)
+{
+  return !tilde_data_panel_get_loading (data);
+}
+
+/* A load taken over by the next one answers that it was cancelled, and
+ * the text is the next file's; a load cancelled while its text goes in
+ * answers so too and leaves the panel ready for the next. */
+static void
+test_load_superseded_or_cancelled (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tilde-data-panel-XXXXXX", NULL);
+  g_autofree char *large_path = g_build_filename (dir, "large.json", NULL);
+  g_autofree char *small_path = g_build_filename (dir, "small.json", NULL);
+  g_autoptr(GString) large = g_string_new ("{\n  \"x\": [\n");
+  g_autoptr(GFile) large_file = NULL, small_file = NULL;
+  g_autoptr(GAsyncResult) first = NULL, second = NULL, third = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  GtkWindow *window;
+  TildeDataPanel *panel = panel_window (NULL, &window);
+
+  for (int row = 0; row < 20000; row++)
+    g_string_append_printf (large, "    %d.5%s\n", row, row + 1 < 20000 ? "," : "");
+  g_string_append (large, "  ]\n}\n");
+  g_assert_true (g_file_set_contents (large_path, large->str, (gssize) large->len, NULL));
+  g_assert_true (g_file_set_contents (small_path, "{\"x\": [1, 2]}\n", -1, NULL));
+  large_file = g_file_new_for_path (large_path);
+  small_file = g_file_new_for_path (small_path);
+
+  tilde_data_panel_load_async (panel, large_file, NULL, async_done, &first);
+  tilde_data_panel_load_async (panel, small_file, NULL, async_done, &second);
+  g_assert_true (window_test_wait_for_ms (has_result, &second, 120000));
+  g_assert_true (window_test_wait_for_ms (has_result, &first, 120000));
+  g_assert_false (tilde_data_panel_load_finish (panel, first, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&error);
+  g_assert_true (tilde_data_panel_load_finish (panel, second, &error));
+  g_assert_no_error (error);
+  g_autofree char *text = text_of (panel);
+  g_assert_cmpstr (text, ==, "{\"x\": [1, 2]}");
+  g_assert_false (tilde_data_panel_get_loading (panel));
+
+  tilde_data_panel_load_async (panel, large_file, cancellable, async_done, &third);
+  g_cancellable_cancel (cancellable);
+  g_assert_true (window_test_wait_for_ms (has_result, &third, 120000));
+  g_assert_false (tilde_data_panel_load_finish (panel, third, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_true (window_test_wait_for_ms (not_loading, panel, 120000));
+  g_assert_true (view_shows_buffer (panel));
+
+  load (panel, large_path);
+  g_autofree char *loaded = text_of (panel);
+  g_assert_cmpuint (strlen (loaded) + 1, ==, large->len);
+
+  gtk_window_destroy (window);
+  g_unlink (large_path);
+  g_unlink (small_path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -772,5 +990,9 @@ main (int argc, char *argv[])
   g_test_add_func ("/data-panel/follows-editor", test_follows_editor);
   g_test_add_func ("/data-panel/closing-stops-engine-thread", test_closing_stops_engine_thread);
   g_test_add_func ("/data-panel/large-file-not-highlighted", test_large_file_not_highlighted);
+  g_test_add_func ("/data-panel/long-line-not-highlighted", test_long_line_not_highlighted);
+  g_test_add_func ("/data-panel/wide-line-summarised", test_wide_line_summarised);
+  g_test_add_func ("/data-panel/crlf-file-loads", test_crlf_file_loads);
+  g_test_add_func ("/data-panel/load-superseded-or-cancelled", test_load_superseded_or_cancelled);
   return g_test_run ();
 }
