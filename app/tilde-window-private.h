@@ -19,6 +19,12 @@ GMenuModel *_tilde_window_get_recent_menu (TildeWindow *self);
 TildeRunPanel *_tilde_window_get_run_panel (TildeWindow *self);
 GMenuModel     *_tilde_window_get_recent_menu     (TildeWindow *self);
 TildeDataPanel *_tilde_window_get_data_panel      (TildeWindow *self);
+/* A key press as the window sees it before the application's
+ * accelerators: TRUE when it was Save, Save As or Format Model's key with
+ * the focus in the data panel, which then saved or formatted the data. */
+gboolean        _tilde_window_key_for_data_panel  (TildeWindow    *self,
+                                                   guint           keyval,
+                                                   GdkModifierType state);
 /* Between the model and the compiler's output (and the runs). */
 GtkPaned       *_tilde_window_get_workbench_paned (TildeWindow *self);
 /* Between the model and its data. */

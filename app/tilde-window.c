@@ -855,17 +855,70 @@ format_action (GtkWidget *widget, const char *name, GVariant *param)
 
 /* ---- the data ---- */
 
-/* win.open-data, win.save-data and win.save-data-as are the data panel's
- * own actions, offered in the window's menu. */
+/* win.open-data, win.save-data, win.save-data-as and win.format-data are
+ * the data panel's own actions, offered in the window's menu. */
 static void
 data_action (GtkWidget *widget, const char *name, GVariant *param)
 {
   TildeWindow *self = TILDE_WINDOW (widget);
   const char *panel_action = g_str_equal (name, "win.open-data") ? "data.open"
                              : g_str_equal (name, "win.save-data") ? "data.save"
+                             : g_str_equal (name, "win.format-data") ? "data.format"
                              : "data.save-as";
 
   gtk_widget_activate_action (GTK_WIDGET (self->data_panel), panel_action, NULL);
+}
+
+/* Application accelerators fire before any widget sees the key, so the
+ * keys the data panel shares with the model would always save or format
+ * the model. This controller, on the window ahead of them, gives those
+ * keys to the panel while the focus is in it. Menu items and buttons are
+ * not keys, and stay the model's. */
+static const struct {
+  const char *window_action;
+  const char *panel_action;
+} shared_keys[] = {
+  { "win.save", "data.save" },
+  { "win.save-as", "data.save-as" },
+  { "win.format", "data.format" },
+};
+
+gboolean
+_tilde_window_key_for_data_panel (TildeWindow *self, guint keyval, GdkModifierType state)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GdkModifierType mods = state & gtk_accelerator_get_default_mod_mask ();
+
+  if (app == NULL || focus == NULL || !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->data_panel)))
+    return FALSE;
+  keyval = gdk_keyval_to_lower (keyval);
+  for (guint i = 0; i < G_N_ELEMENTS (shared_keys); i++)
+    {
+      g_auto(GStrv) accels = gtk_application_get_accels_for_action (app, shared_keys[i].window_action);
+
+      for (guint k = 0; accels[k] != NULL; k++)
+        {
+          guint accel_key;
+          GdkModifierType accel_mods;
+
+          if (gtk_accelerator_parse (accels[k], &accel_key, &accel_mods)
+              && gdk_keyval_to_lower (accel_key) == keyval && accel_mods == mods)
+            {
+              gtk_widget_activate_action (GTK_WIDGET (self->data_panel), shared_keys[i].panel_action,
+                                          NULL);
+              return TRUE;
+            }
+        }
+    }
+  return FALSE;
+}
+
+static gboolean
+key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
+             gpointer user_data)
+{
+  return _tilde_window_key_for_data_panel (TILDE_WINDOW (user_data), keyval, state);
 }
 
 static void
@@ -1522,6 +1575,7 @@ tilde_window_class_init (TildeWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open-data", NULL, data_action);
   gtk_widget_class_install_action (widget_class, "win.save-data", NULL, data_action);
   gtk_widget_class_install_action (widget_class, "win.save-data-as", NULL, data_action);
+  gtk_widget_class_install_action (widget_class, "win.format-data", NULL, data_action);
   gtk_widget_class_install_action (widget_class, "win.data-template", NULL, data_template_action);
   gtk_widget_class_install_property_action (widget_class, "win.pedantic", "pedantic");
   gtk_widget_class_install_property_action (widget_class, "win.show-ir", "show-ir");
@@ -1555,6 +1609,16 @@ tilde_window_init (TildeWindow *self)
                                level_to_view, level_from_view, NULL, NULL);
   self->source_file = gtk_source_file_new ();
   self->cancellable = g_cancellable_new ();
+
+  /* Added last, so it runs before the application's accelerators. */
+  {
+    GtkEventController *keys = gtk_event_controller_key_new ();
+
+    gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+    gtk_event_controller_set_static_name (keys, "tilde-data-panel-keys");
+    g_signal_connect (keys, "key-pressed", G_CALLBACK (key_pressed), self);
+    gtk_widget_add_controller (GTK_WIDGET (self), keys);
+  }
 
   g_signal_connect_object (self->buffer, "modified-changed",
                            G_CALLBACK (modified_changed), self, G_CONNECT_SWAPPED);

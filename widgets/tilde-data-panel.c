@@ -9,6 +9,7 @@
 
 #include "io/data-template.h"
 #include "io/json-data.h"
+#include "io/json-format.h"
 #include "tilde-data-panel-private.h"
 #include "tilde-diagnostic-marks.h"
 #include "tilde-editor-private.h"
@@ -49,6 +50,7 @@ struct _TildeDataPanel
   gsize                 put_pos;
   gsize                 put_longest_line;
   GStrv                 put_summary;
+  gboolean              put_modified;
   GTask                *put_task;
   guint                 put_source;
 
@@ -64,6 +66,7 @@ struct _TildeDataPanel
   guint                 saving : 1;
   guint                 templating : 1;
   guint                 summarised : 1;
+  guint                 formatting : 1;
 };
 
 G_DEFINE_FINAL_TYPE (TildeDataPanel, tilde_data_panel, GTK_TYPE_WIDGET)
@@ -215,14 +218,15 @@ buffer_is_blank (TildeDataPanel *self)
 static void
 update_actions (TildeDataPanel *self)
 {
-  gboolean idle = !self->loading && !self->saving;
+  gboolean idle = !self->loading && !self->saving && !self->formatting;
+  gboolean blank = buffer_is_blank (self);
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "data.open", idle);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "data.save", idle);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "data.save-as", idle);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "data.insert-template",
-                                 idle && !self->templating && self->model != NULL
-                                 && buffer_is_blank (self));
+                                 idle && !self->templating && self->model != NULL && blank);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "data.format", idle && !blank);
   gtk_widget_set_visible (self->empty_state,
                           !self->loading
                           && gtk_text_buffer_get_char_count (GTK_TEXT_BUFFER (self->buffer)) == 0);
@@ -690,6 +694,43 @@ put_text_end (TildeDataPanel *self, gsize longest, GStrv summary)
   highlight_unless_large (self, longest);
 }
 
+/* Text to go in whole, as the data panel shows it (a file read, data
+ * formatted), its last newline taken off as the buffer's is implicit. */
+typedef struct {
+  char  *text;
+  gsize  len;
+  gsize  longest_line;
+  GStrv  summary;
+} ReadText;
+
+/* Takes `text`; measures it, and summarises it when too wide to show (off
+ * the main thread). */
+static ReadText *
+read_text_new (char *text, gsize len)
+{
+  ReadText *r = g_new0 (ReadText, 1);
+
+  r->text = text;
+  r->len = len;
+  r->longest_line = longest_line (text, len);
+  if (r->longest_line > LAYOUT_LINE_LIMIT)
+    r->summary = summarise (text, len);
+  /* The buffer's last newline is implicit, as GtkSourceView's loader has it. */
+  if (len > 0 && text[len - 1] == '\n')
+    r->len--;
+  return r;
+}
+
+static void
+read_text_free (gpointer data)
+{
+  ReadText *r = data;
+
+  g_free (r->text);
+  g_strfreev (r->summary);
+  g_free (r);
+}
+
 static void finish_load (TildeDataPanel *self, GTask *task, GError *error);
 
 static void
@@ -733,6 +774,27 @@ put_text_step (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* Puts `r` in from idle callbacks, for self->put_task, the buffer then
+ * `modified` or not. put_text_begin() has been called. */
+static void
+put_text_in_pieces (TildeDataPanel *self, ReadText *r, gboolean modified)
+{
+  self->put_text = g_steal_pointer (&r->text);
+  self->put_len = r->len;
+  self->put_pos = 0;
+  self->put_longest_line = r->longest_line;
+  self->put_summary = g_steal_pointer (&r->summary);
+  self->put_modified = modified;
+  read_text_free (r);
+  gtk_text_buffer_begin_irreversible_action (GTK_TEXT_BUFFER (self->buffer));
+  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (self->buffer), "", 0);
+  /* Below the redraws and the text views' measuring, so the window keeps
+   * up while a large file goes in. */
+  self->put_source = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, put_text_step, self, NULL);
+  g_source_set_static_name (g_main_context_find_source_by_id (NULL, self->put_source),
+                            "[tilde] data text going in");
+}
+
 /* A load taken over by the next one, or by the panel's end. While the
  * file is still being read, the read's end answers its task. */
 static void
@@ -753,24 +815,6 @@ put_text_abandon (TildeDataPanel *self)
 }
 
 /* ---- files ---- */
-
-/* The text of a file as the data panel shows it. */
-typedef struct {
-  char  *text;
-  gsize  len;
-  gsize  longest_line;
-  GStrv  summary;
-} ReadText;
-
-static void
-read_text_free (gpointer data)
-{
-  ReadText *r = data;
-
-  g_free (r->text);
-  g_strfreev (r->summary);
-  g_free (r);
-}
 
 /* Reads the file in one go off the main thread. Text that GtkSourceView's
  * loader would change on the way in (another encoding, a byte order mark,
@@ -795,22 +839,14 @@ read_text_in_thread (GTask *task, gpointer source, gpointer task_data, GCancella
       g_task_return_pointer (task, NULL, NULL);
       return;
     }
-  ReadText *r = g_new0 (ReadText, 1);
-  r->text = text;
-  r->len = len;
-  r->longest_line = longest_line (text, len);
-  if (r->longest_line > LAYOUT_LINE_LIMIT)
-    r->summary = summarise (text, len);
-  /* The buffer's last newline is implicit, as GtkSourceView's loader has it. */
-  if (len > 0 && text[len - 1] == '\n')
-    r->len--;
-  g_task_return_pointer (task, r, read_text_free);
+  g_task_return_pointer (task, read_text_new (text, len), read_text_free);
 }
 
 static void
 finish_load (TildeDataPanel *self, GTask *task, GError *error)
 {
-  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (self->buffer), FALSE);
+  gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (self->buffer), self->put_modified);
+  self->put_modified = FALSE;
   set_loading (self, FALSE);
   update_file_label (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
@@ -891,19 +927,7 @@ text_read (GObject *source, GAsyncResult *result, gpointer user_data)
       load_with_loader (self, task);
       return;
     }
-  self->put_text = g_steal_pointer (&r->text);
-  self->put_len = r->len;
-  self->put_pos = 0;
-  self->put_longest_line = r->longest_line;
-  self->put_summary = g_steal_pointer (&r->summary);
-  read_text_free (r);
-  gtk_text_buffer_begin_irreversible_action (GTK_TEXT_BUFFER (self->buffer));
-  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (self->buffer), "", 0);
-  /* Below the redraws and the text views' measuring, so the window keeps
-   * up while a large file goes in. */
-  self->put_source = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, put_text_step, self, NULL);
-  g_source_set_static_name (g_main_context_find_source_by_id (NULL, self->put_source),
-                            "[tilde] data text going in");
+  put_text_in_pieces (self, r, FALSE);
 }
 
 void
@@ -1028,6 +1052,151 @@ tilde_data_panel_save_finish (TildeDataPanel *self, GAsyncResult *result, GError
 {
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
   return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* ---- formatting ---- */
+
+/* Formatted text goes in as one undoable step up to this many bytes; more
+ * goes in pieces, as a file does, and cannot be undone (reopen the file). */
+#define FORMAT_UNDOABLE_BYTES (2 * 1024 * 1024)
+
+typedef struct {
+  char    *text;     /* the data as they were, their last newline included */
+  gsize    len;
+  guint64  stamp;    /* the buffer's changes when they were taken */
+} FormatJob;
+
+static void
+format_job_free (gpointer data)
+{
+  FormatJob *job = data;
+
+  g_free (job->text);
+  g_free (job);
+}
+
+static void
+format_in_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  FormatJob *job = task_data;
+  GError *error = NULL;
+  gsize len;
+  char *text = tilde_json_format (job->text, job->len, &len, &error);
+
+  if (text == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  g_task_return_pointer (task, read_text_new (text, len), read_text_free);
+}
+
+static void
+formatted (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  TildeDataPanel *self = TILDE_DATA_PANEL (source);
+  FormatJob *job = g_task_get_task_data (G_TASK (result));
+  GError *error = NULL;
+  ReadText *r = g_task_propagate_pointer (G_TASK (result), &error);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->buffer);
+
+  self->formatting = FALSE;
+  if (buffer == NULL || error != NULL || job->stamp != self->stamp)
+    {
+      g_clear_pointer (&r, read_text_free);
+      if (buffer != NULL)
+        update_actions (self);
+      if (error == NULL)
+        error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                                     buffer == NULL ? _("The data panel is gone")
+                                                    : _("The data changed while they were formatted"));
+      g_task_return_error (task, error);
+      return;
+    }
+  /* Already laid out so: nothing to change, nothing to save. */
+  if (r->len + 1 >= job->len && r->len <= job->len && memcmp (r->text, job->text, r->len) == 0)
+    {
+      read_text_free (r);
+      update_actions (self);
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  put_text_abandon (self);
+  put_text_begin (self);
+  if (r->len <= FORMAT_UNDOABLE_BYTES && !self->summarised)
+    {
+      GtkTextIter start, end;
+
+      gtk_text_buffer_begin_user_action (buffer);
+      gtk_text_buffer_get_bounds (buffer, &start, &end);
+      gtk_text_buffer_delete (buffer, &start, &end);
+      gtk_text_buffer_insert (buffer, &start, r->text, (int) r->len);
+      gtk_text_buffer_end_user_action (buffer);
+      put_text_end (self, r->longest_line, r->summary);
+      read_text_free (r);
+      update_actions (self);
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  set_loading (self, TRUE);
+  self->put_task = g_steal_pointer (&task);
+  put_text_in_pieces (self, r, TRUE);
+}
+
+void
+tilde_data_panel_format_async (TildeDataPanel *self, GCancellable *cancellable,
+                               GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr(GTask) work = NULL;
+  GTask *task;
+  FormatJob *job;
+
+  g_return_if_fail (TILDE_IS_DATA_PANEL (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, tilde_data_panel_format_async);
+  if (self->loading || self->formatting)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_BUSY, "%s",
+                               _("The data are being read or formatted"));
+      g_object_unref (task);
+      return;
+    }
+  job = g_new0 (FormatJob, 1);
+  job->text = buffer_text (self, &job->len);
+  job->stamp = self->stamp;
+  self->formatting = TRUE;
+  update_actions (self);
+  gtk_info_bar_set_revealed (self->info_bar, FALSE);
+  work = g_task_new (self, cancellable, formatted, task);
+  g_task_set_source_tag (work, format_in_thread);
+  g_task_set_task_data (work, job, format_job_free);
+  g_task_run_in_thread (work, format_in_thread);
+}
+
+gboolean
+tilde_data_panel_format_finish (TildeDataPanel *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+static void
+format_reported (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  TildeDataPanel *self = TILDE_DATA_PANEL (source);
+  g_autoptr(GError) error = NULL;
+
+  if (!tilde_data_panel_format_finish (self, result, &error)
+      && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) && self->buffer != NULL)
+    show_error (self, _("The data cannot be formatted"), error);
+}
+
+static void
+format_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  tilde_data_panel_format_async (TILDE_DATA_PANEL (widget), NULL, format_reported, NULL);
 }
 
 /* ---- the template ---- */
@@ -1515,10 +1684,14 @@ tilde_data_panel_class_init (TildeDataPanelClass *klass)
   gtk_widget_class_install_action (widget_class, "data.save", NULL, save_action);
   gtk_widget_class_install_action (widget_class, "data.save-as", NULL, save_as_action);
   gtk_widget_class_install_action (widget_class, "data.insert-template", NULL, insert_template_action);
+  gtk_widget_class_install_action (widget_class, "data.format", NULL, format_action);
   /* With the focus in the data, saving saves the data. */
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK, "data.save", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                        "data.save-as", NULL);
+  /* The window's Format Model key formats the data where the focus is. */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_SHIFT_MASK | GDK_ALT_MASK,
+                                       "data.format", NULL);
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 

@@ -32,7 +32,7 @@ GQuark           tilde_data_panel_error_quark (void);
  * fills empty data with every variable of the data block.
  *
  * Widget actions: data.open, data.save, data.save-as,
- * data.insert-template. */
+ * data.insert-template, data.format (Shift+Alt+F). */
 GtkWidget        *tilde_data_panel_new             (void);
 GtkSourceBuffer  *tilde_data_panel_get_buffer      (TildeDataPanel *self);
 GtkSourceView    *tilde_data_panel_get_view        (TildeDataPanel *self);
@@ -111,5 +111,18 @@ void              tilde_data_panel_insert_template_async  (TildeDataPanel     *s
 gboolean          tilde_data_panel_insert_template_finish (TildeDataPanel     *self,
                                                            GAsyncResult       *result,
                                                            GError            **error);
+
+/* Lays the data out to be read (io/json-format.h), off the main thread:
+ * one undoable step, or for large data or data too wide to show, the
+ * text put in anew like a file read (not undoable). Data that do not read
+ * as JSON are left as they are, with the syntax error; data changed while
+ * being formatted give G_IO_ERROR_CANCELLED. */
+void              tilde_data_panel_format_async    (TildeDataPanel     *self,
+                                                    GCancellable       *cancellable,
+                                                    GAsyncReadyCallback callback,
+                                                    gpointer            user_data);
+gboolean          tilde_data_panel_format_finish   (TildeDataPanel     *self,
+                                                    GAsyncResult       *result,
+                                                    GError            **error);
 
 G_END_DECLS

@@ -7,8 +7,9 @@
  * the main loop is idle again (the view's measuring and highlighting
  * done), the main thread's CPU time in that, and the longest the main
  * loop went without a turn (a 1 ms timer at high priority); then the same
- * for one character typed in the middle of the file's longest line.
- * Files written on one line (as JSON writers write them) and one of
+ * for one character typed in the middle of the file's longest line, or,
+ * for data too wide to show, for Format Data (laid out on a thread, put
+ * in, the view measuring it). Files written on one line (as JSON writers write them) and one of
  * 30,000 rows are made in a temporary folder. Needs an X server:
  * xvfb-run.
  *
@@ -148,7 +149,7 @@ result_ready (GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 static void
-bench_panel (const char *path, Stall *load, Stall *key)
+bench_panel (const char *path, Stall *load, Stall *key, Stall *format)
 {
   TildeDataPanel *panel = TILDE_DATA_PANEL (tilde_data_panel_new ());
   GtkWindow *window = window_with (GTK_WIDGET (panel));
@@ -164,11 +165,21 @@ bench_panel (const char *path, Stall *load, Stall *key)
     g_main_context_iteration (NULL, TRUE);
   stop (load, cpu0);
   g_assert_true (tilde_data_panel_load_finish (panel, result, NULL));
-  /* summarised text is not typed into */
+  /* summarised text is not typed into, but formatted */
   if (gtk_text_view_get_buffer (view) == buffer)
     type_one (buffer, key);
   else
-    key->wall_s = -1;
+    {
+      g_autoptr(GAsyncResult) formatted = NULL;
+
+      start (format, &cpu0);
+      tilde_data_panel_format_async (panel, NULL, result_ready, &formatted);
+      while (formatted == NULL || tilde_data_panel_get_checking (panel))
+        g_main_context_iteration (NULL, TRUE);
+      stop (format, cpu0);
+      g_assert_true (tilde_data_panel_format_finish (panel, formatted, NULL));
+      key->wall_s = -1;
+    }
   gtk_window_destroy (window);
 }
 
@@ -282,14 +293,16 @@ main (int argc, char *argv[])
     }
 
   printf ("Load: wall until idle, the main thread's CPU, the longest main-loop gap; then one keystroke\n"
-          "in the middle of the longest line, the same.\n\n");
-  printf ("| file | size | GtkSourceView alone: load | keystroke | data panel: load | keystroke |\n");
-  printf ("|---|---:|---|---|---|---|\n");
+          "in the middle of the longest line, or Format Data for data too wide to show, the same.\n\n");
+  printf ("| file | size | GtkSourceView alone: load | keystroke | data panel: load | keystroke "
+          "| Format Data |\n");
+  printf ("|---|---:|---|---|---|---|---|\n");
   for (guint i = 0; i < paths->len; i++)
     {
       const char *path = paths->pdata[i];
       GStatBuf st;
-      Stall load = { 0 }, key = { 0 }, ref_load = { -1, 0, 0 }, ref_key = { -1, 0, 0 };
+      Stall load = { 0 }, key = { 0 }, format = { -1, 0, 0 }, ref_load = { -1, 0, 0 };
+      Stall ref_key = { -1, 0, 0 };
       g_autofree char *base = g_path_get_basename (path);
       g_autofree char *size = NULL;
 
@@ -297,12 +310,13 @@ main (int argc, char *argv[])
       size = g_format_size ((guint64) st.st_size);
       if (st.st_size <= REFERENCE_LIMIT_BYTES || strstr (base, "rows") != NULL)
         bench_reference (path, &ref_load, &ref_key);
-      bench_panel (path, &load, &key);
+      bench_panel (path, &load, &key, &format);
       printf ("| %s | %s", base, size);
       print_stall ("not tried (minutes)", &ref_load);
       print_stall ("", &ref_key);
       print_stall ("", &load);
       print_stall ("summarised: not typed in", &key);
+      print_stall ("", &format);
       printf (" |\n");
       fflush (stdout);
     }

@@ -6,7 +6,9 @@
  * them, complex values, tuples, sizes given by earlier data, constrained
  * data), as the data panel and `tilde sample --data` read them, and the
  * data reader itself, each variable also read as every other kind of
- * value. Nothing may crash, hang, leak or trip a sanitizer.
+ * value, described as the data panel's summary does; text that reads is
+ * laid out (io/json-format.h), which must read the same and lay out the
+ * same again. Nothing may crash, hang, leak or trip a sanitizer.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +16,10 @@
 #include "fuzz-target.h"
 #include "io/data-check.h"
 #include "io/json-data.h"
+#include "io/json-format.h"
 #include "tilde-frontend.h"
+
+#include <string.h>
 
 static const char model[] =
   "data {\n"
@@ -75,6 +80,28 @@ read_in_other_shapes (const TildeJsonData *json)
       }
 }
 
+/* The summary's descriptions, and the layout: it reads, as the same
+ * variables, and laying it out again changes nothing. */
+static void
+lay_out (const TildeJsonData *json, const char *text, size_t size)
+{
+  g_auto(GStrv) names = tilde_json_data_names (json);
+  g_autoptr(GError) error = NULL;
+  gsize len, again_len;
+
+  for (guint i = 0; names[i]; i++)
+    g_free (tilde_json_data_describe (json, names[i]));
+  g_autofree char *formatted = tilde_json_format (text, size, &len, &error);
+  g_assert_no_error (error);
+  g_autoptr(TildeJsonData) reread = tilde_json_data_new_from_string (formatted, (gssize) len, &error);
+  g_assert_no_error (error);
+  g_auto(GStrv) names_again = tilde_json_data_names (reread);
+  g_assert_true (g_strv_equal ((const char *const *) names, (const char *const *) names_again));
+  g_autofree char *again = tilde_json_format (formatted, len, &again_len, &error);
+  g_assert_no_error (error);
+  g_assert_true (again_len == len && memcmp (again, formatted, len) == 0);
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -91,6 +118,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
                                   tilde_check_result_get_program (result));
   json = tilde_json_data_new_from_string ((const char *) data, (gssize) size, &error);
   if (json)
-    read_in_other_shapes (json);
+    {
+      read_in_other_shapes (json);
+      lay_out (json, (const char *) data, size);
+    }
   return 0;
 }

@@ -10,6 +10,7 @@
  */
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <string.h>
 
 #include "tilde-data-panel-private.h"
@@ -968,6 +969,103 @@ test_load_superseded_or_cancelled (void)
   g_rmdir (dir);
 }
 
+static gboolean
+format (TildeDataPanel *panel, GError **error)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+
+  tilde_data_panel_format_async (panel, NULL, async_done, &result);
+  g_assert_true (window_test_wait_for_ms (has_result, &result, 120000));
+  return tilde_data_panel_format_finish (panel, result, error);
+}
+
+static char *
+without_blanks (const char *text)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = text; *p; p++)
+    if (!g_ascii_isspace (*p))
+      g_string_append_c (out, *p);
+  return g_string_free (out, FALSE);
+}
+
+/* Format Data lays small data out as one undoable step; data too wide to
+ * show come back as text the view shows, highlighted; text that is not
+ * JSON is left alone with the error; data laid out already stay
+ * unmodified. */
+static void
+test_format_data (void)
+{
+  g_autoptr(TildeCheckResult) model = eight_schools ();
+  g_autofree char *dir = g_dir_make_tmp ("tilde-data-panel-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "wide.json", NULL);
+  g_autofree char *small =
+    g_strdup ("{\"J\": 8, \"y\": [28, 8, -3, 7, -1, 1, 18, 12], \"sigma\": [15, 10, 16, 11, 9, 11, 10, 18]}");
+  g_autofree char *wide = one_line_data ("\"J\": 8, \"y\": [28, 8, -3, 7, -1, 1, 18, 12], ", 30000);
+  g_autoptr(GError) error = NULL;
+  GtkWindow *window;
+  TildeDataPanel *panel = panel_window (model, &window);
+
+  g_assert_false (action_enabled (GTK_WIDGET (panel), "data.format"));   /* nothing to format */
+  tilde_data_panel_restore_text (panel, NULL, small);
+  gtk_text_buffer_set_modified (buffer_of (panel), FALSE);
+  g_assert_true (action_enabled (GTK_WIDGET (panel), "data.format"));
+  g_assert_true (format (panel, &error));
+  g_assert_no_error (error);
+  g_autofree char *laid_out = text_of (panel);
+  g_assert_cmpstr (laid_out, ==,
+                   "{\n"
+                   "  \"J\": 8,\n"
+                   "  \"y\": [28, 8, -3, 7, -1, 1, 18, 12],\n"
+                   "  \"sigma\": [15, 10, 16, 11, 9, 11, 10, 18]\n"
+                   "}");
+  g_assert_true (tilde_data_panel_get_modified (panel));
+  g_assert_true (gtk_text_buffer_get_can_undo (buffer_of (panel)));
+  gtk_text_buffer_undo (buffer_of (panel));
+  g_autofree char *undone = text_of (panel);
+  g_assert_cmpstr (undone, ==, small);
+  gtk_text_buffer_redo (buffer_of (panel));
+
+  /* laid out already: nothing changes */
+  gtk_text_buffer_set_modified (buffer_of (panel), FALSE);
+  g_assert_true (format (panel, &error));
+  g_assert_false (tilde_data_panel_get_modified (panel));
+
+  /* not JSON: left as it is, the error shown */
+  tilde_data_panel_restore_text (panel, NULL, "{\"J\": 8,, }");
+  g_assert_false (format (panel, &error));
+  g_assert_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA);
+  g_clear_error (&error);
+  g_autofree char *bad = text_of (panel);
+  g_assert_cmpstr (bad, ==, "{\"J\": 8,, }");
+
+  /* too wide to show, then shown */
+  g_assert_true (g_file_set_contents (path, wide, -1, NULL));
+  load (panel, path);
+  g_assert_cmpstr (content_page (panel), ==, "summary");
+  g_assert_true (action_enabled (GTK_WIDGET (panel), "data.format"));
+  g_assert_true (format (panel, &error));
+  g_assert_no_error (error);
+  g_assert_true (window_test_wait_for_ms (check_shown, panel, 120000));
+  g_assert_cmpstr (content_page (panel), ==, "text");
+  g_assert_true (view_shows_buffer (panel));
+  g_assert_nonnull (gtk_source_buffer_get_language (tilde_data_panel_get_buffer (panel)));
+  g_assert_true (tilde_data_panel_get_modified (panel));
+  g_assert_false (tilde_data_panel_get_loading (panel));
+  g_autofree char *text = text_of (panel);
+  g_autofree char *tokens = without_blanks (text);
+  g_autofree char *wide_tokens = without_blanks (wide);
+  g_assert_cmpstr (tokens, ==, wide_tokens);
+  g_assert_cmpuint (n_problems (panel), ==, 1);   /* sigma still has 30000 values */
+  window_test_let_it_draw (GTK_WIDGET (panel));
+  window_test_screenshot (GTK_WIDGET (window), "data-panel-formatted.png");
+
+  gtk_window_destroy (window);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -994,5 +1092,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/data-panel/wide-line-summarised", test_wide_line_summarised);
   g_test_add_func ("/data-panel/crlf-file-loads", test_crlf_file_loads);
   g_test_add_func ("/data-panel/load-superseded-or-cancelled", test_load_superseded_or_cancelled);
+  g_test_add_func ("/data-panel/format-data", test_format_data);
   return g_test_run ();
 }

@@ -462,6 +462,80 @@ test_shortcuts_window_lists_every_shortcut (void)
   window_test_close_all (GTK_APPLICATION (app));
 }
 
+static gboolean
+data_formatted (gpointer data)
+{
+  TildeDataPanel *panel = data;
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (tilde_data_panel_get_buffer (panel));
+  GtkTextIter start, end;
+  g_autofree char *text = NULL;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  text = gtk_text_buffer_get_text (buffer, &start, &end, TRUE);
+  return g_str_has_prefix (text, "{\n  \"J\": 8,\n");
+}
+
+static gboolean
+data_loaded (gpointer data)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (tilde_data_panel_get_buffer (data));
+
+  return gtk_text_buffer_get_char_count (buffer) > 0 && !tilde_data_panel_get_loading (data)
+         && !tilde_data_panel_get_checking (data);
+}
+
+static gboolean
+file_formatted (gpointer data)
+{
+  g_autofree char *text = NULL;
+
+  return g_file_get_contents (data, &text, NULL, NULL) && g_str_has_prefix (text, "{\n  \"J\": 8,\n");
+}
+
+/* Save and Format Model's keys save and format the data while the focus
+ * is in the data panel (the application's accelerators would take them
+ * first), and stay the model's elsewhere. */
+static void
+test_keys_in_data_panel (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tilde-keys-XXXXXX", NULL);
+  g_autofree char *model_path = g_build_filename (dir, "es.stan", NULL);
+  g_autofree char *data_path = g_build_filename (dir, "es.data.json", NULL);
+  g_autofree char *example = window_test_example_path ("eight_schools.stan");
+  g_autofree char *model = NULL;
+  TildeWindow *window;
+  TildeDataPanel *panel;
+
+  g_assert_true (g_file_get_contents (example, &model, NULL, NULL));
+  g_assert_true (g_file_set_contents (model_path, model, -1, NULL));
+  g_assert_true (g_file_set_contents (data_path,
+                                      "{\"J\": 8, \"y\": [28, 8, -3, 7, -1, 1, 18, 12], "
+                                      "\"sigma\": [15, 10, 16, 11, 9, 11, 10, 18]}\n", -1, NULL));
+  window = window_test_open (GTK_APPLICATION (app), model_path);
+  panel = _tilde_window_get_data_panel (window);
+  g_assert_true (wait_for (data_loaded, panel));
+
+  /* the focus in the model: the keys are left to the accelerators */
+  gtk_widget_grab_focus (GTK_WIDGET (tilde_editor_get_view (tilde_window_get_editor (window))));
+  g_assert_false (_tilde_window_key_for_data_panel (window, GDK_KEY_F, GDK_SHIFT_MASK | GDK_ALT_MASK));
+  g_assert_false (_tilde_window_key_for_data_panel (window, GDK_KEY_s, GDK_CONTROL_MASK));
+
+  /* in the data: formatted, then saved, the model left alone */
+  gtk_widget_grab_focus (GTK_WIDGET (tilde_data_panel_get_view (panel)));
+  g_assert_true (_tilde_window_key_for_data_panel (window, GDK_KEY_F, GDK_SHIFT_MASK | GDK_ALT_MASK));
+  g_assert_true (wait_for (data_formatted, panel));
+  g_assert_true (tilde_data_panel_get_modified (panel));
+  g_assert_false (_tilde_window_key_for_data_panel (window, GDK_KEY_f, GDK_CONTROL_MASK));
+  g_assert_true (_tilde_window_key_for_data_panel (window, GDK_KEY_s, GDK_CONTROL_MASK));
+  g_assert_true (wait_for (file_formatted, data_path));
+  g_assert_false (gtk_text_buffer_get_modified (GTK_TEXT_BUFFER (tilde_editor_get_buffer (tilde_window_get_editor (window)))));
+
+  window_test_close_all (GTK_APPLICATION (app));
+  g_unlink (data_path);
+  g_unlink (model_path);
+  g_rmdir (dir);
+}
+
 static AdwAboutWindow *
 find_about (void)
 {
@@ -521,6 +595,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/workbench/recent-models", test_recent_models);
   g_test_add_func ("/workbench/shortcuts-window-lists-every-shortcut", test_shortcuts_window_lists_every_shortcut);
   g_test_add_func ("/workbench/about-dialog", test_about_dialog);
+  g_test_add_func ("/workbench/keys-in-data-panel", test_keys_in_data_panel);
   status = g_test_run ();
   g_clear_object (&app);
   tilde_autosave_flush ();
