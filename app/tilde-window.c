@@ -11,6 +11,7 @@
 #include "tilde-editor.h"
 #include "tilde-frame-memory.h"
 #include "tilde-ir-view-private.h"
+#include "tilde-long-lines.h"
 #include "tilde-problems-list.h"
 #include "tilde-run-panel.h"
 #include "tilde-run-plots.h"
@@ -853,6 +854,20 @@ format_action (GtkWidget *widget, const char *name, GVariant *param)
   tilde_editor_format_async (self->editor, NULL, format_finished, g_object_ref (self));
 }
 
+/* Says once why the model went plain, each time it does. */
+static void
+highlight_suspended_changed (TildeWindow *self)
+{
+  g_autofree char *text = NULL;
+
+  if (!tilde_editor_get_highlight_suspended (self->editor))
+    return;
+  text = g_strdup_printf (_("The model has a line longer than %d characters, so it is shown without syntax "
+                            "highlighting until that line is shorter."),
+                          TILDE_HIGHLIGHT_LINE_LIMIT);
+  adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (text));
+}
+
 /* ---- the data ---- */
 
 /* win.open-data, win.save-data, win.save-data-as and win.format-data are
@@ -1633,6 +1648,8 @@ tilde_window_init (TildeWindow *self)
                            G_CALLBACK (update_style_scheme), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->ir_view, "show-message",
                            G_CALLBACK (show_message), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->editor, "notify::highlight-suspended",
+                           G_CALLBACK (highlight_suspended_changed), self, G_CONNECT_SWAPPED);
   update_style_scheme (self);
   update_title (self);
 

@@ -13,6 +13,7 @@
 #include "tilde-data-panel-private.h"
 #include "tilde-diagnostic-marks.h"
 #include "tilde-editor-private.h"
+#include "tilde-long-lines.h"
 #include "tilde-problems-list.h"
 
 #define DEFAULT_CHECK_DELAY_MS 250
@@ -269,11 +270,7 @@ show_error (TildeDataPanel *self, const char *what, const GError *error)
  * the main thread and 1.1 GB of memory to colour, for text nobody reads
  * by eye. */
 #define HIGHLIGHT_LIMIT_CHARS (2 * 1024 * 1024)
-/* Nor with a line over this many bytes: its highlighting takes time that
- * grows with the square of the line's length, and again at each change of
- * the line. A line of 1,000 numbers (10 KB, as a JSON writer puts a whole
- * file on one line) took 0.1 s a keystroke, one of 3,000 numbers 0.9 s. */
-#define HIGHLIGHT_LINE_LIMIT 4096
+/* Nor with a line over TILDE_HIGHLIGHT_LINE_LIMIT bytes (tilde-long-lines.h). */
 
 static void
 stop_highlighting (TildeDataPanel *self)
@@ -297,7 +294,7 @@ highlight_unless_large (TildeDataPanel *self, gsize longest_line)
   GtkSourceLanguageManager *languages = gtk_source_language_manager_get_default ();
   int chars = gtk_text_buffer_get_char_count (GTK_TEXT_BUFFER (self->buffer));
 
-  if (chars <= HIGHLIGHT_LIMIT_CHARS && longest_line <= HIGHLIGHT_LINE_LIMIT)
+  if (chars <= HIGHLIGHT_LIMIT_CHARS && longest_line <= TILDE_HIGHLIGHT_LINE_LIMIT)
     {
       gtk_source_buffer_set_language (self->buffer,
                                       gtk_source_language_manager_get_language (languages, "json"));
@@ -324,25 +321,14 @@ highlight_unless_large (TildeDataPanel *self, gsize longest_line)
 /* Typing or pasting a line longer than the limit turns highlighting off
  * before it costs a keystroke's worth of seconds. */
 static void
-text_inserted (TildeDataPanel *self, const GtkTextIter *location, const char *text, int len)
+text_inserted (TildeDataPanel *self, const GtkTextIter *end, const char *text, int len)
 {
-  gsize longest = 0, run = 0;
-  int newlines = 0;
+  gsize longest;
 
   if (self->put_task != NULL || gtk_source_buffer_get_language (self->buffer) == NULL)
     return;
-  for (int i = 0; i < len; i++)
-    if (text[i] == '\n')
-      newlines++, longest = MAX (longest, run), run = 0;
-    else
-      run++;
-  longest = MAX (longest, run);
-  /* the lines the insertion begins and ends on, whole */
-  GtkTextIter line = *location;
-  longest = MAX (longest, (gsize) gtk_text_iter_get_bytes_in_line (&line));
-  gtk_text_iter_set_line (&line, gtk_text_iter_get_line (location) - newlines);
-  longest = MAX (longest, (gsize) gtk_text_iter_get_bytes_in_line (&line));
-  if (longest > HIGHLIGHT_LINE_LIMIT)
+  longest = tilde_longest_line_inserted (end, text, len);
+  if (longest > TILDE_HIGHLIGHT_LINE_LIMIT)
     {
       stop_highlighting (self);
       highlight_unless_large (self, longest);
@@ -583,19 +569,6 @@ longest_line (const char *text, gsize len)
       longest = MAX (longest, (gsize) (stop - p));
       p = stop + 1;
     }
-  return longest;
-}
-
-static gsize
-longest_line_of_buffer (TildeDataPanel *self)
-{
-  GtkTextIter line;
-  gsize longest = 0;
-
-  gtk_text_buffer_get_start_iter (GTK_TEXT_BUFFER (self->buffer), &line);
-  do
-    longest = MAX (longest, (gsize) gtk_text_iter_get_bytes_in_line (&line));
-  while (gtk_text_iter_forward_line (&line));
   return longest;
 }
 
@@ -878,7 +851,7 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
                                _("The data panel is gone"));
       return;
     }
-  put_text_end (self, longest_line_of_buffer (self), NULL);
+  put_text_end (self, tilde_longest_line_in_buffer (GTK_TEXT_BUFFER (self->buffer)), NULL);
   finish_load (self, g_steal_pointer (&task), error);
 }
 
@@ -916,7 +889,7 @@ text_read (GObject *source, GAsyncResult *result, gpointer user_data)
     {
       self->put_task = NULL;
       gtk_source_file_set_location (self->source_file, NULL);
-      put_text_end (self, longest_line_of_buffer (self), NULL);
+      put_text_end (self, tilde_longest_line_in_buffer (GTK_TEXT_BUFFER (self->buffer)), NULL);
       finish_load (self, task, error);
       g_object_unref (task);
       return;

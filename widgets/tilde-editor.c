@@ -10,6 +10,7 @@
 #include "tilde-completion-provider.h"
 #include "tilde-diagnostic-marks.h"
 #include "tilde-editor-private.h"
+#include "tilde-long-lines.h"
 
 #define DEFAULT_CHECK_DELAY_MS 250
 #define UNTITLED_NAME "untitled.stan"
@@ -44,6 +45,7 @@ struct _TildeEditor
   TildeCheckResult        *shown_check;
   guint                    pedantic : 1;
   guint                    checking : 1;
+  guint                    highlight_suspended : 1;
 };
 
 G_DEFINE_FINAL_TYPE (TildeEditor, tilde_editor, GTK_TYPE_WIDGET)
@@ -58,6 +60,7 @@ enum {
   PROP_CHECK_DELAY_MS,
   PROP_CHECKING,
   PROP_PROBLEMS,
+  PROP_HIGHLIGHT_SUSPENDED,
   N_PROPS
 };
 
@@ -679,6 +682,43 @@ tilde_editor_dispose (GObject *object)
   G_OBJECT_CLASS (tilde_editor_parent_class)->dispose (object);
 }
 
+/* ---- lines too long to highlight (tilde-long-lines.h) ---- */
+
+static void
+suspend_highlighting (TildeEditor *self, gboolean suspended)
+{
+  if (self->highlight_suspended == !!suspended)
+    return;
+  self->highlight_suspended = !!suspended;
+  gtk_source_buffer_set_highlight_syntax (self->buffer, !suspended);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HIGHLIGHT_SUSPENDED]);
+}
+
+/* Before GtkSourceView's engine gets to the line in its idle callback. */
+static void
+text_inserted (TildeEditor *self, const GtkTextIter *end, const char *text, int len)
+{
+  if (!self->highlight_suspended
+      && tilde_longest_line_inserted (end, text, len) > TILDE_HIGHLIGHT_LINE_LIMIT)
+    suspend_highlighting (self, TRUE);
+}
+
+/* Only a deletion can make the long lines short again. */
+static void
+range_deleted (TildeEditor *self)
+{
+  if (self->highlight_suspended
+      && tilde_longest_line_in_buffer (GTK_TEXT_BUFFER (self->buffer)) <= TILDE_HIGHLIGHT_LINE_LIMIT)
+    suspend_highlighting (self, FALSE);
+}
+
+gboolean
+tilde_editor_get_highlight_suspended (TildeEditor *self)
+{
+  g_return_val_if_fail (TILDE_IS_EDITOR (self), FALSE);
+  return self->highlight_suspended;
+}
+
 static void
 tilde_editor_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
@@ -703,6 +743,9 @@ tilde_editor_get_property (GObject *object, guint prop_id, GValue *value, GParam
       break;
     case PROP_PROBLEMS:
       g_value_set_object (value, tilde_diagnostic_marks_get_problems (self->marks));
+      break;
+    case PROP_HIGHLIGHT_SUSPENDED:
+      g_value_set_boolean (value, self->highlight_suspended);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -759,6 +802,9 @@ tilde_editor_class_init (TildeEditorClass *klass)
   properties[PROP_PROBLEMS] =
     g_param_spec_object ("problems", NULL, NULL, G_TYPE_LIST_MODEL,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_HIGHLIGHT_SUSPENDED] =
+    g_param_spec_boolean ("highlight-suspended", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* Emitted when the result of a check is shown. */
@@ -811,6 +857,10 @@ tilde_editor_init (TildeEditor *self)
   gtk_text_view_set_buffer (GTK_TEXT_VIEW (self->view), buffer);
   g_signal_connect_object (self->buffer, "changed",
                            G_CALLBACK (buffer_changed), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->buffer, "insert-text",
+                           G_CALLBACK (text_inserted), self, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
+  g_signal_connect_object (self->buffer, "delete-range",
+                           G_CALLBACK (range_deleted), self, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
 
   /* Squiggles, gutter marks, hovers and the problems list. */
   self->marks = tilde_diagnostic_marks_new (self->view);

@@ -43,6 +43,10 @@ void             tilde_editor_set_check_delay (TildeEditor *self,
                                                guint        delay_ms);
 /* TRUE from the moment a check is due until its result is shown. */
 gboolean         tilde_editor_get_checking    (TildeEditor *self);
+/* TRUE while the model has a line too long to highlight
+ * (tilde-long-lines.h): it is shown without syntax highlighting until the
+ * line is shortened. :highlight-suspended. */
+gboolean         tilde_editor_get_highlight_suspended (TildeEditor *self);
 /* The problems of the last check, TildeProblem items in the order the
  * front end found them (so the first error is stanc's). */
 GListModel      *tilde_editor_get_problems    (TildeEditor *self);

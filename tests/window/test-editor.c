@@ -765,6 +765,53 @@ test_pedantic_toggle (void)
   remove_model (path);
 }
 
+static gboolean
+toast_shown (gpointer data)
+{
+  return label_shown (data, "so it is shown without syntax highlighting", FALSE);
+}
+
+/* A line of 3,000 numbers pasted into the model suspends highlighting
+ * (GtkSourceView's would take about a second a keystroke), with a toast
+ * saying why; deleting it brings highlighting back. */
+static void
+test_long_line_suspends_highlighting (void)
+{
+  g_autofree char *path = write_model ("long-line.stan", pedantic_model);
+  TildeWindow *window = open_path (path);
+  TildeEditor *editor = tilde_window_get_editor (window);
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (tilde_editor_get_buffer (editor));
+  g_autoptr(GString) line = g_string_new ("// ");
+  GtkTextIter start, end;
+  int lines;
+
+  g_assert_false (tilde_editor_get_highlight_suspended (editor));
+  g_assert_true (gtk_source_buffer_get_highlight_syntax (tilde_editor_get_buffer (editor)));
+  for (int i = 0; i < 3000; i++)
+    g_string_append_printf (line, "%d.25, ", i);
+  lines = gtk_text_buffer_get_line_count (buffer);
+  gtk_text_buffer_get_end_iter (buffer, &end);
+  gtk_text_buffer_insert (buffer, &end, "\n", -1);
+  gtk_text_buffer_get_end_iter (buffer, &end);
+  gtk_text_buffer_insert (buffer, &end, line->str, -1);
+  g_assert_true (tilde_editor_get_highlight_suspended (editor));
+  g_assert_false (gtk_source_buffer_get_highlight_syntax (tilde_editor_get_buffer (editor)));
+  g_assert_true (window_test_wait_for (toast_shown, window));
+
+  /* typing elsewhere keeps it suspended; deleting the line ends it */
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  gtk_text_buffer_insert (buffer, &start, "// a short line\n", -1);
+  g_assert_true (tilde_editor_get_highlight_suspended (editor));
+  gtk_text_buffer_get_iter_at_line (buffer, &start, lines);
+  gtk_text_buffer_get_end_iter (buffer, &end);
+  gtk_text_buffer_delete (buffer, &start, &end);
+  g_assert_false (tilde_editor_get_highlight_suspended (editor));
+  g_assert_true (gtk_source_buffer_get_highlight_syntax (tilde_editor_get_buffer (editor)));
+
+  window_test_close_all (GTK_APPLICATION (app));
+  remove_model (path);
+}
+
 static void
 test_include_next_to_file (void)
 {
@@ -952,6 +999,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/editor/format-keeps-cursor-and-undoes", test_format_keeps_cursor_and_undoes);
   g_test_add_func ("/editor/format-refuses-broken-model", test_format_refuses_broken_model);
   g_test_add_func ("/editor/pedantic-toggle", test_pedantic_toggle);
+  g_test_add_func ("/editor/long-line-suspends-highlighting", test_long_line_suspends_highlighting);
   g_test_add_func ("/editor/include-next-to-file", test_include_next_to_file);
   g_test_add_func ("/editor/search-and-replace", test_search_and_replace);
   g_test_add_func ("/editor/closing-stops-engine-thread", test_closing_stops_engine_thread);
