@@ -68,6 +68,8 @@ struct _TildeDataPanel
   guint                 templating : 1;
   guint                 summarised : 1;
   guint                 formatting : 1;
+  /* Shown without highlighting for a long line alone (not for its size). */
+  guint                 long_line_plain : 1;
 };
 
 G_DEFINE_FINAL_TYPE (TildeDataPanel, tilde_data_panel, GTK_TYPE_WIDGET)
@@ -294,6 +296,7 @@ highlight_unless_large (TildeDataPanel *self, gsize longest_line)
   GtkSourceLanguageManager *languages = gtk_source_language_manager_get_default ();
   int chars = gtk_text_buffer_get_char_count (GTK_TEXT_BUFFER (self->buffer));
 
+  self->long_line_plain = chars <= HIGHLIGHT_LIMIT_CHARS && longest_line > TILDE_HIGHLIGHT_LINE_LIMIT;
   if (chars <= HIGHLIGHT_LIMIT_CHARS && longest_line <= TILDE_HIGHLIGHT_LINE_LIMIT)
     {
       gtk_source_buffer_set_language (self->buffer,
@@ -333,6 +336,19 @@ text_inserted (TildeDataPanel *self, const GtkTextIter *end, const char *text, i
       stop_highlighting (self);
       highlight_unless_large (self, longest);
     }
+}
+
+/* Plain for a long line only: highlighted again once it is gone (the
+ * whole text measured after each deletion, while that lasts). */
+static void
+range_deleted (TildeDataPanel *self)
+{
+  if (!self->long_line_plain || self->put_task != NULL || self->summarised
+      || tilde_longest_line_in_buffer (GTK_TEXT_BUFFER (self->buffer)) > TILDE_HIGHLIGHT_LINE_LIMIT)
+    return;
+  highlight_unless_large (self, 0);
+  if (gtk_source_buffer_get_language (self->buffer) != NULL)
+    gtk_info_bar_set_revealed (self->info_bar, FALSE);
 }
 
 static void
@@ -646,6 +662,7 @@ put_text_begin (TildeDataPanel *self)
   stop_highlighting (self);
   gtk_text_view_set_buffer (GTK_TEXT_VIEW (self->view), GTK_TEXT_BUFFER (self->no_text));
   self->summarised = FALSE;
+  self->long_line_plain = FALSE;
 }
 
 /* Once it is in: the view shows it again, or the summary stands in. */
@@ -1686,6 +1703,8 @@ tilde_data_panel_init (TildeDataPanel *self)
   self->no_text = gtk_source_buffer_new (NULL);
   g_signal_connect_object (self->buffer, "insert-text",
                            G_CALLBACK (text_inserted), self, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
+  g_signal_connect_object (self->buffer, "delete-range",
+                           G_CALLBACK (range_deleted), self, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   g_signal_connect_object (self->buffer, "changed",
                            G_CALLBACK (buffer_changed), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->buffer, "modified-changed",

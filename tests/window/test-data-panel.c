@@ -782,7 +782,8 @@ content_page (TildeDataPanel *panel)
 
 /* A file on one line of 10 KB (as JSON writers put a whole file on one
  * line) is shown as text, without highlighting, and says why; typing or
- * pasting a line that long into highlighted data turns highlighting off. */
+ * pasting a line that long into highlighted data turns highlighting off,
+ * and removing it turns it on again. */
 static void
 test_long_line_not_highlighted (void)
 {
@@ -819,6 +820,10 @@ test_long_line_not_highlighted (void)
   gtk_text_buffer_insert_interactive_at_cursor (buffer_of (panel), paste->str, -1, TRUE);
   g_assert_null (gtk_source_buffer_get_language (tilde_data_panel_get_buffer (panel)));
   g_assert_nonnull (strstr (_tilde_data_panel_get_message (panel), "A line of these data is"));
+  /* undone, the line is gone and the data are highlighted again */
+  gtk_text_buffer_undo (buffer_of (panel));
+  g_assert_nonnull (gtk_source_buffer_get_language (tilde_data_panel_get_buffer (panel)));
+  g_assert_null (_tilde_data_panel_get_message (panel));
 
   gtk_window_destroy (window);
   g_unlink (path);
