@@ -105,6 +105,12 @@ newline (Fmt *f, int indent)
 static void
 flush_comments (Fmt *f)
 {
+  char last = f->out->len ? f->out->str[f->out->len - 1] : ' ';
+
+  if (f->comments->len == 0)
+    return;
+  if (last != ' ' && last != '\n' && last != '[' && last != '{')
+    g_string_append_c (f->out, ' ');
   g_string_append_len (f->out, f->comments->str, (gssize) f->comments->len);
   g_string_truncate (f->comments, 0);
 }
@@ -139,7 +145,7 @@ write_object (Fmt *f, Tok open, int indent)
       tok = next (f);
       if (tok.kind == TOK_COMMA)
         {
-          g_string_append_c (f->out, ',');
+          emit (f, tok);                /* after any comment before it */
           tok = next (f);
         }
     }
@@ -237,7 +243,7 @@ write_array (Fmt *f, int indent)
       tok = next (f);
       if (tok.kind == TOK_COMMA)
         {
-          g_string_append_c (f->out, ',');
+          emit (f, tok);
           tok = next (f);
         }
     }

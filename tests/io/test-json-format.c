@@ -175,6 +175,20 @@ test_comments_kept (void)
                    "  ]\n"
                    "} /* end */\n");
   assert_only_layout_changed ("/* data */ {\"N\": /* rows */ 2, \"y\": [1, /* two */ 2]} /* end */");
+  /* comments before commas, colons and closing brackets stay before them */
+  g_autofree char *odd = format ("{\"a\" /*k*/ : [1 /*c*/, 2 /*e*/], \"b\": {\"c\": 1 /*f*/} /*g*/, \"d\": 2}");
+  g_assert_cmpstr (odd, ==,
+                   "{\n"
+                   "  \"a\" /*k*/ : [\n"
+                   "    1 /*c*/ ,\n"
+                   "    2\n"
+                   "  /*e*/ ],\n"
+                   "  \"b\": {\n"
+                   "    \"c\": 1\n"
+                   "  /*f*/ } /*g*/ ,\n"
+                   "  \"d\": 2\n"
+                   "}\n");
+  assert_only_layout_changed ("{\"a\" /*k*/ : [1 /*c*/, 2 /*e*/], \"b\": {\"c\": 1 /*f*/} /*g*/, \"d\": 2}");
   g_autofree char *blank = format ("  \n ");
   g_assert_cmpstr (blank, ==, "");
   g_autofree char *only = format ("/* nothing yet */");
@@ -221,10 +235,14 @@ test_example_and_reference_data (void)
   g_assert_cmpuint (n, >=, 3);
 }
 
-/* Nested documents of every kind of value, from a fixed seed. */
+/* Nested documents of every kind of value, with comments here and there,
+ * from a fixed seed. */
 static void
 generate (GRand *rand, GString *out, int depth)
 {
+  /* now and then a comment before the value */
+  if (g_rand_int_range (rand, 0, 10) == 0)
+    g_string_append (out, g_rand_boolean (rand) ? "/* c */ " : "/*d*/");
   int kind = g_rand_int_range (rand, 0, depth > 4 ? 3 : depth > 2 ? 4 : 6);
 
   switch (kind)
@@ -246,7 +264,8 @@ generate (GRand *rand, GString *out, int depth)
         for (int i = 0; i < n; i++)
           {
             if (i)
-              g_string_append (out, g_rand_boolean (rand) ? "," : " ,\n ");
+              g_string_append (out, g_rand_int_range (rand, 0, 10) == 0 ? " /* e */," :
+                                    g_rand_boolean (rand) ? "," : " ,\n ");
             generate (rand, out, depth + 1);
           }
         g_string_append_c (out, ']');
