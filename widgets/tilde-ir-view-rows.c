@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "tilde-ir-view-internal.h"
+#include "tilde-long-lines.h"
 
 static void
 tag_mir_token (TildeMirToken token, gsize start, gsize end, gpointer user_data)
@@ -27,7 +28,10 @@ tag_mir_token (TildeMirToken token, gsize start, gsize end, gpointer user_data)
 
 /* Highlights inserted lines as they go in, instead of GtkSourceView's
  * context engine, which analyses again all the text after any deletion in
- * background slices of 30 ms of the main thread. */
+ * background slices of 30 ms of the main thread. A line too long to
+ * highlight (a constant array of thousands of numbers) stays plain: each
+ * token's place is found from the start of its line, among the pieces the
+ * earlier tags cut it into, and a line of 3,000 numbers took 1.7 s. */
 static void
 highlight_lines (Side *s, guint first, guint n)
 {
@@ -37,6 +41,8 @@ highlight_lines (Side *s, guint first, guint n)
       GtkTextIter line;
       gpointer data[2] = { s, &line };
 
+      if (strlen (text) > TILDE_HIGHLIGHT_LINE_LIMIT)
+        continue;
       gtk_text_buffer_get_iter_at_line (GTK_TEXT_BUFFER (s->buffer), &line, (int) i);
       tilde_mir_highlight_line (text, strlen (text), tag_mir_token, data);
     }

@@ -296,6 +296,63 @@ test_mir_at_o0 (void)
   window_test_close_all (GTK_APPLICATION (app));
 }
 
+/* How many characters of the row carry a tag. */
+static guint
+tagged_in_row (GtkTextBuffer *buffer, int row)
+{
+  GtkTextIter at;
+  guint n = 0;
+
+  gtk_text_buffer_get_iter_at_line (buffer, &at, row);
+  while (!gtk_text_iter_ends_line (&at))
+    {
+      GSList *tags = gtk_text_iter_get_tags (&at);
+
+      n += tags != NULL;
+      g_slist_free (tags);
+      gtk_text_iter_forward_char (&at);
+    }
+  return n;
+}
+
+/* A MIR line too long to highlight (a constant array of 3,000 numbers,
+ * whose tags took 1.7 s of the main thread) goes in plain; the lines
+ * around it are highlighted as always. */
+static void
+test_long_line_plain (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tilde-ir-view-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "long.stan", NULL);
+  g_autoptr(GString) model = g_string_new ("transformed data {\n  array[3000] real x = {");
+  TildeWindow *window;
+  TildeIrView *ir;
+  GtkTextBuffer *buffer;
+  int long_row, short_row;
+
+  for (int i = 0; i < 3000; i++)
+    g_string_append_printf (model, "%s%d.25", i ? ", " : "", i);
+  g_string_append (model, "};\n}\nparameters {\n  real mu;\n}\nmodel {\n  x ~ normal(mu, 1);\n}\n");
+  g_assert_true (g_file_set_contents (path, model->str, -1, NULL));
+  window = open_path (path);
+  ir = tilde_window_get_ir_view (window);
+  set_level (window, "0");
+  buffer = side_buffer (ir, TILDE_IR_SIDE_RIGHT);
+  long_row = find_row (ir, TILDE_IR_SIDE_RIGHT, "1500.25");
+  short_row = find_row (ir, TILDE_IR_SIDE_RIGHT, "target += normal_lupdf(");
+  g_assert_cmpint (long_row, >=, 0);
+  g_assert_cmpint (short_row, >=, 0);
+  {
+    GtkTextIter line;
+    gtk_text_buffer_get_iter_at_line (buffer, &line, long_row);
+    g_assert_cmpint (gtk_text_iter_get_bytes_in_line (&line), >, 4096);
+  }
+  g_assert_cmpuint (tagged_in_row (buffer, long_row), ==, 0);
+  g_assert_cmpuint (tagged_in_row (buffer, short_row), >, 0);
+  window_test_close_all (GTK_APPLICATION (app));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 static void
 test_mir_at_o1_and_passes (void)
 {
@@ -735,6 +792,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ir-view/errors-from-the-start", test_errors_from_the_start);
   g_test_add_func ("/ir-view/copy", test_copy);
   g_test_add_func ("/ir-view/screenshot", test_screenshot);
+  g_test_add_func ("/ir-view/long-line-plain", test_long_line_plain);
   status = g_test_run ();
   g_clear_object (&app);
   tilde_autosave_flush ();
