@@ -53,6 +53,9 @@ struct _TildeDataPanel
   GStrv                 put_summary;
   gboolean              put_modified;
   GTask                *put_task;
+  /* How the file was written, so that Save writes it back the same way. */
+  GtkSourceNewlineType  newline;
+  const GtkSourceEncoding *encoding;
   guint                 put_source;
 
   guint                 check_source;
@@ -687,10 +690,12 @@ put_text_end (TildeDataPanel *self, gsize longest, GStrv summary)
 /* Text to go in whole, as the data panel shows it (a file read, data
  * formatted), its last newline taken off as the buffer's is implicit. */
 typedef struct {
-  char  *text;
-  gsize  len;
-  gsize  longest_line;
-  GStrv  summary;
+  char                    *text;
+  gsize                    len;
+  gsize                    longest_line;
+  GStrv                    summary;
+  GtkSourceNewlineType     newline;    /* the file's, for saving it back */
+  const GtkSourceEncoding *encoding;   /* the file's; NULL: UTF-8 */
 } ReadText;
 
 /* Takes `text`; measures it, and summarises it when too wide to show (off
@@ -705,8 +710,11 @@ read_text_new (char *text, gsize len)
   r->longest_line = longest_line (text, len);
   if (r->longest_line > LAYOUT_LINE_LIMIT)
     r->summary = summarise (text, len);
+  r->newline = GTK_SOURCE_NEWLINE_TYPE_LF;
   /* The buffer's last newline is implicit, as GtkSourceView's loader has it. */
-  if (len > 0 && text[len - 1] == '\n')
+  if (len > 1 && text[len - 2] == '\r' && text[len - 1] == '\n')
+    r->len -= 2;
+  else if (len > 0 && text[len - 1] == '\n')
     r->len--;
   return r;
 }
@@ -737,7 +745,8 @@ put_text_step (gpointer user_data)
   TildeDataPanel *self = user_data;
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->buffer);
   GTask *task = self->put_task;
-  gboolean cancelled = g_task_return_error_if_cancelled (task);
+  /* A format has taken the old text out already, and finishes. */
+  gboolean cancelled = !self->put_modified && g_task_return_error_if_cancelled (task);
   GtkTextIter end;
 
   if (!cancelled)
@@ -754,11 +763,18 @@ put_text_step (gpointer user_data)
     }
   self->put_source = 0;
   self->put_task = NULL;
+  if (cancelled)
+    {
+      /* Part of a file is not the file: nothing stays, and no file, so
+       * that Save cannot write the part over it. */
+      gtk_text_buffer_set_text (buffer, "", 0);
+      gtk_source_file_set_location (self->source_file, NULL);
+      self->put_longest_line = 0;
+    }
   gtk_text_buffer_end_irreversible_action (buffer);
   put_text_end (self, self->put_longest_line, self->put_summary);
   put_text_clear (self);
-  /* A cancelled load has had its answer; what is in stays, as a cancelled
-   * read leaves it. */
+  /* A cancelled load has had its answer. */
   finish_load (self, cancelled ? NULL : task, NULL);
   g_object_unref (task);
   return G_SOURCE_REMOVE;
@@ -795,6 +811,7 @@ put_text_abandon (TildeDataPanel *self)
   if (task == NULL)
     return;
   self->put_task = NULL;
+  set_loading (self, FALSE);
   if (self->put_source == 0)
     return;
   put_text_clear (self);
@@ -806,14 +823,36 @@ put_text_abandon (TildeDataPanel *self)
 
 /* ---- files ---- */
 
-/* Reads the file in one go off the main thread. Text that GtkSourceView's
- * loader would change on the way in (another encoding, a byte order mark,
- * a carriage return, a zero byte) is left to it: no result and no error. */
+/* Lone carriage returns (old Mac files) as newlines; what the file used,
+ * for saving it back. */
+static GtkSourceNewlineType
+newlines_of (char *text, gsize len)
+{
+  gboolean lf = FALSE, crlf = FALSE, cr = FALSE;
+
+  for (gsize i = 0; i < len; i++)
+    if (text[i] == '\n')
+      lf = TRUE;
+    else if (text[i] == '\r')
+      {
+        if (i + 1 < len && text[i + 1] == '\n')
+          crlf = TRUE, i++;
+        else
+          cr = TRUE, text[i] = '\n';
+      }
+  return crlf ? GTK_SOURCE_NEWLINE_TYPE_CR_LF
+         : cr && !lf ? GTK_SOURCE_NEWLINE_TYPE_CR : GTK_SOURCE_NEWLINE_TYPE_LF;
+}
+
+/* Reads the file in one go off the main thread, as GtkSourceView's loader
+ * would take it: a UTF-8 byte order mark dropped, text that is not UTF-8
+ * read as ISO-8859-15, and saved back so; a zero byte is not text. */
 static void
 read_text_in_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
   GFile *file = task_data;
   GError *error = NULL;
+  const GtkSourceEncoding *encoding = NULL;
   char *text;
   gsize len;
 
@@ -822,14 +861,38 @@ read_text_in_thread (GTask *task, gpointer source, gpointer task_data, GCancella
       g_task_return_error (task, error);
       return;
     }
-  if (!g_utf8_validate_len (text, len, NULL) || memchr (text, '\r', len) != NULL
-      || (len >= 3 && memcmp (text, "\xEF\xBB\xBF", 3) == 0))
+  if (memchr (text, '\0', len) != NULL)
     {
       g_free (text);
-      g_task_return_pointer (task, NULL, NULL);
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s",
+                               _("The file holds a zero byte, so it is not text"));
       return;
     }
-  g_task_return_pointer (task, read_text_new (text, len), read_text_free);
+  if (len >= 3 && memcmp (text, "\xEF\xBB\xBF", 3) == 0)
+    {
+      memmove (text, text + 3, len - 3);
+      len -= 3;
+    }
+  if (!g_utf8_validate_len (text, len, NULL))
+    {
+      gsize converted_len;
+      char *converted = g_convert (text, (gssize) len, "UTF-8", "ISO-8859-15", NULL, &converted_len,
+                                   &error);
+      g_free (text);
+      if (converted == NULL)
+        {
+          g_task_return_error (task, error);
+          return;
+        }
+      text = converted;
+      len = converted_len;
+      encoding = gtk_source_encoding_get_from_charset ("ISO-8859-15");
+    }
+  GtkSourceNewlineType newline = newlines_of (text, len);
+  ReadText *r = read_text_new (text, len);
+  r->newline = newline;
+  r->encoding = encoding;
+  g_task_return_pointer (task, r, read_text_free);
 }
 
 static void
@@ -847,38 +910,6 @@ finish_load (TildeDataPanel *self, GTask *task, GError *error)
     g_task_return_error (task, error);
   else
     g_task_return_boolean (task, TRUE);
-}
-
-static void
-load_done (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  TildeDataPanel *self = g_task_get_source_object (task);
-  GError *error = NULL;
-
-  if (!gtk_source_file_loader_load_finish (GTK_SOURCE_FILE_LOADER (source), result, &error)
-      && self->source_file != NULL)
-    /* Forget the file that failed, so a later Save asks where to write. */
-    gtk_source_file_set_location (self->source_file, NULL);
-  if (self->buffer == NULL)
-    {
-      /* disposed while the file was read */
-      g_clear_error (&error);
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s",
-                               _("The data panel is gone"));
-      return;
-    }
-  put_text_end (self, tilde_longest_line_in_buffer (GTK_TEXT_BUFFER (self->buffer)), NULL);
-  finish_load (self, g_steal_pointer (&task), error);
-}
-
-static void
-load_with_loader (TildeDataPanel *self, GTask *task)
-{
-  g_autoptr(GtkSourceFileLoader) loader = gtk_source_file_loader_new (self->buffer, self->source_file);
-
-  gtk_source_file_loader_load_async (loader, G_PRIORITY_DEFAULT, g_task_get_cancellable (task),
-                                     NULL, NULL, NULL, load_done, task);
 }
 
 static void
@@ -911,12 +942,8 @@ text_read (GObject *source, GAsyncResult *result, gpointer user_data)
       g_object_unref (task);
       return;
     }
-  if (r == NULL)
-    {
-      self->put_task = NULL;
-      load_with_loader (self, task);
-      return;
-    }
+  self->newline = r->newline;
+  self->encoding = r->encoding;
   put_text_in_pieces (self, r, FALSE);
 }
 
@@ -970,6 +997,8 @@ tilde_data_panel_restore_text (TildeDataPanel *self, GFile *file, const char *te
   if (gtk_source_buffer_get_implicit_trailing_newline (self->buffer) && len > 0 && text[len - 1] == '\n')
     len--;
   gtk_source_file_set_location (self->source_file, file);
+  self->newline = GTK_SOURCE_NEWLINE_TYPE_LF;
+  self->encoding = NULL;
   put_text_begin (self);
   gtk_text_buffer_begin_irreversible_action (buffer);
   gtk_text_buffer_set_text (buffer, text, (int) len);
@@ -1031,6 +1060,9 @@ tilde_data_panel_save_async (TildeDataPanel *self, GFile *file, GCancellable *ca
     }
   gtk_info_bar_set_revealed (self->info_bar, FALSE);
   saver = gtk_source_file_saver_new_with_target (self->buffer, self->source_file, file);
+  gtk_source_file_saver_set_newline_type (saver, self->newline);
+  if (self->encoding != NULL)
+    gtk_source_file_saver_set_encoding (saver, self->encoding);
   self->saving = TRUE;
   update_actions (self);
   gtk_source_file_saver_save_async (saver, G_PRIORITY_DEFAULT, cancellable, NULL, NULL, NULL,
@@ -1092,7 +1124,8 @@ formatted (GObject *source, GAsyncResult *result, gpointer user_data)
   GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->buffer);
 
   self->formatting = FALSE;
-  if (buffer == NULL || error != NULL || job->stamp != self->stamp)
+  /* Text changed, or a file is coming in instead. */
+  if (buffer == NULL || error != NULL || job->stamp != self->stamp || self->loading)
     {
       g_clear_pointer (&r, read_text_free);
       if (buffer != NULL)
@@ -1112,9 +1145,10 @@ formatted (GObject *source, GAsyncResult *result, gpointer user_data)
       g_task_return_boolean (task, TRUE);
       return;
     }
-  put_text_abandon (self);
+  /* An undo must not bring a line too wide to show back into the view. */
+  gboolean was_summarised = self->summarised;
   put_text_begin (self);
-  if (r->len <= FORMAT_UNDOABLE_BYTES && !self->summarised)
+  if (r->len <= FORMAT_UNDOABLE_BYTES && !was_summarised)
     {
       GtkTextIter start, end;
 
@@ -1695,6 +1729,7 @@ tilde_data_panel_init (TildeDataPanel *self)
   self->check_delay_ms = DEFAULT_CHECK_DELAY_MS;
   self->worker = tilde_worker_new ();
   self->source_file = gtk_source_file_new ();
+  self->newline = GTK_SOURCE_NEWLINE_TYPE_LF;
   self->buffer = gtk_source_buffer_new (NULL);
   gtk_source_buffer_set_language (self->buffer,
                                   gtk_source_language_manager_get_language (languages, "json"));

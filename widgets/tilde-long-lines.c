@@ -1,6 +1,19 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "tilde-long-lines.h"
 
+/* The bytes of the line at `line`, without its line break. */
+static gsize
+bytes_in_line (const GtkTextIter *line)
+{
+  GtkTextIter start = *line, end;
+
+  gtk_text_iter_set_line_offset (&start, 0);
+  end = start;
+  if (!gtk_text_iter_ends_line (&end))
+    gtk_text_iter_forward_to_line_end (&end);
+  return (gsize) (gtk_text_iter_get_line_index (&end) - gtk_text_iter_get_line_index (&start));
+}
+
 gsize
 tilde_longest_line_inserted (const GtkTextIter *end, const char *text, int len)
 {
@@ -15,9 +28,9 @@ tilde_longest_line_inserted (const GtkTextIter *end, const char *text, int len)
       run++;
   longest = MAX (longest, run);
   /* the lines the insertion ends and begins on, whole */
-  longest = MAX (longest, (gsize) gtk_text_iter_get_bytes_in_line (&line));
+  longest = MAX (longest, bytes_in_line (&line));
   gtk_text_iter_set_line (&line, gtk_text_iter_get_line (end) - newlines);
-  return MAX (longest, (gsize) gtk_text_iter_get_bytes_in_line (&line));
+  return MAX (longest, bytes_in_line (&line));
 }
 
 gsize
@@ -28,7 +41,7 @@ tilde_longest_line_in_buffer (GtkTextBuffer *buffer)
 
   gtk_text_buffer_get_start_iter (buffer, &line);
   do
-    longest = MAX (longest, (gsize) gtk_text_iter_get_bytes_in_line (&line));
+    longest = MAX (longest, bytes_in_line (&line));
   while (gtk_text_iter_forward_line (&line));
   return longest;
 }

@@ -889,26 +889,76 @@ test_wide_line_summarised (void)
   g_rmdir (dir);
 }
 
-/* Text the panel does not read itself (here with carriage returns) goes
- * through GtkSourceView's loader, as before. */
 static void
-test_crlf_file_loads (void)
+save_to (TildeDataPanel *panel, const char *path)
 {
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  tilde_data_panel_save_async (panel, file, NULL, async_done, &result);
+  g_assert_true (window_test_wait_for_ms (has_result, &result, 120000));
+  g_assert_true (tilde_data_panel_save_finish (panel, result, &error));
+  g_assert_no_error (error);
+}
+
+/* Files as GtkSourceView's loader takes them, and saved back byte for
+ * byte: CRLF and CR line breaks, ISO-8859-15 text; a UTF-8 byte order
+ * mark is dropped; a zero byte is not text. */
+static void
+test_file_encodings_round_trip (void)
+{
+  static const struct { const char *name, *bytes, *shown; } files[] = {
+    { "crlf.json", "{\r\n  \"x\": [1, 2]\r\n}\r\n", "{\r\n  \"x\": [1, 2]\r\n}" },
+    { "cr.json", "{\r  \"x\": [1, 2]\r}\r", "{\n  \"x\": [1, 2]\n}" },
+    { "latin.json", "{\"x\": [1, 2], \"s\": \"caf\xe9\"}\n", "{\"x\": [1, 2], \"s\": \"caf\xc3\xa9\"}" },
+  };
   g_autofree char *dir = g_dir_make_tmp ("tilde-data-panel-XXXXXX", NULL);
-  g_autofree char *path = g_build_filename (dir, "crlf.json", NULL);
+  g_autofree char *saved = g_build_filename (dir, "saved.json", NULL);
+  g_autofree char *bom = g_build_filename (dir, "bom.json", NULL);
+  g_autofree char *nul = g_build_filename (dir, "nul.json", NULL);
+  g_autoptr(GFile) nul_file = g_file_new_for_path (nul);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
   GtkWindow *window;
   TildeDataPanel *panel = panel_window (NULL, &window);
 
-  g_assert_true (g_file_set_contents (path, "{\r\n  \"x\": [1, 2]\r\n}\r\n", -1, NULL));
-  load (panel, path);
-  g_assert_true (view_shows_buffer (panel));
-  g_autofree char *text = text_of (panel);
-  g_assert_nonnull (strstr (text, "\"x\": [1, 2]"));
-  g_assert_cmpuint (n_problems (panel), ==, 0);
-  g_assert_nonnull (gtk_source_buffer_get_language (tilde_data_panel_get_buffer (panel)));
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, files[i].name, NULL);
+      g_autofree char *text = NULL, *back = NULL;
+      gsize len;
+
+      g_assert_true (g_file_set_contents (path, files[i].bytes, -1, NULL));
+      load (panel, path);
+      g_assert_true (view_shows_buffer (panel));
+      text = text_of (panel);
+      g_assert_cmpstr (text, ==, files[i].shown);
+      g_assert_cmpuint (n_problems (panel), ==, 0);
+      g_assert_nonnull (gtk_source_buffer_get_language (tilde_data_panel_get_buffer (panel)));
+      save_to (panel, saved);
+      g_assert_true (g_file_get_contents (saved, &back, &len, NULL));
+      g_assert_cmpstr (back, ==, files[i].bytes);
+      g_unlink (path);
+    }
+
+  g_assert_true (g_file_set_contents (bom, "\xEF\xBB\xBF{\"x\": 1}\n", -1, NULL));
+  load (panel, bom);
+  g_autofree char *without_bom = text_of (panel);
+  g_assert_cmpstr (without_bom, ==, "{\"x\": 1}");
+
+  g_assert_true (g_file_set_contents (nul, "{\"x\": 1}\0\n", 11, NULL));
+  tilde_data_panel_load_async (panel, nul_file, NULL, async_done, &result);
+  g_assert_true (window_test_wait_for_ms (has_result, &result, 120000));
+  g_assert_false (tilde_data_panel_load_finish (panel, result, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_null (tilde_data_panel_get_file (panel));
+  g_assert_false (tilde_data_panel_get_loading (panel));
 
   gtk_window_destroy (window);
-  g_unlink (path);
+  g_unlink (bom);
+  g_unlink (nul);
+  g_unlink (saved);
   g_rmdir (dir);
 }
 
@@ -1063,8 +1113,95 @@ test_format_data (void)
   g_autofree char *wide_tokens = without_blanks (wide);
   g_assert_cmpstr (tokens, ==, wide_tokens);
   g_assert_cmpuint (n_problems (panel), ==, 1);   /* sigma still has 30000 values */
+  /* not undoable: an undo would bring the line too wide to show back */
+  g_assert_false (gtk_text_buffer_get_can_undo (buffer_of (panel)));
   window_test_let_it_draw (GTK_WIDGET (panel));
   window_test_screenshot (GTK_WIDGET (window), "data-panel-formatted.png");
+
+  gtk_window_destroy (window);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static gboolean
+pieces_going_in (gpointer data)
+{
+  return gtk_text_buffer_get_char_count (buffer_of (data)) > 0;
+}
+
+static char *
+rows_of_data (int rows)
+{
+  GString *text = g_string_new ("{\n  \"x\": [\n");
+
+  for (int row = 0; row < rows; row++)
+    g_string_append_printf (text, "    %d.5, 1.25, 2.5, 3.75, 4.5, 5.25, 6.5, 7.75%s\n", row,
+                            row + 1 < rows ? "," : "");
+  g_string_append (text, "  ]\n}\n");
+  return g_string_free (text, FALSE);
+}
+
+/* A load cancelled while its text goes in leaves no part of the file and
+ * no file, so that Save cannot write the part over it; data restored
+ * while a file is read or going in take over, and the panel is ready
+ * again; a format that ends after a load began gives way to the load. */
+static void
+test_loads_taken_over (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("tilde-data-panel-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "large.json", NULL);
+  g_autofree char *data = rows_of_data (100000);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GAsyncResult) cancelled = NULL, during_read = NULL, during_pieces = NULL;
+  g_autoptr(GAsyncResult) formatted = NULL, loaded = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkWindow *window;
+  TildeDataPanel *panel = panel_window (NULL, &window);
+
+  g_assert_true (g_file_set_contents (path, data, -1, NULL));
+
+  tilde_data_panel_load_async (panel, file, cancellable, async_done, &cancelled);
+  g_assert_true (window_test_wait_for_ms (pieces_going_in, panel, 120000));
+  g_cancellable_cancel (cancellable);
+  g_assert_true (window_test_wait_for_ms (has_result, &cancelled, 120000));
+  g_assert_false (tilde_data_panel_load_finish (panel, cancelled, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&error);
+  g_assert_true (window_test_wait_for_ms (not_loading, panel, 120000));
+  g_assert_cmpint (gtk_text_buffer_get_char_count (buffer_of (panel)), ==, 0);
+  g_assert_null (tilde_data_panel_get_file (panel));
+  g_assert_false (tilde_data_panel_get_modified (panel));
+
+  tilde_data_panel_load_async (panel, file, NULL, async_done, &during_read);
+  tilde_data_panel_restore_text (panel, NULL, "{\"x\": [1, 2]}\n");
+  g_assert_true (window_test_wait_for_ms (has_result, &during_read, 120000));
+  g_assert_false (tilde_data_panel_load_finish (panel, during_read, NULL));
+  g_assert_false (tilde_data_panel_get_loading (panel));
+  g_assert_true (gtk_text_view_get_editable (GTK_TEXT_VIEW (tilde_data_panel_get_view (panel))));
+  g_assert_true (action_enabled (GTK_WIDGET (panel), "data.open"));
+
+  tilde_data_panel_load_async (panel, file, NULL, async_done, &during_pieces);
+  g_assert_true (window_test_wait_for_ms (pieces_going_in, panel, 120000));
+  tilde_data_panel_restore_text (panel, NULL, "{\"x\": [1, 2]}\n");
+  g_assert_true (window_test_wait_for_ms (has_result, &during_pieces, 120000));
+  g_assert_false (tilde_data_panel_load_finish (panel, during_pieces, NULL));
+  g_assert_false (tilde_data_panel_get_loading (panel));
+  g_autofree char *restored = text_of (panel);
+  g_assert_cmpstr (restored, ==, "{\"x\": [1, 2]}");
+
+  tilde_data_panel_restore_text (panel, NULL, "{\"x\":[1,2]}\n");
+  tilde_data_panel_format_async (panel, NULL, async_done, &formatted);
+  tilde_data_panel_load_async (panel, file, NULL, async_done, &loaded);
+  g_assert_true (window_test_wait_for_ms (has_result, &formatted, 120000));
+  g_assert_true (window_test_wait_for_ms (has_result, &loaded, 120000));
+  g_assert_false (tilde_data_panel_format_finish (panel, formatted, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_true (tilde_data_panel_load_finish (panel, loaded, NULL));
+  g_autofree char *text = text_of (panel);
+  g_assert_cmpuint (strlen (text) + 1, ==, strlen (data));
+  g_assert_false (tilde_data_panel_get_modified (panel));
+  g_assert_nonnull (tilde_data_panel_get_file (panel));
 
   gtk_window_destroy (window);
   g_unlink (path);
@@ -1095,8 +1232,9 @@ main (int argc, char *argv[])
   g_test_add_func ("/data-panel/large-file-not-highlighted", test_large_file_not_highlighted);
   g_test_add_func ("/data-panel/long-line-not-highlighted", test_long_line_not_highlighted);
   g_test_add_func ("/data-panel/wide-line-summarised", test_wide_line_summarised);
-  g_test_add_func ("/data-panel/crlf-file-loads", test_crlf_file_loads);
+  g_test_add_func ("/data-panel/file-encodings-round-trip", test_file_encodings_round_trip);
   g_test_add_func ("/data-panel/load-superseded-or-cancelled", test_load_superseded_or_cancelled);
   g_test_add_func ("/data-panel/format-data", test_format_data);
+  g_test_add_func ("/data-panel/loads-taken-over", test_loads_taken_over);
   return g_test_run ();
 }
