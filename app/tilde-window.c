@@ -898,8 +898,25 @@ static const struct {
   { "win.format", "data.format" },
 };
 
-gboolean
-_tilde_window_key_for_data_panel (TildeWindow *self, guint keyval, GdkModifierType state)
+/* The key pressed is `accel` (of the form "<Control>s"): as GTK matches
+ * its own shortcuts when there is an event (by keycode too, so that the
+ * keys work on layouts that are not Latin), by keyval and modifiers
+ * otherwise. */
+static gboolean
+key_is (GdkEvent *event, guint keyval, GdkModifierType mods, const char *accel)
+{
+  guint accel_key;
+  GdkModifierType accel_mods;
+
+  if (!gtk_accelerator_parse (accel, &accel_key, &accel_mods))
+    return FALSE;
+  if (event != NULL)
+    return gdk_key_event_matches (event, accel_key, accel_mods) == GDK_KEY_MATCH_EXACT;
+  return gdk_keyval_to_lower (accel_key) == gdk_keyval_to_lower (keyval) && accel_mods == mods;
+}
+
+static gboolean
+key_for_data_panel (TildeWindow *self, GdkEvent *event, guint keyval, GdkModifierType state)
 {
   GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
@@ -907,33 +924,34 @@ _tilde_window_key_for_data_panel (TildeWindow *self, guint keyval, GdkModifierTy
 
   if (app == NULL || focus == NULL || !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->data_panel)))
     return FALSE;
-  keyval = gdk_keyval_to_lower (keyval);
   for (guint i = 0; i < G_N_ELEMENTS (shared_keys); i++)
     {
       g_auto(GStrv) accels = gtk_application_get_accels_for_action (app, shared_keys[i].window_action);
 
       for (guint k = 0; accels[k] != NULL; k++)
-        {
-          guint accel_key;
-          GdkModifierType accel_mods;
-
-          if (gtk_accelerator_parse (accels[k], &accel_key, &accel_mods)
-              && gdk_keyval_to_lower (accel_key) == keyval && accel_mods == mods)
-            {
-              gtk_widget_activate_action (GTK_WIDGET (self->data_panel), shared_keys[i].panel_action,
-                                          NULL);
-              return TRUE;
-            }
-        }
+        if (key_is (event, keyval, mods, accels[k]))
+          {
+            gtk_widget_activate_action (GTK_WIDGET (self->data_panel), shared_keys[i].panel_action,
+                                        NULL);
+            return TRUE;
+          }
     }
   return FALSE;
+}
+
+gboolean
+_tilde_window_key_for_data_panel (TildeWindow *self, guint keyval, GdkModifierType state)
+{
+  return key_for_data_panel (self, NULL, keyval, state);
 }
 
 static gboolean
 key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
              gpointer user_data)
 {
-  return _tilde_window_key_for_data_panel (TILDE_WINDOW (user_data), keyval, state);
+  GdkEvent *event = gtk_event_controller_get_current_event (GTK_EVENT_CONTROLLER (controller));
+
+  return key_for_data_panel (TILDE_WINDOW (user_data), event, keyval, state);
 }
 
 static void
