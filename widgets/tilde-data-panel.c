@@ -382,6 +382,21 @@ set_loading (TildeDataPanel *self, gboolean loading)
 
 /* ---- checking ---- */
 
+/* Takes `text`, `*len` bytes of the buffer's text: the file as saved, its
+ * last newline (not in the buffer) put back, grown in place so that a
+ * large file's text is not copied again. */
+static char *
+as_saved (TildeDataPanel *self, char *text, gsize *len)
+{
+  if (gtk_source_buffer_get_implicit_trailing_newline (self->buffer) && *len > 0)
+    {
+      text = g_realloc (text, *len + 2);
+      text[(*len)++] = '\n';
+    }
+  text[*len] = '\0';
+  return text;
+}
+
 static char *
 buffer_text (TildeDataPanel *self, gsize *len)
 {
@@ -391,15 +406,7 @@ buffer_text (TildeDataPanel *self, gsize *len)
   gtk_text_buffer_get_bounds (GTK_TEXT_BUFFER (self->buffer), &start, &end);
   text = gtk_text_buffer_get_text (GTK_TEXT_BUFFER (self->buffer), &start, &end, TRUE);
   *len = strlen (text);
-  /* The file's last newline is not in the buffer; check the file as saved.
-   * (Grown in place: a large file's text is not copied again.) */
-  if (gtk_source_buffer_get_implicit_trailing_newline (self->buffer) && *len > 0)
-    {
-      text = g_realloc (text, *len + 2);
-      text[(*len)++] = '\n';
-      text[*len] = '\0';
-    }
-  return text;
+  return as_saved (self, text, len);
 }
 
 static char *
@@ -430,24 +437,35 @@ check_done (TildeJobResult *result, gpointer user_data)
   g_signal_emit (self, signals[CHECKED], 0);
 }
 
-void
-tilde_data_panel_check_now (TildeDataPanel *self)
+/* Checks `text` (taken), what the buffer holds as saved. */
+static void
+check_text (TildeDataPanel *self, char *text, gsize len)
 {
   g_autoptr(TildeJobInput) input = NULL;
   g_autofree char *name = NULL;
 
-  g_return_if_fail (TILDE_IS_DATA_PANEL (self));
   g_clear_handle_id (&self->check_source, g_source_remove);
   if (self->worker == NULL)
-    return;
-  gsize len;
-  char *text = buffer_text (self, &len);
+    {
+      g_free (text);
+      return;
+    }
   name = display_name (self);
   input = tilde_job_input_new_take (name, NULL, text, len, NULL);
   self->checked_stamp = self->stamp;
   self->check_generation = tilde_worker_check_data (self->worker, input, self->model, check_done,
                                                     tilde_weak_ref_new (self), tilde_weak_ref_free);
   set_checking (self, TRUE);
+}
+
+void
+tilde_data_panel_check_now (TildeDataPanel *self)
+{
+  gsize len;
+
+  g_return_if_fail (TILDE_IS_DATA_PANEL (self));
+  char *text = buffer_text (self, &len);
+  check_text (self, text, len);
 }
 
 static gboolean
@@ -575,22 +593,6 @@ problem_activated_cb (TildeDataPanel *self, TildeProblem *problem)
  * so pieces begin lines. */
 #define PUT_PIECE_BYTES (256 * 1024)
 
-static gsize
-longest_line (const char *text, gsize len)
-{
-  gsize longest = 0;
-  const char *p = text, *end = text + len;
-
-  while (p < end)
-    {
-      const char *nl = memchr (p, '\n', (gsize) (end - p));
-      const char *stop = nl ? nl : end;
-      longest = MAX (longest, (gsize) (stop - p));
-      p = stop + 1;
-    }
-  return longest;
-}
-
 /* "name", "how it looks" pairs of the variables of `text`, for the summary
  * of text too wide to show (empty where it is not valid data). */
 static GStrv
@@ -707,7 +709,7 @@ read_text_new (char *text, gsize len)
 
   r->text = text;
   r->len = len;
-  r->longest_line = longest_line (text, len);
+  r->longest_line = tilde_longest_line_in_text (text, len);
   if (r->longest_line > LAYOUT_LINE_LIMIT)
     r->summary = summarise (text, len);
   r->newline = GTK_SOURCE_NEWLINE_TYPE_LF;
@@ -729,7 +731,7 @@ read_text_free (gpointer data)
   g_free (r);
 }
 
-static void finish_load (TildeDataPanel *self, GTask *task, GError *error);
+static void finish_load (TildeDataPanel *self, GTask *task, GError *error, char *text, gsize len);
 
 static void
 put_text_clear (TildeDataPanel *self)
@@ -773,9 +775,12 @@ put_text_step (gpointer user_data)
     }
   gtk_text_buffer_end_irreversible_action (buffer);
   put_text_end (self, self->put_longest_line, self->put_summary);
+  /* The text just put in is checked as it is, not read out of the buffer
+   * again (tens of milliseconds for a large file). */
+  char *text = cancelled ? NULL : g_steal_pointer (&self->put_text);
   put_text_clear (self);
   /* A cancelled load has had its answer. */
-  finish_load (self, cancelled ? NULL : task, NULL);
+  finish_load (self, cancelled ? NULL : task, NULL, text, self->put_len);
   g_object_unref (task);
   return G_SOURCE_REMOVE;
 }
@@ -895,15 +900,20 @@ read_text_in_thread (GTask *task, gpointer source, gpointer task_data, GCancella
   g_task_return_pointer (task, r, read_text_free);
 }
 
+/* `text` (taken; NULL: the buffer's, read out) is the text that went in,
+ * `len` bytes, to be checked. */
 static void
-finish_load (TildeDataPanel *self, GTask *task, GError *error)
+finish_load (TildeDataPanel *self, GTask *task, GError *error, char *text, gsize len)
 {
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (self->buffer), self->put_modified);
   self->put_modified = FALSE;
   set_loading (self, FALSE);
   update_file_label (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
-  tilde_data_panel_check_now (self);
+  if (text != NULL)
+    check_text (self, as_saved (self, text, &len), len);
+  else
+    tilde_data_panel_check_now (self);
   if (task == NULL)
     g_clear_error (&error);
   else if (error != NULL)
@@ -938,7 +948,7 @@ text_read (GObject *source, GAsyncResult *result, gpointer user_data)
       self->put_task = NULL;
       gtk_source_file_set_location (self->source_file, NULL);
       put_text_end (self, tilde_longest_line_in_buffer (GTK_TEXT_BUFFER (self->buffer)), NULL);
-      finish_load (self, task, error);
+      finish_load (self, task, error, NULL, 0);
       g_object_unref (task);
       return;
     }
@@ -991,7 +1001,7 @@ tilde_data_panel_restore_text (TildeDataPanel *self, GFile *file, const char *te
   put_text_abandon (self);
   buffer = GTK_TEXT_BUFFER (self->buffer);
   len = strlen (text);
-  longest = longest_line (text, len);
+  longest = tilde_longest_line_in_text (text, len);
   if (longest > LAYOUT_LINE_LIMIT)
     summary = summarise (text, len);
   if (gtk_source_buffer_get_implicit_trailing_newline (self->buffer) && len > 0 && text[len - 1] == '\n')
@@ -1110,6 +1120,13 @@ format_in_thread (GTask *task, gpointer source, gpointer task_data, GCancellable
       g_task_return_error (task, error);
       return;
     }
+  /* Laid out so already: nothing to put in (and nothing to save). */
+  if (len == job->len && memcmp (text, job->text, len) == 0)
+    {
+      g_free (text);
+      g_task_return_pointer (task, NULL, NULL);
+      return;
+    }
   g_task_return_pointer (task, read_text_new (text, len), read_text_free);
 }
 
@@ -1137,10 +1154,8 @@ formatted (GObject *source, GAsyncResult *result, gpointer user_data)
       g_task_return_error (task, error);
       return;
     }
-  /* Already laid out so: nothing to change, nothing to save. */
-  if (r->len + 1 >= job->len && r->len <= job->len && memcmp (r->text, job->text, r->len) == 0)
+  if (r == NULL)
     {
-      read_text_free (r);
       update_actions (self);
       g_task_return_boolean (task, TRUE);
       return;
@@ -1709,13 +1724,9 @@ tilde_data_panel_class_init (TildeDataPanelClass *klass)
   gtk_widget_class_install_action (widget_class, "data.save-as", NULL, save_as_action);
   gtk_widget_class_install_action (widget_class, "data.insert-template", NULL, insert_template_action);
   gtk_widget_class_install_action (widget_class, "data.format", NULL, format_action);
-  /* With the focus in the data, saving saves the data. */
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK, "data.save", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
-                                       "data.save-as", NULL);
-  /* The window's Format Model key formats the data where the focus is. */
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_SHIFT_MASK | GDK_ALT_MASK,
-                                       "data.format", NULL);
+  /* No key bindings: the application's accelerators take Ctrl+S and
+   * Shift+Alt+F before any widget sees them, and the window gives them to
+   * the panel while the focus is in it (_tilde_window_key_for_data_panel). */
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 

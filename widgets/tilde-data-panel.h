@@ -32,7 +32,9 @@ GQuark           tilde_data_panel_error_quark (void);
  * fills empty data with every variable of the data block.
  *
  * Widget actions: data.open, data.save, data.save-as,
- * data.insert-template, data.format (Shift+Alt+F). */
+ * data.insert-template, data.format. In the window, Save, Save As and
+ * Format Model's keys run data.save, data.save-as and data.format while
+ * the focus is in the panel. */
 GtkWidget        *tilde_data_panel_new             (void);
 GtkSourceBuffer  *tilde_data_panel_get_buffer      (TildeDataPanel *self);
 GtkSourceView    *tilde_data_panel_get_view        (TildeDataPanel *self);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "tilde-long-lines.h"
 
+#include <string.h>
+
 /* The bytes of the line at `line`, without its line break. */
 static gsize
 bytes_in_line (const GtkTextIter *line)
@@ -43,5 +45,25 @@ tilde_longest_line_in_buffer (GtkTextBuffer *buffer)
   do
     longest = MAX (longest, bytes_in_line (&line));
   while (gtk_text_iter_forward_line (&line));
+  return longest;
+}
+
+gsize
+tilde_longest_line_in_text (const char *text, gsize len)
+{
+  gsize longest = 0;
+  const char *p = text, *end = text + len;
+
+  while (p < end)
+    {
+      const char *nl = memchr (p, '\n', (gsize) (end - p));
+      const char *stop = nl ? nl : end;
+      gsize n = (gsize) (stop - p);
+
+      if (nl != NULL && n > 0 && stop[-1] == '\r')
+        n--;
+      longest = MAX (longest, n);
+      p = stop + 1;
+    }
   return longest;
 }

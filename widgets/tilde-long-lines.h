@@ -22,6 +22,9 @@ G_BEGIN_DECLS
 gsize tilde_longest_line_inserted  (const GtkTextIter *end,
                                     const char        *text,
                                     int                len);
+/* The longest line of `text` (`len` bytes), in bytes, without its break. */
+gsize tilde_longest_line_in_text   (const char        *text,
+                                    gsize              len);
 /* The longest line of `buffer`, in bytes. */
 gsize tilde_longest_line_in_buffer (GtkTextBuffer     *buffer);
 
