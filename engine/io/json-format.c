@@ -2,7 +2,6 @@
 #define G_LOG_DOMAIN "tilde-engine"
 
 #include "io/json-format.h"
-#include "io/decimal.h"
 #include "io/json-locate.h"
 
 #include <string.h>
@@ -10,22 +9,7 @@
 #define WIDTH 80
 #define INDENT 2
 
-typedef enum {
-  TOK_END,
-  TOK_OPEN_OBJECT,
-  TOK_CLOSE_OBJECT,
-  TOK_OPEN_ARRAY,
-  TOK_CLOSE_ARRAY,
-  TOK_COLON,
-  TOK_COMMA,
-  TOK_SCALAR,       /* a number, a string, a word */
-} TokKind;
-
-typedef struct {
-  TokKind kind;
-  gsize   begin;
-  gsize   end;
-} Tok;
+typedef TildeJsonToken Tok;
 
 typedef struct {
   const char *t;
@@ -38,48 +22,17 @@ typedef struct {
 
 /* ---- tokens of checked text ---- */
 
+/* The next token, the comments before it kept in f->comments. */
 static Tok
 next (Fmt *f)
 {
-  const char *t = f->t;
+  Tok tok = tilde_json_next_token (f->t, f->len, f->pos, TRUE);
 
-  for (;;)
+  while (tok.kind == TILDE_JSON_TOKEN_COMMENT)
     {
-      while (f->pos < f->len && g_ascii_isspace (t[f->pos]))
-        f->pos++;
-      if (f->pos + 1 < f->len && t[f->pos] == '/' && t[f->pos + 1] == '*')
-        {
-          const char *close = g_strstr_len (t + f->pos + 2, (gssize) (f->len - f->pos - 2), "*/");
-          gsize end = close ? (gsize) (close - t) + 2 : f->len;
-          g_string_append_len (f->comments, t + f->pos, (gssize) (end - f->pos));
-          g_string_append_c (f->comments, ' ');
-          f->pos = end;
-          continue;
-        }
-      break;
-    }
-
-  Tok tok = { TOK_END, f->pos, f->pos };
-  if (f->pos >= f->len)
-    return tok;
-  tok.end = f->pos + 1;
-  switch (t[f->pos])
-    {
-    case '{': tok.kind = TOK_OPEN_OBJECT; break;
-    case '}': tok.kind = TOK_CLOSE_OBJECT; break;
-    case '[': tok.kind = TOK_OPEN_ARRAY; break;
-    case ']': tok.kind = TOK_CLOSE_ARRAY; break;
-    case ':': tok.kind = TOK_COLON; break;
-    case ',': tok.kind = TOK_COMMA; break;
-    case '"':
-    case '\'':
-      tok.kind = TOK_SCALAR;
-      tok.end = tilde_json_string_end (t, f->len, f->pos, NULL);
-      break;
-    default:
-      tok.kind = TOK_SCALAR;
-      while (tok.end < f->len && (tilde_decimal_is_number_char (t[tok.end]) || g_ascii_isalnum (t[tok.end])))
-        tok.end++;
+      g_string_append_len (f->comments, f->t + tok.begin, (gssize) (tok.end - tok.begin));
+      g_string_append_c (f->comments, ' ');
+      tok = tilde_json_next_token (f->t, f->len, tok.end, TRUE);
     }
   f->pos = tok.end;
   return tok;
@@ -129,12 +82,12 @@ write_object (Fmt *f, Tok open, int indent)
 {
   emit (f, open);
   Tok tok = next (f);
-  if (tok.kind == TOK_CLOSE_OBJECT)
+  if (tok.kind == TILDE_JSON_TOKEN_CLOSE_OBJECT)
     {
       emit (f, tok);
       return;
     }
-  while (tok.kind == TOK_SCALAR)
+  while (tok.kind == TILDE_JSON_TOKEN_STRING)   /* a key */
     {
       newline (f, indent + INDENT);
       emit (f, tok);                    /* the key */
@@ -143,7 +96,7 @@ write_object (Fmt *f, Tok open, int indent)
       g_string_append (f->out, ": ");
       write_value (f, next (f), indent + INDENT);
       tok = next (f);
-      if (tok.kind == TOK_COMMA)
+      if (tok.kind == TILDE_JSON_TOKEN_COMMA)
         {
           emit (f, tok);                /* after any comment before it */
           tok = next (f);
@@ -165,13 +118,13 @@ scalar_elements (Fmt *f)
   for (;;)
     {
       Tok tok = next (f);
-      if (f->comments->len > 0 || tok.kind == TOK_OPEN_ARRAY || tok.kind == TOK_OPEN_OBJECT
-          || tok.kind == TOK_END)
+      if (f->comments->len > 0 || tok.kind == TILDE_JSON_TOKEN_OPEN_ARRAY || tok.kind == TILDE_JSON_TOKEN_OPEN_OBJECT
+          || tok.kind == TILDE_JSON_TOKEN_END)
         break;
-      if (tok.kind == TOK_COMMA)
+      if (tok.kind == TILDE_JSON_TOKEN_COMMA)
         continue;
       g_array_append_val (tokens, tok);
-      if (tok.kind == TOK_CLOSE_ARRAY)
+      if (tok.kind == TILDE_JSON_TOKEN_CLOSE_ARRAY)
         return tokens;
     }
   g_string_truncate (f->comments, 0);
@@ -236,12 +189,12 @@ write_array (Fmt *f, int indent)
     }
   g_string_append_c (f->out, '[');
   Tok tok = next (f);
-  while (tok.kind != TOK_CLOSE_ARRAY && tok.kind != TOK_END)
+  while (tok.kind != TILDE_JSON_TOKEN_CLOSE_ARRAY && tok.kind != TILDE_JSON_TOKEN_END)
     {
       newline (f, indent + INDENT);
       write_value (f, tok, indent + INDENT);
       tok = next (f);
-      if (tok.kind == TOK_COMMA)
+      if (tok.kind == TILDE_JSON_TOKEN_COMMA)
         {
           emit (f, tok);
           tok = next (f);
@@ -254,9 +207,9 @@ write_array (Fmt *f, int indent)
 static void
 write_value (Fmt *f, Tok tok, int indent)
 {
-  if (tok.kind == TOK_OPEN_OBJECT)
+  if (tok.kind == TILDE_JSON_TOKEN_OPEN_OBJECT)
     write_object (f, tok, indent);
-  else if (tok.kind == TOK_OPEN_ARRAY)
+  else if (tok.kind == TILDE_JSON_TOKEN_OPEN_ARRAY)
     write_array (f, indent);
   else
     emit (f, tok);
@@ -273,7 +226,7 @@ tilde_json_format (const char *text, gsize len, gsize *out_len, GError **error)
   f.out = g_string_sized_new (len + len / 8 + 16);
   f.comments = g_string_new (NULL);
   Tok tok = next (&f);
-  if (tok.kind != TOK_END)
+  if (tok.kind != TILDE_JSON_TOKEN_END)
     {
       write_value (&f, tok, 0);
       next (&f);

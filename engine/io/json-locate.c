@@ -11,27 +11,7 @@
  * rather than recurse without bound. */
 #define MAX_DEPTH 512
 
-typedef enum {
-  TOK_END,
-  TOK_LBRACE,
-  TOK_RBRACE,
-  TOK_LBRACKET,
-  TOK_RBRACKET,
-  TOK_COLON,
-  TOK_COMMA,
-  TOK_STRING,
-  TOK_NUMBER,
-  TOK_WORD,
-  TOK_OPEN_STRING,    /* a string that runs to the end of the text */
-  TOK_OPEN_COMMENT,   /* a comment that does */
-  TOK_OTHER,          /* a character that starts no token */
-} TokKind;
-
-typedef struct {
-  TokKind kind;
-  gsize   begin;
-  gsize   end;
-} Tok;
+typedef TildeJsonToken Tok;
 
 typedef struct {
   const char *text;
@@ -40,31 +20,6 @@ typedef struct {
   Tok         peeked;
   gboolean    has_peeked;
 } Lexer;
-
-static void
-skip_blanks (Lexer *lx, gboolean *open_comment)
-{
-  *open_comment = FALSE;
-  while (lx->pos < lx->len)
-    {
-      char c = lx->text[lx->pos];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
-        lx->pos++;
-      else if (c == '/' && lx->pos + 1 < lx->len && lx->text[lx->pos + 1] == '*')
-        {
-          const char *close = g_strstr_len (lx->text + lx->pos + 2,
-                                            (gssize) (lx->len - lx->pos - 2), "*/");
-          if (!close)
-            {
-              *open_comment = TRUE;
-              return;
-            }
-          lx->pos = (gsize) (close - lx->text) + 2;
-        }
-      else
-        return;
-    }
-}
 
 gsize
 tilde_json_string_end (const char *text, gsize len, gsize begin, gboolean *closed)
@@ -91,10 +46,105 @@ tilde_json_string_end (const char *text, gsize len, gsize begin, gboolean *close
 }
 
 
+/* The token at or after `pos`, past blanks and, unless `comments` asks
+ * for them as tokens, past comments. Inline: the checks of large data
+ * files spend most of their time here. */
+G_ALWAYS_INLINE static inline Tok
+scan (const char *text, gsize len, gsize pos, gboolean comments)
+{
+  Tok t;
+
+  while (pos < len)
+    {
+      char c = text[pos];
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+        pos++;
+      else if (c == '/' && pos + 1 < len && text[pos + 1] == '*')
+        {
+          const char *close = g_strstr_len (text + pos + 2, (gssize) (len - pos - 2), "*/");
+          t.begin = pos;
+          if (!close)
+            {
+              t.kind = TILDE_JSON_TOKEN_OPEN_COMMENT;
+              t.end = len;
+              return t;
+            }
+          pos = (gsize) (close - text) + 2;
+          if (comments)
+            {
+              t.kind = TILDE_JSON_TOKEN_COMMENT;
+              t.end = pos;
+              return t;
+            }
+        }
+      else
+        break;
+    }
+  t.begin = pos;
+  t.end = pos + 1;
+  if (pos >= len)
+    {
+      t.kind = TILDE_JSON_TOKEN_END;
+      t.end = pos;
+      return t;
+    }
+  char c = text[pos];
+  switch (c)
+    {
+    case '{': t.kind = TILDE_JSON_TOKEN_OPEN_OBJECT; break;
+    case '}': t.kind = TILDE_JSON_TOKEN_CLOSE_OBJECT; break;
+    case '[': t.kind = TILDE_JSON_TOKEN_OPEN_ARRAY; break;
+    case ']': t.kind = TILDE_JSON_TOKEN_CLOSE_ARRAY; break;
+    case ':': t.kind = TILDE_JSON_TOKEN_COLON; break;
+    case ',': t.kind = TILDE_JSON_TOKEN_COMMA; break;
+    case '"':
+    case '\'':
+      {
+        gboolean closed;
+        t.end = tilde_json_string_end (text, len, pos, &closed);
+        t.kind = closed ? TILDE_JSON_TOKEN_STRING : TILDE_JSON_TOKEN_OPEN_STRING;
+        break;
+      }
+    default:
+      if (c == '-' && t.end < len && g_ascii_isalpha (text[t.end]))
+        {
+          /* -Infinity: a word, so that it is named as one */
+          t.kind = TILDE_JSON_TOKEN_WORD;
+          while (t.end < len && g_ascii_isalnum (text[t.end]))
+            t.end++;
+        }
+      else if (c == '-' || g_ascii_isdigit (c))
+        {
+          t.kind = TILDE_JSON_TOKEN_NUMBER;
+          while (t.end < len && tilde_decimal_is_number_char (text[t.end]))
+            t.end++;
+        }
+      else if (g_ascii_isalpha (c) || c == '_')
+        {
+          t.kind = TILDE_JSON_TOKEN_WORD;
+          while (t.end < len && (g_ascii_isalnum (text[t.end]) || text[t.end] == '_'))
+            t.end++;
+        }
+      else
+        {
+          t.kind = TILDE_JSON_TOKEN_OTHER;
+          /* one whole character */
+          while (t.end < len && ((guchar) text[t.end] & 0xc0) == 0x80)
+            t.end++;
+        }
+    }
+  return t;
+}
+
+TildeJsonToken
+tilde_json_next_token (const char *text, gsize len, gsize pos, gboolean comments)
+{
+  return scan (text, len, pos, comments);
+}
+
 static Tok
 lex (Lexer *lx)
 {
-  gboolean open_comment;
   Tok t;
 
   if (lx->has_peeked)
@@ -102,66 +152,7 @@ lex (Lexer *lx)
       lx->has_peeked = FALSE;
       return lx->peeked;
     }
-  skip_blanks (lx, &open_comment);
-  t.begin = lx->pos;
-  if (open_comment)
-    {
-      t.kind = TOK_OPEN_COMMENT;
-      t.end = lx->pos = lx->len;
-      return t;
-    }
-  if (lx->pos >= lx->len)
-    {
-      t.kind = TOK_END;
-      t.end = lx->pos;
-      return t;
-    }
-  char c = lx->text[lx->pos];
-  t.end = lx->pos + 1;
-  switch (c)
-    {
-    case '{': t.kind = TOK_LBRACE; break;
-    case '}': t.kind = TOK_RBRACE; break;
-    case '[': t.kind = TOK_LBRACKET; break;
-    case ']': t.kind = TOK_RBRACKET; break;
-    case ':': t.kind = TOK_COLON; break;
-    case ',': t.kind = TOK_COMMA; break;
-    case '"':
-    case '\'':
-      {
-        gboolean closed;
-        t.end = tilde_json_string_end (lx->text, lx->len, lx->pos, &closed);
-        t.kind = closed ? TOK_STRING : TOK_OPEN_STRING;
-        break;
-      }
-    default:
-      if (c == '-' && t.end < lx->len && g_ascii_isalpha (lx->text[t.end]))
-        {
-          /* -Infinity: a word, so that it is named as one */
-          t.kind = TOK_WORD;
-          while (t.end < lx->len && g_ascii_isalnum (lx->text[t.end]))
-            t.end++;
-        }
-      else if (c == '-' || g_ascii_isdigit (c))
-        {
-          t.kind = TOK_NUMBER;
-          while (t.end < lx->len && tilde_decimal_is_number_char (lx->text[t.end]))
-            t.end++;
-        }
-      else if (g_ascii_isalpha (c) || c == '_')
-        {
-          t.kind = TOK_WORD;
-          while (t.end < lx->len && (g_ascii_isalnum (lx->text[t.end]) || lx->text[t.end] == '_'))
-            t.end++;
-        }
-      else
-        {
-          t.kind = TOK_OTHER;
-          /* one whole character */
-          while (t.end < lx->len && ((guchar) lx->text[t.end] & 0xc0) == 0x80)
-            t.end++;
-        }
-    }
+  t = scan (lx->text, lx->len, lx->pos, FALSE);
   lx->pos = t.end;
   return t;
 }
@@ -188,17 +179,17 @@ skip_value (Lexer *lx, Tok first, gsize *end)
     {
       switch (t.kind)
         {
-        case TOK_LBRACE:
-        case TOK_LBRACKET:
+        case TILDE_JSON_TOKEN_OPEN_OBJECT:
+        case TILDE_JSON_TOKEN_OPEN_ARRAY:
           depth++;
           break;
-        case TOK_RBRACE:
-        case TOK_RBRACKET:
+        case TILDE_JSON_TOKEN_CLOSE_OBJECT:
+        case TILDE_JSON_TOKEN_CLOSE_ARRAY:
           depth--;
           break;
-        case TOK_END:
-        case TOK_OPEN_STRING:
-        case TOK_OPEN_COMMENT:
+        case TILDE_JSON_TOKEN_END:
+        case TILDE_JSON_TOKEN_OPEN_STRING:
+        case TILDE_JSON_TOKEN_OPEN_COMMENT:
           return FALSE;
         default:
           break;
@@ -296,9 +287,9 @@ tilde_json_outline_new (const char *text, gsize len)
   o->members = g_array_new (FALSE, TRUE, sizeof (TildeJsonMember));
   g_array_set_clear_func (o->members, member_clear);
   t = lex (&lx);
-  o->empty = t.kind == TOK_END;
+  o->empty = t.kind == TILDE_JSON_TOKEN_END;
   o->value_begin = o->value_end = t.begin;
-  if (t.kind != TOK_LBRACE)
+  if (t.kind != TILDE_JSON_TOKEN_OPEN_OBJECT)
     {
       if (!o->empty)
         skip_value (&lx, t, &o->value_end);
@@ -310,14 +301,14 @@ tilde_json_outline_new (const char *text, gsize len)
     {
       TildeJsonMember m = { 0 };
       Tok key = lex (&lx);
-      if (key.kind == TOK_RBRACE)
+      if (key.kind == TILDE_JSON_TOKEN_CLOSE_OBJECT)
         {
           o->close = key.begin;
           break;
         }
-      if (key.kind == TOK_COMMA)
+      if (key.kind == TILDE_JSON_TOKEN_COMMA)
         continue;
-      if (key.kind != TOK_STRING || lex (&lx).kind != TOK_COLON)
+      if (key.kind != TILDE_JSON_TOKEN_STRING || lex (&lx).kind != TILDE_JSON_TOKEN_COLON)
         break;
       Tok first = lex (&lx);
       m.key_begin = key.begin;
@@ -371,9 +362,9 @@ describe (const Checker *c, Tok t)
   int n = (int) (t.end - t.begin);
   switch (t.kind)
     {
-    case TOK_END:
+    case TILDE_JSON_TOKEN_END:
       return g_strdup ("the end of the data");
-    case TOK_STRING:
+    case TILDE_JSON_TOKEN_STRING:
       if (n > 24)
         {
           int cut = 20;
@@ -383,7 +374,7 @@ describe (const Checker *c, Tok t)
           return g_strdup_printf ("the string %.*s…", cut, s);
         }
       return g_strdup_printf ("the string %.*s", n, s);
-    case TOK_NUMBER:
+    case TILDE_JSON_TOKEN_NUMBER:
       return g_strdup_printf ("the number %.*s", MIN (n, 24), s);
     default:
       return g_strdup_printf ("'%.*s'", MIN (n, 24), s);
@@ -412,7 +403,7 @@ fail_expected (Checker *c, Tok t, const char *expected)
 static gboolean
 fail_if_broken (Checker *c, Tok t)
 {
-  if (t.kind == TOK_OPEN_STRING)
+  if (t.kind == TILDE_JSON_TOKEN_OPEN_STRING)
     {
       /* the squiggle stays on the line the string starts on */
       const char *nl = memchr (c->lx.text + t.begin, '\n', t.end - t.begin);
@@ -421,7 +412,7 @@ fail_if_broken (Checker *c, Tok t)
       fail_at (c, t, "the string is not closed");
       return TRUE;
     }
-  if (t.kind == TOK_OPEN_COMMENT)
+  if (t.kind == TILDE_JSON_TOKEN_OPEN_COMMENT)
     {
       t.end = t.begin + 2;
       fail_at (c, t, "the comment is not closed");
@@ -483,7 +474,7 @@ skip_number_run (Lexer *lx)
 
   if (lx->has_peeked)
     {
-      if (lx->peeked.kind != TOK_NUMBER)
+      if (lx->peeked.kind != TILDE_JSON_TOKEN_NUMBER)
         return;
       lx->has_peeked = FALSE;
       lx->pos = lx->peeked.begin;
@@ -518,7 +509,7 @@ skip_number_run (Lexer *lx)
 static void
 check_array (Checker *c, int depth)
 {
-  if (peek (&c->lx).kind == TOK_RBRACKET)
+  if (peek (&c->lx).kind == TILDE_JSON_TOKEN_CLOSE_ARRAY)
     {
       lex (&c->lx);
       return;
@@ -530,16 +521,16 @@ check_array (Checker *c, int depth)
       if (c->failed || c->gave_up)
         return;
       Tok t = lex (&c->lx);
-      if (t.kind == TOK_RBRACKET)
+      if (t.kind == TILDE_JSON_TOKEN_CLOSE_ARRAY)
         return;
       if (fail_if_broken (c, t))
         return;
-      if (t.kind != TOK_COMMA)
+      if (t.kind != TILDE_JSON_TOKEN_COMMA)
         {
           fail_expected (c, t, "',' or ']'");
           return;
         }
-      if (peek (&c->lx).kind == TOK_RBRACKET)
+      if (peek (&c->lx).kind == TILDE_JSON_TOKEN_CLOSE_ARRAY)
         {
           fail_at (c, t, "a comma before ']' is not allowed in JSON");
           return;
@@ -550,7 +541,7 @@ check_array (Checker *c, int depth)
 static void
 check_object (Checker *c, int depth)
 {
-  if (peek (&c->lx).kind == TOK_RBRACE)
+  if (peek (&c->lx).kind == TILDE_JSON_TOKEN_CLOSE_OBJECT)
     {
       lex (&c->lx);
       return;
@@ -560,7 +551,7 @@ check_object (Checker *c, int depth)
       Tok key = lex (&c->lx);
       if (fail_if_broken (c, key))
         return;
-      if (key.kind != TOK_STRING)
+      if (key.kind != TILDE_JSON_TOKEN_STRING)
         {
           fail_expected (c, key, "a name in double quotes");
           return;
@@ -568,7 +559,7 @@ check_object (Checker *c, int depth)
       Tok colon = lex (&c->lx);
       if (fail_if_broken (c, colon))
         return;
-      if (colon.kind != TOK_COLON)
+      if (colon.kind != TILDE_JSON_TOKEN_COLON)
         {
           fail_expected (c, colon, "':' after the name");
           return;
@@ -587,16 +578,16 @@ check_object (Checker *c, int depth)
           g_array_append_val (c->members, m);
         }
       Tok t = lex (&c->lx);
-      if (t.kind == TOK_RBRACE)
+      if (t.kind == TILDE_JSON_TOKEN_CLOSE_OBJECT)
         return;
       if (fail_if_broken (c, t))
         return;
-      if (t.kind != TOK_COMMA)
+      if (t.kind != TILDE_JSON_TOKEN_COMMA)
         {
           fail_expected (c, t, "',' or '}'");
           return;
         }
-      if (peek (&c->lx).kind == TOK_RBRACE)
+      if (peek (&c->lx).kind == TILDE_JSON_TOKEN_CLOSE_OBJECT)
         {
           fail_at (c, t, "a comma before '}' is not allowed in JSON");
           return;
@@ -618,15 +609,15 @@ check_value (Checker *c, Tok t, int depth)
     return;
   switch (t.kind)
     {
-    case TOK_LBRACE:
+    case TILDE_JSON_TOKEN_OPEN_OBJECT:
       check_object (c, depth);
       return;
-    case TOK_LBRACKET:
+    case TILDE_JSON_TOKEN_OPEN_ARRAY:
       check_array (c, depth);
       return;
-    case TOK_STRING:
+    case TILDE_JSON_TOKEN_STRING:
       return;
-    case TOK_NUMBER:
+    case TILDE_JSON_TOKEN_NUMBER:
       if (!valid_number (c->lx.text + t.begin, t.end - t.begin))
         {
           g_autofree char *message = g_strdup_printf ("%.*s is not a number",
@@ -635,7 +626,7 @@ check_value (Checker *c, Tok t, int depth)
           fail_at (c, t, message);
         }
       return;
-    case TOK_WORD:
+    case TILDE_JSON_TOKEN_WORD:
       if (word_exactly (c, t, "true") || word_exactly (c, t, "false") || word_exactly (c, t, "null"))
         return;
       if (word_is (c, t, "NaN"))
@@ -660,7 +651,7 @@ find_syntax_error (const char *text, gsize len, GArray *members, gboolean *gave_
   Tok t = lex (&c.lx);
 
   *gave_up = FALSE;
-  if (t.kind == TOK_END)
+  if (t.kind == TILDE_JSON_TOKEN_END)
     return FALSE;
   check_value (&c, t, 0);
   if (c.gave_up)
@@ -673,7 +664,7 @@ find_syntax_error (const char *text, gsize len, GArray *members, gboolean *gave_
   if (!c.failed && !c.gave_up)
     {
       t = lex (&c.lx);
-      if (!fail_if_broken (&c, t) && t.kind != TOK_END)
+      if (!fail_if_broken (&c, t) && t.kind != TILDE_JSON_TOKEN_END)
         fail_expected (&c, t, "the end of the data");
     }
   if (!c.failed)
@@ -713,8 +704,8 @@ tilde_json_check (const char *text, gsize len, gsize *begin, gsize *end, char **
     }
   Lexer lx = { .text = text, .len = len };
   Tok t = lex (&lx);
-  o->empty = t.kind == TOK_END;
-  o->is_object = t.kind == TOK_LBRACE;
+  o->empty = t.kind == TILDE_JSON_TOKEN_END;
+  o->is_object = t.kind == TILDE_JSON_TOKEN_OPEN_OBJECT;
   o->value_begin = t.begin;
   return o;
 }
@@ -726,7 +717,7 @@ tilde_json_token_at (const char *text, gsize len, gsize offset, gsize *begin, gs
   for (;;)
     {
       Tok t = lex (&lx);
-      if (t.kind == TOK_END || t.begin > offset)
+      if (t.kind == TILDE_JSON_TOKEN_END || t.begin > offset)
         return FALSE;
       if (offset < t.end)
         {

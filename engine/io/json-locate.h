@@ -40,6 +40,38 @@ void              tilde_json_outline_free (TildeJsonOutline *outline);
 const TildeJsonMember *tilde_json_outline_lookup (const TildeJsonOutline *outline,
                                                   const char             *name);
 
+/* The tokens of JSON text as these checks read them. */
+typedef enum {
+  TILDE_JSON_TOKEN_END,
+  TILDE_JSON_TOKEN_OPEN_OBJECT,
+  TILDE_JSON_TOKEN_CLOSE_OBJECT,
+  TILDE_JSON_TOKEN_OPEN_ARRAY,
+  TILDE_JSON_TOKEN_CLOSE_ARRAY,
+  TILDE_JSON_TOKEN_COLON,
+  TILDE_JSON_TOKEN_COMMA,
+  TILDE_JSON_TOKEN_STRING,
+  TILDE_JSON_TOKEN_NUMBER,        /* a run of number characters, valid or not */
+  TILDE_JSON_TOKEN_WORD,          /* true, NaN, -Infinity or any other word */
+  TILDE_JSON_TOKEN_COMMENT,       /* only when asked for */
+  TILDE_JSON_TOKEN_OPEN_STRING,   /* a string that runs to the end of the text */
+  TILDE_JSON_TOKEN_OPEN_COMMENT,  /* a comment that does */
+  TILDE_JSON_TOKEN_OTHER,         /* a character that starts no token */
+} TildeJsonTokenKind;
+
+typedef struct {
+  TildeJsonTokenKind kind;
+  gsize              begin;
+  gsize              end;
+} TildeJsonToken;
+
+/* The token at or after `pos`: blanks are skipped, and so are comments
+ * unless `comments` is TRUE, when each whole comment is a token. The next
+ * token starts at or after the returned `end`. */
+TildeJsonToken tilde_json_next_token (const char *text,
+                                      gsize       len,
+                                      gsize       pos,
+                                      gboolean    comments);
+
 /* Just past the string whose opening quote is at `begin`, or the end of
  * the text where it is not closed (`closed` says which, when not NULL).
  * Strings in single quotes have no escapes. */

@@ -5,13 +5,15 @@
  * the reference data sets where they are beside the checkout, and
  * generated documents, that only whitespace outside strings and comments
  * changed, that the result reads as the same data, and that laying it out
- * again changes nothing.
+ * again changes nothing. Also the tokens the layout reads, with and
+ * without comments.
  */
 #include <json-glib/json-glib.h>
 #include <string.h>
 
 #include "io/json-data.h"
 #include "io/json-format.h"
+#include "io/json-locate.h"
 
 static char *
 format (const char *text)
@@ -301,10 +303,62 @@ test_generated_documents (void)
     }
 }
 
+/* The kinds and texts of the tokens of `text`, one "KIND:text" a line. */
+static char *
+token_list (const char *text, gboolean comments)
+{
+  static const char *const names[] = {
+    [TILDE_JSON_TOKEN_END] = "end", [TILDE_JSON_TOKEN_OPEN_OBJECT] = "{",
+    [TILDE_JSON_TOKEN_CLOSE_OBJECT] = "}", [TILDE_JSON_TOKEN_OPEN_ARRAY] = "[",
+    [TILDE_JSON_TOKEN_CLOSE_ARRAY] = "]", [TILDE_JSON_TOKEN_COLON] = ":",
+    [TILDE_JSON_TOKEN_COMMA] = ",", [TILDE_JSON_TOKEN_STRING] = "string",
+    [TILDE_JSON_TOKEN_NUMBER] = "number", [TILDE_JSON_TOKEN_WORD] = "word",
+    [TILDE_JSON_TOKEN_COMMENT] = "comment", [TILDE_JSON_TOKEN_OPEN_STRING] = "open-string",
+    [TILDE_JSON_TOKEN_OPEN_COMMENT] = "open-comment", [TILDE_JSON_TOKEN_OTHER] = "other",
+  };
+  GString *out = g_string_new (NULL);
+  gsize len = strlen (text), pos = 0;
+
+  for (;;)
+    {
+      TildeJsonToken t = tilde_json_next_token (text, len, pos, comments);
+      g_assert_cmpuint (t.begin, >=, pos);
+      g_assert_cmpuint (t.end, >=, t.begin);
+      g_string_append_printf (out, "%s:%.*s\n", names[t.kind],
+                              (int) (t.end - t.begin), text + t.begin);
+      if (t.kind == TILDE_JSON_TOKEN_END)
+        break;
+      pos = t.end;
+    }
+  return g_string_free (out, FALSE);
+}
+
+static void
+test_tokens (void)
+{
+  const char *text = "{ /* n */ \"N\": 3, 'y' : [-1.5e3,/*a*/-Infinity, NaN] } @";
+  g_autofree char *plain = token_list (text, FALSE);
+  g_autofree char *with_comments = token_list (text, TRUE);
+  g_autofree char *open_comment = token_list ("[1, /* unclosed", TRUE);
+  g_autofree char *open_string = token_list ("\"abc", FALSE);
+
+  g_assert_cmpstr (plain, ==,
+                   "{:{\nstring:\"N\"\n:::\nnumber:3\n,:,\nstring:'y'\n:::\n[:[\n"
+                   "number:-1.5e3\n,:,\nword:-Infinity\n,:,\nword:NaN\n]:]\n}:}\n"
+                   "other:@\nend:\n");
+  g_assert_cmpstr (with_comments, ==,
+                   "{:{\ncomment:/* n */\nstring:\"N\"\n:::\nnumber:3\n,:,\nstring:'y'\n"
+                   ":::\n[:[\nnumber:-1.5e3\n,:,\ncomment:/*a*/\nword:-Infinity\n,:,\n"
+                   "word:NaN\n]:]\n}:}\nother:@\nend:\n");
+  g_assert_cmpstr (open_comment, ==, "[:[\nnumber:1\n,:,\nopen-comment:/* unclosed\nend:\n");
+  g_assert_cmpstr (open_string, ==, "open-string:\"abc\nend:\n");
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/io/json-format/tokens", test_tokens);
   g_test_add_func ("/io/json-format/layout", test_layout);
   g_test_add_func ("/io/json-format/long-arrays-filled", test_long_arrays_filled);
   g_test_add_func ("/io/json-format/comments-kept", test_comments_kept);
