@@ -107,6 +107,7 @@ typedef struct {
   gboolean          complete;    /* the erroneous statement was read to its end */
   const TildeExpr  *arrow;       /* an `a <-b` read as a < -b */
   TildeSpan         arrow_span;
+  TildeExpr        *pending;     /* read already: the next primary expression */
 } Parser;
 
 static void
@@ -664,6 +665,12 @@ parse_primary (Parser *p)
   TildeSpan start = p->tok.span;
   TildeExpr *e;
 
+  if (p->pending != NULL)
+    {
+      e = p->pending;
+      p->pending = NULL;
+      return e;
+    }
   switch (p->tok.kind)
     {
     case TILDE_TOK_IDENT:
@@ -849,6 +856,8 @@ parse_unary (Parser *p, gboolean constrained)
   TildePrefixOp op;
   TildeExpr *e;
 
+  if (p->pending != NULL)
+    return parse_postfix (p);
   switch (p->tok.kind)
     {
     case TILDE_TOK_BANG: op = TILDE_OP_NOT; break;
@@ -932,7 +941,10 @@ parse_expr (Parser *p)
   TildeExpr *cond, *e;
 
   if (!enter (p))
-    return error_expr (p);
+    {
+      p->pending = NULL;
+      return error_expr (p);
+    }
   cond = parse_binary (p, PREC_OR, FALSE);
   if (p->err || !at (p, TILDE_TOK_QMARK))
     {
@@ -1810,6 +1822,9 @@ parse_fun_def (Parser *p, TildeAnnotation *annotations, int n_annotations,
 /* ---- statements ---- */
 
 static TildeStmt **parse_stmt_list (Parser *p, ListKind kind, TildeBlockKind block, int *n);
+static TildeStmt **parse_stmt_list_after (Parser *p, ListKind kind, TildeBlockKind block,
+                                          TildeStmt *first, int *n);
+static TildeStmt *parse_expr_statement (Parser *p, const TildeSpan *start);
 
 static gboolean
 starts_decl (TildeTokenKind kind)
@@ -1980,16 +1995,85 @@ parse_profile (Parser *p, const TildeSpan *start)
   return s;
 }
 
-static TildeStmt *
-parse_block_stmt (Parser *p, const TildeSpan *start)
+/* Braces in the place of a statement: a block, or an array expression
+ * that starts an expression statement ({y1, y2} ~ normal(mu, 1);). As in
+ * stanc's grammar, an expression just inside the brace followed by "," or
+ * "}" makes the braces an array; anything else after it, a block whose
+ * first statement it starts. Exactly one of `*array` and `*block` is set. */
+static void
+parse_braces (Parser *p, const TildeSpan *start, TildeExpr **array, TildeStmt **block)
 {
-  TildeStmt *s = new_stmt (p, TILDE_STMT_BLOCK, start);
+  TildeExpr *first = NULL;
+  TildeStmt *first_stmt = NULL;
 
-  advance (p);
-  s->u.block.stmts = parse_stmt_list (p, LIST_LOCAL, TILDE_BLOCK_MODEL, &s->u.block.n_stmts);
+  *array = NULL;
+  *block = NULL;
+  advance (p);                                  /* the { */
+  if (at (p, TILDE_TOK_LBRACE))
+    {
+      TildeSpan inner = p->tok.span;
+      TildeExpr *inner_array;
+
+      if (!enter (p))
+        {
+          *block = error_stmt (p, start);
+          return;
+        }
+      parse_braces (p, &inner, &inner_array, &first_stmt);
+      leave (p);
+      if (inner_array != NULL)
+        {
+          p->pending = inner_array;
+          first = parse_expr (p);
+        }
+    }
+  else if (starts_expr (p->tok.kind)
+           && !(at (p, TILDE_TOK_TARGET) && peek (p)->kind != TILDE_TOK_LPAREN))
+    first = parse_expr (p);
+
+  if (first != NULL && !p->err && (at (p, TILDE_TOK_COMMA) || at (p, TILDE_TOK_RBRACE)))
+    {
+      TildeExpr *e = new_expr (p, TILDE_EXPR_ARRAY, start);
+      guint mark = list_begin (p);
+
+      list_push (p, first);
+      for (;;)
+        {
+          if (accept (p, TILDE_TOK_RBRACE))
+            break;
+          if (!accept (p, TILDE_TOK_COMMA))
+            {
+              report (p, MSG_UNEXPECTED_AFTER_EXPR);
+              break;
+            }
+          if (!starts_expr (p->tok.kind))
+            {
+              report (p, "Expression expected after \"{\" in array expression.");
+              break;
+            }
+          list_push (p, parse_expr (p));
+          if (p->err)
+            break;
+        }
+      e->u.list.items = (TildeExpr **) list_end (p, mark, &e->u.list.n_items);
+      e->span = span_from (p, start);
+      *array = e;
+      return;
+    }
+
+  *block = new_stmt (p, TILDE_STMT_BLOCK, start);
+  if (first != NULL)
+    {
+      /* the first statement, which this expression starts */
+      TildeSpan first_start = first->span;
+
+      p->pending = first;
+      first_stmt = parse_expr_statement (p, &first_start);
+    }
+  (*block)->u.block.stmts = parse_stmt_list_after (p, LIST_LOCAL, TILDE_BLOCK_MODEL, first_stmt,
+                                                   &(*block)->u.block.n_stmts);
   if (!p->err)
     accept (p, TILDE_TOK_RBRACE);
-  return s;
 }
 
 static TildeStmt *
@@ -2241,7 +2325,18 @@ parse_statement (Parser *p)
     case TILDE_TOK_WHILE: s = parse_while (p, &start); break;
     case TILDE_TOK_FOR: s = parse_for (p, &start); break;
     case TILDE_TOK_PROFILE: s = parse_profile (p, &start); break;
-    case TILDE_TOK_LBRACE: s = parse_block_stmt (p, &start); break;
+    case TILDE_TOK_LBRACE:
+      {
+        TildeExpr *array;
+
+        parse_braces (p, &start, &array, &s);
+        if (array != NULL)
+          {
+            p->pending = array;
+            s = parse_expr_statement (p, &start);
+          }
+        break;
+      }
     case TILDE_TOK_PRINT: s = parse_printables (p, TILDE_STMT_PRINT, &start); break;
     case TILDE_TOK_REJECT: s = parse_printables (p, TILDE_STMT_REJECT, &start); break;
     case TILDE_TOK_FATAL_ERROR: s = parse_printables (p, TILDE_STMT_FATAL_ERROR, &start); break;
@@ -2369,14 +2464,42 @@ parse_item (Parser *p, ListKind kind, TildeBlockKind block, gboolean first)
   return NULL;
 }
 
+/* After an item with an error: on with the next one, past the rest of
+ * this one unless it was read to its end. */
+static void
+recover (Parser *p)
+{
+  if (!p->err)
+    return;
+  if (p->complete)
+    p->err = FALSE;
+  else
+    synchronize (p);
+  p->complete = FALSE;
+}
+
 /* Items up to (not including) the closing "}". Ends early, after reporting,
  * at the end of input or at a block header. */
 static TildeStmt **
 parse_stmt_list (Parser *p, ListKind kind, TildeBlockKind block, int *n)
 {
+  return parse_stmt_list_after (p, kind, block, NULL, n);
+}
+
+/* The same, after a first item `first_item` already read (when not NULL). */
+static TildeStmt **
+parse_stmt_list_after (Parser *p, ListKind kind, TildeBlockKind block, TildeStmt *first_item,
+                       int *n)
+{
   guint mark = list_begin (p);
   gboolean first = TRUE;
 
+  if (first_item != NULL)
+    {
+      list_push (p, first_item);
+      first = FALSE;
+      recover (p);
+    }
   while (!at (p, TILDE_TOK_RBRACE))
     {
       TildeStmt *s;
@@ -2392,14 +2515,7 @@ parse_stmt_list (Parser *p, ListKind kind, TildeBlockKind block, int *n)
       if (s)
         list_push (p, s);
       first = FALSE;
-      if (p->err)
-        {
-          if (p->complete)
-            p->err = FALSE;
-          else
-            synchronize (p);
-          p->complete = FALSE;
-        }
+      recover (p);
     }
   return (TildeStmt **) list_end (p, mark, n);
 }

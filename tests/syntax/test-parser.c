@@ -205,6 +205,57 @@ test_statement_kinds (void)
   g_assert_cmpint (s->u.profile.n_stmts, ==, 2);
 }
 
+/* Braces where a statement starts: an array expression when an
+ * expression just inside is followed by "," or "}", else a block. */
+static void
+test_braces_array_or_block (void)
+{
+  g_autoptr(TildeProgram) p = parse_ok ("braces.stan",
+    "parameters { real y; }\n"
+    "model {\n"
+    "  {1.0, 2.0} ~ normal(y, 1);\n"
+    "  {1.0} ~ normal(y, 1);\n"
+    "  { {1.0, 2.0}, {3.0} }[1] ~ normal(y, 1);\n"
+    "  {1.0, 2.0}[2] - 1 ~ normal(y, 1);\n"
+    "  { y ~ normal(0, 1); target += 1; }\n"
+    "  { {1.0} ~ normal(y, 2); }\n"
+    "  { { } }\n"
+    "  { target += {1.0, 2.0}[1]; }\n"
+    "}\n");
+  TildeStmt *s;
+  TildeExpr *e;
+
+  s = stmt (p, TILDE_BLOCK_MODEL, 0);
+  g_assert_cmpint (s->kind, ==, TILDE_STMT_TILDE);
+  g_assert_cmpint (s->u.tilde.arg->kind, ==, TILDE_EXPR_ARRAY);
+  g_assert_cmpint (s->u.tilde.arg->u.list.n_items, ==, 2);
+  s = stmt (p, TILDE_BLOCK_MODEL, 1);
+  g_assert_cmpint (s->u.tilde.arg->kind, ==, TILDE_EXPR_ARRAY);
+  g_assert_cmpint (s->u.tilde.arg->u.list.n_items, ==, 1);
+  e = stmt (p, TILDE_BLOCK_MODEL, 2)->u.tilde.arg;
+  g_assert_cmpint (e->kind, ==, TILDE_EXPR_INDEXED);
+  g_assert_cmpint (e->u.indexed.base->kind, ==, TILDE_EXPR_ARRAY);
+  g_assert_cmpint (e->u.indexed.base->u.list.n_items, ==, 2);
+  g_assert_cmpint (e->u.indexed.base->u.list.items[0]->kind, ==, TILDE_EXPR_ARRAY);
+  e = stmt (p, TILDE_BLOCK_MODEL, 3)->u.tilde.arg;
+  g_assert_cmpint (e->kind, ==, TILDE_EXPR_BINARY);
+  g_assert_cmpint (e->u.binary.lhs->kind, ==, TILDE_EXPR_INDEXED);
+  s = stmt (p, TILDE_BLOCK_MODEL, 4);
+  g_assert_cmpint (s->kind, ==, TILDE_STMT_BLOCK);
+  g_assert_cmpint (s->u.block.n_stmts, ==, 2);
+  g_assert_cmpint (s->u.block.stmts[0]->kind, ==, TILDE_STMT_TILDE);
+  g_assert_cmpint (s->u.block.stmts[1]->kind, ==, TILDE_STMT_TARGET_PLUS);
+  s = stmt (p, TILDE_BLOCK_MODEL, 5);
+  g_assert_cmpint (s->kind, ==, TILDE_STMT_BLOCK);
+  g_assert_cmpint (s->u.block.stmts[0]->u.tilde.arg->kind, ==, TILDE_EXPR_ARRAY);
+  s = stmt (p, TILDE_BLOCK_MODEL, 6);
+  g_assert_cmpint (s->kind, ==, TILDE_STMT_BLOCK);
+  g_assert_cmpint (s->u.block.stmts[0]->kind, ==, TILDE_STMT_BLOCK);
+  s = stmt (p, TILDE_BLOCK_MODEL, 7);
+  g_assert_cmpint (s->kind, ==, TILDE_STMT_BLOCK);
+  g_assert_cmpint (s->u.block.stmts[0]->kind, ==, TILDE_STMT_TARGET_PLUS);
+}
+
 static void
 test_declarations (void)
 {
@@ -767,6 +818,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/parser/valid-fixtures", test_valid_fixtures);
   g_test_add_func ("/engine/parser/precedence", test_precedence);
   g_test_add_func ("/engine/parser/statement-kinds", test_statement_kinds);
+  g_test_add_func ("/engine/parser/braces-array-or-block", test_braces_array_or_block);
   g_test_add_func ("/engine/parser/declarations", test_declarations);
   g_test_add_func ("/engine/parser/function-signatures", test_function_signatures);
   g_test_add_func ("/engine/parser/function-body-statement", test_function_body_statement);
