@@ -316,8 +316,25 @@ _tilde_check_stmt (TildeChecker *c, TildeStmt *s)
     case TILDE_STMT_TILDE:
       _tilde_check_tilde (c, s);
       return TILDE_FLOW_INCOMPLETE;
-    case TILDE_STMT_TARGET_PLUS:
     case TILDE_STMT_JACOBIAN_PLUS:
+      if (tilde_scope_lookup_variable (c->scope, s->u.increment.variable->u.variable.name) != NULL)
+        {
+          /* A variable named jacobian is in scope (names are interned: the
+           * word's own name is the key): as stanc 2.36 reads it, this adds to
+           * that variable (the name is reserved from 2.38 on, which its
+           * declaration warns about). */
+          TildeExpr *variable = s->u.increment.variable, *value = s->u.increment.expr;
+
+          s->kind = TILDE_STMT_ASSIGN;
+          s->u.assign.lhs = variable;
+          s->u.assign.op = TILDE_ASSIGN_PLUS;
+          s->u.assign.rhs = value;
+          _tilde_check_assign (c, s);
+          return TILDE_FLOW_INCOMPLETE;
+        }
+      check_increment (c, s);
+      return TILDE_FLOW_INCOMPLETE;
+    case TILDE_STMT_TARGET_PLUS:
       check_increment (c, s);
       return TILDE_FLOW_INCOMPLETE;
     case TILDE_STMT_CALL:

@@ -292,7 +292,10 @@ struct TildeStmt {
       TildeExpr      *trunc_upper;
       gpointer        decl;           /* filled by the type checker */
     } tilde;
-    struct { TildeExpr *expr; } increment;      /* TARGET_PLUS, JACOBIAN_PLUS */
+    /* TARGET_PLUS, JACOBIAN_PLUS; for the latter, `variable` is the word
+     * jacobian as a variable, which the checker assigns to instead when a
+     * variable of that name is in scope (as stanc 2.36 does) */
+    struct { TildeExpr *expr; TildeExpr *variable; } increment;
     struct { TildeIdent name; TildeExpr **args; int n_args; gpointer decl; } call;
     struct { TildeExpr **items; int n_items; } printables;  /* PRINT, REJECT, FATAL_ERROR */
     struct { TildeExpr *expr; } ret;

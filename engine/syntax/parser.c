@@ -2257,6 +2257,7 @@ parse_expr_statement (Parser *p, const TildeSpan *start)
           && strcmp (e->u.variable.name, "jacobian") == 0)
         {
           s = new_stmt (p, TILDE_STMT_JACOBIAN_PLUS, start);
+          s->u.increment.variable = e;
           if (!starts_expr (p->tok.kind))
             report (p, "Ill-formed expression. Expected an expression after \"jacobian +=\".");
           else

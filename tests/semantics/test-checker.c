@@ -327,6 +327,38 @@ test_ad_levels (void)
 
 /* ------------------------------------------------------------ symbols */
 
+/* "jacobian += e" adds to a variable named jacobian where one is in scope
+ * (stanc 2.36), and is the Jacobian adjustment elsewhere. */
+static void
+test_jacobian_variable_or_adjustment (void)
+{
+  static const char *const text =
+    "parameters {\n"
+    "  real<lower=0> s;\n"
+    "}\n"
+    "transformed parameters {\n"
+    "  real t = s;\n"
+    "  jacobian += log(s);\n"
+    "  {\n"
+    "    real jacobian = 1;\n"
+    "    jacobian += s;\n"
+    "  }\n"
+    "}\n";
+  g_autoptr (TildeCheckResult) r = check_text ("jacobian.stan", text);
+  TildeProgram *p = tilde_check_result_get_program (r);
+  TildeBlock *tp;
+  TildeStmt *inner;
+
+  assert_no_errors (r, "jacobian.stan");
+  tp = p->blocks[TILDE_BLOCK_TRANSFORMED_PARAMETERS];
+  g_assert_cmpint (tp->stmts[1]->kind, ==, TILDE_STMT_JACOBIAN_PLUS);
+  inner = tp->stmts[2]->u.block.stmts[1];
+  g_assert_cmpint (inner->kind, ==, TILDE_STMT_ASSIGN);
+  g_assert_cmpint (inner->u.assign.op, ==, TILDE_ASSIGN_PLUS);
+  g_assert_cmpstr (inner->u.assign.lhs->u.variable.name, ==, "jacobian");
+  g_assert_cmpint (inner->u.assign.rhs->kind, ==, TILDE_EXPR_VARIABLE);
+}
+
 static void
 test_declarations_resolved (void)
 {
@@ -602,6 +634,8 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/semantics/checker/expression-types", test_expression_types);
   g_test_add_func ("/engine/semantics/checker/ad-levels", test_ad_levels);
   g_test_add_func ("/engine/semantics/checker/declarations-resolved", test_declarations_resolved);
+  g_test_add_func ("/engine/semantics/checker/jacobian-variable-or-adjustment",
+                   test_jacobian_variable_or_adjustment);
   g_test_add_func ("/engine/semantics/checker/several-errors", test_several_errors);
   g_test_add_func ("/engine/semantics/checker/no-cascade", test_no_cascade);
   g_test_add_func ("/engine/semantics/checker/annotation-warnings",

@@ -1,0 +1,6 @@
+functions {
+  real scale_jacobian(real jacobian) {
+    jacobian += 1;
+    return jacobian;
+  }
+}
