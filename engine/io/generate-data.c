@@ -349,7 +349,7 @@ draw_sum_to_zero (Gen *g, guint rows, guint cols)
   for (gsize i = 0; i < n; i++)
     v[i] = g_rand_double_range (g->rand, -1.0, 1.0);
   /* centring the rows, then the columns, leaves both summing to zero */
-  for (guint i = 0; rows > 1 && i < rows; i++)
+  for (guint i = 0; cols > 1 && i < rows; i++)
     {
       double mean = 0;
       for (guint j = 0; j < cols; j++)

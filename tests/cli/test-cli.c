@@ -526,6 +526,63 @@ test_debug_generate_data (void)
 }
 
 
+/* Generated sum-to-zero data sum to zero and are not all zero: a vector,
+ * each vector of an array, and a matrix by rows and by columns. */
+static void
+test_debug_generate_sum_to_zero (void)
+{
+  g_autofree char *model = write_model ("stz.stan",
+                                        "data {\n"
+                                        "  sum_to_zero_vector[5] z;\n"
+                                        "  array[2] sum_to_zero_vector[3] za;\n"
+                                        "  sum_to_zero_matrix[3, 4] zm;\n"
+                                        "}\n");
+  g_auto(Run) gen = { 0 };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonArray *vectors[3];
+
+  run_tilde (&gen, "compile", "--debug-generate-data", model, NULL);
+  g_assert_cmpint (gen.status, ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, gen.out, -1, &error));
+  g_assert_no_error (error);
+  JsonObject *data = json_node_get_object (json_parser_get_root (parser));
+  JsonArray *za = json_object_get_array_member (data, "za");
+  vectors[0] = json_object_get_array_member (data, "z");
+  vectors[1] = json_array_get_array_element (za, 0);
+  vectors[2] = json_array_get_array_element (za, 1);
+  for (guint k = 0; k < G_N_ELEMENTS (vectors); k++)
+    {
+      double sum = 0, abs_sum = 0;
+      for (guint i = 0; i < json_array_get_length (vectors[k]); i++)
+        {
+          double x = json_array_get_double_element (vectors[k], i);
+          sum += x;
+          abs_sum += fabs (x);
+        }
+      g_assert_cmpfloat (fabs (sum), <, 1e-6);
+      g_assert_cmpfloat (abs_sum, >, 0.1);
+    }
+  JsonArray *zm = json_object_get_array_member (data, "zm");
+  double col_sums[4] = { 0 }, abs_sum = 0;
+  for (guint i = 0; i < 3; i++)
+    {
+      JsonArray *row = json_array_get_array_element (zm, i);
+      double row_sum = 0;
+      for (guint j = 0; j < 4; j++)
+        {
+          double x = json_array_get_double_element (row, j);
+          row_sum += x;
+          col_sums[j] += x;
+          abs_sum += fabs (x);
+        }
+      g_assert_cmpfloat (fabs (row_sum), <, 1e-6);
+    }
+  for (guint j = 0; j < 4; j++)
+    g_assert_cmpfloat (fabs (col_sums[j]), <, 1e-6);
+  g_assert_cmpfloat (abs_sum, >, 0.1);
+}
+
 /* ---- tilde sample ---- */
 
 static const char *const bernoulli_model =
@@ -850,6 +907,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/log-prob/errors", test_log_prob_errors);
   g_test_add_func ("/cli/log-prob/context", test_log_prob_context);
   g_test_add_func ("/cli/compile/debug-generate-data", test_debug_generate_data);
+  g_test_add_func ("/cli/compile/debug-generate-sum-to-zero", test_debug_generate_sum_to_zero);
   g_test_add_func ("/cli/sample/files-and-progress", test_sample_files_and_progress);
   g_test_add_func ("/cli/sample/one-chain", test_sample_one_chain);
   g_test_add_func ("/cli/sample/context", test_sample_context);
