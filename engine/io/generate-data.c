@@ -154,11 +154,11 @@ eval (Gen *g, const TildeExpr *e, double *out, gboolean *is_int)
     {
     case TILDE_EXPR_INT:
       *is_int = TRUE;
-      *out = g_ascii_strtod (e->u.literal.text, NULL);
+      *out = tilde_literal_value (e->u.literal.text);
       return TRUE;
     case TILDE_EXPR_REAL:
       *is_int = FALSE;
-      *out = g_ascii_strtod (e->u.literal.text, NULL);
+      *out = tilde_literal_value (e->u.literal.text);
       return TRUE;
     case TILDE_EXPR_PAREN:
       return eval (g, e->u.paren.inner, out, is_int);

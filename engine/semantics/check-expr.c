@@ -416,7 +416,7 @@ check_ternary (TildeChecker *c, TildeExpr *e)
 static gboolean
 check_int_literal (TildeChecker *c, TildeExpr *e)
 {
-  double v = g_ascii_strtod (e->u.literal.text, NULL);
+  double v = tilde_literal_value (e->u.literal.text);
 
   if (!(v < 2147483648.0))
     {

@@ -89,11 +89,7 @@ static gboolean number_at (Pedantic *P, const TildeExpr *e, PedNumber *out, int 
 static gboolean
 literal (const TildeExpr *e, gboolean is_int, PedNumber *out)
 {
-  char *end = NULL;
-
-  out->value = g_ascii_strtod (e->u.literal.text, &end);
-  if (end == e->u.literal.text)
-    return FALSE;
+  out->value = tilde_literal_value (e->u.literal.text);
   out->is_int = is_int;
   out->text = g_strdup (e->u.literal.text);
   out->span = e->span;

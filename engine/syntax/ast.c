@@ -514,3 +514,14 @@ tilde_program_foreach_stmt (TildeProgram *program, TildeStmtVisitor visit, gpoin
       for (int i = 0; i < program->blocks[k]->n_stmts; i++)
         foreach_stmt (program->blocks[k]->stmts[i], visit, user_data);
 }
+
+double
+tilde_literal_value (const char *text)
+{
+  g_autoptr (GString) digits = g_string_new (NULL);
+
+  for (const char *p = text; *p; p++)
+    if (*p != '_')
+      g_string_append_c (digits, *p);
+  return g_ascii_strtod (digits->str, NULL);
+}

@@ -359,6 +359,10 @@ gboolean    tilde_decl_type_kind_is_constrained (TildeDeclTypeKind kind);
  * `real a, b;` like `real a; real b;` (the formatter splits declarations). */
 gboolean    tilde_program_equal (const TildeProgram *a, const TildeProgram *b);
 gboolean    tilde_expr_equal    (const TildeExpr *a, const TildeExpr *b);
+/* The number the text of an int, real or imaginary literal stands for (the
+ * imaginary one without its i); Stan lets underscores separate the digits
+ * (1_000_000), which g_ascii_strtod alone would stop at. */
+double      tilde_literal_value (const char *text);
 gboolean    tilde_stmt_equal    (const TildeStmt *a, const TildeStmt *b);
 
 /* Calls `visit` on every statement, depth first, parents before children. */

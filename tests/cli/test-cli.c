@@ -527,7 +527,8 @@ test_debug_generate_data (void)
 
 
 /* Generated sum-to-zero data sum to zero and are not all zero: a vector,
- * each vector of an array, and a matrix by rows and by columns. */
+ * each vector of an array, and a matrix by rows and by columns; sizes and
+ * bounds written with underscores (1_0) are read whole. */
 static void
 test_debug_generate_sum_to_zero (void)
 {
@@ -536,6 +537,7 @@ test_debug_generate_sum_to_zero (void)
                                         "  sum_to_zero_vector[5] z;\n"
                                         "  array[2] sum_to_zero_vector[3] za;\n"
                                         "  sum_to_zero_matrix[3, 4] zm;\n"
+                                        "  vector<lower=1_0>[1_2] v;\n"
                                         "}\n");
   g_auto(Run) gen = { 0 };
   g_autoptr(JsonParser) parser = json_parser_new ();
@@ -581,6 +583,12 @@ test_debug_generate_sum_to_zero (void)
   for (guint j = 0; j < 4; j++)
     g_assert_cmpfloat (fabs (col_sums[j]), <, 1e-6);
   g_assert_cmpfloat (abs_sum, >, 0.1);
+
+  /* sizes and bounds written with underscores */
+  JsonArray *v = json_object_get_array_member (data, "v");
+  g_assert_cmpuint (json_array_get_length (v), ==, 12);
+  for (guint i = 0; i < 12; i++)
+    g_assert_cmpfloat (json_array_get_double_element (v, i), >=, 10);
 }
 
 /* ---- tilde sample ---- */
