@@ -487,7 +487,9 @@ check_array_expr (TildeChecker *c, TildeExpr *e)
       return FALSE;
     }
   e->type = tilde_type_array (t);
-  e->ad_level = _tilde_ad_for_type (ad, e->type);
+  /* the items' least upper bound, as stanc has it, even for ints: {a > 2}
+   * depends on the parameter a and is not data */
+  e->ad_level = ad;
   return TRUE;
 }
 
