@@ -125,7 +125,13 @@ force_break_line (TildeLayout *l)
       return;
     }
   if (top->width > l->space_left && top->box != TILDE_LAYOUT_H && top->box != LAYOUT_FITS)
-    break_new_line (l, 0, top->width);
+    {
+      /* a space written before the box (before a block comment) would be left at
+       * the end of the line */
+      while (l->out->len > 0 && l->out->str[l->out->len - 1] == ' ')
+        g_string_truncate (l->out, l->out->len - 1);
+      break_new_line (l, 0, top->width);
+    }
 }
 
 static void

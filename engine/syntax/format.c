@@ -240,6 +240,15 @@ print_block_comment (Fmt *f, const Item *it)
   int pad = it->begin.column;
 
   lines = g_strsplit (body, "\n", -1);
+  if (lines[0] == NULL || lines[1] == NULL)
+    {
+      /* One line: text that never breaks, and no box, which past the
+       * maximum indentation would begin a new line inside the comment. */
+      text (f, "/*");
+      text_trimmed_cr (f, body, len);
+      text (f, "*/");
+      return;
+    }
   for (int i = 1; lines[i]; i++)
     {
       int lead = leading_spaces (lines[i], strlen (lines[i]));
@@ -247,8 +256,11 @@ print_block_comment (Fmt *f, const Item *it)
       if (lead >= 0)
         pad = MIN (pad, lead);
     }
+  /* The box opens before the comment, so that where a box may not open
+   * (past the maximum indentation) the whole comment moves to a new line,
+   * rather than its text after the opening. */
+  open_box (f, TILDE_LAYOUT_V, 0);
   text (f, "/*");
-  open_box (f, TILDE_LAYOUT_V, -2);
   for (int i = 0; lines[i]; i++)
     {
       const char *line = lines[i];

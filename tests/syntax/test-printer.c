@@ -663,6 +663,33 @@ test_block_comment_reindented (void)
     "}\n");
 }
 
+/* A block comment after a long statement, past the column where a box
+ * may open: a one-line comment stays whole on its line, one of several
+ * lines moves whole to a line of its own, and a second pass changes
+ * nothing (the text after "/" "*" used to move to a new line, and a blank
+ * line was added at every pass). */
+static void
+test_block_comment_past_max_indent (void)
+{
+  const char *text =
+    "generated quantities {\n"
+    "  real abcdefghijklmnopqrstuvwxyz_abcdefghijklmnopqrstuvwxyz_abcdefgh = 1; /* one */\n"
+    "  real abcdefghijklmnopqrstuvwxyz_abcdefghijklmnopqrstuvwxyz_abcdefgi = 2; /* two\n"
+    "        lines */\n"
+    "}\n";
+  g_autofree char *once = format ("c.stan", text);
+  g_autofree char *twice = format ("c.stan", once);
+
+  g_assert_cmpstr (once, ==,
+    "generated quantities {\n"
+    "  real abcdefghijklmnopqrstuvwxyz_abcdefghijklmnopqrstuvwxyz_abcdefgh = 1; /* one */\n"
+    "  real abcdefghijklmnopqrstuvwxyz_abcdefghijklmnopqrstuvwxyz_abcdefgi = 2;\n"
+    "  /* two\n"
+    "  lines */\n"
+    "}\n");
+  g_assert_cmpstr (twice, ==, once);
+}
+
 static void
 test_line_length (void)
 {
@@ -863,6 +890,8 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/format/comments-and-blank-lines", test_comments_and_blank_lines);
   g_test_add_func ("/engine/format/comments-in-lists", test_comments_in_lists);
   g_test_add_func ("/engine/format/block-comment-reindented", test_block_comment_reindented);
+  g_test_add_func ("/engine/format/block-comment-past-max-indent",
+                   test_block_comment_past_max_indent);
   g_test_add_func ("/engine/format/line-length", test_line_length);
   g_test_add_func ("/engine/format/includes", test_includes_kept_or_expanded);
   g_test_add_func ("/engine/format/no-comments", test_no_comments);
