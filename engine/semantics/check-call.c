@@ -233,29 +233,18 @@ warn_deprecated (TildeChecker *c, const TildeSpan *span, const char *name)
 
 /* ------------------------------------------------------------ not found */
 
+/* The _cdf_log and _ccdf_log suffixes went with Stan 2.33: such a name is
+ * an undeclared identifier like any other. */
 static const char *const cumulative_suffixes[] = {
-  "cdf", "lcdf", "lccdf", "cdf_log", "ccdf_log", "rng",
+  "cdf", "lcdf", "lccdf", "rng",
 };
 
-/* stanc's split_distribution_suffix: "foo_cdf_log" -> ("foo", "cdf_log"). */
+/* "foo_lcdf" -> ("foo", "lcdf"): the part after the last underscore. */
 static gboolean
 split_suffix (const char *name, char **prefix, const char **suffix)
 {
-  const char *us;
+  const char *us = strrchr (name, '_');
 
-  if (g_str_has_suffix (name, "_ccdf_log"))
-    {
-      *prefix = g_strndup (name, strlen (name) - 9);
-      *suffix = "ccdf_log";
-      return TRUE;
-    }
-  if (g_str_has_suffix (name, "_cdf_log"))
-    {
-      *prefix = g_strndup (name, strlen (name) - 8);
-      *suffix = "cdf_log";
-      return TRUE;
-    }
-  us = strrchr (name, '_');
   if (us == NULL)
     return FALSE;
   *prefix = g_strndup (name, (gsize) (us - name));
