@@ -172,6 +172,13 @@ collect_one (TildeChecker *c, TildeStmt *s)
     return;
   if (!check_function_name (c, s))
     return;
+  if (declared && declared->is_extern)
+    {
+      /* an @extern declaration stands for a definition made elsewhere */
+      _tilde_check_error (c, &s->span, "Function '%s' has already been declared for signature "
+                          "%s", name, _tilde_type_name (type));
+      return;
+    }
   if (s->u.fun_def.body == NULL)
     {
       if (declared)
