@@ -42,7 +42,7 @@ _tilde_check_not_function (TildeChecker *c, const TildeSpan *span, const char *n
 {
   if (!holds_function (rhs))
     return TRUE;
-  _tilde_check_error (c, span, "Cannot assign a function type \"%s\" to variable '%s'.",
+  _tilde_check_error (c, span, "Cannot assign a function type '%s' to variable '%s'.",
                       _tilde_type_name (first_function (rhs)), name);
   return FALSE;
 }

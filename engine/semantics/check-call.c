@@ -547,7 +547,7 @@ check_suffix_rules (TildeChecker *c, const TildeSpan *span, const char *name,
     {
       if (c->block == TILDE_BLOCK_TRANSFORMED_PARAMETERS && !c->in_function)
         _tilde_check_warning (c, span, "Using _lp functions in transformed parameters is "
-                              "deprecated and will be disallowed in Stan 2.40. Use an _jacobian "
+                              "deprecated and will be disallowed in Stan 2.39. Use an _jacobian "
                               "function instead, as this allows change of variable adjustments "
                               "which are conditionally enabled by the algorithms.");
       else if (!(in_kind (c, TILDE_FUN_LP) || c->block == TILDE_BLOCK_MODEL))

@@ -379,6 +379,6 @@ _tilde_check_functions_defined (TildeChecker *c, TildeBlock *block)
         if (f->declaration == s && f->definition)
           _tilde_check_warning (c, &s->u.fun_def.name.span, "Functions do not need to be "
                                 "declared before definition; all user defined function names "
-                                "are always in scope regardless of defintion order.");
+                                "are always in scope regardless of definition order.");
     }
 }
