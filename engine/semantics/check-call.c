@@ -209,11 +209,25 @@ resolve (TildeChecker *c, const char *key, const char *shown, const TildeArgType
   g_ptr_array_unref (order);
 }
 
+/* A deprecation of `name`, or of its family for a density (lkj_cov for
+ * lkj_cov_lpdf), from the library's table. */
 static void
 warn_deprecated (TildeChecker *c, const TildeSpan *span, const char *name)
 {
   gboolean removed = FALSE;
+  g_autofree char *family = NULL;
 
+  switch (_tilde_name_suffix (name))
+    {
+    case TILDE_SUFFIX_LPDF: case TILDE_SUFFIX_LUPDF:
+    case TILDE_SUFFIX_LPMF: case TILDE_SUFFIX_LUPMF:
+      family = g_strndup (name, (gsize) (strrchr (name, '_') - name));
+      if (tilde_library_deprecation (family, NULL, NULL, NULL, NULL))
+        name = family;
+      break;
+    default:
+      break;
+    }
   if (tilde_library_deprecation (name, NULL, NULL, NULL, &removed) && !removed)
     {
       g_autofree char *msg = tilde_library_deprecation_message (name);
@@ -850,6 +864,8 @@ _tilde_check_tilde (TildeChecker *c, TildeStmt *s)
       return;
     }
   s->u.tilde.decl = best.user;
+  if (best.user == NULL)
+    warn_deprecated (c, &s->u.tilde.distribution.span, dist);
   if (s->u.tilde.trunc_lower && !check_truncation_bound (c, s, s->u.tilde.trunc_lower, &a))
     {
       args_clear (&a);
