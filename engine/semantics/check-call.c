@@ -295,8 +295,9 @@ report_unknown_function (TildeChecker *c, const TildeSpan *span, const char *nam
 
           if (name_known (c, alt))
             {
-              _tilde_check_error (c, span, "Function '%s_%s' is not implemented for "
-                                  "distribution '%s', use '%s_%s' instead.",
+              /* laid out as stanc does: the last two names may go to a new line */
+              _tilde_check_error (c, span, "@[<hov>Function '%s_%s' is not implemented for "
+                                  "distribution@ '%s',@ use@ '%s_%s' instead.@]",
                                   prefix, suffix, prefix, prefix, other);
               return;
             }
@@ -305,8 +306,12 @@ report_unknown_function (TildeChecker *c, const TildeSpan *span, const char *nam
         for (guint i = 0; i < G_N_ELEMENTS (cumulative_suffixes); i++)
           if (strcmp (suffix, cumulative_suffixes[i]) == 0)
             {
-              _tilde_check_error (c, span, "Function '%s_%s' is not implemented for "
-                                  "distribution '%s'.", prefix, suffix, prefix);
+              if (strcmp (suffix, "rng") == 0)
+                _tilde_check_error (c, span, "@[<hov>Function '%s_rng' is not implemented for "
+                                    "distribution@ '%s'.@]", prefix, prefix);
+              else
+                _tilde_check_error (c, span, "Function '%s_%s' is not implemented for "
+                                    "distribution '%s'.", prefix, suffix, prefix);
               return;
             }
     }
@@ -777,7 +782,7 @@ check_truncation_bound (TildeChecker *c, TildeStmt *s, TildeExpr *bound, const A
       text = g_string_free (list, FALSE);
       _tilde_check_error (c, &s->span, "Truncation is only defined if distribution has _lcdf "
                           "and _lccdf functions implemented with appropriate signature.\n"
-                          "No matching signature for arguments: @[(%s)@]", text);
+                          "No matching signature for arguments: \n@[(%s)@]", text);
     }
   g_free (a.args);
   return ok;

@@ -111,10 +111,12 @@ check_unique_signature (TildeChecker *c, const TildeStmt *s, const TildeType *ty
     _tilde_check_error (c, &s->span, "Function '%s' cannot be overloaded by return type only. "
                         "Previously used return type %s", name,
                         _tilde_type_name (tilde_type_return (clash)));
+  else if (library)
+    _tilde_check_error (c, &s->span, "Function '%s' is already declared in the Stan Math "
+                        "library with signature \n%s", name, _tilde_type_name (type));
   else
-    _tilde_check_error (c, &s->span, "Function '%s' %s signature %s", name,
-                        library ? "is already declared in the Stan Math library with"
-                                : "has already been declared for", _tilde_type_name (type));
+    _tilde_check_error (c, &s->span, "Function '%s' has already been declared for signature %s",
+                        name, _tilde_type_name (type));
   return FALSE;
 }
 
