@@ -430,7 +430,7 @@ build_table (gpointer unused)
     rt_builtins_dist_multivariate, rt_builtins_cdf, rt_builtins_rng,
     rt_builtins_rng_multi, rt_builtins_hmm, rt_builtins_sparse, rt_builtins_decomp,
     rt_builtins_transform, rt_builtins_hypergeometric, rt_builtins_lkj_cov,
-    rt_builtins_gaussian_dlm, rt_builtins_wiener,
+    rt_builtins_gaussian_dlm, rt_builtins_wiener, rt_builtins_poisson_binomial,
   };
   GHashTable *t = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < G_N_ELEMENTS (tables); i++)

@@ -141,6 +141,7 @@ extern const RtBuiltin rt_builtins_hypergeometric[];
 extern const RtBuiltin rt_builtins_lkj_cov[];
 extern const RtBuiltin rt_builtins_gaussian_dlm[];
 extern const RtBuiltin rt_builtins_wiener[];
+extern const RtBuiltin rt_builtins_poisson_binomial[];
 
 /* ---- elementwise maps ---- */
 

@@ -1121,4 +1121,38 @@ t = sum(ordinal(inv_logit, y, float(e - M(alpha_g)), cuts) for y, e in zip(yo, e
 dens_terms("ordered_logistic_glm_lpmf", [{"ints": yo}, {"matrix": Xg}, {"vector": beta_g}, {"vector": cuts}],
            t, [(14, t)])
 
+# the Poisson binomial, by summing over every set of successes
+def pb_mass(theta):
+    """P(count = k) for k = 0 .. len(theta), from the 2^n outcomes."""
+    from itertools import product
+    probs = [M(0)] * (len(theta) + 1)
+    for outcome in product([0, 1], repeat=len(theta)):
+        p = M(1)
+        for o, t in zip(outcome, theta):
+            p *= M(t) if o else 1 - M(t)
+        probs[sum(outcome)] += p
+    return probs
+
+
+pb_theta = [0.2, 0.55, 0.7, 0.95, 0.35]
+pb_thetas = [[0.1, 0.6, 0.3], [0.8, 0.9, 0.45]]
+for y in [0, 2, 5]:
+    P = pb_mass(pb_theta)
+    dens("poisson_binomial_lpmf", [{"int": y}, {"vector": pb_theta}], mp.log(P[y]))
+    dens("poisson_binomial_cdf", [{"int": y}, {"vector": pb_theta}], sum(P[: y + 1]))
+    dens("poisson_binomial_lcdf", [{"int": y}, {"vector": pb_theta}], mp.log(sum(P[: y + 1])))
+    if y < len(pb_theta):
+        dens("poisson_binomial_lccdf", [{"int": y}, {"vector": pb_theta}], mp.log(sum(P[y + 1:])))
+ys = [1, 3]
+Ps = [pb_mass(t) for t in pb_thetas]
+dens("poisson_binomial_lpmf", [{"ints": ys}, {"vectors": pb_thetas}],
+     sum(mp.log(P[y]) for P, y in zip(Ps, ys)))
+dens("poisson_binomial_cdf", [{"ints": ys}, {"vectors": pb_thetas}],
+     mp.fprod(sum(P[: y + 1]) for P, y in zip(Ps, ys)))
+dens("poisson_binomial_lccdf", [{"ints": [0, 2]}, {"vectors": pb_thetas}],
+     sum(mp.log(sum(P[y + 1:])) for P, y in zip(Ps, [0, 2])))
+P = pb_mass(pb_thetas[0])
+dens("poisson_binomial_lcdf", [{"ints": [0, 1, 2]}, {"vector": pb_thetas[0]}],
+     sum(mp.log(sum(P[: y + 1])) for y in [0, 1, 2]))
+
 print(json.dumps({"functions": functions, "densities": densities}, indent=1))

@@ -335,6 +335,20 @@ test_categorical (void)
         x[i] = draw_one (&r, names[f][0], 2, a + 1);
       check_chi_square (names[f][0], x, N_DRAWS, 1, p, 4);
     }
+  /* Poisson binomial counts against the runtime's mass function, whose
+   * values the reference table checks */
+  double pb[4] = { 0.2, 0.55, 0.7, 0.95 }, ppb[5];
+  TildeValue pbt[2] = { tilde_value_int (0), vec (r.h, TILDE_VALUE_VECTOR, 4, 1, pb) };
+  for (int k = 0; k <= 4; k++)
+    {
+      TildeValue out;
+      pbt[0] = tilde_value_int (k);
+      g_assert_true (call (r.h, "poisson_binomial_lpmf", FALSE, 2, pbt, &out));
+      ppb[k] = exp (out.u.r);
+    }
+  for (int i = 0; i < N_DRAWS; i++)
+    x[i] = draw_one (&r, "poisson_binomial_rng", 1, &pbt[1]);
+  check_chi_square ("poisson_binomial_rng", x, N_DRAWS, 0, ppb, 5);
   /* multinomial counts: each component binomial (N, theta_k) */
   TildeValue m[2] = { theta, tilde_value_int (12) };
   int M = 5000;
