@@ -615,19 +615,6 @@ print_index (Fmt *f, const TildeIndex *ix)
     }
 }
 
-static gboolean
-is_conditioning_name (const char *name)
-{
-  static const char *const suffixes[] = {
-    "_lpdf", "_lupdf", "_lpmf", "_lupmf", "_cdf", "_lcdf", "_lccdf",
-  };
-
-  for (gsize i = 0; i < G_N_ELEMENTS (suffixes); i++)
-    if (g_str_has_suffix (name, suffixes[i]))
-      return TRUE;
-  return FALSE;
-}
-
 /* name(args): the arguments in a box of their own that may start on the
  * next line, inside a box that breaks the line before "(" when it would
  * open too far to the right. */
@@ -674,9 +661,10 @@ print_cond_call (Fmt *f, const TildeExpr *e, ParenMode mode)
         {
           Pos end = pos_end (&e->span);
 
+          /* as stanc prints a conditional call with nothing after the bar,
+           * std_normal_lpdf(x) among them */
           comments_before (f, TRUE, &end);
-          if (!is_conditioning_name (e->u.call.name.name))
-            text (f, " |");
+          text (f, " | ");
         }
     }
   text (f, ")");

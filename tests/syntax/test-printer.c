@@ -585,7 +585,7 @@ test_expressions (void)
   g_assert_cmpstr (out, ==,
     "model {\n"
     "  x = (a + b) * -c ^ 2' + {1, 2}[1] + [1, 2] * (1, 2.5).2;\n"
-    "  x = f(y | m, s) + g_lpdf(y) + h(y |) + t.1;\n"
+    "  x = f(y | m, s) + g_lpdf(y | ) + h(y | ) + t.1;\n"
     "  x = a ? b : c ? d : e;\n"
     "  x = v[ : , 2 : ,  : 3, a : b,  : ];\n"
     "  x = 2i + 1.5e3i + .5 + 1_000;\n"
