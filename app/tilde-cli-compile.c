@@ -260,8 +260,16 @@ _tilde_cli_compile (const char *name, int argc, char **argv)
     }
   else
     {
-      /* Warnings first, then the first error alone, as stanc prints them. */
+      /* Warnings first, then the first error alone, as stanc prints them;
+       * with a semantic error, the type checker's warnings go unprinted
+       * as stanc's do (they belong to a result it does not give). */
+      gboolean semantic_error = FALSE;
       for (guint i = 0; i < diagnostics->len; i++)
+        {
+          const TildeDiagnostic *d = g_ptr_array_index (diagnostics, i);
+          semantic_error |= tilde_diagnostic_is_error (d) && d->kind == TILDE_DIAG_SEMANTIC;
+        }
+      for (guint i = 0; i < diagnostics->len && !semantic_error; i++)
         {
           const TildeDiagnostic *d = g_ptr_array_index (diagnostics, i);
           if (!tilde_diagnostic_is_error (d))
