@@ -933,6 +933,99 @@ test_wiener (void)
   harness_free (h);
 }
 
+/* The five-parameter form (normal variability sv in the drift) against
+ * the four-parameter density averaged over the drift by quadrature, at a
+ * small and a large time; its integral over time against the probability of
+ * the upper boundary averaged over the drift; and its gradient. */
+typedef struct {
+  Harness *h;
+  double t, alpha, beta, delta, sv;
+} Wiener5At;
+
+static double
+wiener4_times_normal (double drift, void *p)
+{
+  Wiener5At *w = p;
+  TildeValue args[5] = { tilde_value_real (w->t), tilde_value_real (w->alpha), tilde_value_real (0),
+                         tilde_value_real (w->beta), tilde_value_real (drift) };
+  double z = (drift - w->delta) / w->sv;
+  return exp (apply (w->h, "wiener_lpdf", 5, args).u.r) * exp (-z * z / 2)
+         / (w->sv * sqrt (2 * G_PI));
+}
+
+static double
+wiener5_density (double t, void *p)
+{
+  Wiener5At *w = p;
+  TildeValue args[6] = { tilde_value_real (t), tilde_value_real (w->alpha), tilde_value_real (0),
+                         tilde_value_real (w->beta), tilde_value_real (w->delta),
+                         tilde_value_real (w->sv) };
+  return exp (apply (w->h, "wiener_lpdf", 6, args).u.r);
+}
+
+static double
+upper_probability_times_normal (double drift, void *p)
+{
+  Wiener5At *w = p;
+  double z = (drift - w->delta) / w->sv;
+  /* (exp (x beta) - 1) / (exp (x) - 1) with x = -2 drift alpha, written so
+   * that neither side overflows far into the drift's tails */
+  double x = -2 * drift * w->alpha, b = w->beta;
+  double up = fabs (x) < 1e-12 ? b
+              : x > 0 ? exp (x * (b - 1)) * -expm1 (-x * b) / -expm1 (-x)
+              : expm1 (x * b) / expm1 (x);
+  return up * exp (-z * z / 2) / (w->sv * sqrt (2 * G_PI));
+}
+
+static void
+test_wiener_drift_variability (void)
+{
+  Harness *h = harness_new ();
+  gsl_integration_workspace *ws = gsl_integration_workspace_alloc (1000);
+  const double cases[][4] = { { 1.5, 0.4, 0.8, 0.6 }, { 2.0, 0.6, -0.5, 1.2 } };
+  const double times[] = { 0.3, 2.5 };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      Wiener5At w = { h, 0, cases[c][0], cases[c][1], cases[c][2], cases[c][3] };
+      double r, err;
+      for (guint k = 0; k < G_N_ELEMENTS (times); k++)
+        {
+          w.t = times[k];
+          gsl_function f = { wiener4_times_normal, &w };
+          gsl_integration_qagi (&f, 1e-13, 1e-11, 1000, ws, &r, &err);
+          double closed = wiener5_density (w.t, &w);
+          if (!rt_test_close (closed, r, 1e-8))
+            g_error ("wiener case %u, t = %g: %.12g in closed form, %.12g by quadrature", c, w.t,
+                     closed, r);
+          ad_tape_reset (h->cx.tape);
+        }
+      gsl_function over_time = { wiener5_density, &w };
+      gsl_integration_qagiu (&over_time, 0, 1e-12, 1e-10, 1000, ws, &r, &err);
+      gsl_function over_drift = { upper_probability_times_normal, &w };
+      double p, perr;
+      gsl_integration_qagi (&over_drift, 1e-13, 1e-11, 1000, ws, &p, &perr);
+      if (!rt_test_close (r, p, 1e-8))
+        g_error ("wiener case %u: the density integrates to %.12g, expected %.12g", c, r, p);
+      ad_tape_reset (h->cx.tape);
+    }
+  gsl_integration_workspace_free (ws);
+  const double ys[] = { 0.45, 3.0 };
+  for (int k = 0; k < 2; k++)
+    {
+      TildeValue args[6] = { tilde_value_real (ys[k]), tilde_value_real (1.3),
+                             tilde_value_real (0.2), tilde_value_real (0.35),
+                             tilde_value_real (0.7), tilde_value_real (0.9) };
+      check_gradient (h, "wiener_lpdf", 6, args, 1e-7);
+    }
+  TildeValue bad[6] = { tilde_value_real (0.9), tilde_value_real (1.3), tilde_value_real (0.2),
+                        tilde_value_real (0.35), tilde_value_real (0.7), tilde_value_real (-1) };
+  TildeValue out;
+  g_assert_false (call (h, "wiener_lpdf", FALSE, 6, bad, &out));
+  g_assert_cmpstr (h->cx.err_msg, ==, "wiener_lpdf: Inter-trial variability in drift rate is -1, "
+                   "but must be nonnegative!");
+  harness_free (h);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -949,5 +1042,6 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/library/gaussian-dlm", test_gaussian_dlm);
   g_test_add_func ("/runtime/library/beta-neg-binomial-cdf", test_beta_neg_binomial_cdf);
   g_test_add_func ("/runtime/library/wiener", test_wiener);
+  g_test_add_func ("/runtime/library/wiener-drift-variability", test_wiener_drift_variability);
   return g_test_run ();
 }

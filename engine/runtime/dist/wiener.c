@@ -11,7 +11,9 @@
  * with t = y - tau and g the standard density (unit boundary, no drift),
  * summed as Navarro and Fuss's small-time series for u = t / alpha^2 < 1
  * and the large-time series otherwise, each until its terms fall below
- * 1e-20 of the first; g's derivatives are summed with it.
+ * 1e-20 of the first; g's derivatives are summed with it. The
+ * five-parameter form adds normal trial-to-trial variability of the drift,
+ * integrated in closed form (wiener5 below).
  */
 #define G_LOG_DOMAIN "tilde-engine"
 
@@ -102,8 +104,73 @@ k_wiener (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
   dist_finish (cx, a, 5, logp, out);
 }
 
+/* wiener (y | alpha, tau, beta, delta, sv): the drift varies from trial to
+ * trial as normal (delta, sv); integrated over it, the lower boundary's
+ * density of the reflected process (drift -delta from w = 1 - beta) is
+ *
+ *   f = alpha^-2 g (t / alpha^2, w) (1 + sv^2 t)^-1/2
+ *       exp ((sv^2 alpha^2 w^2 + 2 alpha delta w - delta^2 t) / (2 (1 + sv^2 t)))
+ *
+ * which is the four-parameter density when sv = 0. */
+static void
+wiener5 (RtCtx *cx, const TildeValue *v, TildeValue *out)
+{
+  DArg a[6];
+  dist_arg (cx, &a[0], &v[0], "Random variable");
+  dist_arg (cx, &a[1], &v[1], "Boundary separation");
+  dist_arg (cx, &a[2], &v[2], "Nondecision time");
+  dist_arg (cx, &a[3], &v[3], "A-priori bias");
+  dist_arg (cx, &a[4], &v[4], "Drift rate");
+  dist_arg (cx, &a[5], &v[5], "Inter-trial variability in drift rate");
+  gint32 N = dist_size (cx, a, 6);
+  dist_check_positive_finite (cx, &a[0]);
+  dist_check_positive_finite (cx, &a[1]);
+  dist_check_finite (cx, &a[4]);
+  dist_check_less (cx, &a[3], 1.0);
+  dist_check_positive (cx, &a[3]);
+  dist_check_nonnegative (cx, &a[2]);
+  dist_check_finite (cx, &a[2]);
+  dist_check_nonnegative (cx, &a[5]);
+  dist_check_finite (cx, &a[5]);
+  for (gint32 i = 0; i < N; i++)
+    if (!(AT (&a[0], i) > AT (&a[2], i)))
+      rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: Random variable = %g, but must be greater "
+                "than nondecision time = %g", dist_name (cx), AT (&a[0], i), AT (&a[2], i));
+  if (dist_dropped (cx, a, 6, out))
+    return;
+  double logp = 0;
+  for (gint32 i = 0; i < N; i++)
+    {
+      double y = AT (&a[0], i), al = AT (&a[1], i), tau = AT (&a[2], i);
+      double be = AT (&a[3], i), de = AT (&a[4], i), sv = AT (&a[5], i);
+      double t = y - tau, u = t / (al * al), w = 1 - be, du, dw;
+      double lg = log_standard (u, w, &du, &dw);
+      double sv2 = sv * sv, D = 1 + sv2 * t;
+      double num = sv2 * al * al * w * w + 2 * al * de * w - de * de * t;
+      logp += -2 * log (al) + lg - 0.5 * log (D) + num / (2 * D);
+      double dt = du / (al * al) - 0.5 * sv2 / D + (-de * de * D - num * sv2) / (2 * D * D);
+      dist_grad (&a[0], i, dt);
+      dist_grad (&a[2], i, -dt);
+      dist_grad (&a[1], i, -2 / al - 2 * du * t / (al * al * al)
+                           + (sv2 * al * w * w + de * w) / D);
+      dist_grad (&a[3], i, -dw - (sv2 * al * al * w + al * de) / D);
+      dist_grad (&a[4], i, (al * w - de * t) / D);
+      dist_grad (&a[5], i, -sv * t / D + sv * (al * al * w * w * D - t * num) / (D * D));
+    }
+  dist_finish (cx, a, 6, logp, out);
+}
+
+static void
+k_wiener_any (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
+{
+  if (nargs == 6)
+    wiener5 (cx, v, out);
+  else
+    k_wiener (cx, nargs, v, out);
+}
+
 const RtBuiltin rt_builtins_wiener[] = {
-  { "wiener_lpdf", k_wiener, 5, 5 },
-  { "wiener_lupdf", k_wiener, 5, 5 },
+  { "wiener_lpdf", k_wiener_any, 5, 6 },
+  { "wiener_lupdf", k_wiener_any, 5, 6 },
   { NULL, NULL, 0, 0 },
 };
