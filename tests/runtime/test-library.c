@@ -1026,6 +1026,158 @@ test_wiener_drift_variability (void)
   harness_free (h);
 }
 
+/* The seven-parameter form (also uniform variability sw in the starting
+ * point and st0 in the non-decision time): pointwise against the
+ * six-argument density averaged over both by GSL's quadrature, with the
+ * average cut at y and with either width zero; its integral over time
+ * against the probability of the upper boundary averaged over drift and
+ * start; gradients; and the bound on sw. */
+typedef struct {
+  Harness *h;
+  double y, alpha, tau, beta, delta, sv, sw, st0;
+  double s, b;           /* the point of the nested quadratures */
+  gsl_integration_workspace *inner;
+} Wiener7At;
+
+static double
+wiener7_density (const Wiener7At *w, double y)
+{
+  TildeValue args[8] = { tilde_value_real (y), tilde_value_real (w->alpha),
+                         tilde_value_real (w->tau), tilde_value_real (w->beta),
+                         tilde_value_real (w->delta), tilde_value_real (w->sv),
+                         tilde_value_real (w->sw), tilde_value_real (w->st0) };
+  return exp (apply (w->h, "wiener_lpdf", 8, args).u.r);
+}
+
+static double
+f5_at_bias (double b, void *p)
+{
+  Wiener7At *w = p;
+  if (w->y - w->s <= 0)
+    return 0;
+  TildeValue args[6] = { tilde_value_real (w->y - w->s), tilde_value_real (w->alpha),
+                         tilde_value_real (0), tilde_value_real (b),
+                         tilde_value_real (w->delta), tilde_value_real (w->sv) };
+  return exp (apply (w->h, "wiener_lpdf", 6, args).u.r);
+}
+
+static double
+bias_average_at (double s, void *p)
+{
+  Wiener7At *w = p;
+  gsl_function f = { f5_at_bias, w };
+  double r, err;
+
+  w->s = s;
+  if (w->sw == 0)
+    return f5_at_bias (w->beta, w);
+  gsl_integration_qags (&f, w->beta - w->sw / 2, w->beta + w->sw / 2, 1e-14, 1e-12, 1000,
+                        w->inner, &r, &err);
+  return r / w->sw;
+}
+
+static double
+wiener7_by_gsl (Wiener7At *w, gsl_integration_workspace *outer)
+{
+  gsl_function f = { bias_average_at, w };
+  double r, err;
+
+  if (w->st0 == 0)
+    return bias_average_at (w->tau, w);
+  gsl_integration_qags (&f, w->tau, MIN (w->tau + w->st0, w->y), 1e-14, 1e-11, 1000, outer,
+                        &r, &err);
+  return r / w->st0;
+}
+
+static double
+wiener7_over_time (double y, void *p)
+{
+  return wiener7_density (p, y);
+}
+
+static double
+upper_probability (double drift, double alpha, double b)
+{
+  double x = -2 * drift * alpha;
+  return fabs (x) < 1e-12 ? b
+         : x > 0 ? exp (x * (b - 1)) * -expm1 (-x * b) / -expm1 (-x)
+         : expm1 (x * b) / expm1 (x);
+}
+
+static double
+upper_over_drift (double drift, void *p)
+{
+  Wiener7At *w = p;
+  double z = (drift - w->delta) / w->sv;
+  return upper_probability (drift, w->alpha, w->b) * exp (-z * z / 2) / (w->sv * sqrt (2 * G_PI));
+}
+
+static double
+upper_over_drift_and_bias (double b, void *p)
+{
+  Wiener7At *w = p;
+  gsl_function f = { upper_over_drift, w };
+  double r, err;
+
+  w->b = b;
+  gsl_integration_qagi (&f, 1e-14, 1e-12, 1000, w->inner, &r, &err);
+  return r / w->sw;
+}
+
+static void
+test_wiener_full (void)
+{
+  Harness *h = harness_new ();
+  gsl_integration_workspace *outer = gsl_integration_workspace_alloc (1000);
+  gsl_integration_workspace *inner = gsl_integration_workspace_alloc (1000);
+  /* alpha, tau, beta, delta, sv, sw, st0 */
+  const double cases[][7] = {
+    { 1.5, 0.2, 0.45, 0.8, 0.6, 0.3, 0.25 },
+    { 2.0, 0.1, 0.6, -0.5, 1.2, 0.5, 0.6 },    /* averages cut at y = 0.5 */
+    { 1.2, 0.3, 0.5, 1.1, 0.0, 0.0, 0.4 },     /* no variability in the start */
+    { 1.2, 0.3, 0.5, 1.1, 0.4, 0.3, 0.0 },     /* none in the non-decision time */
+  };
+  const double ys[] = { 0.5, 1.4, 3.0 };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    for (guint k = 0; k < G_N_ELEMENTS (ys); k++)
+      {
+        Wiener7At w = { h, ys[k], cases[c][0], cases[c][1], cases[c][2], cases[c][3],
+                        cases[c][4], cases[c][5], cases[c][6], 0, 0, inner };
+        double ours = wiener7_density (&w, w.y);
+        double theirs = wiener7_by_gsl (&w, outer);
+        if (!rt_test_close (ours, theirs, 1e-7))
+          g_error ("wiener case %u, y = %g: %.12g, by GSL %.12g", c, w.y, ours, theirs);
+        ad_tape_reset (h->cx.tape);
+        TildeValue args[8] = { tilde_value_real (w.y), tilde_value_real (w.alpha),
+                               tilde_value_real (w.tau), tilde_value_real (w.beta),
+                               tilde_value_real (w.delta), tilde_value_real (w.sv),
+                               tilde_value_real (w.sw), tilde_value_real (w.st0) };
+        /* no derivative in a width held at zero from one side only */
+        if (w.sw > 0 && w.st0 > 0 && w.sv > 0)
+          check_gradient (h, "wiener_lpdf", 8, args, 1e-6);
+      }
+  /* the density over time sums to the chance of the upper boundary */
+  Wiener7At w = { h, 0, 1.5, 0.2, 0.45, 0.8, 0.6, 0.3, 0.25, 0, 0, inner };
+  gsl_function over_time = { wiener7_over_time, &w };
+  double total, err, p;
+  gsl_integration_qagiu (&over_time, 0.2, 1e-11, 1e-9, 1000, outer, &total, &err);
+  gsl_function over_bias = { upper_over_drift_and_bias, &w };
+  gsl_integration_qags (&over_bias, w.beta - w.sw / 2, w.beta + w.sw / 2, 1e-13, 1e-11, 1000,
+                        outer, &p, &err);
+  if (!rt_test_close (total, p, 1e-7))
+    g_error ("wiener: the density integrates to %.12g, expected %.12g", total, p);
+  TildeValue bad[8] = { tilde_value_real (0.9), tilde_value_real (1.3), tilde_value_real (0.2),
+                        tilde_value_real (0.3), tilde_value_real (0.7), tilde_value_real (0.5),
+                        tilde_value_real (0.8), tilde_value_real (0.1) };
+  TildeValue out;
+  g_assert_false (call (h, "wiener_lpdf", FALSE, 8, bad, &out));
+  g_assert_cmpstr (h->cx.err_msg, ==, "wiener_lpdf: Inter-trial variability in A-priori bias = "
+                   "0.8, but must be smaller than 2*(A-priori bias) = 0.6");
+  gsl_integration_workspace_free (inner);
+  gsl_integration_workspace_free (outer);
+  harness_free (h);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1043,5 +1195,6 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/library/beta-neg-binomial-cdf", test_beta_neg_binomial_cdf);
   g_test_add_func ("/runtime/library/wiener", test_wiener);
   g_test_add_func ("/runtime/library/wiener-drift-variability", test_wiener_drift_variability);
+  g_test_add_func ("/runtime/library/wiener-full", test_wiener_full);
   return g_test_run ();
 }
