@@ -135,10 +135,19 @@ wiener5_log (double t, double al, double be, double de, double sv, Wiener5Grad *
   return -2 * log (al) + lg - 0.5 * log (D) + num / (2 * D);
 }
 
-/* Stan's checks of the five- and seven-parameter forms, in its order. */
-static void
-check_full (RtCtx *cx, DArg *a, int n, gint32 N)
+/* The n arguments of the five- or seven-parameter form (6 or 8), with
+ * Stan's checks in its order; the common size. */
+static gint32
+read_full (RtCtx *cx, const TildeValue *v, DArg *a, int n)
 {
+  static const char *const what[8] = {
+    "Random variable", "Boundary separation", "Nondecision time", "A-priori bias",
+    "Drift rate", "Inter-trial variability in drift rate",
+    "Inter-trial variability in A-priori bias", "Inter-trial variability in Nondecision time",
+  };
+  for (int k = 0; k < n; k++)
+    dist_arg (cx, &a[k], &v[k], what[k]);
+  gint32 N = dist_size (cx, a, n);
   dist_check_positive_finite (cx, &a[0]);
   dist_check_positive_finite (cx, &a[1]);
   dist_check_finite (cx, &a[4]);
@@ -171,20 +180,14 @@ check_full (RtCtx *cx, DArg *a, int n, gint32 N)
     if (!(AT (&a[0], i) > AT (&a[2], i)))
       rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: Random variable = %g, but must be greater "
                 "than nondecision time = %g", dist_name (cx), AT (&a[0], i), AT (&a[2], i));
+  return N;
 }
 
 static void
 wiener5 (RtCtx *cx, const TildeValue *v, TildeValue *out)
 {
-  static const char *const what[6] = {
-    "Random variable", "Boundary separation", "Nondecision time", "A-priori bias",
-    "Drift rate", "Inter-trial variability in drift rate",
-  };
   DArg a[6];
-  for (int k = 0; k < 6; k++)
-    dist_arg (cx, &a[k], &v[k], what[k]);
-  gint32 N = dist_size (cx, a, 6);
-  check_full (cx, a, 6, N);
+  gint32 N = read_full (cx, v, a, 6);
   if (dist_dropped (cx, a, 6, out))
     return;
   double logp = 0;
@@ -457,16 +460,8 @@ wiener7_log (const Wiener7 *p, double *dy, double grad[7])
 static void
 wiener7 (RtCtx *cx, const TildeValue *v, TildeValue *out)
 {
-  static const char *const what[8] = {
-    "Random variable", "Boundary separation", "Nondecision time", "A-priori bias",
-    "Drift rate", "Inter-trial variability in drift rate",
-    "Inter-trial variability in A-priori bias", "Inter-trial variability in Nondecision time",
-  };
   DArg a[8];
-  for (int k = 0; k < 8; k++)
-    dist_arg (cx, &a[k], &v[k], what[k]);
-  gint32 N = dist_size (cx, a, 8);
-  check_full (cx, a, 8, N);
+  gint32 N = read_full (cx, v, a, 8);
   if (dist_dropped (cx, a, 8, out))
     return;
   double logp = 0;
