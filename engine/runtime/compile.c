@@ -546,8 +546,8 @@ compile_user_call (Compiler *c, const MirExpr *m)
     }
   if (matches > 1)
     {
-      c_error (c, m, "the overloads of %s with %d arguments cannot be told apart by the runtime yet",
-               f->name, n);
+      c_error (c, m, "the overloads of %s with %d argument%s cannot be told apart by the runtime "
+               "yet", f->name, n, n == 1 ? "" : "s");
       return ex_new (c, rt_ex_const, m, 0);
     }
   Ex *e = ex_new (c, rt_ex_user_call, m, n);
@@ -629,8 +629,8 @@ compile_hof (Compiler *c, const MirExpr *m, const RtHof *h)
         {
           if (code)
             {
-              c_error (c, m, "the overloads of %s with %d arguments cannot be told apart by "
-                       "the runtime yet", fa->u.var.name, arity);
+              c_error (c, m, "the overloads of %s with %d argument%s cannot be told apart "
+                       "by the runtime yet", fa->u.var.name, arity, arity == 1 ? "" : "s");
               return ex_new (c, rt_ex_const, m, 0);
             }
           code = cand;

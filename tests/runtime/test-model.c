@@ -399,15 +399,20 @@ expect_preparation_error (const char *model, const char *fragment)
 static void
 test_unsupported_at_preparation (void)
 {
-  expect_preparation_error ("parameters { real<lower=0> x; }\n"
-                            "model { target += wiener_lpdf(1.5 | 2, 0.3, 0.5, x, 0.2);\n"
-                            "  x ~ normal(0, 1); }\n",
-                            "the function wiener_lpdf (with 6 arguments) is not implemented");
+  static const char *const overloads =
+    "functions {\n"
+    "  real f(real x) { return x; }\n"
+    "  real f(vector x) { return sum(x); }\n"
+    "}\n";
+  g_autofree char *direct = g_strconcat (overloads, "parameters { real x; }\n"
+                                         "model { target += f(x); }\n", NULL);
+  g_autofree char *in_branch = g_strconcat (overloads, "parameters { real x; }\n"
+                                            "model { x ~ normal(0, 1);\n"
+                                            "  if (x > 100) target += f(x); }\n", NULL);
+
+  expect_preparation_error (direct, "the overloads of f with 1 argument cannot be told apart");
   /* even in a branch that would rarely run */
-  expect_preparation_error ("parameters { real x; }\n"
-                            "model { x ~ normal(0, 1);\n"
-                            "  if (x > 100) target += wiener_lpdf(1 | 1, 0.1, 0.5, x, 0.1, 0.1, 0.1); }\n",
-                            "wiener_lpdf");
+  expect_preparation_error (in_branch, "the overloads of f");
 }
 
 /* Functions of the functions block: recursion, void functions that add to
