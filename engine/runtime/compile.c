@@ -520,22 +520,46 @@ definition_name (const char *name)
   return g_intern_string (name);
 }
 
+/* Whether a definition's argument types are the call's: the MIR promotes
+ * each argument to the type of the overload the type checker chose, so
+ * the types tell equally many arguments' overloads apart. */
+static gboolean
+user_call_matches (const RtFunction *cand, const GPtrArray *args)
+{
+  for (int k = 0; k < cand->n_args; k++)
+    {
+      const MirExpr *a = g_ptr_array_index (args, k);
+      if (a->type != cand->arg_types[k])
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static Ex *
 compile_user_call (Compiler *c, const MirExpr *m)
 {
   const MirFun *f = &m->u.call.fun;
   int n = m->u.call.args ? (int) m->u.call.args->len : 0;
   GPtrArray *overloads = g_hash_table_lookup (c->functions, definition_name (f->name));
-  const RtFunction *code = NULL;
-  int matches = 0;
+  const RtFunction *code = NULL, *typed = NULL;
+  int matches = 0, typed_matches = 0;
   for (guint i = 0; overloads && i < overloads->len; i++)
     {
       const RtFunction *cand = g_ptr_array_index (overloads, i);
-      if (cand->n_args == n)
+      if (cand->n_args != n)
+        continue;
+      code = cand;
+      matches++;
+      if (user_call_matches (cand, m->u.call.args))
         {
-          code = cand;
-          matches++;
+          typed = cand;
+          typed_matches++;
         }
+    }
+  if (matches > 1 && typed_matches == 1)
+    {
+      code = typed;
+      matches = 1;
     }
   if (!code || !code->defined)
     {
@@ -2296,6 +2320,9 @@ rt_compile_functions (Compiler *c, GPtrArray *functions, char **error)
       f->is_density = def->suffix == MIR_SUFFIX_LPDF || def->suffix == MIR_SUFFIX_LPMF;
       f->has_terms = def->suffix == MIR_SUFFIX_TARGET;
       f->n_args = (int) def->args->len;
+      f->arg_types = tilde_arena_newv (c->arena, const TildeType *, MAX (f->n_args, 1));
+      for (int k = 0; k < f->n_args; k++)
+        f->arg_types[k] = g_array_index (def->args, MirFunArg, k).type;
       f->defined = def->body != NULL;
       GPtrArray *overloads = g_hash_table_lookup (c->functions, f->name);
       if (!overloads)

@@ -228,6 +228,7 @@ struct RtFunction {
   gboolean         has_terms;   /* _lp: adds to the target */
   gboolean         defined;     /* has a body (compiled after every signature) */
   int              n_args;
+  const TildeType **arg_types;  /* n_args of them: what tells overloads apart */
   int              n_slots;
   St              *body;
 };

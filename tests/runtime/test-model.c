@@ -399,20 +399,50 @@ expect_preparation_error (const char *model, const char *fragment)
 static void
 test_unsupported_at_preparation (void)
 {
-  static const char *const overloads =
+  static const char *const external =
     "functions {\n"
-    "  real f(real x) { return x; }\n"
-    "  real f(vector x) { return sum(x); }\n"
+    "  @extern real ext(real x);\n"
     "}\n";
-  g_autofree char *direct = g_strconcat (overloads, "parameters { real x; }\n"
-                                         "model { target += f(x); }\n", NULL);
-  g_autofree char *in_branch = g_strconcat (overloads, "parameters { real x; }\n"
+  g_autofree char *direct = g_strconcat (external, "parameters { real x; }\n"
+                                         "model { target += ext(x); }\n", NULL);
+  g_autofree char *in_branch = g_strconcat (external, "parameters { real x; }\n"
                                             "model { x ~ normal(0, 1);\n"
-                                            "  if (x > 100) target += f(x); }\n", NULL);
+                                            "  if (x > 100) target += ext(x); }\n", NULL);
 
-  expect_preparation_error (direct, "the overloads of f with 1 argument cannot be told apart");
+  expect_preparation_error (direct, "the function ext is declared without a definition");
   /* even in a branch that would rarely run */
-  expect_preparation_error (in_branch, "the overloads of f");
+  expect_preparation_error (in_branch, "the function ext");
+}
+
+/* User functions overloaded with as many arguments each: the call runs the
+ * overload the type checker chose, an argument promoted where it chose so,
+ * at every optimisation level. */
+static void
+test_overloads_of_equal_arity (void)
+{
+  static const char *const model =
+    "functions {\n"
+    "  real f(real x) { return 2 * x; }\n"
+    "  real f(vector x) { return sum(x); }\n"
+    "  real f(int n) { return 100 * n; }\n"
+    "  real f(array[] real x) { return 10 * x[1]; }\n"
+    "}\n"
+    "parameters { real x; }\n"
+    "model { target += f(x) + f([1, 2]') + f(3) + f({x}) + f(2.5); }\n";
+  const MirOptLevel levels[] = { MIR_OPT_O0, MIR_OPT_O1, MIR_OPT_EXPERIMENTAL };
+
+  for (guint k = 0; k < G_N_ELEMENTS (levels); k++)
+    {
+      g_autoptr (TildeModel) m = rt_test_model_at (model, NULL, levels[k]);
+      double theta = 0.5, g;
+      TildeModelError *e = NULL;
+      double lp = tilde_model_log_density (m, &theta, TRUE, TRUE, &g, &e);
+
+      g_assert_null (e);
+      /* 2 x + 3 + 300 + 10 x + 5 */
+      g_assert_cmpfloat_with_epsilon (lp, 12 * 0.5 + 308, 1e-12);
+      g_assert_cmpfloat_with_epsilon (g, 12, 1e-12);
+    }
 }
 
 /* Functions of the functions block: recursion, void functions that add to
@@ -1085,6 +1115,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/model/variables-changed-after-use", test_variables_changed_after_use);
   g_test_add_func ("/runtime/model/errors-are-values", test_errors_are_values);
   g_test_add_func ("/runtime/model/unsupported-at-preparation", test_unsupported_at_preparation);
+  g_test_add_func ("/runtime/model/overloads-of-equal-arity", test_overloads_of_equal_arity);
   g_test_add_func ("/runtime/model/functions", test_functions);
   g_test_add_func ("/runtime/model/library", test_library);
   g_test_add_func ("/runtime/model/gq-functions", test_gq_functions);
