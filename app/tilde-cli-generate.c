@@ -64,6 +64,7 @@ option_context (GenerateArgs *a)
   GOptionContext *context = g_option_context_new (_("MODEL.stan"));
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_add_group (context, _tilde_cli_model_option_group ());
   g_option_context_set_summary (context, _("Runs the transformed parameters and generated quantities "
                                            "of MODEL.stan again over the draws\nof earlier Stan CSV "
                                            "files, as CmdStan's generate_quantities method does, and\n"

@@ -69,6 +69,7 @@ option_context (LogProbOptions *o, gboolean diagnose)
   GOptionContext *context = g_option_context_new (_("MODEL.stan"));
 
   g_option_context_add_main_entries (context, common, GETTEXT_PACKAGE);
+  g_option_context_add_group (context, _tilde_cli_model_option_group ());
   g_option_context_add_group (context, _tilde_cli_device_option_group ());
   if (diagnose)
     {

@@ -94,6 +94,27 @@ _tilde_cli_device_option_group (void)
   return group;
 }
 
+/* ---- reading the model ---- */
+
+static char *include_paths_option;
+
+GOptionGroup *
+_tilde_cli_model_option_group (void)
+{
+  static const GOptionEntry entries[] = {
+    { "include-paths", 0, 0, G_OPTION_ARG_STRING, &include_paths_option,
+      N_("Comma-separated directories searched by #include, as stanc's option (the model's "
+         "own directory first)"), N_("DIRS") },
+    { NULL }
+  };
+  GOptionGroup *group = g_option_group_new ("model", _("Model options:"),
+                                            _("Show the options for reading the model"), NULL,
+                                            NULL);
+  g_option_group_add_entries (group, entries);
+  g_option_group_set_translation_domain (group, GETTEXT_PACKAGE);
+  return group;
+}
+
 static void
 print_source (const char *what, const char *source, gpointer user_data)
 {
@@ -158,7 +179,14 @@ _tilde_cli_load_model (const char  *model_path,
   MirProgram *lowered, *transformed, *optimized;
   TildeModel *model;
 
-  result = tilde_frontend_check_file (model_path, NULL, &error);
+  g_auto(GStrv) include_paths = include_paths_option
+                                ? g_strsplit (include_paths_option, ",", -1) : NULL;
+  TildeFrontendOptions options = { 0 };
+
+  /* as CmdStan builds a model: its own directory searched by #include too */
+  options.include_paths = (const char *const *) include_paths;
+  options.search_own_directory = TRUE;
+  result = tilde_frontend_check_file (model_path, &options, &error);
   if (result == NULL)
     {
       g_printerr (_("Error: file '%s' not found or cannot be opened\n"), model_path);

@@ -104,6 +104,7 @@ option_context (OptimizeArgs *a)
   GOptionContext *context = g_option_context_new (_("MODEL.stan"));
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_add_group (context, _tilde_cli_model_option_group ());
   g_option_context_add_group (context, _tilde_cli_device_option_group ());
   g_option_context_set_summary (context,
     _("Finds the posterior mode with L-BFGS, BFGS or Newton and writes it as CmdStan's optimize "

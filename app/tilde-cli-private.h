@@ -24,6 +24,9 @@ int _tilde_cli_devices   (const char *name, int argc, char **argv);
 /* --device, --use-opencl and --debug-opencl, for the subcommands that run a
  * model; _tilde_cli_load_model puts the model on the device they ask for. */
 GOptionGroup *_tilde_cli_device_option_group (void);
+/* --include-paths, as stanc's, for the subcommands that read a model;
+ * _tilde_cli_load_model reads the model with them. */
+GOptionGroup *_tilde_cli_model_option_group (void);
 
 /* The model in MODEL_PATH with the data in DATA_PATH (may be NULL), optimised
  * at LEVEL and prepared for evaluation; NULL after printing what went wrong,

@@ -118,6 +118,7 @@ option_context (SampleArgs *a)
   GOptionContext *context = g_option_context_new (_("MODEL.stan"));
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_add_group (context, _tilde_cli_model_option_group ());
   g_option_context_add_group (context, _tilde_cli_device_option_group ());
   g_option_context_set_summary (context, _("Draws from the posterior with NUTS, adapting its step "
                                            "size and metric during warm-up as CmdStan does, and "

@@ -483,6 +483,38 @@ test_log_prob_context (void)
   g_assert_nonnull (strstr (bad.err, "joint, prior or likelihood"));
 }
 
+/* A model that #includes functions from its own directory and from one
+ * named by --include-paths, as CmdStan builds it: log-prob reads both. */
+static void
+test_log_prob_includes (void)
+{
+  g_autofree char *model = write_model ("model.stan",
+                                        "functions {\n"
+                                        "#include twice.stanfunctions\n"
+                                        "#include half.stanfunctions\n"
+                                        "}\n"
+                                        "parameters { real x; }\n"
+                                        "model { x ~ normal(twice(half(3)), 1); }\n");
+  g_autofree char *dir = g_path_get_dirname (model);
+  g_autofree char *half = g_build_filename (dir, "half.stanfunctions", NULL);
+  g_autofree char *lib_file = write_model ("twice.stanfunctions",
+                                           "real twice(real x) { return 2 * x; }\n");
+  g_autofree char *lib = g_path_get_dirname (lib_file);
+  g_autofree char *paths = g_strconcat ("--include-paths=", lib, NULL);
+  g_autofree char *params = write_model ("params.json", "{\"x\": 1}");
+  g_auto(Run) without = { 0 };
+  g_auto(Run) with = { 0 };
+
+  g_assert_true (g_file_set_contents (half, "real half(real x) { return x / 2; }\n", -1, NULL));
+  run_tilde (&without, "log-prob", model, "--params", params, NULL);
+  g_assert_cmpint (without.status, ==, 1);
+  g_assert_nonnull (strstr (without.err, "Could not find include file 'twice.stanfunctions'"));
+  run_tilde (&with, "log-prob", paths, model, "--params", params, NULL);
+  g_assert_cmpint (with.status, ==, 0);
+  /* normal (1 | 3, 1): -log sqrt (2 pi) - 2 */
+  g_assert_nonnull (strstr (with.out, "\"log_density\": -2.918938533204672"));
+}
+
 static void
 test_log_prob_errors (void)
 {
@@ -929,6 +961,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/compile/optimization-levels", test_optimization_levels);
   g_test_add_func ("/cli/log-prob/reference", test_log_prob_reference);
   g_test_add_func ("/cli/log-prob/errors", test_log_prob_errors);
+  g_test_add_func ("/cli/log-prob/includes", test_log_prob_includes);
   g_test_add_func ("/cli/log-prob/context", test_log_prob_context);
   g_test_add_func ("/cli/compile/debug-generate-data", test_debug_generate_data);
   g_test_add_func ("/cli/compile/debug-generate-sum-to-zero", test_debug_generate_sum_to_zero);
