@@ -2116,6 +2116,19 @@ compile_nr_call (Compiler *c, const MirStmt *m)
   const MirFun *f = &m->u.call.fun;
   GPtrArray *args = m->u.call.args;
   St *s;
+  if (f->kind == MIR_FUN_STANLIB && strcmp (f->name, "check_greater_or_equal") == 0
+      && args && args->len == 4)
+    {
+      /* the lowering's check of a declaration's sizes (cholesky_factor_cov
+       * L: rows >= columns), with its words as string literals */
+      const MirExpr *what = g_ptr_array_index (args, 0), *which = g_ptr_array_index (args, 1);
+      s = st_new (c, rt_st_check_greater_or_equal, m);
+      s->name = what->kind == MIR_EXPR_LIT ? what->u.lit.text : "size";
+      s->var_name = which->kind == MIR_EXPR_LIT ? which->u.lit.text : "";
+      s->e = compile_expr (c, g_ptr_array_index (args, 2));
+      s->e2 = compile_expr (c, g_ptr_array_index (args, 3));
+      return s;
+    }
   if (f->kind != MIR_FUN_COMPILER)
     {
       /* a void library function: evaluate for its effects */

@@ -413,6 +413,9 @@ Flow rt_st_skip      (Ev *ev, const St *s);
 Flow rt_st_write     (Ev *ev, const St *s);
 Flow rt_st_check     (Ev *ev, const St *s);
 Flow rt_st_validate  (Ev *ev, const St *s);
+/* check_greater_or_equal (what, which, a, b): s->e >= s->e2, else an error
+ * naming s->name and s->var_name */
+Flow rt_st_check_greater_or_equal (Ev *ev, const St *s);
 Flow rt_st_print     (Ev *ev, const St *s);
 Flow rt_st_reject    (Ev *ev, const St *s);
 Flow rt_st_expr      (Ev *ev, const St *s);

@@ -1712,6 +1712,19 @@ rt_st_validate (Ev *ev, const St *s)
   return FLOW_NEXT;
 }
 
+Flow
+rt_st_check_greater_or_equal (Ev *ev, const St *s)
+{
+  TildeValue a, b;
+  rt_eval (ev, s->e, &a);
+  rt_eval (ev, s->e2, &b);
+  double x = rt_scalar (CX, &a), low = rt_scalar (CX, &b);
+  if (!(x >= low))
+    rt_raise (CX, TILDE_MODEL_ERROR_DOMAIN, "%s %s is %g, but must be greater than or equal "
+              "to %g", s->name, s->var_name, x, low);
+  return FLOW_NEXT;
+}
+
 static void
 append_value (Ev *ev, GString *out, const TildeValue *v)
 {

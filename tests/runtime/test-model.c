@@ -396,6 +396,33 @@ expect_preparation_error (const char *model, const char *fragment)
     g_error ("message \"%s\" lacks \"%s\"", d->message, fragment);
 }
 
+/* A cholesky_factor_cov sized by data: its rows-at-least-columns check runs
+ * (a model with one could not be prepared before), a square factor has its
+ * density, and one with fewer rows than columns is refused by name. */
+static void
+test_cholesky_factor_cov_sizes (void)
+{
+  static const char *const model =
+    "data { int K; int M; }\n"
+    "parameters { cholesky_factor_cov[M, K] L; }\n"
+    "model { to_vector(L) ~ std_normal(); }\n";
+  g_autoptr (TildeModel) m = rt_test_model (model, "{\"K\": 2, \"M\": 3}");
+  /* 3 x 2: a positive diagonal of 2 (log-transformed) and 3 other entries */
+  double theta[5] = { 0.1, -0.3, 0.2, 0.5, -0.4 }, g[5];
+  TildeModelError *e = NULL;
+  double lp = tilde_model_log_density (m, theta, FALSE, FALSE, g, &e);
+
+  g_assert_null (e);
+  g_assert_true (isfinite (lp));
+
+  g_autoptr (GPtrArray) diags = rt_test_prepare_errors (model, "{\"K\": 3, \"M\": 2}");
+  g_assert_cmpuint (diags->len, ==, 1);
+  const TildeDiagnostic *d = g_ptr_array_index (diags, 0);
+  g_assert_nonnull (strstr (d->message, "cholesky_factor_cov L num rows (must be greater or "
+                                        "equal to num cols) is 2, but must be greater than or "
+                                        "equal to 3"));
+}
+
 static void
 test_unsupported_at_preparation (void)
 {
@@ -1115,6 +1142,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/model/variables-changed-after-use", test_variables_changed_after_use);
   g_test_add_func ("/runtime/model/errors-are-values", test_errors_are_values);
   g_test_add_func ("/runtime/model/unsupported-at-preparation", test_unsupported_at_preparation);
+  g_test_add_func ("/runtime/model/cholesky-factor-cov-sizes", test_cholesky_factor_cov_sizes);
   g_test_add_func ("/runtime/model/overloads-of-equal-arity", test_overloads_of_equal_arity);
   g_test_add_func ("/runtime/model/functions", test_functions);
   g_test_add_func ("/runtime/model/library", test_library);
