@@ -310,6 +310,86 @@ map_scalars (RtCtx *cx, int nargs, const TildeValue *args, TildeValue *out, RtSc
   *out = rt_ad_scalar (id);
 }
 
+static gboolean
+is_ints (const TildeValue *v)
+{
+  if (v->kind == TILDE_VALUE_INT)
+    return TRUE;
+  if (v->kind != TILDE_VALUE_ARRAY)
+    return FALSE;
+  if (v->elem == TILDE_VALUE_INT)
+    return TRUE;
+  if (v->elem != TILDE_VALUE_ARRAY)
+    return FALSE;
+  for (gint32 i = 0; i < v->rows; i++)
+    if (!is_ints (&v->u.elems[i]))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+rt_all_ints (int nargs, const TildeValue *args)
+{
+  for (int k = 0; k < nargs; k++)
+    if (!is_ints (&args[k]))
+      return FALSE;
+  return TRUE;
+}
+
+void
+rt_map_int (RtCtx *cx, int nargs, const TildeValue *args, TildeValue *out, RtIntFn f)
+{
+  const TildeValue *shape = NULL;
+  double x[MAX_MAP_ARGS];
+
+  g_assert (nargs <= MAX_MAP_ARGS);
+  for (int k = 0; k < nargs; k++)
+    if (args[k].kind == TILDE_VALUE_ARRAY)
+      {
+        if (shape)
+          rt_check_size (cx, "elementwise arguments", args[k].rows, shape->rows);
+        else
+          shape = &args[k];
+      }
+  if (!shape)
+    {
+      for (int k = 0; k < nargs; k++)
+        x[k] = rt_scalar (cx, &args[k]);
+      tilde_value_set_int (out, f (cx, x));
+      return;
+    }
+  TildeValue r = { .kind = TILDE_VALUE_ARRAY, .rows = shape->rows, .cols = 1 };
+  gboolean flat = shape->elem == TILDE_VALUE_INT || shape->elem == TILDE_VALUE_REAL;
+  if (flat)
+    {
+      r.elem = TILDE_VALUE_INT;
+      r.u.iv = tilde_arena_alloc (cx->arena, sizeof (int) * (gsize) MAX (r.rows, 1));
+      for (gint32 i = 0; i < r.rows; i++)
+        {
+          for (int k = 0; k < nargs; k++)
+            {
+              const TildeValue *a = &args[k];
+              x[k] = a->kind != TILDE_VALUE_ARRAY ? rt_scalar (cx, a)
+                     : a->elem == TILDE_VALUE_INT ? a->u.iv[i] : rt_values (cx, a)[i];
+            }
+          r.u.iv[i] = f (cx, x);
+        }
+    }
+  else
+    {
+      TildeValue sub[MAX_MAP_ARGS];
+      r.elem = TILDE_VALUE_ARRAY;
+      r.u.elems = tilde_arena_alloc (cx->arena, sizeof (TildeValue) * (gsize) MAX (r.rows, 1));
+      for (gint32 i = 0; i < r.rows; i++)
+        {
+          for (int k = 0; k < nargs; k++)
+            sub[k] = args[k].kind == TILDE_VALUE_ARRAY ? args[k].u.elems[i] : args[k];
+          rt_map_int (cx, nargs, sub, &r.u.elems[i], f);
+        }
+    }
+  *out = r;
+}
+
 void
 rt_map (RtCtx *cx, int nargs, const TildeValue *args, TildeValue *out, RtScalarFn f)
 {

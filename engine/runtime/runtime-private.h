@@ -151,6 +151,13 @@ typedef double (*RtScalarFn) (const double *x, double *d);
 /* out = f applied elementwise, broadcasting scalars, over arrays of any
  * depth and over vectors and matrices. Int results are not produced here. */
 void rt_map (RtCtx *cx, int nargs, const TildeValue *args, TildeValue *out, RtScalarFn f);
+/* An int-valued function of int or real scalars (given as doubles), mapped
+ * over arrays of them as rt_map maps, scalars broadcast: to_int, choose and
+ * the factorials of ints. */
+typedef int (*RtIntFn) (RtCtx *cx, const double *x);
+void rt_map_int (RtCtx *cx, int nargs, const TildeValue *args, TildeValue *out, RtIntFn f);
+/* Whether every argument is an int or an array of them (at any depth). */
+gboolean rt_all_ints (int nargs, const TildeValue *args);
 
 /* The sum of every real of v (nested containers too); ints stay ints. */
 void rt_sum (RtCtx *cx, const TildeValue *v, TildeValue *out);

@@ -423,6 +423,39 @@ test_cholesky_factor_cov_sizes (void)
                                         "equal to 3"));
 }
 
+/* Int-valued functions over arrays: to_int of reals at two depths, choose
+ * and the factorials of ints elementwise with a scalar broadcast. */
+static void
+test_int_functions_over_arrays (void)
+{
+  static const char *const model =
+    "transformed data {\n"
+    "  array[3] real r = {1.7, -2.2, 3.0};\n"
+    "  array[2, 3] real r2 = {{1.5, 2.5, 3.5}, {-1.0, 0.0, 9.9}};\n"
+    "  array[3] int a = to_int(r);\n"
+    "  array[2, 3] int a2 = to_int(r2);\n"
+    "  array[2] int c = choose({5, 6}, 2);\n"
+    "  array[3] int c2 = choose(7, {1, 2, 3});\n"
+    "  array[2, 2] int c3 = choose({{4, 5}, {6, 7}}, {{2, 2}, {3, 3}});\n"
+    "  array[2] int f = falling_factorial({5, 6}, 2);\n"
+    "  array[2] int g = rising_factorial(3, {1, 2});\n"
+    "}\n"
+    "parameters { real x; }\n"
+    "model {\n"
+    "  target += sum(a) + 10 * sum(a2[1]) + 100 * sum(a2[2]) + 1000 * sum(c) + 10000 * sum(c2);\n"
+    "  target += 1e5 * (c3[1, 1] + c3[1, 2] + c3[2, 1] + c3[2, 2]) + 1e6 * sum(f) + 1e7 * sum(g);\n"
+    "}\n";
+  g_autoptr (TildeModel) m = rt_test_model (model, NULL);
+  double theta = 0, g;
+  TildeModelError *e = NULL;
+  double lp = tilde_model_log_density (m, &theta, FALSE, FALSE, &g, &e);
+
+  g_assert_null (e);
+  /* a: 1 - 2 + 3; a2: 6 and 8; c: 10 + 15; c2: 7 + 21 + 35; c3: 6 + 10 + 20 + 35;
+   * f: 20 + 30; g: 3 + 12 */
+  g_assert_cmpfloat (lp, ==, 2 + 60 + 800 + 25000 + 630000 + 7100000 + 50000000 + 150000000);
+}
+
 static void
 test_unsupported_at_preparation (void)
 {
@@ -1142,6 +1175,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/model/variables-changed-after-use", test_variables_changed_after_use);
   g_test_add_func ("/runtime/model/errors-are-values", test_errors_are_values);
   g_test_add_func ("/runtime/model/unsupported-at-preparation", test_unsupported_at_preparation);
+  g_test_add_func ("/runtime/model/int-functions-over-arrays", test_int_functions_over_arrays);
   g_test_add_func ("/runtime/model/cholesky-factor-cov-sizes", test_cholesky_factor_cov_sizes);
   g_test_add_func ("/runtime/model/overloads-of-equal-arity", test_overloads_of_equal_arity);
   g_test_add_func ("/runtime/model/functions", test_functions);

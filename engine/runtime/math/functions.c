@@ -192,32 +192,40 @@ k_is_nan (RtCtx *cx, int n, const TildeValue *a, TildeValue *out)
   *out = tilde_value_int (isnan (rt_scalar (cx, &a[0])) != 0);
 }
 
-static void
-k_to_int (RtCtx *cx, int n, const TildeValue *a, TildeValue *out)
+static int
+f_to_int (RtCtx *cx, const double *x)
 {
-  double x = rt_scalar (cx, &a[0]);
-  if (!(x >= G_MININT && x <= G_MAXINT))
-    rt_domain_error (cx, "x", x, "in int range");
-  *out = tilde_value_int ((int) x);
+  if (!(x[0] >= G_MININT && x[0] <= G_MAXINT))
+    rt_domain_error (cx, "x", x[0], "in int range");
+  return (int) x[0];
 }
 
 static void
-k_choose (RtCtx *cx, int n, const TildeValue *a, TildeValue *out)
+k_to_int (RtCtx *cx, int n, const TildeValue *a, TildeValue *out)
 {
-  int N = rt_int (cx, &a[0]), k = rt_int (cx, &a[1]);
+  rt_map_int (cx, 1, a, out, f_to_int);
+}
+
+static int
+f_choose (RtCtx *cx, const double *x)
+{
+  int N = (int) x[0], k = (int) x[1];
   if (N < 0)
     rt_domain_error (cx, "first argument", N, "nonnegative");
   if (k < 0)
     rt_domain_error (cx, "second argument", k, "nonnegative");
   if (k > N)
-    {
-      *out = tilde_value_int (0);
-      return;
-    }
+    return 0;
   double r = round (exp (tilde_lchoose (N, k)));
   if (r > G_MAXINT)
     rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "choose: integer overflow");
-  *out = tilde_value_int ((int) r);
+  return (int) r;
+}
+
+static void
+k_choose (RtCtx *cx, int n, const TildeValue *a, TildeValue *out)
+{
+  rt_map_int (cx, 2, a, out, f_choose);
 }
 
 /* min and max: ints stay ints, reals keep the chosen variable */

@@ -38,15 +38,6 @@ static gboolean is_nonneg (double x) { return x >= 0; }
 static gboolean is_positive (double x) { return x > 0; }
 static gboolean is_unit (double x) { return x >= 0 && x <= 1; }
 
-static gboolean
-all_int (int n, const TildeValue *a)
-{
-  for (int k = 0; k < n; k++)
-    if (a[k].kind != TILDE_VALUE_INT)
-      return FALSE;
-  return TRUE;
-}
-
 #define MAP(name, n)                                                        \
   static void k_##name (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out) \
   {                                                                         \
@@ -265,25 +256,32 @@ MAP (log_rising_factorial, 2)
 MAP (lmgamma, 2)
 
 /* falling_factorial (x, n) = x (x - 1) ... (x - n + 1): int for int x */
+static int
+int_factorial (RtCtx *cx, const double *xn, gboolean falling)
+{
+  gint64 x = (gint64) xn[0], n = (gint64) xn[1], r = 1;
+  if (x < 0 && falling)
+    rt_domain_error (cx, "first argument", (double) x, "nonnegative");
+  for (gint64 i = 0; i < n; i++)
+    {
+      r *= falling ? x - i : x + i;
+      if (r > G_MAXINT || r < G_MININT)
+        rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: integer overflow", cx->fn_name);
+    }
+  return (int) r;
+}
+
+static int f_int_falling (RtCtx *cx, const double *x) { return int_factorial (cx, x, TRUE); }
+static int f_int_rising (RtCtx *cx, const double *x) { return int_factorial (cx, x, FALSE); }
+
 static void
 factorial (RtCtx *cx, const TildeValue *a, gboolean falling, TildeValue *out)
 {
   check_each (cx, &a[1], is_nonneg, "second argument", "nonnegative");
-  if (all_int (2, a))
-    {
-      gint64 x = a[0].u.i, n = a[1].u.i, r = 1;
-      if (x < 0 && falling)
-        rt_domain_error (cx, "first argument", (double) x, "nonnegative");
-      for (gint64 i = 0; i < n; i++)
-        {
-          r *= falling ? x - i : x + i;
-          if (r > G_MAXINT || r < G_MININT)
-            rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: integer overflow", cx->fn_name);
-        }
-      *out = tilde_value_int ((int) r);
-      return;
-    }
-  rt_map (cx, 2, a, out, falling ? f_falling_factorial : f_rising_factorial);
+  if (rt_all_ints (2, a))
+    rt_map_int (cx, 2, a, out, falling ? f_int_falling : f_int_rising);
+  else
+    rt_map (cx, 2, a, out, falling ? f_falling_factorial : f_rising_factorial);
 }
 
 static void k_falling_factorial (RtCtx *cx, int n, const TildeValue *a, TildeValue *out) { factorial (cx, a, TRUE, out); }
