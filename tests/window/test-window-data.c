@@ -273,7 +273,7 @@ test_bad_value_underlined (void)
   start = g_get_monotonic_time ();
   edit (data, "[15, 10, 16", "[15, 10, -16");
   g_assert_true (tilde_data_panel_get_modified (data_panel (window)));
-  g_assert_true (window_test_wait_for_ms (has_problems, window, 2000));
+  g_assert_true (window_test_wait_for (has_problems, window));
   g_test_message ("problem shown %.0f ms after the edit", (g_get_monotonic_time () - start) / 1000.0);
   problem = problem_at (window, 0);
   g_assert_cmpint (tilde_problem_get_severity (problem), ==, TILDE_SEVERITY_ERROR);
@@ -284,14 +284,14 @@ test_bad_value_underlined (void)
 
   /* Fixed, it clears. */
   edit (data, "-16", "16");
-  g_assert_true (window_test_wait_for_ms (has_no_problems, window, 2000));
+  g_assert_true (window_test_wait_for (has_no_problems, window));
   g_assert_false (has_tag (data, "[15, 10, 16", "tilde-error"));
 
   /* The model changes under the data: sigma is renamed in the editor, and
    * the data's sigma is now one the model does not have. */
   edit (source, "array[J] real<lower=0> sigma;", "array[J] real<lower=0> se;");
   edit (source, "y ~ normal(theta, sigma);", "y ~ normal(theta, se);");
-  g_assert_true (window_test_wait_for_ms (has_problems, window, 3000));
+  g_assert_true (window_test_wait_for (has_problems, window));
   {
     gboolean names_sigma = FALSE, names_se = FALSE;
 
