@@ -53,7 +53,7 @@ for x in [1e-5, 0.5, 3.7, 150.0, -2.5]:
     fn("lgamma", [x], mp.log(abs(mp.gamma(M(x)))))
 for x in [1e-3, 0.3, 2.0, 40.0, -2.5]:
     fn("digamma", [x], mp.digamma(M(x)))
-for x in [0.3, 5.0]:
+for x in [0.3, 5.0, -1.3, -0.5]:
     fn("trigamma", [x], mp.psi(1, M(x)))
 for x in [0.0, 2.5, -3.0, 40.0, -40.0]:
     fn("inv_logit", [x], inv_logit(M(x)))
@@ -184,7 +184,7 @@ fn("norm1", [{"vector": [1.0, -2.0, 0.5]}], M(3.5))
 fn("norm2", [{"vector": [1.0, -2.0, 0.5]}], mp.sqrt(M(5.25)))
 fn("distance", [{"vector": [1.0, -2.0, 0.5]}, {"vector": [0.0, 1.0, 1.5]}], mp.sqrt(M(11)))
 fn("squared_distance", [{"vector": [1.0, -2.0, 0.5]}, {"vector": [0.0, 1.0, 1.5]}], M(11))
-for x in [0.3, 5.0]:
+for x in [0.3, 5.0, -1.3, -0.5]:
     fn("trigamma", [x], mp.psi(1, M(x)))
 
 # linear algebra

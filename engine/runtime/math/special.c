@@ -60,6 +60,16 @@ tilde_tetragamma (double x)
 {
   quiet_gsl ();
   gsl_sf_result r;
+  if (x <= 0)
+    {
+      /* GSL's polygamma takes positive arguments only; the reflection
+       * psi2 (x) = psi2 (1 - x) - 2 pi^3 cos (pi x) / sin^3 (pi x) covers
+       * the rest, with the poles at the non-positive integers */
+      if (x == floor (x))
+        return NAN;
+      double s = sin (G_PI * x);
+      return tilde_tetragamma (1 - x) - 2 * G_PI * G_PI * G_PI * cos (G_PI * x) / (s * s * s);
+    }
   if (gsl_sf_psi_n_e (2, x, &r) != GSL_SUCCESS)
     return NAN;
   return r.val;
