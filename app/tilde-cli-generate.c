@@ -178,15 +178,17 @@ generate (const GenerateArgs *a)
 
   if (!_tilde_cli_parse_level (a->o0, a->o1, a->oexperimental, &level))
     return TILDE_EXIT_USAGE;
-  model = _tilde_cli_load_model (a->files[0], a->data, level, &status);
+  /* the seed before the model: its transformed data draw from it, as in the
+   * run that made the draws when the seed is that run's */
+  o.seed = a->seed != -1 ? (guint64) a->seed : g_random_int ();
+  o.seed_given = a->seed != -1;
+  model = _tilde_cli_load_model (a->files[0], a->data, level, o.seed, &status);
   if (model == NULL)
     return status;
   inputs = read_inputs (a, model);
   if (inputs == NULL)
     return TILDE_EXIT_MODEL_ERROR;
 
-  o.seed = a->seed != -1 ? (guint64) a->seed : g_random_int ();
-  o.seed_given = a->seed != -1;
   o.sig_figs = a->sig_figs;
   o.model_name = name;
   o.data_file = a->data;

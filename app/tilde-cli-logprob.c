@@ -158,7 +158,7 @@ run (const char *name, int argc, char **argv, gboolean diagnose)
       return TILDE_EXIT_USAGE;
     }
 
-  model = _tilde_cli_load_model (o.files[0], o.data, level, &status);
+  model = _tilde_cli_load_model (o.files[0], o.data, level, 0, &status);
   if (model == NULL)
     {
       options_clear (&o);

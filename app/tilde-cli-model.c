@@ -14,6 +14,7 @@
 #include "tilde-cli-private.h"
 #include "tilde-diagnostic-render.h"
 #include "tilde-frontend.h"
+#include "infer/rng.h"
 #include "mir/mir-lower.h"
 #include "mir/mir-transform.h"
 #include "mir/passes/pipeline.h"
@@ -170,6 +171,7 @@ TildeModel *
 _tilde_cli_load_model (const char  *model_path,
                        const char  *data_path,
                        MirOptLevel  level,
+                       guint64      seed,
                        int         *status)
 {
   g_autoptr(GError) error = NULL;
@@ -221,7 +223,9 @@ _tilde_cli_load_model (const char  *model_path,
     }
   transformed = mir_transform_program (lowered);
   optimized = mir_pipeline_run (transformed, level, NULL);
-  model = tilde_model_new_full (optimized, data, print_to_stderr, NULL, diagnostics);
+  gsl_rng *rng = tilde_rng_new_stream (seed, 0);
+  model = tilde_model_new_with_rng (optimized, data, rng, print_to_stderr, NULL, diagnostics);
+  gsl_rng_free (rng);
   mir_program_free (optimized);
   mir_program_free (transformed);
   mir_program_free (lowered);

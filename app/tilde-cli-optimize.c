@@ -537,7 +537,7 @@ run (OptimizeArgs *a)
   s.refresh = o.refresh;
   s.sig_figs = a->sig_figs;
 
-  model = _tilde_cli_load_model (s.model_path, s.data_path, level, &status);
+  model = _tilde_cli_load_model (s.model_path, s.data_path, level, s.seed, &status);
   if (model == NULL)
     return status;
   n = tilde_model_num_params_unconstrained (model);

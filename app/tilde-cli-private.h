@@ -29,11 +29,14 @@ GOptionGroup *_tilde_cli_device_option_group (void);
 GOptionGroup *_tilde_cli_model_option_group (void);
 
 /* The model in MODEL_PATH with the data in DATA_PATH (may be NULL), optimised
- * at LEVEL and prepared for evaluation; NULL after printing what went wrong,
- * with the exit status in *STATUS. */
+ * at LEVEL and prepared for evaluation, the random numbers of its
+ * transformed data drawn from stream 0 of SEED (the chains take 1, 2, ...,
+ * as CmdStan seeds the model it builds); NULL after printing what went
+ * wrong, with the exit status in *STATUS. */
 TildeModel *_tilde_cli_load_model (const char  *model_path,
                                    const char  *data_path,
                                    MirOptLevel  level,
+                                   guint64      seed,
                                    int         *status);
 /* Prints a warning on standard error for each statement whose kernel
  * failed on the device while the model ran (it ran on the CPU from then

@@ -491,7 +491,7 @@ sample (SampleArgs *a, TildeSampleOptions *o)
                   a->context);
       return TILDE_EXIT_USAGE;
     }
-  model = _tilde_cli_load_model (a->files[0], a->data, level, &status);
+  model = _tilde_cli_load_model (a->files[0], a->data, level, o->seed, &status);
   if (model == NULL)
     return status;
   tilde_model_set_context (model, context);

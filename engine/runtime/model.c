@@ -501,6 +501,14 @@ TildeModel *
 tilde_model_new_full (const MirProgram *program, const TildeJsonData *data,
                       TildeModelPrintFunc print_func, gpointer print_data, GPtrArray *diagnostics)
 {
+  return tilde_model_new_with_rng (program, data, NULL, print_func, print_data, diagnostics);
+}
+
+TildeModel *
+tilde_model_new_with_rng (const MirProgram *program, const TildeJsonData *data, gsl_rng *rng,
+                          TildeModelPrintFunc print_func, gpointer print_data,
+                          GPtrArray *diagnostics)
+{
   single_threaded_blas ();
   TildeModel *m = g_new0 (TildeModel, 1);
   g_mutex_init (&m->lock);
@@ -532,7 +540,17 @@ tilde_model_new_full (const MirProgram *program, const TildeJsonData *data,
   ev_init (&ev, m, w, &jmp);
   ev.cx.arena = m->persist;
   ev.data = data;
-  if (!run_part (&ev, m->parts[MIR_PART_PREPARE_DATA]))
+  gsl_rng *own_rng = NULL;
+  if (rng == NULL)
+    {
+      own_rng = gsl_rng_alloc (gsl_rng_mt19937);
+      gsl_rng_set (own_rng, 0);
+    }
+  ev.cx.rng = rng ? rng : own_rng;
+  gboolean prepared = run_part (&ev, m->parts[MIR_PART_PREPARE_DATA]);
+  ev.cx.rng = NULL;
+  g_clear_pointer (&own_rng, gsl_rng_free);
+  if (!prepared)
     {
       if (ev.cx.err_kind == TILDE_MODEL_ERROR_FATAL)
         add_diag (diagnostics, TILDE_DIAG_RUNTIME, ev.cx.err_msg);

@@ -69,6 +69,17 @@ TildeModel *tilde_model_new_full (const MirProgram    *program,
                                   TildeModelPrintFunc  print_func,
                                   gpointer             print_data,
                                   GPtrArray           *diagnostics);
+/* The same, with the random numbers of the transformed data (its _rng
+ * calls) drawn from `rng`, which is used only while preparing. NULL gives
+ * the runtime's own generator with seed 0, which tilde_model_new and
+ * tilde_model_new_full use, so that such data are the same every time; a
+ * run passes a stream of its seed, as CmdStan seeds the model it builds. */
+TildeModel *tilde_model_new_with_rng (const MirProgram    *program,
+                                      const TildeJsonData *data,
+                                      gsl_rng             *rng,
+                                      TildeModelPrintFunc  print_func,
+                                      gpointer             print_data,
+                                      GPtrArray           *diagnostics);
 /* Where the print() statements of later evaluations go (NULL: standard
  * output). Set it before evaluating, not while another thread evaluates. */
 void        tilde_model_set_print_func (TildeModel *model, TildeModelPrintFunc func,

@@ -12,6 +12,7 @@
 #include "gpu/context.h"
 #include "infer/laplace.h"
 #include "infer/init.h"
+#include "infer/rng.h"
 #include "io/json-data.h"
 #include "io/stan-csv-read.h"
 #include "io/stan-csv-write.h"
@@ -473,7 +474,11 @@ compile_model (TildeRunJob *job, Sink *sink, GError **error)
     }
   transformed = mir_transform_program (lowered);
   optimized = mir_pipeline_run (transformed, job->settings.level, NULL);
-  model = tilde_model_new_full (optimized, data, print_message, sink, problems);
+  /* the transformed data's random numbers from stream 0 of the run's seed
+   * (its chains take 1, 2, ...), as the command line draws them */
+  gsl_rng *data_rng = tilde_rng_new_stream (job->settings.sample.seed, 0);
+  model = tilde_model_new_with_rng (optimized, data, data_rng, print_message, sink, problems);
+  gsl_rng_free (data_rng);
   mir_program_free (optimized);
   mir_program_free (transformed);
   mir_program_free (lowered);

@@ -925,6 +925,64 @@ test_sample_init_file (void)
 }
 
 /* A model without parameters runs the fixed_param sampler, and says so. */
+/* The first draw's column `name` of a Stan CSV file, as text. */
+static char *
+first_draw_column (const char *path, const char *name)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  int column = -1;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    {
+      if (lines[i][0] == '#' || lines[i][0] == '\0')
+        continue;
+      g_auto(GStrv) fields = g_strsplit (lines[i], ",", -1);
+      if (column < 0)
+        {
+          for (int k = 0; fields[k]; k++)
+            if (strcmp (fields[k], name) == 0)
+              column = k;
+          g_assert_cmpint (column, >=, 0);
+          continue;
+        }
+      return g_strdup (fields[column]);
+    }
+  g_assert_not_reached ();
+}
+
+/* Random numbers in transformed data come from the run's seed: the same
+ * seed gives the same data, another seed other data. */
+static void
+test_sample_transformed_data_rng (void)
+{
+  g_autofree char *model = write_model ("rng.stan",
+                                        "transformed data { real z = normal_rng(0, 1); }\n"
+                                        "parameters { real mu; }\n"
+                                        "model { mu ~ normal(z, 1); }\n"
+                                        "generated quantities { real zz = z; }\n");
+  g_autofree char *dir = g_path_get_dirname (model);
+  const char *seeds[3] = { "11", "11", "12" };
+  char *z[3];
+
+  for (int k = 0; k < 3; k++)
+    {
+      g_autofree char *output = g_strdup_printf ("%s/run%d.csv", dir, k);
+      g_auto(Run) run = { 0 };
+
+      run_tilde (&run, "sample", model, "--chains", "1", "--warmup", "20", "--samples", "3",
+                 "--seed", seeds[k], "--output", output, NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      z[k] = first_draw_column (output, "zz");
+    }
+  g_assert_cmpstr (z[0], ==, z[1]);
+  g_assert_cmpstr (z[0], !=, z[2]);
+  for (int k = 0; k < 3; k++)
+    g_free (z[k]);
+}
+
 static void
 test_sample_no_parameters (void)
 {
@@ -966,6 +1024,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/compile/debug-generate-data", test_debug_generate_data);
   g_test_add_func ("/cli/compile/debug-generate-sum-to-zero", test_debug_generate_sum_to_zero);
   g_test_add_func ("/cli/sample/files-and-progress", test_sample_files_and_progress);
+  g_test_add_func ("/cli/sample/transformed-data-rng", test_sample_transformed_data_rng);
   g_test_add_func ("/cli/sample/one-chain", test_sample_one_chain);
   g_test_add_func ("/cli/sample/context", test_sample_context);
   g_test_add_func ("/cli/sample/usage-errors", test_sample_usage_errors);

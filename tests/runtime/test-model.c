@@ -456,6 +456,38 @@ test_int_functions_over_arrays (void)
   g_assert_cmpfloat (lp, ==, 2 + 60 + 800 + 25000 + 630000 + 7100000 + 50000000 + 150000000);
 }
 
+/* _rng calls in transformed data draw from the runtime's own generator
+ * when none is given (the same data every time), or from the one given. */
+static void
+test_transformed_data_rng (void)
+{
+  static const char *const model =
+    "transformed data { real z = normal_rng(0, 1); }\n"
+    "parameters { real mu; }\n"
+    "model { target += z; }\n";
+  g_autoptr (TildeModel) a = rt_test_model (model, NULL);
+  g_autoptr (TildeModel) b = rt_test_model (model, NULL);
+  g_autoptr (MirProgram) mir = rt_test_mir_from_string (model);
+  g_autoptr (GPtrArray) diags = tilde_diagnostic_list_new ();
+  gsl_rng *rng = gsl_rng_alloc (gsl_rng_mt19937);
+  double theta = 0, g, za, zb, zc;
+  TildeModelError *e = NULL;
+
+  gsl_rng_set (rng, 12345);
+  g_autoptr (TildeModel) c = tilde_model_new_with_rng (mir, NULL, rng, NULL, NULL, diags);
+  gsl_rng_free (rng);
+  g_assert_nonnull (c);
+  za = tilde_model_log_density (a, &theta, FALSE, FALSE, &g, &e);
+  g_assert_null (e);
+  zb = tilde_model_log_density (b, &theta, FALSE, FALSE, &g, &e);
+  g_assert_null (e);
+  zc = tilde_model_log_density (c, &theta, FALSE, FALSE, &g, &e);
+  g_assert_null (e);
+  g_assert_true (isfinite (za) && za != 0);
+  g_assert_cmpfloat (za, ==, zb);
+  g_assert_cmpfloat (za, !=, zc);
+}
+
 static void
 test_unsupported_at_preparation (void)
 {
@@ -1175,6 +1207,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/model/variables-changed-after-use", test_variables_changed_after_use);
   g_test_add_func ("/runtime/model/errors-are-values", test_errors_are_values);
   g_test_add_func ("/runtime/model/unsupported-at-preparation", test_unsupported_at_preparation);
+  g_test_add_func ("/runtime/model/transformed-data-rng", test_transformed_data_rng);
   g_test_add_func ("/runtime/model/int-functions-over-arrays", test_int_functions_over_arrays);
   g_test_add_func ("/runtime/model/cholesky-factor-cov-sizes", test_cholesky_factor_cov_sizes);
   g_test_add_func ("/runtime/model/overloads-of-equal-arity", test_overloads_of_equal_arity);
