@@ -7,11 +7,14 @@
  * immutable once recorded, so a contiguous range can be shared, and writing
  * one element first gives the slot its own list of ids.
  */
+#define _GNU_SOURCE           /* pthread_getattr_np */
 #define G_LOG_DOMAIN "tilde-engine"
 
 #include "runtime/exec-private.h"
 #include "runtime/math/linalg.h"
 #include "runtime/math/complex.h"
+
+#include <pthread.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -1433,6 +1436,36 @@ Flow rt_st_skip (Ev *ev, const St *s) { return FLOW_NEXT; }
 /* ---- user-defined functions ---- */
 
 #define MAX_DEPTH 10000
+/* Room left below the deepest call for the frames a call makes (the
+ * library's, LAPACK's) before it comes back here. */
+#define STACK_MARGIN (256 * 1024)
+
+/* The lowest address nested calls may reach on this thread's stack, or
+ * NULL where the stack's extent cannot be known: recursion that a depth
+ * count alone would let overflow the stack (a function that calls
+ * reduce_sum on itself makes large frames per level) ends in an error. */
+static const char *
+stack_floor (void)
+{
+  static __thread const char *floor;
+  static __thread gboolean known;
+
+  if (!known)
+    {
+      pthread_attr_t attr;
+      void *addr;
+      size_t size;
+
+      known = TRUE;
+      if (pthread_getattr_np (pthread_self (), &attr) == 0)
+        {
+          if (pthread_attr_getstack (&attr, &addr, &size) == 0 && size > 2 * STACK_MARGIN)
+            floor = (const char *) addr + STACK_MARGIN;
+          pthread_attr_destroy (&attr);
+        }
+    }
+  return floor;
+}
 
 TildeValue *
 rt_function_frame (Ev *ev, const RtFunction *f)
@@ -1444,9 +1477,14 @@ void
 rt_call_function (Ev *ev, const RtFunction *f, TildeValue *frame, gboolean drop,
                   const guint64 *arg_deps, int n_args, TildeValue *out)
 {
+  const char *floor = stack_floor ();
+  char here;
   if (++ev->depth > MAX_DEPTH)
     rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "%s: more than %d nested function calls", f->name,
               MAX_DEPTH);
+  if (floor != NULL && &here < floor)
+    rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "%s: function calls nested %d deep fill the "
+              "thread's stack", f->name, ev->depth);
   TildeValue *caller = ev->slots;
   gboolean propto = CX->propto;
   guint64 caller_args = ev->param_args;

@@ -488,6 +488,42 @@ test_transformed_data_rng (void)
   g_assert_cmpfloat (za, !=, zc);
 }
 
+/* Recursion that would overflow the thread's stack ends in an error
+ * instead: a function that calls reduce_sum on the whole of its own slice
+ * never ends, and its frames are large; an ordinary recursion 1000 deep
+ * still runs. */
+static void
+test_recursion_bounded_by_stack (void)
+{
+  static const char *const endless =
+    "functions {\n"
+    "  real g(array[] real y_slice, int start, int end) {\n"
+    "    if (size(y_slice) > 1) return reduce_sum(g, y_slice, 1);\n"
+    "    return normal_lpdf(y_slice | 0, 1);\n"
+    "  }\n"
+    "}\n"
+    "parameters { array[10] real y; }\n"
+    "model { target += reduce_sum(g, y, 1); }\n";
+  static const char *const deep =
+    "functions {\n"
+    "  real rsum(int n) { if (n == 0) return 0; return n + rsum(n - 1); }\n"
+    "}\n"
+    "parameters { real x; }\n"
+    "model { target += rsum(1000); }\n";
+  g_autoptr (TildeModel) m = rt_test_model (endless, NULL);
+  g_autoptr (TildeModel) d = rt_test_model (deep, NULL);
+  double theta[10] = { 0 }, g[10];
+  TildeModelError *e = NULL;
+
+  tilde_model_log_density (m, theta, FALSE, FALSE, g, &e);
+  g_assert_nonnull (e);
+  g_assert_nonnull (strstr (e->message, "g: function calls nested"));
+  g_assert_nonnull (strstr (e->message, "fill the thread's stack"));
+  g_clear_pointer (&e, tilde_model_error_free);
+  g_assert_cmpfloat (tilde_model_log_density (d, theta, FALSE, FALSE, g, &e), ==, 500500);
+  g_assert_null (e);
+}
+
 static void
 test_unsupported_at_preparation (void)
 {
@@ -1207,6 +1243,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/model/variables-changed-after-use", test_variables_changed_after_use);
   g_test_add_func ("/runtime/model/errors-are-values", test_errors_are_values);
   g_test_add_func ("/runtime/model/unsupported-at-preparation", test_unsupported_at_preparation);
+  g_test_add_func ("/runtime/model/recursion-bounded-by-stack", test_recursion_bounded_by_stack);
   g_test_add_func ("/runtime/model/transformed-data-rng", test_transformed_data_rng);
   g_test_add_func ("/runtime/model/int-functions-over-arrays", test_int_functions_over_arrays);
   g_test_add_func ("/runtime/model/cholesky-factor-cov-sizes", test_cholesky_factor_cov_sizes);
