@@ -2129,6 +2129,23 @@ compile_nr_call (Compiler *c, const MirStmt *m)
       s->e2 = compile_expr (c, g_ptr_array_index (args, 3));
       return s;
     }
+  if (f->kind == MIR_FUN_STANLIB && strcmp (f->name, "check_matching_dims") == 0
+      && args && args->len == 5)
+    {
+      /* the lowering's check that a container's bounds have its shape
+       * ("constraint", "x", x, "lower", lb) */
+      const MirExpr *fn = g_ptr_array_index (args, 0), *name = g_ptr_array_index (args, 1);
+      const MirExpr *which = g_ptr_array_index (args, 3);
+      g_autofree char *first = g_strdup_printf ("%s: %s",
+                                                fn->kind == MIR_EXPR_LIT ? fn->u.lit.text : "",
+                                                name->kind == MIR_EXPR_LIT ? name->u.lit.text : "");
+      s = st_new (c, rt_st_check_matching_dims, m);
+      s->name = tilde_arena_strdup (c->arena, first);
+      s->var_name = which->kind == MIR_EXPR_LIT ? which->u.lit.text : "";
+      s->e = compile_expr (c, g_ptr_array_index (args, 2));
+      s->e2 = compile_expr (c, g_ptr_array_index (args, 4));
+      return s;
+    }
   if (f->kind != MIR_FUN_COMPILER)
     {
       /* a void library function: evaluate for its effects */

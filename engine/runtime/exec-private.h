@@ -416,6 +416,10 @@ Flow rt_st_validate  (Ev *ev, const St *s);
 /* check_greater_or_equal (what, which, a, b): s->e >= s->e2, else an error
  * naming s->name and s->var_name */
 Flow rt_st_check_greater_or_equal (Ev *ev, const St *s);
+/* check_matching_dims (function, name, x, which, bound): the dimensions of
+ * s->e and s->e2 agree, else an error "s->name (dims) and s->var_name (dims)
+ * must match in size" */
+Flow rt_st_check_matching_dims (Ev *ev, const St *s);
 Flow rt_st_print     (Ev *ev, const St *s);
 Flow rt_st_reject    (Ev *ev, const St *s);
 Flow rt_st_expr      (Ev *ev, const St *s);

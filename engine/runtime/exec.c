@@ -1763,6 +1763,56 @@ rt_st_check_greater_or_equal (Ev *ev, const St *s)
   return FLOW_NEXT;
 }
 
+/* "(3, 2)": the dimensions of arrays, vectors and matrices, outermost
+ * first (an array's from its first element); "()" for a scalar. */
+static void
+append_dims (GString *out, const TildeValue *v)
+{
+  gboolean first = TRUE;
+
+  g_string_append_c (out, '(');
+  for (;;)
+    {
+      gint32 dims[2], n = 0;
+      if (v->kind == TILDE_VALUE_ARRAY)
+        dims[n++] = v->rows;
+      else if (v->kind == TILDE_VALUE_VECTOR || v->kind == TILDE_VALUE_COMPLEX_VECTOR)
+        dims[n++] = v->rows;
+      else if (v->kind == TILDE_VALUE_ROW_VECTOR || v->kind == TILDE_VALUE_COMPLEX_ROW_VECTOR)
+        dims[n++] = v->cols;
+      else if (v->kind == TILDE_VALUE_MATRIX || v->kind == TILDE_VALUE_COMPLEX_MATRIX)
+        {
+          dims[n++] = v->rows;
+          dims[n++] = v->cols;
+        }
+      for (gint32 k = 0; k < n; k++)
+        {
+          g_string_append_printf (out, first ? "%d" : ", %d", dims[k]);
+          first = FALSE;
+        }
+      if (v->kind != TILDE_VALUE_ARRAY || v->rows == 0 || tilde_value_is_flat (v))
+        break;
+      v = &v->u.elems[0];
+    }
+  g_string_append_c (out, ')');
+}
+
+Flow
+rt_st_check_matching_dims (Ev *ev, const St *s)
+{
+  TildeValue a, b;
+  rt_eval (ev, s->e, &a);
+  rt_eval (ev, s->e2, &b);
+  g_autoptr (GString) da = g_string_new (NULL);
+  g_autoptr (GString) db = g_string_new (NULL);
+  append_dims (da, &a);
+  append_dims (db, &b);
+  if (strcmp (da->str, db->str) != 0)
+    rt_raise (CX, TILDE_MODEL_ERROR_INDEX, "%s %s and %s %s must match in size", s->name,
+              da->str, s->var_name, db->str);
+  return FLOW_NEXT;
+}
+
 static void
 append_value (Ev *ev, GString *out, const TildeValue *v)
 {

@@ -524,6 +524,41 @@ test_recursion_bounded_by_stack (void)
   g_assert_null (e);
 }
 
+/* Bounds given as containers of the variable's shape: the values lie within
+ * them (the shape check of the lowering runs), and a bound of another shape
+ * is an error. */
+static void
+test_container_bounds (void)
+{
+  static const char *const model =
+    "data { int K; vector[K] lb; array[K] real ub; }\n"
+    "parameters { vector<lower=lb, upper=to_vector(ub)>[K] x; array[K] real<lower=ub> y; }\n"
+    "model { }\n"
+    "generated quantities {\n"
+    "  int inside = 1;\n"
+    "  for (k in 1:K) inside *= x[k] > lb[k] && x[k] < ub[k] && y[k] > ub[k];\n"
+    "}\n";
+  static const char *const data = "{\"K\": 3, \"lb\": [0, 1, 2], \"ub\": [0.5, 3, 2.5]}";
+  g_autoptr (TildeModel) m = rt_test_model (model, data);
+  double theta[6] = { -1, 0.3, 2, -4, 0, 1.5 }, g[6];
+  TildeModelError *e = NULL;
+  double lp = tilde_model_log_density (m, theta, FALSE, TRUE, g, &e);
+
+  g_assert_null (e);
+  g_assert_true (isfinite (lp));
+
+  static const char *const mismatched =
+    "data { int K; vector[K] lb; }\n"
+    "parameters { vector<lower=lb[1:2]>[K] x; }\n"
+    "model { }\n";
+  g_autoptr (TildeModel) bad = rt_test_model (mismatched, "{\"K\": 3, \"lb\": [0, 1, 2]}");
+  tilde_model_log_density (bad, theta, FALSE, TRUE, g, &e);
+  g_assert_nonnull (e);
+  /* the transform meets the mismatch first, before the shape check */
+  g_assert_nonnull (strstr (e->message, "size mismatch"));
+  g_clear_pointer (&e, tilde_model_error_free);
+}
+
 static void
 test_unsupported_at_preparation (void)
 {
@@ -1243,6 +1278,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/model/variables-changed-after-use", test_variables_changed_after_use);
   g_test_add_func ("/runtime/model/errors-are-values", test_errors_are_values);
   g_test_add_func ("/runtime/model/unsupported-at-preparation", test_unsupported_at_preparation);
+  g_test_add_func ("/runtime/model/container-bounds", test_container_bounds);
   g_test_add_func ("/runtime/model/recursion-bounded-by-stack", test_recursion_bounded_by_stack);
   g_test_add_func ("/runtime/model/transformed-data-rng", test_transformed_data_rng);
   g_test_add_func ("/runtime/model/int-functions-over-arrays", test_int_functions_over_arrays);
