@@ -573,6 +573,10 @@ test_unsupported_at_preparation (void)
                                             "  if (x > 100) target += ext(x); }\n", NULL);
 
   expect_preparation_error (direct, "the function ext is declared without a definition");
+  /* a parameter whose transform is not written yet, rather than a crash */
+  expect_preparation_error ("parameters { sum_to_zero_matrix[3, 4] s; }\n"
+                            "model { to_vector(s) ~ std_normal(); }\n",
+                            "sum_to_zero_matrix parameters are not supported");
   /* even in a branch that would rarely run */
   expect_preparation_error (in_branch, "the function ext");
 }
