@@ -24,8 +24,9 @@ variable_clear (Variable *v)
   g_free (v->idx);
 }
 
-/* "theta.2.1" -> base "theta", indices 2 1; FALSE for names this cannot
- * rebuild (tuples). */
+/* "theta.2.1" -> base "theta", indices 2 1; a complex value's parts are
+ * one more index, innermost, as JSON writes them ("z.3.imag" -> 3 2).
+ * FALSE for names this cannot rebuild (tuples). */
 static gboolean
 split_name (const char *full, char **base, guint *indices, guint max, guint *rank)
 {
@@ -39,6 +40,11 @@ split_name (const char *full, char **base, guint *indices, guint max, guint *ran
     {
       char *end;
       guint64 k = g_ascii_strtoull (parts[i], &end, 10);
+      if (parts[i + 1] == NULL && (strcmp (parts[i], "real") == 0 || strcmp (parts[i], "imag") == 0))
+        {
+          k = parts[i][0] == 'r' ? 1 : 2;
+          end = parts[i] + strlen (parts[i]);
+        }
       if (*end != '\0' || k == 0 || *rank >= max)
         return FALSE;
       indices[(*rank)++] = (guint) k;

@@ -1184,16 +1184,20 @@ param_shape (Ev *ev, const TildeType *type, const int *dims, int n, int *k)
       s->elem = param_shape (ev, tilde_type_element (type), dims, n, k);
       break;
     case TILDE_VALUE_VECTOR:
+    case TILDE_VALUE_COMPLEX_VECTOR:
       s->rows = *k < n ? dims[(*k)++] : 0;
       break;
     case TILDE_VALUE_ROW_VECTOR:
+    case TILDE_VALUE_COMPLEX_ROW_VECTOR:
       s->cols = *k < n ? dims[(*k)++] : 0;
       break;
     case TILDE_VALUE_MATRIX:
+    case TILDE_VALUE_COMPLEX_MATRIX:
       s->rows = *k < n ? dims[(*k)++] : 0;
       s->cols = *k < n ? dims[(*k)++] : 0;
       break;
     case TILDE_VALUE_REAL:
+    case TILDE_VALUE_COMPLEX:
       break;
     default:
       rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "parameters of type %s are not supported",

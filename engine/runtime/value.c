@@ -6,13 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-static gboolean
-kind_is_complex (TildeValueKind k)
-{
-  return k == TILDE_VALUE_COMPLEX || (k >= TILDE_VALUE_COMPLEX_VECTOR
-                                      && k <= TILDE_VALUE_COMPLEX_MATRIX);
-}
-
 TildeValue
 tilde_value_new_data (TildeArena *arena, const TildeShape *shape)
 {
@@ -39,7 +32,7 @@ tilde_value_new_data (TildeArena *arena, const TildeShape *shape)
     case TILDE_VALUE_COMPLEX_MATRIX:
       {
         gsize n = (gsize) MAX (shape->rows, 0) * (gsize) MAX (shape->cols, 0);
-        if (kind_is_complex (shape->kind))
+        if (tilde_value_kind_is_complex (shape->kind))
           n *= 2;
         v.u.d = tilde_arena_alloc (arena, n * sizeof (double));
         for (gsize i = 0; i < n; i++)
@@ -93,7 +86,7 @@ tilde_value_copy (TildeArena *arena, const TildeValue *v)
       return c;
     }
   gsize n = (gsize) MAX (tilde_value_flat_size (v), 0);
-  if (v->ad && kind_is_complex (v->kind))
+  if (v->ad && tilde_value_kind_is_complex ((TildeValueKind) v->kind))
     n *= 2;   /* the ids of both parts */
   if (v->ad)
     {
@@ -106,7 +99,7 @@ tilde_value_copy (TildeArena *arena, const TildeValue *v)
     c.u.iv = tilde_arena_memdup (arena, v->u.iv, n * sizeof (int));
   else
     c.u.d = tilde_arena_memdup (arena, v->u.d,
-                                n * sizeof (double) * (kind_is_complex (v->kind) ? 2 : 1));
+                                n * sizeof (double) * (tilde_value_kind_is_complex ((TildeValueKind) v->kind) ? 2 : 1));
   return c;
 }
 

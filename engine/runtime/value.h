@@ -114,6 +114,13 @@ tilde_value_kind_is_scalar (TildeValueKind k)
   return k <= TILDE_VALUE_COMPLEX;
 }
 
+static inline gboolean
+tilde_value_kind_is_complex (TildeValueKind k)
+{
+  return k == TILDE_VALUE_COMPLEX
+    || (k >= TILDE_VALUE_COMPLEX_VECTOR && k <= TILDE_VALUE_COMPLEX_MATRIX);
+}
+
 /* Whether an array keeps its elements flat (arrays of int or real). */
 static inline gboolean
 tilde_value_is_flat (const TildeValue *v)

@@ -967,6 +967,90 @@ test_tuples (void)
     g_assert_true (rt_test_close (back[i], theta[i], 1e-12));
 }
 
+/* ---- complex parameters ---- */
+
+static const char *complex_model =
+  "parameters {\n"
+  "  complex z;\n"
+  "  complex_vector[2] v;\n"
+  "  array[2] complex a;\n"
+  "  complex_matrix[2, 2] M;\n"
+  "}\n"
+  "model {\n"
+  "  target += -0.5 * norm(z) + 0.1 * get_real(z * z);\n"
+  "  target += -0.5 * dot_self(get_real(v)) - 0.25 * dot_self(get_imag(v));\n"
+  "  for (i in 1:2) target += -0.5 * abs(a[i] - 1i) ^ 2;\n"
+  "  target += -0.5 * sum(get_real(M) .* get_real(M)) + sum(get_imag(M) * [1, 2]');\n"
+  "}\n"
+  "generated quantities { complex w = z * v[2]; }\n";
+
+/* A complex parameter takes no constraint: its real and imaginary parts
+ * are two unconstrained values, side by side, as Stan serialises them,
+ * named NAME.real and NAME.imag in the CSV files; init files give each
+ * complex value as a pair. */
+static void
+test_complex_parameters (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model (complex_model, NULL);
+  g_assert_cmpuint (tilde_model_num_params_unconstrained (m), ==, 18);
+  const char *const names[] = {
+    "z.real", "z.imag", "v.1.real", "v.1.imag", "v.2.real", "v.2.imag",
+    "a.1.real", "a.1.imag", "a.2.real", "a.2.imag",
+    "M.1.1.real", "M.1.1.imag", "M.2.1.real", "M.2.1.imag",
+    "M.1.2.real", "M.1.2.imag", "M.2.2.real", "M.2.2.imag", "w.real", "w.imag", NULL,
+  };
+  const char *const *got = tilde_model_output_names (m, TRUE, TRUE);
+  for (guint i = 0; names[i]; i++)
+    g_assert_cmpstr (got[i], ==, names[i]);
+  g_assert_null (got[G_N_ELEMENTS (names) - 1]);
+  for (guint i = 0; i < 18; i++)
+    g_assert_cmpstr (tilde_model_unconstrained_names (m)[i], ==, names[i]);
+
+  double theta[18];
+  for (int i = 0; i < 18; i++)
+    theta[i] = 0.4 * sin (1.7 * i + 0.3);
+  double x = theta[0], y = theta[1];
+  double expected = -0.5 * (x * x + y * y) + 0.1 * (x * x - y * y);
+  expected += -0.5 * (theta[2] * theta[2] + theta[4] * theta[4])
+    - 0.25 * (theta[3] * theta[3] + theta[5] * theta[5]);
+  for (int i = 0; i < 2; i++)
+    expected += -0.5 * (pow (theta[6 + 2 * i], 2) + pow (theta[7 + 2 * i] - 1, 2));
+  /* M column-major: [1,1], [2,1], [1,2], [2,2]; imag(M) * [1, 2]' sums
+   * the first column once and the second twice */
+  for (int k = 0; k < 4; k++)
+    expected += -0.5 * pow (theta[10 + 2 * k], 2) + (k < 2 ? 1 : 2) * theta[11 + 2 * k];
+  double lp = tilde_model_log_density (m, theta, FALSE, TRUE, NULL, NULL);
+  g_assert_true (rt_test_close (lp, expected, 1e-12));
+  check_gradient_fd (m, theta, FALSE, TRUE);
+
+  double out[20];
+  g_autoptr (TildeModelError) e = NULL;
+  g_assert_true (tilde_model_constrain (m, theta, TRUE, TRUE, NULL, out, &e));
+  for (int i = 0; i < 18; i++)
+    g_assert_cmpfloat (out[i], ==, theta[i]);
+  /* w = z * v[2] */
+  g_assert_true (rt_test_close (out[18], x * theta[4] - y * theta[5], 1e-15));
+  g_assert_true (rt_test_close (out[19], x * theta[5] + y * theta[4], 1e-15));
+
+  /* the constrained values, as inits, give theta back */
+  GString *json = g_string_new (NULL);
+  g_string_append_printf (json, "{\"z\": [%.17g, %.17g], \"v\": [[%.17g, %.17g], [%.17g, %.17g]],",
+                          out[0], out[1], out[2], out[3], out[4], out[5]);
+  g_string_append_printf (json, " \"a\": [[%.17g, %.17g], [%.17g, %.17g]],",
+                          out[6], out[7], out[8], out[9]);
+  /* JSON rows: [[M11, M12], [M21, M22]] */
+  g_string_append_printf (json, " \"M\": [[[%.17g, %.17g], [%.17g, %.17g]], [[%.17g, %.17g], [%.17g, %.17g]]]}",
+                          out[10], out[11], out[14], out[15], out[12], out[13], out[16], out[17]);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TildeJsonData) inits = tilde_json_data_new_from_string (json->str, -1, &error);
+  g_string_free (json, TRUE);
+  g_assert_no_error (error);
+  double back[18];
+  g_assert_true (tilde_model_unconstrain (m, inits, back, &e));
+  for (int i = 0; i < 18; i++)
+    g_assert_cmpfloat (back[i], ==, theta[i]);
+}
+
 /* ---- GLMs under propto ---- */
 
 static const char *glm_data =
@@ -1295,6 +1379,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/runtime/model/example/logistic_regression", "logistic_regression.stan", test_example);
   g_test_add_data_func ("/runtime/model/example/poisson_glm", "poisson_glm.stan", test_example);
   g_test_add_func ("/runtime/model/tuples", test_tuples);
+  g_test_add_func ("/runtime/model/complex-parameters", test_complex_parameters);
   g_test_add_func ("/runtime/model/glm-rewrites-propto", test_glm_rewrites_propto);
   g_test_add_func ("/runtime/model/neg-binomial-2-log-glm-propto",
                    test_neg_binomial_2_log_glm_propto);

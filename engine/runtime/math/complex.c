@@ -31,20 +31,14 @@
 
 /* ---- kinds ---- */
 
-static gboolean
-kind_is_complex (int k)
-{
-  return k == TILDE_VALUE_COMPLEX
-    || (k >= TILDE_VALUE_COMPLEX_VECTOR && k <= TILDE_VALUE_COMPLEX_MATRIX);
-}
-
 gboolean
 rt_is_complex (const TildeValue *v)
 {
-  if (kind_is_complex (v->kind))
+  if (tilde_value_kind_is_complex ((TildeValueKind) v->kind))
     return TRUE;
   if (v->kind == TILDE_VALUE_ARRAY && !tilde_value_is_flat (v))
-    return v->rows > 0 ? rt_is_complex (&v->u.elems[0]) : kind_is_complex (v->elem);
+    return v->rows > 0 ? rt_is_complex (&v->u.elems[0])
+      : tilde_value_kind_is_complex ((TildeValueKind) v->elem);
   return FALSE;
 }
 

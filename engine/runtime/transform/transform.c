@@ -64,6 +64,11 @@ rt_free_size (MirTransformKind kind, const TildeShape *shape)
       return 1;
     case TILDE_VALUE_COMPLEX:
       return 2;
+    case TILDE_VALUE_COMPLEX_VECTOR:
+    case TILDE_VALUE_COMPLEX_ROW_VECTOR:
+    case TILDE_VALUE_COMPLEX_MATRIX:
+      /* complex values take no constraint: both parts of each, interleaved */
+      return 2 * shape->rows * shape->cols;
     case TILDE_VALUE_TUPLE:
       return 0;
     default:
@@ -87,6 +92,24 @@ view (RtCtx *cx, const TildeValue *u, gint32 at, const TildeShape *shape)
         v.start = tilde_value_var (u, at);
       else
         v.u.r = u->u.d[at];
+      return v;
+    }
+  if (shape->kind == TILDE_VALUE_COMPLEX)
+    {
+      /* a complex scalar keeps its parts (or their ids) side by side */
+      v.rows = v.cols = 1;
+      if (!u->ad)
+        {
+          v.u.z[0] = u->u.d[at];
+          v.u.z[1] = u->u.d[at + 1];
+        }
+      else if (u->idx)
+        {
+          v.idx = u->idx + at;
+          v.start = v.idx[0];
+        }
+      else
+        v.start = u->start + at;
       return v;
     }
   if (shape->kind == TILDE_VALUE_ARRAY && shape->elem->kind != TILDE_VALUE_REAL
@@ -1001,6 +1024,15 @@ unconstrain_rec (RtCtx *cx, MirTransformKind kind, const TildeValue *a, const Ti
           const TildeValue *bi = b && b->kind == TILDE_VALUE_ARRAY ? &b->u.elems[i] : b;
           unconstrain_rec (cx, kind, ai, bi, &x->u.elems[i], y, at);
         }
+      return;
+    }
+  if (tilde_value_kind_is_complex ((TildeValueKind) x->kind))
+    {
+      /* complex values are unconstrained: their parts as they are */
+      gint32 n = 2 * tilde_value_flat_size (x);
+      memcpy (y + *at, x->kind == TILDE_VALUE_COMPLEX ? x->u.z : x->u.d,
+              sizeof (double) * (gsize) n);
+      *at += n;
       return;
     }
   if (is_elementwise (kind) || tilde_value_kind_is_scalar ((TildeValueKind) x->kind)
