@@ -313,13 +313,6 @@ compile_internal (Compiler *c, const MirExpr *m)
         e = ex_new (c, rt_ex_read_param, m, f->data->dims ? (int) f->data->dims->len : 0);
         compile_kids (c, e, f->data->dims);
         e->tkind = f->data->trans ? f->data->trans->kind : MIR_TRANS_IDENTITY;
-        if (e->tkind == MIR_TRANS_SUM_TO_ZERO
-            && tilde_type_kind (tilde_type_array_base (m->type)) == TILDE_TYPE_MATRIX)
-          {
-            /* its transform (rows and columns at once) is not written yet */
-            c_error (c, m, "sum_to_zero_matrix parameters are not supported by the runtime yet");
-            return ex_new (c, rt_ex_const, m, 0);
-          }
         if (e->tkind == MIR_TRANS_TUPLE)
           e->tr = compile_transform (c, f->data->trans);
         else if (f->data->trans && f->data->trans->a)

@@ -573,10 +573,6 @@ test_unsupported_at_preparation (void)
                                             "  if (x > 100) target += ext(x); }\n", NULL);
 
   expect_preparation_error (direct, "the function ext is declared without a definition");
-  /* a parameter whose transform is not written yet, rather than a crash */
-  expect_preparation_error ("parameters { sum_to_zero_matrix[3, 4] s; }\n"
-                            "model { to_vector(s) ~ std_normal(); }\n",
-                            "sum_to_zero_matrix parameters are not supported");
   /* even in a branch that would rarely run */
   expect_preparation_error (in_branch, "the function ext");
 }
@@ -1051,6 +1047,48 @@ test_complex_parameters (void)
     g_assert_cmpfloat (back[i], ==, theta[i]);
 }
 
+/* A sum_to_zero_matrix parameter: (R - 1) x (C - 1) free values, every
+ * row and column of the draw summing to zero; as an init it gives them
+ * back; under independent normals each entry's variance is
+ * (1 - 1/R) (1 - 1/C), which the isometry makes the log density's
+ * Hessian show as the identity on the free values. */
+static void
+test_sum_to_zero_matrix (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model ("parameters { sum_to_zero_matrix[3, 4] S; }\n"
+                                            "model { to_vector(S) ~ std_normal(); }\n", NULL);
+  g_assert_cmpuint (tilde_model_num_params_unconstrained (m), ==, 6);
+  double theta[6], out[12], back[6];
+  for (int i = 0; i < 6; i++)
+    theta[i] = 0.8 * cos (2.1 * i + 0.4);
+  g_autoptr (TildeModelError) e = NULL;
+  g_assert_true (tilde_model_constrain (m, theta, FALSE, FALSE, NULL, out, &e));
+  for (int i = 0; i < 3; i++)
+    g_assert_cmpfloat_with_epsilon (out[i] + out[i + 3] + out[i + 6] + out[i + 9], 0, 1e-14);
+  for (int j = 0; j < 4; j++)
+    g_assert_cmpfloat_with_epsilon (out[3 * j] + out[3 * j + 1] + out[3 * j + 2], 0, 1e-14);
+  /* the log density is -|theta|^2 / 2 up to its constant */
+  double ss = 0;
+  for (int i = 0; i < 6; i++)
+    ss += theta[i] * theta[i];
+  double lp = tilde_model_log_density (m, theta, FALSE, TRUE, NULL, NULL);
+  g_assert_true (rt_test_close (lp, -0.5 * ss - 6 * log (2 * G_PI), 1e-12));
+  check_gradient_fd (m, theta, FALSE, TRUE);
+
+  GString *json = g_string_new ("{\"S\": [");
+  for (int i = 0; i < 3; i++)
+    g_string_append_printf (json, "%s[%.17g, %.17g, %.17g, %.17g]", i ? ", " : "",
+                            out[i], out[i + 3], out[i + 6], out[i + 9]);
+  g_string_append (json, "]}");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TildeJsonData) inits = tilde_json_data_new_from_string (json->str, -1, &error);
+  g_string_free (json, TRUE);
+  g_assert_no_error (error);
+  g_assert_true (tilde_model_unconstrain (m, inits, back, &e));
+  for (int i = 0; i < 6; i++)
+    g_assert_true (rt_test_close (back[i], theta[i], 1e-12));
+}
+
 /* ---- GLMs under propto ---- */
 
 static const char *glm_data =
@@ -1380,6 +1418,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/runtime/model/example/poisson_glm", "poisson_glm.stan", test_example);
   g_test_add_func ("/runtime/model/tuples", test_tuples);
   g_test_add_func ("/runtime/model/complex-parameters", test_complex_parameters);
+  g_test_add_func ("/runtime/model/sum-to-zero-matrix", test_sum_to_zero_matrix);
   g_test_add_func ("/runtime/model/glm-rewrites-propto", test_glm_rewrites_propto);
   g_test_add_func ("/runtime/model/neg-binomial-2-log-glm-propto",
                    test_neg_binomial_2_log_glm_propto);

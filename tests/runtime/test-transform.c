@@ -40,6 +40,7 @@ static const Case cases[] = {
   { "simplex", MIR_TRANS_SIMPLEX, TILDE_VALUE_VECTOR, 4, 1 },
   { "unit-vector", MIR_TRANS_UNIT_VECTOR, TILDE_VALUE_VECTOR, 3, 1 },
   { "sum-to-zero", MIR_TRANS_SUM_TO_ZERO, TILDE_VALUE_VECTOR, 4, 1 },
+  { "sum-to-zero-matrix", MIR_TRANS_SUM_TO_ZERO, TILDE_VALUE_MATRIX, 3, 4 },
   { "cholesky-factor-corr", MIR_TRANS_CHOLESKY_CORR, TILDE_VALUE_MATRIX, 4, 4 },
   { "cholesky-factor-cov", MIR_TRANS_CHOLESKY_COV, TILDE_VALUE_MATRIX, 4, 3 },
   { "cov-matrix", MIR_TRANS_COVARIANCE, TILDE_VALUE_MATRIX, 3, 3 },
@@ -107,8 +108,13 @@ coordinates (Harness *h, const Case *c, const TildeValue *x, double *out)
   gint32 R = c->rows, C = c->cols, k = 0;
   switch (c->kind)
     {
-    case MIR_TRANS_SIMPLEX:
     case MIR_TRANS_SUM_TO_ZERO:
+      /* a matrix's last row and column follow from the others */
+      for (gint32 j = 0; j < MAX (C - 1, 1); j++)
+        for (gint32 i = 0; i + 1 < R; i++)
+          out[k++] = value_of (h, x, i + j * R);
+      break;
+    case MIR_TRANS_SIMPLEX:
       for (gint32 i = 0; i + 1 < R; i++)
         out[k++] = value_of (h, x, i);
       break;
@@ -224,7 +230,14 @@ test_transform (gconstpointer data)
           double l = rt_scalar (&h->cx, &lj);
           if (c->kind == MIR_TRANS_SUM_TO_ZERO)
             {
-              /* an isometry: Stan adds nothing, and the determinant is a constant */
+              /* an isometry: Stan adds nothing, the determinant is a constant
+               * and the lengths of u and x are equal */
+              double uu = 0, xx = 0;
+              for (gint32 i = 0; i < n; i++)
+                uu += u[i] * u[i];
+              for (gint32 i = 0; i < c->rows * c->cols; i++)
+                xx += value_of (h, &x, i) * value_of (h, &x, i);
+              g_assert_cmpfloat_with_epsilon (xx, uu, 1e-12);
               g_assert_cmpfloat (l, ==, 0);
               if (seed == 0)
                 log_det_first = ld;
@@ -338,6 +351,15 @@ test_check_messages (void)
   g_assert_cmpstr (h->cx.err_msg, ==, "sigma[2] is 0.2, but must be greater than or equal to 0.3");
   g_assert_false (check_ok (h, MIR_TRANS_ORDERED, NULL, &x, "mu"));
   g_assert_true (strstr (h->cx.err_msg, "mu is not a valid ordered vector"));
+  /* a zero-sum matrix: its rows, then its columns (column-major values) */
+  TildeValue m = rt_new_data (&h->cx, TILDE_VALUE_MATRIX, 2, 2);
+  const double rows_ok[4] = { 1, 1, -1, -1 }, cols_ok[4] = { 1, -1, 2, -2 };
+  memcpy (m.u.d, rows_ok, sizeof rows_ok);
+  g_assert_false (check_ok (h, MIR_TRANS_SUM_TO_ZERO, NULL, &m, "S"));
+  g_assert_cmpstr (h->cx.err_msg, ==, "S does not sum to zero. sum(S[, 1]) = 2, but should be 0");
+  memcpy (m.u.d, cols_ok, sizeof cols_ok);
+  g_assert_false (check_ok (h, MIR_TRANS_SUM_TO_ZERO, NULL, &m, "S"));
+  g_assert_cmpstr (h->cx.err_msg, ==, "S does not sum to zero. sum(S[1, ]) = 3, but should be 0");
   harness_free (h);
 }
 

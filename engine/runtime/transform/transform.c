@@ -26,6 +26,8 @@ unit_free_size (MirTransformKind kind, const TildeShape *s)
     case MIR_TRANS_SIMPLEX:
       return MAX (K - 1, 0);
     case MIR_TRANS_SUM_TO_ZERO:
+      if (s->kind == TILDE_VALUE_MATRIX)
+        return MAX (s->rows - 1, 0) * MAX (s->cols - 1, 0);
       return MAX (K - 1, 0);
     case MIR_TRANS_CHOLESKY_CORR:
     case MIR_TRANS_CORRELATION:
@@ -492,6 +494,32 @@ t_sum_to_zero (RtCtx *cx, const V *y, gint32 N1, V *x)
   return zero;
 }
 
+/* An R x C matrix whose rows and columns all sum to zero, from the
+ * (R - 1) x (C - 1) free values y (column-major): the vector transform
+ * on each column, then on each row. Each step is an isometry onto the
+ * zero-sum vectors, so the whole is one too and has no Jacobian. */
+static V
+t_sum_to_zero_matrix (RtCtx *cx, const V *y, gint32 R, gint32 C, V *x)
+{
+  V zero = s_const (cx, 0);
+  for (gint32 i = 0; i < R * C; i++)
+    x[i] = zero;
+  if (R <= 1 || C <= 1)
+    return zero;
+  V *cols = new_ids (cx, R * (C - 1)), *in = new_ids (cx, C - 1), *out = new_ids (cx, C);
+  for (gint32 j = 0; j + 1 < C; j++)
+    t_sum_to_zero (cx, y + j * (R - 1), R, cols + j * R);
+  for (gint32 i = 0; i < R; i++)
+    {
+      for (gint32 j = 0; j + 1 < C; j++)
+        in[j] = cols[i + j * R];
+      t_sum_to_zero (cx, in, C, out);
+      for (gint32 j = 0; j < C; j++)
+        x[i + j * R] = out[j];
+    }
+  return zero;
+}
+
 /* z = tanh (y), with log |J| = sum log (1 - z^2) */
 static V
 t_corr (RtCtx *cx, const V *y, gint32 n, V *z)
@@ -654,7 +682,10 @@ constrain_unit (RtCtx *cx, MirTransformKind kind, const TildeShape *s, const Til
       l = t_unit_vector (cx, y, n, x);
       break;
     case MIR_TRANS_SUM_TO_ZERO:
-      l = t_sum_to_zero (cx, y, n, x);
+      if (s->kind == TILDE_VALUE_MATRIX)
+        l = t_sum_to_zero_matrix (cx, y, s->rows, s->cols, x);
+      else
+        l = t_sum_to_zero (cx, y, n, x);
       break;
     case MIR_TRANS_CHOLESKY_CORR:
       l = t_cholesky_corr (cx, y, s->rows, x);
@@ -803,6 +834,25 @@ rt_constrain (RtCtx *cx, MirTransformKind kind, const TildeValue *a, const Tilde
 
 /* ---- inverse transforms (data only) ---- */
 
+/* The K - 1 free values of the zero-sum vector v[0], v[stride], ...,
+ * written to y[0], y[ystride], ... */
+static void
+free_sum_to_zero (const double *v, gint32 stride, gint32 K, double *y, gint32 ystride)
+{
+  gint32 N = K - 1;
+  if (N <= 0)
+    return;
+  y[(N - 1) * ystride] = -v[N * stride] * sqrt ((double) N * (N + 1)) / N;
+  double sum_w = 0;
+  for (gint32 i = N - 2; i >= 0; i--)
+    {
+      double n = i + 1;
+      double w = y[(i + 1) * ystride] / sqrt ((n + 1) * (n + 2));
+      sum_w += w;
+      y[i * ystride] = (sum_w - v[(i + 1) * stride]) * sqrt (n * (n + 1)) / n;
+    }
+}
+
 static void
 free_unit (RtCtx *cx, MirTransformKind kind, const TildeValue *x, double *y)
 {
@@ -848,18 +898,19 @@ free_unit (RtCtx *cx, MirTransformKind kind, const TildeValue *x, double *y)
     case MIR_TRANS_SUM_TO_ZERO:
       {
         rt_check_constraint (cx, kind, NULL, NULL, x, "sum_to_zero_free");
-        gint32 N = K - 1;
-        if (N <= 0)
-          break;
-        y[N - 1] = -v[N] * sqrt ((double) N * (N + 1)) / N;
-        double sum_w = 0;
-        for (gint32 i = N - 2; i >= 0; i--)
+        if (x->kind != TILDE_VALUE_MATRIX)
           {
-            double n = i + 1;
-            double w = y[i + 1] / sqrt ((n + 1) * (n + 2));
-            sum_w += w;
-            y[i] = (sum_w - v[i + 1]) * sqrt (n * (n + 1)) / n;
+            free_sum_to_zero (v, 1, K, y, 1);
+            break;
           }
+        /* the inverse of the matrix transform: each row, then each column */
+        if (R <= 1 || C <= 1)
+          break;
+        double *rows = rt_alloc_d (cx, (gsize) (R * (C - 1)));
+        for (gint32 i = 0; i < R; i++)
+          free_sum_to_zero (v + i, R, C, rows + i, R);
+        for (gint32 j = 0; j + 1 < C; j++)
+          free_sum_to_zero (rows + j * R, 1, R, y + j * (R - 1), 1);
         break;
       }
     case MIR_TRANS_CHOLESKY_CORR:
@@ -1075,6 +1126,23 @@ check_fail (RtCtx *cx, const char *name, const char *fmt, ...)
   rt_raise_take (cx, TILDE_MODEL_ERROR_DOMAIN, message);
 }
 
+/* Each row (or each column) of the R x C matrix v sums to zero. */
+static void
+check_zero_sums (RtCtx *cx, const char *name, const double *v, gint32 R, gint32 C,
+                 gboolean rows, double tol)
+{
+  gint32 lines = rows ? R : C, length = rows ? C : R;
+  for (gint32 k = 0; k < lines; k++)
+    {
+      double s = 0;
+      for (gint32 t = 0; t < length; t++)
+        s += rows ? v[k + t * R] : v[t + k * R];
+      if (!(fabs (s) <= tol))
+        check_fail (cx, name, rows ? "does not sum to zero. sum(%s[%d, ]) = %g, but should be 0"
+                    : "does not sum to zero. sum(%s[, %d]) = %g, but should be 0", name, k + 1, s);
+    }
+}
+
 static void
 check_unit (RtCtx *cx, MirTransformKind kind, const TildeValue *x, const char *name)
 {
@@ -1121,6 +1189,12 @@ check_unit (RtCtx *cx, MirTransformKind kind, const TildeValue *x, const char *n
       }
     case MIR_TRANS_SUM_TO_ZERO:
       {
+        if (x->kind == TILDE_VALUE_MATRIX)
+          {
+            check_zero_sums (cx, name, v, R, C, TRUE, tol);
+            check_zero_sums (cx, name, v, R, C, FALSE, tol);
+            break;
+          }
         double s = 0;
         for (gint32 k = 0; k < K; k++)
           s += v[k];
