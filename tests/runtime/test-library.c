@@ -963,18 +963,24 @@ wiener5_density (double t, void *p)
   return exp (apply (w->h, "wiener_lpdf", 6, args).u.r);
 }
 
+/* The probability of ending at the upper boundary with a fixed drift:
+ * (exp (x b) - 1) / (exp (x) - 1) with x = -2 drift alpha, written so that
+ * neither side overflows far into the drift's tails. */
+static double
+upper_probability (double drift, double alpha, double b)
+{
+  double x = -2 * drift * alpha;
+  return fabs (x) < 1e-12 ? b
+         : x > 0 ? exp (x * (b - 1)) * -expm1 (-x * b) / -expm1 (-x)
+         : expm1 (x * b) / expm1 (x);
+}
+
 static double
 upper_probability_times_normal (double drift, void *p)
 {
   Wiener5At *w = p;
   double z = (drift - w->delta) / w->sv;
-  /* (exp (x beta) - 1) / (exp (x) - 1) with x = -2 drift alpha, written so
-   * that neither side overflows far into the drift's tails */
-  double x = -2 * drift * w->alpha, b = w->beta;
-  double up = fabs (x) < 1e-12 ? b
-              : x > 0 ? exp (x * (b - 1)) * -expm1 (-x * b) / -expm1 (-x)
-              : expm1 (x * b) / expm1 (x);
-  return up * exp (-z * z / 2) / (w->sv * sqrt (2 * G_PI));
+  return upper_probability (drift, w->alpha, w->beta) * exp (-z * z / 2) / (w->sv * sqrt (2 * G_PI));
 }
 
 static void
@@ -1093,15 +1099,6 @@ static double
 wiener7_over_time (double y, void *p)
 {
   return wiener7_density (p, y);
-}
-
-static double
-upper_probability (double drift, double alpha, double b)
-{
-  double x = -2 * drift * alpha;
-  return fabs (x) < 1e-12 ? b
-         : x > 0 ? exp (x * (b - 1)) * -expm1 (-x * b) / -expm1 (-x)
-         : expm1 (x * b) / expm1 (x);
 }
 
 static double

@@ -183,29 +183,6 @@ read_full (RtCtx *cx, const TildeValue *v, DArg *a, int n)
   return N;
 }
 
-static void
-wiener5 (RtCtx *cx, const TildeValue *v, TildeValue *out)
-{
-  DArg a[6];
-  gint32 N = read_full (cx, v, a, 6);
-  if (dist_dropped (cx, a, 6, out))
-    return;
-  double logp = 0;
-  for (gint32 i = 0; i < N; i++)
-    {
-      Wiener5Grad g;
-      logp += wiener5_log (AT (&a[0], i) - AT (&a[2], i), AT (&a[1], i), AT (&a[3], i),
-                           AT (&a[4], i), AT (&a[5], i), &g);
-      dist_grad (&a[0], i, g.t);
-      dist_grad (&a[2], i, -g.t);
-      dist_grad (&a[1], i, g.alpha);
-      dist_grad (&a[3], i, g.beta);
-      dist_grad (&a[4], i, g.delta);
-      dist_grad (&a[5], i, g.sv);
-    }
-  dist_finish (cx, a, 6, logp, out);
-}
-
 /* ---- the seven-parameter form ---- */
 
 /* wiener (y | alpha, tau, beta, delta, sv, sw, st0): the starting point
@@ -457,34 +434,54 @@ wiener7_log (const Wiener7 *p, double *dy, double grad[7])
   return log (f);
 }
 
+/* ---- the five- and seven-parameter forms over their arguments ---- */
+
+/* One trial: x holds its n arguments (6 or 8) in Stan's order, g receives
+ * the partials in the same order. */
+static double
+wiener_trial (const double *x, int n, double *g)
+{
+  if (n == 6)
+    {
+      Wiener5Grad d;
+      double lp = wiener5_log (x[0] - x[2], x[1], x[3], x[4], x[5], &d);
+      g[0] = d.t;
+      g[1] = d.alpha;
+      g[2] = -d.t;
+      g[3] = d.beta;
+      g[4] = d.delta;
+      g[5] = d.sv;
+      return lp;
+    }
+  Wiener7 p = { x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], 0, 0 };
+  return wiener7_log (&p, &g[0], g + 1);
+}
+
 static void
-wiener7 (RtCtx *cx, const TildeValue *v, TildeValue *out)
+wiener_full (RtCtx *cx, const TildeValue *v, int n, TildeValue *out)
 {
   DArg a[8];
-  gint32 N = read_full (cx, v, a, 8);
-  if (dist_dropped (cx, a, 8, out))
+  gint32 N = read_full (cx, v, a, n);
+  if (dist_dropped (cx, a, n, out))
     return;
   double logp = 0;
   for (gint32 i = 0; i < N; i++)
     {
-      Wiener7 p = { AT (&a[0], i), AT (&a[1], i), AT (&a[2], i), AT (&a[3], i), AT (&a[4], i),
-                    AT (&a[5], i), AT (&a[6], i), AT (&a[7], i), 0 };
-      double dy, g[7];
-      logp += wiener7_log (&p, &dy, g);
-      dist_grad (&a[0], i, dy);
-      for (int k = 0; k < 7; k++)
-        dist_grad (&a[k + 1], i, g[k]);
+      double x[8], g[8];
+      for (int k = 0; k < n; k++)
+        x[k] = AT (&a[k], i);
+      logp += wiener_trial (x, n, g);
+      for (int k = 0; k < n; k++)
+        dist_grad (&a[k], i, g[k]);
     }
-  dist_finish (cx, a, 8, logp, out);
+  dist_finish (cx, a, n, logp, out);
 }
 
 static void
 k_wiener_any (RtCtx *cx, int nargs, const TildeValue *v, TildeValue *out)
 {
-  if (nargs == 8)
-    wiener7 (cx, v, out);
-  else if (nargs == 6)
-    wiener5 (cx, v, out);
+  if (nargs == 6 || nargs == 8)
+    wiener_full (cx, v, nargs, out);
   else
     k_wiener (cx, nargs, v, out);
 }
