@@ -82,8 +82,7 @@ layout_init (ParamLayout *layout, TildeModel *model, const TildeStanCsv *csv, GE
   layout->n_params = tilde_model_num_outputs (model, FALSE, FALSE);
   layout->json = _tilde_param_json_new (model);
   if (layout->json == NULL)
-    return mismatch (csv, error, "the model's parameters cannot be read back by name "
-                     "(tuples are not supported)");
+    return mismatch (csv, error, "the model's parameters cannot be read back by name");
   layout->columns = g_new (int, MAX (layout->n_params, 1));
   for (gsize k = 0; k < layout->n_params; k++)
     {

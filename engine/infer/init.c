@@ -283,7 +283,7 @@ tilde_init_find_with (TildeModel *model, const TildeInits *inits, double radius,
 
   if (inits != NULL)
     {
-      /* NULL for tuples: everything must come from the file */
+      /* NULL for names that cannot be rebuilt: everything must come from the file */
       s.vars = _tilde_param_json_new (model);
       for (guint i = 0; s.vars && i < _tilde_param_json_n_vars (s.vars); i++)
         {

@@ -15,7 +15,8 @@ G_BEGIN_DECLS
 typedef struct TildeParamJson TildeParamJson;
 
 /* The parameter variables of `model` with their shapes, from its column
- * names; NULL when a name cannot be rebuilt into JSON (a tuple). */
+ * names (arrays, vectors, matrices, complex values and tuples); NULL when
+ * a name cannot be rebuilt into JSON. */
 TildeParamJson *_tilde_param_json_new       (TildeModel *model);
 void            _tilde_param_json_free      (TildeParamJson *pj);
 guint           _tilde_param_json_n_vars    (const TildeParamJson *pj);

@@ -6,50 +6,91 @@
 #include <math.h>
 #include <string.h>
 
-/* One parameter variable: its values are values[offset .. offset+count)
- * of the constrained parameters, element k at indices idx[k * rank ...]. */
+/* A parameter's values as JSON nests them: arrays (of elements, rows,
+ * columns or a complex value's two parts) and tuples (of members), down
+ * to numbers, each the position of its value among the constrained
+ * parameters. */
+typedef enum { NODE_NUMBER, NODE_ARRAY, NODE_TUPLE } NodeKind;
+
+typedef struct Node Node;
+struct Node {
+  NodeKind   kind;
+  gsize      value;   /* NUMBER */
+  GPtrArray *kids;    /* ARRAY, TUPLE: element or member i + 1 at i */
+};
+
+static void
+node_free (Node *node)
+{
+  if (node == NULL)
+    return;
+  if (node->kids)
+    g_ptr_array_unref (node->kids);
+  g_free (node);
+}
+
+static Node *
+node_new (NodeKind kind)
+{
+  Node *node = g_new0 (Node, 1);
+  node->kind = kind;
+  if (kind != NODE_NUMBER)
+    node->kids = g_ptr_array_new_with_free_func ((GDestroyNotify) node_free);
+  return node;
+}
+
 typedef struct {
-  char  *name;
-  gsize  offset, count;
-  guint  rank;
-  guint *dims;
-  guint *idx;
+  char *name;
+  Node *root;
 } Variable;
 
 static void
 variable_clear (Variable *v)
 {
   g_free (v->name);
-  g_free (v->dims);
-  g_free (v->idx);
+  node_free (v->root);
 }
 
-/* "theta.2.1" -> base "theta", indices 2 1; a complex value's parts are
- * one more index, innermost, as JSON writes them ("z.3.imag" -> 3 2).
- * FALSE for names this cannot rebuild (tuples). */
+/* Places value k at the path that follows the variable's name in a
+ * column name: ".2" an element (row, column), ":2" a tuple member, and a
+ * last ".real" or ".imag" the part of a complex value ("q.1:2.imag" is
+ * element 1, member 2, part 2). FALSE for a path that does not fit the
+ * variable's earlier names. */
 static gboolean
-split_name (const char *full, char **base, guint *indices, guint max, guint *rank)
+insert_path (Node **at, const char *path, gsize k)
 {
-  g_auto(GStrv) parts = NULL;
-
-  if (strchr (full, ':') != NULL)
-    return FALSE;
-  parts = g_strsplit (full, ".", -1);
-  *rank = 0;
-  for (guint i = 1; parts[i] != NULL; i++)
+  while (*path != '\0')
     {
-      char *end;
-      guint64 k = g_ascii_strtoull (parts[i], &end, 10);
-      if (parts[i + 1] == NULL && (strcmp (parts[i], "real") == 0 || strcmp (parts[i], "imag") == 0))
-        {
-          k = parts[i][0] == 'r' ? 1 : 2;
-          end = parts[i] + strlen (parts[i]);
-        }
-      if (*end != '\0' || k == 0 || *rank >= max)
+      NodeKind kind = *path == ':' ? NODE_TUPLE : NODE_ARRAY;
+      const char *token = path + 1;
+      gsize length = strcspn (token, ".:");
+      guint64 index;
+
+      if (*path != '.' && *path != ':')
         return FALSE;
-      indices[(*rank)++] = (guint) k;
+      if (kind == NODE_ARRAY && token[length] == '\0'
+          && (strcmp (token, "real") == 0 || strcmp (token, "imag") == 0))
+        index = token[0] == 'r' ? 1 : 2;
+      else
+        {
+          char *end;
+          index = g_ascii_strtoull (token, &end, 10);
+          if (end != token + length || index == 0 || index > G_MAXINT32)
+            return FALSE;
+        }
+      if (*at == NULL)
+        *at = node_new (kind);
+      else if ((*at)->kind != kind)
+        return FALSE;
+      if ((*at)->kids->len < index)
+        g_ptr_array_set_size ((*at)->kids, (guint) index);
+      at = (Node **) &g_ptr_array_index ((*at)->kids, index - 1);
+      path = token + length;
     }
-  *base = g_strdup (parts[0]);
+  if (*at != NULL)
+    return FALSE;
+  *at = node_new (NODE_NUMBER);
+  (*at)->value = k;
   return TRUE;
 }
 
@@ -60,36 +101,21 @@ parameter_variables (TildeModel *model, GArray *vars)
 {
   const char *const *names = tilde_model_output_names (model, FALSE, FALSE);
   gsize total = tilde_model_num_outputs (model, FALSE, FALSE);
-  enum { MAX_RANK = 16 };
-  guint indices[MAX_RANK];
 
   for (gsize k = 0; k < total; k++)
     {
-      char *base = NULL;
-      guint rank;
-      Variable *v;
+      gsize base_length = strcspn (names[k], ".:");
+      Variable *v = vars->len > 0 ? &g_array_index (vars, Variable, vars->len - 1) : NULL;
 
-      if (!split_name (names[k], &base, indices, MAX_RANK, &rank))
-        return FALSE;
-      v = vars->len > 0 ? &g_array_index (vars, Variable, vars->len - 1) : NULL;
-      if (v == NULL || strcmp (v->name, base) != 0)
+      if (v == NULL || strlen (v->name) != base_length
+          || strncmp (v->name, names[k], base_length) != 0)
         {
-          Variable fresh = { .name = base, .offset = k, .rank = rank };
-          fresh.dims = g_new0 (guint, MAX (rank, 1));
+          Variable fresh = { .name = g_strndup (names[k], base_length) };
           g_array_append_val (vars, fresh);
           v = &g_array_index (vars, Variable, vars->len - 1);
         }
-      else
-        g_free (base);
-      if (v->rank != rank)
+      if (!insert_path (&v->root, names[k] + base_length, k))
         return FALSE;
-      v->idx = g_renew (guint, v->idx, (v->count + 1) * MAX (rank, 1));
-      for (guint r = 0; r < rank; r++)
-        {
-          v->idx[v->count * rank + r] = indices[r];
-          v->dims[r] = MAX (v->dims[r], indices[r]);
-        }
-      v->count++;
     }
   return TRUE;
 }
@@ -107,46 +133,30 @@ append_number (GString *out, double x)
     g_string_append (out, g_ascii_formatd (buffer, sizeof buffer, "%.17g", x));
 }
 
-/* Nested arrays of `flat` (row-major over dims[from..rank)). */
 static void
-append_nested (GString *out, const double *flat, const guint *dims, guint rank, guint from)
+append_node (GString *out, const Node *node, const double *values)
 {
-  gsize stride = 1;
-
-  if (from == rank)
+  if (node == NULL)
     {
-      append_number (out, flat[0]);
+      /* an element no column names: it cannot be told, so it is not a number */
+      g_string_append (out, "\"NaN\"");
       return;
     }
-  for (guint r = from + 1; r < rank; r++)
-    stride *= dims[r];
-  g_string_append_c (out, '[');
-  for (guint i = 0; i < dims[from]; i++)
+  if (node->kind == NODE_NUMBER)
+    {
+      append_number (out, values[node->value]);
+      return;
+    }
+  g_string_append_c (out, node->kind == NODE_ARRAY ? '[' : '{');
+  for (guint i = 0; i < node->kids->len; i++)
     {
       if (i > 0)
         g_string_append_c (out, ',');
-      append_nested (out, flat + i * stride, dims, rank, from + 1);
+      if (node->kind == NODE_TUPLE)
+        g_string_append_printf (out, "\"%u\":", i + 1);
+      append_node (out, g_ptr_array_index (node->kids, i), values);
     }
-  g_string_append_c (out, ']');
-}
-
-static void
-append_variable (GString *out, const Variable *v, const double *values)
-{
-  gsize size = 1;
-  g_autofree double *flat = NULL;
-
-  for (guint r = 0; r < v->rank; r++)
-    size *= v->dims[r];
-  flat = g_new0 (double, MAX (size, 1));
-  for (gsize k = 0; k < v->count; k++)
-    {
-      gsize at = 0;
-      for (guint r = 0; r < v->rank; r++)
-        at = at * v->dims[r] + (v->idx[k * v->rank + r] - 1);
-      flat[at] = values[v->offset + k];
-    }
-  append_nested (out, flat, v->dims, v->rank, 0);
+  g_string_append_c (out, node->kind == NODE_ARRAY ? ']' : '}');
 }
 
 struct TildeParamJson {
@@ -198,5 +208,5 @@ _tilde_param_json_append (const TildeParamJson *pj, guint var, const double *con
   g_autofree char *quoted = g_strescape (v->name, NULL);
 
   g_string_append_printf (out, "\"%s\":", quoted);
-  append_variable (out, v, constrained);
+  append_node (out, v->root, constrained);
 }

@@ -299,6 +299,31 @@ compile_transform (Compiler *c, const MirTransform *t)
   return tr;
 }
 
+/* The MIR gives a tuple whose members are all unconstrained the identity
+ * transform; read and written member by member, it takes a tuple
+ * transform of identities (NULL for types without tuples). */
+static Tr *
+identity_tuple_tr (Compiler *c, const TildeType *type)
+{
+  const TildeType *base = tilde_type_array_base (type);
+  if (tilde_type_kind (base) != TILDE_TYPE_TUPLE)
+    return NULL;
+  Tr *tr = tilde_arena_new0 (c->arena, Tr);
+  tr->kind = MIR_TRANS_TUPLE;
+  tr->n_members = tilde_type_n_members (base);
+  tr->members = tilde_arena_newv (c->arena, Tr *, MAX (tr->n_members, 1));
+  for (guint i = 0; i < tr->n_members; i++)
+    {
+      tr->members[i] = identity_tuple_tr (c, tilde_type_member (base, i));
+      if (!tr->members[i])
+        {
+          tr->members[i] = tilde_arena_new0 (c->arena, Tr);
+          tr->members[i]->kind = MIR_TRANS_IDENTITY;
+        }
+    }
+  return tr;
+}
+
 static Ex *
 compile_internal (Compiler *c, const MirExpr *m)
 {
@@ -315,6 +340,8 @@ compile_internal (Compiler *c, const MirExpr *m)
         e->tkind = f->data->trans ? f->data->trans->kind : MIR_TRANS_IDENTITY;
         if (e->tkind == MIR_TRANS_TUPLE)
           e->tr = compile_transform (c, f->data->trans);
+        else if (e->tkind == MIR_TRANS_IDENTITY && (e->tr = identity_tuple_tr (c, m->type)))
+          e->tkind = MIR_TRANS_TUPLE;
         else if (f->data->trans && f->data->trans->a)
           e->ta = compile_expr (c, f->data->trans->a);
         if (f->data->trans && f->data->trans->b)
@@ -2165,6 +2192,9 @@ compile_nr_call (Compiler *c, const MirStmt *m)
       s->target_jacobian = f->data->trans != NULL;   /* unconstrain */
       if (s->tkind == MIR_TRANS_TUPLE)
         s->tr = compile_transform (c, f->data->trans);
+      else if (s->target_jacobian && s->tkind == MIR_TRANS_IDENTITY
+               && (s->tr = identity_tuple_tr (c, f->data->var->type)))
+        s->tkind = MIR_TRANS_TUPLE;
       else if (f->data->trans && f->data->trans->a)
         s->e2 = compile_expr (c, f->data->trans->a);
       if (f->data->trans && f->data->trans->b)

@@ -40,6 +40,21 @@ generate (TildeModel *model, const char *csv_text, guint64 seed, guint *n_failed
   return out;
 }
 
+/* The generator over every draw of CSV_TEXT for MODEL_TEXT, all of them
+ * expected to succeed. */
+static TildeStanCsv *
+generate_all (const char *model_text, const char *csv_text)
+{
+  g_autoptr(TildeModel) model = infer_test_model (model_text, NULL);
+  g_autoptr(GError) error = NULL;
+  guint failed = 99;
+  TildeStanCsv *out = generate (model, csv_text, 1, &failed, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (failed, ==, 0);
+  return out;
+}
+
 static double
 value (const TildeStanCsv *csv, guint i, const char *name)
 {
@@ -67,14 +82,8 @@ test_shapes (void)
     "lp__,m.1.1,m.2.1,m.1.2,m.2.2,m.1.3,m.2.3,p.1,p.2,p.3,b\n"
     "-3,11,21,12,22,13,23,0.2,0.3,0.5,1.5\n"
     "-4,-1,-2,-3,-4,-5,-6,0.25,0.25,0.5,2.75\n";
-  g_autoptr(TildeModel) model = infer_test_model (model_text, NULL);
-  g_autoptr(TildeStanCsv) out = NULL;
-  g_autoptr(GError) error = NULL;
-  guint failed = 99;
+  g_autoptr(TildeStanCsv) out = generate_all (model_text, csv_text);
 
-  out = generate (model, csv_text, 1, &failed, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (failed, ==, 0);
   g_assert_cmpuint (out->n_draws, ==, 2);
   g_assert_cmpstr (out->column_names[0], ==, "lp__");
   g_assert_cmpstr (out->column_names[11], ==, "m12");
@@ -110,18 +119,28 @@ test_complex (void)
     "lp__,z.real,z.imag,M.1.1.real,M.1.1.imag,M.2.1.real,M.2.1.imag,"
     "M.1.2.real,M.1.2.imag,M.2.2.real,M.2.2.imag\n"
     "-3,3,-4,1,2,3,4,5,6,7,8\n";
-  g_autoptr(TildeModel) model = infer_test_model (model_text, NULL);
-  g_autoptr(TildeStanCsv) out = NULL;
-  g_autoptr(GError) error = NULL;
-  guint failed = 99;
+  g_autoptr(TildeStanCsv) out = generate_all (model_text, csv_text);
 
-  out = generate (model, csv_text, 1, &failed, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (failed, ==, 0);
   g_assert_cmpfloat_with_epsilon (value (out, 0, "zi"), -4, 1e-12);
   g_assert_cmpfloat_with_epsilon (value (out, 0, "m12"), 65, 1e-12);
   g_assert_cmpfloat_with_epsilon (value (out, 0, "m21"), 43, 1e-12);
   g_assert_cmpfloat_with_epsilon (value (out, 0, "n"), 25, 1e-12);
+}
+
+/* Tuple parameters: members after a colon, read back as JSON objects. */
+static void
+test_tuples (void)
+{
+  static const char model_text[] =
+    "parameters { array[2] tuple(real<lower=0>, vector[2]) q; }\n"
+    "model { for (i in 1:2) { q[i].1 ~ exponential (1); q[i].2 ~ normal (0, 1); } }\n"
+    "generated quantities { real s = q[1].1 + 10 * q[2].1 + 100 * q[2].2[1] + 1000 * q[1].2[2]; }\n";
+  static const char csv_text[] =
+    "lp__,q.1:1,q.1:2.1,q.1:2.2,q.2:1,q.2:2.1,q.2:2.2\n"
+    "-3,0.5,1,2,3,4,5\n";
+  g_autoptr(TildeStanCsv) out = generate_all (model_text, csv_text);
+
+  g_assert_cmpfloat_with_epsilon (value (out, 0, "s"), 0.5 + 30 + 400 + 2000, 1e-9);
 }
 
 /* Transformed parameters are recomputed; a draw from an _rng has the
@@ -235,6 +254,7 @@ main (int argc, char **argv)
   g_test_add_func ("/infer/generate/shapes", test_shapes);
   g_test_add_func ("/infer/generate/quantities", test_quantities);
   g_test_add_func ("/infer/generate/complex", test_complex);
+  g_test_add_func ("/infer/generate/tuples", test_tuples);
   g_test_add_func ("/infer/generate/errors", test_errors);
   g_test_add_func ("/infer/generate/sampler-round-trip", test_sampler_round_trip);
   return g_test_run ();

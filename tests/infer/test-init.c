@@ -21,7 +21,7 @@ collect (const char *line, gpointer data)
 
 typedef struct {
   gboolean ok;
-  double   theta[8], lp, gradient[8];
+  double   theta[16], lp, gradient[16];
   char    *problem;
   GString *messages;
 } Found;
@@ -110,6 +110,36 @@ test_partial_file (void)
   g_assert_cmpfloat (fabs (f.theta[2]), <, 2 + 1e-12);
   g_assert_cmpfloat (fabs (f.theta[3]), <, 2 + 1e-12);
   g_assert_cmpfloat (f.theta[0], !=, 0);
+  found_clear (&f);
+}
+
+/* Partial inits of tuple and complex parameters: the given ones from the
+ * file, the drawn ones written back by their column names ("q.1:2.imag")
+ * and read with the file's. */
+static void
+test_partial_tuples (void)
+{
+  g_autoptr(TildeModel) model = infer_test_model (
+    "parameters { tuple(real, real<lower=0>) p; array[2] tuple(vector[2], complex) q;"
+    " complex z; }\n"
+    "model { p.1 ~ normal(0, 1); p.2 ~ exponential(1); abs(z) ~ std_normal(); }\n", NULL);
+  Found f;
+
+  /* p and z given; q (8 values) drawn */
+  find (model, "{\"p\": {\"1\": 0.25, \"2\": 2}, \"z\": [-1.5, 0.5]}", 2, &f);
+  g_assert_true (f.ok);
+  g_assert_cmpfloat (f.theta[0], ==, 0.25);
+  g_assert_cmpfloat (fabs (f.theta[1] - log (2.0)), <, 1e-14);
+  for (int i = 2; i < 10; i++)
+    g_assert_cmpfloat (fabs (f.theta[i]), <, 2);
+  g_assert_cmpfloat (f.theta[10], ==, -1.5);
+  g_assert_cmpfloat (f.theta[11], ==, 0.5);
+  found_clear (&f);
+  /* q given; p and z drawn */
+  find (model, "{\"q\": [{\"1\": [1, 2], \"2\": [3, 4]}, {\"1\": [5, 6], \"2\": [7, 8]}]}", 2, &f);
+  g_assert_true (f.ok);
+  for (int i = 2; i < 10; i++)
+    g_assert_cmpfloat (f.theta[i], ==, i - 1);
   found_clear (&f);
 }
 
@@ -229,6 +259,7 @@ main (int argc, char **argv)
   g_test_add_func ("/infer/init/random", test_random);
   g_test_add_func ("/infer/init/file", test_file);
   g_test_add_func ("/infer/init/partial-file", test_partial_file);
+  g_test_add_func ("/infer/init/partial-tuples", test_partial_tuples);
   g_test_add_func ("/infer/init/text-read-as-data", test_text_read_as_data);
   g_test_add_func ("/infer/init/file-violates-constraint", test_file_violates_constraint);
   g_test_add_func ("/infer/init/failure", test_failure);

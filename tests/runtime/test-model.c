@@ -47,6 +47,24 @@ check_gradient_fd (TildeModel *m, const double *theta, gboolean propto, gboolean
     }
 }
 
+/* The constrained values in `json` (freed here), as inits, give theta's
+ * n values back to within tol. */
+static void
+check_inits_give_back (TildeModel *m, GString *json, const double *theta, gsize n, double tol)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TildeJsonData) inits = tilde_json_data_new_from_string (json->str, -1, &error);
+  g_autoptr (TildeModelError) e = NULL;
+  g_autofree double *back = g_new (double, n);
+  g_string_free (json, TRUE);
+  g_assert_no_error (error);
+  if (!tilde_model_unconstrain (m, inits, back, &e))
+    g_error ("unconstrain: %s", e->message);
+  for (gsize i = 0; i < n; i++)
+    if (!(fabs (back[i] - theta[i]) <= tol))
+      g_error ("unconstrained value %" G_GSIZE_FORMAT ": %.17g, expected %.17g", i, back[i], theta[i]);
+}
+
 /* ---- names, constrain, unconstrain ---- */
 
 static const char *names_model =
@@ -129,14 +147,7 @@ test_constrain_unconstrain (void)
   g_string_append_printf (json, "], \"z\": [[%.17g, %.17g, %.17g], [%.17g, %.17g, %.17g]],",
                           out[12], out[14], out[16], out[13], out[15], out[17]);
   g_string_append_printf (json, " \"M\": [[%.17g, %.17g], [%.17g, %.17g]]}", out[18], out[20], out[19], out[21]);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (TildeJsonData) inits = tilde_json_data_new_from_string (json->str, -1, &error);
-  g_string_free (json, TRUE);
-  g_assert_no_error (error);
-  double back[16];
-  g_assert_true (tilde_model_unconstrain (m, inits, back, &e));
-  for (int i = 0; i < 16; i++)
-    g_assert_cmpfloat_with_epsilon (back[i], theta[i], 1e-12);
+  check_inits_give_back (m, json, theta, 16, 1e-12);
   check_gradient_fd (m, theta, TRUE, TRUE);
   check_gradient_fd (m, theta, FALSE, FALSE);
 }
@@ -963,6 +974,52 @@ test_tuples (void)
     g_assert_true (rt_test_close (back[i], theta[i], 1e-12));
 }
 
+/* Tuples none of whose members is constrained (the MIR gives them the
+ * identity transform) are read and unconstrained member by member too:
+ * they were taken for zero values, and the model for one without
+ * parameters. */
+static void
+test_unconstrained_tuples (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model (
+    "parameters { tuple(real, real) p; array[2] tuple(vector[2], tuple(complex, real)) q; }\n"
+    "model {\n"
+    "  p.1 ~ std_normal(); p.2 ~ std_normal();\n"
+    "  for (i in 1:2) {\n"
+    "    q[i].1 ~ std_normal(); q[i].2.2 ~ std_normal();\n"
+    "    get_real(q[i].2.1) ~ std_normal(); get_imag(q[i].2.1) ~ std_normal();\n"
+    "  }\n"
+    "}\n", NULL);
+  g_assert_cmpuint (tilde_model_num_params_unconstrained (m), ==, 12);
+  const char *const names[] = { "p:1", "p:2", "q.1:1.1", "q.1:1.2", "q.1:2:1.real",
+                                "q.1:2:1.imag", "q.1:2:2", "q.2:1.1", NULL };
+  for (guint i = 0; names[i]; i++)
+    g_assert_cmpstr (tilde_model_output_names (m, FALSE, FALSE)[i], ==, names[i]);
+  double theta[12], out[12], expected = 0;
+  for (int i = 0; i < 12; i++)
+    {
+      theta[i] = 0.3 * (i + 1) - 1.7;
+      expected += std_normal_lpdf (theta[i]);
+    }
+  g_assert_true (rt_test_close (tilde_model_log_density (m, theta, FALSE, TRUE, NULL, NULL),
+                                expected, 1e-12));
+  check_gradient_fd (m, theta, FALSE, TRUE);
+  g_autoptr (TildeModelError) e = NULL;
+  g_assert_true (tilde_model_constrain (m, theta, FALSE, FALSE, NULL, out, &e));
+  for (int i = 0; i < 12; i++)
+    g_assert_cmpfloat (out[i], ==, theta[i]);
+  GString *json = g_string_new (NULL);
+  g_string_append_printf (json, "{\"p\": {\"1\": %.17g, \"2\": %.17g}, \"q\": [", out[0], out[1]);
+  for (int i = 0; i < 2; i++)
+    {
+      const double *x = out + 2 + 5 * i;
+      g_string_append_printf (json, "%s{\"1\": [%.17g, %.17g], \"2\": {\"1\": [%.17g, %.17g], \"2\": %.17g}}",
+                              i ? ", " : "", x[0], x[1], x[2], x[3], x[4]);
+    }
+  g_string_append (json, "]}");
+  check_inits_give_back (m, json, theta, 12, 0);
+}
+
 /* ---- complex parameters ---- */
 
 static const char *complex_model =
@@ -1037,14 +1094,7 @@ test_complex_parameters (void)
   /* JSON rows: [[M11, M12], [M21, M22]] */
   g_string_append_printf (json, " \"M\": [[[%.17g, %.17g], [%.17g, %.17g]], [[%.17g, %.17g], [%.17g, %.17g]]]}",
                           out[10], out[11], out[14], out[15], out[12], out[13], out[16], out[17]);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (TildeJsonData) inits = tilde_json_data_new_from_string (json->str, -1, &error);
-  g_string_free (json, TRUE);
-  g_assert_no_error (error);
-  double back[18];
-  g_assert_true (tilde_model_unconstrain (m, inits, back, &e));
-  for (int i = 0; i < 18; i++)
-    g_assert_cmpfloat (back[i], ==, theta[i]);
+  check_inits_give_back (m, json, theta, 18, 0);
 }
 
 /* A sum_to_zero_matrix parameter: (R - 1) x (C - 1) free values, every
@@ -1058,7 +1108,7 @@ test_sum_to_zero_matrix (void)
   g_autoptr (TildeModel) m = rt_test_model ("parameters { sum_to_zero_matrix[3, 4] S; }\n"
                                             "model { to_vector(S) ~ std_normal(); }\n", NULL);
   g_assert_cmpuint (tilde_model_num_params_unconstrained (m), ==, 6);
-  double theta[6], out[12], back[6];
+  double theta[6], out[12];
   for (int i = 0; i < 6; i++)
     theta[i] = 0.8 * cos (2.1 * i + 0.4);
   g_autoptr (TildeModelError) e = NULL;
@@ -1080,13 +1130,7 @@ test_sum_to_zero_matrix (void)
     g_string_append_printf (json, "%s[%.17g, %.17g, %.17g, %.17g]", i ? ", " : "",
                             out[i], out[i + 3], out[i + 6], out[i + 9]);
   g_string_append (json, "]}");
-  g_autoptr (GError) error = NULL;
-  g_autoptr (TildeJsonData) inits = tilde_json_data_new_from_string (json->str, -1, &error);
-  g_string_free (json, TRUE);
-  g_assert_no_error (error);
-  g_assert_true (tilde_model_unconstrain (m, inits, back, &e));
-  for (int i = 0; i < 6; i++)
-    g_assert_true (rt_test_close (back[i], theta[i], 1e-12));
+  check_inits_give_back (m, json, theta, 6, 1e-12);
 }
 
 /* ---- GLMs under propto ---- */
@@ -1417,6 +1461,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/runtime/model/example/logistic_regression", "logistic_regression.stan", test_example);
   g_test_add_data_func ("/runtime/model/example/poisson_glm", "poisson_glm.stan", test_example);
   g_test_add_func ("/runtime/model/tuples", test_tuples);
+  g_test_add_func ("/runtime/model/unconstrained-tuples", test_unconstrained_tuples);
   g_test_add_func ("/runtime/model/complex-parameters", test_complex_parameters);
   g_test_add_func ("/runtime/model/sum-to-zero-matrix", test_sum_to_zero_matrix);
   g_test_add_func ("/runtime/model/glm-rewrites-propto", test_glm_rewrites_propto);

@@ -72,7 +72,14 @@ rt_free_size (MirTransformKind kind, const TildeShape *shape)
       /* complex values take no constraint: both parts of each, interleaved */
       return 2 * shape->rows * shape->cols;
     case TILDE_VALUE_TUPLE:
-      return 0;
+      {
+        /* a tuple of unconstrained members (constrained ones have a tuple
+         * transform, whose members are sized one by one) */
+        gint32 n = 0;
+        for (guint i = 0; i < shape->n_members; i++)
+          n += rt_free_size (MIR_TRANS_IDENTITY, shape->members[i]);
+        return n;
+      }
     default:
       if (is_elementwise (kind))
         return shape->rows * shape->cols;
