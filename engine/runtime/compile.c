@@ -562,6 +562,20 @@ user_call_matches (const RtFunction *cand, const GPtrArray *args)
   return TRUE;
 }
 
+/* Whether a definition is the overload a function argument stands for:
+ * the type checker gives the argument the chosen overload's type. */
+static gboolean
+function_type_matches (const RtFunction *cand, const TildeType *type)
+{
+  if (tilde_type_kind (type) != TILDE_TYPE_FUNCTION
+      || tilde_type_n_args (type) != (guint) cand->n_args)
+    return FALSE;
+  for (int k = 0; k < cand->n_args; k++)
+    if (tilde_type_arg (type, (guint) k)->type != cand->arg_types[k])
+      return FALSE;
+  return TRUE;
+}
+
 static Ex *
 compile_user_call (Compiler *c, const MirExpr *m)
 {
@@ -672,20 +686,31 @@ compile_hof (Compiler *c, const MirExpr *m, const RtHof *h)
     }
   int arity = h->fixed < 0 ? h->lead : h->lead + n - 1 - h->fixed;
   GPtrArray *overloads = g_hash_table_lookup (c->functions, definition_name (fa->u.var.name));
-  const RtFunction *code = NULL;
+  const RtFunction *code = NULL, *typed = NULL;
+  int matches = 0, typed_matches = 0;
   for (guint i = 0; overloads && i < overloads->len; i++)
     {
       const RtFunction *cand = g_ptr_array_index (overloads, i);
-      if (cand->n_args == arity)
+      if (cand->n_args != arity)
+        continue;
+      code = cand;
+      matches++;
+      if (function_type_matches (cand, fa->type))
         {
-          if (code)
-            {
-              c_error (c, m, "the overloads of %s with %d argument%s cannot be told apart "
-                       "by the runtime yet", fa->u.var.name, arity, arity == 1 ? "" : "s");
-              return ex_new (c, rt_ex_const, m, 0);
-            }
-          code = cand;
+          typed = cand;
+          typed_matches++;
         }
+    }
+  if (matches > 1 && typed_matches == 1)
+    {
+      code = typed;
+      matches = 1;
+    }
+  if (matches > 1)
+    {
+      c_error (c, m, "the overloads of %s with %d argument%s cannot be told apart "
+               "by the runtime yet", fa->u.var.name, arity, arity == 1 ? "" : "s");
+      return ex_new (c, rt_ex_const, m, 0);
     }
   if (!code || !code->defined)
     {

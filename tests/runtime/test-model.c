@@ -619,6 +619,37 @@ test_overloads_of_equal_arity (void)
     }
 }
 
+/* Overloads passed by name to a higher-order function: the argument
+ * carries the type of the overload the type checker chose. */
+static void
+test_overloads_passed_to_hofs (void)
+{
+  static const char *const model =
+    "functions {\n"
+    "  real part(array[] real s, int a, int b, real mu) { return -0.5 * dot_self(to_vector(s) - mu); }\n"
+    "  real part(array[] int s, int a, int b, real mu) { return 1000 * mu * sum(s); }\n"
+    "  vector rhs(real t, vector y, real k) { return -k * y; }\n"
+    "  vector rhs(real t, vector y, vector k) { return -k .* y; }\n"
+    "}\n"
+    "parameters { real mu; real<lower=0> k; }\n"
+    "model {\n"
+    "  target += reduce_sum(part, {0.5, 1.5}, 1, mu) + reduce_sum(part, {1, 2}, 1, mu);\n"
+    "  target += ode_rk45_tol(rhs, [1.0]', 0, {2.0}, 1e-10, 1e-10, 100000, k)[1][1]\n"
+    "            + ode_rk45_tol(rhs, [1.0, 1.0]', 0, {1.0}, 1e-10, 1e-10, 100000, [k, 2 * k]')[1][2];\n"
+    "}\n";
+  g_autoptr (TildeModel) m = rt_test_model (model, NULL);
+  double theta[2] = { 0.25, log (0.5) }, mu = 0.25, k = 0.5;
+  TildeModelError *e = NULL;
+  double lp = tilde_model_log_density (m, theta, TRUE, FALSE, NULL, &e);
+
+  g_assert_null (e);
+  /* the normal part, 3000 mu from the int one, exp (-2 k) and exp (-2 k) */
+  double want = -0.5 * ((0.5 - mu) * (0.5 - mu) + (1.5 - mu) * (1.5 - mu)) + 3000 * mu
+    + 2 * exp (-2 * k);
+  g_assert_true (rt_test_close (lp, want, 1e-7));
+  check_gradient_fd (m, theta, TRUE, TRUE);
+}
+
 /* Functions of the functions block: recursion, void functions that add to
  * the target, user densities whose constants follow the way they are
  * called. */
@@ -1454,6 +1485,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/model/int-functions-over-arrays", test_int_functions_over_arrays);
   g_test_add_func ("/runtime/model/cholesky-factor-cov-sizes", test_cholesky_factor_cov_sizes);
   g_test_add_func ("/runtime/model/overloads-of-equal-arity", test_overloads_of_equal_arity);
+  g_test_add_func ("/runtime/model/overloads-passed-to-hofs", test_overloads_passed_to_hofs);
   g_test_add_func ("/runtime/model/functions", test_functions);
   g_test_add_func ("/runtime/model/library", test_library);
   g_test_add_func ("/runtime/model/gq-functions", test_gq_functions);
