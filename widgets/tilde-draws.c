@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "infer/column-name.h"
+
 /* A frame at 60 Hz: "changed" is emitted no more often. */
 #define FRAME_USEC 16667
 /* GTK draws at G_PRIORITY_HIGH_IDLE + 20: emitting just before lets a
@@ -58,13 +60,14 @@ is_sampler_name (const char *name)
   return g_str_has_suffix (name, "__");
 }
 
-/* The variable a column belongs to: the name up to its first dot. */
+/* The variable a column belongs to: the name up to its first dot, or
+ * colon (a tuple's member). */
 static char *
 variable_of (const char *name)
 {
-  const char *dot = strchr (name, '.');
+  gsize length = strcspn (name, ".:");
 
-  return dot && dot != name ? g_strndup (name, dot - name) : g_strdup (name);
+  return length > 0 ? g_strndup (name, length) : g_strdup (name);
 }
 
 /* "beta[1..8]" or "L[1..2,1..3]" from the index ranges of a group's
@@ -80,7 +83,12 @@ group_name (const char *variable, const char *const *names, guint n)
 
   for (guint i = 0; i < n; i++)
     {
-      g_auto(GStrv) parts = g_strsplit (strchr (names[i], '.') + 1, ".", -1);
+      const char *rest = names[i] + strlen (variable);
+      g_auto(GStrv) parts = NULL;
+
+      if (*rest != '.')
+        return g_strdup (variable);
+      parts = g_strsplit (rest + 1, ".", -1);
       guint k = g_strv_length (parts);
 
       if (i == 0)
@@ -113,7 +121,7 @@ group_name (const char *variable, const char *const *names, guint n)
 static TildeParameter *
 leaf_parameter (TildeDraws *self, guint column)
 {
-  g_autofree char *name = tilde_parameter_display_name (self->names[column]);
+  g_autofree char *name = tilde_column_display_name (self->names[column]);
   g_autofree char *variable = variable_of (self->names[column]);
 
   return tilde_parameter_new (name, variable, &column, 1, NULL);
@@ -140,10 +148,11 @@ build_parameters (TildeDraws *self)
           continue;
         }
       variable = variable_of (self->names[column]);
-      if (strchr (self->names[column], '.') != NULL)
+      if (self->names[column][strlen (variable)] != '\0')
         while (end < self->n_columns && !is_sampler_name (self->names[end])
                && g_str_has_prefix (self->names[end], variable)
-               && self->names[end][strlen (variable)] == '.')
+               && (self->names[end][strlen (variable)] == '.'
+                   || self->names[end][strlen (variable)] == ':'))
           end++;
       if (end - column == 1)
         {

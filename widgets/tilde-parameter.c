@@ -3,7 +3,6 @@
 
 #include "tilde-parameter.h"
 
-#include <string.h>
 
 struct _TildeParameter
 {
@@ -78,22 +77,6 @@ tilde_parameter_is_group (TildeParameter *self)
 {
   g_return_val_if_fail (TILDE_IS_PARAMETER (self), FALSE);
   return self->children != NULL;
-}
-
-char *
-tilde_parameter_display_name (const char *csv_name)
-{
-  const char *dot = strchr (csv_name, '.');
-  GString *name;
-
-  if (dot == NULL || dot == csv_name || dot[1] == '\0')
-    return g_strdup (csv_name);
-  name = g_string_new_len (csv_name, dot - csv_name);
-  g_string_append_c (name, '[');
-  for (const char *p = dot + 1; *p != '\0'; p++)
-    g_string_append_c (name, *p == '.' ? ',' : *p);
-  g_string_append_c (name, ']');
-  return g_string_free (name, FALSE);
 }
 
 static void

@@ -28,8 +28,5 @@ const guint    *tilde_parameter_get_columns   (TildeParameter *self,
 GListModel     *tilde_parameter_get_children  (TildeParameter *self);
 gboolean        tilde_parameter_is_group      (TildeParameter *self);
 
-/* "theta.1" -> "theta[1]", "L.2.1" -> "L[2,1]": Stan CSV's column
- * names as Stan prints elements. */
-char           *tilde_parameter_display_name  (const char *csv_name);
 
 G_END_DECLS

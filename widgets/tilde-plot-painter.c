@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "infer/radix-sort.h"
+#include "infer/column-name.h"
 #include "tilde-plot-canvas-private.h"
 
 #define KDE_POINTS 512
@@ -176,7 +177,7 @@ rebuild_rows (TildePlotPainter *painter)
         continue;
       row = g_new0 (Row, 1);
       row->column = (guint) column;
-      row->label = tilde_parameter_display_name (painter->names[i]);
+      row->label = tilde_column_display_name (painter->names[i]);
       row->n_chains = painter->n_chains;
       row->series = g_new0 (Series, painter->n_chains);
       for (guint c = 0; c < painter->n_chains; c++)

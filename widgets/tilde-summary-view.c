@@ -9,6 +9,8 @@
 
 #include "tilde-summary-view.h"
 
+#include "infer/column-name.h"
+
 #define RHAT_LIMIT TILDE_SUMMARY_RHAT_LIMIT
 #define ESS_LIMIT  400.0
 
@@ -279,7 +281,7 @@ tilde_summary_view_set_estimates (TildeSummaryView  *self,
   show_columns (self, TRUE);
   for (gsize i = 0; i < n; i++)
     {
-      g_autofree char *name = tilde_summary_display_name (names[i]);
+      g_autofree char *name = tilde_column_display_name (names[i]);
       TildeSummaryItem *item = summary_item_new (name, (guint) i);
 
       item->values[TILDE_SUMMARY_COLUMN_MEAN] = values[i];

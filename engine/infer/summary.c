@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "infer/column-name.h"
 #include "infer/diagnostics.h"
 
 #define SEE_WARNINGS "See https://mc-stan.org/misc/warnings for details."
@@ -44,50 +45,12 @@ tilde_summary_free (TildeSummary *s)
   g_free (s);
 }
 
-/* The ".2.1" that ends an element's name, or NULL. */
-static const char *
-index_suffix (const char *column)
-{
-  for (const char *dot = strchr (column, '.'); dot != NULL; dot = strchr (dot + 1, '.'))
-    {
-      const char *p = dot;
-
-      if (dot == column)
-        continue;
-      while (*p == '.' && g_ascii_isdigit (p[1]))
-        {
-          p++;
-          while (g_ascii_isdigit (*p))
-            p++;
-        }
-      if (*p == '\0')
-        return dot;
-    }
-  return NULL;
-}
-
-char *
-tilde_summary_display_name (const char *column)
-{
-  const char *suffix = index_suffix (column);
-  GString *out;
-
-  if (suffix == NULL)
-    return g_strdup (column);
-  out = g_string_new_len (column, suffix - column);
-  g_string_append_c (out, '[');
-  for (const char *p = suffix + 1; *p; p++)
-    g_string_append_c (out, *p == '.' ? ',' : *p);
-  g_string_append_c (out, ']');
-  return g_string_free (out, FALSE);
-}
-
 /* The indices of an element "theta.2.1" (1-based) into INDICES; FALSE for a
  * name without any. *BASE_LEN is the length of "theta". */
 static gboolean
 element_indices (const char *column, gsize *base_len, GArray *indices)
 {
-  const char *suffix = index_suffix (column);
+  const char *suffix = tilde_column_index_suffix (column);
 
   g_array_set_size (indices, 0);
   if (suffix == NULL)
@@ -261,7 +224,7 @@ summarise_column (const TildeSummary *s, TildeStanCsv *const *chains, guint j, d
 
   gather_column (s, chains, j, buffer);
   row->column = g_strdup (column);
-  row->name = tilde_summary_display_name (column);
+  row->name = tilde_column_display_name (column);
   row->kind = g_str_equal (column, "lp__") ? TILDE_SUMMARY_LP
             : g_str_has_suffix (column, "__") ? TILDE_SUMMARY_SAMPLER : TILDE_SUMMARY_MODEL;
   row->mean = tilde_draws_mean (buffer, C * N);

@@ -87,9 +87,6 @@ char         *tilde_summary_to_text (const TildeSummary *summary, int sig_figs);
 /* The same numbers as JSON; NaN and infinities as "NaN", "inf", "-inf". */
 char         *tilde_summary_to_json (const TildeSummary *summary);
 
-/* "theta.1" -> "theta[1]", "L.2.1" -> "L[2,1]"; other names unchanged. */
-char         *tilde_summary_display_name (const char *column);
-
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TildeSummary, tilde_summary_free)
 
 G_END_DECLS

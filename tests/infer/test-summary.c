@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "infer/column-name.h"
 #include "infer/summary.h"
 
 static const double default_probs[] = { 0.05, 0.5, 0.95 };
@@ -463,7 +464,7 @@ test_display_names (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autofree char *got = tilde_summary_display_name (cases[i][0]);
+      g_autofree char *got = tilde_column_display_name (cases[i][0]);
 
       g_assert_cmpstr (got, ==, cases[i][1]);
     }

@@ -70,6 +70,37 @@ test_parameters_grouped (void)
   g_assert_cmpint (tilde_draws_find_column (draws, "theta[3]"), ==, -1);
 }
 
+/* Complex values and tuples group by their variable too, their elements
+ * named as the summary names them. */
+static void
+test_parameters_complex_and_tuples (void)
+{
+  static const char *const names[] = {
+    "lp__", "z.real", "z.imag", "v.1.real", "v.1.imag", "v.2.real", "v.2.imag",
+    "p:1", "p:2.1", "p:2.2", "q.1:1", "q.2:1", NULL
+  };
+  g_autoptr(TildeDraws) draws = tilde_draws_new (names, 1);
+  GListModel *parameters = tilde_draws_get_parameters (draws);
+  static const char *const groups[] = { "z", "v", "p", "q" };
+  static const guint sizes[] = { 2, 4, 3, 2 };
+
+  g_assert_cmpuint (g_list_model_get_n_items (parameters), ==, G_N_ELEMENTS (groups));
+  for (guint i = 0; i < G_N_ELEMENTS (groups); i++)
+    {
+      TildeParameter *group = parameter_at (parameters, i);
+      guint n;
+
+      g_assert_cmpstr (tilde_parameter_get_name (group), ==, groups[i]);
+      g_assert_cmpstr (tilde_parameter_get_variable (group), ==, groups[i]);
+      tilde_parameter_get_columns (group, &n);
+      g_assert_cmpuint (n, ==, sizes[i]);
+    }
+  g_assert_cmpstr (tilde_parameter_get_name (parameter_at (tilde_parameter_get_children (
+                     parameter_at (parameters, 2)), 1)), ==, "p:2[1]");
+  g_assert_cmpstr (tilde_parameter_get_name (parameter_at (tilde_parameter_get_children (
+                     parameter_at (parameters, 1)), 3)), ==, "v.2.imag");
+}
+
 static double
 value_at (guint chain, guint column, guint draw)
 {
@@ -232,6 +263,7 @@ main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/plots/draws/parameters-grouped", test_parameters_grouped);
+  g_test_add_func ("/plots/draws/parameters-complex-and-tuples", test_parameters_complex_and_tuples);
   g_test_add_func ("/plots/draws/append-and-read-back", test_append_and_read_back);
   g_test_add_func ("/plots/draws/warmup-first", test_warmup_first);
   g_test_add_func ("/plots/draws/divergent-draws", test_divergent_draws);
