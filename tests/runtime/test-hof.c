@@ -576,6 +576,14 @@ static const char complex_model[] =
   "  target += get_imag(dot_product(ua, ua));\n"
   "  complex_matrix[2, 2] DM = diag_pre_multiply(u, M) + diag_post_multiply(M, v);\n"
   "  target += get_real(DM[1, 2]) + get_imag(DM[2, 1]);\n"
+  "  complex_matrix[2, 2] N = [[z, 2], [1i, 3 - z]];\n"
+  "  complex_row_vector[2] cd = columns_dot_product(M, N);\n"
+  "  complex_vector[2] rd = rows_dot_product(M, N);\n"
+  "  target += get_real(cd[1]) + get_imag(cd[2]) + get_real(rd[2]) + 0.5 * get_imag(rd[1]);\n"
+  "  target += get_real(columns_dot_self(M)[2]) + get_real(rows_dot_self(M)[1]);\n"
+  "  complex_matrix[2, 2] Q = mdivide_right(N, M);\n"
+  "  complex_row_vector[2] q = mdivide_right(u', M);\n"
+  "  target += get_real(Q[1, 2]) + get_imag(Q[2, 1]) + get_real(q[1]) + get_imag(q[2]);\n"
   "}\n";
 
 /* The same in C99 complex arithmetic, with the DFT as its sum. */
@@ -617,6 +625,25 @@ complex_truth (const double *theta, gboolean propto)
   lp += cimag (z * z + 9);
   /* diag (u) M + M diag (v) */
   lp += creal (u[0] * M[0][1] + M[0][1] * v[1]) + cimag (u[1] * M[1][0] + M[1][0] * v[0]);
+  /* columns' and rows' dot products conjugate nothing (Eigen's
+   * cwiseProduct); their dot_self forms sum |x|^2 */
+  double complex N[2][2] = { { z, 2 }, { I, 3 - z } };
+  double complex cd1 = M[0][1] * N[0][1] + M[1][1] * N[1][1];
+  double complex cd0 = M[0][0] * N[0][0] + M[1][0] * N[1][0];
+  double complex rd0 = M[0][0] * N[0][0] + M[0][1] * N[0][1];
+  double complex rd1 = M[1][0] * N[1][0] + M[1][1] * N[1][1];
+  lp += creal (cd0) + cimag (cd1) + creal (rd1) + 0.5 * cimag (rd0);
+  lp += pow (cabs (M[0][1]), 2) + pow (cabs (M[1][1]), 2) + pow (cabs (M[0][0]), 2)
+    + pow (cabs (M[0][1]), 2);
+  /* N M^-1 and u^T M^-1 by the 2 x 2 inverse */
+  double complex det = M[0][0] * M[1][1] - M[0][1] * M[1][0];
+  double complex inv[2][2] = { { M[1][1] / det, -M[0][1] / det },
+                               { -M[1][0] / det, M[0][0] / det } };
+  double complex q12 = N[0][0] * inv[0][1] + N[0][1] * inv[1][1];
+  double complex q21 = N[1][0] * inv[0][0] + N[1][1] * inv[1][0];
+  double complex r0 = u[0] * inv[0][0] + u[1] * inv[1][0];
+  double complex r1 = u[0] * inv[0][1] + u[1] * inv[1][1];
+  lp += creal (q12) + cimag (q21) + creal (r0) + cimag (r1);
   return lp;
 }
 

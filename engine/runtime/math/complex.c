@@ -622,34 +622,6 @@ is_scalarish (const TildeValue *v)
   return tilde_value_kind_is_scalar ((TildeValueKind) v->kind);
 }
 
-/* A product of two complex values: elementwise when either is a scalar,
- * the matrix product otherwise (by parts). */
-static void
-times (RtCtx *cx, const char *elt, const TildeValue *a, const TildeValue *b, TildeValue *out)
-{
-  if (elt || is_scalarish (a) || is_scalarish (b))
-    {
-      map2 (cx, a, b, c_mul_re, c_mul_im, out);
-      return;
-    }
-  TildeValue ar, ai, br, bi, p[2], t1, t2, re, im;
-  rt_complex_split (cx, a, &ar, &ai);
-  rt_complex_split (cx, b, &br, &bi);
-  p[0] = ar, p[1] = br;
-  call_real (cx, "multiply", 2, p, &t1);
-  p[0] = ai, p[1] = bi;
-  call_real (cx, "multiply", 2, p, &t2);
-  p[0] = t1, p[1] = t2;
-  call_real (cx, "subtract", 2, p, &re);
-  p[0] = ar, p[1] = bi;
-  call_real (cx, "multiply", 2, p, &t1);
-  p[0] = ai, p[1] = br;
-  call_real (cx, "multiply", 2, p, &t2);
-  p[0] = t1, p[1] = t2;
-  call_real (cx, "add", 2, p, &im);
-  *out = rt_complex_join (cx, &re, &im);
-}
-
 /* f (a, b) for a real function f linear in each argument: (ar + i ai) and
  * (br + i bi) give f (ar, br) - f (ai, bi) + i (f (ar, bi) + f (ai, br)). */
 static void
@@ -671,6 +643,17 @@ bilinear (RtCtx *cx, const char *f, const TildeValue *a, const TildeValue *b, Ti
   p[0] = t1, p[1] = t2;
   call_real (cx, "add", 2, p, &im);
   *out = rt_complex_join (cx, &re, &im);
+}
+
+/* A product of two complex values: elementwise when either is a scalar,
+ * the matrix product otherwise (by parts). */
+static void
+times (RtCtx *cx, const char *elt, const TildeValue *a, const TildeValue *b, TildeValue *out)
+{
+  if (elt || is_scalarish (a) || is_scalarish (b))
+    map2 (cx, a, b, c_mul_re, c_mul_im, out);
+  else
+    bilinear (cx, "multiply", a, b, out);
 }
 
 #define WRAP(id, stan, impl)                                                    \
@@ -788,22 +771,55 @@ dot (RtCtx *cx, const TildeValue *u, const TildeValue *v, TildeValue *out)
   *out = rt_complex_join (cx, &re, &im);
 }
 
-/* dot_self: sum |v_i|^2 */
+/* dot_self, columns_dot_self, rows_dot_self (the real function f): sums
+ * of |v_i|^2, as Eigen's squaredNorm gives them to Stan, f (re) + f (im) */
 static void
-dot_self (RtCtx *cx, const TildeValue *v, TildeValue *out)
+self_product (RtCtx *cx, const char *f, const TildeValue *v, TildeValue *out)
 {
-  TildeValue a, b, p[2], re, zero = tilde_value_real (0);
-  rt_complex_split (cx, v, &a, &b);
-  p[0] = a;
-  p[1] = a;
-  TildeValue t1, t2;
-  call_real (cx, "dot_product", 2, p, &t1);
-  p[0] = b;
-  p[1] = b;
-  call_real (cx, "dot_product", 2, p, &t2);
-  p[0] = t1, p[1] = t2;
+  TildeValue p[2], re, zero = tilde_value_real (0);
+  rt_complex_split (cx, v, &p[0], &p[1]);
+  call_real (cx, f, 1, &p[0], &p[0]);
+  call_real (cx, f, 1, &p[1], &p[1]);
   call_real (cx, "add", 2, p, &re);
   *out = rt_complex_join (cx, &re, &zero);
+}
+
+/* mdivide_right (B, A) = B A^-1 of complex values through the real
+ * system [Xr, Xi] [[Ar, Ai], [-Ai, Ar]] = [Br, Bi], which is X A = B
+ * written by parts. */
+static void
+complex_mdivide_right (RtCtx *cx, const TildeValue *b, const TildeValue *a, TildeValue *out)
+{
+  TildeValue ar, ai, br, bi, p[5], top, bottom, m, rhs, x, xr, xi;
+  rt_complex_split (cx, a, &ar, &ai);
+  rt_complex_split (cx, b, &br, &bi);
+  gint32 n = ar.cols;
+  p[0] = ar, p[1] = ai;
+  call_real (cx, "append_col", 2, p, &top);
+  call_real (cx, "minus", 1, &ai, &p[0]);
+  p[1] = ar;
+  call_real (cx, "append_col", 2, p, &bottom);
+  p[0] = top, p[1] = bottom;
+  call_real (cx, "append_row", 2, p, &m);
+  p[0] = br, p[1] = bi;
+  call_real (cx, "append_col", 2, p, &rhs);
+  p[0] = rhs, p[1] = m;
+  call_real (cx, "mdivide_right", 2, p, &x);
+  if (x.kind == TILDE_VALUE_ROW_VECTOR)
+    {
+      p[0] = x, p[1] = tilde_value_int (n);
+      call_real (cx, "head", 2, p, &xr);
+      call_real (cx, "tail", 2, p, &xi);
+    }
+  else
+    {
+      p[0] = x, p[1] = tilde_value_int (1), p[2] = tilde_value_int (1);
+      p[3] = tilde_value_int (x.rows), p[4] = tilde_value_int (n);
+      call_real (cx, "block", 5, p, &xr);
+      p[2] = tilde_value_int (n + 1);
+      call_real (cx, "block", 5, p, &xi);
+    }
+  *out = rt_complex_join (cx, &xr, &xi);
 }
 
 /* prod: the elements multiplied in order */
@@ -830,7 +846,13 @@ WRAP (dot_product, "dot_product", dot (cx, &a[0], &a[1], out))
 WRAP (diag_pre_multiply, "diag_pre_multiply", bilinear (cx, "diag_pre_multiply", &a[0], &a[1], out))
 WRAP (diag_post_multiply, "diag_post_multiply",
       bilinear (cx, "diag_post_multiply", &a[0], &a[1], out))
-WRAP (dot_self, "dot_self", dot_self (cx, &a[0], out))
+WRAP (dot_self, "dot_self", self_product (cx, "dot_self", &a[0], out))
+WRAP (columns_dot_self, "columns_dot_self", self_product (cx, "columns_dot_self", &a[0], out))
+WRAP (rows_dot_self, "rows_dot_self", self_product (cx, "rows_dot_self", &a[0], out))
+WRAP (columns_dot_product, "columns_dot_product",
+      bilinear (cx, "columns_dot_product", &a[0], &a[1], out))
+WRAP (rows_dot_product, "rows_dot_product", bilinear (cx, "rows_dot_product", &a[0], &a[1], out))
+WRAP (mdivide_right, "mdivide_right", complex_mdivide_right (cx, &a[0], &a[1], out))
 WRAP (prod, "prod", product (cx, &a[0], out))
 WRAP (equals, "Equals__", compare (cx, a, TRUE, out))
 WRAP (nequals, "NEquals__", compare (cx, a, FALSE, out))
@@ -1084,6 +1106,9 @@ const RtBuiltin rt_builtins_complex[] = {
   E (add_diag, "add_diag", 2, 2), E (symmetrize_from_lower_tri, "symmetrize_from_lower_tri", 1, 1),
   E (trace, "trace", 1, 1), E (equals, "Equals__", 2, 2), E (nequals, "NEquals__", 2, 2),
   E (abs, "abs", 1, 1), E (dot_product, "dot_product", 2, 2), E (dot_self, "dot_self", 1, 1),
+  E (columns_dot_self, "columns_dot_self", 1, 1), E (rows_dot_self, "rows_dot_self", 1, 1),
+  E (columns_dot_product, "columns_dot_product", 2, 2),
+  E (rows_dot_product, "rows_dot_product", 2, 2), E (mdivide_right, "mdivide_right", 2, 2),
   E (prod, "prod", 1, 1), E (diag_pre_multiply, "diag_pre_multiply", 2, 2),
   E (diag_post_multiply, "diag_post_multiply", 2, 2),
   { "get_real", k_get_real, 1, 1 },
