@@ -8,6 +8,7 @@
 #include "infer/generate.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "infer/param-json-private.h"
@@ -23,6 +24,7 @@ typedef struct {
   TildeParamJson *json;
   gsize           n_params;   /* the model's constrained parameter values */
   int            *columns;    /* the file's column of each, in the model's order */
+  int             digits;     /* the significant digits its values were printed with */
 } ParamLayout;
 
 static void
@@ -79,6 +81,11 @@ layout_init (ParamLayout *layout, TildeModel *model, const TildeStanCsv *csv, GE
 {
   const char *const *names = tilde_model_output_names (model, FALSE, FALSE);
 
+  const char *sig_figs = tilde_stan_csv_setting (csv, "output.sig_figs");
+  int digits = sig_figs ? atoi (sig_figs) : -1;
+
+  /* -1 is the stream's default, 6 */
+  layout->digits = digits > 0 ? MIN (digits, 18) : 6;
   layout->n_params = tilde_model_num_outputs (model, FALSE, FALSE);
   layout->json = _tilde_param_json_new (model);
   if (layout->json == NULL)
@@ -127,7 +134,7 @@ unconstrain_draw (TildeModel *model, const TildeStanCsv *csv, const ParamLayout 
                    csv->name, csv->draw_lines[i], json_error->message);
       return FALSE;
     }
-  if (!tilde_model_unconstrain (model, inits, theta, &model_error))
+  if (!tilde_model_unconstrain_rounded (model, inits, layout->digits, theta, &model_error))
     {
       g_set_error (error, TILDE_GENERATE_ERROR, TILDE_GENERATE_ERROR_DRAW,
                    "%s:%u: the draw's parameter values do not fit the model: %s",

@@ -894,11 +894,20 @@ gboolean
 tilde_model_unconstrain (TildeModel *m, const TildeJsonData *inits, double *theta,
                          TildeModelError **error)
 {
+  return tilde_model_unconstrain_rounded (m, inits, 0, theta, error);
+}
+
+gboolean
+tilde_model_unconstrain_rounded (TildeModel *m, const TildeJsonData *inits, int digits,
+                                 double *theta, TildeModelError **error)
+{
   Workspace *w = workspace_take (m);
   jmp_buf jmp;
   Ev ev;
   ev_init (&ev, m, w, &jmp);
   ev.data = inits;
+  /* half a unit in the last digit, relative, with room for the sums */
+  ev.cx.rounding = digits > 0 ? 5 * pow (10, -digits) : 0;
   gboolean ok = run_part (&ev, m->parts[MIR_PART_TRANSFORM_INITS]);
   if (ok && ev.n_out != m->n_params)
     {

@@ -172,6 +172,15 @@ gboolean    tilde_model_unconstrain (TildeModel          *model,
                                      const TildeJsonData *inits,
                                      double              *theta_unconstrained,
                                      TildeModelError    **error);
+/* The same for values printed with `digits` significant digits (a Stan CSV
+ * file's draws): a simplex, zero-sum or unit vector (or matrix) that misses
+ * its constraint by no more than that rounding is taken as the nearest
+ * value that meets it. */
+gboolean    tilde_model_unconstrain_rounded (TildeModel          *model,
+                                             const TildeJsonData *inits,
+                                             int                  digits,
+                                             double              *theta_unconstrained,
+                                             TildeModelError    **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TildeModel, tilde_model_free)
 

@@ -42,6 +42,8 @@ typedef struct {
   gsl_rng            *rng;
   const char         *fn_name;    /* the library function being called */
   RtCapture          *capture;    /* see RtCapture; NULL: densities record their node */
+  double              rounding;   /* > 0: values to unconstrain were rounded to this
+                                   * relative precision (rt_unconstrain) */
 } RtCtx;
 
 void rt_raise (RtCtx *cx, TildeModelErrorKind kind, const char *fmt, ...)

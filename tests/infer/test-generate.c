@@ -209,6 +209,46 @@ test_errors (void)
   g_assert_error (empty, TILDE_GENERATE_ERROR, TILDE_GENERATE_ERROR_NO_DRAWS);
 }
 
+/* Draws printed with 6 significant digits miss a simplex's or a zero
+ * sum's constraint by the rounding: they are read as the nearest values
+ * that meet it, as the sampler made them (CmdStan stops at such a draw);
+ * a draw that misses by more is an error still. */
+static void
+test_rounded_constraints (void)
+{
+  static const char model_text[] =
+    "parameters { simplex[3] p; sum_to_zero_vector[3] z; sum_to_zero_matrix[2, 3] S;\n"
+    "  row_stochastic_matrix[2, 2] P; unit_vector[2] u; }\n"
+    "model { }\n"
+    "generated quantities { real ps = sum (p); real p1 = p[1]; real zs = sum (z);\n"
+    "  real ss = sum (S[1]) + sum (S[:, 2]); real pp = sum (P[1]); real uu = dot_self (u); }\n";
+  static const char header[] =
+    "lp__,p.1,p.2,p.3,z.1,z.2,z.3,S.1.1,S.2.1,S.1.2,S.2.2,S.1.3,S.2.3,P.1.1,P.2.1,P.1.2,P.2.2,"
+    "u.1,u.2\n";
+  g_autofree char *rounded = g_strconcat (header, "0,0.333333,0.333333,0.333333,"
+                                          "0.123457,-0.234567,0.111111,"
+                                          "0.333333,-0.333333,0.333333,-0.333333,-0.666667,0.666667,"
+                                          "0.333333,0.5,0.666666,0.5,0.6,0.800001\n", NULL);
+  g_autofree char *off = g_strconcat (header, "0,0.35,0.33,0.33,"
+                                      "0.123457,-0.234567,0.111111,"
+                                      "0.333333,-0.333333,0.333333,-0.333333,-0.666667,0.666667,"
+                                      "0.333333,0.5,0.666666,0.5,0.6,0.8\n", NULL);
+  g_autoptr(TildeModel) model = infer_test_model (model_text, NULL);
+  g_autoptr(TildeStanCsv) out = generate_all (model_text, rounded);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpfloat_with_epsilon (value (out, 0, "ps"), 1, 1e-12);
+  g_assert_cmpfloat_with_epsilon (value (out, 0, "p1"), 1 / 3.0, 1e-8);
+  g_assert_cmpfloat_with_epsilon (value (out, 0, "zs"), 0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (value (out, 0, "ss"), 0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (value (out, 0, "pp"), 1, 1e-12);
+  g_assert_cmpfloat_with_epsilon (value (out, 0, "uu"), 1, 1e-12);
+
+  g_assert_null (generate (model, off, 1, NULL, &error));
+  g_assert_error (error, TILDE_GENERATE_ERROR, TILDE_GENERATE_ERROR_DRAW);
+  g_assert_nonnull (strstr (error->message, "is not a valid simplex"));
+}
+
 /* The draws of a run of the sampler, read back: the quantities are the
  * functions of each draw they should be. */
 static void
@@ -256,6 +296,7 @@ main (int argc, char **argv)
   g_test_add_func ("/infer/generate/complex", test_complex);
   g_test_add_func ("/infer/generate/tuples", test_tuples);
   g_test_add_func ("/infer/generate/errors", test_errors);
+  g_test_add_func ("/infer/generate/rounded-constraints", test_rounded_constraints);
   g_test_add_func ("/infer/generate/sampler-round-trip", test_sampler_round_trip);
   return g_test_run ();
 }

@@ -860,10 +860,102 @@ free_sum_to_zero (const double *v, gint32 stride, gint32 K, double *y, gint32 ys
     }
 }
 
+/* Whether each line of the R x C values p (its rows, or its columns) sums
+ * to `target` within what rounding each value to the relative precision
+ * `rounding` explains; if `fix`, it is then brought to that sum, by
+ * scaling (target 1) or by a shift (target 0). */
+static gboolean
+line_sums (double *p, gint32 R, gint32 C, gboolean rows, double target, double rounding,
+           gboolean fix)
+{
+  gint32 lines = rows ? R : C, length = rows ? C : R;
+  for (gint32 k = 0; k < lines; k++)
+    {
+      double *line = rows ? p + k : p + (gsize) k * R;
+      gint32 stride = rows ? R : 1;
+      double sum = 0, magnitude = 0;
+      for (gint32 t = 0; t < length; t++)
+        {
+          sum += line[t * stride];
+          magnitude += fabs (line[t * stride]);
+        }
+      if (!fix && !(fabs (sum - target) <= 2 * rounding * magnitude))
+        return FALSE;
+      for (gint32 t = 0; fix && t < length; t++)
+        line[t * stride] = target == 0 ? line[t * stride] - sum / length : line[t * stride] / sum;
+    }
+  return TRUE;
+}
+
+/* For values read back from text, rounded to the relative precision
+ * cx->rounding: the nearest value that meets a sum constraint (a simplex,
+ * a stochastic matrix, a zero-sum vector or matrix) or the unit length,
+ * when the value misses it by no more than the rounding; NULL otherwise,
+ * for the check to report. */
+static const double *
+project_rounded (RtCtx *cx, MirTransformKind kind, const TildeValue *x, const double *v)
+{
+  gint32 R = x->rows, C = x->cols;
+  double r = cx->rounding;
+  double *p = rt_alloc_d (cx, (gsize) (R * C));
+  memcpy (p, v, sizeof (double) * (gsize) (R * C));
+  switch (kind)
+    {
+    case MIR_TRANS_SIMPLEX:
+    case MIR_TRANS_STOCHASTIC_COLUMN:
+    case MIR_TRANS_STOCHASTIC_ROW:
+      {
+        gboolean rows = kind == MIR_TRANS_STOCHASTIC_ROW;
+        if (!line_sums (p, R, C, rows, 1, r, FALSE))
+          return NULL;
+        line_sums (p, R, C, rows, 1, r, TRUE);
+        return p;
+      }
+    case MIR_TRANS_SUM_TO_ZERO:
+      {
+        /* a matrix's rows and columns, each as printed; then the rows,
+         * then the columns (shifting columns keeps the rows' sums) */
+        gboolean matrix = x->kind == TILDE_VALUE_MATRIX;
+        if ((matrix && !line_sums (p, R, C, TRUE, 0, r, FALSE))
+            || !line_sums (p, R, C, FALSE, 0, r, FALSE))
+          return NULL;
+        if (matrix)
+          line_sums (p, R, C, TRUE, 0, r, TRUE);
+        line_sums (p, R, C, FALSE, 0, r, TRUE);
+        return p;
+      }
+    case MIR_TRANS_UNIT_VECTOR:
+      {
+        double ss = 0;
+        for (gint32 i = 0; i < R * C; i++)
+          ss += p[i] * p[i];
+        if (!(ss > 0 && fabs (1 - ss) <= 4 * r * ss))
+          return NULL;
+        for (gint32 i = 0; i < R * C; i++)
+          p[i] /= sqrt (ss);
+        return p;
+      }
+    default:
+      return NULL;
+    }
+}
+
 static void
 free_unit (RtCtx *cx, MirTransformKind kind, const TildeValue *x, double *y)
 {
   const double *v = rt_values (cx, x);
+  TildeValue projected;
+  if (cx->rounding > 0)
+    {
+      const double *p = project_rounded (cx, kind, x, v);
+      if (p)
+        {
+          projected = (TildeValue) { .kind = x->kind, .rows = x->rows, .cols = x->cols };
+          projected.u.d = (double *) p;
+          x = &projected;
+          v = p;
+        }
+    }
   gint32 R = x->rows, C = x->cols, K = R;
   switch (kind)
     {
