@@ -20,7 +20,7 @@
 
 static const MirOptLevel levels[] = { MIR_OPT_O0, MIR_OPT_O1, MIR_OPT_EXPERIMENTAL };
 #define N_LEVELS G_N_ELEMENTS (levels)
-#define MAX_PARAMS 16
+#define MAX_PARAMS 32
 
 typedef double (*Truth) (const double *theta, gboolean propto);
 
@@ -813,6 +813,57 @@ test_transform_functions (void)
         for (int i = 0; i < 8; i++)
           g_assert_true (rt_test_close (ga[i], gb[i], 1e-10));
       }
+  for (guint l = 0; l < N_LEVELS; l++)
+    {
+      tilde_model_free (a[l]);
+      tilde_model_free (b[l]);
+    }
+
+  /* unconstraining parameters inverts constraining them, derivatives
+   * included (unit_vector's inverse keeps only the direction) */
+  const char *inverted =
+    "parameters { array[2] vector[2] y; vector[3] c; matrix[2, 2] m; vector[2] e; vector[3] f;\n"
+    "  vector[3] o; vector[3] u; }\n"
+    "model {\n"
+    "  array[2] vector[2] y2 = simplex_unconstrain(simplex_constrain(y));\n"
+    "  vector[3] c2 = cholesky_factor_corr_unconstrain(cholesky_factor_corr_constrain(c, 3));\n"
+    "  matrix[2, 2] m2 = stochastic_row_unconstrain(stochastic_row_constrain(m));\n"
+    "  vector[2] e2 = sum_to_zero_unconstrain(sum_to_zero_constrain(e));\n"
+    "  vector[3] f2 = cov_matrix_unconstrain(cov_matrix_constrain(f, 2));\n"
+    "  vector[3] o2 = positive_ordered_unconstrain(positive_ordered_constrain(o));\n"
+    "  vector[3] u2 = unit_vector_unconstrain(unit_vector_constrain(u));\n"
+    "  target += normal_lpdf(y2[1] | 0.3, 1) + normal_lpdf(y2[2] | -0.2, 2) + normal_lpdf(c2 | 0, 1)\n"
+    "    + normal_lpdf(to_vector(m2) | 1, 1) + normal_lpdf(e2 | -1, 1) + normal_lpdf(f2 | 0.5, 1)\n"
+    "    + normal_lpdf(o2 | 0, 3) + normal_lpdf(u2 | [0.2, -0.4, 0.6]', 1);\n"
+    "}\n";
+  const char *direct =
+    "parameters { array[2] vector[2] y; vector[3] c; matrix[2, 2] m; vector[2] e; vector[3] f;\n"
+    "  vector[3] o; vector[3] u; }\n"
+    "model {\n"
+    "  target += normal_lpdf(y[1] | 0.3, 1) + normal_lpdf(y[2] | -0.2, 2) + normal_lpdf(c | 0, 1)\n"
+    "    + normal_lpdf(to_vector(m) | 1, 1) + normal_lpdf(e | -1, 1) + normal_lpdf(f | 0.5, 1)\n"
+    "    + normal_lpdf(o | 0, 3) + normal_lpdf(u / norm2(u) | [0.2, -0.4, 0.6]', 1);\n"
+    "}\n";
+  const double at[22] = { 0.3, -0.5, 0.8, 0.4, -0.7, 1.2, 0.1, 0.6, -0.3, 0.9, 1.1, -1.4, 0.2,
+                          0.5, -0.6, 0.7, 0.35, -0.25, 1.5, 0.8, -0.9, 0.45 };
+  models (inverted, NULL, a);
+  models (direct, NULL, b);
+  for (guint l = 0; l < N_LEVELS; l++)
+    {
+      double ga[MAX_PARAMS], gb[MAX_PARAMS];
+      g_autoptr (TildeModelError) ea = NULL;
+      g_autoptr (TildeModelError) eb = NULL;
+      double la = tilde_model_log_density (a[l], at, FALSE, TRUE, ga, &ea);
+      double lb = tilde_model_log_density (b[l], at, FALSE, TRUE, gb, &eb);
+      if (ea)
+        g_error ("level %u: %s", l, ea->message);
+      g_assert_null (eb);
+      if (!rt_test_close (la, lb, 1e-10))
+        g_error ("level %u: %.15g and %.15g", l, la, lb);
+      for (int i = 0; i < 22; i++)
+        if (!rt_test_close (ga[i], gb[i], 1e-8))
+          g_error ("level %u: d/dtheta[%d] %.15g and %.15g", l, i, ga[i], gb[i]);
+    }
   for (guint l = 0; l < N_LEVELS; l++)
     {
       tilde_model_free (a[l]);

@@ -5,15 +5,17 @@
  * same and adds log |J| to the target (when the Jacobian is wanted, as
  * `jacobian +=` would), foo_unconstrain inverts the transform. Each applies
  * to every element of an array, and goes through the same code as the
- * parameters' own transforms. foo_unconstrain is differentiated only for
- * the elementwise transforms (bounds, offset and multiplier); for the
- * others it is a function of data.
+ * parameters' own transforms. foo_unconstrain of the elementwise
+ * transforms (bounds, offset and multiplier) maps each element with its
+ * derivative; of the others, its derivatives are the pseudo-inverse of the
+ * transform's Jacobian (unconstrain_differentiated).
  */
 #define G_LOG_DOMAIN "tilde-engine"
 
 #include "runtime/transform/transform.h"
 #include "runtime/hof/hof-private.h"
 
+#include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
@@ -295,6 +297,95 @@ unconstrain_elementwise (RtCtx *cx, MirTransformKind kind, const TildeValue *arg
   rt_map (cx, n, args, out, f);
 }
 
+/* The Jacobian (n_x x n_y, column-major) of the transform at the free
+ * values y, on a tape of its own: one reverse sweep per constrained
+ * value. */
+static double *
+transform_jacobian (RtCtx *cx, MirTransformKind kind, const TildeShape *shape, const double *y,
+                    gint32 n_y, gint32 n_x)
+{
+  double *J = rt_alloc_d (cx, (gsize) n_x * (gsize) MAX (n_y, 1));
+  RtCtx own = { .tape = ad_tape_new (), .fn_name = cx->fn_name };
+  jmp_buf jmp;
+  own.arena = own.tape->arena;
+  own.jmp = &jmp;
+  if (setjmp (jmp))
+    {
+      char *message = g_steal_pointer (&own.err_msg);
+      TildeModelErrorKind err_kind = own.err_kind;
+      ad_tape_free (own.tape);
+      rt_raise_take (cx, err_kind, message);
+    }
+  TildeValue u = rt_new_data (&own, TILDE_VALUE_VECTOR, n_y, 1), x, lj;
+  memcpy (u.u.d, y, sizeof (double) * (gsize) n_y);
+  u = rt_promote_ad (&own, &u);
+  rt_constrain (&own, kind, NULL, NULL, shape, &u, &x, &lj);
+  for (gint32 i = 0; i < n_x; i++)
+    {
+      gint32 id = tilde_value_var (&x, i);
+      ad_gradient (own.tape, &id, 1);
+      for (gint32 j = 0; j < n_y; j++)
+        J[i + (gsize) j * n_x] = own.tape->adj[tilde_value_var (&u, j)];
+    }
+  ad_tape_free (own.tape);
+  return J;
+}
+
+/* foo_unconstrain (x) of a structured transform, x depending on
+ * parameters: y = free (x) by value; dy/dx the pseudo-inverse of the
+ * transform's Jacobian at y, which is the inverse's derivative along every
+ * direction in which x can move and still meet its constraint (the only
+ * directions a constrained x moves in). */
+static void
+unconstrain_differentiated (RtCtx *cx, const Transform *t, const TildeValue *x, TildeValue *out)
+{
+  if (holds_elems (x))
+    {
+      *out = (TildeValue) { .kind = TILDE_VALUE_ARRAY, .rows = x->rows, .cols = 1 };
+      out->u.elems = tilde_arena_alloc (cx->arena, sizeof (TildeValue) * (gsize) MAX (x->rows, 1));
+      for (gint32 i = 0; i < x->rows; i++)
+        unconstrain_differentiated (cx, t, &x->u.elems[i], &out->u.elems[i]);
+      out->elem = x->rows > 0 ? out->u.elems[0].kind : TILDE_VALUE_VECTOR;
+      return;
+    }
+  gint32 n_x = x->rows * x->cols;
+  TildeValue xd = rt_new_data (cx, (TildeValueKind) x->kind, x->rows, x->cols);
+  memcpy (xd.u.d, rt_values (cx, x), sizeof (double) * (gsize) n_x);
+  TildeShape *fs = free_shape (cx, t, &xd);
+  TildeShape shape = { .kind = (TildeValueKind) x->kind, .rows = x->rows, .cols = x->cols };
+  gint32 n_y = rt_free_size (MIR_TRANS_IDENTITY, fs);
+  double *y = rt_alloc_d (cx, (gsize) MAX (n_y, 1));
+  rt_unconstrain (cx, t->kind, NULL, NULL, &xd, y);
+  double *J = transform_jacobian (cx, t->kind, &shape, y, n_y, n_x);
+  /* least squares J P = I (n_x x n_x): P's first n_y rows are J's
+   * pseudo-inverse (unit_vector's J is a projection, of rank n - 1: its
+   * pseudo-inverse is that projection) */
+  double *B = rt_alloc_d (cx, (gsize) n_x * (gsize) n_x), *sv = rt_alloc_d (cx, (gsize) MAX (n_y, 1));
+  memset (B, 0, sizeof (double) * (gsize) n_x * (gsize) n_x);
+  for (gint32 i = 0; i < n_x; i++)
+    B[i + (gsize) i * n_x] = 1;
+  lapack_int rank;
+  if (n_y > 0 && LAPACKE_dgelsd (LAPACK_COL_MAJOR, n_x, n_y, n_x, J, n_x, B, n_x, sv, 1e-10, &rank) != 0)
+    rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: the transform's Jacobian could not be inverted",
+              cx->fn_name);
+  gint32 *ids = tilde_arena_alloc (cx->arena, sizeof (gint32) * (gsize) MAX (n_x, 1));
+  for (gint32 i = 0; i < n_x; i++)
+    ids[i] = tilde_value_var (x, i);
+  TildeValue u = { .kind = TILDE_VALUE_VECTOR, .rows = n_y, .cols = 1, .ad = 1 };
+  u.idx = tilde_arena_alloc (cx->arena, sizeof (gint32) * (gsize) MAX (n_y, 1));
+  for (gint32 j = 0; j < n_y; j++)
+    {
+      double *row = rt_alloc_d (cx, (gsize) n_x);
+      for (gint32 i = 0; i < n_x; i++)
+        row[i] = B[j + (gsize) i * n_x];
+      AdOperand op = { .idx = ids, .n = n_x, .partial = row };
+      u.idx[j] = rt_reduce (cx, y[j], 1, &op).start;
+    }
+  /* the identity transform lays the values out in the free shape */
+  TildeValue ignored;
+  rt_constrain (cx, MIR_TRANS_IDENTITY, NULL, NULL, fs, &u, out, &ignored);
+}
+
 static void
 transform_call (RtCtx *cx, const Transform *t, FnForm form, const TildeValue *args,
                 TildeValue *out, TildeValue *lj)
@@ -311,8 +402,10 @@ transform_call (RtCtx *cx, const Transform *t, FnForm form, const TildeValue *ar
           return;
         }
       if (ad)
-        rt_raise (cx, TILDE_MODEL_ERROR_FATAL, "%s: the derivative of this transform's inverse "
-                  "is not supported (call it on data)", cx->fn_name);
+        {
+          unconstrain_differentiated (cx, t, x, out);
+          return;
+        }
       TildeShape *fs = free_shape (cx, t, x);
       TildeValue u = rt_new_data (cx, TILDE_VALUE_VECTOR, rt_free_size (MIR_TRANS_IDENTITY, fs), 1);
       rt_unconstrain (cx, t->kind, a, b, x, u.u.d);
