@@ -584,6 +584,8 @@ static const char complex_model[] =
   "  complex_matrix[2, 2] Q = mdivide_right(N, M);\n"
   "  complex_row_vector[2] q = mdivide_right(u', M);\n"
   "  target += get_real(Q[1, 2]) + get_imag(Q[2, 1]) + get_real(q[1]) + get_imag(q[2]);\n"
+  "  vector[2] sv = singular_values(M);\n"
+  "  target += sv[1] + 0.5 * sv[2];\n"
   "}\n";
 
 /* The same in C99 complex arithmetic, with the DFT as its sum. */
@@ -644,6 +646,13 @@ complex_truth (const double *theta, gboolean propto)
   double complex r0 = u[0] * inv[0][0] + u[1] * inv[1][0];
   double complex r1 = u[0] * inv[0][1] + u[1] * inv[1][1];
   lp += creal (q12) + cimag (q21) + creal (r0) + cimag (r1);
+  /* the singular values of M: the square roots of the eigenvalues of the
+   * Hermitian M^H M, [[p, q], [conj q, r]] */
+  double p = pow (cabs (M[0][0]), 2) + pow (cabs (M[1][0]), 2);
+  double r = pow (cabs (M[0][1]), 2) + pow (cabs (M[1][1]), 2);
+  double complex q = conj (M[0][0]) * M[0][1] + conj (M[1][0]) * M[1][1];
+  double half = 0.5 * (p + r), gap = sqrt (0.25 * (p - r) * (p - r) + pow (cabs (q), 2));
+  lp += sqrt (half + gap) + 0.5 * sqrt (half - gap);
   return lp;
 }
 

@@ -459,6 +459,16 @@ test_svd (void)
   TildeValue s = apply (h, "singular_values", 1, &M);
   g_assert_true (rt_test_close (s.u.d[0], sqrt (45), 1e-14));
   g_assert_true (rt_test_close (s.u.d[1], sqrt (5), 1e-14));
+  /* equal singular values (3 times a rotation R): their sum, the nuclear
+   * norm, has the gradient U V' = R, with no division by their gap */
+  const double rot[] = { 1.8, 2.4, -2.4, 1.8 };
+  ad_tape_reset (h->cx.tape);
+  TildeValue Rm = matrix (h, 2, 2, rot), Ra = rt_promote_ad (&h->cx, &Rm);
+  TildeValue sr = apply (h, "singular_values", 1, &Ra);
+  gint32 seeds[2] = { tilde_value_var (&sr, 0), tilde_value_var (&sr, 1) };
+  ad_gradient (h->cx.tape, seeds, 2);
+  for (int i = 0; i < 4; i++)
+    g_assert_true (rt_test_close (h->cx.tape->adj[tilde_value_var (&Ra, i)], Rm.u.d[i] / 3, 1e-12));
   harness_free (h);
 }
 

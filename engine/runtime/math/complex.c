@@ -784,6 +784,38 @@ self_product (RtCtx *cx, const char *f, const TildeValue *v, TildeValue *out)
   *out = rt_complex_join (cx, &re, &zero);
 }
 
+/* singular_values of a complex matrix: the real matrix [[Ar, -Ai],
+ * [Ai, Ar]] has each of them twice, so every other of its own (their
+ * derivatives too: along the directions the parts of A can move, both of a
+ * pair move alike, Re (u^H dA v)). */
+static void
+complex_singular_values (RtCtx *cx, const TildeValue *a, TildeValue *out)
+{
+  TildeValue ar, ai, p[2], top, bottom, r, s;
+  rt_complex_split (cx, a, &ar, &ai);
+  p[0] = ar;
+  call_real (cx, "minus", 1, &ai, &p[1]);
+  call_real (cx, "append_col", 2, p, &top);
+  p[0] = ai, p[1] = ar;
+  call_real (cx, "append_col", 2, p, &bottom);
+  p[0] = top, p[1] = bottom;
+  call_real (cx, "append_row", 2, p, &r);
+  call_real (cx, "singular_values", 1, &r, &s);
+  gint32 k = s.rows / 2;
+  if (!s.ad)
+    {
+      *out = rt_new_data (cx, TILDE_VALUE_VECTOR, k, 1);
+      for (gint32 j = 0; j < k; j++)
+        out->u.d[j] = s.u.d[2 * j];
+      return;
+    }
+  *out = (TildeValue) { .kind = TILDE_VALUE_VECTOR, .rows = k, .cols = 1, .ad = 1 };
+  out->idx = tilde_arena_alloc (cx->arena, sizeof (gint32) * (gsize) MAX (k, 1));
+  for (gint32 j = 0; j < k; j++)
+    out->idx[j] = tilde_value_var (&s, 2 * j);
+  out->start = k > 0 ? out->idx[0] : 0;
+}
+
 /* mdivide_right (B, A) = B A^-1 of complex values through the real
  * system [Xr, Xi] [[Ar, Ai], [-Ai, Ar]] = [Br, Bi], which is X A = B
  * written by parts. */
@@ -853,6 +885,7 @@ WRAP (columns_dot_product, "columns_dot_product",
       bilinear (cx, "columns_dot_product", &a[0], &a[1], out))
 WRAP (rows_dot_product, "rows_dot_product", bilinear (cx, "rows_dot_product", &a[0], &a[1], out))
 WRAP (mdivide_right, "mdivide_right", complex_mdivide_right (cx, &a[0], &a[1], out))
+WRAP (singular_values, "singular_values", complex_singular_values (cx, &a[0], out))
 WRAP (prod, "prod", product (cx, &a[0], out))
 WRAP (equals, "Equals__", compare (cx, a, TRUE, out))
 WRAP (nequals, "NEquals__", compare (cx, a, FALSE, out))
@@ -1109,6 +1142,7 @@ const RtBuiltin rt_builtins_complex[] = {
   E (columns_dot_self, "columns_dot_self", 1, 1), E (rows_dot_self, "rows_dot_self", 1, 1),
   E (columns_dot_product, "columns_dot_product", 2, 2),
   E (rows_dot_product, "rows_dot_product", 2, 2), E (mdivide_right, "mdivide_right", 2, 2),
+  E (singular_values, "singular_values", 1, 1),
   E (prod, "prod", 1, 1), E (diag_pre_multiply, "diag_pre_multiply", 2, 2),
   E (diag_post_multiply, "diag_post_multiply", 2, 2),
   { "get_real", k_get_real, 1, 1 },

@@ -264,9 +264,11 @@ svd_backward (AdTape *t, const void *p)
             inner[i + j * k] = sb[i];
             continue;
           }
+        /* only U's and V's adjoints divide by the gaps, which are zero
+         * between equal singular values: the values alone need none */
         double F = 1.0 / (s[j] * s[j] - s[i] * s[i]);
-        double J = F * (utu[i + j * k] - utu[j + i * k]);
-        double K = F * (vtv[i + j * k] - vtv[j + i * k]);
+        double J = d->u_out >= 0 ? F * (utu[i + j * k] - utu[j + i * k]) : 0;
+        double K = d->v_out >= 0 ? F * (vtv[i + j * k] - vtv[j + i * k]) : 0;
         inner[i + j * k] = J * s[j] + s[i] * K;
       }
   /* Abar = U inner V' + (I - U U') Ub S^-1 V' + U S^-1 Vb' (I - V V') */
