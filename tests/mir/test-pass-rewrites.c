@@ -29,6 +29,8 @@ static const char *const declarations =
   "  array[3] int ys;\n"
   "  vector[3] yv;\n"
   "  matrix[3, 2] X;\n"
+  "  complex_matrix[3, 3] C;\n"
+  "  array[3] complex zs;\n"
   "}\n";
 
 typedef struct {
@@ -105,6 +107,10 @@ static const Rewrite rewrites[] = {
   { "real", "normal_rng(0, 1) * 2 + normal_rng(0, 1)",
     "((normal_rng(0, 1) * 2) + normal_rng(0, 1))" },       /* draws keep their order */
   { "matrix[3, 3]", "A * B + D", "((A * B) + D)" },        /* a matrix product */
+  /* of complex values the products square where the self forms sum |x|^2 */
+  { "complex_row_vector[3]", "columns_dot_product(C, C)", "columns_dot_product(C, C)" },
+  { "complex_vector[3]", "rows_dot_product(C, C)", "rows_dot_product(C, C)" },
+  { "complex", "dot_product(zs, zs)", "dot_product(zs, zs)" },   /* arrays: no dot_self */
 
   /* folding */
   { "int", "7 %/% 2", "3" },

@@ -262,11 +262,14 @@ rewrite_densities (Eval *ev, const MirExpr *e)
   return NULL;
 }
 
-/* f(x, x) -> g(x): x is then evaluated once, so it must have no effect */
+/* f(x, x) -> g(x): x is then evaluated once, so it must have no effect.
+ * Real x only: of complex values the products square (x^2) where the
+ * self forms sum |x|^2, and arrays have no self form. */
 static MirExpr *
 self_product (Eval *ev, const MirExpr *e, const char *from, const char *to)
 {
   if (is_call (e, from, 2) && mir_expr_equal (arg (e, 0), arg (e, 1))
+      && !tilde_type_is_complex_type (arg (e, 0)->type)
       && pass_expr_is_movable (arg (e, 0), &ev->fx))
     return MAKE (to, arg (e, 0));
   return NULL;
