@@ -547,41 +547,16 @@ definition_name (const char *name)
   return g_intern_string (name);
 }
 
-/* Whether a definition's argument types are the call's: the MIR promotes
- * each argument to the type of the overload the type checker chose, so
- * the types tell equally many arguments' overloads apart. */
-static gboolean
-user_call_matches (const RtFunction *cand, const GPtrArray *args)
+/* The definition of `name` with `n` arguments that a call runs: the only
+ * one, or among several the one whose argument types are `types` (NULL:
+ * unknown). The type checker's choice is what the MIR's promotions give a
+ * call's arguments and what a function argument's type carries. Sets
+ * *several when more than one fits. */
+static const RtFunction *
+choose_overload (Compiler *c, const char *name, int n, const TildeType *const *types,
+                 gboolean *several)
 {
-  for (int k = 0; k < cand->n_args; k++)
-    {
-      const MirExpr *a = g_ptr_array_index (args, k);
-      if (a->type != cand->arg_types[k])
-        return FALSE;
-    }
-  return TRUE;
-}
-
-/* Whether a definition is the overload a function argument stands for:
- * the type checker gives the argument the chosen overload's type. */
-static gboolean
-function_type_matches (const RtFunction *cand, const TildeType *type)
-{
-  if (tilde_type_kind (type) != TILDE_TYPE_FUNCTION
-      || tilde_type_n_args (type) != (guint) cand->n_args)
-    return FALSE;
-  for (int k = 0; k < cand->n_args; k++)
-    if (tilde_type_arg (type, (guint) k)->type != cand->arg_types[k])
-      return FALSE;
-  return TRUE;
-}
-
-static Ex *
-compile_user_call (Compiler *c, const MirExpr *m)
-{
-  const MirFun *f = &m->u.call.fun;
-  int n = m->u.call.args ? (int) m->u.call.args->len : 0;
-  GPtrArray *overloads = g_hash_table_lookup (c->functions, definition_name (f->name));
+  GPtrArray *overloads = g_hash_table_lookup (c->functions, definition_name (name));
   const RtFunction *code = NULL, *typed = NULL;
   int matches = 0, typed_matches = 0;
   for (guint i = 0; overloads && i < overloads->len; i++)
@@ -591,17 +566,29 @@ compile_user_call (Compiler *c, const MirExpr *m)
         continue;
       code = cand;
       matches++;
-      if (user_call_matches (cand, m->u.call.args))
+      gboolean same = types != NULL;
+      for (int k = 0; same && k < n; k++)
+        same = types[k] == cand->arg_types[k];
+      if (same)
         {
           typed = cand;
           typed_matches++;
         }
     }
-  if (matches > 1 && typed_matches == 1)
-    {
-      code = typed;
-      matches = 1;
-    }
+  *several = matches > 1 && typed_matches != 1;
+  return matches > 1 && typed_matches == 1 ? typed : code;
+}
+
+static Ex *
+compile_user_call (Compiler *c, const MirExpr *m)
+{
+  const MirFun *f = &m->u.call.fun;
+  int n = m->u.call.args ? (int) m->u.call.args->len : 0;
+  const TildeType **types = tilde_arena_newv (c->arena, const TildeType *, MAX (n, 1));
+  for (int k = 0; k < n; k++)
+    types[k] = ((const MirExpr *) g_ptr_array_index (m->u.call.args, k))->type;
+  gboolean several;
+  const RtFunction *code = choose_overload (c, f->name, n, types, &several);
   if (!code || !code->defined)
     {
       c_error (c, m, code ? "the function %s is declared without a definition (external "
@@ -609,7 +596,7 @@ compile_user_call (Compiler *c, const MirExpr *m)
                : "the function %s has no definition", f->name);
       return ex_new (c, rt_ex_const, m, 0);
     }
-  if (matches > 1)
+  if (several)
     {
       c_error (c, m, "the overloads of %s with %d argument%s cannot be told apart by the runtime "
                "yet", f->name, n, n == 1 ? "" : "s");
@@ -685,28 +672,17 @@ compile_hof (Compiler *c, const MirExpr *m, const RtHof *h)
       return ex_new (c, rt_ex_const, m, 0);
     }
   int arity = h->fixed < 0 ? h->lead : h->lead + n - 1 - h->fixed;
-  GPtrArray *overloads = g_hash_table_lookup (c->functions, definition_name (fa->u.var.name));
-  const RtFunction *code = NULL, *typed = NULL;
-  int matches = 0, typed_matches = 0;
-  for (guint i = 0; overloads && i < overloads->len; i++)
+  const TildeType **types = NULL;
+  if (tilde_type_kind (fa->type) == TILDE_TYPE_FUNCTION
+      && tilde_type_n_args (fa->type) == (guint) arity)
     {
-      const RtFunction *cand = g_ptr_array_index (overloads, i);
-      if (cand->n_args != arity)
-        continue;
-      code = cand;
-      matches++;
-      if (function_type_matches (cand, fa->type))
-        {
-          typed = cand;
-          typed_matches++;
-        }
+      types = tilde_arena_newv (c->arena, const TildeType *, MAX (arity, 1));
+      for (int k = 0; k < arity; k++)
+        types[k] = tilde_type_arg (fa->type, (guint) k)->type;
     }
-  if (matches > 1 && typed_matches == 1)
-    {
-      code = typed;
-      matches = 1;
-    }
-  if (matches > 1)
+  gboolean several;
+  const RtFunction *code = choose_overload (c, fa->u.var.name, arity, types, &several);
+  if (several)
     {
       c_error (c, m, "the overloads of %s with %d argument%s cannot be told apart "
                "by the runtime yet", fa->u.var.name, arity, arity == 1 ? "" : "s");

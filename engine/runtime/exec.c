@@ -1767,20 +1767,18 @@ rt_st_check_greater_or_equal (Ev *ev, const St *s)
   return FLOW_NEXT;
 }
 
-/* "(3, 2)": the dimensions of arrays, vectors and matrices, outermost
- * first (an array's from its first element); "()" for a scalar. */
-static void
-append_dims (GString *out, const TildeValue *v)
+/* The dimensions of arrays, vectors and matrices, outermost first (an
+ * array's from its first element); none for a scalar. At most `max`. */
+static int
+value_dims (const TildeValue *v, gint32 *dims, int max)
 {
-  gboolean first = TRUE;
-
-  g_string_append_c (out, '(');
+  int n = 0;
   for (;;)
     {
-      gint32 dims[2], n = 0;
-      if (v->kind == TILDE_VALUE_ARRAY)
-        dims[n++] = v->rows;
-      else if (v->kind == TILDE_VALUE_VECTOR || v->kind == TILDE_VALUE_COMPLEX_VECTOR)
+      if (n + 2 > max)
+        return n;
+      if (v->kind == TILDE_VALUE_ARRAY || v->kind == TILDE_VALUE_VECTOR
+          || v->kind == TILDE_VALUE_COMPLEX_VECTOR)
         dims[n++] = v->rows;
       else if (v->kind == TILDE_VALUE_ROW_VECTOR || v->kind == TILDE_VALUE_COMPLEX_ROW_VECTOR)
         dims[n++] = v->cols;
@@ -1789,32 +1787,39 @@ append_dims (GString *out, const TildeValue *v)
           dims[n++] = v->rows;
           dims[n++] = v->cols;
         }
-      for (gint32 k = 0; k < n; k++)
-        {
-          g_string_append_printf (out, first ? "%d" : ", %d", dims[k]);
-          first = FALSE;
-        }
       if (v->kind != TILDE_VALUE_ARRAY || v->rows == 0 || tilde_value_is_flat (v))
-        break;
+        return n;
       v = &v->u.elems[0];
     }
-  g_string_append_c (out, ')');
 }
 
+/* "(3, 2)"; "()" for a scalar */
+static char *
+dims_text (const gint32 *dims, int n)
+{
+  GString *out = g_string_new ("(");
+  for (int k = 0; k < n; k++)
+    g_string_append_printf (out, k ? ", %d" : "%d", dims[k]);
+  g_string_append_c (out, ')');
+  return g_string_free (out, FALSE);
+}
+
+/* Runs in the log density of every model with a container bound: it
+ * compares numbers, and writes text only for the error. */
 Flow
 rt_st_check_matching_dims (Ev *ev, const St *s)
 {
   TildeValue a, b;
+  gint32 da[16], db[16];
   rt_eval (ev, s->e, &a);
   rt_eval (ev, s->e2, &b);
-  g_autoptr (GString) da = g_string_new (NULL);
-  g_autoptr (GString) db = g_string_new (NULL);
-  append_dims (da, &a);
-  append_dims (db, &b);
-  if (strcmp (da->str, db->str) != 0)
-    rt_raise (CX, TILDE_MODEL_ERROR_INDEX, "%s %s and %s %s must match in size", s->name,
-              da->str, s->var_name, db->str);
-  return FLOW_NEXT;
+  int na = value_dims (&a, da, 16), nb = value_dims (&b, db, 16);
+  if (na == nb && memcmp (da, db, sizeof (gint32) * (gsize) na) == 0)
+    return FLOW_NEXT;
+  g_autofree char *ta = dims_text (da, na);
+  g_autofree char *tb = dims_text (db, nb);
+  rt_raise (CX, TILDE_MODEL_ERROR_INDEX, "%s %s and %s %s must match in size", s->name, ta,
+            s->var_name, tb);
 }
 
 static void
