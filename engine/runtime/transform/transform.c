@@ -860,6 +860,24 @@ free_sum_to_zero (const double *v, gint32 stride, gint32 K, double *y, gint32 ys
     }
 }
 
+/* The sum of line k of the R x C values v (column-major): its k-th row,
+ * or its k-th column; the sum of magnitudes in *magnitude if asked. */
+static double
+line_sum (const double *v, gint32 R, gint32 C, gboolean rows, gint32 k, double *magnitude)
+{
+  gint32 length = rows ? C : R, stride = rows ? R : 1;
+  const double *line = rows ? v + k : v + (gsize) k * R;
+  double sum = 0, abs_sum = 0;
+  for (gint32 t = 0; t < length; t++)
+    {
+      sum += line[t * stride];
+      abs_sum += fabs (line[t * stride]);
+    }
+  if (magnitude)
+    *magnitude = abs_sum;
+  return sum;
+}
+
 /* Whether each line of the R x C values p (its rows, or its columns) sums
  * to `target` within what rounding each value to the relative precision
  * `rounding` explains; if `fix`, it is then brought to that sum, by
@@ -868,17 +886,11 @@ static gboolean
 line_sums (double *p, gint32 R, gint32 C, gboolean rows, double target, double rounding,
            gboolean fix)
 {
-  gint32 lines = rows ? R : C, length = rows ? C : R;
+  gint32 lines = rows ? R : C, length = rows ? C : R, stride = rows ? R : 1;
   for (gint32 k = 0; k < lines; k++)
     {
-      double *line = rows ? p + k : p + (gsize) k * R;
-      gint32 stride = rows ? R : 1;
-      double sum = 0, magnitude = 0;
-      for (gint32 t = 0; t < length; t++)
-        {
-          sum += line[t * stride];
-          magnitude += fabs (line[t * stride]);
-        }
+      double *line = rows ? p + k : p + (gsize) k * R, magnitude;
+      double sum = line_sum (p, R, C, rows, k, &magnitude);
       if (!fix && !(fabs (sum - target) <= 2 * rounding * magnitude))
         return FALSE;
       for (gint32 t = 0; fix && t < length; t++)
@@ -1230,12 +1242,9 @@ static void
 check_zero_sums (RtCtx *cx, const char *name, const double *v, gint32 R, gint32 C,
                  gboolean rows, double tol)
 {
-  gint32 lines = rows ? R : C, length = rows ? C : R;
-  for (gint32 k = 0; k < lines; k++)
+  for (gint32 k = 0; k < (rows ? R : C); k++)
     {
-      double s = 0;
-      for (gint32 t = 0; t < length; t++)
-        s += rows ? v[k + t * R] : v[t + k * R];
+      double s = line_sum (v, R, C, rows, k, NULL);
       if (!(fabs (s) <= tol))
         check_fail (cx, name, rows ? "does not sum to zero. sum(%s[%d, ]) = %g, but should be 0"
                     : "does not sum to zero. sum(%s[, %d]) = %g, but should be 0", name, k + 1, s);
