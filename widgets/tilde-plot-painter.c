@@ -530,7 +530,7 @@ draw_legend (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, double
       for (guint c = 0; c < labels->len; c++)
         total += legend_item_width (text, labels->pdata[c]);
       if (warmup)
-        total += legend_item_width (text, _("Warmup"));
+        total += legend_item_width (text, _("Warm-up"));
       if (divergent)
         total += legend_item_width (text, _("Divergent"));
       if (total <= width - 2 * MARGIN || compact)
@@ -563,9 +563,9 @@ draw_legend (TildePlotPainter *painter, cairo_t *cr, TildePlotText *text, double
       _tilde_plot_rounded_rectangle (cr, &square, 2);
       _tilde_plot_set_source (cr, &style->foreground, 0.12);
       cairo_fill (cr);
-      _tilde_plot_show_text (cr, text, text->small, _("Warmup"), x + swatch + spacing, y, 0, 0.5,
+      _tilde_plot_show_text (cr, text, text->small, _("Warm-up"), x + swatch + spacing, y, 0, 0.5,
                              &style->foreground, 0.75);
-      x += legend_item_width (text, _("Warmup"));
+      x += legend_item_width (text, _("Warm-up"));
     }
   if (divergent)
     {
@@ -763,8 +763,8 @@ draw_warmup (TildePlotPainter *painter, Row *row, cairo_t *cr, TildePlotText *te
   _tilde_plot_set_source (cr, &style->foreground, 0.05);
   cairo_fill (cr);
   cairo_restore (cr);
-  if (x1 - x0 > _tilde_plot_text_width (text, text->small, _("Warmup")) + 12)
-    _tilde_plot_show_text (cr, text, text->small, _("Warmup"), x0 + 6, r->main.origin.y + 4, 0, 0,
+  if (x1 - x0 > _tilde_plot_text_width (text, text->small, _("Warm-up")) + 12)
+    _tilde_plot_show_text (cr, text, text->small, _("Warm-up"), x0 + 6, r->main.origin.y + 4, 0, 0,
                            &style->foreground, 0.5);
 }
 

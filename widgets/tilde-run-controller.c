@@ -30,6 +30,7 @@ typedef struct {
   gboolean warmup, started, done;
   gint64  phase_start;            /* monotonic µs of the phase's first iteration */
   guint   phase_first;            /* the iteration it started at */
+  gint64  start, end;             /* monotonic µs of the first and the last iteration */
 } ChainState;
 
 struct _TildeSavedRun
@@ -435,11 +436,15 @@ on_progress (guint chain, guint iteration, guint total, gboolean warmup, gpointe
   if (chain >= 1 && chain <= run->n_chains)
     {
       c = &run->chains[chain - 1];
+      gint64 now = g_get_monotonic_time ();
+      if (!c->started)
+        c->start = now;
       if (!c->started || c->warmup != warmup)
         {
-          c->phase_start = g_get_monotonic_time ();
+          c->phase_start = now;
           c->phase_first = iteration;
         }
+      c->end = now;
       c->started = TRUE;
       c->iteration = iteration;
       c->total = total;
@@ -724,7 +729,7 @@ tilde_run_controller_get_progress (TildeRunController *self,
   double seconds;
 
   g_return_val_if_fail (TILDE_IS_RUN_CONTROLLER (self), FALSE);
-  *progress = (TildeChainProgress) { TILDE_CHAIN_PHASE_PENDING, 0, 0, 0, -1 };
+  *progress = (TildeChainProgress) { TILDE_CHAIN_PHASE_PENDING, 0, 0, 0, -1, 0 };
   if (run == NULL)
     return FALSE;
   g_mutex_lock (&run->lock);
@@ -741,14 +746,21 @@ tilde_run_controller_get_progress (TildeRunController *self,
   progress->total = c.total;
   progress->phase = c.done ? TILDE_CHAIN_PHASE_DONE
                     : c.warmup ? TILDE_CHAIN_PHASE_WARMUP : TILDE_CHAIN_PHASE_SAMPLING;
-  seconds = (g_get_monotonic_time () - c.phase_start) / 1e6;
+  if (c.done)
+    {
+      /* the rate of a phase still running would fall as the clock moves on */
+      progress->seconds_left = 0;
+      progress->seconds = (c.end - c.start) / 1e6;
+      return TRUE;
+    }
+  gint64 now = g_get_monotonic_time ();
+  progress->seconds = (now - c.start) / 1e6;
+  seconds = (now - c.phase_start) / 1e6;
   if (seconds > 0.05 && c.iteration > c.phase_first)
     {
       progress->per_second = (c.iteration - c.phase_first) / seconds;
       progress->seconds_left = (c.total - c.iteration) / progress->per_second;
     }
-  if (c.done)
-    progress->seconds_left = 0;
   return TRUE;
 }
 

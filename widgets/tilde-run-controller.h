@@ -26,6 +26,7 @@ typedef struct {
   guint           total;
   double          per_second;     /* iterations a second in this phase so far; 0 unknown */
   double          seconds_left;   /* -1 unknown */
+  double          seconds;        /* since the chain's first iteration; its whole run once done */
 } TildeChainProgress;
 
 /* One run of a model at a time, off the main thread (engine/worker/run-job.h

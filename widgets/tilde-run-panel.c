@@ -551,6 +551,18 @@ format_seconds (double seconds)
   return g_strdup_printf ("%d:%02d", s / 60, s % 60);
 }
 
+/* A finished chain's time: hundredths of a second below ten seconds (a
+ * small model's chains take a few of them), tenths below a minute. */
+static char *
+format_duration (double seconds)
+{
+  if (seconds < 10)
+    return g_strdup_printf (_("%.2f s"), seconds);
+  if (seconds < 60)
+    return g_strdup_printf (_("%.1f s"), seconds);
+  return format_seconds (seconds);
+}
+
 static char *
 progress_text (guint chain, const TildeChainProgress *p, gboolean optimize)
 {
@@ -565,13 +577,27 @@ progress_text (guint chain, const TildeChainProgress *p, gboolean optimize)
     case TILDE_CHAIN_PHASE_DONE: phase = _("Done"); break;
     default: return g_strdup_printf (_("Chain %u · waiting"), chain + 1);
     }
-  rate = p->per_second > 0 ? g_strdup_printf (_("%.0f draws/s"), p->per_second) : g_strdup ("");
-  left = p->seconds_left > 0 ? format_seconds (p->seconds_left) : NULL;
-  if (left)
-    return g_strdup_printf (_("Chain %u · %s %u/%u · %s · %s left"), chain + 1, phase,
-                            p->iteration, p->total, rate, left);
-  return g_strdup_printf (_("Chain %u · %s %u/%u · %s"), chain + 1, phase, p->iteration, p->total,
-                          rate);
+  GString *text = g_string_new (NULL);
+  g_string_printf (text, _("Chain %u · %s %u/%u"), chain + 1, phase, p->iteration, p->total);
+  if (p->phase == TILDE_CHAIN_PHASE_DONE)
+    {
+      /* a finished chain's time, not a rate that would go on falling */
+      g_autofree char *took = format_duration (p->seconds);
+      g_string_append_printf (text, " · %s", took);
+      return g_string_free (text, FALSE);
+    }
+  if (p->per_second > 0)
+    {
+      rate = g_strdup_printf (_("%.0f draws/s"), p->per_second);
+      g_string_append_printf (text, " · %s", rate);
+    }
+  if (p->seconds_left > 0)
+    {
+      g_autofree char *clock = format_seconds (p->seconds_left);
+      left = g_strdup_printf (_("%s left"), clock);
+      g_string_append_printf (text, " · %s", left);
+    }
+  return g_string_free (text, FALSE);
 }
 
 static void

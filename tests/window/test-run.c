@@ -173,7 +173,26 @@ typedef struct {
   guint    advances;         /* times chain 1's bar moved forward while running */
   gboolean drawn_while_running;
   guint    draws_while_running;  /* chain 1's when first drawn */
+  guint    rates_shown;          /* bar texts with a rate and the time left */
 } Watch;
+
+/* A running chain's bar: "Chain 1 · Warm-up 120/6500", then its draws a
+ * second and the time left once known; never an empty part. */
+static gboolean
+running_text_is_well_formed (const char *text)
+{
+  g_auto (GStrv) parts = g_strsplit (text, " · ", -1);
+  guint n = g_strv_length (parts);
+
+  if (n < 2 || n > 4 || !g_str_equal (parts[0], "Chain 1"))
+    return FALSE;
+  if (!g_str_has_prefix (parts[1], "Warm-up ") && !g_str_has_prefix (parts[1], "Sampling "))
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    if (*parts[i] == '\0')
+      return FALSE;
+  return n < 3 || g_str_has_suffix (parts[2], " draws/s");
+}
 
 static gboolean
 watch_cb (gpointer data)
@@ -190,9 +209,18 @@ watch_cb (gpointer data)
     {
       double fraction = gtk_progress_bar_get_fraction (bar);
 
+      const char *text = gtk_progress_bar_get_text (bar);
+
       if (fraction > w->fractions[0] && fraction < 1)
         w->advances++;
       w->fractions[0] = fraction;
+      if (fraction < 1)
+        {
+          if (!running_text_is_well_formed (text))
+            g_error ("a running chain's bar reads \"%s\"", text);
+          if (strstr (text, " left"))
+            w->rates_shown++;
+        }
     }
   /* rows with draws on screen (while draws stream, some of them may be a
    * frame behind the store) */
@@ -210,7 +238,7 @@ static void
 test_streams_while_running (Fixture *f, gconstpointer data)
 {
   GtkWidget *stack = gtk_widget_get_parent (GTK_WIDGET (f->plots));
-  Watch w = { f, { 0, 0 }, 0, FALSE, 0 };
+  Watch w = { f, { 0, 0 }, 0, FALSE, 0, 0 };
   TildeDraws *draws;
   guint id;
 
@@ -249,6 +277,16 @@ test_streams_while_running (Fixture *f, gconstpointer data)
   g_assert_cmpuint (tilde_draws_get_n_warmup (draws, 1), ==, 500);
   g_assert_cmpfloat (gtk_progress_bar_get_fraction (tilde_run_panel_get_progress_bar (f->panel, 1)),
                      ==, 1.0);
+  g_assert_cmpuint (w.rates_shown, >=, 1);
+  /* a finished chain shows the time it took, and no rate that would fall
+   * as the clock moved on */
+  {
+    const char *text = gtk_progress_bar_get_text (tilde_run_panel_get_progress_bar (f->panel, 1));
+    g_autoptr (GRegex) done = g_regex_new ("^Chain 2 · Done 6500/6500 · [0-9]+\\.[0-9]+ s$", 0, 0,
+                                           NULL);
+    g_test_message ("chain 2 finished: \"%s\"", text);
+    g_assert_true (g_regex_match (done, text, 0, NULL));
+  }
 }
 
 /* ---- stopping ---- */
