@@ -672,22 +672,48 @@ show_log (TildeRunPanel *self)
   gtk_widget_set_visible (self->log_expander, len > 0);
 }
 
+/* An optimisation's line: the log density at the mode (the estimates'
+ * lp__), and the Laplace draws when there are any. */
+static char *
+optimum_text (TildeRunPanel *self, const char *took, guint n_draws)
+{
+  const char *const *names = NULL;
+  gsize n = 0;
+  const double *estimates = tilde_run_controller_get_estimates (self->controller, &names, &n);
+  g_autofree char *at_mode = NULL;
+
+  for (gsize i = 0; i < n && at_mode == NULL; i++)
+    if (g_str_equal (names[i], "lp__"))
+      at_mode = g_strdup_printf (_("Finished in %s: lp__ is %.6g at the optimum."), took,
+                                 estimates[i]);
+  if (at_mode == NULL)
+    at_mode = g_strdup_printf (_("Finished in %s."), took);
+  if (n_draws == 0)
+    return g_steal_pointer (&at_mode);
+  return g_strdup_printf (ngettext ("%s %u draw from the Laplace approximation.",
+                                    "%s %u draws from the Laplace approximation.", n_draws),
+                          at_mode, n_draws);
+}
+
 static void
 run_finished (TildeRunPanel *self, const GError *error)
 {
   GListModel *problems = tilde_run_controller_get_problems (self->controller);
   double seconds = (g_get_monotonic_time () - self->started) / 1e6;
+  g_autofree char *took = format_duration (seconds);
   g_autofree char *text = NULL;
   TildeDraws *draws = tilde_run_controller_get_draws (self->controller);
   guint n_draws = 0;
 
   for (guint c = 0; draws && c < tilde_draws_get_n_chains (draws); c++)
     n_draws += tilde_draws_get_n_draws (draws, c) - tilde_draws_get_n_warmup (draws, c);
-  if (error == NULL)
-    text = g_strdup_printf (_("Finished in %.1f s: %u draws after warm-up."), seconds, n_draws);
+  if (error == NULL && tilde_run_controller_get_estimates (self->controller, NULL, NULL))
+    text = optimum_text (self, took, n_draws);
+  else if (error == NULL)
+    text = g_strdup_printf (_("Finished in %s: %u draws after warm-up."), took, n_draws);
   else if (g_error_matches (error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_CANCELLED))
-    text = g_strdup_printf (_("Stopped after %.1f s; the %u draws made so far are kept."),
-                            seconds, n_draws);
+    text = g_strdup_printf (_("Stopped after %s; the %u draws made so far are kept."), took,
+                            n_draws);
   else
     text = g_strdup_printf (_("The run failed: %s"), error->message);
   gtk_label_set_text (self->status_label, text);
@@ -728,6 +754,13 @@ GtkProgressBar *
 tilde_run_panel_get_progress_bar (TildeRunPanel *self, guint chain)
 {
   return chain < self->bars->len ? g_ptr_array_index (self->bars, chain) : NULL;
+}
+
+const char *
+tilde_run_panel_get_status (TildeRunPanel *self)
+{
+  g_return_val_if_fail (TILDE_IS_RUN_PANEL (self), NULL);
+  return gtk_label_get_text (self->status_label);
 }
 
 /* ---- running ---- */

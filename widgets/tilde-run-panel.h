@@ -73,5 +73,7 @@ gboolean            tilde_run_panel_run              (TildeRunPanel    *self);
 /* The bar of chain `chain` (0-based) of the current run, NULL if none. */
 GtkProgressBar     *tilde_run_panel_get_progress_bar (TildeRunPanel    *self,
                                                       guint             chain);
+/* The line under the settings: how the last run ended. */
+const char         *tilde_run_panel_get_status       (TildeRunPanel    *self);
 
 G_END_DECLS

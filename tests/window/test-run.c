@@ -278,6 +278,9 @@ test_streams_while_running (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (gtk_progress_bar_get_fraction (tilde_run_panel_get_progress_bar (f->panel, 1)),
                      ==, 1.0);
   g_assert_cmpuint (w.rates_shown, >=, 1);
+  g_assert_true (g_str_has_prefix (tilde_run_panel_get_status (f->panel), "Finished in "));
+  g_assert_true (g_str_has_suffix (tilde_run_panel_get_status (f->panel),
+                                   " s: 12000 draws after warm-up."));
   /* a finished chain shows the time it took, and no rate that would fall
    * as the clock moved on */
   {
@@ -324,6 +327,14 @@ test_stop_keeps_draws (Fixture *f, gconstpointer data)
   g_assert_cmpint (f->stopped_at, >=, asked);
   g_assert_error (f->error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_CANCELLED);
   g_assert_false (tilde_run_controller_get_running (f->controller));
+  {
+    TildeDraws *kept = tilde_run_controller_get_draws (f->controller);
+    guint n_kept = tilde_draws_get_n_draws (kept, 0) + tilde_draws_get_n_draws (kept, 1) - 600;
+    g_autofree char *tail = g_strdup_printf ("; the %u draws made so far are kept.", n_kept);
+
+    g_assert_true (g_str_has_prefix (tilde_run_panel_get_status (f->panel), "Stopped after "));
+    g_assert_true (g_str_has_suffix (tilde_run_panel_get_status (f->panel), tail));
+  }
 
   /* every draw made is in the store, as in the files */
   draws = tilde_run_controller_get_draws (f->controller);
@@ -677,6 +688,16 @@ test_optimize_with_laplace (Fixture *f, gconstpointer data)
                     ==, 300);
   g_assert_cmpint (tilde_draws_find_column (tilde_run_controller_get_draws (f->controller),
                                             "log_p__"), ==, 0);
+  /* the line under the settings tells the optimum, not draws after warm-up */
+  {
+    g_autofree char *lp = g_strdup_printf ("lp__ is %.6g at the optimum.", values[0]);
+    const char *status = tilde_run_panel_get_status (f->panel);
+
+    g_test_message ("%s", status);
+    g_assert_true (g_str_has_prefix (status, "Finished in "));
+    g_assert_nonnull (strstr (status, lp));
+    g_assert_true (g_str_has_suffix (status, " 300 draws from the Laplace approximation."));
+  }
 }
 
 /* ---- the main thread ---- */
