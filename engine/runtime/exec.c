@@ -1574,7 +1574,12 @@ real_at (Ev *ev, const TildeValue *v, gint32 pos)
 static void
 write_scalar (Ev *ev, const TildeValue *v)
 {
-  if (v->kind == TILDE_VALUE_COMPLEX)
+  if (v->kind == TILDE_VALUE_COMPLEX && v->ad)
+    {
+      rt_out_push (ev, CX->tape->val[tilde_value_var (v, 0)]);
+      rt_out_push (ev, CX->tape->val[tilde_value_var (v, 1)]);
+    }
+  else if (v->kind == TILDE_VALUE_COMPLEX)
     {
       rt_out_push (ev, v->u.z[0]);
       rt_out_push (ev, v->u.z[1]);
@@ -1607,8 +1612,8 @@ write_at (Ev *ev, const TildeValue *v, const int *idx)
     pos = idx[0];
   if (v->kind >= TILDE_VALUE_COMPLEX_VECTOR && v->kind <= TILDE_VALUE_COMPLEX_MATRIX)
     {
-      rt_out_push (ev, v->u.d[2 * pos]);
-      rt_out_push (ev, v->u.d[2 * pos + 1]);
+      rt_out_push (ev, real_at (ev, v, 2 * pos));
+      rt_out_push (ev, real_at (ev, v, 2 * pos + 1));
     }
   else
     rt_out_push (ev, real_at (ev, v, pos));
@@ -1822,6 +1827,21 @@ rt_st_check_matching_dims (Ev *ev, const St *s)
             s->var_name, tb);
 }
 
+/* Element `pos` (column-major) of a flat value, as C++ streams it: a
+ * complex number as "(re,im)". */
+static void
+append_element (Ev *ev, GString *out, const TildeValue *v, gint32 pos)
+{
+  if (v->kind == TILDE_VALUE_ARRAY && v->elem == TILDE_VALUE_INT)
+    g_string_append_printf (out, "%d", v->u.iv[pos]);
+  else if (tilde_value_kind_is_complex ((TildeValueKind) v->kind))
+    g_string_append_printf (out, "(%g,%g)", real_at (ev, v, 2 * pos), real_at (ev, v, 2 * pos + 1));
+  else
+    g_string_append_printf (out, "%g", real_at (ev, v, pos));
+}
+
+/* As Stan prints values: arrays and vectors in brackets, a matrix as its
+ * rows in brackets ("[[1,2],[3,4]]"), a tuple in parentheses. */
 static void
 append_value (Ev *ev, GString *out, const TildeValue *v)
 {
@@ -1830,7 +1850,28 @@ append_value (Ev *ev, GString *out, const TildeValue *v)
   else if (v->kind == TILDE_VALUE_REAL)
     g_string_append_printf (out, "%g", rt_scalar (CX, v));
   else if (v->kind == TILDE_VALUE_COMPLEX)
-    g_string_append_printf (out, "(%g,%g)", v->u.z[0], v->u.z[1]);
+    {
+      /* an autodiff complex scalar holds the ids of its parts */
+      double re = v->ad ? CX->tape->val[tilde_value_var (v, 0)] : v->u.z[0];
+      double im = v->ad ? CX->tape->val[tilde_value_var (v, 1)] : v->u.z[1];
+      g_string_append_printf (out, "(%g,%g)", re, im);
+    }
+  else if (v->kind == TILDE_VALUE_MATRIX || v->kind == TILDE_VALUE_COMPLEX_MATRIX)
+    {
+      g_string_append_c (out, '[');
+      for (gint32 i = 0; i < v->rows; i++)
+        {
+          g_string_append (out, i ? ",[" : "[");
+          for (gint32 j = 0; j < v->cols; j++)
+            {
+              if (j)
+                g_string_append_c (out, ',');
+              append_element (ev, out, v, i + j * v->rows);
+            }
+          g_string_append_c (out, ']');
+        }
+      g_string_append_c (out, ']');
+    }
   else if (tilde_value_is_flat (v))
     {
       g_string_append_c (out, '[');
@@ -1839,10 +1880,7 @@ append_value (Ev *ev, GString *out, const TildeValue *v)
         {
           if (i)
             g_string_append_c (out, ',');
-          if (v->kind == TILDE_VALUE_ARRAY && v->elem == TILDE_VALUE_INT)
-            g_string_append_printf (out, "%d", v->u.iv[i]);
-          else
-            g_string_append_printf (out, "%g", real_at (ev, v, i));
+          append_element (ev, out, v, i);
         }
       g_string_append_c (out, ']');
     }

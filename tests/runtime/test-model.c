@@ -1343,6 +1343,43 @@ test_print_handler (void)
   g_assert_cmpuint (lines->len, ==, 3 + 4 * 200);
 }
 
+/* Values print as Stan's C++ streams them: a matrix as its rows, complex
+ * numbers as "(re,im)" (in containers, and of parameters, whose parts are
+ * autodiff variables), arrays of matrices nested. */
+static void
+test_print_formats (void)
+{
+  static const char *model =
+    "transformed data {\n"
+    "  matrix[2, 3] m = [[1, 2, 3], [4, 5, 6]];\n"
+    "  array[2] matrix[2, 2] am = {[[1, 2], [3, 4]], [[5, 6], [7, 8]]};\n"
+    "  complex_vector[2] cv = [to_complex(1, 2), to_complex(3, -4)]';\n"
+    "  complex_row_vector[2] crv = [to_complex(1, 2), to_complex(3, -4)];\n"
+    "  complex_matrix[2, 2] cm = [[to_complex(1, 2), 3], [4, to_complex(0, -1)]];\n"
+    "  array[2] complex ca = {to_complex(1, 2), 5};\n"
+    "  print(m, \" \", am, \" \", cv, \" \", crv, \" \", cm, \" \", ca);\n"
+    "}\n"
+    "parameters { complex z; complex_vector[2] w; matrix[1, 2] b; }\n"
+    "model { print(z, \" \", w, \" \", b, \" \", z * 2); }\n";
+  g_autoptr (MirProgram) p = rt_test_mir_from_string (model);
+  g_autoptr (GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (TildeModel) m = tilde_model_new_full (p, NULL, collect_print, lines, NULL);
+  g_assert_nonnull (m);
+  g_assert_cmpuint (lines->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (lines, 0), ==,
+                   "[[1,2,3],[4,5,6]] [[[1,2],[3,4]],[[5,6],[7,8]]] [(1,2),(3,-4)] "
+                   "[(1,2),(3,-4)] [[(1,2),(3,0)],[(4,0),(0,-1)]] [(1,2),(5,0)]");
+  g_assert_cmpuint (tilde_model_num_params_unconstrained (m), ==, 8);
+  double theta[8] = { 0.5, -1.5, 1, 2, 3, 4, 7, 8 };
+  g_autofree double *grad = g_new0 (double, 8);
+  /* without and with the gradient: data values, then autodiff variables */
+  tilde_model_log_density (m, theta, TRUE, TRUE, NULL, NULL);
+  tilde_model_log_density (m, theta, TRUE, TRUE, grad, NULL);
+  g_assert_cmpuint (lines->len, ==, 3);
+  for (guint i = 1; i < 3; i++)
+    g_assert_cmpstr (g_ptr_array_index (lines, i), ==, "(0.5,-1.5) [(1,2),(3,4)] [[7,8]] (1,-3)");
+}
+
 static void
 test_threads (void)
 {
@@ -1500,6 +1537,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/model/neg-binomial-2-log-glm-propto",
                    test_neg_binomial_2_log_glm_propto);
   g_test_add_func ("/runtime/model/print-handler", test_print_handler);
+  g_test_add_func ("/runtime/model/print-formats", test_print_formats);
   g_test_add_func ("/runtime/model/threads", test_threads);
   g_test_add_func ("/runtime/model/neg-binomial-million-rows", test_neg_binomial_million_rows);
   g_test_add_func ("/runtime/model/element-loops-allocate-nothing",
