@@ -745,6 +745,49 @@ check_levels (const char *source, const char *data, const double *theta, gsize n
     tilde_model_free (m[l]);
 }
 
+/* The eigenvalues of general matrices of parameters, real and complex:
+ * functions of them that do not depend on their order, against finite
+ * differences. A has a real eigenvalue and a conjugate pair. */
+static void
+test_eigenvalues_of_parameters (void)
+{
+  const char *model =
+    "parameters { matrix[3, 3] A; complex_matrix[2, 2] Z; }\n"
+    "model {\n"
+    "  complex_vector[3] l = eigenvalues(A);\n"
+    "  complex_vector[2] m = eigenvalues(Z);\n"
+    "  for (k in 1:3)\n"
+    "    target += abs(l[k]) + get_real(l[k])^3 / 10 + get_imag(l[k])^2\n"
+    "              + get_real(exp(0.3 * l[k]));\n"
+    "  for (k in 1:2)\n"
+    "    target += abs(m[k]) + get_real(m[k]) * get_imag(m[k]) + get_real(m[k])^2;\n"
+    "}\n";
+  /* A column by column, then Z's (re, im) pairs column by column */
+  const double theta[] = { 0.5, 1, 0.1, -1, 0.3, 0.2, 0.2, 0, 0.9,
+                           0.4, -0.3, 1.1, 0.2, -0.6, 0.8, 0.7, 0.5 };
+  check_levels (model, NULL, theta, G_N_ELEMENTS (theta));
+
+  /* a defective matrix (a Jordan block) has eigenvalues without derivative */
+  g_autoptr (TildeModel) m = rt_test_model (model, NULL);
+  const double jordan[] = { 1, 0, 0, 1, 1, 0, 0, 0, 2, 1, 0, 0, 0, 0, 0, 1, 0 };
+  double grad[17];
+  g_autoptr (TildeModelError) error = NULL;
+  tilde_model_log_density (m, jordan, FALSE, TRUE, grad, &error);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "eigenvalues: m is defective"));
+
+  /* eigenvectors are defined up to a complex factor each: refused, named */
+  g_autoptr (TildeModel) v = rt_test_model ("parameters { matrix[2, 2] B; }\n"
+                                            "model { target += get_real(eigenvectors(B)[1, 1]); }\n",
+                                            NULL);
+  g_autoptr (TildeModelError) refused = NULL;
+  const double b[] = { 1, 2, 3, 4 };
+  tilde_model_log_density (v, b, FALSE, TRUE, grad, &refused);
+  g_assert_nonnull (refused);
+  g_assert_cmpstr (refused->message, ==, "eigenvectors: the eigenvectors of a matrix of parameters "
+                   "have no derivatives here (each is defined only up to a complex factor)");
+}
+
 static const char library_model[] =
   "data { int K; int N; matrix[K, N] lo; matrix[3, 4] S; }\n"
   "transformed data {\n"
@@ -926,6 +969,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/hof/dae", test_dae);
   g_test_add_func ("/runtime/hof/library-in-models", test_library_in_models);
   g_test_add_func ("/runtime/hof/complex", test_complex);
+  g_test_add_func ("/runtime/hof/eigenvalues-of-parameters", test_eigenvalues_of_parameters);
   g_test_add_func ("/runtime/hof/generated-quantities", test_hof_generated_quantities);
   g_test_add_func ("/runtime/hof/transform-functions", test_transform_functions);
   return g_test_run ();

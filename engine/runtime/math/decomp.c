@@ -16,9 +16,12 @@
  *   Frechet derivative at A', read off the exponential of the block matrix
  *   [A' G; 0 A']. matrix_exp_multiply and scale_matrix_exp_multiply are
  *   compositions, and so is generalized_inverse for variables.
- * - eigenvalues, eigenvectors and eigendecompose of a general matrix (and
- *   complex_schur_decompose) give complex values, which the runtime holds
- *   for data only.
+ * - eigenvalues, eigenvectors and eigendecompose of a general (real or
+ *   complex) matrix from LAPACK's zgeev, and complex_schur_decompose from
+ *   zgees. The eigenvalues have the derivative of simple eigenvalues,
+ *   d lambda_k = (V^-1 dA V)_kk. Eigenvectors and Schur vectors are each
+ *   defined only up to a complex factor, so theirs are refused for
+ *   parameters.
  */
 #define G_LOG_DOMAIN "tilde-engine"
 
@@ -533,52 +536,68 @@ k_generalized_inverse (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *ou
   call (cx, "multiply", 2, p, out);
 }
 
-/* ---- eigendecomposition of a general matrix (complex, data only) ---- */
+/* ---- eigendecomposition of a general matrix ---- */
 
 static void
-need_data (RtCtx *cx, const TildeValue *A)
+need_data (RtCtx *cx, const TildeValue *A, const char *what)
 {
   if (A->ad)
-    rt_raise (cx, TILDE_MODEL_ERROR_FATAL, "%s: complex numbers of parameters are not supported "
-              "yet", cx->fn_name);
+    rt_raise (cx, TILDE_MODEL_ERROR_FATAL, "%s: %s of a matrix of parameters have no "
+              "derivatives here (each is defined only up to a complex factor)", cx->fn_name, what);
 }
 
-/* The eigenvalues (n) and eigenvectors (n x n), complex interleaved. */
+static void
+need_square (RtCtx *cx, const TildeValue *A)
+{
+  if (A->rows != A->cols)
+    rt_raise (cx, TILDE_MODEL_ERROR_INDEX, "%s: Expecting a square matrix; rows of m (%d) and "
+              "columns of m (%d) must match in size", cx->fn_name, A->rows, A->cols);
+  if (A->rows == 0)
+    rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: m has size 0, but must have a non-zero size",
+              cx->fn_name);
+}
+
+/* A's entries as complex numbers, column-major, from data or the tape. */
+static double complex *
+complex_entries (RtCtx *cx, const TildeValue *A)
+{
+  gsize nn = (gsize) A->rows * (gsize) A->cols;
+  double complex *z = (double complex *) rt_alloc_d (cx, 2 * MAX (nn, 1));
+  if (A->kind != TILDE_VALUE_COMPLEX_MATRIX)
+    {
+      const double *a = finite_values (cx, A);
+      for (gsize i = 0; i < nn; i++)
+        z[i] = a[i];
+      return z;
+    }
+  for (gsize i = 0; i < nn; i++)
+    {
+      double re = A->ad ? cx->tape->val[tilde_value_var (A, 2 * (gint32) i)] : A->u.d[2 * i];
+      double im = A->ad ? cx->tape->val[tilde_value_var (A, 2 * (gint32) i + 1)] : A->u.d[2 * i + 1];
+      if (!isfinite (re) || !isfinite (im))
+        rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: m[%d] is (%g,%g), but must be finite!",
+                  cx->fn_name, (int) i + 1, re, im);
+      z[i] = CMPLX (re, im);
+    }
+  return z;
+}
+
+/* The eigenvalues (n) and eigenvectors (n x n, or NULL), complex
+ * interleaved; A is square. */
 static void
 eigen_general (RtCtx *cx, const TildeValue *A, double *values, double *vectors)
 {
   int n = A->rows;
-  if (A->rows != A->cols)
-    rt_raise (cx, TILDE_MODEL_ERROR_INDEX, "%s: Expecting a square matrix; rows of m (%d) and "
-              "columns of m (%d) must match in size", cx->fn_name, A->rows, A->cols);
-  if (n == 0)
-    rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: m has size 0, but must have a non-zero size",
-              cx->fn_name);
-  double complex *z = g_new (double complex, (gsize) n * n);
-  double complex *w = g_new (double complex, (gsize) n);
-  double complex *vr = g_new (double complex, (gsize) n * n);
-  if (A->kind == TILDE_VALUE_COMPLEX_MATRIX)
-    memcpy (z, A->u.d, sizeof (double complex) * (gsize) n * n);
-  else
-    {
-      const double *a = finite_values (cx, A);
-      for (int i = 0; i < n * n; i++)
-        z[i] = a[i];
-    }
+  double complex *z = complex_entries (cx, A);
+  double complex *w = (double complex *) rt_alloc_d (cx, 2 * (gsize) n);
+  double complex *vr = vectors ? (double complex *) vectors
+                               : (double complex *) rt_alloc_d (cx, 2 * (gsize) n * n);
   int info = LAPACKE_zgeev (LAPACK_COL_MAJOR, 'N', 'V', n, (lapack_complex_double *) z, n,
                             (lapack_complex_double *) w, NULL, n, (lapack_complex_double *) vr, n);
-  if (info == 0)
-    {
-      if (values)
-        memcpy (values, w, sizeof (double complex) * (gsize) n);
-      if (vectors)
-        memcpy (vectors, vr, sizeof (double complex) * (gsize) n * n);
-    }
-  g_free (z);
-  g_free (w);
-  g_free (vr);
   if (info != 0)
     rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: the eigendecomposition failed", cx->fn_name);
+  if (values)
+    memcpy (values, w, sizeof (double complex) * (gsize) n);
 }
 
 static TildeValue
@@ -589,18 +608,109 @@ complex_data (RtCtx *cx, TildeValueKind kind, gint32 rows, gint32 cols)
   return v;
 }
 
+typedef struct {
+  gint32 n;
+  gboolean complex_in;
+  const gint32 *in;               /* A's ids: n*n, or 2*n*n interleaved for a complex A */
+  gint32 out;                     /* the eigenvalues' 2n ids, interleaved */
+  const double complex *v, *w;    /* the eigenvectors V and W = V^-1 */
+} EigenvaluesAd;
+
+/* With g_k the adjoint of lambda_k as a complex number, the adjoint of A
+ * is C with C_ij = sum_k conj(g_k) W_ki V_jk, that is (V diag(conj g) W)^T;
+ * a real A takes its real part, a complex A conj(C) on its (re, im). */
+static void
+eigenvalues_backward (AdTape *t, const void *p)
+{
+  const EigenvaluesAd *e = p;
+  gint32 n = e->n;
+  gsize nn = (gsize) n * n;
+  double complex *vg = g_new (double complex, nn);
+  double complex *c = g_new (double complex, nn);
+  const double complex one = 1, zero = 0;
+
+  for (gint32 k = 0; k < n; k++)
+    {
+      double complex g = CMPLX (t->adj[e->out + 2 * k], t->adj[e->out + 2 * k + 1]);
+      for (gint32 j = 0; j < n; j++)
+        vg[j + (gsize) k * n] = e->v[j + (gsize) k * n] * conj (g);
+    }
+  /* c = (V diag(conj g)) W, read transposed below */
+  cblas_zgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, &one, vg, n, e->w, n, &zero,
+               c, n);
+  for (gint32 j = 0; j < n; j++)
+    for (gint32 i = 0; i < n; i++)
+      {
+        double complex cij = c[j + (gsize) i * n];
+        gsize at = (gsize) i + (gsize) j * n;
+        if (e->complex_in)
+          {
+            t->adj[e->in[2 * at]] += creal (cij);
+            t->adj[e->in[2 * at + 1]] -= cimag (cij);
+          }
+        else
+          t->adj[e->in[at]] += creal (cij);
+      }
+  g_free (vg);
+  g_free (c);
+}
+
 static void
 k_eigenvalues (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
 {
-  need_data (cx, &a[0]);
-  *out = complex_data (cx, TILDE_VALUE_COMPLEX_VECTOR, a[0].rows, 1);
-  eigen_general (cx, &a[0], out->u.d, NULL);
+  const TildeValue *A = &a[0];
+  need_square (cx, A);
+  gint32 n = A->rows;
+  if (!A->ad)
+    {
+      *out = complex_data (cx, TILDE_VALUE_COMPLEX_VECTOR, n, 1);
+      eigen_general (cx, A, out->u.d, NULL);
+      return;
+    }
+  gsize nn = (gsize) n * n;
+  gboolean complex_in = A->kind == TILDE_VALUE_COMPLEX_MATRIX;
+  double complex *v = tilde_arena_alloc (cx->tape->arena, sizeof (double complex) * nn);
+  double complex *w = tilde_arena_alloc (cx->tape->arena, sizeof (double complex) * nn);
+  double *values = rt_alloc_d (cx, 2 * (gsize) n);
+  eigen_general (cx, A, values, (double *) v);
+  memcpy (w, v, sizeof (double complex) * nn);
+  /* A defective matrix's eigenvectors come out parallel to rounding: V is
+   * singular to working precision, and so is no basis to differentiate in */
+  lapack_int *piv = tilde_arena_alloc (cx->arena, sizeof (lapack_int) * (gsize) n);
+  double norm = LAPACKE_zlange (LAPACK_COL_MAJOR, '1', n, n, (lapack_complex_double *) w, n);
+  double rcond = 0;
+  int info = LAPACKE_zgetrf (LAPACK_COL_MAJOR, n, n, (lapack_complex_double *) w, n, piv);
+  if (info == 0)
+    info = LAPACKE_zgecon (LAPACK_COL_MAJOR, '1', n, (lapack_complex_double *) w, n, norm, &rcond);
+  if (info == 0 && rcond > n * DBL_EPSILON)
+    info = LAPACKE_zgetri (LAPACK_COL_MAJOR, n, (lapack_complex_double *) w, n, piv);
+  else
+    info = 1;
+  if (info != 0)
+    rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: m is defective (its eigenvectors are linearly "
+              "dependent), so its eigenvalues have no derivative", cx->fn_name);
+
+  TildeValue r = { .kind = TILDE_VALUE_COMPLEX_VECTOR, .rows = n, .cols = 1, .ad = 1 };
+  r.start = ad_new_vars (cx->tape, 2 * n);
+  if (r.start < 0)
+    rt_raise (cx, TILDE_MODEL_ERROR_FATAL, "the autodiff tape is full");
+  memcpy (cx->tape->val + r.start, values, sizeof (double) * 2 * (gsize) n);
+  gsize n_in = complex_in ? 2 * nn : nn;
+  gint32 *in = tilde_arena_alloc (cx->tape->arena, sizeof (gint32) * n_in);
+  for (gsize i = 0; i < n_in; i++)
+    in[i] = tilde_value_var (A, (gint32) i);
+  EigenvaluesAd *e = tilde_arena_alloc (cx->tape->arena, sizeof *e);
+  *e = (EigenvaluesAd) { .n = n, .complex_in = complex_in, .in = in, .out = r.start, .v = v,
+                         .w = w };
+  ad_push (cx->tape, eigenvalues_backward, e);
+  *out = r;
 }
 
 static void
 k_eigenvectors (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
 {
-  need_data (cx, &a[0]);
+  need_square (cx, &a[0]);
+  need_data (cx, &a[0], "the eigenvectors");
   *out = complex_data (cx, TILDE_VALUE_COMPLEX_MATRIX, a[0].rows, a[0].rows);
   eigen_general (cx, &a[0], NULL, out->u.d);
 }
@@ -608,7 +718,8 @@ k_eigenvectors (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
 static void
 k_eigendecompose (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
 {
-  need_data (cx, &a[0]);
+  need_square (cx, &a[0]);
+  need_data (cx, &a[0], "the eigenvectors");
   TildeValue m[2];
   m[0] = complex_data (cx, TILDE_VALUE_COMPLEX_MATRIX, a[0].rows, a[0].rows);
   m[1] = complex_data (cx, TILDE_VALUE_COMPLEX_VECTOR, a[0].rows, 1);
@@ -622,39 +733,20 @@ static void
 schur (RtCtx *cx, const TildeValue *A, double *u, double *t)
 {
   int n = A->rows;
-  need_data (cx, A);
-  if (A->rows != A->cols)
-    rt_raise (cx, TILDE_MODEL_ERROR_INDEX, "%s: Expecting a square matrix; rows of m (%d) and "
-              "columns of m (%d) must match in size", cx->fn_name, A->rows, A->cols);
-  if (n == 0)
-    rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: m has size 0, but must have a non-zero size",
-              cx->fn_name);
-  double complex *z = g_new (double complex, (gsize) n * n);
-  double complex *w = g_new (double complex, (gsize) n);
-  double complex *vs = g_new (double complex, (gsize) n * n);
-  if (A->kind == TILDE_VALUE_COMPLEX_MATRIX)
-    memcpy (z, A->u.d, sizeof (double complex) * (gsize) n * n);
-  else
-    {
-      const double *a = finite_values (cx, A);
-      for (int i = 0; i < n * n; i++)
-        z[i] = a[i];
-    }
+  need_square (cx, A);
+  need_data (cx, A, "the Schur vectors and triangle");
+  double complex *z = complex_entries (cx, A);
+  double complex *w = (double complex *) rt_alloc_d (cx, 2 * (gsize) n);
+  double complex *vs = (double complex *) rt_alloc_d (cx, 2 * (gsize) n * n);
   lapack_int sdim = 0;
   int info = LAPACKE_zgees (LAPACK_COL_MAJOR, 'V', 'N', NULL, n, (lapack_complex_double *) z, n,
                             &sdim, (lapack_complex_double *) w, (lapack_complex_double *) vs, n);
-  if (info == 0)
-    {
-      if (t)
-        memcpy (t, z, sizeof (double complex) * (gsize) n * n);
-      if (u)
-        memcpy (u, vs, sizeof (double complex) * (gsize) n * n);
-    }
-  g_free (z);
-  g_free (w);
-  g_free (vs);
   if (info != 0)
     rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: the Schur decomposition failed", cx->fn_name);
+  if (t)
+    memcpy (t, z, sizeof (double complex) * (gsize) n * n);
+  if (u)
+    memcpy (u, vs, sizeof (double complex) * (gsize) n * n);
 }
 
 static void
