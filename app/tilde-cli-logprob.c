@@ -178,7 +178,8 @@ run (const char *name, int argc, char **argv, gboolean diagnose)
   _tilde_cli_report_device_failures (model);
   if (model_error != NULL)
     {
-      g_printerr (_("Error evaluating the log density: %s\n"), model_error->message);
+      g_autofree char *described = tilde_model_error_describe (model_error);
+      g_printerr (_("Error evaluating the log density: %s\n"), described);
       options_clear (&o);
       return TILDE_EXIT_MODEL_ERROR;
     }

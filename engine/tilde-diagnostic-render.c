@@ -197,6 +197,13 @@ tilde_diagnostic_render (const TildeDiagnostic *diag,
       append_span (out, diag);
       g_string_append (out, ", parsing error:");
       break;
+    case TILDE_DIAG_DATA:
+    case TILDE_DIAG_RUNTIME:
+      /* raised while the model ran (transformed data, say), at a statement */
+      g_string_append (out, "Error in ");
+      append_span (out, diag);
+      g_string_append_c (out, ':');
+      break;
     default:
       g_string_append (out, "Semantic error in ");
       append_span (out, diag);

@@ -279,7 +279,10 @@ generate_row (Generator *g, guint i, TildeGenerateMessageFunc message, gpointer 
         g->outputs[j] = NAN;
       (*n_failed)++;
       if (message != NULL)
-        message (i + 1, model_error->message, user_data);
+        {
+          g_autofree char *described = tilde_model_error_describe (model_error);
+          message (i + 1, described, user_data);
+        }
     }
   memcpy (g->row + k, g->outputs, g->n_outputs * sizeof (double));
   /* the parameters themselves are the file's */

@@ -175,16 +175,17 @@ typedef enum { TRY_OK, TRY_REJECTED, TRY_FATAL } TryResult;
 static TryResult
 model_error (const Search *s, const TildeModelError *error, char **problem)
 {
+  g_autofree char *described = tilde_model_error_describe (error);
   if (!recoverable (error))
     {
       say (s, "Unrecoverable error evaluating the log probability at the initial value.");
-      say (s, error->message);
-      *problem = g_strdup (error->message);
+      say (s, described);
+      *problem = g_strdup (described);
       return TRY_FATAL;
     }
   say (s, "Rejecting initial value:");
   say (s, "  Error evaluating the log probability at the initial value.");
-  say (s, error->message);
+  say (s, described);
   return TRY_REJECTED;
 }
 

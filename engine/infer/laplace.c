@@ -30,7 +30,7 @@ negative_log_density (const double *x, double *f, double *gradient, gpointer use
   if (error != NULL)
     {
       if (d->problem == NULL)
-        d->problem = g_strdup (error->message);
+        d->problem = tilde_model_error_describe (error);
       return FALSE;
     }
   *f = -lp;
@@ -112,7 +112,8 @@ fill_row (Drawer *d, const double *theta, TildeOptimizeMessageFunc message, gpoi
   log_p = tilde_model_log_density (d->model, theta, TRUE, d->jacobian, NULL, &lp_error);
   if (lp_error != NULL)
     {
-      say (message, user_data, "%s", lp_error->message);
+      g_autofree char *described = tilde_model_error_describe (lp_error);
+      say (message, user_data, "%s", described);
       log_p = -INFINITY;
     }
   for (gsize i = 0; i < d->n; i++)
@@ -124,7 +125,8 @@ fill_row (Drawer *d, const double *theta, TildeOptimizeMessageFunc message, gpoi
   d->row[1] = 0.5 * quad;
   if (!tilde_model_constrain (d->model, theta, TRUE, TRUE, d->rng, d->row + 2, &out_error))
     {
-      say (message, user_data, "%s", out_error->message);
+      g_autofree char *described = tilde_model_error_describe (out_error);
+      say (message, user_data, "%s", described);
       for (gsize k = 0; k < d->n_out; k++)
         d->row[2 + k] = NAN;
     }

@@ -316,7 +316,7 @@ evaluate (TildeNuts *nuts, State *z)
       if (error->kind == TILDE_MODEL_ERROR_FATAL || error->kind == TILDE_MODEL_ERROR_DATA)
         {
           if (nuts->fatal_error == NULL)
-            nuts->fatal_error = g_strdup (error->message);
+            nuts->fatal_error = tilde_model_error_describe (error);
         }
       else if (nuts->reject_func)
         nuts->reject_func (error, nuts->reject_data);

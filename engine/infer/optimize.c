@@ -78,7 +78,8 @@ negative_log_density (const double *x, double *f, double *gradient, gpointer use
 
   if (error != NULL)
     {
-      g_string_append_printf (run->said, "%s\n", error->message);
+      g_autofree char *described = tilde_model_error_describe (error);
+      g_string_append_printf (run->said, "%s\n", described);
       return FALSE;
     }
   for (gsize i = 0; i < run->n; i++)

@@ -142,12 +142,13 @@ say_init_line (const char *text, gpointer data)
 static void
 say_rejection (const TildeModelError *error, gpointer data)
 {
+  g_autofree char *described = tilde_model_error_describe (error);
   g_autofree char *text = g_strdup_printf (
     "Informational Message: The current Metropolis proposal is about to be rejected because of "
     "the following issue:\n%s\nIf this warning occurs sporadically, such as for highly constrained "
     "variable types like covariance matrices, then the sampler is fine,\nbut if this warning occurs "
     "often then your model may be either severely ill-conditioned or misspecified.\n",
-    error->message);
+    described);
   say (data, TILDE_SAMPLE_MESSAGE_REJECTION, text);
 }
 
@@ -183,7 +184,8 @@ finish_row (Chain *c, const double *theta, gboolean warmup)
     {
       for (gsize i = 0; i < n_outputs; i++)
         outputs[i] = NAN;
-      say (c, TILDE_SAMPLE_MESSAGE_INFO, error->message);
+      g_autofree char *described = tilde_model_error_describe (error);
+      say (c, TILDE_SAMPLE_MESSAGE_INFO, described);
     }
   if (c->writer)
     tilde_csv_writer_row (c->writer, c->row, run->n_columns);

@@ -20,6 +20,8 @@ typedef struct Ex Ex;
 typedef struct St St;
 typedef struct Sz Sz;
 typedef struct Ev Ev;
+
+#define RT_MAX_CALL_SITES 16
 typedef struct RtFunction RtFunction;
 typedef struct Fx Fx;
 typedef struct Sx Sx;
@@ -299,6 +301,12 @@ struct Ev {
   GPtrArray          *diagnostics;  /* data errors while preparing */
   TildeValue          retval;       /* what a function's return statement gave */
   int                 depth;        /* nested function calls */
+  /* Where an error is: the statement running (set by rt_exec) and the
+   * statements whose user-function calls led to it, outermost first (the
+   * first RT_MAX_CALL_SITES of them). A longjmp leaves both as they were
+   * at the raise. */
+  const St           *stmt;
+  const St           *call_sites[RT_MAX_CALL_SITES];
   TildeModelContext   context;      /* which terms of the target count */
   TildeModelPrintFunc print_func;   /* where print() goes; NULL: standard output */
   gpointer            print_data;
@@ -453,6 +461,12 @@ typedef struct {
   guint    n_nodes;
   guint    n_terms;
   double   target_const;
+  /* what a user function called inside the attempt changes until it returns */
+  TildeValue *slots;
+  int         depth;
+  const St   *stmt;
+  gboolean    propto;
+  guint64     param_args;
 } RtFusedMark;
 void rt_fused_mark   (Ev *ev, RtFusedMark *m);
 void rt_fused_rewind (Ev *ev, const RtFusedMark *m);

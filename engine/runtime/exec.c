@@ -1361,7 +1361,11 @@ rt_ex_read_param (Ev *ev, const Ex *e, TildeValue *out)
 Flow
 rt_exec (Ev *ev, const St *s)
 {
-  return s->fn (ev, s);
+  const St *outer = ev->stmt;
+  ev->stmt = s;
+  Flow f = s->fn (ev, s);
+  ev->stmt = outer;
+  return f;
 }
 
 Flow
@@ -1369,7 +1373,7 @@ rt_st_block (Ev *ev, const St *s)
 {
   for (int i = 0; i < s->n_body; i++)
     {
-      Flow f = s->body[i]->fn (ev, s->body[i]);
+      Flow f = rt_exec (ev, s->body[i]);
       if (f != FLOW_NEXT)
         return f;
     }
@@ -1486,6 +1490,8 @@ rt_call_function (Ev *ev, const RtFunction *f, TildeValue *frame, gboolean drop,
   if (++ev->depth > MAX_DEPTH)
     rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "%s: more than %d nested function calls", f->name,
               MAX_DEPTH);
+  if (ev->depth <= RT_MAX_CALL_SITES)
+    ev->call_sites[ev->depth - 1] = ev->stmt;
   if (floor != NULL && &here < floor)
     rt_raise (CX, TILDE_MODEL_ERROR_FATAL, "%s: function calls nested %d deep fill the "
               "thread's stack", f->name, ev->depth);

@@ -912,6 +912,11 @@ rt_fused_mark (Ev *ev, RtFusedMark *m)
   m->n_nodes = CX->tape->n_nodes;
   m->n_terms = ev->n_terms;
   m->target_const = ev->target_const;
+  m->slots = ev->slots;
+  m->depth = ev->depth;
+  m->stmt = ev->stmt;
+  m->propto = CX->propto;
+  m->param_args = ev->param_args;
 }
 
 void
@@ -922,6 +927,11 @@ rt_fused_rewind (Ev *ev, const RtFusedMark *m)
   CX->tape->n_nodes = m->n_nodes;
   ev->n_terms = m->n_terms;
   ev->target_const = m->target_const;
+  ev->slots = m->slots;
+  ev->depth = m->depth;
+  ev->stmt = m->stmt;
+  CX->propto = m->propto;
+  ev->param_args = m->param_args;
   CX->drop = FALSE;
   CX->capture = NULL;
   g_clear_pointer (&CX->err_msg, g_free);

@@ -8,6 +8,7 @@
 #include "runtime/flat-private.h"
 #include "runtime/normal-stats.h"
 #include "mir/mir-transform.h"
+#include "mir/dataflow/diagnostics.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -66,7 +67,22 @@ tilde_model_error_free (TildeModelError *error)
   if (!error)
     return;
   g_free (error->message);
+  g_free (error->where);
+  g_free (error->file);
   g_free (error);
+}
+
+char *
+tilde_model_error_describe (const TildeModelError *error)
+{
+  if (error->where == NULL)
+    return g_strdup (error->message);
+  GString *out = g_string_new (NULL);
+  for (guint i = 0; i < error->n_places; i++)
+    g_string_append (out, "Exception: ");
+  g_string_append (out, error->message);
+  g_string_append (out, error->where);
+  return g_string_free (out, FALSE);
 }
 
 static Workspace *
@@ -168,6 +184,43 @@ run_part (Ev *ev, const St *part)
   return TRUE;
 }
 
+static const TildeSpan *
+located_span (const St *s)
+{
+  return s && s->mir && mir_span_is_located (&s->mir->span) ? &s->mir->span : NULL;
+}
+
+/* The statement that raised, then the calls that led to it: the error's
+ * places, innermost first. */
+static void
+locate (TildeModelError *e, const Ev *ev)
+{
+  const TildeSpan *innermost = located_span (ev->stmt);
+  GString *where = g_string_new (NULL);
+  if (innermost)
+    {
+      g_autofree char *text = mir_span_to_string (innermost);
+      g_string_append_printf (where, " (in %s)", text);
+      e->n_places++;
+      e->file = g_strdup (innermost->file ? innermost->file->name : "");
+      e->begin_line = innermost->begin_line;
+      e->begin_column = innermost->begin_column;
+      e->end_line = innermost->end_line;
+      e->end_column = innermost->end_column;
+    }
+  for (int k = MIN (ev->depth, RT_MAX_CALL_SITES) - 1; k >= 0; k--)
+    {
+      const TildeSpan *call = located_span (ev->call_sites[k]);
+      if (call)
+        {
+          g_autofree char *text = mir_span_to_string (call);
+          g_string_append_printf (where, " (in %s)", text);
+          e->n_places++;
+        }
+    }
+  e->where = e->n_places ? g_string_free (where, FALSE) : (g_string_free (where, TRUE), NULL);
+}
+
 static void
 set_error (TildeModelError **error, const Ev *ev)
 {
@@ -176,6 +229,7 @@ set_error (TildeModelError **error, const Ev *ev)
   TildeModelError *e = g_new0 (TildeModelError, 1);
   e->kind = ev->cx.err_kind;
   e->message = g_strdup (ev->cx.err_msg ? ev->cx.err_msg : "error");
+  locate (e, ev);
   *error = e;
 }
 
@@ -187,18 +241,31 @@ add_diag (GPtrArray *diagnostics, TildeDiagnosticKind kind, const char *message)
                                                         0, 0, message));
 }
 
+/* An error raised while preparing, at the statement that raised it. */
+static void
+add_located_diag (GPtrArray *diagnostics, TildeDiagnosticKind kind, const Ev *ev)
+{
+  if (!diagnostics)
+    return;
+  g_autoptr (TildeModelError) e = NULL;
+  set_error (&e, ev);
+  g_ptr_array_add (diagnostics, tilde_diagnostic_new (TILDE_SEVERITY_ERROR, kind, e->file,
+                                                      e->begin_line, e->begin_column, e->end_line,
+                                                      e->end_column, e->message));
+}
+
 /* Every variable that does not fit, not only the first (which is the
- * error preparation stopped at); the error itself when it came from
- * transformed data. */
+ * error preparation stopped at); the error itself, where it was raised,
+ * when it came from transformed data. */
 static void
 add_data_problems (GPtrArray *diagnostics, const MirProgram *program, const TildeJsonData *data,
-                   const char *error)
+                   const Ev *ev)
 {
   if (!diagnostics)
     return;
   g_autoptr (GPtrArray) problems = tilde_model_check_data (program, data);
   if (problems->len == 0)
-    add_diag (diagnostics, TILDE_DIAG_DATA, error);
+    add_located_diag (diagnostics, TILDE_DIAG_DATA, ev);
   for (guint i = 0; i < problems->len; i++)
     add_diag (diagnostics, TILDE_DIAG_DATA,
               ((const TildeDataProblem *) g_ptr_array_index (problems, i))->message);
@@ -553,9 +620,9 @@ tilde_model_new_with_rng (const MirProgram *program, const TildeJsonData *data, 
   if (!prepared)
     {
       if (ev.cx.err_kind == TILDE_MODEL_ERROR_FATAL)
-        add_diag (diagnostics, TILDE_DIAG_RUNTIME, ev.cx.err_msg);
+        add_located_diag (diagnostics, TILDE_DIAG_RUNTIME, &ev);
       else
-        add_data_problems (diagnostics, m->prog, data, ev.cx.err_msg);
+        add_data_problems (diagnostics, m->prog, data, &ev);
       ev_done (&ev, w);
       workspace_free (w);
       m->code = rt_compiler_steal_arena (c);

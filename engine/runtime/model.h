@@ -39,9 +39,22 @@ typedef enum {
 typedef struct {
   TildeModelErrorKind kind;
   char               *message;
+  /* Where, as stanc's C++ says it: " (in 'm.stan', line 5, column 2 to
+   * column 22)" for the statement that failed, then one more for each
+   * user-function call that led there, innermost first; NULL when the
+   * error has no statement (a size read from data, say). */
+  char               *where;
+  guint               n_places;    /* how many "(in ...)" where holds */
+  /* The failing statement, for an editor: lines from 1, columns from 0;
+   * begin_line 0 when unknown. */
+  char               *file;
+  int                 begin_line, begin_column, end_line, end_column;
 } TildeModelError;
 
 void tilde_model_error_free (TildeModelError *error);
+/* The error as CmdStan prints it: "Exception: " for each place, the
+ * message, then the places; the bare message when there is none. */
+char *tilde_model_error_describe (const TildeModelError *error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TildeModelError, tilde_model_error_free)
 
 typedef struct TildeModel TildeModel;

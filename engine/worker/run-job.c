@@ -487,8 +487,14 @@ compile_model (TildeRunJob *job, Sink *sink, GError **error)
       const TildeDiagnostic *first = problems->len ? g_ptr_array_index (problems, 0) : NULL;
 
       copy_errors (job->diagnostics, problems);
-      g_set_error (error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_DATA,
-                   "The data do not fit the model: %s", first ? first->message : "");
+      /* a statement's error (transformed data) has its place; the data's
+       * problems have none */
+      if (first && first->begin_line > 0)
+        g_set_error (error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_DATA,
+                     "Transformed data failed at line %d: %s", first->begin_line, first->message);
+      else
+        g_set_error (error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_DATA,
+                     "The data do not fit the model: %s", first ? first->message : "");
       return NULL;
     }
   tilde_model_set_context (model, job->settings.context);

@@ -475,7 +475,14 @@ test_line_search_error (void)
   g_assert_cmpstr (g_ptr_array_index (s.lines, s.lines->len - 2), ==, "Optimization terminated with error: ");
   g_assert_cmpstr (g_ptr_array_index (s.lines, s.lines->len - 1), ==,
                    "  Line search failed to achieve a sufficient decrease, no more progress can be made");
-  g_assert_cmpuint (count_lines_with_prefix (&s, "outside"), >, 0);
+  g_assert_cmpuint (count_lines_with_prefix (&s, "Exception: outside (in '"), >, 0);
+  for (guint i = 0; i < s.lines->len; i++)
+    if (g_str_has_prefix (g_ptr_array_index (s.lines, i), "Exception: outside"))
+      {
+        g_test_message ("%s", (const char *) g_ptr_array_index (s.lines, i));
+        g_assert_true (g_str_has_suffix (g_ptr_array_index (s.lines, i),
+                                         ", line 2, column 31 to column 49)"));
+      }
   /* the last point is still written */
   g_assert_cmpuint (s.lps->len, ==, 1);
   g_assert_cmpfloat (g_array_index (s.lps, double, 0), ==, -1.0);

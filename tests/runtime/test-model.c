@@ -376,24 +376,112 @@ test_errors_are_values (void)
   g_assert_true (isnan (lp));
   g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_DOMAIN);
   g_assert_cmpstr (e->message, ==, "normal_lpdf: Scale parameter is -1, but must be positive!");
+  /* where, as stanc's C++ says it and for an editor */
+  g_assert_cmpstr (e->where, ==, " (in 'model.stan', line 6, column 2 to column 20)");
+  g_assert_cmpuint (e->n_places, ==, 1);
+  g_assert_cmpstr (e->file, ==, "model.stan");
+  g_assert_cmpint (e->begin_line, ==, 6);
+  g_assert_cmpint (e->begin_column, ==, 2);
+  g_assert_cmpint (e->end_line, ==, 6);
+  g_assert_cmpint (e->end_column, ==, 20);
+  {
+    g_autofree char *described = tilde_model_error_describe (e);
+    g_assert_cmpstr (described, ==, "Exception: normal_lpdf: Scale parameter is -1, but must be "
+                     "positive! (in 'model.stan', line 6, column 2 to column 20)");
+  }
   g_clear_pointer (&e, tilde_model_error_free);
   theta[0] = 6;
   lp = tilde_model_log_density (m, theta, TRUE, TRUE, g, &e);
   g_assert_true (isnan (lp));
   g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_REJECT);
   g_assert_cmpstr (e->message, ==, "mu too large: 6");
+  g_assert_cmpstr (e->where, ==, " (in 'model.stan', line 4, column 14 to column 43)");
   g_clear_pointer (&e, tilde_model_error_free);
   theta[0] = -6;
   lp = tilde_model_log_density (m, theta, TRUE, TRUE, g, &e);
   g_assert_true (isnan (lp));
   g_assert_cmpint (e->kind, ==, TILDE_MODEL_ERROR_INDEX);
   g_assert_cmpstr (e->message, ==, "index 3 out of range; expecting index to be between 1 and 2");
+  g_assert_cmpstr (e->where, ==, " (in 'model.stan', line 5, column 15 to column 34)");
   g_clear_pointer (&e, tilde_model_error_free);
   /* and the model still works */
   theta[0] = 2;
   lp = tilde_model_log_density (m, theta, TRUE, TRUE, g, &e);
   g_assert_null (e);
   g_assert_cmpfloat_with_epsilon (lp, -2 * log (2) - 0.5 * (0.25 + 1) / 4, 1e-14);
+}
+
+/* An error inside user functions names the statement that raised it and
+ * every call that led there, innermost first, as stanc's C++ rethrows it
+ * ("Exception: " once a place); the vectorised density that calls a
+ * function, whose fused form gives way, leaves the evaluation as it found
+ * it. An error in transformed data is a diagnostic at its statement. */
+static void
+test_error_places (void)
+{
+  g_autoptr (TildeModel) m = rt_test_model (
+    "functions {\n"
+    "  real g(real x) {\n"
+    "    if (x > 0)\n"
+    "      reject(\"g: x is \", x);\n"
+    "    return x;\n"
+    "  }\n"
+    "  real f(real x) {\n"
+    "    return g(x) + 1;\n"
+    "  }\n"
+    "}\n"
+    "data { vector[3] y; }\n"
+    "parameters { real mu; }\n"
+    "model {\n"
+    "  target += f(mu);\n"
+    "  y ~ normal(f(mu + 2), 1);\n"
+    "}\n", "{\"y\": [0.5, 1, 1.5]}");
+  double g[1], theta[1] = { 0.5 };
+  g_autoptr (TildeModelError) e = NULL;
+  tilde_model_log_density (m, theta, TRUE, TRUE, g, &e);
+  g_assert_nonnull (e);
+  g_assert_cmpstr (e->message, ==, "g: x is 0.5");
+  g_assert_cmpuint (e->n_places, ==, 3);
+  g_assert_cmpint (e->begin_line, ==, 4);
+  g_assert_cmpint (e->begin_column, ==, 6);
+  g_autofree char *described = tilde_model_error_describe (e);
+  g_assert_cmpstr (described, ==, "Exception: Exception: Exception: g: x is 0.5 "
+                   "(in 'model.stan', line 4, column 6 to column 28) "
+                   "(in 'model.stan', line 8, column 4 to column 20) "
+                   "(in 'model.stan', line 14, column 2 to column 18)");
+  g_clear_pointer (&e, tilde_model_error_free);
+  /* through the density's arguments */
+  theta[0] = -1;
+  tilde_model_log_density (m, theta, TRUE, TRUE, g, &e);
+  g_assert_nonnull (e);
+  g_assert_cmpstr (e->message, ==, "g: x is 1");
+  g_assert_cmpstr (e->where, ==, " (in 'model.stan', line 4, column 6 to column 28) "
+                   "(in 'model.stan', line 8, column 4 to column 20) "
+                   "(in 'model.stan', line 15, column 2 to column 27)");
+  g_clear_pointer (&e, tilde_model_error_free);
+  /* and nothing of the calls is left behind */
+  theta[0] = -3;
+  double lp = tilde_model_log_density (m, theta, FALSE, TRUE, g, &e);
+  g_assert_null (e);
+  double expected = -3 + 1;
+  for (int i = 0; i < 3; i++)
+    expected += -0.5 * log (2 * G_PI) - 0.5 * pow (0.5 * (i + 1) - (-1 + 1), 2);
+  g_assert_cmpfloat_with_epsilon (lp, expected, 1e-12);
+
+  g_autoptr (GPtrArray) diags = rt_test_prepare_errors (
+    "data { int N; }\n"
+    "transformed data {\n"
+    "  vector[N] v = rep_vector(1, N);\n"
+    "  real s = v[N + 1];\n"
+    "}\n"
+    "parameters { real mu; }\n"
+    "model { mu ~ normal(0, 1); }\n", "{\"N\": 3}");
+  g_assert_cmpuint (diags->len, ==, 1);
+  const TildeDiagnostic *d = g_ptr_array_index (diags, 0);
+  g_assert_cmpstr (d->message, ==, "index 4 out of range; expecting index to be between 1 and 3");
+  g_assert_cmpint (d->begin_line, ==, 4);
+  g_assert_cmpint (d->begin_column, ==, 2);
+  g_assert_cmpint (d->end_column, ==, 20);
 }
 
 static void
@@ -1515,6 +1603,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/model/declared-sizes", test_declared_sizes);
   g_test_add_func ("/runtime/model/variables-changed-after-use", test_variables_changed_after_use);
   g_test_add_func ("/runtime/model/errors-are-values", test_errors_are_values);
+  g_test_add_func ("/runtime/model/error-places", test_error_places);
   g_test_add_func ("/runtime/model/unsupported-at-preparation", test_unsupported_at_preparation);
   g_test_add_func ("/runtime/model/container-bounds", test_container_bounds);
   g_test_add_func ("/runtime/model/recursion-bounded-by-stack", test_recursion_bounded_by_stack);

@@ -1213,6 +1213,26 @@ test_bad_model_and_data (Fixture *f, gconstpointer data)
   run_and_wait (f);
   g_assert_error (f->error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_DATA);
 
+  /* data that fit, transformed data that fail: the problem is at the
+   * statement that raised it */
+  set_text (tilde_data_panel_get_buffer (f->data), "{\"N\": 3}");
+  set_text (tilde_editor_get_buffer (f->editor),
+            "data { int N; }\ntransformed data {\n  vector[N] v = rep_vector(1, N);\n"
+            "  real s = v[N + 1];\n}\nparameters { real mu; }\nmodel { mu ~ normal(0, 1); }\n");
+  run_and_wait (f);
+  g_assert_error (f->error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_DATA);
+  g_assert_cmpstr (f->error->message, ==, "Transformed data failed at line 4: index 4 out of "
+                   "range; expecting index to be between 1 and 3");
+  g_assert_cmpuint (g_list_model_get_n_items (problems), ==, 1);
+  {
+    g_autoptr(TildeProblem) td = g_list_model_get_item (problems, 0);
+    const TildeDiagnostic *d = tilde_problem_get_diagnostic (td);
+
+    g_assert_cmpint (d->begin_line, ==, 4);
+    g_assert_cmpint (d->begin_column, ==, 2);
+    g_assert_cmpint (d->end_column, ==, 20);
+  }
+
   /* no starting point: one problem, without a place, in CmdStan's words */
   set_text (tilde_data_panel_get_buffer (f->data), "{}");
   set_text (tilde_editor_get_buffer (f->editor),
