@@ -165,7 +165,10 @@ now_seconds (void)
 static gboolean
 recoverable (const TildeModelError *error)
 {
-  return error->kind != TILDE_MODEL_ERROR_FATAL && error->kind != TILDE_MODEL_ERROR_DATA;
+  /* Stan retries on std::domain_error (which reject() throws) only: an
+   * index out of range or a size mismatch (std::out_of_range,
+   * std::invalid_argument) ends the search */
+  return error->kind == TILDE_MODEL_ERROR_DOMAIN || error->kind == TILDE_MODEL_ERROR_REJECT;
 }
 
 typedef enum { TRY_OK, TRY_REJECTED, TRY_FATAL } TryResult;

@@ -235,6 +235,28 @@ test_error_then_success (void)
   found_clear (&f);
 }
 
+/* An index out of range ends the search at once, as Stan's
+ * std::out_of_range does, with the error and where it was raised; only
+ * domain errors and reject() are tried again. */
+static void
+test_index_error_is_unrecoverable (void)
+{
+  g_autoptr(TildeModel) model = infer_test_model (
+    "data { array[2] real y; }\n"
+    "parameters { real x; }\n"
+    "model { target += y[3] * x; }\n", "{\"y\": [1, 2]}");
+  Found f;
+
+  find (model, NULL, 2, &f);
+  g_assert_false (f.ok);
+  g_assert_cmpstr (f.problem, ==, "Exception: index 3 out of range; expecting index to be between "
+                   "1 and 2 (in 'model.stan', line 3, column 8 to column 27)");
+  g_assert_true (g_str_has_prefix (f.messages->str, "Unrecoverable error evaluating the log "
+                                   "probability at the initial value.\n"));
+  g_assert_null (strstr (f.messages->str, "Rejecting initial value"));
+  found_clear (&f);
+}
+
 /* A gradient that is not finite where the density is. */
 static void
 test_gradient_not_finite (void)
@@ -264,6 +286,7 @@ main (int argc, char **argv)
   g_test_add_func ("/infer/init/file-violates-constraint", test_file_violates_constraint);
   g_test_add_func ("/infer/init/failure", test_failure);
   g_test_add_func ("/infer/init/error-then-success", test_error_then_success);
+  g_test_add_func ("/infer/init/index-error-is-unrecoverable", test_index_error_is_unrecoverable);
   g_test_add_func ("/infer/init/gradient-not-finite", test_gradient_not_finite);
   return g_test_run ();
 }
