@@ -551,11 +551,16 @@ format_seconds (double seconds)
   return g_strdup_printf ("%d:%02d", s / 60, s % 60);
 }
 
-/* A finished chain's time: hundredths of a second below ten seconds (a
- * small model's chains take a few of them), tenths below a minute. */
+/* A run's or a finished chain's time: milliseconds below a second (a
+ * small model's chains take a few), hundredths of a second below ten,
+ * tenths below a minute. */
 static char *
 format_duration (double seconds)
 {
+  if (seconds < 0.001)
+    return g_strdup (_("under 1 ms"));
+  if (seconds < 1)
+    return g_strdup_printf (_("%.0f ms"), 1000 * seconds);
   if (seconds < 10)
     return g_strdup_printf (_("%.2f s"), seconds);
   if (seconds < 60)

@@ -34,6 +34,7 @@ typedef struct {
   double          *row;
   gsl_rng         *rng;
   TildeMetric     *metric;      /* kept for tilde_sample_run_get_inverse_metric */
+  gboolean         warming_up;  /* what a rejection is told */
 } Chain;
 
 struct TildeSampleRun {
@@ -150,6 +151,9 @@ say_rejection (const TildeModelError *error, gpointer data)
     "often then your model may be either severely ill-conditioned or misspecified.\n",
     described);
   say (data, TILDE_SAMPLE_MESSAGE_REJECTION, text);
+  Chain *c = data;
+  if (c->run->callbacks.rejection)
+    c->run->callbacks.rejection (c->result.id, error, c->warming_up, c->run->user_data);
 }
 
 static void
@@ -278,6 +282,7 @@ run_nuts (Chain *c, const double *theta, double lp, const double *gradient)
         }
     }
 
+  c->warming_up = TRUE;
   for (guint m = 0; m < o->warmup; m++)
     {
       if (cancelled (c))
@@ -312,6 +317,7 @@ run_nuts (Chain *c, const double *theta, double lp, const double *gradient)
     }
   c->result.stepsize = tilde_nuts_get_stepsize (nuts);
   c->result.warmup_seconds = (g_get_monotonic_time () - start) / 1e6;
+  c->warming_up = FALSE;
 
   start = g_get_monotonic_time ();
   for (guint m = 0; m < o->samples; m++)

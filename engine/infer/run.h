@@ -92,6 +92,10 @@ typedef struct {
   void (*draw)     (guint chain, const double *row, gsize n, gboolean warmup, gpointer user_data);
   /* Text for people, in CmdStan's words (may hold several lines). */
   void (*message)  (guint chain, TildeSampleMessageKind kind, const char *text, gpointer user_data);
+  /* Optional: each proposal rejected on a model error, with the error
+   * (and where it was raised), after its message. */
+  void (*rejection) (guint chain, const TildeModelError *error, gboolean warmup,
+                     gpointer user_data);
 } TildeSampleCallbacks;
 
 typedef enum {

@@ -30,9 +30,10 @@ struct TildeRunJob {
   char             *directory;
   TildeRunSettings  settings;
 
-  GMutex            lock;          /* guards run and cancelled */
+  GMutex            lock;          /* guards run, cancelled and rejections */
   TildeSampleRun   *run;
   gboolean          cancelled;
+  GHashTable       *rejections;    /* place -> Rejections, while chains sample */
   GCancellable     *cancellable;   /* the optimiser's */
 
   GPtrArray        *diagnostics;
@@ -318,6 +319,7 @@ tilde_run_job_free (TildeRunJob *job)
   g_clear_object (&job->cancellable);
   g_ptr_array_unref (job->diagnostics);
   g_ptr_array_unref (job->outputs);
+  g_clear_pointer (&job->rejections, g_hash_table_unref);
   for (guint i = 0; i < job->n_chain_results; i++)
     {
       g_free (job->chain_results[i].problem);
@@ -580,6 +582,94 @@ on_sample_message (guint chain, TildeSampleMessageKind kind, const char *text, g
     sink->callbacks->message (chain, text, sink->user_data);
 }
 
+/* ---- proposals rejected, by statement ---- */
+
+/* The proposals that errors at one statement rejected. */
+typedef struct {
+  TildeDiagnostic *place;       /* the first error's message at the statement */
+  guint            warmup, sampling;
+} Rejections;
+
+static void
+rejections_free (gpointer data)
+{
+  Rejections *r = data;
+
+  tilde_diagnostic_free (r->place);
+  g_free (r);
+}
+
+static void
+on_sample_rejection (guint chain, const TildeModelError *error, gboolean warmup, gpointer data)
+{
+  Sink *sink = data;
+  TildeRunJob *job = sink->job;
+  Rejections *r;
+
+  if (error->begin_line <= 0)
+    return;
+  g_autofree char *key = g_strdup_printf ("%s:%d:%d:%d:%d", error->file, error->begin_line,
+                                          error->begin_column, error->end_line, error->end_column);
+  g_mutex_lock (&job->lock);
+  if (job->rejections == NULL)
+    job->rejections = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, rejections_free);
+  r = g_hash_table_lookup (job->rejections, key);
+  if (r == NULL)
+    {
+      r = g_new0 (Rejections, 1);
+      r->place = tilde_diagnostic_new (TILDE_SEVERITY_WARNING, TILDE_DIAG_RUNTIME, error->file,
+                                       error->begin_line, error->begin_column, error->end_line,
+                                       error->end_column, error->message);
+      g_hash_table_insert (job->rejections, g_steal_pointer (&key), r);
+    }
+  if (warmup)
+    r->warmup++;
+  else
+    r->sampling++;
+  g_mutex_unlock (&job->lock);
+}
+
+static gint
+by_place (gconstpointer a, gconstpointer b)
+{
+  const TildeDiagnostic *x = (*(Rejections *const *) a)->place;
+  const TildeDiagnostic *y = (*(Rejections *const *) b)->place;
+
+  if (x->begin_line != y->begin_line)
+    return x->begin_line < y->begin_line ? -1 : 1;
+  return x->begin_column - y->begin_column;
+}
+
+/* A warning at each statement whose errors rejected proposals, in the
+ * order of the source: how many, and the first error's message. */
+static void
+add_rejection_warnings (TildeRunJob *job)
+{
+  g_autoptr(GPtrArray) all = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer value;
+
+  if (job->rejections == NULL)
+    return;
+  g_hash_table_iter_init (&iter, job->rejections);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    g_ptr_array_add (all, value);
+  g_ptr_array_sort (all, by_place);
+  for (guint i = 0; i < all->len; i++)
+    {
+      const Rejections *r = g_ptr_array_index (all, i);
+      TildeDiagnostic *d = tilde_diagnostic_copy (r->place);
+      guint n = r->warmup + r->sampling;
+
+      g_free (d->message);
+      d->message = g_strdup_printf ("%u %s rejected here (%u in warm-up, %u after it); the "
+                                    "first because: %s", n, n == 1 ? "proposal was" : "proposals were",
+                                    r->warmup, r->sampling, r->place->message);
+      g_ptr_array_add (job->diagnostics, d);
+    }
+  g_clear_pointer (&job->rejections, g_hash_table_unref);
+}
+
 static void
 keep_chain_results (TildeRunJob *job, TildeSampleRun *run)
 {
@@ -601,7 +691,7 @@ static gboolean
 run_sampler (TildeRunJob *job, TildeModel *model, Sink *sink, GError **error)
 {
   static const TildeSampleCallbacks callbacks = {
-    on_sample_progress, on_sample_draw, on_sample_message
+    on_sample_progress, on_sample_draw, on_sample_message, on_sample_rejection
   };
   g_autofree char *output = g_build_filename (job->directory, "output.csv", NULL);
   g_autofree char *name = g_strconcat (job->model_name, "_model", NULL);
@@ -639,6 +729,9 @@ run_sampler (TildeRunJob *job, TildeModel *model, Sink *sink, GError **error)
     }
   ok = tilde_sample_run_wait (run, &local);
   keep_chain_results (job, run);
+  g_mutex_lock (&job->lock);
+  add_rejection_warnings (job);
+  g_mutex_unlock (&job->lock);
   g_mutex_lock (&job->lock);
   job->run = NULL;
   g_mutex_unlock (&job->lock);

@@ -280,12 +280,12 @@ test_streams_while_running (Fixture *f, gconstpointer data)
   g_assert_cmpuint (w.rates_shown, >=, 1);
   g_assert_true (g_str_has_prefix (tilde_run_panel_get_status (f->panel), "Finished in "));
   g_assert_true (g_str_has_suffix (tilde_run_panel_get_status (f->panel),
-                                   " s: 12000 draws after warm-up."));
+                                   ": 12000 draws after warm-up."));
   /* a finished chain shows the time it took, and no rate that would fall
    * as the clock moved on */
   {
     const char *text = gtk_progress_bar_get_text (tilde_run_panel_get_progress_bar (f->panel, 1));
-    g_autoptr (GRegex) done = g_regex_new ("^Chain 2 · Done 6500/6500 · [0-9]+\\.[0-9]+ s$", 0, 0,
+    g_autoptr (GRegex) done = g_regex_new ("^Chain 2 · Done 6500/6500 · ([0-9]+\\.[0-9]+ s|[0-9]+ ms|under 1 ms)$", 0, 0,
                                            NULL);
     g_test_message ("chain 2 finished: \"%s\"", text);
     g_assert_true (g_regex_match (done, text, 0, NULL));
@@ -653,6 +653,49 @@ test_metric_adaptation (Fixture *f, gconstpointer data)
   tilde_run_panel_set_run_settings (f->panel, &s);
   tilde_run_panel_get_run_settings (f->panel, &back);
   g_assert_cmpint (back.sample.adapt_options.metric_adaptation, ==, TILDE_METRIC_ADAPTATION_STAN);
+}
+
+/* ---- proposals rejected, by statement ---- */
+
+/* A statement whose errors reject proposals gets one warning in the run's
+ * problems, at its place: how many it rejected and the first message. */
+static void
+test_rejections_by_statement (Fixture *f, gconstpointer data)
+{
+  GListModel *problems = tilde_run_controller_get_problems (f->controller);
+  guint found = 0;
+
+  set_sizes (f, 2, 150, 150);
+  set_text (tilde_data_panel_get_buffer (f->data), "{}");
+  set_text (tilde_editor_get_buffer (f->editor),
+            "parameters { real mu; real s; }\n"
+            "model {\n"
+            "  mu ~ normal(0, 1);\n"
+            "  s ~ normal(1, 0.5);\n"
+            "  0.5 ~ normal(mu, s);\n"
+            "}\n");
+  run_and_wait (f);
+  g_assert_no_error (f->error);
+  for (guint i = 0; i < g_list_model_get_n_items (problems); i++)
+    {
+      g_autoptr(TildeProblem) p = g_list_model_get_item (problems, i);
+      const TildeDiagnostic *d = tilde_problem_get_diagnostic (p);
+      guint n = 0, warmup = 0, after = 0;
+
+      g_test_message ("%s", d->message);
+      g_assert_cmpint (tilde_problem_get_severity (p), ==, TILDE_SEVERITY_WARNING);
+      g_assert_cmpint (d->begin_line, ==, 5);
+      g_assert_cmpint (d->begin_column, ==, 2);
+      g_assert_cmpint (d->end_column, ==, 22);
+      g_assert_cmpint (sscanf (d->message, "%u proposals were rejected here (%u in warm-up, %u "
+                               "after it); the first because: normal_lpdf: Scale parameter is ",
+                               &n, &warmup, &after), ==, 3);
+      g_assert_cmpuint (n, ==, warmup + after);
+      g_assert_cmpuint (n, >, 1);
+      g_assert_true (g_str_has_suffix (d->message, ", but must be positive!"));
+      found++;
+    }
+  g_assert_cmpuint (found, ==, 1);
 }
 
 /* ---- optimisation ---- */
@@ -1270,6 +1313,7 @@ main (int argc, char *argv[])
   ADD ("export", test_export);
   ADD ("save-and-open", test_save_and_open);
   ADD ("metric-adaptation", test_metric_adaptation);
+  ADD ("rejections-by-statement", test_rejections_by_statement);
   ADD ("optimize-with-laplace", test_optimize_with_laplace);
   ADD ("again-keeps-the-plots", test_again_keeps_the_plots);
   ADD ("held-draws", test_held_draws);
