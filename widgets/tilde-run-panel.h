@@ -73,6 +73,10 @@ gboolean            tilde_run_panel_run              (TildeRunPanel    *self);
 /* The bar of chain `chain` (0-based) of the current run, NULL if none. */
 GtkProgressBar     *tilde_run_panel_get_progress_bar (TildeRunPanel    *self,
                                                       guint             chain);
+/* Selects the statement a run's problem is at in the editor and gives the
+ * editor the focus; FALSE when the problem has no place in the model. */
+gboolean            tilde_run_panel_go_to_problem    (TildeRunPanel    *self,
+                                                      TildeProblem     *problem);
 /* The line under the settings: how the last run ended. */
 const char         *tilde_run_panel_get_status       (TildeRunPanel    *self);
 

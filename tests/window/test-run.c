@@ -693,6 +693,17 @@ test_rejections_by_statement (Fixture *f, gconstpointer data)
       g_assert_cmpuint (n, ==, warmup + after);
       g_assert_cmpuint (n, >, 1);
       g_assert_true (g_str_has_suffix (d->message, ", but must be positive!"));
+      /* activated, it selects its statement in the editor */
+      g_assert_true (tilde_run_panel_go_to_problem (f->panel, p));
+      {
+        GtkTextBuffer *buffer = GTK_TEXT_BUFFER (tilde_editor_get_buffer (f->editor));
+        GtkTextIter begin, end;
+        g_autofree char *selected = NULL;
+
+        g_assert_true (gtk_text_buffer_get_selection_bounds (buffer, &begin, &end));
+        selected = gtk_text_buffer_get_text (buffer, &begin, &end, FALSE);
+        g_assert_cmpstr (selected, ==, "0.5 ~ normal(mu, s);");
+      }
       found++;
     }
   g_assert_cmpuint (found, ==, 1);
@@ -1250,6 +1261,7 @@ test_bad_model_and_data (Fixture *f, gconstpointer data)
   g_assert_cmpuint (g_list_model_get_n_items (problems), >=, 1);
   data_problem = g_list_model_get_item (problems, 0);
   g_assert_cmpint (tilde_problem_get_diagnostic (data_problem)->kind, ==, TILDE_DIAG_DATA);
+  g_assert_false (tilde_run_panel_go_to_problem (f->panel, data_problem));
   g_test_message ("%s", tilde_problem_get_message (data_problem));
 
   set_text (tilde_data_panel_get_buffer (f->data), "{\"J\": ");
@@ -1274,6 +1286,16 @@ test_bad_model_and_data (Fixture *f, gconstpointer data)
     g_assert_cmpint (d->begin_line, ==, 4);
     g_assert_cmpint (d->begin_column, ==, 2);
     g_assert_cmpint (d->end_column, ==, 20);
+    g_assert_true (tilde_run_panel_go_to_problem (f->panel, td));
+    {
+      GtkTextBuffer *buffer = GTK_TEXT_BUFFER (tilde_editor_get_buffer (f->editor));
+      GtkTextIter begin, end;
+      g_autofree char *selected = NULL;
+
+      g_assert_true (gtk_text_buffer_get_selection_bounds (buffer, &begin, &end));
+      selected = gtk_text_buffer_get_text (buffer, &begin, &end, FALSE);
+      g_assert_cmpstr (selected, ==, "real s = v[N + 1];");
+    }
   }
 
   /* no starting point: one problem, without a place, in CmdStan's words */
