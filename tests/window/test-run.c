@@ -655,6 +655,17 @@ test_metric_adaptation (Fixture *f, gconstpointer data)
   g_assert_cmpint (back.sample.adapt_options.metric_adaptation, ==, TILDE_METRIC_ADAPTATION_STAN);
 }
 
+/* What the editor has selected (a problem's statement once activated). */
+static char *
+selected_text (Fixture *f)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (tilde_editor_get_buffer (f->editor));
+  GtkTextIter begin, end;
+
+  g_assert_true (gtk_text_buffer_get_selection_bounds (buffer, &begin, &end));
+  return gtk_text_buffer_get_text (buffer, &begin, &end, FALSE);
+}
+
 /* ---- proposals rejected, by statement ---- */
 
 /* A statement whose errors reject proposals gets one warning in the run's
@@ -696,12 +707,7 @@ test_rejections_by_statement (Fixture *f, gconstpointer data)
       /* activated, it selects its statement in the editor */
       g_assert_true (tilde_run_panel_go_to_problem (f->panel, p));
       {
-        GtkTextBuffer *buffer = GTK_TEXT_BUFFER (tilde_editor_get_buffer (f->editor));
-        GtkTextIter begin, end;
-        g_autofree char *selected = NULL;
-
-        g_assert_true (gtk_text_buffer_get_selection_bounds (buffer, &begin, &end));
-        selected = gtk_text_buffer_get_text (buffer, &begin, &end, FALSE);
+        g_autofree char *selected = selected_text (f);
         g_assert_cmpstr (selected, ==, "0.5 ~ normal(mu, s);");
       }
       found++;
@@ -1288,12 +1294,7 @@ test_bad_model_and_data (Fixture *f, gconstpointer data)
     g_assert_cmpint (d->end_column, ==, 20);
     g_assert_true (tilde_run_panel_go_to_problem (f->panel, td));
     {
-      GtkTextBuffer *buffer = GTK_TEXT_BUFFER (tilde_editor_get_buffer (f->editor));
-      GtkTextIter begin, end;
-      g_autofree char *selected = NULL;
-
-      g_assert_true (gtk_text_buffer_get_selection_bounds (buffer, &begin, &end));
-      selected = gtk_text_buffer_get_text (buffer, &begin, &end, FALSE);
+      g_autofree char *selected = selected_text (f);
       g_assert_cmpstr (selected, ==, "real s = v[N + 1];");
     }
   }
