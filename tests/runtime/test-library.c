@@ -10,6 +10,7 @@
 
 #include <gsl/gsl_integration.h>
 #include <gsl/gsl_rng.h>
+#include <complex.h>
 #include <math.h>
 #include <string.h>
 
@@ -587,6 +588,42 @@ test_eigen_general (void)
         g_assert_true (rt_test_close (re, lr * vr - li * vi, 1e-12));
         g_assert_true (rt_test_close (im, lr * vi + li * vr, 1e-12));
       }
+  /* a real matrix's eigenvalues in Stan's order (Eigen 3.4's, recorded),
+   * each eigenvector with its own */
+  static const struct { int n; double a[36]; double l[12]; } orders[] = {
+    { 3, { 1, 2, 3, 0, 4, 5, 1, 0, 6 },
+      { 1.08849669, 0, 2.87053872, 0, 7.04096459, 0 } },
+    { 3, { 0.5, -1, 0.2, 1, 0.3, 0, 0.1, 0.2, 0.9 },
+      { 0.379411998, 0.995921482, 0.379411998, -0.995921482, 0.941176004, 0 } },
+    { 2, { 0.236372, 0.1, 0.2, 0.51287 }, { 0.176851473, 0, 0.572390527, 0 } },
+    { 6, { 1.17, 0.75, -0.48, 0.01, 0.63, 1.54, -1.43, -0.91, 0.32, -1.17, 0.89, -0.07,
+           -0.25, -0.52, -0.54, -0.32, -0.36, 1.36, 0.46, -0.13, -0.20, -0.81, 0.74, -1.31,
+           0.65, 0.33, -0.16, -0.62, 0.58, -0.49, 0.91, 0.66, 0.91, 1.26, 0.54, -1.51 },
+      { 1.33933349, 0, -1.51522944, 0, -1.16782259, 0.618960438, -1.16782259, -0.618960438,
+        0.245770561, 0.352090857, 0.245770561, -0.352090857 } },
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (orders); c++)
+    {
+      int n = orders[c].n;
+      TildeValue M = matrix (h, n, n, orders[c].a);
+      TildeValue ev = apply (h, "eigenvalues", 1, &M);
+      TildeValue ed = apply (h, "eigendecompose", 1, &M);
+      const TildeValue *W = &ed.u.elems[0];
+      for (int k = 0; k < 2 * n; k++)
+        {
+          g_assert_cmpfloat (fabs (ev.u.d[k] - orders[c].l[k]), <, 1e-8);
+          g_assert_cmpfloat (ed.u.elems[1].u.d[k], ==, ev.u.d[k]);
+        }
+      for (int k = 0; k < n; k++)
+        for (int i = 0; i < n; i++)
+          {
+            double complex av = 0, v = W->u.d[2 * (i + n * k)] + I * W->u.d[2 * (i + n * k) + 1];
+            for (int j = 0; j < n; j++)
+              av += entry (&M, i, j) * (W->u.d[2 * (j + n * k)] + I * W->u.d[2 * (j + n * k) + 1]);
+            double complex value = ev.u.d[2 * k] + I * ev.u.d[2 * k + 1];
+            g_assert_cmpfloat (cabs (av - value * v), <, 1e-10);
+          }
+    }
   /* the Schur form: A = U T U*, T upper triangular */
   TildeValue U = apply (h, "complex_schur_decompose_u", 1, &S);
   TildeValue Tm = apply (h, "complex_schur_decompose_t", 1, &S);

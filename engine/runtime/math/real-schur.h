@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The eigenvalues of a general real matrix, in the order Stan lists them. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The eigenvalues of the n x n column-major matrix a into (re[k], im[k]),
+ * in the order of the diagonal of its real Schur form as the classical
+ * Francis double-shift iteration (EISPACK's hqr, which Eigen's RealSchur
+ * and so Stan follow) leaves it: the matrix scaled by its largest entry
+ * and reduced to Hessenberg form without balancing, deflation at the
+ * bottom, a conjugate pair with its positive imaginary part first, a real
+ * pair with the eigenvalue nearer the block's upper diagonal entry first.
+ * FALSE when the iteration does not converge or a is not finite. */
+gboolean rt_real_eigenvalues (const double *a, int n, double *re, double *im);
+
+G_END_DECLS
