@@ -86,6 +86,7 @@ typedef struct {
   double              *constrained;
   gboolean             jacobian;
   gboolean             report_timing;
+  TildeModelError    **fatal;
   TildeInitMessageFunc message;
   gpointer             user_data;
 } Search;
@@ -184,6 +185,8 @@ model_error (const Search *s, const TildeModelError *error, char **problem)
       say (s, "Unrecoverable error evaluating the log probability at the initial value.");
       say (s, described);
       *problem = g_strdup (described);
+      if (s->fatal && *s->fatal == NULL)
+        *s->fatal = tilde_model_error_copy (error);
       return TRY_FATAL;
     }
   say (s, "Rejecting initial value:");
@@ -279,6 +282,7 @@ tilde_init_find_with (TildeModel *model, const TildeInits *inits, double radius,
     .model = model, .inits = inits, .radius = radius, .rng = rng,
     .n = tilde_model_num_params_unconstrained (model),
     .jacobian = options->jacobian, .report_timing = options->report_timing,
+    .fatal = options->fatal,
     .message = message, .user_data = user_data,
   };
   gboolean all_given = TRUE, any_given = FALSE;

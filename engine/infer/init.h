@@ -53,6 +53,9 @@ gboolean    tilde_init_find (TildeModel           *model,
 typedef struct {
   gboolean jacobian;
   gboolean report_timing;
+  /* Where the unrecoverable error that ended the search goes (its place
+   * included), when not NULL; left NULL otherwise. */
+  TildeModelError **fatal;
 } TildeInitOptions;
 
 void        tilde_init_options_init (TildeInitOptions *options);

@@ -400,8 +400,11 @@ chain_main (Chain *c)
     }
   c->result.status = TILDE_CHAIN_RUNNING;
   c->rng = tilde_rng_new_stream (run->options.seed, c->result.id);
-  if (!tilde_init_find (run->model, run->options.inits, run->options.init_radius, c->rng,
-                        theta, &lp, gradient, say_init_line, c, &problem))
+  TildeInitOptions init_options;
+  tilde_init_options_init (&init_options);
+  init_options.fatal = &c->result.problem_error;
+  if (!tilde_init_find_with (run->model, run->options.inits, run->options.init_radius, c->rng,
+                             &init_options, theta, &lp, gradient, say_init_line, c, &problem))
     fail (c, TILDE_SAMPLE_ERROR_INIT, problem);
   else if (run->fixed_param)
     run_fixed_param (c, theta);
@@ -504,6 +507,7 @@ run_free_chains (TildeSampleRun *run)
       if (c->writer)
         tilde_csv_writer_close (c->writer, NULL);
       g_free (c->result.problem);
+      tilde_model_error_free (c->result.problem_error);
       g_free (c->result.output_path);
       g_free (c->table);
       g_free (c->row);

@@ -111,6 +111,8 @@ typedef struct {
   guint            id;
   TildeChainStatus status;
   char            *problem;            /* FAILED: why */
+  TildeModelError *problem_error;      /* FAILED on the model's error at the start: it, with
+                                        * its place; NULL otherwise */
   char            *output_path;        /* NULL without files */
   double           warmup_seconds, sampling_seconds;
   gsize            warmup_draws, draws;/* saved */

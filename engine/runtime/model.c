@@ -72,6 +72,17 @@ tilde_model_error_free (TildeModelError *error)
   g_free (error);
 }
 
+TildeModelError *
+tilde_model_error_copy (const TildeModelError *error)
+{
+  TildeModelError *copy = g_new (TildeModelError, 1);
+  *copy = *error;
+  copy->message = g_strdup (error->message);
+  copy->where = g_strdup (error->where);
+  copy->file = g_strdup (error->file);
+  return copy;
+}
+
 char *
 tilde_model_error_describe (const TildeModelError *error)
 {

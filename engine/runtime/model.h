@@ -52,6 +52,7 @@ typedef struct {
 } TildeModelError;
 
 void tilde_model_error_free (TildeModelError *error);
+TildeModelError *tilde_model_error_copy (const TildeModelError *error);
 /* The error as CmdStan prints it: "Exception: " for each place, the
  * message, then the places; the bare message when there is none. */
 char *tilde_model_error_describe (const TildeModelError *error);

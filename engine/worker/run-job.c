@@ -323,6 +323,7 @@ tilde_run_job_free (TildeRunJob *job)
   for (guint i = 0; i < job->n_chain_results; i++)
     {
       g_free (job->chain_results[i].problem);
+      tilde_model_error_free (job->chain_results[i].problem_error);
       g_free (job->chain_results[i].output_path);
     }
   g_free (job->chain_results);
@@ -670,6 +671,19 @@ add_rejection_warnings (TildeRunJob *job)
   g_clear_pointer (&job->rejections, g_hash_table_unref);
 }
 
+/* The model's error that kept a chain from starting, at its statement. */
+static void
+add_start_error (TildeRunJob *job, const TildeModelError *error)
+{
+  if (error == NULL || error->begin_line <= 0)
+    return;
+  g_autofree char *message = g_strdup_printf ("Initialization failed: %s", error->message);
+  g_ptr_array_add (job->diagnostics,
+                   tilde_diagnostic_new (TILDE_SEVERITY_ERROR, TILDE_DIAG_RUNTIME, error->file,
+                                         error->begin_line, error->begin_column, error->end_line,
+                                         error->end_column, message));
+}
+
 static void
 keep_chain_results (TildeRunJob *job, TildeSampleRun *run)
 {
@@ -681,10 +695,20 @@ keep_chain_results (TildeRunJob *job, TildeSampleRun *run)
     {
       job->chain_results[i] = *tilde_sample_run_get_chain_result (run, i);
       job->chain_results[i].problem = g_strdup (job->chain_results[i].problem);
+      if (job->chain_results[i].problem_error)
+        job->chain_results[i].problem_error =
+          tilde_model_error_copy (job->chain_results[i].problem_error);
       job->chain_results[i].output_path = g_strdup (job->chain_results[i].output_path);
       if (job->chain_results[i].output_path)
         add_output (job, job->chain_results[i].output_path);
     }
+  /* one place for the chains that could not start: they all fail alike */
+  for (guint i = 0; i < n; i++)
+    if (job->chain_results[i].problem_error)
+      {
+        add_start_error (job, job->chain_results[i].problem_error);
+        break;
+      }
 }
 
 static gboolean
@@ -918,12 +942,16 @@ initial_point (TildeRunJob *job, TildeModel *model, Sink *sink, gsl_rng *rng, do
   TildeInitOptions options;
   double lp;
 
+  g_autoptr(TildeModelError) fatal = NULL;
+
   tilde_init_options_init (&options);
   options.jacobian = FALSE;
   options.report_timing = FALSE;
+  options.fatal = &fatal;
   if (tilde_init_find_with (model, NULL, job->settings.sample.init_radius, rng, &options, theta,
                             &lp, gradient, print_message, sink, &problem))
     return TRUE;
+  add_start_error (job, fatal);
   g_set_error (error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_INIT, "%s",
                problem ? problem : "Initialization failed.");
   return FALSE;

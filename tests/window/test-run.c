@@ -1314,6 +1314,43 @@ test_bad_model_and_data (Fixture *f, gconstpointer data)
   }
   /* the reasons, line by line, are in the run's messages */
   g_assert_nonnull (strstr (tilde_run_controller_get_log (f->controller), "no start"));
+
+  /* an error that ends the search at once has its place */
+  set_text (tilde_data_panel_get_buffer (f->data), "{\"y\": [1, 2]}");
+  set_text (tilde_editor_get_buffer (f->editor),
+            "data { array[2] real y; }\nparameters { real x; }\nmodel { target += y[3] * x; }\n");
+  run_and_wait (f);
+  g_assert_error (f->error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_INIT);
+  g_assert_cmpuint (g_list_model_get_n_items (problems), ==, 1);
+  {
+    g_autoptr(TildeProblem) start = g_list_model_get_item (problems, 0);
+    const TildeDiagnostic *d = tilde_problem_get_diagnostic (start);
+    g_autofree char *selected = NULL;
+
+    g_assert_cmpint (d->begin_line, ==, 3);
+    g_assert_cmpstr (d->message, ==, "Initialization failed: index 3 out of range; expecting "
+                     "index to be between 1 and 2");
+    g_assert_true (tilde_run_panel_go_to_problem (f->panel, start));
+    selected = selected_text (f);
+    g_assert_cmpstr (selected, ==, "target += y[3] * x;");
+  }
+
+  /* and so for an optimisation */
+  {
+    TildeRunSettings s;
+
+    tilde_run_panel_get_run_settings (f->panel, &s);
+    s.method = TILDE_RUN_OPTIMIZE;
+    tilde_run_panel_set_run_settings (f->panel, &s);
+  }
+  run_and_wait (f);
+  g_assert_error (f->error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_INIT);
+  g_assert_cmpuint (g_list_model_get_n_items (problems), ==, 1);
+  {
+    g_autoptr(TildeProblem) start = g_list_model_get_item (problems, 0);
+
+    g_assert_cmpint (tilde_problem_get_diagnostic (start)->begin_line, ==, 3);
+  }
 }
 
 int
