@@ -10,6 +10,7 @@
 #include "tilde-application.h"
 #include "tilde-cli.h"
 #include "tilde-heap-policy.h"
+#include "tilde-renderer-policy.h"
 
 int
 main (int argc, char *argv[])
@@ -28,6 +29,8 @@ main (int argc, char *argv[])
 
   /* Frames and runs write to memory the window already has. */
   tilde_heap_policy_apply ();
+  /* No OpenGL in software: its threads would take the chains' processors. */
+  tilde_renderer_policy_apply ();
 
   if (!gtk_init_check ())
     {

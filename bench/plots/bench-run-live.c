@@ -20,7 +20,8 @@
  * PARAMETERS: the traces shown, comma-separated column names (by default
  * mu,tau,theta.1,theta.2). The heap policy of the window's program applies
  * (tilde-heap-policy.h), unless TILDE_BENCH_GLIBC_HEAP is set: glibc's own,
- * to compare.
+ * to compare; so does its renderer policy (tilde-renderer-policy.h): set
+ * GSK_RENDERER to measure another renderer.
  */
 #define G_LOG_DOMAIN "tilde"
 
@@ -31,6 +32,7 @@
 #include "live-stats.h"
 #include "tilde-frame-memory.h"
 #include "tilde-heap-policy.h"
+#include "tilde-renderer-policy.h"
 #include "tilde-run-plots.h"
 
 typedef struct
@@ -180,6 +182,7 @@ main (int argc, char *argv[])
   /* as the window's program does */
   if (g_getenv ("TILDE_BENCH_GLIBC_HEAP") == NULL)
     tilde_heap_policy_apply ();
+  tilde_renderer_policy_apply ();
   gtk_init ();
   if (argc < 3)
     {
