@@ -87,6 +87,8 @@ typedef struct {
   gboolean             jacobian;
   gboolean             report_timing;
   TildeModelError    **fatal;
+  void               (*rejected) (const TildeModelError *error, gpointer user_data);
+  gpointer             rejected_data;
   TildeInitMessageFunc message;
   gpointer             user_data;
 } Search;
@@ -192,6 +194,8 @@ model_error (const Search *s, const TildeModelError *error, char **problem)
   say (s, "Rejecting initial value:");
   say (s, "  Error evaluating the log probability at the initial value.");
   say (s, described);
+  if (s->rejected)
+    s->rejected (error, s->rejected_data);
   return TRY_REJECTED;
 }
 
@@ -283,6 +287,7 @@ tilde_init_find_with (TildeModel *model, const TildeInits *inits, double radius,
     .n = tilde_model_num_params_unconstrained (model),
     .jacobian = options->jacobian, .report_timing = options->report_timing,
     .fatal = options->fatal,
+    .rejected = options->rejected, .rejected_data = options->rejected_data,
     .message = message, .user_data = user_data,
   };
   gboolean all_given = TRUE, any_given = FALSE;

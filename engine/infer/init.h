@@ -56,6 +56,9 @@ typedef struct {
   /* Where the unrecoverable error that ended the search goes (its place
    * included), when not NULL; left NULL otherwise. */
   TildeModelError **fatal;
+  /* Optional: told of each starting point the model's error rejected. */
+  void (*rejected) (const TildeModelError *error, gpointer user_data);
+  gpointer rejected_data;
 } TildeInitOptions;
 
 void        tilde_init_options_init (TildeInitOptions *options);

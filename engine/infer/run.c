@@ -153,7 +153,18 @@ say_rejection (const TildeModelError *error, gpointer data)
   say (data, TILDE_SAMPLE_MESSAGE_REJECTION, text);
   Chain *c = data;
   if (c->run->callbacks.rejection)
-    c->run->callbacks.rejection (c->result.id, error, c->warming_up, c->run->user_data);
+    c->run->callbacks.rejection (c->result.id, error,
+                                 c->warming_up ? TILDE_SAMPLE_PHASE_WARMUP
+                                               : TILDE_SAMPLE_PHASE_SAMPLING,
+                                 c->run->user_data);
+}
+
+static void
+start_rejected (const TildeModelError *error, gpointer data)
+{
+  Chain *c = data;
+
+  c->run->callbacks.rejection (c->result.id, error, TILDE_SAMPLE_PHASE_START, c->run->user_data);
 }
 
 static void
@@ -403,6 +414,11 @@ chain_main (Chain *c)
   TildeInitOptions init_options;
   tilde_init_options_init (&init_options);
   init_options.fatal = &c->result.problem_error;
+  if (run->callbacks.rejection)
+    {
+      init_options.rejected = start_rejected;
+      init_options.rejected_data = c;
+    }
   if (!tilde_init_find_with (run->model, run->options.inits, run->options.init_radius, c->rng,
                              &init_options, theta, &lp, gradient, say_init_line, c, &problem))
     fail (c, TILDE_SAMPLE_ERROR_INIT, problem);

@@ -78,6 +78,13 @@ typedef struct {
 /* CmdStan's defaults, with a seed from the clock. */
 void tilde_sample_options_init (TildeSampleOptions *options);
 
+/* Where in a chain's life a rejection fell. */
+typedef enum {
+  TILDE_SAMPLE_PHASE_START,       /* a starting point */
+  TILDE_SAMPLE_PHASE_WARMUP,
+  TILDE_SAMPLE_PHASE_SAMPLING,
+} TildeSamplePhase;
+
 typedef enum {
   TILDE_SAMPLE_MESSAGE_INFO,      /* initialisation, adaptation warnings */
   TILDE_SAMPLE_MESSAGE_REJECTION, /* a proposal rejected on a model error (may be frequent) */
@@ -92,9 +99,9 @@ typedef struct {
   void (*draw)     (guint chain, const double *row, gsize n, gboolean warmup, gpointer user_data);
   /* Text for people, in CmdStan's words (may hold several lines). */
   void (*message)  (guint chain, TildeSampleMessageKind kind, const char *text, gpointer user_data);
-  /* Optional: each proposal rejected on a model error, with the error
-   * (and where it was raised), after its message. */
-  void (*rejection) (guint chain, const TildeModelError *error, gboolean warmup,
+  /* Optional: each starting point or proposal rejected on a model error,
+   * with the error (and where it was raised), after its message. */
+  void (*rejection) (guint chain, const TildeModelError *error, TildeSamplePhase phase,
                      gpointer user_data);
 } TildeSampleCallbacks;
 

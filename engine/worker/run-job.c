@@ -585,10 +585,11 @@ on_sample_message (guint chain, TildeSampleMessageKind kind, const char *text, g
 
 /* ---- proposals rejected, by statement ---- */
 
-/* The proposals that errors at one statement rejected. */
+/* The starting points and proposals that errors at one statement
+ * rejected. */
 typedef struct {
   TildeDiagnostic *place;       /* the first error's message at the statement */
-  guint            warmup, sampling;
+  guint            start, warmup, sampling;
 } Rejections;
 
 static void
@@ -601,7 +602,8 @@ rejections_free (gpointer data)
 }
 
 static void
-on_sample_rejection (guint chain, const TildeModelError *error, gboolean warmup, gpointer data)
+on_sample_rejection (guint chain, const TildeModelError *error, TildeSamplePhase phase,
+                     gpointer data)
 {
   Sink *sink = data;
   TildeRunJob *job = sink->job;
@@ -623,10 +625,12 @@ on_sample_rejection (guint chain, const TildeModelError *error, gboolean warmup,
                                        error->end_column, error->message);
       g_hash_table_insert (job->rejections, g_steal_pointer (&key), r);
     }
-  if (warmup)
-    r->warmup++;
-  else
-    r->sampling++;
+  switch (phase)
+    {
+    case TILDE_SAMPLE_PHASE_START: r->start++; break;
+    case TILDE_SAMPLE_PHASE_WARMUP: r->warmup++; break;
+    case TILDE_SAMPLE_PHASE_SAMPLING: r->sampling++; break;
+    }
   g_mutex_unlock (&job->lock);
 }
 
@@ -641,8 +645,26 @@ by_place (gconstpointer a, gconstpointer b)
   return x->begin_column - y->begin_column;
 }
 
-/* A warning at each statement whose errors rejected proposals, in the
- * order of the source: how many, and the first error's message. */
+/* "3 starting points and 69 proposals (29 in warm-up, 40 after it)". */
+static char *
+rejected_counts (const Rejections *r)
+{
+  guint proposals = r->warmup + r->sampling;
+  g_autofree char *starts = r->start == 0 ? NULL
+    : g_strdup_printf ("%u starting %s", r->start, r->start == 1 ? "point" : "points");
+  g_autofree char *steps = proposals == 0 ? NULL
+    : g_strdup_printf ("%u %s (%u in warm-up, %u after it)", proposals,
+                       proposals == 1 ? "proposal" : "proposals", r->warmup, r->sampling);
+
+  if (starts && steps)
+    return g_strdup_printf ("%s and %s were", starts, steps);
+  return g_strdup_printf ("%s %s", starts ? starts : steps,
+                          r->start + proposals == 1 ? "was" : "were");
+}
+
+/* A warning at each statement whose errors rejected starting points or
+ * proposals, in the order of the source: how many, and the first error's
+ * message. */
 static void
 add_rejection_warnings (TildeRunJob *job)
 {
@@ -660,12 +682,11 @@ add_rejection_warnings (TildeRunJob *job)
     {
       const Rejections *r = g_ptr_array_index (all, i);
       TildeDiagnostic *d = tilde_diagnostic_copy (r->place);
-      guint n = r->warmup + r->sampling;
+      g_autofree char *counts = rejected_counts (r);
 
       g_free (d->message);
-      d->message = g_strdup_printf ("%u %s rejected here (%u in warm-up, %u after it); the "
-                                    "first because: %s", n, n == 1 ? "proposal was" : "proposals were",
-                                    r->warmup, r->sampling, r->place->message);
+      d->message = g_strdup_printf ("%s rejected here; the first because: %s", counts,
+                                    r->place->message);
       g_ptr_array_add (job->diagnostics, d);
     }
   g_clear_pointer (&job->rejections, g_hash_table_unref);

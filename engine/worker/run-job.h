@@ -113,7 +113,8 @@ const TildeRunSettings *tilde_run_job_get_settings (const TildeRunJob *job);
 /* TildeDiagnostic: the model's errors (file: the model's name) or the
  * data's (file "data"), or the warnings of a device the run could not use
  * (without a place); after sampling, a warning at each statement whose
- * errors rejected proposals, with their count and the first message.
+ * errors rejected starting points or proposals, with their counts and the
+ * first message.
  * Empty when the model ran as asked without a rejection. */
 GPtrArray   *tilde_run_job_get_diagnostics  (TildeRunJob *job);
 /* The Stan CSV files written (one per chain; for an optimisation the mode,

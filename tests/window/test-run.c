@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <math.h>
 #include <sys/resource.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tilde-data-panel.h"
@@ -691,25 +692,56 @@ test_rejections_by_statement (Fixture *f, gconstpointer data)
     {
       g_autoptr(TildeProblem) p = g_list_model_get_item (problems, i);
       const TildeDiagnostic *d = tilde_problem_get_diagnostic (p);
-      guint n = 0, warmup = 0, after = 0;
+      g_autoptr(GRegex) counts = g_regex_new (
+        "^(?:([0-9]+) starting points? and )?([0-9]+) proposals \\(([0-9]+) in warm-up, "
+        "([0-9]+) after it\\) were rejected here; the first because: normal_lpdf: Scale "
+        "parameter is [-0-9.e]+, but must be positive!$", 0, 0, NULL);
+      g_autoptr(GMatchInfo) match = NULL;
 
       g_test_message ("%s", d->message);
       g_assert_cmpint (tilde_problem_get_severity (p), ==, TILDE_SEVERITY_WARNING);
       g_assert_cmpint (d->begin_line, ==, 5);
       g_assert_cmpint (d->begin_column, ==, 2);
       g_assert_cmpint (d->end_column, ==, 22);
-      g_assert_cmpint (sscanf (d->message, "%u proposals were rejected here (%u in warm-up, %u "
-                               "after it); the first because: normal_lpdf: Scale parameter is ",
-                               &n, &warmup, &after), ==, 3);
-      g_assert_cmpuint (n, ==, warmup + after);
-      g_assert_cmpuint (n, >, 1);
-      g_assert_true (g_str_has_suffix (d->message, ", but must be positive!"));
+      g_assert_true (g_regex_match (counts, d->message, 0, &match));
+      {
+        g_autofree char *n = g_match_info_fetch (match, 2);
+        g_autofree char *warmup = g_match_info_fetch (match, 3);
+        g_autofree char *after = g_match_info_fetch (match, 4);
+
+        g_assert_cmpint (atoi (n), ==, atoi (warmup) + atoi (after));
+        g_assert_cmpint (atoi (n), >, 1);
+      }
       /* activated, it selects its statement in the editor */
       g_assert_true (tilde_run_panel_go_to_problem (f->panel, p));
       {
         g_autofree char *selected = selected_text (f);
         g_assert_cmpstr (selected, ==, "0.5 ~ normal(mu, s);");
       }
+      found++;
+    }
+  g_assert_cmpuint (found, ==, 1);
+
+  /* starting points rejected count as well, apart */
+  found = 0;
+  set_text (tilde_editor_get_buffer (f->editor),
+            "parameters { real x; }\n"
+            "model {\n"
+            "  if (x < 1.9) reject(\"x is \", x);\n"
+            "}\n");
+  run_and_wait (f);
+  for (guint i = 0; i < g_list_model_get_n_items (problems); i++)
+    {
+      g_autoptr(TildeProblem) p = g_list_model_get_item (problems, i);
+      const TildeDiagnostic *d = tilde_problem_get_diagnostic (p);
+      guint starts = 0;
+
+      g_test_message ("%s", d->message);
+      if (d->begin_line != 3)
+        continue;
+      g_assert_cmpint (sscanf (d->message, "%u starting point", &starts), ==, 1);
+      g_assert_cmpuint (starts, >=, 1);
+      g_assert_nonnull (strstr (d->message, "rejected here; the first because: x is "));
       found++;
     }
   g_assert_cmpuint (found, ==, 1);
@@ -1299,16 +1331,23 @@ test_bad_model_and_data (Fixture *f, gconstpointer data)
     }
   }
 
-  /* no starting point: one problem, without a place, in CmdStan's words */
+  /* no starting point: the failure without a place, in CmdStan's words,
+   * and a warning at the statement that rejected every point tried */
   set_text (tilde_data_panel_get_buffer (f->data), "{}");
   set_text (tilde_editor_get_buffer (f->editor),
             "parameters { real x; }\nmodel { reject(\"no start\"); }\n");
   run_and_wait (f);
   g_assert_error (f->error, TILDE_RUN_JOB_ERROR, TILDE_RUN_JOB_ERROR_INIT);
-  g_assert_cmpuint (g_list_model_get_n_items (problems), ==, 1);
+  g_assert_cmpuint (g_list_model_get_n_items (problems), ==, 2);
   {
-    g_autoptr(TildeProblem) init = g_list_model_get_item (problems, 0);
+    g_autoptr(TildeProblem) rejected = g_list_model_get_item (problems, 0);
+    g_autoptr(TildeProblem) init = g_list_model_get_item (problems, 1);
 
+    g_assert_cmpint (tilde_problem_get_severity (rejected), ==, TILDE_SEVERITY_WARNING);
+    g_assert_cmpint (tilde_problem_get_diagnostic (rejected)->begin_line, ==, 2);
+    g_assert_cmpstr (tilde_problem_get_diagnostic (rejected)->message, ==,
+                     "100 starting points were rejected here; the first because: no start");
+    g_assert_cmpint (tilde_problem_get_severity (init), ==, TILDE_SEVERITY_ERROR);
     g_assert_cmpint (tilde_problem_get_diagnostic (init)->begin_line, ==, 0);
     g_assert_nonnull (strstr (tilde_problem_get_message (init), "Initialization failed"));
   }
