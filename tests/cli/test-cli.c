@@ -3,6 +3,7 @@
  * standard output and to standard error. */
 #include <json-glib/json-glib.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct {
@@ -876,6 +877,48 @@ test_sample_model_errors (void)
   g_assert_nonnull (strstr (no_init.err, "missing-init.json"));
 }
 
+/* Proposals rejected on the model's errors: CmdStan's message with the
+ * statement's place, and at the end their count by statement. */
+static void
+test_sample_rejections (void)
+{
+  g_autofree char *model = write_model ("scale.stan", "parameters { real mu; real s; }\n"
+                                                      "model {\n"
+                                                      "  mu ~ normal(0, 1);\n"
+                                                      "  s ~ normal(1, 0.5);\n"
+                                                      "  0.5 ~ normal(mu, s);\n"
+                                                      "}\n");
+  g_autofree char *dir = g_path_get_dirname (model);
+  g_autofree char *output = g_build_filename (dir, "scale.csv", NULL);
+  g_autofree char *place = g_strdup_printf ("'%s', line 5, column 2", model);
+  g_autofree char *located = g_strdup_printf (", but must be positive! (in %s to column 22)\n",
+                                              place);
+  g_autofree char *count_line = NULL;
+  g_auto(Run) run = { 0 };
+  guint total = 0, at_place = 0;
+  const char *p;
+
+  run_tilde (&run, "sample", model, "--chains", "2", "--seed", "5", "--output", output, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.err, "is about to be rejected because of the following issue:\n"
+                                     "Chain [1] Exception: normal_lpdf: Scale parameter is "));
+  g_assert_nonnull (strstr (run.err, located));
+  p = strstr (run.err, " proposals were rejected because the model raised an error (warm-up "
+                       "included).\n");
+  g_assert_nonnull (p);
+  while (p > run.err && g_ascii_isdigit (p[-1]))
+    p--;
+  g_assert_cmpint (sscanf (p, "%u proposals", &total), ==, 1);
+  count_line = g_strdup_printf (" at %s\n", place);
+  p = strstr (p, "\n  ");
+  g_assert_nonnull (p);
+  g_assert_cmpint (sscanf (p, "\n  %u at ", &at_place), ==, 1);
+  g_assert_true (g_str_has_prefix (strchr (p + 3, ' '), count_line));
+  /* every rejection came from that statement */
+  g_assert_cmpuint (at_place, ==, total);
+  g_assert_cmpuint (total, >, 0);
+}
+
 /* No starting point: CmdStan's account of the attempts, then status 1. */
 static void
 test_sample_init_failure (void)
@@ -1031,6 +1074,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/sample/metric-adaptation", test_sample_metric_adaptation);
   g_test_add_func ("/cli/sample/model-errors", test_sample_model_errors);
   g_test_add_func ("/cli/sample/init-failure", test_sample_init_failure);
+  g_test_add_func ("/cli/sample/rejections", test_sample_rejections);
   g_test_add_func ("/cli/sample/init-file", test_sample_init_file);
   g_test_add_func ("/cli/sample/no-parameters", test_sample_no_parameters);
   return g_test_run ();
