@@ -624,6 +624,26 @@ test_eigen_general (void)
             g_assert_cmpfloat (cabs (av - value * v), <, 1e-10);
           }
     }
+  /* and the eigenvectors of real eigenvalues as Stan's, sign included
+   * (Eigen 3.4's, recorded): the first columns of the first and last cases */
+  static const struct { int c, n, cols; double v[9]; } vectors[] = {
+    { 0, 3, 3, { -0.926994589, -0.324127197, 0.188739482, 0.56767265, 0.803021264,
+                 -0.181396285, 0.475775359, 0.75149246, 0.457052393 } },
+    { 3, 6, 1, { -0.799021479, 0.455534966, -0.168351485, -0.0829783432, -0.202994252,
+                 -0.278600567 } },
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (vectors); c++)
+    {
+      int n = vectors[c].n;
+      TildeValue M = matrix (h, n, n, orders[vectors[c].c].a);
+      TildeValue vecs = apply (h, "eigenvectors", 1, &M);
+      for (int j = 0; j < vectors[c].cols; j++)
+        for (int i = 0; i < n; i++)
+          {
+            g_assert_cmpfloat (fabs (vecs.u.d[2 * (i + n * j)] - vectors[c].v[i + n * j]), <, 1e-8);
+            g_assert_cmpfloat (fabs (vecs.u.d[2 * (i + n * j) + 1]), <, 1e-15);
+          }
+    }
   /* the Schur form: A = U T U*, T upper triangular */
   TildeValue U = apply (h, "complex_schur_decompose_u", 1, &S);
   TildeValue Tm = apply (h, "complex_schur_decompose_t", 1, &S);

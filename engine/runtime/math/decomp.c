@@ -16,9 +16,9 @@
  *   Frechet derivative at A', read off the exponential of the block matrix
  *   [A' G; 0 A']. matrix_exp_multiply and scale_matrix_exp_multiply are
  *   compositions, and so is generalized_inverse for variables.
- * - eigenvalues, eigenvectors and eigendecompose of a general (real or
- *   complex) matrix from LAPACK's zgeev, a real matrix's in Stan's order
- *   (real-schur.c), and complex_schur_decompose from zgees. The eigenvalues have the derivative of simple eigenvalues,
+ * - eigenvalues, eigenvectors and eigendecompose of a general matrix: a
+ *   real one's as Stan computes them (real-schur.c), a complex one's from
+ *   LAPACK's zgeev; complex_schur_decompose from zgees. The eigenvalues have the derivative of simple eigenvalues,
  *   d lambda_k = (V^-1 dA V)_kk. Eigenvectors and Schur vectors are each
  *   defined only up to a complex factor, so theirs are refused for
  *   parameters.
@@ -583,58 +583,37 @@ complex_entries (RtCtx *cx, const TildeValue *A)
   return z;
 }
 
-/* zgeev's eigenvalues w and eigenvectors vr put in the order of `order`
- * (the same values listed otherwise): each takes the nearest not taken. */
-static void
-reorder_like (RtCtx *cx, int n, const double complex *order, double complex *w,
-              double complex *vr)
-{
-  double complex *w0 = (double complex *) rt_alloc_d (cx, 2 * (gsize) n);
-  double complex *v0 = (double complex *) rt_alloc_d (cx, 2 * (gsize) n * n);
-  gboolean *taken = tilde_arena_alloc0 (cx->arena, sizeof (gboolean) * (gsize) n);
-  memcpy (w0, w, sizeof (double complex) * (gsize) n);
-  memcpy (v0, vr, sizeof (double complex) * (gsize) n * n);
-  for (int k = 0; k < n; k++)
-    {
-      int best = -1;
-      for (int j = 0; j < n; j++)
-        if (!taken[j] && (best < 0 || cabs (w0[j] - order[k]) < cabs (w0[best] - order[k])))
-          best = j;
-      taken[best] = TRUE;
-      w[k] = order[k];
-      memcpy (vr + (gsize) k * n, v0 + (gsize) best * n, sizeof (double complex) * (gsize) n);
-    }
-}
-
 /* The eigenvalues (n) and eigenvectors (n x n, or NULL), complex
- * interleaved; A is square. A real matrix's come in Stan's order (see
- * real-schur.h), the vectors matched to them. */
+ * interleaved; A is square. A real matrix's are Stan's: its order, and
+ * its eigenvectors (real-schur.h); a complex matrix's are zgeev's, and so
+ * are a real one's should that iteration not converge. */
 static void
 eigen_general (RtCtx *cx, const TildeValue *A, double *values, double *vectors)
 {
   int n = A->rows;
-  double complex *z = complex_entries (cx, A);
-  double complex *w = (double complex *) rt_alloc_d (cx, 2 * (gsize) n);
-  double complex *vr = vectors ? (double complex *) vectors
-                               : (double complex *) rt_alloc_d (cx, 2 * (gsize) n * n);
-  double complex *stan_order = NULL;
   if (A->kind != TILDE_VALUE_COMPLEX_MATRIX)
     {
       const double *a = finite_values (cx, A);
       double *re = rt_alloc_d (cx, (gsize) n), *im = rt_alloc_d (cx, (gsize) n);
-      if (rt_real_eigenvalues (a, n, re, im))
+      if (rt_real_eigen (a, n, re, im, (double complex *) vectors))
         {
-          stan_order = (double complex *) rt_alloc_d (cx, 2 * (gsize) n);
-          for (int k = 0; k < n; k++)
-            stan_order[k] = CMPLX (re[k], im[k]);
+          for (int k = 0; values && k < n; k++)
+            {
+              values[2 * k] = re[k];
+              values[2 * k + 1] = im[k];
+            }
+          return;
         }
     }
-  int info = LAPACKE_zgeev (LAPACK_COL_MAJOR, 'N', 'V', n, (lapack_complex_double *) z, n,
-                            (lapack_complex_double *) w, NULL, n, (lapack_complex_double *) vr, n);
+  double complex *z = complex_entries (cx, A);
+  double complex *w = (double complex *) rt_alloc_d (cx, 2 * (gsize) n);
+  double complex *vr = vectors ? (double complex *) vectors
+                               : (double complex *) rt_alloc_d (cx, 2 * (gsize) n * n);
+  int info = LAPACKE_zgeev (LAPACK_COL_MAJOR, 'N', vectors ? 'V' : 'N', n,
+                            (lapack_complex_double *) z, n, (lapack_complex_double *) w, NULL, n,
+                            (lapack_complex_double *) vr, n);
   if (info != 0)
     rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: the eigendecomposition failed", cx->fn_name);
-  if (stan_order)
-    reorder_like (cx, n, stan_order, w, vr);
   if (values)
     memcpy (values, w, sizeof (double complex) * (gsize) n);
 }

@@ -2,6 +2,7 @@
 /* The eigenvalues of a general real matrix, in the order Stan lists them. */
 #pragma once
 
+#include <complex.h>
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -15,5 +16,11 @@ G_BEGIN_DECLS
  * pair with the eigenvalue nearer the block's upper diagonal entry first.
  * FALSE when the iteration does not converge or a is not finite. */
 gboolean rt_real_eigenvalues (const double *a, int n, double *re, double *im);
+
+/* The same, with the eigenvectors in the same order into `vectors` (n x n,
+ * column-major), as Stan computes them: back-substitution on the Schur
+ * form, each vector of unit length, a conjugate pair's as conjugates. */
+gboolean rt_real_eigen (const double *a, int n, double *re, double *im,
+                        double complex *vectors);
 
 G_END_DECLS
