@@ -16,6 +16,7 @@
 
 #include "kernel-harness.h"
 #include "runtime-test-util.h"
+#include "runtime/math/real-schur.h"
 
 /* ---- gradients against finite differences ---- */
 
@@ -670,6 +671,68 @@ test_eigen_general (void)
   harness_free (h);
 }
 
+/* The eigendecomposition of general real matrices of many shapes against
+ * its definition: A v = lambda v, each v of unit length, complex
+ * eigenvalues in conjugate pairs (the positive imaginary part first) with
+ * conjugate vectors; the zero matrix and a defective one included. */
+static void
+test_real_eigen_property (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (20261124);
+  for (int trial = 0; trial < 400; trial++)
+    {
+      int n = g_rand_int_range (rand, 1, 21), kind = trial % 7;
+      g_autofree double *a = g_new0 (double, n * n);
+      for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+          {
+            double x = g_rand_double_range (rand, -2, 2);
+            switch (kind)
+              {
+              case 1: x = round (2 * x); break;                   /* repeated eigenvalues */
+              case 2: x = i > j + 1 ? 0 : x; break;               /* Hessenberg */
+              case 3: x = i > j ? 0 : x; break;                   /* triangular */
+              case 4: x = i == j ? 1 : (j == i + 1 ? 1 : 0); break; /* a Jordan block */
+              case 5: x = 0; break;
+              case 6: x = i == j ? x : 1e-3 * x; break;           /* nearly diagonal */
+              default: break;
+              }
+            a[i + j * n] = x;
+          }
+      g_autofree double *re = g_new (double, n);
+      g_autofree double *im = g_new (double, n);
+      g_autofree double complex *v = g_new (double complex, n * n);
+      g_assert_true (rt_real_eigen (a, n, re, im, v));
+      double big = 0;
+      for (int i = 0; i < n * n; i++)
+        big = fmax (big, fabs (a[i]));
+      for (int k = 0; k < n; k++)
+        {
+          double complex lambda = re[k] + I * im[k];
+          double length = 0;
+          for (int i = 0; i < n; i++)
+            {
+              double complex av = 0;
+              for (int j = 0; j < n; j++)
+                av += a[i + j * n] * v[j + k * n];
+              /* a Jordan block's eigenvectors are parallel: its residual
+               * is still that of rounding */
+              g_assert_cmpfloat (cabs (av - lambda * v[i + k * n]), <=, 1e-12 * fmax (big, 1));
+              length += creal (v[i + k * n] * conj (v[i + k * n]));
+            }
+          g_assert_cmpfloat (fabs (length - 1), <, 1e-12);
+          if (im[k] > 0)
+            {
+              g_assert_cmpint (k + 1, <, n);
+              g_assert_cmpfloat (re[k + 1], ==, re[k]);
+              g_assert_cmpfloat (im[k + 1], ==, -im[k]);
+              for (int i = 0; i < n; i++)
+                g_assert_true (v[i + (k + 1) * n] == conj (v[i + k * n]));
+            }
+        }
+    }
+}
+
 /* ---- hypergeometric functions ---- */
 
 static double
@@ -1253,6 +1316,7 @@ main (int argc, char **argv)
   g_test_add_func ("/runtime/library/matrix-exp", test_matrix_exp);
   g_test_add_func ("/runtime/library/generalized-inverse", test_generalized_inverse);
   g_test_add_func ("/runtime/library/eigen-general", test_eigen_general);
+  g_test_add_func ("/runtime/library/real-eigen-property", test_real_eigen_property);
   g_test_add_func ("/runtime/library/hypergeometric", test_hypergeometric);
   g_test_add_func ("/runtime/library/lkj-cov", test_lkj_cov);
   g_test_add_func ("/runtime/library/gaussian-dlm", test_gaussian_dlm);

@@ -509,8 +509,15 @@ rt_real_eigen (const double *a, int n, double *re, double *im, double complex *v
 
   if (ok && scale == 0)
     {
+      /* the zero matrix: zeros, and the unit vectors as Stan gives them */
       memset (re, 0, sizeof (double) * (gsize) n);
       memset (im, 0, sizeof (double) * (gsize) n);
+      for (int j = 0; vectors && j < n; j++)
+        for (int i = 0; i < n; i++)
+          vectors[i + (gsize) j * n] = i == j;
+      g_free (s.t);
+      g_free (s.u);
+      return TRUE;
     }
   else if (ok)
     ok = iterate (&s, re, im);
