@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * Eigenvalues of a general real matrix by the Francis double-shift QR
- * iteration on its Hessenberg form (Golub and Van Loan, Matrix
- * Computations, 7.5; EISPACK's hqr). LAPACK's dhseqr finds the same values
- * but, shifting differently, often lists them in another order; Stan's
- * eigenvalues() lists them in the order this classical iteration leaves on
- * the diagonal of the real Schur form, and models index them.
+ * Eigenvalues and eigenvectors of a general real matrix by the Francis
+ * double-shift QR iteration on its Hessenberg form (Golub and Van Loan,
+ * Matrix Computations, 7.5; EISPACK's hqr and hqr2). LAPACK's dhseqr finds
+ * the same values but, shifting differently, often lists them in another
+ * order; Stan's eigenvalues() lists them in the order this classical
+ * iteration leaves on the diagonal of the real Schur form, and models
+ * index them. Its eigenvectors come from the Schur vectors by
+ * back-substitution, each of unit length.
  *
- * Only the active window of the Schur form is updated: the eigenvalues do
- * not depend on the rest.
+ * For the eigenvalues alone only the active window of the Schur form is
+ * updated: they do not depend on the rest. The eigenvectors need the whole
+ * form and the Schur vectors.
  */
 #include "runtime/math/real-schur.h"
 
