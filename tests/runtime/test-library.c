@@ -645,6 +645,37 @@ test_eigen_general (void)
             g_assert_cmpfloat (fabs (vecs.u.d[2 * (i + n * j) + 1]), <, 1e-15);
           }
     }
+  /* a complex matrix's eigenvalues by magnitude, as Stan's (Eigen 3.4's
+   * complex solver, recorded); LAPACK lists 2.19+2.34i first */
+  {
+    static const double zc[] = { 1, 2, 0.5, -1, 2, 0, -1, 0.5, 0, 1, 1, 1, 0.3, 0, 2, -2, -1, 0.25 };
+    static const double expected[] = { 0.501040158, 0.0932552019, -2.69259415, 0.811789722,
+                                       2.19155399, 2.34495508 };
+    TildeValue Z = { .kind = TILDE_VALUE_COMPLEX_MATRIX, .rows = 3, .cols = 3 };
+    Z.u.d = rt_alloc_d (&h->cx, 18);
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        {
+          Z.u.d[2 * (i + 3 * j)] = zc[2 * (3 * i + j)];
+          Z.u.d[2 * (i + 3 * j) + 1] = zc[2 * (3 * i + j) + 1];
+        }
+    TildeValue zl = apply (h, "eigenvalues", 1, &Z);
+    for (int k = 0; k < 6; k++)
+      g_assert_cmpfloat (fabs (zl.u.d[k] - expected[k]), <, 1e-8);
+    /* each eigenvector still with its eigenvalue */
+    TildeValue zd = apply (h, "eigendecompose", 1, &Z);
+    for (int k = 0; k < 3; k++)
+      for (int i = 0; i < 3; i++)
+        {
+          double complex av = 0, v = zd.u.elems[0].u.d[2 * (i + 3 * k)]
+                                     + I * zd.u.elems[0].u.d[2 * (i + 3 * k) + 1];
+          for (int j = 0; j < 3; j++)
+            av += (zc[2 * (3 * i + j)] + I * zc[2 * (3 * i + j) + 1])
+                  * (zd.u.elems[0].u.d[2 * (j + 3 * k)] + I * zd.u.elems[0].u.d[2 * (j + 3 * k) + 1]);
+          double complex value = zd.u.elems[1].u.d[2 * k] + I * zd.u.elems[1].u.d[2 * k + 1];
+          g_assert_cmpfloat (cabs (av - value * v), <, 1e-12);
+        }
+  }
   /* the Schur form: A = U T U*, T upper triangular */
   TildeValue U = apply (h, "complex_schur_decompose_u", 1, &S);
   TildeValue Tm = apply (h, "complex_schur_decompose_t", 1, &S);

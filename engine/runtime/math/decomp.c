@@ -585,8 +585,9 @@ complex_entries (RtCtx *cx, const TildeValue *A)
 
 /* The eigenvalues (n) and eigenvectors (n x n, or NULL), complex
  * interleaved; A is square. A real matrix's are Stan's: its order, and
- * its eigenvectors (real-schur.h); a complex matrix's are zgeev's, and so
- * are a real one's should that iteration not converge. */
+ * its eigenvectors (real-schur.h). A complex matrix's are zgeev's in
+ * Stan's order for them, by magnitude; so are a real one's should that
+ * iteration not converge. */
 static void
 eigen_general (RtCtx *cx, const TildeValue *A, double *values, double *vectors)
 {
@@ -614,6 +615,26 @@ eigen_general (RtCtx *cx, const TildeValue *A, double *values, double *vectors)
                             (lapack_complex_double *) vr, n);
   if (info != 0)
     rt_raise (cx, TILDE_MODEL_ERROR_DOMAIN, "%s: the eigendecomposition failed", cx->fn_name);
+  /* Stan's (Eigen's complex solver's) order: by magnitude, each place
+   * taking the first smallest of those left, swapped in */
+  for (int i = 0; i < n; i++)
+    {
+      int k = i;
+      for (int j = i + 1; j < n; j++)
+        if (cabs (w[j]) < cabs (w[k]))
+          k = j;
+      if (k == i)
+        continue;
+      double complex t = w[i];
+      w[i] = w[k];
+      w[k] = t;
+      for (int r = 0; vectors && r < n; r++)
+        {
+          t = vr[r + (gsize) i * n];
+          vr[r + (gsize) i * n] = vr[r + (gsize) k * n];
+          vr[r + (gsize) k * n] = t;
+        }
+    }
   if (values)
     memcpy (values, w, sizeof (double complex) * (gsize) n);
 }
