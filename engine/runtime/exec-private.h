@@ -20,8 +20,6 @@ typedef struct Ex Ex;
 typedef struct St St;
 typedef struct Sz Sz;
 typedef struct Ev Ev;
-
-#define RT_MAX_CALL_SITES 16
 typedef struct RtFunction RtFunction;
 typedef struct Fx Fx;
 typedef struct Sx Sx;
@@ -281,6 +279,9 @@ struct St {
 };
 
 /* What one evaluation works with. */
+/* The call sites an error names, outermost first. */
+#define RT_MAX_CALL_SITES 16
+
 struct Ev {
   RtCtx               cx;
   TildeValue         *slots;

@@ -1577,18 +1577,21 @@ real_at (Ev *ev, const TildeValue *v, gint32 pos)
   return v->u.d[pos];
 }
 
+/* Part 0 (real) or 1 (imaginary) of a complex scalar: an autodiff one
+ * holds the ids of its parts, a data one the parts themselves. */
+static double
+complex_part (Ev *ev, const TildeValue *v, int part)
+{
+  return v->ad ? CX->tape->val[tilde_value_var (v, part)] : v->u.z[part];
+}
+
 static void
 write_scalar (Ev *ev, const TildeValue *v)
 {
-  if (v->kind == TILDE_VALUE_COMPLEX && v->ad)
+  if (v->kind == TILDE_VALUE_COMPLEX)
     {
-      rt_out_push (ev, CX->tape->val[tilde_value_var (v, 0)]);
-      rt_out_push (ev, CX->tape->val[tilde_value_var (v, 1)]);
-    }
-  else if (v->kind == TILDE_VALUE_COMPLEX)
-    {
-      rt_out_push (ev, v->u.z[0]);
-      rt_out_push (ev, v->u.z[1]);
+      rt_out_push (ev, complex_part (ev, v, 0));
+      rt_out_push (ev, complex_part (ev, v, 1));
     }
   else
     rt_out_push (ev, rt_scalar (CX, v));
@@ -1856,12 +1859,7 @@ append_value (Ev *ev, GString *out, const TildeValue *v)
   else if (v->kind == TILDE_VALUE_REAL)
     g_string_append_printf (out, "%g", rt_scalar (CX, v));
   else if (v->kind == TILDE_VALUE_COMPLEX)
-    {
-      /* an autodiff complex scalar holds the ids of its parts */
-      double re = v->ad ? CX->tape->val[tilde_value_var (v, 0)] : v->u.z[0];
-      double im = v->ad ? CX->tape->val[tilde_value_var (v, 1)] : v->u.z[1];
-      g_string_append_printf (out, "(%g,%g)", re, im);
-    }
+    g_string_append_printf (out, "(%g,%g)", complex_part (ev, v, 0), complex_part (ev, v, 1));
   else if (v->kind == TILDE_VALUE_MATRIX || v->kind == TILDE_VALUE_COMPLEX_MATRIX)
     {
       g_string_append_c (out, '[');

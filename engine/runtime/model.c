@@ -229,7 +229,7 @@ locate (TildeModelError *e, const Ev *ev)
           e->n_places++;
         }
     }
-  e->where = e->n_places ? g_string_free (where, FALSE) : (g_string_free (where, TRUE), NULL);
+  e->where = g_string_free (where, e->n_places == 0);
 }
 
 static void

@@ -18,10 +18,10 @@
  *   compositions, and so is generalized_inverse for variables.
  * - eigenvalues, eigenvectors and eigendecompose of a general matrix: a
  *   real one's as Stan computes them (real-schur.c), a complex one's from
- *   LAPACK's zgeev; complex_schur_decompose from zgees. The eigenvalues have the derivative of simple eigenvalues,
- *   d lambda_k = (V^-1 dA V)_kk. Eigenvectors and Schur vectors are each
- *   defined only up to a complex factor, so theirs are refused for
- *   parameters.
+ *   LAPACK's zgeev; complex_schur_decompose from zgees. The eigenvalues
+ *   have the derivative of simple eigenvalues, d lambda_k = (V^-1 dA V)_kk.
+ *   Eigenvectors and Schur vectors are each defined only up to a complex
+ *   factor, so theirs are refused for parameters.
  */
 #define G_LOG_DOMAIN "tilde-engine"
 
@@ -653,6 +653,7 @@ typedef struct {
   const gint32 *in;               /* A's ids: n*n, or 2*n*n interleaved for a complex A */
   gint32 out;                     /* the eigenvalues' 2n ids, interleaved */
   const double complex *v, *w;    /* the eigenvectors V and W = V^-1 */
+  double complex *vg, *c;         /* the backward pass's scratch, n x n each */
 } EigenvaluesAd;
 
 /* With g_k the adjoint of lambda_k as a complex number, the adjoint of A
@@ -663,9 +664,7 @@ eigenvalues_backward (AdTape *t, const void *p)
 {
   const EigenvaluesAd *e = p;
   gint32 n = e->n;
-  gsize nn = (gsize) n * n;
-  double complex *vg = g_new (double complex, nn);
-  double complex *c = g_new (double complex, nn);
+  double complex *vg = e->vg, *c = e->c;
   const double complex one = 1, zero = 0;
 
   for (gint32 k = 0; k < n; k++)
@@ -690,8 +689,6 @@ eigenvalues_backward (AdTape *t, const void *p)
         else
           t->adj[e->in[at]] += creal (cij);
       }
-  g_free (vg);
-  g_free (c);
 }
 
 static void
@@ -740,7 +737,9 @@ k_eigenvalues (RtCtx *cx, int nargs, const TildeValue *a, TildeValue *out)
     in[i] = tilde_value_var (A, (gint32) i);
   EigenvaluesAd *e = tilde_arena_alloc (cx->tape->arena, sizeof *e);
   *e = (EigenvaluesAd) { .n = n, .complex_in = complex_in, .in = in, .out = r.start, .v = v,
-                         .w = w };
+                         .w = w,
+                         .vg = tilde_arena_alloc (cx->tape->arena, sizeof (double complex) * nn),
+                         .c = tilde_arena_alloc (cx->tape->arena, sizeof (double complex) * nn) };
   ad_push (cx->tape, eigenvalues_backward, e);
   *out = r;
 }

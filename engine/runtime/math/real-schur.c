@@ -498,12 +498,6 @@ start (Schur *s, const double *a, int n, double *scale, gboolean vectors)
 }
 
 gboolean
-rt_real_eigenvalues (const double *a, int n, double *re, double *im)
-{
-  return rt_real_eigen (a, n, re, im, NULL);
-}
-
-gboolean
 rt_real_eigen (const double *a, int n, double *re, double *im, double complex *vectors)
 {
   Schur s = { NULL, NULL, n };

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The eigenvalues of a general real matrix, in the order Stan lists them. */
+/* The eigenvalues and eigenvectors of a general real matrix, as Stan
+ * computes them. */
 #pragma once
 
 #include <complex.h>
@@ -14,12 +15,10 @@ G_BEGIN_DECLS
  * and reduced to Hessenberg form without balancing, deflation at the
  * bottom, a conjugate pair with its positive imaginary part first, a real
  * pair with the eigenvalue nearer the block's upper diagonal entry first.
- * FALSE when the iteration does not converge or a is not finite. */
-gboolean rt_real_eigenvalues (const double *a, int n, double *re, double *im);
-
-/* The same, with the eigenvectors in the same order into `vectors` (n x n,
- * column-major), as Stan computes them: back-substitution on the Schur
- * form, each vector of unit length, a conjugate pair's as conjugates. */
+ * With `vectors` (n x n, column-major; NULL for none), the eigenvectors in
+ * the same order: back-substitution on the Schur form, each of unit
+ * length, a conjugate pair's as conjugates. FALSE when the iteration does
+ * not converge or a is not finite. */
 gboolean rt_real_eigen (const double *a, int n, double *re, double *im,
                         double complex *vectors);
 
