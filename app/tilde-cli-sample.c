@@ -221,9 +221,8 @@ args_init (SampleArgs *a)
 /* ---- what the chains say ---- */
 
 typedef struct {
-  guint       rejections;
-  gint64      last_rejection_shown;   /* monotonic microseconds */
-  GHashTable *places;                 /* "'file', line L, column C" -> proposals rejected there */
+  guint  rejections;
+  gint64 last_rejection_shown;   /* monotonic microseconds */
 } ChainNotes;
 
 typedef struct {
@@ -233,16 +232,6 @@ typedef struct {
   guint       first_id;
   ChainNotes *notes;             /* each touched only by its own chain's thread */
 } Reporter;
-
-static void
-reporter_clear (Reporter *r)
-{
-  for (guint i = 0; r->notes && i < r->chains; i++)
-    g_clear_pointer (&r->notes[i].places, g_hash_table_unref);
-  g_clear_pointer (&r->notes, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Reporter, reporter_clear)
 
 static const char *
 chain_prefix (const Reporter *r, guint chain, char *buffer, gsize size)
@@ -296,70 +285,32 @@ print_lines (const Reporter *r, guint chain, const char *text)
   g_string_free (out, TRUE);
 }
 
-/* Proposals rejected while sampling, by the statement that raised the
- * error (starting points are reported as CmdStan reports them). */
-static void
-on_rejection (guint chain, const TildeModelError *error, TildeSamplePhase phase, gpointer data)
-{
-  const Reporter *r = data;
-  ChainNotes *notes = &r->notes[chain - r->first_id];
-
-  if (phase == TILDE_SAMPLE_PHASE_START || error->begin_line <= 0)
-    return;
-  if (notes->places == NULL)
-    notes->places = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  char *place = g_strdup_printf ("'%s', line %d, column %d", error->file, error->begin_line,
-                                 error->begin_column);
-  guint n = GPOINTER_TO_UINT (g_hash_table_lookup (notes->places, place));
-  g_hash_table_replace (notes->places, place, GUINT_TO_POINTER (n + 1));
-}
-
-typedef struct {
-  const char *place;
-  guint       count;
-} PlaceCount;
-
 static gint
 by_count (gconstpointer a, gconstpointer b)
 {
-  const PlaceCount *x = a, *y = b;
+  const TildeRejections *x = *(TildeRejections *const *) a, *y = *(TildeRejections *const *) b;
+  guint nx = x->warmup + x->sampling, ny = y->warmup + y->sampling;
 
-  if (x->count != y->count)
-    return x->count > y->count ? -1 : 1;
-  return g_strcmp0 (x->place, y->place);
+  return nx != ny ? (nx > ny ? -1 : 1) : 0;
 }
 
-/* "  608 at 'm.stan', line 5, column 2", the statements rejecting most
- * first, over all chains. */
+/* "  608 at 'm.stan', line 5, column 2": the proposals rejected at each
+ * statement over all chains, most first (starting points are reported as
+ * CmdStan reports them). */
 static void
-print_rejection_places (const Reporter *r)
+print_rejection_places (TildeSampleRun *run)
 {
-  g_autoptr(GHashTable) all = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (PlaceCount));
-  GHashTableIter iter;
-  gpointer key, value;
+  g_autoptr(GPtrArray) all = tilde_sample_run_get_rejections (run);
 
-  for (guint i = 0; i < r->chains; i++)
-    if (r->notes[i].places)
-      {
-        g_hash_table_iter_init (&iter, r->notes[i].places);
-        while (g_hash_table_iter_next (&iter, &key, &value))
-          {
-            guint n = GPOINTER_TO_UINT (g_hash_table_lookup (all, key));
-            g_hash_table_replace (all, key, GUINT_TO_POINTER (n + GPOINTER_TO_UINT (value)));
-          }
-      }
-  g_hash_table_iter_init (&iter, all);
-  while (g_hash_table_iter_next (&iter, &key, &value))
+  g_ptr_array_sort (all, by_count);
+  for (guint i = 0; i < all->len; i++)
     {
-      PlaceCount row = { key, GPOINTER_TO_UINT (value) };
-      g_array_append_val (rows, row);
-    }
-  g_array_sort (rows, by_count);
-  for (guint i = 0; i < rows->len; i++)
-    {
-      const PlaceCount *row = &g_array_index (rows, PlaceCount, i);
-      g_printerr (_("  %u at %s\n"), row->count, row->place);
+      const TildeRejections *r = g_ptr_array_index (all, i);
+      g_autofree char *place = g_strdup_printf ("'%s', line %d, column %d", r->file,
+                                                r->begin_line, r->begin_column);
+
+      if (r->warmup + r->sampling > 0)
+        g_printerr (_("  %u at %s\n"), r->warmup + r->sampling, place);
     }
 }
 
@@ -452,7 +403,7 @@ print_warnings (TildeSampleRun *run, const TildeSampleOptions *o, const Reporter
     {
       g_printerr (_("%llu proposals were rejected because the model raised an error "
                     "(warm-up included).\n"), (unsigned long long) rejections);
-      print_rejection_places (r);
+      print_rejection_places (run);
     }
 }
 
@@ -552,8 +503,9 @@ sample (SampleArgs *a, TildeSampleOptions *o)
   g_autoptr(TildeSampleRun) run = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *name = _tilde_cli_model_name (a->files[0]);
-  TildeSampleCallbacks callbacks = { on_progress, NULL, on_message, on_rejection };
-  g_auto(Reporter) reporter = { 0 };
+  g_autofree ChainNotes *notes = NULL;
+  TildeSampleCallbacks callbacks = { on_progress, NULL, on_message };
+  Reporter reporter;
   struct sigaction action = { 0 }, previous;
   MirOptLevel level;
   TildeModelContext context;
@@ -581,8 +533,8 @@ sample (SampleArgs *a, TildeSampleOptions *o)
     g_printerr ("%s", _("Model contains no parameters, running fixed_param sampler, "
                         "no updates to Markov chain\n"));
 
-  reporter = (Reporter) { o->chains, o->samples, o->refresh, o->id,
-                          g_new0 (ChainNotes, o->chains) };
+  notes = g_new0 (ChainNotes, o->chains);
+  reporter = (Reporter) { o->chains, o->samples, o->refresh, o->id, notes };
   run = tilde_sample_run_start (model, o, &callbacks, &reporter, &error);
   if (run == NULL)
     {

@@ -34,7 +34,8 @@ typedef struct {
   double          *row;
   gsl_rng         *rng;
   TildeMetric     *metric;      /* kept for tilde_sample_run_get_inverse_metric */
-  gboolean         warming_up;  /* what a rejection is told */
+  gboolean         warming_up;  /* where a rejection counts */
+  GHashTable      *rejections;  /* place -> TildeRejections, this chain's */
 } Chain;
 
 struct TildeSampleRun {
@@ -140,6 +141,90 @@ say_init_line (const char *text, gpointer data)
   say (data, TILDE_SAMPLE_MESSAGE_INFO, text);
 }
 
+/* ---- rejections by statement ---- */
+
+static void
+rejections_free (gpointer data)
+{
+  TildeRejections *r = data;
+
+  g_free (r->file);
+  g_free (r->message);
+  g_free (r);
+}
+
+/* The chain's count for the statement that raised `error`, made at its
+ * first error; NULL for an error without a statement. */
+static TildeRejections *
+rejections_at (Chain *c, const TildeModelError *error)
+{
+  if (error->begin_line <= 0)
+    return NULL;
+  g_autofree char *key = g_strdup_printf ("%s:%d:%d:%d:%d", error->file, error->begin_line,
+                                          error->begin_column, error->end_line, error->end_column);
+  if (c->rejections == NULL)
+    c->rejections = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, rejections_free);
+  TildeRejections *r = g_hash_table_lookup (c->rejections, key);
+  if (r == NULL)
+    {
+      r = g_new0 (TildeRejections, 1);
+      *r = (TildeRejections) { g_strdup (error->file), error->begin_line, error->begin_column,
+                               error->end_line, error->end_column, g_strdup (error->message) };
+      g_hash_table_insert (c->rejections, g_steal_pointer (&key), r);
+    }
+  return r;
+}
+
+static gint
+by_place (gconstpointer a, gconstpointer b)
+{
+  const TildeRejections *x = *(TildeRejections *const *) a, *y = *(TildeRejections *const *) b;
+  int order = g_strcmp0 (x->file, y->file);
+
+  if (order == 0)
+    order = x->begin_line != y->begin_line ? (x->begin_line < y->begin_line ? -1 : 1)
+                                           : x->begin_column - y->begin_column;
+  return order;
+}
+
+GPtrArray *
+tilde_sample_run_get_rejections (const TildeSampleRun *run)
+{
+  g_autoptr(GHashTable) merged = g_hash_table_new (g_str_hash, g_str_equal);
+  GPtrArray *all = g_ptr_array_new_with_free_func (rejections_free);
+
+  g_return_val_if_fail (run->waited, all);
+  for (guint i = 0; i < run->options.chains; i++)
+    {
+      GHashTableIter iter;
+      gpointer key, value;
+
+      if (run->chains[i].rejections == NULL)
+        continue;
+      g_hash_table_iter_init (&iter, run->chains[i].rejections);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        {
+          const TildeRejections *r = value;
+          TildeRejections *sum = g_hash_table_lookup (merged, key);
+          if (sum == NULL)
+            {
+              sum = g_new0 (TildeRejections, 1);
+              *sum = *r;
+              sum->file = g_strdup (r->file);
+              sum->message = g_strdup (r->message);
+              sum->start = sum->warmup = sum->sampling = 0;
+              g_hash_table_insert (merged, key, sum);
+              g_ptr_array_add (all, sum);
+            }
+          sum->start += r->start;
+          sum->warmup += r->warmup;
+          sum->sampling += r->sampling;
+        }
+    }
+  g_ptr_array_sort (all, by_place);
+  return all;
+}
+
 static void
 say_rejection (const TildeModelError *error, gpointer data)
 {
@@ -152,19 +237,19 @@ say_rejection (const TildeModelError *error, gpointer data)
     described);
   say (data, TILDE_SAMPLE_MESSAGE_REJECTION, text);
   Chain *c = data;
-  if (c->run->callbacks.rejection)
-    c->run->callbacks.rejection (c->result.id, error,
-                                 c->warming_up ? TILDE_SAMPLE_PHASE_WARMUP
-                                               : TILDE_SAMPLE_PHASE_SAMPLING,
-                                 c->run->user_data);
+  TildeRejections *r = rejections_at (c, error);
+  if (r && c->warming_up)
+    r->warmup++;
+  else if (r)
+    r->sampling++;
 }
 
 static void
 start_rejected (const TildeModelError *error, gpointer data)
 {
-  Chain *c = data;
-
-  c->run->callbacks.rejection (c->result.id, error, TILDE_SAMPLE_PHASE_START, c->run->user_data);
+  TildeRejections *r = rejections_at (data, error);
+  if (r)
+    r->start++;
 }
 
 static void
@@ -414,11 +499,8 @@ chain_main (Chain *c)
   TildeInitOptions init_options;
   tilde_init_options_init (&init_options);
   init_options.fatal = &c->result.problem_error;
-  if (run->callbacks.rejection)
-    {
-      init_options.rejected = start_rejected;
-      init_options.rejected_data = c;
-    }
+  init_options.rejected = start_rejected;
+  init_options.rejected_data = c;
   if (!tilde_init_find_with (run->model, run->options.inits, run->options.init_radius, c->rng,
                              &init_options, theta, &lp, gradient, say_init_line, c, &problem))
     fail (c, TILDE_SAMPLE_ERROR_INIT, problem);
@@ -524,6 +606,7 @@ run_free_chains (TildeSampleRun *run)
         tilde_csv_writer_close (c->writer, NULL);
       g_free (c->result.problem);
       tilde_model_error_free (c->result.problem_error);
+      g_clear_pointer (&c->rejections, g_hash_table_unref);
       g_free (c->result.output_path);
       g_free (c->table);
       g_free (c->row);

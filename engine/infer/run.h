@@ -78,13 +78,6 @@ typedef struct {
 /* CmdStan's defaults, with a seed from the clock. */
 void tilde_sample_options_init (TildeSampleOptions *options);
 
-/* Where in a chain's life a rejection fell. */
-typedef enum {
-  TILDE_SAMPLE_PHASE_START,       /* a starting point */
-  TILDE_SAMPLE_PHASE_WARMUP,
-  TILDE_SAMPLE_PHASE_SAMPLING,
-} TildeSamplePhase;
-
 typedef enum {
   TILDE_SAMPLE_MESSAGE_INFO,      /* initialisation, adaptation warnings */
   TILDE_SAMPLE_MESSAGE_REJECTION, /* a proposal rejected on a model error (may be frequent) */
@@ -99,10 +92,6 @@ typedef struct {
   void (*draw)     (guint chain, const double *row, gsize n, gboolean warmup, gpointer user_data);
   /* Text for people, in CmdStan's words (may hold several lines). */
   void (*message)  (guint chain, TildeSampleMessageKind kind, const char *text, gpointer user_data);
-  /* Optional: each starting point or proposal rejected on a model error,
-   * with the error (and where it was raised), after its message. */
-  void (*rejection) (guint chain, const TildeModelError *error, TildeSamplePhase phase,
-                     gpointer user_data);
 } TildeSampleCallbacks;
 
 typedef enum {
@@ -164,6 +153,20 @@ const double           *tilde_sample_run_get_draws        (TildeSampleRun *run, 
                                                            gsize *n_rows, gsize *n_warmup);
 /* After tilde_sample_run_wait. */
 const TildeChainResult *tilde_sample_run_get_chain_result (const TildeSampleRun *run, guint index);
+
+/* The starting points and proposals that the model's errors raised at one
+ * statement rejected, over all chains. */
+typedef struct {
+  char  *file;                         /* the statement's place: lines from 1, columns from 0 */
+  int    begin_line, begin_column, end_line, end_column;
+  char  *message;                      /* the first error there (of the lowest chain) */
+  guint  start, warmup, sampling;      /* how many, by phase */
+} TildeRejections;
+
+/* Once tilde_sample_run_wait has returned: TildeRejections, one for each
+ * statement whose errors rejected anything, in the order of the source
+ * (errors without a statement are not counted). */
+GPtrArray *tilde_sample_run_get_rejections (const TildeSampleRun *run);
 /* The inverse metric chain `index` ended warm-up with (n or n x n values,
  * NULL for unit_e and fixed_param), after tilde_sample_run_wait. */
 const double           *tilde_sample_run_get_inverse_metric (const TildeSampleRun *run, guint index,

@@ -30,10 +30,9 @@ struct TildeRunJob {
   char             *directory;
   TildeRunSettings  settings;
 
-  GMutex            lock;          /* guards run, cancelled and rejections */
+  GMutex            lock;          /* guards run and cancelled */
   TildeSampleRun   *run;
   gboolean          cancelled;
-  GHashTable       *rejections;    /* place -> Rejections, while chains sample */
   GCancellable     *cancellable;   /* the optimiser's */
 
   GPtrArray        *diagnostics;
@@ -319,7 +318,6 @@ tilde_run_job_free (TildeRunJob *job)
   g_clear_object (&job->cancellable);
   g_ptr_array_unref (job->diagnostics);
   g_ptr_array_unref (job->outputs);
-  g_clear_pointer (&job->rejections, g_hash_table_unref);
   for (guint i = 0; i < job->n_chain_results; i++)
     {
       g_free (job->chain_results[i].problem);
@@ -585,69 +583,9 @@ on_sample_message (guint chain, TildeSampleMessageKind kind, const char *text, g
 
 /* ---- proposals rejected, by statement ---- */
 
-/* The starting points and proposals that errors at one statement
- * rejected. */
-typedef struct {
-  TildeDiagnostic *place;       /* the first error's message at the statement */
-  guint            start, warmup, sampling;
-} Rejections;
-
-static void
-rejections_free (gpointer data)
-{
-  Rejections *r = data;
-
-  tilde_diagnostic_free (r->place);
-  g_free (r);
-}
-
-static void
-on_sample_rejection (guint chain, const TildeModelError *error, TildeSamplePhase phase,
-                     gpointer data)
-{
-  Sink *sink = data;
-  TildeRunJob *job = sink->job;
-  Rejections *r;
-
-  if (error->begin_line <= 0)
-    return;
-  g_autofree char *key = g_strdup_printf ("%s:%d:%d:%d:%d", error->file, error->begin_line,
-                                          error->begin_column, error->end_line, error->end_column);
-  g_mutex_lock (&job->lock);
-  if (job->rejections == NULL)
-    job->rejections = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, rejections_free);
-  r = g_hash_table_lookup (job->rejections, key);
-  if (r == NULL)
-    {
-      r = g_new0 (Rejections, 1);
-      r->place = tilde_diagnostic_new (TILDE_SEVERITY_WARNING, TILDE_DIAG_RUNTIME, error->file,
-                                       error->begin_line, error->begin_column, error->end_line,
-                                       error->end_column, error->message);
-      g_hash_table_insert (job->rejections, g_steal_pointer (&key), r);
-    }
-  switch (phase)
-    {
-    case TILDE_SAMPLE_PHASE_START: r->start++; break;
-    case TILDE_SAMPLE_PHASE_WARMUP: r->warmup++; break;
-    case TILDE_SAMPLE_PHASE_SAMPLING: r->sampling++; break;
-    }
-  g_mutex_unlock (&job->lock);
-}
-
-static gint
-by_place (gconstpointer a, gconstpointer b)
-{
-  const TildeDiagnostic *x = (*(Rejections *const *) a)->place;
-  const TildeDiagnostic *y = (*(Rejections *const *) b)->place;
-
-  if (x->begin_line != y->begin_line)
-    return x->begin_line < y->begin_line ? -1 : 1;
-  return x->begin_column - y->begin_column;
-}
-
 /* "3 starting points and 69 proposals (29 in warm-up, 40 after it)". */
 static char *
-rejected_counts (const Rejections *r)
+rejected_counts (const TildeRejections *r)
 {
   guint proposals = r->warmup + r->sampling;
   g_autofree char *starts = r->start == 0 ? NULL
@@ -666,30 +604,22 @@ rejected_counts (const Rejections *r)
  * proposals, in the order of the source: how many, and the first error's
  * message. */
 static void
-add_rejection_warnings (TildeRunJob *job)
+add_rejection_warnings (TildeRunJob *job, TildeSampleRun *run)
 {
-  g_autoptr(GPtrArray) all = g_ptr_array_new ();
-  GHashTableIter iter;
-  gpointer value;
+  g_autoptr(GPtrArray) all = tilde_sample_run_get_rejections (run);
 
-  if (job->rejections == NULL)
-    return;
-  g_hash_table_iter_init (&iter, job->rejections);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    g_ptr_array_add (all, value);
-  g_ptr_array_sort (all, by_place);
   for (guint i = 0; i < all->len; i++)
     {
-      const Rejections *r = g_ptr_array_index (all, i);
-      TildeDiagnostic *d = tilde_diagnostic_copy (r->place);
+      const TildeRejections *r = g_ptr_array_index (all, i);
       g_autofree char *counts = rejected_counts (r);
+      g_autofree char *message = g_strdup_printf ("%s rejected here; the first because: %s",
+                                                  counts, r->message);
 
-      g_free (d->message);
-      d->message = g_strdup_printf ("%s rejected here; the first because: %s", counts,
-                                    r->place->message);
-      g_ptr_array_add (job->diagnostics, d);
+      g_ptr_array_add (job->diagnostics,
+                       tilde_diagnostic_new (TILDE_SEVERITY_WARNING, TILDE_DIAG_RUNTIME, r->file,
+                                             r->begin_line, r->begin_column, r->end_line,
+                                             r->end_column, message));
     }
-  g_clear_pointer (&job->rejections, g_hash_table_unref);
 }
 
 /* The model's error that kept a chain from starting, at its statement. */
@@ -736,7 +666,7 @@ static gboolean
 run_sampler (TildeRunJob *job, TildeModel *model, Sink *sink, GError **error)
 {
   static const TildeSampleCallbacks callbacks = {
-    on_sample_progress, on_sample_draw, on_sample_message, on_sample_rejection
+    on_sample_progress, on_sample_draw, on_sample_message
   };
   g_autofree char *output = g_build_filename (job->directory, "output.csv", NULL);
   g_autofree char *name = g_strconcat (job->model_name, "_model", NULL);
@@ -774,9 +704,7 @@ run_sampler (TildeRunJob *job, TildeModel *model, Sink *sink, GError **error)
     }
   ok = tilde_sample_run_wait (run, &local);
   keep_chain_results (job, run);
-  g_mutex_lock (&job->lock);
-  add_rejection_warnings (job);
-  g_mutex_unlock (&job->lock);
+  add_rejection_warnings (job, run);
   g_mutex_lock (&job->lock);
   job->run = NULL;
   g_mutex_unlock (&job->lock);

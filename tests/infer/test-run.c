@@ -501,6 +501,17 @@ test_rejection_messages (void)
   g_assert_true (tilde_sample_run_wait (run, &error));
   g_assert_cmpint (m.rejections, >, 0);
   g_assert_cmpint (m.other_words, ==, 0);
+
+  /* counted at the one statement that raised them: as many proposals as
+   * messages, and the place of "0.5 ~ normal(mu, s);" */
+  g_autoptr(GPtrArray) places = tilde_sample_run_get_rejections (run);
+  g_assert_cmpuint (places->len, ==, 1);
+  const TildeRejections *r = g_ptr_array_index (places, 0);
+  g_assert_cmpint (r->begin_line, ==, 2);
+  g_assert_cmpint (r->begin_column, ==, 47);
+  g_assert_cmpint (r->end_column, ==, 67);
+  g_assert_cmpint ((gint) (r->warmup + r->sampling), ==, m.rejections);
+  g_assert_true (g_str_has_prefix (r->message, "normal_lpdf: Scale parameter is "));
 }
 
 /* fatal_error() is no rejection: the chain stops, the run fails with the
