@@ -849,43 +849,21 @@ problem_activated (TildeRunPanel *self, TildeProblem *problem)
   tilde_run_panel_go_to_problem (self, problem);
 }
 
-/* The iterator at a diagnostic's line (from 1) and byte column, clamped
- * to the buffer. */
-static void
-iter_at (GtkTextBuffer *buffer, int line, int column, GtkTextIter *iter)
-{
-  gtk_text_buffer_get_iter_at_line (buffer, iter, MAX (line - 1, 0));
-  if (column > gtk_text_iter_get_bytes_in_line (iter))
-    {
-      if (!gtk_text_iter_ends_line (iter))
-        gtk_text_iter_forward_to_line_end (iter);
-      return;
-    }
-  gtk_text_buffer_get_iter_at_line_index (buffer, iter, MAX (line - 1, 0), column);
-}
-
 gboolean
 tilde_run_panel_go_to_problem (TildeRunPanel *self, TildeProblem *problem)
 {
   const TildeDiagnostic *d = tilde_problem_get_diagnostic (problem);
-  GtkTextBuffer *buffer;
-  GtkTextView *view;
-  GtkTextIter begin, end;
 
   g_return_val_if_fail (TILDE_IS_RUN_PANEL (self), FALSE);
   /* the data file's problems have no place in the model */
   if (self->editor == NULL || d->begin_line < 1
       || (d->kind == TILDE_DIAG_DATA && (d->file == NULL || g_str_equal (d->file, "data"))))
     return FALSE;
-  buffer = GTK_TEXT_BUFFER (tilde_editor_get_buffer (self->editor));
-  view = GTK_TEXT_VIEW (tilde_editor_get_view (self->editor));
-  iter_at (buffer, d->begin_line, d->begin_column, &begin);
-  iter_at (buffer, d->end_line > 0 ? d->end_line : d->begin_line,
-           d->end_line > 0 ? d->end_column : d->begin_column, &end);
   /* the statement selected, the cursor at its start */
-  gtk_text_buffer_select_range (buffer, &begin, &end);
-  gtk_text_view_scroll_to_mark (view, gtk_text_buffer_get_insert (buffer), 0.1, FALSE, 0, 0);
-  gtk_widget_grab_focus (GTK_WIDGET (view));
+  tilde_editor_select_range (self->editor, d->begin_line, d->begin_column,
+                             d->end_line > 0 ? d->end_line : d->begin_line,
+                             d->end_line > 0 ? d->end_column : d->begin_column);
+  gtk_widget_grab_focus (GTK_WIDGET (tilde_editor_get_view (self->editor)));
   return TRUE;
 }
 
