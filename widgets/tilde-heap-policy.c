@@ -71,6 +71,34 @@ typedef struct
   gsize    length;
 } Pages;
 
+/* Populates the chunks not all in memory yet. After a first run the heap
+ * keeps its pages, freed but there, and populating them again would only
+ * take the memory map's lock a hundred times while the main thread maps
+ * and unmaps images, each time waiting on a thread at nice 10. */
+static void
+populate_missing (guint8 *start, gsize length)
+{
+  gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  guint8 resident[POPULATE_CHUNK / 4096 + 1];
+
+  if (page < 4096)
+    {
+      tilde_heap_policy_populate (start, length);
+      return;
+    }
+  for (gsize done = 0; done < length; done += POPULATE_CHUNK)
+    {
+      gsize chunk = MIN (POPULATE_CHUNK, length - done);
+      gsize n = (chunk + page - 1) / page;
+      gboolean all = mincore (start + done, chunk, resident) == 0;
+
+      for (gsize i = 0; all && i < n; i++)
+        all = (resident[i] & 1) != 0;
+      if (!all)
+        madvise (start + done, chunk, MADV_POPULATE_WRITE);
+    }
+}
+
 /* Background work, as the chains are. MADV_POPULATE_WRITE faults the
  * pages in without writing to them, so it does not matter whether the main
  * thread has taken them meanwhile; it fails harmlessly where the pages
@@ -81,7 +109,7 @@ prefault_pages (gpointer data)
   Pages *pages = data;
 
   setpriority (PRIO_PROCESS, 0, 10);
-  tilde_heap_policy_populate ((void *) pages->start, pages->length);
+  populate_missing ((guint8 *) pages->start, pages->length);
   g_free (pages);
   return NULL;
 }

@@ -27,9 +27,10 @@ gboolean tilde_heap_policy_apply    (void);
 /* Where the policy applies: faults in, on a thread of its own at nice 10,
  * the heap pages that the main thread's next `bytes` of allocations (at
  * most 24 MiB) will most likely take, so that a run about to stream that
- * much into the window's store and plots writes to pages the process has.
- * Returns that thread, to join or unref, or NULL when nothing started
- * (no policy, Linux older than 5.14 at build time, or not Linux). */
+ * much into the window's store and plots writes to pages the process has;
+ * pages already there are left alone. Returns that thread, to join or
+ * unref, or NULL when nothing started (no policy, Linux older than 5.14 at
+ * build time, or not Linux). */
 GThread *tilde_heap_policy_prefault (gsize bytes);
 
 /* Faults in the pages of [start, start + length), which must be mapped

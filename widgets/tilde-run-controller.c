@@ -33,6 +33,18 @@ typedef struct {
   gint64  start, end;             /* monotonic µs of the first and the last iteration */
 } ChainState;
 
+/* One chain's draws and progress not yet handed over. The chain takes its
+ * lock for every draw; the main thread only tries it while the chains run,
+ * and comes back in a later turn when it is taken: a chain preempted, or
+ * blocked growing its buffer, while holding it must not hold up a frame. */
+typedef struct {
+  GMutex      lock;                 /* guards the next three */
+  GArray     *warmup_rows, *rows;   /* rows not yet handed over */
+  ChainState  state;
+  GArray     *spare_warmup, *spare_rows; /* main thread: emptied, to swap in */
+  ChainState  seen;                 /* main thread: the state last read */
+} ChainBuffer;
+
 struct _TildeSavedRun
 {
   char             *folder;
@@ -59,19 +71,19 @@ typedef struct {
   TildeSavedRun      *saved;       /* what was read there */
   gboolean            stop_asked;  /* main thread */
 
+  /* set once, under the lock, before `chains` is; read without it after */
+  ChainBuffer        *chains;      /* atomic */
+  guint               n_chains;
+  gint                flush_pending; /* atomic: a hand-over is scheduled or held */
+
   GMutex              lock;        /* guards what follows */
   char              **names;       /* the columns, once known */
-  guint               n_chains;
   gsize               rows_expected; /* per chain, if it runs to the end */
-  GArray            **warmup_rows; /* per chain, rows not yet handed over */
-  GArray            **rows;
-  gboolean            flush_pending;
   gint                paused;      /* also read without the lock */
   guint               waiting;     /* threads waiting on the pause */
   gint64              pause_end;   /* the chains go on from then all the same */
   gint                pause_expired; /* it came; also read without the lock */
   GCond               resumed;
-  ChainState         *chains;
   GString            *log;
 
   gint                abandoned;   /* atomic: the controller went away */
@@ -157,12 +169,24 @@ run_ref (Run *run)
   return run;
 }
 
-static void
-free_rows (GArray **rows, guint n)
+static GArray *
+rows_new (void)
 {
-  for (guint i = 0; rows && i < n; i++)
-    g_array_unref (rows[i]);
-  g_free (rows);
+  return g_array_new (FALSE, FALSE, sizeof (double));
+}
+
+static void
+free_chains (ChainBuffer *chains, guint n)
+{
+  for (guint i = 0; chains && i < n; i++)
+    {
+      g_mutex_clear (&chains[i].lock);
+      g_array_unref (chains[i].warmup_rows);
+      g_array_unref (chains[i].rows);
+      g_array_unref (chains[i].spare_warmup);
+      g_array_unref (chains[i].spare_rows);
+    }
+  g_free (chains);
 }
 
 static void
@@ -178,9 +202,7 @@ run_unref (gpointer data)
   g_mutex_clear (&run->lock);
   g_cond_clear (&run->resumed);
   g_strfreev (run->names);
-  free_rows (run->warmup_rows, run->n_chains);
-  free_rows (run->rows, run->n_chains);
-  g_free (run->chains);
+  free_chains (run->chains, run->n_chains);
   g_string_free (run->log, TRUE);
   g_clear_error (&run->error);
   g_clear_pointer (&run->summary, tilde_summary_free);
@@ -222,56 +244,72 @@ set_draws (TildeRunController *self, TildeDraws *draws)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DRAWS]);
 }
 
+static void schedule_chains_flush (Run *run);
+
+/* Main thread: the chain's rows, if its lock can be had (or `wait`). */
+static gboolean
+take_rows (ChainBuffer *b, gboolean wait, GArray **warmup, GArray **rows)
+{
+  if (wait)
+    g_mutex_lock (&b->lock);
+  else if (!g_mutex_trylock (&b->lock))
+    return FALSE;
+  *warmup = b->warmup_rows;
+  *rows = b->rows;
+  b->warmup_rows = b->spare_warmup;
+  b->rows = b->spare_rows;
+  g_mutex_unlock (&b->lock);
+  b->spare_warmup = b->spare_rows = NULL;
+  return TRUE;
+}
+
 /* Main thread: everything that arrived since the last turn. While the
  * draws are held only a run's end (`force`) hands rows over; the chains
- * schedule no flush meanwhile (one counts as pending), and the release
- * schedules the next. */
+ * schedule no hand-over meanwhile (one counts as pending), and the
+ * release schedules the next. A chain whose lock is taken keeps its rows
+ * for the next turn. */
 static void
 flush_rows (Run *run, gboolean force)
 {
   TildeRunController *self = run->controller;
+  ChainBuffer *chains;
   guint n_chains, n_columns;
-  GArray **warmup, **rows;
+  gboolean busy = FALSE;
 
   if (self == NULL)
     return;
-  g_mutex_lock (&run->lock);
   if (self->holds > 0 && !force)
     {
-      run->flush_pending = TRUE;
-      g_mutex_unlock (&run->lock);
+      g_atomic_int_set (&run->flush_pending, TRUE);
       return;
     }
-  run->flush_pending = FALSE;
-  if (self->draws == NULL || run->rows == NULL)
-    {
-      g_mutex_unlock (&run->lock);
-      return;
-    }
-  n_chains = run->n_chains;
-  warmup = run->warmup_rows;
-  rows = run->rows;
-  run->warmup_rows = g_new0 (GArray *, n_chains);
-  run->rows = g_new0 (GArray *, n_chains);
+  /* before the rows are taken: a row added after this schedules a turn */
+  g_atomic_int_set (&run->flush_pending, FALSE);
+  chains = g_atomic_pointer_get (&run->chains);
+  if (self->draws == NULL || chains == NULL)
+    return;
+
+  n_chains = MIN (run->n_chains, tilde_draws_get_n_chains (self->draws));
+  n_columns = tilde_draws_get_n_columns (self->draws);
   for (guint c = 0; c < n_chains; c++)
     {
-      run->warmup_rows[c] = g_array_new (FALSE, FALSE, sizeof (double));
-      run->rows[c] = g_array_new (FALSE, FALSE, sizeof (double));
-    }
-  g_mutex_unlock (&run->lock);
+      ChainBuffer *b = &chains[c];
+      GArray *warmup, *rows;
 
-  n_columns = tilde_draws_get_n_columns (self->draws);
-  for (guint c = 0; c < n_chains && c < tilde_draws_get_n_chains (self->draws); c++)
-    {
-      if (warmup[c]->len >= n_columns)
-        tilde_draws_append (self->draws, c, (double *) (void *) warmup[c]->data,
-                            warmup[c]->len, TRUE);
-      if (rows[c]->len >= n_columns)
-        tilde_draws_append (self->draws, c, (double *) (void *) rows[c]->data, rows[c]->len,
-                            FALSE);
+      if (!take_rows (b, force, &warmup, &rows))
+        {
+          busy = TRUE;
+          continue;
+        }
+      if (warmup->len >= n_columns)
+        tilde_draws_append (self->draws, c, (double *) (void *) warmup->data, warmup->len, TRUE);
+      if (rows->len >= n_columns)
+        tilde_draws_append (self->draws, c, (double *) (void *) rows->data, rows->len, FALSE);
+      b->spare_warmup = g_array_set_size (warmup, 0);
+      b->spare_rows = g_array_set_size (rows, 0);
     }
-  free_rows (warmup, n_chains);
-  free_rows (rows, n_chains);
+  if (busy && g_atomic_int_compare_and_exchange (&run->flush_pending, FALSE, TRUE))
+    schedule_chains_flush (run);
 }
 
 static gboolean
@@ -337,18 +375,40 @@ columns_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* Under the run's lock. */
 static void
 alloc_chains (Run *run, guint n_chains)
 {
-  run->n_chains = n_chains;
-  run->warmup_rows = g_new0 (GArray *, n_chains);
-  run->rows = g_new0 (GArray *, n_chains);
-  run->chains = g_new0 (ChainState, n_chains);
+  ChainBuffer *chains = g_new0 (ChainBuffer, n_chains);
+
   for (guint c = 0; c < n_chains; c++)
     {
-      run->warmup_rows[c] = g_array_new (FALSE, FALSE, sizeof (double));
-      run->rows[c] = g_array_new (FALSE, FALSE, sizeof (double));
+      g_mutex_init (&chains[c].lock);
+      chains[c].warmup_rows = rows_new ();
+      chains[c].rows = rows_new ();
+      chains[c].spare_warmup = rows_new ();
+      chains[c].spare_rows = rows_new ();
     }
+  run->n_chains = n_chains;
+  g_atomic_pointer_set (&run->chains, chains);
+}
+
+/* Chains' threads: the chain's buffer, made with the others by the first
+ * to need them if the columns have not come yet. */
+static ChainBuffer *
+chain_buffer (Run *run, guint chain)
+{
+  ChainBuffer *chains = g_atomic_pointer_get (&run->chains);
+
+  if (chains == NULL)
+    {
+      g_mutex_lock (&run->lock);
+      if (run->chains == NULL)
+        alloc_chains (run, MAX (run->settings.sample.chains, 1));
+      chains = run->chains;
+      g_mutex_unlock (&run->lock);
+    }
+  return chain >= 1 && chain <= run->n_chains ? &chains[chain - 1] : NULL;
 }
 
 /* The run's thread: columns come before any draw is handed over, but a
@@ -364,7 +424,7 @@ on_columns (const char *const *names, gsize n, guint n_chains, gsize rows, gpoin
   run->names = g_new0 (char *, n + 1);
   for (gsize i = 0; i < n; i++)
     run->names[i] = g_strdup (names[i]);
-  if (run->rows == NULL)
+  if (run->chains == NULL)
     alloc_chains (run, n_chains);
   g_mutex_unlock (&run->lock);
   to_main_thread (run_ref (run), G_PRIORITY_DEFAULT_IDLE, columns_cb, "[tilde] run columns");
@@ -375,17 +435,14 @@ static void
 on_draw (guint chain, const double *row, gsize n, gboolean warmup, gpointer data)
 {
   Run *run = data;
-  gboolean schedule;
+  ChainBuffer *b = chain_buffer (run, chain);
 
-  g_mutex_lock (&run->lock);
-  if (run->rows == NULL)
-    alloc_chains (run, MAX (run->settings.sample.chains, 1));
-  if (chain >= 1 && chain <= run->n_chains)
-    g_array_append_vals (warmup ? run->warmup_rows[chain - 1] : run->rows[chain - 1], row, n);
-  schedule = !run->flush_pending;
-  run->flush_pending = TRUE;
-  g_mutex_unlock (&run->lock);
-  if (schedule)
+  if (b == NULL)
+    return;
+  g_mutex_lock (&b->lock);
+  g_array_append_vals (warmup ? b->warmup_rows : b->rows, row, n);
+  g_mutex_unlock (&b->lock);
+  if (g_atomic_int_compare_and_exchange (&run->flush_pending, FALSE, TRUE))
     schedule_chains_flush (run);
 }
 
@@ -428,15 +485,15 @@ static void
 on_progress (guint chain, guint iteration, guint total, gboolean warmup, gpointer data)
 {
   Run *run = data;
-  ChainState *c;
+  ChainBuffer *b = chain_buffer (run, chain);
 
-  g_mutex_lock (&run->lock);
-  if (run->rows == NULL)
-    alloc_chains (run, MAX (run->settings.sample.chains, 1));
-  if (chain >= 1 && chain <= run->n_chains)
+  if (b != NULL)
     {
-      c = &run->chains[chain - 1];
-      gint64 now = g_get_monotonic_time ();
+      ChainState *c = &b->state;
+      gint64 now;
+
+      g_mutex_lock (&b->lock);
+      now = g_get_monotonic_time ();
       if (!c->started)
         c->start = now;
       if (!c->started || c->warmup != warmup)
@@ -450,8 +507,8 @@ on_progress (guint chain, guint iteration, guint total, gboolean warmup, gpointe
       c->total = total;
       c->warmup = warmup;
       c->done = iteration >= total;
+      g_mutex_unlock (&b->lock);
     }
-  g_mutex_unlock (&run->lock);
   wait_while_paused (run);
 }
 
@@ -678,9 +735,8 @@ summarize (Run *run)
  * lowers the chains', and the main loop gets the processor first however
  * many chains there are. Nice 10, not lower and not SCHED_IDLE: a chain
  * must still get the processor for a moment while other programs keep it
- * busy, to notice Stop (within 100 ms) and to let go of the lock the main
- * thread takes to hand its draws over. (`tilde sample` runs at the
- * priority it is given.) */
+ * busy, to notice Stop (within 100 ms) and to hand its last draws over.
+ * (`tilde sample` runs at the priority it is given.) */
 static void
 lower_priority (void)
 {
@@ -725,6 +781,7 @@ tilde_run_controller_get_progress (TildeRunController *self,
                                    TildeChainProgress *progress)
 {
   Run *run = self->run;
+  ChainBuffer *chains, *b;
   ChainState c;
   double seconds;
 
@@ -732,14 +789,17 @@ tilde_run_controller_get_progress (TildeRunController *self,
   *progress = (TildeChainProgress) { TILDE_CHAIN_PHASE_PENDING, 0, 0, 0, -1, 0 };
   if (run == NULL)
     return FALSE;
-  g_mutex_lock (&run->lock);
-  if (run->chains == NULL || chain >= run->n_chains)
+  chains = g_atomic_pointer_get (&run->chains);
+  if (chains == NULL || chain >= run->n_chains)
+    return FALSE;
+  /* the state last read while the chain holds its lock */
+  b = &chains[chain];
+  if (g_mutex_trylock (&b->lock))
     {
-      g_mutex_unlock (&run->lock);
-      return FALSE;
+      b->seen = b->state;
+      g_mutex_unlock (&b->lock);
     }
-  c = run->chains[chain];
-  g_mutex_unlock (&run->lock);
+  c = b->seen;
   if (!c.started)
     return TRUE;
   progress->iteration = c.iteration;
@@ -1253,7 +1313,6 @@ void
 tilde_run_controller_release_draws (TildeRunController *self)
 {
   Run *run;
-  gboolean schedule;
 
   g_return_if_fail (TILDE_IS_RUN_CONTROLLER (self));
   g_return_if_fail (self->holds > 0);
@@ -1261,10 +1320,7 @@ tilde_run_controller_release_draws (TildeRunController *self)
   if (--self->holds > 0 || run == NULL)
     return;
   /* what came while held, handed over in a turn of its own */
-  g_mutex_lock (&run->lock);
-  schedule = run->flush_pending;
-  g_mutex_unlock (&run->lock);
-  if (schedule)
+  if (g_atomic_int_get (&run->flush_pending))
     schedule_flush (run);
 }
 
@@ -1318,6 +1374,20 @@ _tilde_run_controller_get_waiting_chains (TildeRunController *self)
   return waiting;
 }
 
+gboolean
+_tilde_run_controller_take_chain_lock (TildeRunController *self, guint chain, gboolean take)
+{
+  ChainBuffer *chains = self->run ? g_atomic_pointer_get (&self->run->chains) : NULL;
+
+  if (chains == NULL || chain >= self->run->n_chains)
+    return FALSE;
+  if (take)
+    g_mutex_lock (&chains[chain].lock);
+  else
+    g_mutex_unlock (&chains[chain].lock);
+  return TRUE;
+}
+
 TildeDraws *
 tilde_run_controller_get_draws (TildeRunController *self)
 {
@@ -1329,15 +1399,11 @@ guint
 tilde_run_controller_get_n_chains (TildeRunController *self)
 {
   Run *run = self->run;
-  guint n;
 
   g_return_val_if_fail (TILDE_IS_RUN_CONTROLLER (self), 0);
   if (run == NULL)
     return 0;
-  g_mutex_lock (&run->lock);
-  n = run->chains ? run->n_chains : self->n_chains;
-  g_mutex_unlock (&run->lock);
-  return n;
+  return g_atomic_pointer_get (&run->chains) ? run->n_chains : self->n_chains;
 }
 
 const TildeRunSettings *

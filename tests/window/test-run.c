@@ -934,6 +934,54 @@ test_held_draws (Fixture *f, gconstpointer data)
 }
 
 static gboolean
+both_chains_in_store (gpointer data)
+{
+  Fixture *f = data;
+  TildeDraws *draws = tilde_run_controller_get_draws (f->controller);
+
+  return draws != NULL && tilde_draws_get_n_draws (draws, 0) > 0
+         && tilde_draws_get_n_draws (draws, 1) > 0;
+}
+
+/* The main thread never waits for a chain: while one holds its lock (as
+ * when it is preempted handing a draw over), the other's draws still come,
+ * and its own come once it lets go. */
+static void
+test_chain_lock_taken (Fixture *f, gconstpointer data)
+{
+  TildeDraws *draws;
+  TildeChainProgress progress;
+  guint first_then, second_then, iteration_then;
+
+  set_sizes (f, 2, 100, 1000000);
+  f->finished = FALSE;
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.run", NULL));
+  g_assert_true (window_test_wait_for_ms (both_chains_in_store, f, 60000));
+  draws = tilde_run_controller_get_draws (f->controller);
+  g_assert_true (tilde_run_controller_get_progress (f->controller, 0, &progress));
+  iteration_then = progress.iteration;
+  g_assert_cmpuint (iteration_then, >, 0);
+
+  g_assert_true (_tilde_run_controller_take_chain_lock (f->controller, 0, TRUE));
+  window_test_run_for_ms (50);
+  first_then = tilde_draws_get_n_draws (draws, 0);
+  second_then = tilde_draws_get_n_draws (draws, 1);
+  window_test_run_for_ms (200);
+  g_assert_cmpuint (tilde_draws_get_n_draws (draws, 0), ==, first_then);
+  g_assert_cmpuint (tilde_draws_get_n_draws (draws, 1), >, second_then);
+  /* its progress is the last read, not a wait */
+  g_assert_true (tilde_run_controller_get_progress (f->controller, 0, &progress));
+  g_assert_cmpuint (progress.iteration, >=, iteration_then);
+  g_assert_true (_tilde_run_controller_take_chain_lock (f->controller, 0, FALSE));
+  window_test_run_for_ms (200);
+  g_assert_cmpuint (tilde_draws_get_n_draws (draws, 0), >, first_then);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.stop", NULL));
+  g_assert_true (window_test_wait_for_ms (is_finished, f, 10000));
+  g_assert_false (_tilde_run_controller_get_chains_paused (f->controller));
+}
+
+static gboolean
 chains_resumed (gpointer data)
 {
   return !_tilde_run_controller_get_chains_paused (((Fixture *) data)->controller);
@@ -1416,6 +1464,7 @@ main (int argc, char *argv[])
   ADD ("optimize-with-laplace", test_optimize_with_laplace);
   ADD ("again-keeps-the-plots", test_again_keeps_the_plots);
   ADD ("held-draws", test_held_draws);
+  ADD ("chain-lock-taken", test_chain_lock_taken);
   ADD ("first-frame-lays-out", test_first_frame_lays_out);
   ADD ("images-mapped-ahead", test_images_mapped_ahead);
   ADD ("paused-chains", test_paused_chains);
