@@ -71,31 +71,36 @@ typedef struct
   gsize    length;
 } Pages;
 
-/* Populates the chunks not all in memory yet. After a first run the heap
- * keeps its pages, freed but there, and populating them again would only
- * take the memory map's lock a hundred times while the main thread maps
- * and unmaps images, each time waiting on a thread at nice 10. */
+/* Populates the pages not in memory yet, in runs of at most a slice. After
+ * a first run the heap keeps its pages, freed but there, and populating
+ * them again would take the memory map's lock some ninety times while the
+ * main thread maps and unmaps images, each time waiting on a thread at
+ * nice 10 that the chains may have preempted; one mincore() over the whole
+ * range takes it about once per 4,096 pages. (A page only ever read maps
+ * the shared zero page and counts as there: its first write still faults.) */
 static void
 populate_missing (guint8 *start, gsize length)
 {
   gsize page = (gsize) sysconf (_SC_PAGESIZE);
-  guint8 resident[POPULATE_CHUNK / 4096 + 1];
+  gsize n = length / page, slice = MAX (POPULATE_CHUNK / page, 1), i = 0;
+  g_autofree guint8 *resident = g_try_malloc (MAX (n, 1));
 
-  if (page < 4096)
+  if (resident == NULL || mincore (start, n * page, resident) != 0)
     {
       tilde_heap_policy_populate (start, length);
       return;
     }
-  for (gsize done = 0; done < length; done += POPULATE_CHUNK)
+  while (i < n)
     {
-      gsize chunk = MIN (POPULATE_CHUNK, length - done);
-      gsize n = (chunk + page - 1) / page;
-      gboolean all = mincore (start + done, chunk, resident) == 0;
+      gsize first;
 
-      for (gsize i = 0; all && i < n; i++)
-        all = (resident[i] & 1) != 0;
-      if (!all)
-        madvise (start + done, chunk, MADV_POPULATE_WRITE);
+      while (i < n && (resident[i] & 1) != 0)
+        i++;
+      first = i;
+      while (i < n && (resident[i] & 1) == 0 && i - first < slice)
+        i++;
+      if (i > first)
+        madvise (start + first * page, (i - first) * page, MADV_POPULATE_WRITE);
     }
 }
 

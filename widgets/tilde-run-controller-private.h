@@ -14,11 +14,10 @@ void        _tilde_run_controller_set_pause_max_ms  (TildeRunController *self,
 gboolean    _tilde_run_controller_get_chains_paused (TildeRunController *self);
 /* How many of its chains are waiting now. */
 guint       _tilde_run_controller_get_waiting_chains (TildeRunController *self);
-/* Takes (or lets go of) the lock of the current run's chain `chain`
- * (from 0) on the main thread, as the chain itself would while it hands a
- * draw over; FALSE when there is no such chain yet. */
-gboolean    _tilde_run_controller_take_chain_lock   (TildeRunController *self,
-                                                     guint               chain,
-                                                     gboolean            take);
+/* The lock the current run's chain `chain` (from 0) holds while it hands
+ * a draw over, for a test to hold from another thread as the chain would;
+ * NULL when there is no such chain yet. */
+GMutex     *_tilde_run_controller_get_chain_lock    (TildeRunController *self,
+                                                     guint               chain);
 
 G_END_DECLS

@@ -1374,18 +1374,14 @@ _tilde_run_controller_get_waiting_chains (TildeRunController *self)
   return waiting;
 }
 
-gboolean
-_tilde_run_controller_take_chain_lock (TildeRunController *self, guint chain, gboolean take)
+GMutex *
+_tilde_run_controller_get_chain_lock (TildeRunController *self, guint chain)
 {
   ChainBuffer *chains = self->run ? g_atomic_pointer_get (&self->run->chains) : NULL;
 
   if (chains == NULL || chain >= self->run->n_chains)
-    return FALSE;
-  if (take)
-    g_mutex_lock (&chains[chain].lock);
-  else
-    g_mutex_unlock (&chains[chain].lock);
-  return TRUE;
+    return NULL;
+  return &chains[chain].lock;
 }
 
 TildeDraws *

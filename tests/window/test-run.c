@@ -943,42 +943,105 @@ both_chains_in_store (gpointer data)
          && tilde_draws_get_n_draws (draws, 1) > 0;
 }
 
+/* A thread holding a chain's lock, as the chain does while it hands a
+ * draw over, until told to let go. */
+typedef struct {
+  GMutex  *chain_lock;
+  GMutex   lock;
+  GCond    cond;
+  gboolean holding, let_go;
+} LockHolder;
+
+static gpointer
+hold_chain_lock (gpointer data)
+{
+  LockHolder *h = data;
+
+  g_mutex_lock (h->chain_lock);
+  g_mutex_lock (&h->lock);
+  h->holding = TRUE;
+  g_cond_signal (&h->cond);
+  while (!h->let_go)
+    g_cond_wait (&h->cond, &h->lock);
+  g_mutex_unlock (&h->lock);
+  g_mutex_unlock (h->chain_lock);
+  return NULL;
+}
+
+static gboolean
+chain_progress_read (gpointer data)
+{
+  Fixture *f = data;
+  TildeChainProgress progress;
+
+  return tilde_run_controller_get_progress (f->controller, 0, &progress)
+         && progress.iteration > 0;
+}
+
 /* The main thread never waits for a chain: while one holds its lock (as
  * when it is preempted handing a draw over), the other's draws still come,
- * and its own come once it lets go. */
+ * its own progress is the last read, and its draws come once it lets go,
+ * none lost. */
 static void
 test_chain_lock_taken (Fixture *f, gconstpointer data)
 {
   TildeDraws *draws;
   TildeChainProgress progress;
+  TildeRunSettings s;
+  LockHolder h = { 0 };
+  GThread *holder;
   guint first_then, second_then, iteration_then;
 
   set_sizes (f, 2, 100, 1000000);
+  tilde_run_panel_get_run_settings (f->panel, &s);
+  s.sample.threads = 2;     /* the two chains side by side on any machine */
+  tilde_run_panel_set_run_settings (f->panel, &s);
   f->finished = FALSE;
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.run", NULL));
   g_assert_true (window_test_wait_for_ms (both_chains_in_store, f, 60000));
+  g_assert_true (window_test_wait_for_ms (chain_progress_read, f, 10000));
   draws = tilde_run_controller_get_draws (f->controller);
+
+  h.chain_lock = _tilde_run_controller_get_chain_lock (f->controller, 0);
+  g_assert_nonnull (h.chain_lock);
+  g_mutex_init (&h.lock);
+  g_cond_init (&h.cond);
+  holder = g_thread_new ("test-chain-lock", hold_chain_lock, &h);
+  g_mutex_lock (&h.lock);
+  while (!h.holding)
+    g_cond_wait (&h.cond, &h.lock);
+  g_mutex_unlock (&h.lock);
+
   g_assert_true (tilde_run_controller_get_progress (f->controller, 0, &progress));
   iteration_then = progress.iteration;
-  g_assert_cmpuint (iteration_then, >, 0);
-
-  g_assert_true (_tilde_run_controller_take_chain_lock (f->controller, 0, TRUE));
   window_test_run_for_ms (50);
   first_then = tilde_draws_get_n_draws (draws, 0);
   second_then = tilde_draws_get_n_draws (draws, 1);
   window_test_run_for_ms (200);
   g_assert_cmpuint (tilde_draws_get_n_draws (draws, 0), ==, first_then);
   g_assert_cmpuint (tilde_draws_get_n_draws (draws, 1), >, second_then);
-  /* its progress is the last read, not a wait */
   g_assert_true (tilde_run_controller_get_progress (f->controller, 0, &progress));
-  g_assert_cmpuint (progress.iteration, >=, iteration_then);
-  g_assert_true (_tilde_run_controller_take_chain_lock (f->controller, 0, FALSE));
+  g_assert_cmpuint (progress.iteration, ==, iteration_then);
+
+  g_mutex_lock (&h.lock);
+  h.let_go = TRUE;
+  g_cond_signal (&h.cond);
+  g_mutex_unlock (&h.lock);
+  g_thread_join (holder);
+  g_mutex_clear (&h.lock);
+  g_cond_clear (&h.cond);
   window_test_run_for_ms (200);
   g_assert_cmpuint (tilde_draws_get_n_draws (draws, 0), >, first_then);
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->panel), "run-panel.stop", NULL));
   g_assert_true (window_test_wait_for_ms (is_finished, f, 10000));
   g_assert_false (_tilde_run_controller_get_chains_paused (f->controller));
+  /* every draw a chain made is in the store (warm-up saved, no thinning) */
+  for (guint c = 0; c < 2; c++)
+    {
+      g_assert_true (tilde_run_controller_get_progress (f->controller, c, &progress));
+      g_assert_cmpuint (tilde_draws_get_n_draws (draws, c), ==, progress.iteration);
+    }
 }
 
 static gboolean
