@@ -278,10 +278,10 @@ struct St {
   gboolean       lx_locals;    /* the body also sets locals: never skipped whole */
 };
 
-/* What one evaluation works with. */
 /* The call sites an error names, outermost first. */
 #define RT_MAX_CALL_SITES 16
 
+/* What one evaluation works with. */
 struct Ev {
   RtCtx               cx;
   TildeValue         *slots;
