@@ -5,6 +5,8 @@
 
 #include "tilde-heap-policy.h"
 
+#include <string.h>
+
 #ifdef __linux__
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -19,6 +21,23 @@ static GCond  mapped;
 static guint8 *reserve_start;   /* mapped, populated, not handed out */
 static gsize   reserve_length;
 static gboolean mapping;        /* a thread is mapping more */
+
+/* Freed images' pages, kept for the next images of their size: a run's
+ * rows laid out again free as many images as they make, of the same
+ * sizes. Each munmap or mmap on the main thread takes the memory map's
+ * lock, and waits while the thread faulting the draws' pages in holds it
+ * for a slice (longer when the chains preempt that thread); kept, the
+ * pages pass from the old images to the new ones with neither. */
+#define KEPT_AT_MOST (16u << 20)
+
+typedef struct
+{
+  guint8 *pages;
+  gsize   bytes;
+} Kept;
+
+static GArray *kept;            /* of Kept, the last freed at the end */
+static gsize   kept_bytes;
 
 #if defined(__linux__) && defined(MAP_POPULATE)
 static gsize
@@ -109,6 +128,27 @@ _tilde_image_reserve_fill (gsize bytes)
 #endif
 }
 
+#if defined(__linux__) && defined(MAP_POPULATE)
+/* Kept pages of exactly `bytes`, the last freed first (the likeliest to
+ * be in the cache); NULL if none. Called with the lock held. */
+static guint8 *
+take_kept (gsize bytes)
+{
+  for (guint i = kept != NULL ? kept->len : 0; i-- > 0;)
+    {
+      Kept *k = &g_array_index (kept, Kept, i);
+      guint8 *pages = k->pages;
+
+      if (k->bytes != bytes)
+        continue;
+      kept_bytes -= bytes;
+      g_array_remove_index (kept, i);
+      return pages;
+    }
+  return NULL;
+}
+#endif
+
 gpointer
 _tilde_image_reserve_take (gsize bytes)
 {
@@ -119,6 +159,14 @@ _tilde_image_reserve_take (gsize bytes)
   if (bytes == 0)
     return NULL;
   g_mutex_lock (&lock);
+  pages = take_kept (bytes);
+  if (pages != NULL)
+    {
+      g_mutex_unlock (&lock);
+      /* an image starts transparent, as new pages are */
+      memset (pages, 0, bytes);
+      return pages;
+    }
   if (reserve_length >= bytes)
     {
       pages = reserve_start;
@@ -132,6 +180,45 @@ _tilde_image_reserve_take (gsize bytes)
 #else
   return NULL;
 #endif
+}
+
+void
+_tilde_image_reserve_give_back (gpointer pages, gsize bytes)
+{
+#ifdef __linux__
+  gsize whole;
+
+  if (pages == NULL)
+    return;
+#if defined(MAP_POPULATE)
+  whole = whole_pages (bytes);
+  g_mutex_lock (&lock);
+  if (whole > 0 && kept_bytes + whole <= KEPT_AT_MOST)
+    {
+      if (kept == NULL)
+        kept = g_array_new (FALSE, FALSE, sizeof (Kept));
+      g_array_append_val (kept, ((Kept) { pages, whole }));
+      kept_bytes += whole;
+      g_mutex_unlock (&lock);
+      return;
+    }
+  g_mutex_unlock (&lock);
+#else
+  whole = bytes;
+#endif
+  munmap (pages, whole);
+#endif
+}
+
+gsize
+_tilde_image_reserve_get_kept (void)
+{
+  gsize bytes;
+
+  g_mutex_lock (&lock);
+  bytes = kept_bytes;
+  g_mutex_unlock (&lock);
+  return bytes;
 }
 
 gsize
@@ -152,6 +239,7 @@ _tilde_image_reserve_release (void)
 {
   guint8 *start;
   gsize length;
+  GArray *old_kept;
 
   g_mutex_lock (&lock);
   while (mapping)
@@ -160,9 +248,15 @@ _tilde_image_reserve_release (void)
   length = reserve_length;
   reserve_start = NULL;
   reserve_length = 0;
+  old_kept = g_steal_pointer (&kept);
+  kept_bytes = 0;
   g_mutex_unlock (&lock);
 #ifdef __linux__
   if (start != NULL)
     munmap (start, length);
+  for (guint i = 0; old_kept != NULL && i < old_kept->len; i++)
+    munmap (g_array_index (old_kept, Kept, i).pages, g_array_index (old_kept, Kept, i).bytes);
 #endif
+  if (old_kept != NULL)
+    g_array_unref (old_kept);
 }

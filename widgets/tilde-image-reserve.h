@@ -9,7 +9,8 @@
  * thread at 1 to 10 µs each on a virtual machine. When a run starts, the
  * plot asks for that much here; a thread at nice 10 maps it, populated,
  * while the model compiles, and the images made next are cut from its
- * front. A cut-out image unmaps its own pages alone when freed.
+ * front. A freed image's pages come back here, kept (up to 16 MiB) for
+ * the next image of their size.
  */
 #pragma once
 
@@ -23,16 +24,26 @@ G_BEGIN_DECLS
  * when nothing started (not Linux, or no thread). */
 gboolean _tilde_image_reserve_fill     (gsize bytes);
 
-/* `bytes` of zeroed, faulted-in memory from the reserve's front, page-
- * aligned, to unmap with munmap() (`bytes` long); NULL when the reserve
- * holds less (or nothing yet). Any thread. */
+/* `bytes` of zeroed, faulted-in memory, page-aligned, to give back with
+ * _tilde_image_reserve_give_back(): pages kept from a freed image of that
+ * size (zeroed here), else from the reserve's front; NULL when neither
+ * has them. Any thread. */
 gpointer _tilde_image_reserve_take     (gsize bytes);
+
+/* Takes back an image's pages (`bytes` long, mapped with mmap() or taken
+ * above), kept for the next image of that size while fewer than 16 MiB
+ * are kept, else unmapped. Any thread. */
+void     _tilde_image_reserve_give_back (gpointer pages, gsize bytes);
+
+/* The bytes of freed images' pages kept now (tests). */
+gsize    _tilde_image_reserve_get_kept (void);
 
 /* The bytes the reserve holds now, after waiting for a thread mapping
  * more when `wait` is TRUE (tests and benchmarks). */
 gsize    _tilde_image_reserve_get_size (gboolean wait);
 
-/* Unmaps what the reserve holds, after the thread mapping more if any. */
+/* Unmaps what the reserve holds and the pages kept, after the thread
+ * mapping more if any. */
 void     _tilde_image_reserve_release  (void);
 
 G_END_DECLS

@@ -392,7 +392,7 @@ mapping_free (gpointer data)
 {
   Mapping *mapping = data;
 
-  munmap (mapping->pixels, mapping->size);
+  _tilde_image_reserve_give_back (mapping->pixels, mapping->size);
   g_free (mapping);
 }
 

@@ -3,8 +3,9 @@
  * Pages for the plots' images mapped ahead: an image cut from the reserve
  * costs the thread that draws it no page fault (one made without it, one
  * per page); the reserve hands out page-aligned slices from its front and
- * nothing it does not hold; a slice unmaps alone; a fill replaces a
- * smaller remainder and leaves a large enough one be.
+ * nothing it does not hold; a fill replaces a smaller remainder and leaves
+ * a large enough one be; a freed image's pages serve the next image of its
+ * size, zeroed, up to a bound.
  */
 #define G_LOG_DOMAIN "tilde"
 #define _GNU_SOURCE /* RUSAGE_THREAD */
@@ -92,6 +93,8 @@ test_images_cost_no_faults (void)
   _tilde_image_reserve_release ();
   without = faults_of_an_image (&image);
   cairo_surface_destroy (image);
+  /* its pages, kept, would serve the next image of its size */
+  _tilde_image_reserve_release ();
 
   g_assert_true (_tilde_image_reserve_fill (2 * bytes));
   g_assert_cmpuint (_tilde_image_reserve_get_size (TRUE), ==, 2 * pages * page ());
@@ -163,14 +166,17 @@ test_slices (void)
   g_assert_false (_tilde_image_reserve_fill (0));
 }
 
-/* An image cut from the reserve gives its pages back with the surface. */
+/* A freed image's pages are kept for the next image of its size, which
+ * gets them zeroed and without a fault; an image of another size does
+ * not; a release unmaps them. */
 static void
-test_image_unmaps_its_slice (void)
+test_freed_pages_kept (void)
 {
   gsize p = page ();
   gsize bytes = (gsize) cairo_format_stride_for_width (CAIRO_FORMAT_ARGB32, 64) * 64;
-  cairo_surface_t *image;
+  cairo_surface_t *image, *other;
   guint8 *pixels;
+  long faults;
 
   if (!reserve_works_here ())
     return;
@@ -180,12 +186,63 @@ test_image_unmaps_its_slice (void)
   image = _tilde_plot_image_new (64, 64);
   pixels = cairo_image_surface_get_data (image);
   g_assert_cmpuint (_tilde_image_reserve_get_size (FALSE), ==, 4 * p);
-  g_assert_true (is_mapped (pixels, bytes));
+  memset (pixels, 0xa5, bytes);
+  cairo_surface_mark_dirty (image);
   cairo_surface_destroy (image);
-  g_assert_false (is_mapped (pixels, bytes));
-  /* the pages after it are still the reserve's */
-  g_assert_true (is_mapped (pixels + bytes, 4 * p));
+  g_assert_cmpuint (_tilde_image_reserve_get_kept (), ==, bytes);
+  g_assert_true (is_mapped (pixels, bytes));
+
+  /* another size: from the reserve's front, the kept pages left alone */
+  other = _tilde_plot_image_new (32, 32);
+  g_assert_true (cairo_image_surface_get_data (other) != pixels);
+  g_assert_cmpuint (_tilde_image_reserve_get_kept (), ==, bytes);
+
+  faults = thread_faults ();
+  image = _tilde_plot_image_new (64, 64);
+  g_assert_cmpint (thread_faults () - faults, ==, 0);
+  g_assert_true (cairo_image_surface_get_data (image) == pixels);
+  g_assert_cmpuint (_tilde_image_reserve_get_kept (), ==, 0);
+  for (gsize i = 0; i < bytes; i++)
+    if (pixels[i] != 0)
+      g_error ("byte %" G_GSIZE_FORMAT " of a reused image is %d", i, pixels[i]);
+
+  cairo_surface_destroy (image);
+  cairo_surface_destroy (other);
+  g_assert_cmpuint (_tilde_image_reserve_get_kept (), >, bytes);
   _tilde_image_reserve_release ();
+  g_assert_cmpuint (_tilde_image_reserve_get_kept (), ==, 0);
+  g_assert_false (is_mapped (pixels, bytes));
+}
+
+/* Beyond 16 MiB kept, freed pages are unmapped. */
+static void
+test_kept_pages_bounded (void)
+{
+  gsize bytes = 3u << 20, given = 0;
+  GPtrArray *blocks = g_ptr_array_new ();
+
+  if (!reserve_works_here ())
+    return;
+  _tilde_image_reserve_release ();
+  for (guint i = 0; i < 8; i++)
+    {
+      void *block = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      g_assert_true (block != MAP_FAILED);
+      g_ptr_array_add (blocks, block);
+    }
+  for (guint i = 0; i < blocks->len; i++)
+    {
+      _tilde_image_reserve_give_back (blocks->pdata[i], bytes);
+      given += bytes;
+      g_assert_cmpuint (_tilde_image_reserve_get_kept (), ==, MIN (given, (16u << 20) / bytes * bytes));
+    }
+  /* the first five are kept, the last three gone */
+  for (guint i = 0; i < blocks->len; i++)
+    g_assert_true (is_mapped (blocks->pdata[i], page ()) == (i < 5));
+  _tilde_image_reserve_release ();
+  for (guint i = 0; i < blocks->len; i++)
+    g_assert_false (is_mapped (blocks->pdata[i], page ()));
+  g_ptr_array_unref (blocks);
 }
 
 int
@@ -194,6 +251,7 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/widgets/image-reserve/images-cost-no-faults", test_images_cost_no_faults);
   g_test_add_func ("/widgets/image-reserve/slices", test_slices);
-  g_test_add_func ("/widgets/image-reserve/image-unmaps-its-slice", test_image_unmaps_its_slice);
+  g_test_add_func ("/widgets/image-reserve/freed-pages-kept", test_freed_pages_kept);
+  g_test_add_func ("/widgets/image-reserve/kept-pages-bounded", test_kept_pages_bounded);
   return g_test_run ();
 }
