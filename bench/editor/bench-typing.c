@@ -22,6 +22,7 @@
 
 #include <glib/gstdio.h>
 
+#include "scratch.h"
 #include "tilde-application.h"
 #include "tilde-autosave.h"
 #include "tilde-editor-private.h"
@@ -261,24 +262,6 @@ type_into (TildeWindow *window, const char *label, gboolean live, guint n_chars,
   g_array_unref (run.gaps);
 }
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
 int
 main (int argc, char *argv[])
 {
@@ -344,6 +327,6 @@ main (int argc, char *argv[])
   g_main_context_set_poll_func (NULL, iterations.poll);
   g_array_unref (iterations.wall);
   g_array_unref (iterations.cpu);
-  remove_tree (home);
+  tilde_scratch_folder_remove (home);
   return 0;
 }

@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "live-stats.h"
+#include "scratch.h"
 #include "tilde-frame-memory.h"
 #include "tilde-heap-policy.h"
 #include "tilde-renderer-policy.h"
@@ -201,7 +202,8 @@ main (int argc, char *argv[])
 
   live_stats_init (&bench.stats);
   bench.controller = tilde_run_controller_new ();
-  folder = g_dir_make_tmp ("bench-run-XXXXXX", NULL);
+  /* the runs' files, some 26 MB a process, go when it exits */
+  folder = tilde_scratch_folder_new ("bench-run");
   tilde_run_controller_set_runs_folder (bench.controller, folder);
   g_signal_connect (bench.controller, "finished", G_CALLBACK (finished_cb), &bench);
   g_signal_connect (bench.controller, "notify::running", G_CALLBACK (running_cb), &bench);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "scratch.h"
+
 typedef struct {
   int   status;
   char *out;
@@ -82,23 +84,9 @@ fixture_set_up (Fixture *f, gconstpointer unused)
 }
 
 static void
-remove_tree (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-      g_unlink (path);
-    }
-  g_rmdir (dir);
-}
-
-static void
 fixture_tear_down (Fixture *f, gconstpointer unused)
 {
-  remove_tree (f->dir);
+  tilde_scratch_folder_remove (f->dir);
   g_free (f->dir);
   g_free (f->model);
   g_free (f->data);

@@ -9,6 +9,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "scratch.h"
+
 typedef struct {
   int   status;
   char *out;
@@ -56,7 +58,7 @@ reference_chain (int i)
 static char *
 write_file (const char *name, const char *text)
 {
-  g_autofree char *dir = g_dir_make_tmp ("tilde-summary-XXXXXX", NULL);
+  g_autofree char *dir = tilde_scratch_folder_new ("tilde-summary");
   char *path = g_build_filename (dir, name, NULL);
 
   g_assert_true (g_file_set_contents (path, text, -1, NULL));

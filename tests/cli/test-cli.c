@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "scratch.h"
+
 typedef struct {
   int   status;
   char *out;
@@ -67,7 +69,7 @@ squash (const char *text)
 static char *
 write_model (const char *name, const char *text)
 {
-  g_autofree char *dir = g_dir_make_tmp ("tilde-cli-XXXXXX", NULL);
+  g_autofree char *dir = tilde_scratch_folder_new ("tilde-cli");
   char *path = g_build_filename (dir, name, NULL);
 
   g_assert_true (g_file_set_contents (path, text, -1, NULL));

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "runtime-test-util.h"
+#include "scratch.h"
 #include "infer/laplace.h"
 #include "infer/init.h"
 #include "infer/optimize.h"
@@ -513,7 +514,7 @@ test_cancel (void)
 static char *
 write_temp (const char *name, const char *text)
 {
-  g_autofree char *dir = g_dir_make_tmp ("tilde-optimize-XXXXXX", NULL);
+  g_autofree char *dir = tilde_scratch_folder_new ("tilde-optimize");
   char *path = g_build_filename (dir, name, NULL);
 
   g_assert_true (g_file_set_contents (path, text, -1, NULL));

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "tilde-application-private.h"
+#include "scratch.h"
 #include "tilde-autosave.h"
 #include "tilde-data-panel-private.h"
 #include "tilde-window-private.h"
@@ -49,20 +50,6 @@ copy_example (const char *folder, const char *model, const char *data_name)
       g_assert_true (g_file_set_contents (data_to, data, -1, NULL));
     }
   return g_steal_pointer (&to);
-}
-
-static void
-remove_folder (const char *folder)
-{
-  g_autoptr(GDir) dir = g_dir_open (folder, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (folder, name, NULL);
-      g_unlink (path);
-    }
-  g_rmdir (folder);
 }
 
 static TildeDataPanel *
@@ -249,7 +236,7 @@ test_plain_json_beside_model_loaded (void)
   g_assert_null (tilde_data_panel_get_file (data_panel (window)));
   g_assert_cmpint (gtk_text_buffer_get_char_count (data_buffer (window)), ==, 0);
   window_test_close_all (GTK_APPLICATION (app));
-  remove_folder (folder);
+  tilde_scratch_folder_remove (folder);
 }
 
 /* ---- checked against the model as either is typed ---- */
@@ -390,7 +377,7 @@ test_close_with_unsaved_data_asks (void)
   g_assert_true (g_file_get_contents (model, &saved, NULL, NULL));
   g_assert_true (g_str_has_prefix (saved, "// edited\n"));
   window_test_close_all (GTK_APPLICATION (app));
-  remove_folder (folder);
+  tilde_scratch_folder_remove (folder);
 }
 
 static void
@@ -415,7 +402,7 @@ test_discard_unsaved_data (void)
   g_assert_true (g_file_get_contents (data_path, &after, NULL, NULL));
   g_assert_cmpstr (after, ==, before);
   window_test_close_all (GTK_APPLICATION (app));
-  remove_folder (folder);
+  tilde_scratch_folder_remove (folder);
 }
 
 /* ---- autosave and restore ---- */
@@ -558,7 +545,7 @@ test_restore_brings_data_back (void)
   gtk_text_buffer_set_modified (GTK_TEXT_BUFFER (tilde_window_get_buffer (window)), FALSE);
   gtk_text_buffer_set_modified (data_buffer (window), FALSE);
   window_test_close_all (GTK_APPLICATION (app));
-  remove_folder (folder);
+  tilde_scratch_folder_remove (folder);
 }
 
 /* ---- the layout ---- */

@@ -5,29 +5,13 @@
 
 #include <glib/gstdio.h>
 
+#include "scratch.h"
+
 #ifdef GDK_WINDOWING_X11
 #include <gdk/x11/gdkx.h>
 #endif
 
 static char *home;
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
 
 /* GTK 4.8 can find, while it draws a frame, a widget whose size was asked
  * again in that frame: a text view that lays out lines as it draws them,
@@ -112,7 +96,7 @@ window_test_remove_home (void)
 {
   if (home == NULL)
     return;
-  remove_tree (home);
+  tilde_scratch_folder_remove (home);
   g_clear_pointer (&home, g_free);
 }
 
