@@ -7,8 +7,8 @@
 
 #include <string.h>
 
-#ifdef __linux__
 #include <sys/mman.h>
+#ifdef __linux__
 #include <sys/resource.h>
 #include <unistd.h>
 #endif
@@ -185,29 +185,26 @@ _tilde_image_reserve_take (gsize bytes)
 void
 _tilde_image_reserve_give_back (gpointer pages, gsize bytes)
 {
-#ifdef __linux__
-  gsize whole;
-
   if (pages == NULL)
     return;
-#if defined(MAP_POPULATE)
-  whole = whole_pages (bytes);
-  g_mutex_lock (&lock);
-  if (whole > 0 && kept_bytes + whole <= KEPT_AT_MOST)
-    {
-      if (kept == NULL)
-        kept = g_array_new (FALSE, FALSE, sizeof (Kept));
-      g_array_append_val (kept, ((Kept) { pages, whole }));
-      kept_bytes += whole;
-      g_mutex_unlock (&lock);
-      return;
-    }
-  g_mutex_unlock (&lock);
-#else
-  whole = bytes;
+#if defined(__linux__) && defined(MAP_POPULATE)
+  {
+    gsize whole = whole_pages (bytes);
+
+    g_mutex_lock (&lock);
+    if (whole > 0 && kept_bytes + whole <= KEPT_AT_MOST)
+      {
+        if (kept == NULL)
+          kept = g_array_new (FALSE, FALSE, sizeof (Kept));
+        g_array_append_val (kept, ((Kept) { pages, whole }));
+        kept_bytes += whole;
+        g_mutex_unlock (&lock);
+        return;
+      }
+    g_mutex_unlock (&lock);
+  }
 #endif
-  munmap (pages, whole);
-#endif
+  munmap (pages, bytes);
 }
 
 gsize
