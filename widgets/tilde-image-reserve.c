@@ -22,9 +22,9 @@ static guint8 *reserve_start;   /* mapped, populated, not handed out */
 static gsize   reserve_length;
 static gboolean mapping;        /* a thread is mapping more */
 
-/* Freed images' pages, kept for the next images of their size: a run's
- * rows laid out again free as many images as they make, of the same
- * sizes. Each munmap or mmap on the main thread takes the memory map's
+/* Freed images' pages, kept for the next images of their size (the
+ * oldest unmapped beyond the bound): a run's rows laid out again free as
+ * many images as they make, of the same sizes. Each munmap or mmap on the main thread takes the memory map's
  * lock, and waits while the thread faulting the draws' pages in holds it
  * for a slice (longer when the chains preempt that thread); kept, the
  * pages pass from the old images to the new ones with neither. */
@@ -190,18 +190,34 @@ _tilde_image_reserve_give_back (gpointer pages, gsize bytes)
 #if defined(__linux__) && defined(MAP_POPULATE)
   {
     gsize whole = whole_pages (bytes);
+    g_autoptr(GArray) evicted = NULL;
 
     g_mutex_lock (&lock);
-    if (whole > 0 && kept_bytes + whole <= KEPT_AT_MOST)
+    if (whole <= KEPT_AT_MOST)
       {
         if (kept == NULL)
           kept = g_array_new (FALSE, FALSE, sizeof (Kept));
+        /* The oldest make room: after the window was resized, they are of
+         * sizes no image has any more. */
+        while (kept_bytes + whole > KEPT_AT_MOST)
+          {
+            Kept oldest = g_array_index (kept, Kept, 0);
+
+            if (evicted == NULL)
+              evicted = g_array_new (FALSE, FALSE, sizeof (Kept));
+            g_array_append_val (evicted, oldest);
+            g_array_remove_index (kept, 0);
+            kept_bytes -= oldest.bytes;
+          }
         g_array_append_val (kept, ((Kept) { pages, whole }));
         kept_bytes += whole;
-        g_mutex_unlock (&lock);
-        return;
+        pages = NULL;
       }
     g_mutex_unlock (&lock);
+    for (guint i = 0; evicted != NULL && i < evicted->len; i++)
+      munmap (g_array_index (evicted, Kept, i).pages, g_array_index (evicted, Kept, i).bytes);
+    if (pages == NULL)
+      return;
   }
 #endif
   munmap (pages, bytes);

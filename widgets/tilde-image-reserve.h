@@ -31,8 +31,9 @@ gboolean _tilde_image_reserve_fill     (gsize bytes);
 gpointer _tilde_image_reserve_take     (gsize bytes);
 
 /* Takes back an image's pages (`bytes` long, mapped with mmap() or taken
- * above), kept for the next image of that size while fewer than 16 MiB
- * are kept, else unmapped. Any thread. */
+ * above), kept for the next image of that size; the pages kept longest
+ * are unmapped to keep 16 MiB at most, and pages of more than that are
+ * unmapped at once. Any thread. */
 void     _tilde_image_reserve_give_back (gpointer pages, gsize bytes);
 
 /* The bytes of freed images' pages kept now (tests). */
